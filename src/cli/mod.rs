@@ -1,0 +1,174 @@
+//! The command tree: global flags, then one module per verb.
+//!
+//! Each verb follows kubectl's shape: options are parsed by clap, validated into a plan, then run.
+
+mod completion;
+mod get;
+mod unimplemented;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+/// kubeupd: get, update, patch, apply and edit Kubernetes objects, correctly and fast.
+#[derive(Debug, Parser)]
+#[command(name = "kubeupd", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Flags every verb accepts, with kubectl's names and meanings.
+#[derive(Debug, Clone, Args)]
+pub struct GlobalArgs {
+    /// Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context to use.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Option<String>,
+    /// The namespace scope for this request.
+    #[arg(short = 'n', long, global = true, value_name = "NAME")]
+    pub namespace: Option<String>,
+    /// How long to wait for a single server request, e.g. 5s, 1m, 500ms; 0 waits forever.
+    #[arg(long, global = true, value_name = "DURATION", default_value = "0", value_parser = parse_duration)]
+    pub request_timeout: Duration,
+    /// Log verbosity: 6 and above logs every request.
+    #[arg(short = 'v', long = "v", global = true, value_name = "LEVEL", default_value_t = 0)]
+    pub verbosity: u8,
+    /// Directory for the discovery and OpenAPI caches (default: ~/.kube/cache).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Do not verify the server's certificate (insecure).
+    #[arg(long, global = true)]
+    pub insecure_skip_tls_verify: bool,
+}
+
+/// The verbs.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Display one or many objects.
+    Get(get::GetArgs),
+    /// Replace objects by read-modify-write, retrying on conflicts.
+    Update(unimplemented::PendingArgs),
+    /// Update fields of an object with a strategic merge, JSON merge or JSON patch.
+    Patch(unimplemented::PendingArgs),
+    /// Apply a configuration to objects by file name or stdin.
+    Apply(unimplemented::PendingArgs),
+    /// Edit an object in your editor and send the difference as a patch.
+    Edit(unimplemented::PendingArgs),
+    /// Print a shell completion script.
+    Completion(completion::CompletionArgs),
+}
+
+/// An error already shown to the user: only its exit code is left to return.
+#[derive(Debug)]
+pub struct Reported(pub u8);
+
+impl std::fmt::Display for Reported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "exit status {}", self.0)
+    }
+}
+
+impl std::error::Error for Reported {}
+
+/// Parses the command line, runs the verb, prints errors the way kubectl does and returns the exit code.
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.global.verbosity);
+    let result = match cli.command {
+        Command::Completion(args) => completion::run(&args),
+        command => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(anyhow::Error::from)
+            .and_then(|runtime| runtime.block_on(dispatch(command, cli.global))),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => ExitCode::from(report(&err)),
+    }
+}
+
+async fn dispatch(command: Command, global: GlobalArgs) -> anyhow::Result<()> {
+    match command {
+        Command::Get(args) => get::run(args, &global).await,
+        Command::Update(_) => unimplemented::run("update"),
+        Command::Patch(_) => unimplemented::run("patch"),
+        Command::Apply(_) => unimplemented::run("apply"),
+        Command::Edit(_) => unimplemented::run("edit"),
+        Command::Completion(_) => unreachable!("completion runs without a runtime"),
+    }
+}
+
+/// Prints `err` on one line as kubectl would and returns the exit code for it.
+fn report(err: &anyhow::Error) -> u8 {
+    if let Some(Reported(code)) = err.downcast_ref::<Reported>() {
+        return *code;
+    }
+    if let Some(server) = err.downcast_ref::<crate::client::ApiError>() {
+        eprintln!("{server}");
+    } else {
+        eprintln!("error: {err:#}");
+    }
+    1
+}
+
+fn init_logging(verbosity: u8) {
+    let level = match verbosity {
+        0 => "warn",
+        1..=5 => "info",
+        6..=7 => "debug",
+        _ => "trace",
+    };
+    // Only kubeupd's own events go above warn: library traces could carry credentials.
+    let filter = tracing_subscriber::EnvFilter::new(format!("warn,kubeupd={level}"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
+}
+
+/// Parses kubectl-style durations: a bare number of seconds, or a number with ms, s, m or h.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number.parse().map_err(|_| format!("invalid duration {text:?}"))?;
+    let seconds = match unit {
+        "" | "s" => value,
+        "ms" => value / 1000.0,
+        "m" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => return Err(format!("invalid duration {text:?}: use a unit of ms, s, m or h")),
+    };
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_like_kubectl() {
+        assert_eq!(parse_duration("0").unwrap(), Duration::ZERO);
+        assert_eq!(parse_duration("5").unwrap(), Duration::from_secs(5));
+        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert!(parse_duration("5 parsecs").is_err());
+        assert!(parse_duration("").is_err());
+    }
+
+    #[test]
+    fn command_tree_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,1 @@
+//! Reading `-f` inputs: files, directories, stdin; multi-document YAML and JSON.

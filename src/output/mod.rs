@@ -1,0 +1,1 @@
+//! Printers for `-o yaml|json|name|wide` and tables.

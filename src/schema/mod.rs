@@ -1,0 +1,1 @@
+//! Patch metadata (strategy, merge key, list type) read from OpenAPI documents.
