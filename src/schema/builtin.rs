@@ -1,0 +1,60 @@
+//! The patch metadata embedded for built-in kinds, used offline and when the server's OpenAPI
+//! cannot be read. Regenerate `builtin-openapi.json` with `scripts/gen-builtin-schema.py`.
+
+use std::sync::OnceLock;
+
+use super::OpenApiSchema;
+
+const DOCUMENT: &str = include_str!("builtin-openapi.json");
+
+/// The embedded schema of the built-in kinds of Kubernetes 1.25 to 1.37, compiled on first use.
+pub fn builtin() -> &'static OpenApiSchema {
+    static SCHEMA: OnceLock<OpenApiSchema> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let document = serde_json::from_str(DOCUMENT).expect("the embedded schema is valid JSON");
+        OpenApiSchema::from_document(&document).expect("the embedded schema is an OpenAPI document")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{ListType, LookupPatchMeta, Strategy};
+
+    #[test]
+    fn knows_the_patch_metadata_of_a_deployment() {
+        let deployment = builtin().for_kind("apps/v1", "Deployment").expect("Deployment is built in");
+        let (spec, _) = deployment.lookup_field("spec").unwrap();
+        let (template, _) = spec.lookup_field("template").unwrap();
+        let (_, strategy) = spec.lookup_field("strategy").unwrap();
+        assert!(strategy.retain_keys);
+        let (pod, _) = template.lookup_field("spec").unwrap();
+        let (container, containers) = pod.lookup_list("containers").unwrap();
+        assert_eq!(containers.strategy, Strategy::Merge);
+        assert_eq!(containers.merge_key(), "name");
+        assert_eq!(containers.list_type, Some(ListType::Map));
+        let (_, env) = container.lookup_list("env").unwrap();
+        assert_eq!(env.merge_key(), "name");
+        let (_, volumes) = pod.lookup_list("volumes").unwrap();
+        assert!(volumes.retain_keys && volumes.strategy == Strategy::Merge);
+        let (_, tolerations) = pod.lookup_list("tolerations").unwrap();
+        assert_eq!(tolerations.strategy, Strategy::Default);
+        assert_eq!(tolerations.list_type, Some(ListType::Atomic));
+    }
+
+    #[test]
+    fn knows_core_kinds_and_kinds_removed_from_newer_releases() {
+        assert!(builtin().for_kind("v1", "ConfigMap").is_some());
+        assert!(builtin().for_kind("batch/v1", "Job").is_some());
+        assert!(builtin().for_kind("flowcontrol.apiserver.k8s.io/v1beta2", "FlowSchema").is_some());
+        assert!(builtin().for_kind("example.com/v1", "Widget").is_none());
+    }
+
+    #[test]
+    fn unknown_fields_are_reported_with_their_parent() {
+        let deployment = builtin().for_kind("apps/v1", "Deployment").unwrap();
+        let (spec, _) = deployment.lookup_field("spec").unwrap();
+        let err = spec.lookup_field("replicaz").unwrap_err().to_string();
+        assert!(err.contains("replicaz") && err.contains("DeploymentSpec"), "{err}");
+    }
+}
