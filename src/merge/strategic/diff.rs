@@ -22,6 +22,9 @@ pub(super) struct DiffOptions {
 }
 
 /// The patch that turns `original` into `modified`.
+///
+/// Both maps iterate in key order (serde_json's map is a `BTreeMap`), so one merge-join pass pairs
+/// their entries without lookups.
 pub(super) fn diff_maps<S: LookupPatchMeta>(
     original: &Map<String, Value>,
     modified: &Map<String, Value>,
@@ -30,54 +33,72 @@ pub(super) fn diff_maps<S: LookupPatchMeta>(
 ) -> Result<Map<String, Value>, MergeError> {
     let mut patch = Map::new();
     let mut retain_keys = Vec::new();
+    let mut original_has_more = false;
+    let mut originals = original.iter().peekable();
     for (key, modified_value) in modified {
+        while let Some((removed, value)) = originals.next_if(|(other, _)| *other < key) {
+            original_has_more |= !value.is_null();
+            if !options.ignore_deletions {
+                patch.insert(removed.clone(), Value::Null);
+            }
+        }
         if options.build_retain_keys && !modified_value.is_null() {
             retain_keys.push(Value::String(key.clone()));
         }
-        let Some(original_value) = original.get(key) else {
+        let Some((_, original_value)) = originals.next_if(|(other, _)| *other == key) else {
             if !options.ignore_changes_and_additions {
                 patch.insert(key.clone(), modified_value.clone());
             }
             continue;
         };
-        if key == DIRECTIVE {
-            match (original_value.as_str(), modified_value.as_str()) {
-                (Some(before), Some(after)) if before != after => {
-                    patch.insert(key.clone(), modified_value.clone());
-                }
-                (Some(_), Some(_)) => {}
-                _ => return Err(ErrorKind::InvalidDirectiveValue.into()),
-            }
-            continue;
-        }
-        if go_type(original_value) != go_type(modified_value) {
-            if !options.ignore_changes_and_additions {
-                patch.insert(key.clone(), modified_value.clone());
-            }
-            continue;
-        }
-        match (original_value, modified_value) {
-            (Value::Object(before), Value::Object(after)) => {
-                diff_map_field(key, before, after, &mut patch, schema, options).at_key(key)?
-            }
-            (Value::Array(before), Value::Array(after)) => {
-                diff_list_field(key, before, after, &mut patch, schema, options).at_key(key)?
-            }
-            _ => replace_if_changed(key, original_value, modified_value, &mut patch, options),
+        diff_entry(key, original_value, modified_value, &mut patch, schema, options)?;
+    }
+    for (removed, value) in originals {
+        original_has_more |= !value.is_null();
+        if !options.ignore_deletions {
+            patch.insert(removed.clone(), Value::Null);
         }
     }
-    if !options.ignore_deletions {
-        for key in original.keys() {
-            if !modified.contains_key(key) {
-                patch.insert(key.clone(), Value::Null);
-            }
-        }
-    }
-    let original_has_more = original.iter().any(|(key, value)| !value.is_null() && !modified.contains_key(key));
     if !retain_keys.is_empty() && (!patch.is_empty() || original_has_more) {
         patch.insert(RETAIN_KEYS.to_string(), Value::Array(sort_scalars(retain_keys)));
     }
     Ok(patch)
+}
+
+/// Adds to `patch` what changed in one key present on both sides.
+fn diff_entry<S: LookupPatchMeta>(
+    key: &str,
+    original_value: &Value,
+    modified_value: &Value,
+    patch: &mut Map<String, Value>,
+    schema: &S,
+    options: DiffOptions,
+) -> Result<(), MergeError> {
+    if key == DIRECTIVE {
+        return match (original_value.as_str(), modified_value.as_str()) {
+            (Some(before), Some(after)) => {
+                if before != after {
+                    patch.insert(key.to_string(), modified_value.clone());
+                }
+                Ok(())
+            }
+            _ => Err(ErrorKind::InvalidDirectiveValue.into()),
+        };
+    }
+    if go_type(original_value) != go_type(modified_value) {
+        if !options.ignore_changes_and_additions {
+            patch.insert(key.to_string(), modified_value.clone());
+        }
+        return Ok(());
+    }
+    match (original_value, modified_value) {
+        (Value::Object(before), Value::Object(after)) => diff_map_field(key, before, after, patch, schema, options).at_key(key),
+        (Value::Array(before), Value::Array(after)) => diff_list_field(key, before, after, patch, schema, options).at_key(key),
+        _ => {
+            replace_if_changed(key, original_value, modified_value, patch, options);
+            Ok(())
+        }
+    }
 }
 
 fn diff_map_field<S: LookupPatchMeta>(
@@ -324,4 +345,17 @@ fn sorted_by_merge_key<'a>(list: &'a [Value], merge_key: &str) -> Result<Vec<Key
     // Kubernetes' sort treats equal keys as "less", which puts repeated keys in reverse order.
     keyed.sort_by(|a, b| a.key_text.cmp(&b.key_text).then(b.index.cmp(&a.index)));
     Ok(keyed)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Map, Value};
+
+    #[test]
+    fn maps_iterate_in_key_order() {
+        // diff_maps pairs entries by walking both maps in order; serde_json's `preserve_order`
+        // feature would break that.
+        let map: Map<String, Value> = [("b", 1), ("a", 2), ("c", 3)].iter().map(|(k, v)| (k.to_string(), Value::from(*v))).collect();
+        assert_eq!(map.keys().collect::<Vec<_>>(), ["a", "b", "c"]);
+    }
 }
