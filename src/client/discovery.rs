@@ -134,11 +134,13 @@ mod wire {
 
     #[derive(Deserialize)]
     pub struct ApiVersions {
+        #[serde(default, deserialize_with = "crate::client::null_as_default")]
         pub versions: Vec<String>,
     }
 
     #[derive(Deserialize)]
     pub struct ApiGroupList {
+        #[serde(default, deserialize_with = "crate::client::null_as_default")]
         pub groups: Vec<ApiGroup>,
     }
 
@@ -169,6 +171,7 @@ mod wire {
 
     #[derive(Deserialize)]
     pub struct ApiResourceList {
+        #[serde(default, deserialize_with = "crate::client::null_as_default")]
         resources: Vec<ApiResource>,
     }
 
@@ -181,9 +184,9 @@ mod wire {
         #[serde(default)]
         namespaced: bool,
         kind: String,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "crate::client::null_as_default")]
         verbs: Vec<String>,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "crate::client::null_as_default")]
         short_names: Vec<String>,
     }
 
@@ -210,6 +213,7 @@ mod wire {
 
     #[derive(Deserialize)]
     pub struct AggregatedList {
+        #[serde(default, deserialize_with = "crate::client::null_as_default")]
         pub items: Vec<AggregatedGroup>,
     }
 
@@ -217,7 +221,7 @@ mod wire {
     pub struct AggregatedGroup {
         #[serde(default)]
         metadata: Metadata,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "crate::client::null_as_default")]
         versions: Vec<AggregatedVersion>,
     }
 
@@ -230,7 +234,7 @@ mod wire {
     #[derive(Deserialize)]
     struct AggregatedVersion {
         version: String,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "crate::client::null_as_default")]
         resources: Vec<AggregatedResource>,
     }
 
@@ -244,9 +248,9 @@ mod wire {
         scope: String,
         #[serde(default)]
         singular_resource: String,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "crate::client::null_as_default")]
         verbs: Vec<String>,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "crate::client::null_as_default")]
         short_names: Vec<String>,
     }
 

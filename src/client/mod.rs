@@ -13,6 +13,7 @@ mod transport;
 use std::sync::Arc;
 
 use anyhow::Context as _;
+use serde::Deserialize as _;
 use tokio::sync::Mutex;
 
 pub use config::ConnectOptions;
@@ -116,4 +117,13 @@ impl Cluster {
         state.from_server = true;
         Ok(state.current.insert(fresh).clone())
     }
+}
+
+/// Reads a JSON `null` as the type's default: Go servers send `null` for empty lists.
+pub(crate) fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Default + serde::Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
 }

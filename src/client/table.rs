@@ -10,10 +10,10 @@ pub(crate) const TABLE_ACCEPT: &str = "application/json;as=Table;v=v1;g=meta.k8s
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct Table {
     /// The columns, in display order.
-    #[serde(rename = "columnDefinitions", default)]
+    #[serde(rename = "columnDefinitions", default, deserialize_with = "super::null_as_default")]
     pub columns: Vec<TableColumn>,
     /// The rows, one per object.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::null_as_default")]
     pub rows: Vec<TableRow>,
 }
 
@@ -31,6 +31,7 @@ pub struct TableColumn {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct TableRow {
     /// Cell values, one per column.
+    #[serde(default, deserialize_with = "super::null_as_default")]
     pub cells: Vec<Value>,
     /// The object the row shows, usually only its metadata.
     #[serde(default)]

@@ -40,7 +40,7 @@ pub fn render(table: &Table, options: &TableOptions) -> String {
             line.push(row.namespace().unwrap_or_default().to_string());
         }
         for &i in &shown {
-            let cell = row.cells.get(i).map(format_cell).unwrap_or_default();
+            let cell = row.cells.get(i).map(format_top_cell).unwrap_or_default();
             match (&options.kind_prefix, i) {
                 (Some(prefix), 0) => line.push(format!("{prefix}/{cell}")),
                 _ => line.push(cell),
@@ -73,7 +73,12 @@ fn align(lines: &[Vec<String>]) -> String {
     out
 }
 
-/// A cell as Go's `%v` prints the decoded JSON value.
+/// A cell as kubectl prints it: empty for null, else as Go's `%v` prints the decoded JSON value.
+fn format_top_cell(cell: &Value) -> String {
+    if cell.is_null() { String::new() } else { format_cell(cell) }
+}
+
+/// A value as Go's `%v` prints the decoded JSON value.
 fn format_cell(cell: &Value) -> String {
     match cell {
         Value::String(text) => text.clone(),
@@ -119,7 +124,7 @@ mod tests {
         assert_eq!(
             text,
             "NAMESPACE     NAME                    DATA   AGE   NOMINATED NODE\n\
-             default       configmap/one           1      5s    <nil>\n\
+             default       configmap/one           1      5s    \n\
              kube-system   configmap/a-long-name   12     3d    n1\n"
         );
     }
