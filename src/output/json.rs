@@ -23,7 +23,7 @@ impl Formatter for GoFormatter<'_> {
     fn write_string_fragment<W: ?Sized + Write>(&mut self, writer: &mut W, fragment: &str) -> io::Result<()> {
         let mut rest = fragment;
         while let Some(at) = rest.find(['<', '>', '&', '\u{2028}', '\u{2029}']) {
-            writer.write_all(rest[..at].as_bytes())?;
+            writer.write_all(&rest.as_bytes()[..at])?;
             let c = rest[at..].chars().next().expect("found a character at this index");
             write!(writer, "\\u{:04x}", c as u32)?;
             rest = &rest[at + c.len_utf8()..];
