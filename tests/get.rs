@@ -118,17 +118,15 @@ fn all_namespaces_adds_the_namespace_column() {
         vec!["get", "cm", "--all-namespaces", "-l", &selector, "-o", "name"],
         vec!["get", "cm", "-A", "-l", &selector, "-o", "yaml"],
         vec!["get", "cm", "-A", "-l", "nothing=here"],
+        vec!["get", "cm", "one", "-A"],
+        vec!["get", "namespace", &first.name, &second.name, "-A"],
     ] {
-        ns_check(&first, &args);
+        first.assert_same_as_kubectl(&args);
     }
     let table = first.kubeupd().args(["get", "cm", "-A", "-l", &selector]).output().unwrap();
     let text = stdout(&table);
     assert!(text.starts_with("NAMESPACE "), "{text}");
     assert_eq!(text.lines().count(), 5, "{text}");
-}
-
-fn ns_check(ns: &TestNamespace, args: &[&str]) {
-    ns.assert_same_as_kubectl(args);
 }
 
 #[test]

@@ -117,9 +117,6 @@ fn plan(args: &GetArgs) -> anyhow::Result<Vec<Request>> {
             .collect()
     };
     let by_name = requests.iter().any(|request| !matches!(request, Request::All { .. }));
-    if by_name && args.all_namespaces {
-        bail!("a resource cannot be retrieved by name across all namespaces");
-    }
     if by_name && args.selector.is_some() {
         bail!("name cannot be provided when a selector is specified");
     }
@@ -179,6 +176,9 @@ async fn resolve(
                 Visit { rt, namespace: Some(namespace), names: Some(vec![name]) }
             }
         };
+        if args.all_namespaces && visit.names.is_some() && visit.rt.namespaced {
+            bail!("a resource cannot be retrieved by name across all namespaces");
+        }
         // Objects of one type in one namespace are shown together, as kubectl does.
         match visits.last_mut() {
             Some(last) if last.rt == visit.rt && last.namespace == visit.namespace && last.names.is_some() && visit.names.is_some() => {
@@ -332,7 +332,7 @@ mod tests {
 
     #[test]
     fn contradictory_arguments_are_rejected() {
-        for line in ["kubeupd get", "kubeupd get cm cm/a", "kubeupd get cm/", "kubeupd get cm a -A", "kubeupd get cm a -l x=y", "kubeupd get ,"] {
+        for line in ["kubeupd get", "kubeupd get cm cm/a", "kubeupd get cm/", "kubeupd get cm a -l x=y", "kubeupd get ,"] {
             assert!(parse(line).is_err(), "{line}");
         }
     }

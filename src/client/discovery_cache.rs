@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 use super::discovery::Discovery;
 
 /// How long a cached discovery document is trusted (kubectl's default).
-pub const DISCOVERY_TTL: Duration = Duration::from_secs(6 * 60 * 60);
+pub(crate) const DISCOVERY_TTL: Duration = Duration::from_secs(6 * 60 * 60);
 
 const FILE_NAME: &str = "discovery.json";
 

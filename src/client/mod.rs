@@ -18,13 +18,12 @@ use tokio::sync::Mutex;
 
 pub use config::ConnectOptions;
 pub use discovery::Discovery;
-pub use discovery_cache::DISCOVERY_TTL;
 pub use dynamic::{ListScope, PatchType, WriteOptions};
 pub use error::{ApiError, ConnectionError, StatusCause, StatusDetails, api_error};
 pub use resource::ResourceType;
 pub use table::{Table, TableColumn, TableRow};
 
-use discovery_cache::DiscoveryCache;
+use discovery_cache::{DISCOVERY_TTL, DiscoveryCache};
 use transport::Transport;
 
 /// A connection to one cluster: the client, the namespace to use, and discovery (fetched lazily,
