@@ -131,9 +131,9 @@ fn init_logging(verbosity: u8) {
         6..=7 => "debug",
         _ => "trace",
     };
-    // Only kubeupd's own events go above warn: library traces could carry credentials. kube's own
-    // error events repeat failures kubeupd already reports in one line.
-    let filter = tracing_subscriber::EnvFilter::new(format!("warn,kube_client=off,kubeupd={level}"));
+    // Only kubeupd's own events are shown: library traces could carry credentials, and library
+    // error events (kube, rustls) repeat failures kubeupd already reports in one line.
+    let filter = tracing_subscriber::EnvFilter::new(format!("off,kubeupd={level}"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -12,7 +12,6 @@ mod transport;
 
 use std::sync::Arc;
 
-use anyhow::Context as _;
 use serde::Deserialize as _;
 use tokio::sync::Mutex;
 
@@ -45,16 +44,9 @@ impl Cluster {
     /// Loads the kubeconfig the options select and prepares a client; sends no request yet.
     pub async fn connect(opts: &ConnectOptions) -> anyhow::Result<Cluster> {
         let config = config::load(opts).await?;
-        let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
-        let default_namespace = config.default_namespace.clone();
-        let client = kube::Client::try_from(config).with_context(|| format!("cannot set up a client for {server}"))?;
-        let cache = opts.cache_root().map(|root| DiscoveryCache::new(&root, &server));
-        Ok(Cluster {
-            transport: Transport::new(client, server, opts.request_timeout),
-            default_namespace,
-            cache,
-            discovery: Mutex::default(),
-        })
+        let transport = Transport::new(&config, opts.request_timeout)?;
+        let cache = opts.cache_root().map(|root| DiscoveryCache::new(&root, transport.server()));
+        Ok(Cluster { transport, default_namespace: config.default_namespace, cache, discovery: Mutex::default() })
     }
 
     /// The namespace for requests that name none: `-n`, else the context's, else `default`.
