@@ -192,6 +192,11 @@ fn unknown_types_fail_like_kubectl() {
     let output = ns.assert_same_as_kubectl(&["get", "foo", "-n", &ns.name]);
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(stderr(&output), "error: the server doesn't have a resource type \"foo\"\n");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("thing.yaml");
+    std::fs::write(&file, "apiVersion: nope.example/v1\nkind: Thing\nmetadata:\n  name: x\n").unwrap();
+    let output = ns.assert_same_as_kubectl(&["get", "-f", file.to_str().unwrap(), "-n", &ns.name]);
+    assert_eq!(output.status.code(), Some(1));
 }
 
 #[test]

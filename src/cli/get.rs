@@ -9,7 +9,7 @@ use futures::future::join_all;
 use serde_json::Value;
 
 use super::{GlobalArgs, Reported};
-use crate::client::{Cluster, ConnectOptions, ListScope, ResourceType, Table};
+use crate::client::{Cluster, ConnectOptions, ListScope, MappingError, ResourceType, Table};
 use crate::manifest;
 use crate::output::{self, OutputFormat, TableOptions};
 
@@ -44,7 +44,7 @@ enum Request {
     /// Named objects of a type in the default namespace.
     Named { type_arg: String, names: Vec<String> },
     /// One object named in a manifest.
-    FromManifest { api_version: String, kind: String, namespace: Option<String>, name: String },
+    FromManifest { source: String, api_version: String, kind: String, namespace: Option<String>, name: String },
 }
 
 /// One request resolved against discovery.
@@ -109,6 +109,7 @@ fn plan(args: &GetArgs) -> anyhow::Result<Vec<Request>> {
         manifest::read_paths(&args.filenames)?
             .into_iter()
             .map(|object| Request::FromManifest {
+                source: object.source.clone(),
                 api_version: object.api_version().into(),
                 kind: object.kind().into(),
                 namespace: object.namespace().map(String::from),
@@ -162,7 +163,7 @@ async fn resolve(
             Request::Named { type_arg, names } => {
                 Visit { rt: cluster.resolve(&type_arg).await?, namespace: Some(default_namespace.clone()), names: Some(names) }
             }
-            Request::FromManifest { api_version, kind, namespace, name } => {
+            Request::FromManifest { source, api_version, kind, namespace, name } => {
                 if let (Some(flag), Some(own)) = (namespace_flag, namespace.as_deref())
                     && flag != own
                 {
@@ -171,7 +172,17 @@ async fn resolve(
                          You must pass '--namespace={own}' to perform this operation."
                     );
                 }
-                let rt = cluster.resolve_kind(&api_version, &kind).await?;
+                let rt = match cluster.resolve_kind(&api_version, &kind).await {
+                    Err(err) if err.downcast_ref::<MappingError>().is_some() => {
+                        let shown_namespace = namespace.as_deref().unwrap_or_default();
+                        eprintln!(
+                            "resource mapping not found for name: {name:?} namespace: {shown_namespace:?} from \
+                             {source:?}: {err}\nensure CRDs are installed first"
+                        );
+                        return Err(Reported(1).into());
+                    }
+                    result => result?,
+                };
                 let namespace = namespace.unwrap_or_else(|| default_namespace.clone());
                 Visit { rt, namespace: Some(namespace), names: Some(vec![name]) }
             }

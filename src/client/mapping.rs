@@ -4,6 +4,22 @@
 use super::discovery::Discovery;
 use super::resource::ResourceType;
 
+/// The server serves nothing matching a type argument or a manifest's kind.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MappingError {
+    /// No resource type answers to the user's type argument.
+    #[error("the server doesn't have a resource type {0:?}")]
+    UnknownType(String),
+    /// No resource type serves this kind in this group version.
+    #[error("no matches for kind {kind:?} in version {api_version:?}")]
+    UnknownKind {
+        /// The manifest's `apiVersion`.
+        api_version: String,
+        /// The manifest's `kind`.
+        kind: String,
+    },
+}
+
 /// One way to read a type argument: a name, maybe qualified by a version and a group.
 #[derive(Debug, PartialEq, Eq)]
 struct TypeQuery<'a> {

@@ -19,6 +19,7 @@ pub use config::ConnectOptions;
 pub use discovery::Discovery;
 pub use dynamic::{ListScope, PatchType, WriteOptions};
 pub use error::{ApiError, ConnectionError, StatusCause, StatusDetails, api_error};
+pub use mapping::MappingError;
 pub use resource::ResourceType;
 pub use table::{Table, TableColumn, TableRow};
 
@@ -64,14 +65,14 @@ impl Cluster {
     pub async fn resolve(&self, arg: &str) -> anyhow::Result<ResourceType> {
         self.find(|discovery| discovery.resolve(arg).cloned())
             .await?
-            .ok_or_else(|| anyhow::anyhow!("the server doesn't have a resource type {arg:?}"))
+            .ok_or_else(|| MappingError::UnknownType(arg.to_string()).into())
     }
 
     /// The resource type serving `kind` in `api_version`, for objects read from manifests.
     pub async fn resolve_kind(&self, api_version: &str, kind: &str) -> anyhow::Result<ResourceType> {
         self.find(|discovery| discovery.resolve_kind(api_version, kind).cloned())
             .await?
-            .ok_or_else(|| anyhow::anyhow!("no matches for kind {kind:?} in version {api_version:?}"))
+            .ok_or_else(|| MappingError::UnknownKind { api_version: api_version.into(), kind: kind.into() }.into())
     }
 
     /// Every resource type the server serves, in priority order.
