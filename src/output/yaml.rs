@@ -15,7 +15,7 @@ pub fn to_yaml(value: &Value) -> String {
     match value {
         Value::Object(map) if !map.is_empty() => emitter.mapping(map, 0, true),
         Value::Array(items) if !items.is_empty() => emitter.sequence(items, 0, true),
-        scalar => emitter.scalar(scalar, 0, false),
+        scalar => emitter.scalar(scalar, 0),
     }
     emitter.start_line();
     emitter.out
@@ -77,7 +77,7 @@ impl Emitter {
                 Value::Array(items) if !items.is_empty() => self.sequence(items, indent, false),
                 scalar => {
                     self.put(' ');
-                    self.scalar(scalar, indent + 2, false);
+                    self.scalar(scalar, indent + 2);
                 }
             }
         }
@@ -93,18 +93,18 @@ impl Emitter {
             match item {
                 Value::Object(map) if !map.is_empty() => self.mapping(map, indent + 2, true),
                 Value::Array(inner) if !inner.is_empty() => self.sequence(inner, indent + 2, true),
-                scalar => self.scalar(scalar, indent + 2, false),
+                scalar => self.scalar(scalar, indent + 2),
             }
         }
     }
 
     /// A scalar or an empty collection; `indent` is where continuation lines start.
-    fn scalar(&mut self, value: &Value, indent: usize, simple_key: bool) {
+    fn scalar(&mut self, value: &Value, indent: usize) {
         match value {
             Value::Null => self.put_str("null"),
             Value::Bool(flag) => self.put_str(if *flag { "true" } else { "false" }),
             Value::Number(number) => self.put_str(&format_number(number)),
-            Value::String(text) => self.string(text, indent, simple_key),
+            Value::String(text) => self.string(text, indent, false),
             Value::Array(_) => self.put_str("[]"),
             Value::Object(_) => self.put_str("{}"),
         }
@@ -186,7 +186,6 @@ impl Emitter {
                     '"' => self.put('"'),
                     '\\' => self.put('\\'),
                     '\u{85}' => self.put('N'),
-                    '\u{a0}' => self.put('_'),
                     '\u{2028}' => self.put('L'),
                     '\u{2029}' => self.put('P'),
                     other if (other as u32) <= 0xff => self.put_str(&format!("x{:02X}", other as u32)),
@@ -271,7 +270,7 @@ fn choose_style(text: &str, simple_key: bool) -> Style {
         Style::Plain if analysis.plain_allowed => Style::Plain,
         Style::Plain if analysis.single_quoted_allowed => Style::SingleQuoted,
         Style::Literal if analysis.block_allowed && !simple_key => Style::Literal,
-        Style::Plain | Style::Literal | Style::DoubleQuoted | Style::SingleQuoted => Style::DoubleQuoted,
+        _ => Style::DoubleQuoted,
     }
 }
 
