@@ -284,3 +284,23 @@ fn json_output_round_trips_through_the_server() {
     let theirs = ns.kubectl_ok(&["get", "deploy", "web", "-o", "json", "-n", &ns.name]);
     assert_eq!(without_volatile_fields(parse_json(&ours.stdout)), without_volatile_fields(parse_json(theirs.as_bytes())));
 }
+
+#[test]
+fn kubeconfig_lists_skip_missing_files_and_honour_the_context_namespace() {
+    let ns = app("get-kubeconfig");
+    let dir = tempfile::tempdir().unwrap();
+    let with_namespace = dir.path().join("namespaced");
+    let original = std::fs::read_to_string(support::kubeconfig()).unwrap();
+    std::fs::write(&with_namespace, original.replace("namespace: default", &format!("namespace: {}", ns.name))).unwrap();
+    let list = std::env::join_paths([dir.path().join("missing"), with_namespace]).unwrap();
+    let output = assert_cmd::Command::cargo_bin("kubeupd")
+        .unwrap()
+        .env("KUBECONFIG", list)
+        .arg("--cache-dir")
+        .arg(dir.path().join("cache"))
+        .args(["get", "cm", "one", "-o", "name"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "configmap/one\n");
+}

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context as _, bail};
+use anyhow::bail;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use crate::cli::GlobalArgs;
@@ -49,7 +49,7 @@ impl ConnectOptions {
 pub(crate) async fn load(opts: &ConnectOptions) -> anyhow::Result<kube::Config> {
     let kubeconfig = match &opts.kubeconfig {
         Some(path) => read_file(path)?,
-        None => match Kubeconfig::from_env().context("cannot load the kubeconfig files in $KUBECONFIG")? {
+        None => match from_env()? {
             Some(merged) => merged,
             None => match home_dir().map(|home| home.join(".kube").join("config")) {
                 Some(path) if path.exists() => read_file(&path)?,
@@ -71,13 +71,14 @@ pub(crate) async fn load(opts: &ConnectOptions) -> anyhow::Result<kube::Config> 
     let options = KubeConfigOptions { context: opts.context.clone(), ..Default::default() };
     let mut config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
-        .context("invalid kubeconfig")?;
+        .map_err(|err| anyhow::anyhow!("invalid kubeconfig: {err}"))?;
     apply_flags(&mut config, opts);
     Ok(config)
 }
 
 fn in_cluster(opts: &ConnectOptions) -> anyhow::Result<kube::Config> {
-    let mut config = kube::Config::incluster().context("cannot use the in-cluster service account")?;
+    let mut config =
+        kube::Config::incluster().map_err(|err| anyhow::anyhow!("cannot use the in-cluster service account: {err}"))?;
     apply_flags(&mut config, opts);
     Ok(config)
 }
@@ -92,8 +93,33 @@ fn apply_flags(config: &mut kube::Config, opts: &ConnectOptions) {
     }
 }
 
+/// The files listed in `$KUBECONFIG`, merged (the first to set a value wins); files that do not
+/// exist are skipped, as kubectl does. `None` when the variable is unset or empty.
+fn from_env() -> anyhow::Result<Option<Kubeconfig>> {
+    let Some(list) = std::env::var_os("KUBECONFIG").filter(|list| !list.is_empty()) else {
+        return Ok(None);
+    };
+    let paths: Vec<PathBuf> = std::env::split_paths(&list).filter(|path| !path.as_os_str().is_empty()).collect();
+    let mut merged: Option<Kubeconfig> = None;
+    for path in paths.iter().filter(|path| path.exists()) {
+        let next = read_file(path)?;
+        merged = Some(match merged {
+            Some(earlier) => earlier.merge(next).map_err(|err| anyhow::anyhow!("cannot merge {}: {err}", path.display()))?,
+            None => next,
+        });
+    }
+    match merged {
+        Some(merged) => Ok(Some(merged)),
+        None => bail!("none of the kubeconfig files in $KUBECONFIG exist: {}", list.to_string_lossy()),
+    }
+}
+
 fn read_file(path: &Path) -> anyhow::Result<Kubeconfig> {
-    Kubeconfig::read_from(path).with_context(|| format!("cannot load kubeconfig {}", path.display()))
+    if !path.exists() {
+        bail!("kubeconfig {} does not exist", path.display());
+    }
+    // kube's error already names its cause; it is not chained again.
+    Kubeconfig::read_from(path).map_err(|err| anyhow::anyhow!("cannot load kubeconfig {}: {err}", path.display()))
 }
 
 fn home_dir() -> Option<PathBuf> {
