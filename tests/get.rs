@@ -304,3 +304,20 @@ fn kubeconfig_lists_skip_missing_files_and_honour_the_context_namespace() {
     assert!(output.status.success(), "{}", stderr(&output));
     assert_eq!(stdout(&output), "configmap/one\n");
 }
+
+#[test]
+fn verbose_logs_never_show_credentials() {
+    let ns = app("get-secrets-log");
+    let kubeconfig = std::fs::read_to_string(support::kubeconfig()).unwrap();
+    let token = kubeconfig.lines().find_map(|line| line.trim().strip_prefix("token: ")).expect("the test kubeconfig has a token");
+    ns.kubectl_ok(&["create", "secret", "generic", "hidden", "--from-literal=password=s3cr3t-value", "-n", &ns.name]);
+    for verbosity in ["-v=6", "-v=9"] {
+        let output = ns.kubeupd().args([verbosity, "get", "secret", "hidden", "-o", "name", "-n", &ns.name]).output().unwrap();
+        assert!(output.status.success());
+        let log = stderr(&output);
+        assert!(log.contains("GET https://"), "{log}");
+        for secret in [token, "Authorization:", "authorization:", "Bearer", "s3cr3t", &"s3cr3t-value".bytes().map(|b| format!("{b:02x}")).collect::<String>()] {
+            assert!(!log.contains(secret), "{verbosity} log shows {secret:?}: {log}");
+        }
+    }
+}
