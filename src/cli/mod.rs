@@ -106,17 +106,22 @@ async fn dispatch(command: Command, global: GlobalArgs) -> anyhow::Result<()> {
     }
 }
 
-/// Prints `err` on one line as kubectl would and returns the exit code for it.
+/// Prints `err` as kubectl would and returns the exit code for it.
 fn report(err: &anyhow::Error) -> u8 {
     if let Some(Reported(code)) = err.downcast_ref::<Reported>() {
         return *code;
     }
-    if let Some(server) = err.downcast_ref::<crate::client::ApiError>() {
-        eprintln!("{server}");
-    } else {
-        eprintln!("error: {err:#}");
-    }
+    eprintln!("{}", error_line(err));
     1
+}
+
+/// kubectl's wording of an error: the server's own (`Error from server (NotFound): ...`,
+/// `The Deployment "web" is invalid: ...`), else `error: ` and the message with its causes.
+pub(crate) fn error_line(err: &anyhow::Error) -> String {
+    match crate::client::api_error(err) {
+        Some(server) => server.to_string(),
+        None => format!("error: {err:#}"),
+    }
 }
 
 fn init_logging(verbosity: u8) {
@@ -126,11 +131,13 @@ fn init_logging(verbosity: u8) {
         6..=7 => "debug",
         _ => "trace",
     };
-    // Only kubeupd's own events go above warn: library traces could carry credentials.
-    let filter = tracing_subscriber::EnvFilter::new(format!("warn,kubeupd={level}"));
+    // Only kubeupd's own events are shown: library traces could carry credentials, and library
+    // error events (kube, rustls) repeat failures kubeupd already reports in one line.
+    let filter = tracing_subscriber::EnvFilter::new(format!("off,kubeupd={level}"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false)
         .init();
 }

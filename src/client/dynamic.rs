@@ -1,0 +1,270 @@
+//! Reading and writing objects of any resource type as JSON.
+
+use anyhow::Context as _;
+use http::{Method, Request, header};
+use serde_json::Value;
+
+use super::Cluster;
+use super::resource::ResourceType;
+use super::table::{TABLE_ACCEPT, Table};
+
+/// Which objects a list covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListScope<'a> {
+    /// One namespace (ignored for cluster-scoped types).
+    Namespace(&'a str),
+    /// Every namespace.
+    AllNamespaces,
+}
+
+/// The patch formats the server accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PatchType {
+    /// RFC 6902 JSON patch.
+    Json,
+    /// RFC 7386 JSON merge patch.
+    Merge,
+    /// Kubernetes strategic merge patch.
+    Strategic,
+    /// Server-side apply.
+    Apply,
+}
+
+impl PatchType {
+    /// The request's `Content-Type` for this patch format.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            PatchType::Json => "application/json-patch+json",
+            PatchType::Merge => "application/merge-patch+json",
+            PatchType::Strategic => "application/strategic-merge-patch+json",
+            PatchType::Apply => "application/apply-patch+yaml",
+        }
+    }
+}
+
+/// Options of a write: create, replace, patch or delete.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// Let the server validate and answer without persisting (`dryRun=All`).
+    pub dry_run: bool,
+    /// The field manager recorded in `managedFields`.
+    pub field_manager: Option<String>,
+    /// Take ownership of conflicting fields (server-side apply only).
+    pub force: bool,
+    /// Write a subresource such as `status` or `scale` instead of the object.
+    pub subresource: Option<String>,
+}
+
+impl WriteOptions {
+    fn query(&self, patch_type: Option<PatchType>) -> Vec<(&'static str, String)> {
+        let mut query = Vec::new();
+        if self.dry_run {
+            query.push(("dryRun", "All".to_string()));
+        }
+        if let Some(manager) = &self.field_manager {
+            query.push(("fieldManager", manager.clone()));
+        }
+        if self.force && patch_type == Some(PatchType::Apply) {
+            query.push(("force", "true".to_string()));
+        }
+        query
+    }
+}
+
+/// The URL path of an object (`name` given) or of a collection, with an optional subresource.
+/// `namespace` is left out for cluster-scoped types; `None` on a namespaced type means all namespaces.
+pub(crate) fn resource_path(
+    rt: &ResourceType,
+    namespace: Option<&str>,
+    name: Option<&str>,
+    subresource: Option<&str>,
+) -> String {
+    let mut path = if rt.group.is_empty() {
+        format!("/api/{}", rt.version)
+    } else {
+        format!("/apis/{}/{}", rt.group, rt.version)
+    };
+    if let (true, Some(namespace)) = (rt.namespaced, namespace) {
+        path.push_str("/namespaces/");
+        path.push_str(namespace);
+    }
+    path.push('/');
+    path.push_str(&rt.resource);
+    for segment in [name, subresource].into_iter().flatten() {
+        path.push('/');
+        path.push_str(segment);
+    }
+    path
+}
+
+fn with_query(path: String, query: &[(&str, String)]) -> String {
+    if query.is_empty() {
+        return path;
+    }
+    let mut encoded = form_urlencoded::Serializer::new(String::new());
+    for (key, value) in query {
+        encoded.append_pair(key, value);
+    }
+    format!("{path}?{}", encoded.finish())
+}
+
+fn scope_namespace(scope: ListScope<'_>) -> Option<&str> {
+    match scope {
+        ListScope::Namespace(namespace) => Some(namespace),
+        ListScope::AllNamespaces => None,
+    }
+}
+
+fn selector_query(label_selector: Option<&str>) -> Vec<(&'static str, String)> {
+    label_selector.map(|selector| ("labelSelector", selector.to_string())).into_iter().collect()
+}
+
+impl Cluster {
+    /// Reads one object. `namespace` is ignored for cluster-scoped types.
+    pub async fn get(&self, rt: &ResourceType, namespace: Option<&str>, name: &str) -> anyhow::Result<Value> {
+        let path = resource_path(rt, namespace, Some(name), None);
+        self.call_json(Method::GET, path, "application/json", None).await
+    }
+
+    /// Lists objects, optionally filtered by a label selector; returns the server's list object.
+    pub async fn list(&self, rt: &ResourceType, scope: ListScope<'_>, label_selector: Option<&str>) -> anyhow::Result<Value> {
+        let path = with_query(resource_path(rt, scope_namespace(scope), None, None), &selector_query(label_selector));
+        self.call_json(Method::GET, path, "application/json", None).await
+    }
+
+    /// The server-printed Table row of one object.
+    pub async fn get_table(&self, rt: &ResourceType, namespace: Option<&str>, name: &str) -> anyhow::Result<Table> {
+        let path = resource_path(rt, namespace, Some(name), None);
+        self.call_table(path).await
+    }
+
+    /// The server-printed Table of a list.
+    pub async fn list_table(
+        &self,
+        rt: &ResourceType,
+        scope: ListScope<'_>,
+        label_selector: Option<&str>,
+    ) -> anyhow::Result<Table> {
+        let path = with_query(resource_path(rt, scope_namespace(scope), None, None), &selector_query(label_selector));
+        self.call_table(path).await
+    }
+
+    /// Creates `object` in `namespace`; returns the object as the server stored it.
+    pub async fn create(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        object: &Value,
+        options: &WriteOptions,
+    ) -> anyhow::Result<Value> {
+        let path = resource_path(rt, namespace, None, options.subresource.as_deref());
+        let body = serde_json::to_vec(object)?;
+        let path = with_query(path, &options.query(None));
+        self.call_json(Method::POST, path, "application/json", Some(body)).await
+    }
+
+    /// Replaces the object `name` with `object` (a PUT: its `resourceVersion` guards against races).
+    pub async fn replace(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        name: &str,
+        object: &Value,
+        options: &WriteOptions,
+    ) -> anyhow::Result<Value> {
+        let path = resource_path(rt, namespace, Some(name), options.subresource.as_deref());
+        let body = serde_json::to_vec(object)?;
+        let path = with_query(path, &options.query(None));
+        self.call_json(Method::PUT, path, "application/json", Some(body)).await
+    }
+
+    /// Sends a patch of `patch_type` with `body` as its bytes; returns the patched object.
+    pub async fn patch(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        name: &str,
+        patch_type: PatchType,
+        body: Vec<u8>,
+        options: &WriteOptions,
+    ) -> anyhow::Result<Value> {
+        let path = resource_path(rt, namespace, Some(name), options.subresource.as_deref());
+        let path = with_query(path, &options.query(Some(patch_type)));
+        self.call_json(Method::PATCH, path, patch_type.content_type(), Some(body)).await
+    }
+
+    /// Deletes the object `name`; returns what the server answers (the object or a Status).
+    pub async fn delete(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        name: &str,
+        options: &WriteOptions,
+    ) -> anyhow::Result<Value> {
+        let path = resource_path(rt, namespace, Some(name), None);
+        let path = with_query(path, &options.query(None));
+        self.call_json(Method::DELETE, path, "application/json", None).await
+    }
+
+    async fn call_json(&self, method: Method, path: String, content_type: &str, body: Option<Vec<u8>>) -> anyhow::Result<Value> {
+        let mut request = Request::builder().method(method).uri(&path).header(header::ACCEPT, "application/json");
+        if body.is_some() {
+            request = request.header(header::CONTENT_TYPE, content_type);
+        }
+        let response = self.transport.send(request.body(body.unwrap_or_default())?).await?;
+        serde_json::from_slice(&response).with_context(|| format!("the server sent invalid JSON for {path}"))
+    }
+
+    async fn call_table(&self, path: String) -> anyhow::Result<Table> {
+        let request = Request::get(&path).header(header::ACCEPT, TABLE_ACCEPT).body(Vec::new())?;
+        let response = self.transport.send(request).await?;
+        let document: Value =
+            serde_json::from_slice(&response).with_context(|| format!("the server sent invalid JSON for {path}"))?;
+        if document.get("kind").and_then(Value::as_str) != Some("Table") {
+            anyhow::bail!("the server did not print a table for {path}");
+        }
+        serde_json::from_value(document).with_context(|| format!("the server sent an invalid Table for {path}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::resource::fixture;
+    use super::*;
+
+    #[test]
+    fn paths_for_core_group_and_cluster_scoped_types() {
+        let configmaps = fixture("", "v1", "configmaps", "ConfigMap", true);
+        let deployments = fixture("apps", "v1", "deployments", "Deployment", true);
+        let roles = fixture("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false);
+        assert_eq!(resource_path(&configmaps, Some("ns"), Some("x"), None), "/api/v1/namespaces/ns/configmaps/x");
+        assert_eq!(resource_path(&configmaps, None, None, None), "/api/v1/configmaps");
+        assert_eq!(
+            resource_path(&deployments, Some("ns"), Some("web"), Some("scale")),
+            "/apis/apps/v1/namespaces/ns/deployments/web/scale"
+        );
+        assert_eq!(resource_path(&deployments, Some("ns"), None, None), "/apis/apps/v1/namespaces/ns/deployments");
+        assert_eq!(
+            resource_path(&roles, Some("ignored"), Some("admin"), None),
+            "/apis/rbac.authorization.k8s.io/v1/clusterroles/admin"
+        );
+    }
+
+    #[test]
+    fn queries_are_encoded() {
+        let query = selector_query(Some("app in (a,b),tier!=x"));
+        assert_eq!(with_query("/api/v1/pods".into(), &query), "/api/v1/pods?labelSelector=app+in+%28a%2Cb%29%2Ctier%21%3Dx");
+        assert_eq!(with_query("/api/v1/pods".into(), &[]), "/api/v1/pods");
+    }
+
+    #[test]
+    fn write_options_become_query_parameters() {
+        let options = WriteOptions { dry_run: true, field_manager: Some("kubeupd".into()), force: true, subresource: None };
+        assert_eq!(
+            options.query(Some(PatchType::Apply)),
+            [("dryRun", "All".to_string()), ("fieldManager", "kubeupd".to_string()), ("force", "true".to_string())]
+        );
+        assert_eq!(options.query(Some(PatchType::Strategic)).len(), 2);
+        assert_eq!(PatchType::Strategic.content_type(), "application/strategic-merge-patch+json");
+    }
+}

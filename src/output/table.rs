@@ -1,0 +1,138 @@
+//! The default human-readable output: the server's Table, laid out like kubectl's tab writer
+//! (left-aligned columns, three spaces apart, at least six wide, upper-case headers).
+
+use serde_json::Value;
+
+use crate::client::Table;
+
+/// Space between columns.
+const PADDING: usize = 3;
+/// Narrowest column, padding included.
+const MIN_WIDTH: usize = 6;
+
+/// How to lay out a Table.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TableOptions {
+    /// Show every column, not only those of priority 0 (`-o wide`).
+    pub wide: bool,
+    /// Start with a NAMESPACE column (`-A`).
+    pub namespace_column: bool,
+    /// Prefix names with `kind.group/`, as kubectl does when several types are shown.
+    pub kind_prefix: Option<String>,
+}
+
+/// The lines of `table`, header first; empty when the table has no rows.
+pub fn render(table: &Table, options: &TableOptions) -> String {
+    if table.rows.is_empty() {
+        return String::new();
+    }
+    let shown: Vec<usize> = (0..table.columns.len()).filter(|&i| options.wide || table.columns[i].priority == 0).collect();
+    let mut lines: Vec<Vec<String>> = Vec::with_capacity(table.rows.len() + 1);
+    let mut header: Vec<String> = Vec::new();
+    if options.namespace_column {
+        header.push("NAMESPACE".into());
+    }
+    header.extend(shown.iter().map(|&i| table.columns[i].name.to_uppercase()));
+    lines.push(header);
+    for row in &table.rows {
+        let mut line = Vec::with_capacity(shown.len() + 1);
+        if options.namespace_column {
+            line.push(row.namespace().unwrap_or_default().to_string());
+        }
+        for &i in &shown {
+            let cell = row.cells.get(i).map(format_top_cell).unwrap_or_default();
+            match (&options.kind_prefix, i) {
+                (Some(prefix), 0) => line.push(format!("{prefix}/{cell}")),
+                _ => line.push(cell),
+            }
+        }
+        lines.push(line);
+    }
+    align(&lines)
+}
+
+/// Pads every cell but the last of each line to its column's width.
+fn align(lines: &[Vec<String>]) -> String {
+    let columns = lines.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns.saturating_sub(1))
+        .map(|column| {
+            let widest = lines.iter().filter_map(|line| line.get(column)).map(|cell| cell.chars().count()).max();
+            (widest.unwrap_or(0) + PADDING).max(MIN_WIDTH)
+        })
+        .collect();
+    let mut out = String::new();
+    for line in lines {
+        for (column, cell) in line.iter().enumerate() {
+            out.push_str(cell);
+            if let Some(&width) = widths.get(column).filter(|_| column + 1 < line.len()) {
+                out.extend(std::iter::repeat_n(' ', width - cell.chars().count()));
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// A cell as kubectl prints it: empty for null, else as Go's `%v` prints the decoded JSON value.
+fn format_top_cell(cell: &Value) -> String {
+    if cell.is_null() { String::new() } else { format_cell(cell) }
+}
+
+/// A value as Go's `%v` prints the decoded JSON value.
+fn format_cell(cell: &Value) -> String {
+    match cell {
+        Value::String(text) => text.clone(),
+        Value::Number(number) => super::yaml::format_number(number),
+        Value::Bool(flag) => flag.to_string(),
+        Value::Null => "<nil>".into(),
+        Value::Array(items) => format!("[{}]", items.iter().map(format_cell).collect::<Vec<_>>().join(" ")),
+        Value::Object(map) => {
+            let entries: Vec<String> = map.iter().map(|(key, value)| format!("{key}:{}", format_cell(value))).collect();
+            format!("map[{}]", entries.join(" "))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::{TableColumn, TableRow};
+    use serde_json::json;
+
+    fn table() -> Table {
+        let column = |name: &str, priority| TableColumn { name: name.into(), priority };
+        let row = |cells: Value, namespace: &str| TableRow {
+            cells: cells.as_array().unwrap().clone(),
+            object: json!({"metadata": {"namespace": namespace}}),
+        };
+        Table {
+            columns: vec![column("Name", 0), column("Data", 0), column("Age", 0), column("Nominated Node", 1)],
+            rows: vec![row(json!(["one", 1, "5s", null]), "default"), row(json!(["a-long-name", 12, "3d", "n1"]), "kube-system")],
+        }
+    }
+
+    #[test]
+    fn columns_align_like_kubectl() {
+        let text = render(&table(), &TableOptions::default());
+        assert_eq!(text, "NAME          DATA   AGE\none           1      5s\na-long-name   12     3d\n");
+    }
+
+    #[test]
+    fn wide_namespace_and_kind_prefix() {
+        let options = TableOptions { wide: true, namespace_column: true, kind_prefix: Some("configmap".into()) };
+        let text = render(&table(), &options);
+        assert_eq!(
+            text,
+            "NAMESPACE     NAME                    DATA   AGE   NOMINATED NODE\n\
+             default       configmap/one           1      5s    \n\
+             kube-system   configmap/a-long-name   12     3d    n1\n"
+        );
+    }
+
+    #[test]
+    fn empty_tables_print_nothing() {
+        let mut empty = table();
+        empty.rows.clear();
+        assert_eq!(render(&empty, &TableOptions::default()), "");
+    }
+}

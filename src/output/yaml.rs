@@ -1,0 +1,655 @@
+//! YAML in kubectl's style, which is go-yaml v2's: keys in natural order, 2-space indent, list
+//! dashes at the parent key's indent, strings quoted only when they would read back as something
+//! else, multi-line strings as `|` blocks, and long plain strings folded after column 80.
+
+use std::cmp::Ordering;
+
+use serde_json::{Map, Number, Value};
+
+/// go-yaml's preferred line width: past it, a space in a string becomes a line break.
+const BEST_WIDTH: usize = 80;
+
+/// `value` as a YAML document, ending with a newline.
+pub fn to_yaml(value: &Value) -> String {
+    let mut emitter = Emitter::default();
+    match value {
+        Value::Object(map) if !map.is_empty() => emitter.mapping(map, 0, true),
+        Value::Array(items) if !items.is_empty() => emitter.sequence(items, 0, true),
+        scalar => emitter.scalar(scalar, 0),
+    }
+    emitter.start_line();
+    emitter.out
+}
+
+#[derive(Default)]
+struct Emitter {
+    out: String,
+    column: usize,
+}
+
+impl Emitter {
+    fn put(&mut self, c: char) {
+        self.out.push(c);
+        self.column += 1;
+    }
+
+    fn put_str(&mut self, text: &str) {
+        for c in text.chars() {
+            self.put(c);
+        }
+    }
+
+    fn line_break(&mut self) {
+        self.out.push('\n');
+        self.column = 0;
+    }
+
+    /// Ends the current line unless it is empty (a literal block ends its own last line).
+    fn start_line(&mut self) {
+        if self.column > 0 {
+            self.line_break();
+        }
+    }
+
+    /// Moves to column `indent`: on this line when the cursor is not past it (after `- `), else on
+    /// the next.
+    fn indent(&mut self, indent: usize) {
+        if self.column > indent {
+            self.line_break();
+        }
+        while self.column < indent {
+            self.put(' ');
+        }
+    }
+
+    fn mapping(&mut self, map: &Map<String, Value>, indent: usize, inline_first: bool) {
+        let mut keys: Vec<&String> = map.keys().collect();
+        keys.sort_by(|a, b| natural_order(a, b));
+        for (position, key) in keys.into_iter().enumerate() {
+            if position > 0 || !inline_first {
+                self.start_line();
+            }
+            self.indent(indent);
+            self.string(key, indent, true);
+            self.put(':');
+            match &map[key] {
+                Value::Object(child) if !child.is_empty() => self.mapping(child, indent + 2, false),
+                Value::Array(items) if !items.is_empty() => self.sequence(items, indent, false),
+                scalar => {
+                    self.put(' ');
+                    self.scalar(scalar, indent + 2);
+                }
+            }
+        }
+    }
+
+    fn sequence(&mut self, items: &[Value], indent: usize, inline_first: bool) {
+        for (position, item) in items.iter().enumerate() {
+            if position > 0 || !inline_first {
+                self.start_line();
+            }
+            self.indent(indent);
+            self.put_str("- ");
+            match item {
+                Value::Object(map) if !map.is_empty() => self.mapping(map, indent + 2, true),
+                Value::Array(inner) if !inner.is_empty() => self.sequence(inner, indent + 2, true),
+                scalar => self.scalar(scalar, indent + 2),
+            }
+        }
+    }
+
+    /// A scalar or an empty collection; `indent` is where continuation lines start.
+    fn scalar(&mut self, value: &Value, indent: usize) {
+        match value {
+            Value::Null => self.put_str("null"),
+            Value::Bool(flag) => self.put_str(if *flag { "true" } else { "false" }),
+            Value::Number(number) => self.put_str(&format_number(number)),
+            Value::String(text) => self.string(text, indent, false),
+            Value::Array(_) => self.put_str("[]"),
+            Value::Object(_) => self.put_str("{}"),
+        }
+    }
+
+    fn string(&mut self, text: &str, indent: usize, simple_key: bool) {
+        match choose_style(text, simple_key) {
+            Style::Plain => self.plain(text, indent, !simple_key),
+            Style::SingleQuoted => self.single_quoted(text, indent, !simple_key),
+            Style::DoubleQuoted => self.double_quoted(text, indent, !simple_key),
+            Style::Literal => self.literal(text, indent),
+        }
+    }
+
+    /// Folds at a space once past the line width, as go-yaml does.
+    fn fold_here(&self, allow_breaks: bool, spaces: bool, next_is_space: bool) -> bool {
+        allow_breaks && !spaces && self.column > BEST_WIDTH && !next_is_space
+    }
+
+    fn plain(&mut self, text: &str, indent: usize, allow_breaks: bool) {
+        let chars: Vec<char> = text.chars().collect();
+        let mut spaces = false;
+        for (i, &c) in chars.iter().enumerate() {
+            if c == ' ' {
+                if self.fold_here(allow_breaks, spaces, chars.get(i + 1) == Some(&' ')) {
+                    self.indent(indent);
+                } else {
+                    self.put(c);
+                }
+                spaces = true;
+            } else {
+                self.put(c);
+                spaces = false;
+            }
+        }
+    }
+
+    fn single_quoted(&mut self, text: &str, indent: usize, allow_breaks: bool) {
+        let chars: Vec<char> = text.chars().collect();
+        self.put('\'');
+        let mut spaces = false;
+        for (i, &c) in chars.iter().enumerate() {
+            if c == ' ' {
+                let inner = i > 0 && i + 1 < chars.len();
+                if inner && self.fold_here(allow_breaks, spaces, chars.get(i + 1) == Some(&' ')) {
+                    self.indent(indent);
+                } else {
+                    self.put(c);
+                }
+                spaces = true;
+            } else {
+                if c == '\'' {
+                    self.put('\'');
+                }
+                self.put(c);
+                spaces = false;
+            }
+        }
+        self.put('\'');
+    }
+
+    fn double_quoted(&mut self, text: &str, indent: usize, allow_breaks: bool) {
+        let chars: Vec<char> = text.chars().collect();
+        self.put('"');
+        let mut spaces = false;
+        for (i, &c) in chars.iter().enumerate() {
+            if !is_printable(c) || is_break(c) || c == '\u{feff}' || c == '"' || c == '\\' {
+                self.put('\\');
+                match c {
+                    '\0' => self.put('0'),
+                    '\u{7}' => self.put('a'),
+                    '\u{8}' => self.put('b'),
+                    '\t' => self.put('t'),
+                    '\n' => self.put('n'),
+                    '\u{b}' => self.put('v'),
+                    '\u{c}' => self.put('f'),
+                    '\r' => self.put('r'),
+                    '\u{1b}' => self.put('e'),
+                    '"' => self.put('"'),
+                    '\\' => self.put('\\'),
+                    '\u{85}' => self.put('N'),
+                    '\u{2028}' => self.put('L'),
+                    '\u{2029}' => self.put('P'),
+                    other if (other as u32) <= 0xff => self.put_str(&format!("x{:02X}", other as u32)),
+                    other if (other as u32) <= 0xffff => self.put_str(&format!("u{:04X}", other as u32)),
+                    other => self.put_str(&format!("U{:08X}", other as u32)),
+                }
+                spaces = false;
+            } else if c == ' ' {
+                let inner = i > 0 && i + 1 < chars.len();
+                if inner && allow_breaks && !spaces && self.column > BEST_WIDTH {
+                    self.indent(indent);
+                    if chars.get(i + 1) == Some(&' ') {
+                        self.put('\\');
+                    }
+                } else {
+                    self.put(c);
+                }
+                spaces = true;
+            } else {
+                self.put(c);
+                spaces = false;
+            }
+        }
+        self.put('"');
+    }
+
+    fn literal(&mut self, text: &str, indent: usize) {
+        self.put('|');
+        if text.starts_with([' ', '\n']) {
+            self.put('2');
+        }
+        self.put_str(chomping(text));
+        self.line_break();
+        let mut at_line_start = true;
+        for c in text.chars() {
+            if c == '\n' {
+                self.line_break();
+                at_line_start = true;
+            } else {
+                if at_line_start {
+                    self.indent(indent);
+                    at_line_start = false;
+                }
+                self.put(c);
+            }
+        }
+    }
+}
+
+/// The chomping indicator go-yaml writes: `-` without a final newline, `+` with several.
+fn chomping(text: &str) -> &'static str {
+    if !text.ends_with('\n') {
+        "-"
+    } else if text == "\n" || text[..text.len() - 1].ends_with('\n') {
+        "+"
+    } else {
+        ""
+    }
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Style {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+}
+
+/// go-yaml v2's choice: a string that would read back as another type is double-quoted; one with
+/// a newline is a literal block; one that plain style cannot carry is single-quoted, or
+/// double-quoted when it has characters only escapes can carry.
+fn choose_style(text: &str, simple_key: bool) -> Style {
+    let analysis = Analysis::of(text);
+    let wanted = if text.contains('\n') {
+        Style::Literal
+    } else if reads_as_non_string(text) {
+        Style::DoubleQuoted
+    } else {
+        Style::Plain
+    };
+    match wanted {
+        Style::Plain if analysis.plain_allowed => Style::Plain,
+        Style::Plain if analysis.single_quoted_allowed => Style::SingleQuoted,
+        Style::Literal if analysis.block_allowed && !simple_key => Style::Literal,
+        _ => Style::DoubleQuoted,
+    }
+}
+
+/// What go-yaml's scalar analysis allows for a string in block context.
+struct Analysis {
+    plain_allowed: bool,
+    single_quoted_allowed: bool,
+    block_allowed: bool,
+}
+
+impl Analysis {
+    fn of(text: &str) -> Self {
+        let chars: Vec<char> = text.chars().collect();
+        let mut indicators = text.starts_with("---") || text.starts_with("...");
+        let (mut leading_space, mut leading_break, mut trailing_space, mut trailing_break) = (false, false, false, false);
+        let (mut break_space, mut space_break, mut line_breaks, mut special) = (false, false, false, false);
+        let (mut previous_space, mut previous_break) = (false, false);
+        let mut preceded_by_whitespace = true;
+        for (i, &c) in chars.iter().enumerate() {
+            let followed_by_whitespace = chars.get(i + 1).is_none_or(|&next| is_blank(next));
+            let last = i + 1 == chars.len();
+            if i == 0 {
+                match c {
+                    '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%' | '@' | '`' => {
+                        indicators = true
+                    }
+                    '?' | ':' | '-' if followed_by_whitespace => indicators = true,
+                    _ => {}
+                }
+            } else {
+                match c {
+                    ':' if followed_by_whitespace => indicators = true,
+                    '#' if preceded_by_whitespace => indicators = true,
+                    _ => {}
+                }
+            }
+            if !is_printable(c) || c == '\u{feff}' {
+                special = true;
+            }
+            if c == ' ' {
+                leading_space |= i == 0;
+                trailing_space |= last;
+                break_space |= previous_break;
+                previous_space = true;
+                previous_break = false;
+            } else if is_break(c) {
+                line_breaks = true;
+                leading_break |= i == 0;
+                trailing_break |= last;
+                space_break |= previous_space;
+                previous_space = false;
+                previous_break = true;
+            } else {
+                previous_space = false;
+                previous_break = false;
+            }
+            preceded_by_whitespace = is_blank(c);
+        }
+        let edge_space = leading_space || leading_break || trailing_space || trailing_break;
+        Analysis {
+            plain_allowed: !(indicators || edge_space || break_space || space_break || special || line_breaks),
+            single_quoted_allowed: !(break_space || space_break || special),
+            block_allowed: !(trailing_space || space_break || special),
+        }
+    }
+}
+
+fn is_blank(c: char) -> bool {
+    c == ' ' || c == '\t' || is_break(c)
+}
+
+fn is_break(c: char) -> bool {
+    matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
+}
+
+/// YAML's printable set as go-yaml implements it (no characters beyond the Basic Multilingual Plane).
+fn is_printable(c: char) -> bool {
+    matches!(c, '\n' | '\u{20}'..='\u{7e}' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}') && c != '\u{feff}'
+}
+
+/// Whether go-yaml would read `text`, unquoted, as null, a bool, a number or a timestamp.
+fn reads_as_non_string(text: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "", "~", "null", "Null", "NULL", "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True",
+        "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", ".nan", ".NaN", ".NAN", ".inf",
+        ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", "<<",
+    ];
+    if WORDS.contains(&text) {
+        return true;
+    }
+    match text.chars().next() {
+        Some('.') => text.parse::<f64>().is_ok(),
+        Some('0'..='9' | '+' | '-') => {
+            let plain = text.replace('_', "");
+            is_timestamp(text) || is_go_integer(&plain) || is_yaml_float(&plain) || is_base60_float(text)
+        }
+        _ => false,
+    }
+}
+
+/// Go's `strconv.ParseInt(s, 0, 64)` or `ParseUint` acceptance: decimal, `0x`, `0o`, `0b`, leading-0 octal.
+fn is_go_integer(text: &str) -> bool {
+    let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let (digits, radix) = match unsigned.get(..2) {
+        Some("0x" | "0X") => (&unsigned[2..], 16),
+        Some("0o" | "0O") => (&unsigned[2..], 8),
+        Some("0b" | "0B") => (&unsigned[2..], 2),
+        _ if unsigned.len() > 1 && unsigned.starts_with('0') => (&unsigned[1..], 8),
+        _ => (unsigned, 10),
+    };
+    !digits.is_empty() && u64::from_str_radix(digits, radix).is_ok()
+}
+
+/// `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`
+fn is_yaml_float(text: &str) -> bool {
+    let rest = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let (mantissa, exponent) = match rest.find(['e', 'E']) {
+        Some(at) => (&rest[..at], Some(&rest[at + 1..])),
+        None => (rest, None),
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let mantissa_ok = match mantissa.split_once('.') {
+        Some(("", fraction)) => digits(fraction),
+        Some((whole, fraction)) => digits(whole) && (fraction.is_empty() || digits(fraction)),
+        None => digits(mantissa),
+    };
+    let exponent_ok = exponent.is_none_or(|e| digits(e.strip_prefix(['+', '-']).unwrap_or(e)));
+    mantissa_ok && exponent_ok
+}
+
+/// `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`, e.g. `1:20`.
+fn is_base60_float(text: &str) -> bool {
+    let rest = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let (body, fraction) = rest.split_once('.').unwrap_or((rest, ""));
+    let mut parts = body.split(':');
+    let head = parts.next().unwrap_or("");
+    let head_ok = head.starts_with(|c: char| c.is_ascii_digit()) && head.bytes().all(|b| b.is_ascii_digit() || b == b'_');
+    let sexagesimal: Vec<&str> = parts.collect();
+    let parts_ok = !sexagesimal.is_empty()
+        && sexagesimal.iter().all(|part| {
+            let bytes = part.as_bytes();
+            match bytes {
+                [d] => d.is_ascii_digit(),
+                [t, d] => (b'0'..=b'5').contains(t) && d.is_ascii_digit(),
+                _ => false,
+            }
+        });
+    head_ok && parts_ok && fraction.bytes().all(|b| b.is_ascii_digit() || b == b'_')
+}
+
+/// go-yaml's timestamps: `YYYY-M-D`, optionally with a `T`, `t` or space and `h:m:s[.frac]`, the
+/// first two forms then needing `Z` or an offset.
+fn is_timestamp(text: &str) -> bool {
+    let Some(rest) = text.get(4..).filter(|_| text.as_bytes()[..4].iter().all(u8::is_ascii_digit)) else {
+        return false;
+    };
+    let Some(rest) = rest.strip_prefix('-') else { return false };
+    let (Some(month), rest) = leading_number(rest) else { return false };
+    let Some(rest) = rest.strip_prefix('-') else { return false };
+    let (Some(day), rest) = leading_number(rest) else { return false };
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return false;
+    }
+    let Some(separator) = rest.chars().next() else { return true };
+    if !matches!(separator, 'T' | 't' | ' ') {
+        return false;
+    }
+    let time = &rest[1..];
+    let (clock, zone) = time.find(['Z', '+', '-']).map_or((time, ""), |at| time.split_at(at));
+    let (hms, fraction) = clock.split_once('.').unwrap_or((clock, ""));
+    let fields: Vec<&str> = hms.split(':').collect();
+    let clock_ok = fields.len() == 3
+        && fields.iter().all(|field| (1..=2).contains(&field.len()) && field.bytes().all(|b| b.is_ascii_digit()))
+        && fraction.bytes().all(|b| b.is_ascii_digit());
+    let zone_ok = match (separator, zone.as_bytes()) {
+        (' ', offset) => offset.is_empty(),
+        (_, b"Z") => true,
+        (_, [b'+' | b'-', h1, h2, b':', m1, m2]) => [h1, h2, m1, m2].iter().all(|b| b.is_ascii_digit()),
+        _ => false,
+    };
+    clock_ok && zone_ok
+}
+
+/// The one- or two-digit number `text` starts with, and what follows it.
+fn leading_number(text: &str) -> (Option<u32>, &str) {
+    let len = text.bytes().take_while(u8::is_ascii_digit).count();
+    if !(1..=2).contains(&len) {
+        return (None, text);
+    }
+    (text[..len].parse().ok(), &text[len..])
+}
+
+/// Integers in decimal; other numbers like Go's `strconv.FormatFloat(f, 'g', -1, 64)`.
+pub(crate) fn format_number(number: &Number) -> String {
+    match number.as_f64() {
+        Some(float) if number.is_f64() => go_float_g(float),
+        _ => number.to_string(),
+    }
+}
+
+/// Go's shortest `%g`: exponent form (`1e+06`, `1.5e-07`) below 1e-4 or from 1e6 up.
+pub(crate) fn go_float_g(float: f64) -> String {
+    let scientific = format!("{float:e}");
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    if !(-4..6).contains(&exponent) {
+        let sign = if exponent < 0 { '-' } else { '+' };
+        format!("{mantissa}e{sign}{:02}", exponent.abs())
+    } else {
+        format!("{float}")
+    }
+}
+
+/// go-yaml v2's key order: like string order, but runs of digits compare by value and letters sort
+/// after other characters.
+fn natural_order(a: &str, b: &str) -> Ordering {
+    if natural_less(a, b) {
+        Ordering::Less
+    } else if natural_less(b, a) {
+        Ordering::Greater
+    } else {
+        Ordering::Equal
+    }
+}
+
+fn natural_less(a: &str, b: &str) -> bool {
+    let ar: Vec<char> = a.chars().collect();
+    let br: Vec<char> = b.chars().collect();
+    for i in 0..ar.len().min(br.len()) {
+        if ar[i] == br[i] {
+            continue;
+        }
+        let (a_letter, b_letter) = (ar[i].is_alphabetic(), br[i].is_alphabetic());
+        if a_letter && b_letter {
+            return ar[i] < br[i];
+        }
+        if a_letter || b_letter {
+            return b_letter;
+        }
+        let (mut an, mut bn) = (0i64, 0i64);
+        if (ar[i] == '0' || br[i] == '0') && ar[..i].iter().rev().take_while(|c| c.is_ascii_digit()).any(|&c| c != '0') {
+            an = 1;
+            bn = 1;
+        }
+        let mut ai = i;
+        while ai < ar.len() && ar[ai].is_ascii_digit() {
+            an = an.saturating_mul(10).saturating_add(i64::from(ar[ai] as u8 - b'0'));
+            ai += 1;
+        }
+        let mut bi = i;
+        while bi < br.len() && br[bi].is_ascii_digit() {
+            bn = bn.saturating_mul(10).saturating_add(i64::from(br[bi] as u8 - b'0'));
+            bi += 1;
+        }
+        if an != bn {
+            return an < bn;
+        }
+        if ai != bi {
+            return ai < bi;
+        }
+        return ar[i] < br[i];
+    }
+    ar.len() < br.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn objects_print_in_kubectl_layout() {
+        let object = json!({
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "web", "creationTimestamp": null, "labels": {"app": "web"}},
+            "spec": {
+                "replicas": 2,
+                "template": {"spec": {"containers": [{"name": "nginx", "image": "nginx:1.19", "resources": {}, "ports": [{"containerPort": 80}]}]}},
+                "args": [["a", "b"], []],
+            },
+        });
+        let expected = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  creationTimestamp: null
+  labels:
+    app: web
+  name: web
+spec:
+  args:
+  - - a
+    - b
+  - []
+  replicas: 2
+  template:
+    spec:
+      containers:
+      - image: nginx:1.19
+        name: nginx
+        ports:
+        - containerPort: 80
+        resources: {}
+";
+        assert_eq!(to_yaml(&object), expected);
+    }
+
+    #[test]
+    fn strings_are_quoted_only_when_needed() {
+        let cases = [
+            ("plain", "plain"),
+            ("2026-01-02T03:04:05Z", "\"2026-01-02T03:04:05Z\""),
+            ("2026-01-02", "\"2026-01-02\""),
+            ("123", "\"123\""),
+            ("0x1F", "\"0x1F\""),
+            ("1.5", "\"1.5\""),
+            ("1e3", "\"1e3\""),
+            ("1:20", "\"1:20\""),
+            ("true", "\"true\""),
+            ("yes", "\"yes\""),
+            ("null", "\"null\""),
+            ("", "\"\""),
+            ("25%", "25%"),
+            ("*", "'*'"),
+            ("- x", "'- x'"),
+            ("a: b", "'a: b'"),
+            ("a #b", "'a #b'"),
+            ("a#b", "a#b"),
+            ("it's", "it's"),
+            ("'quoted'", "'''quoted'''"),
+            (" lead", "' lead'"),
+            ("tab\there", "\"tab\\there\""),
+            ("k:{\"name\":\"x\"}", "k:{\"name\":\"x\"}"),
+            ("1.2.3", "1.2.3"),
+            ("v1", "v1"),
+            ("-", "'-'"),
+            ("snow ☃", "snow ☃"),
+            ("rocket 🚀", "\"rocket \\U0001F680\""),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(to_yaml(&json!({ "k": input })), format!("k: {expected}\n"), "{input:?}");
+        }
+    }
+
+    #[test]
+    fn multi_line_strings_are_literal_blocks() {
+        assert_eq!(to_yaml(&json!({"a": "x\ny\n", "b": 1})), "a: |\n  x\n  y\nb: 1\n");
+        assert_eq!(to_yaml(&json!({"a": "x\n\ny"})), "a: |-\n  x\n\n  y\n");
+        assert_eq!(to_yaml(&json!({"a": "x\n\n", "b": 1})), "a: |+\n  x\n\nb: 1\n");
+        assert_eq!(to_yaml(&json!({"a": " x\ny"})), "a: |2-\n   x\n  y\n");
+        assert_eq!(to_yaml(&json!({"a": "x \ny"})), "a: \"x \\ny\"\n");
+        assert_eq!(to_yaml(&json!(["x\ny"])), "- |-\n  x\n  y\n");
+    }
+
+    #[test]
+    fn long_plain_strings_fold_past_column_80() {
+        let message = "ReplicaSet \"web-5d8b7c9f6d\" has timed out progressing because it has not made progress in time";
+        let yaml = to_yaml(&json!({"status": {"conditions": [{"message": message}]}}));
+        assert_eq!(
+            yaml,
+            "status:\n  conditions:\n  - message: ReplicaSet \"web-5d8b7c9f6d\" has timed out progressing because it has\n      not made progress in time\n"
+        );
+    }
+
+    #[test]
+    fn numbers_print_like_go() {
+        assert_eq!(to_yaml(&json!({"a": 1.5, "b": 1000000.0, "c": 0.00001, "d": -3, "e": 1.0})), "a: 1.5\nb: 1e+06\nc: 1e-05\nd: -3\ne: 1\n");
+    }
+
+    #[test]
+    fn keys_sort_naturally() {
+        let yaml = to_yaml(&json!({"a10": 1, "a2": 2, "b": 3, "A": 4, "_x": 5, "a": 6}));
+        assert_eq!(yaml, "_x: 5\nA: 4\na: 6\na2: 2\na10: 1\nb: 3\n");
+    }
+
+    #[test]
+    fn empty_documents() {
+        assert_eq!(to_yaml(&json!({})), "{}\n");
+        assert_eq!(to_yaml(&json!([])), "[]\n");
+    }
+}

@@ -1,0 +1,173 @@
+//! The client API against a real kube-apiserver: connecting, mapping, reads, writes and errors.
+
+mod support;
+
+use kubeupd::client::{ApiError, Cluster, ConnectOptions, ListScope, PatchType, WriteOptions, api_error};
+use serde_json::{Value, json};
+use support::TestNamespace;
+
+async fn connect(ns: &TestNamespace) -> Cluster {
+    let options = ConnectOptions {
+        kubeconfig: Some(support::kubeconfig()),
+        namespace: Some(ns.name.clone()),
+        cache_dir: Some(ns.cache_dir()),
+        ..ConnectOptions::default()
+    };
+    Cluster::connect(&options).await.expect("connects to the test cluster")
+}
+
+fn server_error(err: anyhow::Error) -> ApiError {
+    api_error(&err).unwrap_or_else(|| panic!("not a server error: {err:#}")).clone()
+}
+
+fn configmap(name: &str, data: Value) -> Value {
+    json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data})
+}
+
+#[tokio::test]
+async fn contexts_and_namespaces() {
+    let ns = TestNamespace::new("client-connect");
+    assert_eq!(connect(&ns).await.default_namespace(), ns.name);
+    let from_context = ConnectOptions {
+        kubeconfig: Some(support::kubeconfig()),
+        context: Some("kubeupd-local".into()),
+        cache_dir: Some(ns.cache_dir()),
+        ..ConnectOptions::default()
+    };
+    let cluster = Cluster::connect(&from_context).await.unwrap();
+    assert_eq!(cluster.default_namespace(), "default");
+    assert!(cluster.server().starts_with("https://127.0.0.1:"));
+    let missing = ConnectOptions { context: Some("nope".into()), ..from_context };
+    let err = Cluster::connect(&missing).await.err().unwrap();
+    assert_eq!(err.to_string(), "context was not found for specified context: nope");
+}
+
+#[tokio::test]
+async fn resolution_uses_discovery() {
+    let ns = TestNamespace::new("client-resolve");
+    let cluster = connect(&ns).await;
+    let deployments = cluster.resolve("deploy").await.unwrap();
+    assert_eq!((deployments.api_version().as_str(), deployments.kind.as_str()), ("apps/v1", "Deployment"));
+    assert_eq!(deployments.group_resource(), "deployments.apps");
+    assert!(deployments.short_names.contains(&"deploy".to_string()));
+    let events = cluster.resolve("events").await.unwrap();
+    assert_eq!(events.group, "", "the core group wins over events.k8s.io");
+    let nodes = cluster.resolve("Node").await.unwrap();
+    assert!(!nodes.namespaced);
+    assert_eq!(cluster.resolve_kind("v1", "ConfigMap").await.unwrap().resource, "configmaps");
+    let err = cluster.resolve("foo").await.unwrap_err();
+    assert_eq!(err.to_string(), "the server doesn't have a resource type \"foo\"");
+    let err = cluster.resolve_kind("example.invalid/v1", "Thing").await.unwrap_err();
+    assert_eq!(err.to_string(), "no matches for kind \"Thing\" in version \"example.invalid/v1\"");
+}
+
+#[tokio::test]
+async fn create_get_replace_delete() {
+    let ns = TestNamespace::new("client-crud");
+    let cluster = connect(&ns).await;
+    let rt = cluster.resolve("configmaps").await.unwrap();
+    let namespace = Some(ns.name.as_str());
+    let plain = WriteOptions::default();
+
+    let dry = WriteOptions { dry_run: true, ..WriteOptions::default() };
+    cluster.create(&rt, namespace, &configmap("dry", json!({"a": "1"})), &dry).await.unwrap();
+    assert!(server_error(cluster.get(&rt, namespace, "dry").await.unwrap_err()).is_not_found());
+
+    let created = cluster.create(&rt, namespace, &configmap("c", json!({"a": "1"})), &plain).await.unwrap();
+    assert_eq!(created["metadata"]["namespace"], ns.name);
+    let again = server_error(cluster.create(&rt, namespace, &configmap("c", json!({})), &plain).await.unwrap_err());
+    assert!(again.is_already_exists(), "{again}");
+
+    let mut current = cluster.get(&rt, namespace, "c").await.unwrap();
+    current["data"]["a"] = json!("2");
+    let manager = WriteOptions { field_manager: Some("kubeupd-test".into()), ..WriteOptions::default() };
+    let replaced = cluster.replace(&rt, namespace, "c", &current, &manager).await.unwrap();
+    assert_eq!(replaced["data"]["a"], "2");
+    let managers: Vec<&str> = replaced["metadata"]["managedFields"].as_array().unwrap().iter().filter_map(|entry| entry["manager"].as_str()).collect();
+    assert!(managers.contains(&"kubeupd-test"), "{managers:?}");
+
+    // `current` still carries the old resourceVersion: a second replace loses the race.
+    let stale = server_error(cluster.replace(&rt, namespace, "c", &current, &plain).await.unwrap_err());
+    assert!(stale.is_conflict(), "{stale}");
+
+    let list = cluster.list(&rt, ListScope::Namespace(&ns.name), None).await.unwrap();
+    assert_eq!(list["items"].as_array().unwrap().len(), 1);
+    cluster.delete(&rt, namespace, "c", &plain).await.unwrap();
+    let gone = server_error(cluster.get(&rt, namespace, "c").await.unwrap_err());
+    assert_eq!(gone.to_string(), "Error from server (NotFound): configmaps \"c\" not found");
+}
+
+#[tokio::test]
+async fn every_patch_type() {
+    let ns = TestNamespace::new("client-patch");
+    ns.apply_testdata("get/app.yaml");
+    let cluster = connect(&ns).await;
+    let namespace = Some(ns.name.as_str());
+    let configmaps = cluster.resolve("cm").await.unwrap();
+    let plain = WriteOptions::default();
+
+    let json_patch = br#"[{"op": "replace", "path": "/data/a", "value": "json"}]"#.to_vec();
+    let patched = cluster.patch(&configmaps, namespace, "two", PatchType::Json, json_patch, &plain).await.unwrap();
+    assert_eq!(patched["data"]["a"], "json");
+
+    let merge = br#"{"data": {"a": null, "b": "merge"}}"#.to_vec();
+    let patched = cluster.patch(&configmaps, namespace, "two", PatchType::Merge, merge, &plain).await.unwrap();
+    assert_eq!(patched["data"], json!({"b": "merge"}));
+
+    let deployments = cluster.resolve("deployments").await.unwrap();
+    let strategic = br#"{"spec": {"template": {"spec": {"containers": [{"name": "sidecar", "image": "busybox"}]}}}}"#.to_vec();
+    let patched = cluster.patch(&deployments, namespace, "web", PatchType::Strategic, strategic, &plain).await.unwrap();
+    let mut names: Vec<&str> = patched["spec"]["template"]["spec"]["containers"].as_array().unwrap().iter().filter_map(|c| c["name"].as_str()).collect();
+    names.sort();
+    assert_eq!(names, ["nginx", "sidecar"], "strategic merge adds to the list, merging by name");
+
+    let apply = WriteOptions { field_manager: Some("kubeupd-test".into()), force: true, ..WriteOptions::default() };
+    let applied_yaml = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  k: v\n".to_vec();
+    let applied = cluster.patch(&configmaps, namespace, "applied", PatchType::Apply, applied_yaml, &apply).await.unwrap();
+    assert_eq!(applied["data"]["k"], "v");
+
+    let scale = WriteOptions { subresource: Some("scale".into()), ..WriteOptions::default() };
+    let scaled = cluster.patch(&deployments, namespace, "web", PatchType::Merge, br#"{"spec":{"replicas":3}}"#.to_vec(), &scale).await.unwrap();
+    assert_eq!(scaled["kind"], "Scale");
+    assert_eq!(cluster.get(&deployments, namespace, "web").await.unwrap()["spec"]["replicas"], 3);
+
+    let dry = WriteOptions { dry_run: true, ..WriteOptions::default() };
+    cluster.patch(&configmaps, namespace, "two", PatchType::Merge, br#"{"data":{"b":"dry"}}"#.to_vec(), &dry).await.unwrap();
+    assert_eq!(cluster.get(&configmaps, namespace, "two").await.unwrap()["data"]["b"], "merge");
+}
+
+#[tokio::test]
+async fn invalid_objects_read_like_kubectl() {
+    let ns = TestNamespace::new("client-invalid");
+    ns.apply_testdata("get/app.yaml");
+    let cluster = connect(&ns).await;
+    let deployments = cluster.resolve("deploy").await.unwrap();
+    for patch in [r#"{"spec":{"replicas":-1}}"#, r#"{"spec":{"replicas":-1,"template":{"spec":{"containers":[{"name":"nginx","image":""}]}}}}"#] {
+        let err = cluster
+            .patch(&deployments, Some(&ns.name), "web", PatchType::Strategic, patch.as_bytes().to_vec(), &WriteOptions::default())
+            .await
+            .unwrap_err();
+        let ours = server_error(err);
+        assert!(ours.is_invalid());
+        let kubectl = ns.kubectl().args(["patch", "deploy", "web", "-n", &ns.name, "-p", patch]).output().unwrap();
+        assert_eq!(format!("{ours}\n"), String::from_utf8_lossy(&kubectl.stderr), "{patch}");
+    }
+}
+
+#[tokio::test]
+async fn tables_come_from_the_server() {
+    let ns = TestNamespace::new("client-tables");
+    ns.apply_testdata("get/app.yaml");
+    let cluster = connect(&ns).await;
+    let configmaps = cluster.resolve("cm").await.unwrap();
+    let table = cluster.list_table(&configmaps, ListScope::Namespace(&ns.name), Some("tier=front")).await.unwrap();
+    let columns: Vec<&str> = table.columns.iter().map(|column| column.name.as_str()).collect();
+    assert_eq!(columns, ["Name", "Data", "Age"]);
+    assert_eq!(table.rows.len(), 1);
+    assert_eq!(table.rows[0].cells[0], "one");
+    assert_eq!(table.rows[0].namespace(), Some(ns.name.as_str()));
+    let row = cluster.get_table(&configmaps, Some(&ns.name), "two").await.unwrap();
+    assert_eq!(row.rows[0].cells[1], 1);
+    let everywhere = cluster.list(&configmaps, ListScope::AllNamespaces, Some("tier")).await.unwrap();
+    assert!(everywhere["items"].as_array().unwrap().len() >= 2);
+}

@@ -1,0 +1,202 @@
+//! Shared helpers for integration tests against the real kube-apiserver that `scripts/test.sh`
+//! starts. Tests use only the kubeconfig in `KUBEUPD_TEST_KUBECONFIG`, and fail (never skip) when
+//! it is missing or the server does not answer.
+#![allow(dead_code)] // Each test binary uses a different subset.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+/// The test cluster's kubeconfig; panics with instructions when it is not usable.
+pub fn kubeconfig() -> PathBuf {
+    static CHECKED: OnceLock<PathBuf> = OnceLock::new();
+    CHECKED
+        .get_or_init(|| {
+            let path = std::env::var_os("KUBEUPD_TEST_KUBECONFIG")
+                .map(PathBuf::from)
+                .expect("KUBEUPD_TEST_KUBECONFIG is not set: run the cluster tests with scripts/test.sh");
+            assert!(path.is_file(), "KUBEUPD_TEST_KUBECONFIG={} is not a file: run scripts/test.sh", path.display());
+            let ready = Command::new("kubectl")
+                .arg("--kubeconfig")
+                .arg(&path)
+                .args(["get", "--raw", "/readyz"])
+                .env_remove("KUBECONFIG")
+                .output()
+                .expect("kubectl must be installed to run the cluster tests");
+            assert!(
+                ready.status.success(),
+                "the test cluster in {} does not answer: {}",
+                path.display(),
+                String::from_utf8_lossy(&ready.stderr)
+            );
+            path
+        })
+        .clone()
+}
+
+/// The repository's `testdata` directory.
+pub fn testdata(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(relative)
+}
+
+/// A namespace made for one test, deleted when the test ends; plus discovery caches of its own
+/// for kubeupd and kubectl so that tests do not share state with the user or each other.
+pub struct TestNamespace {
+    /// The namespace's name, unique per test run.
+    pub name: String,
+    cache: tempfile::TempDir,
+}
+
+impl TestNamespace {
+    /// Creates a namespace named after `prefix`, e.g. `get-tables-4711-3`.
+    pub fn new(prefix: &str) -> Self {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+        let name = format!("{prefix}-{}-{unique}-{}", std::process::id(), nanos % 10_000);
+        let namespace = TestNamespace { name, cache: tempfile::tempdir().expect("a temporary directory") };
+        namespace.kubectl_ok(&["create", "namespace", &namespace.name]);
+        namespace
+    }
+
+    /// The discovery cache directory kubeupd uses in this test.
+    pub fn cache_dir(&self) -> PathBuf {
+        self.cache.path().join("kubeupd")
+    }
+
+    /// `kubeupd` against the test cluster with this test's cache; add `-n` yourself.
+    pub fn kubeupd(&self) -> assert_cmd::Command {
+        let mut command = assert_cmd::Command::cargo_bin("kubeupd").expect("the kubeupd binary is built");
+        command.arg("--kubeconfig").arg(kubeconfig()).arg("--cache-dir").arg(self.cache_dir());
+        command.env_remove("KUBECONFIG");
+        command
+    }
+
+    /// `kubectl` against the test cluster with a cache of its own.
+    pub fn kubectl(&self) -> Command {
+        let mut command = Command::new("kubectl");
+        command.arg("--kubeconfig").arg(kubeconfig()).arg("--cache-dir").arg(self.cache.path().join("kubectl"));
+        command.env_remove("KUBECONFIG");
+        command
+    }
+
+    /// Runs kubectl with `args`, asserts it succeeded and returns its standard output.
+    pub fn kubectl_ok(&self, args: &[&str]) -> String {
+        let output = self.kubectl().args(args).output().expect("kubectl runs");
+        assert!(output.status.success(), "kubectl {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stdout).expect("kubectl prints UTF-8")
+    }
+
+    /// Applies YAML in this namespace with kubectl.
+    pub fn apply(&self, yaml: &str) {
+        let mut child = self
+            .kubectl()
+            .args(["apply", "-n", &self.name, "-f", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("kubectl runs");
+        std::io::Write::write_all(child.stdin.as_mut().unwrap(), yaml.as_bytes()).unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert!(output.status.success(), "kubectl apply failed: {}", String::from_utf8_lossy(&output.stderr));
+    }
+
+    /// Applies a file under `testdata` in this namespace with kubectl.
+    pub fn apply_testdata(&self, relative: &str) {
+        let yaml = std::fs::read_to_string(testdata(relative)).expect("testdata file exists");
+        self.apply(&yaml);
+    }
+
+    /// Runs kubectl, kubeupd, then kubectl again with the same `args` and asserts kubeupd's stdout,
+    /// stderr and exit code equal kubectl's from one of the two runs (ages may tick in between).
+    pub fn assert_same_as_kubectl(&self, args: &[&str]) -> Output {
+        let before = self.kubectl().args(args).output().expect("kubectl runs");
+        let ours = self.kubeupd().args(args).output().expect("kubeupd runs");
+        if same_output(&ours, &before) {
+            return ours;
+        }
+        let after = self.kubectl().args(args).output().expect("kubectl runs");
+        assert!(
+            same_output(&ours, &after),
+            "kubeupd {args:?} differs from kubectl.\n--- kubectl (exit {:?}) stdout:\n{}\n--- kubectl stderr:\n{}\n--- kubeupd (exit {:?}) stdout:\n{}\n--- kubeupd stderr:\n{}",
+            after.status.code(),
+            String::from_utf8_lossy(&after.stdout),
+            String::from_utf8_lossy(&after.stderr),
+            ours.status.code(),
+            String::from_utf8_lossy(&ours.stdout),
+            String::from_utf8_lossy(&ours.stderr),
+        );
+        ours
+    }
+}
+
+fn same_output(ours: &Output, theirs: &Output) -> bool {
+    ours.status.code() == theirs.status.code() && ours.stdout == theirs.stdout && ours.stderr == theirs.stderr
+}
+
+impl Drop for TestNamespace {
+    fn drop(&mut self) {
+        let _ = self.kubectl().args(["delete", "namespace", &self.name, "--wait=false"]).output();
+    }
+}
+
+/// Applies the cluster-scoped manifest under `testdata` (e.g. a CRD) once per test binary and,
+/// for CRDs, waits until they are Established.
+pub fn ensure_cluster_fixture(namespace: &TestNamespace, relative: &str) {
+    static APPLIED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut applied = APPLIED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if applied.iter().any(|done| done == relative) {
+        return;
+    }
+    let path = testdata(relative);
+    let path = path.to_str().unwrap();
+    // Several test binaries may apply at once; a lost race is retried.
+    let mut last_error = String::new();
+    for _ in 0..3 {
+        let output = namespace.kubectl().args(["apply", "-f", path]).output().unwrap();
+        if output.status.success() {
+            last_error.clear();
+            break;
+        }
+        last_error = String::from_utf8_lossy(&output.stderr).into_owned();
+    }
+    assert!(last_error.is_empty(), "kubectl apply -f {path} failed: {last_error}");
+    namespace.kubectl_ok(&["wait", "--for", "condition=established", "--timeout=60s", "-f", path]);
+    applied.push(relative.to_string());
+}
+
+/// Parses JSON output, failing the test with the text when it is not JSON.
+pub fn parse_json(bytes: &[u8]) -> Value {
+    serde_json::from_slice(bytes).unwrap_or_else(|err| panic!("not JSON ({err}): {}", String::from_utf8_lossy(bytes)))
+}
+
+/// Parses YAML output into JSON values.
+pub fn parse_yaml(bytes: &[u8]) -> Value {
+    let text = std::str::from_utf8(bytes).expect("YAML output is UTF-8");
+    serde_saphyr::from_str(text).unwrap_or_else(|err| panic!("not YAML ({err}): {text}"))
+}
+
+/// `value` without fields that change between two reads of the same object: `resourceVersion`,
+/// `managedFields` timestamps and the like.
+pub fn without_volatile_fields(mut value: Value) -> Value {
+    fn scrub(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::Object(metadata)) = map.get_mut("metadata") {
+                    metadata.remove("resourceVersion");
+                    metadata.remove("managedFields");
+                    metadata.remove("generation");
+                }
+                map.values_mut().for_each(scrub);
+            }
+            Value::Array(items) => items.iter_mut().for_each(scrub),
+            _ => {}
+        }
+    }
+    scrub(&mut value);
+    value
+}
