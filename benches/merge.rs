@@ -80,7 +80,7 @@ fn three_way(c: &mut Criterion) {
         let bytes: Vec<Vec<u8>> = [original, modified, current].iter().map(|value| serde_json::to_vec(value).unwrap()).collect();
         c.bench_function(&format!("three_way_bytes/{name}"), |b| {
             b.iter(|| {
-                let [original, modified, current] = [0, 1, 2].map(|i| serde_json::from_slice::<Value>(black_box(&bytes[i])).unwrap());
+                let [original, modified, current] = [0, 1, 2].map(|i| kubeupd::client::decode_json(black_box(&bytes[i])).unwrap());
                 let patch = strategic::create_three_way(&original, &modified, &current, &schema, true).unwrap();
                 serde_json::to_vec(&patch).unwrap()
             })
@@ -89,8 +89,8 @@ fn three_way(c: &mut Criterion) {
         let patch_bytes = serde_json::to_vec(&patch).unwrap();
         c.bench_function(&format!("apply_bytes/{name}"), |b| {
             b.iter(|| {
-                let current: Value = serde_json::from_slice(black_box(&bytes[2])).unwrap();
-                let patch: Value = serde_json::from_slice(black_box(&patch_bytes)).unwrap();
+                let current = kubeupd::client::decode_json(black_box(&bytes[2])).unwrap();
+                let patch = kubeupd::client::decode_json(black_box(&patch_bytes)).unwrap();
                 serde_json::to_vec(&strategic::apply(current, patch, &schema).unwrap()).unwrap()
             })
         });

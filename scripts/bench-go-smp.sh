@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 CACHE=${KUBEUPD_CACHE:-$HOME/.cache/kubeupd}/go-bench
 mkdir -p "$CACHE/inputs"
 
-if [ ! -x "$CACHE/smp-bench" ]; then
+if [ ! -x "$CACHE/smp-bench" ] || [ scripts/bench-go-smp/main.go -nt "$CACHE/smp-bench" ]; then
   scripts/local-cluster.sh build >/dev/null   # installs Go and enables Debian source packages
   tree=$(find "$CACHE" -maxdepth 1 -type d -name 'kubernetes-*' | head -n1)
   if [ -z "$tree" ]; then
@@ -23,5 +23,5 @@ if [ ! -x "$CACHE/smp-bench" ]; then
 fi
 
 KUBEUPD_BENCH_DUMP="$CACHE/inputs" cargo bench --bench merge -- --warm-up-time 1 --measurement-time 3 2>/dev/null \
-  | awk '/^(three_way|apply)/ {name=$1} /time:/ {print "rust", name, $5, $6}'
+  | awk '/^(three_way|apply)/ {name=$1} /time:/ {sub(/.*time: *\[/, ""); print "rust", name, $3, $4}'
 "$CACHE/smp-bench" "$CACHE"/inputs/*.json

@@ -2,7 +2,8 @@
 
 mod support;
 
-use kubeupd::client::{ApiError, Cluster, ConnectOptions, ListScope, PatchType, WriteOptions, api_error};
+use kubeupd::client::{ApiError, Cluster, ConnectOptions, ListScope, WriteOptions, api_error};
+use kubeupd::merge::PatchType;
 use serde_json::{Value, json};
 use support::TestNamespace;
 

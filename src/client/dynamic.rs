@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::Cluster;
 use super::resource::ResourceType;
 use super::table::{TABLE_ACCEPT, Table};
+use crate::merge::PatchType;
 
 /// Which objects a list covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,31 +16,6 @@ pub enum ListScope<'a> {
     Namespace(&'a str),
     /// Every namespace.
     AllNamespaces,
-}
-
-/// The patch formats the server accepts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PatchType {
-    /// RFC 6902 JSON patch.
-    Json,
-    /// RFC 7386 JSON merge patch.
-    Merge,
-    /// Kubernetes strategic merge patch.
-    Strategic,
-    /// Server-side apply.
-    Apply,
-}
-
-impl PatchType {
-    /// The request's `Content-Type` for this patch format.
-    pub fn content_type(self) -> &'static str {
-        match self {
-            PatchType::Json => "application/json-patch+json",
-            PatchType::Merge => "application/merge-patch+json",
-            PatchType::Strategic => "application/strategic-merge-patch+json",
-            PatchType::Apply => "application/apply-patch+yaml",
-        }
-    }
 }
 
 /// Options of a write: create, replace, patch or delete.
@@ -212,14 +188,14 @@ impl Cluster {
             request = request.header(header::CONTENT_TYPE, content_type);
         }
         let response = self.transport.send(request.body(body.unwrap_or_default())?).await?;
-        serde_json::from_slice(&response).with_context(|| format!("the server sent invalid JSON for {path}"))
+        super::json::decode(&response).with_context(|| format!("the server sent invalid JSON for {path}"))
     }
 
     async fn call_table(&self, path: String) -> anyhow::Result<Table> {
         let request = Request::get(&path).header(header::ACCEPT, TABLE_ACCEPT).body(Vec::new())?;
         let response = self.transport.send(request).await?;
         let document: Value =
-            serde_json::from_slice(&response).with_context(|| format!("the server sent invalid JSON for {path}"))?;
+            super::json::decode(&response).with_context(|| format!("the server sent invalid JSON for {path}"))?;
         if document.get("kind").and_then(Value::as_str) != Some("Table") {
             anyhow::bail!("the server did not print a table for {path}");
         }
@@ -265,6 +241,5 @@ mod tests {
             [("dryRun", "All".to_string()), ("fieldManager", "kubeupd".to_string()), ("force", "true".to_string())]
         );
         assert_eq!(options.query(Some(PatchType::Strategic)).len(), 2);
-        assert_eq!(PatchType::Strategic.content_type(), "application/strategic-merge-patch+json");
     }
 }

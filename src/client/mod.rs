@@ -5,6 +5,7 @@ mod discovery;
 mod discovery_cache;
 mod dynamic;
 mod error;
+mod json;
 mod mapping;
 mod resource;
 mod table;
@@ -17,7 +18,8 @@ use tokio::sync::Mutex;
 
 pub use config::ConnectOptions;
 pub use discovery::Discovery;
-pub use dynamic::{ListScope, PatchType, WriteOptions};
+pub use dynamic::{ListScope, WriteOptions};
+pub use json::decode as decode_json;
 pub use error::{ApiError, ConnectionError, StatusCause, StatusDetails, api_error};
 pub use mapping::MappingError;
 pub use resource::ResourceType;

@@ -31,3 +31,14 @@ impl PatchType {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::PatchType;
+
+    #[test]
+    fn content_types_are_the_servers() {
+        assert_eq!(PatchType::Strategic.content_type(), "application/strategic-merge-patch+json");
+        assert_eq!(PatchType::Merge.content_type(), "application/merge-patch+json");
+    }
+}

@@ -1,5 +1,7 @@
 //! Creating a patch from two documents: what changed from `original` to `modified`.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use super::order::{Order, missing_merge_key, normalize_slice_order, same_order, wrong_type};
@@ -331,7 +333,7 @@ fn diff_lists_of_maps<S: LookupPatchMeta>(
 struct Keyed<'a> {
     map: &'a Map<String, Value>,
     key: &'a Value,
-    key_text: String,
+    key_text: Cow<'a, str>,
     index: usize,
 }
 
@@ -340,7 +342,7 @@ fn sorted_by_merge_key<'a>(list: &'a [Value], merge_key: &str) -> Result<Vec<Key
     for (index, item) in list.iter().enumerate() {
         let map = item.as_object().ok_or_else(|| wrong_type("a map", item)).at_index(index)?;
         let key = map.get(merge_key).ok_or_else(|| missing_merge_key(merge_key, item)).at_index(index)?;
-        keyed.push(Keyed { map, key, key_text: go_text(key).into_owned(), index });
+        keyed.push(Keyed { map, key, key_text: go_text(key), index });
     }
     // Kubernetes' sort treats equal keys as "less", which puts repeated keys in reverse order.
     keyed.sort_by(|a, b| a.key_text.cmp(&b.key_text).then(b.index.cmp(&a.index)));

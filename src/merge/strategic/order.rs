@@ -12,7 +12,7 @@ use crate::merge::error::{ErrorKind, MergeError, brief, type_name};
 /// Where items stand in a list, by identity: the merge key's value for maps, the item for scalars.
 pub(super) struct Order {
     merge_key: String,
-    first: HashMap<Value, usize>,
+    first: HashMap<Value, usize, foldhash::fast::RandomState>,
 }
 
 impl Order {
@@ -21,7 +21,7 @@ impl Order {
         if kind == GoType::Map {
             validate_merge_keys(merge_key, list)?;
         }
-        let mut first = HashMap::with_capacity(list.len());
+        let mut first = HashMap::with_capacity_and_hasher(list.len(), Default::default());
         for (index, item) in list.iter().enumerate() {
             first.entry(identity(item, merge_key).clone()).or_insert(index);
         }
@@ -30,7 +30,7 @@ impl Order {
 
     /// The order of items whose identities (merge key values, or scalars) are given.
     pub(super) fn of_identities(identities: &[Value], merge_key: &str) -> Order {
-        let mut first = HashMap::with_capacity(identities.len());
+        let mut first = HashMap::with_capacity_and_hasher(identities.len(), Default::default());
         for (index, identity) in identities.iter().enumerate() {
             first.entry(identity.clone()).or_insert(index);
         }

