@@ -2,11 +2,12 @@
 
 mod config;
 mod discovery;
-mod discovery_cache;
+mod disk_cache;
 mod dynamic;
 mod error;
 mod json;
 mod mapping;
+mod openapi;
 mod resource;
 mod table;
 mod transport;
@@ -25,16 +26,19 @@ pub use mapping::MappingError;
 pub use resource::ResourceType;
 pub use table::{Table, TableColumn, TableRow};
 
-use discovery_cache::{DISCOVERY_TTL, DiscoveryCache};
+use disk_cache::{DISCOVERY_TTL, DiskCache};
 use transport::Transport;
+
+const DISCOVERY_FILE: &str = "discovery.json";
 
 /// A connection to one cluster: the client, the namespace to use, and discovery (fetched lazily,
 /// at most once per run, and cached on disk).
 pub struct Cluster {
     transport: Transport,
     default_namespace: String,
-    cache: Option<DiscoveryCache>,
+    discovery_cache: Option<DiskCache>,
     discovery: Mutex<DiscoveryState>,
+    openapi: openapi::OpenApiCache,
 }
 
 #[derive(Default)]
@@ -48,8 +52,14 @@ impl Cluster {
     pub async fn connect(opts: &ConnectOptions) -> anyhow::Result<Cluster> {
         let config = config::load(opts).await?;
         let transport = Transport::new(&config, opts.request_timeout)?;
-        let cache = opts.cache_root().map(|root| DiscoveryCache::new(&root, transport.server()));
-        Ok(Cluster { transport, default_namespace: config.default_namespace, cache, discovery: Mutex::default() })
+        let cache = |what| opts.cache_root().map(|root| DiskCache::new(&root, what, transport.server()));
+        Ok(Cluster {
+            discovery_cache: cache("discovery"),
+            openapi: openapi::OpenApiCache::new(cache("openapi")),
+            transport,
+            default_namespace: config.default_namespace,
+            discovery: Mutex::default(),
+        })
     }
 
     /// The namespace for requests that name none: `-n`, else the context's, else `default`.
@@ -83,9 +93,14 @@ impl Cluster {
         if let Some(current) = &state.current {
             return Ok(current.clone());
         }
-        if let Some(cached) = self.cache.as_ref().and_then(|cache| cache.load(DISCOVERY_TTL)) {
-            tracing::debug!("using cached discovery for {}", self.server());
-            return Ok(state.current.insert(Arc::new(cached)).clone());
+        let cached = self.discovery_cache.as_ref().and_then(|cache| cache.load(DISCOVERY_FILE, Some(DISCOVERY_TTL)));
+        match cached.map(|bytes| serde_json::from_slice::<Discovery>(&bytes)) {
+            Some(Ok(cached)) => {
+                tracing::debug!("using cached discovery for {}", self.server());
+                return Ok(state.current.insert(Arc::new(cached)).clone());
+            }
+            Some(Err(err)) => tracing::debug!("ignoring unreadable discovery cache: {err}"),
+            None => {}
         }
         self.refresh(&mut state).await
     }
@@ -105,8 +120,8 @@ impl Cluster {
 
     async fn refresh(&self, state: &mut DiscoveryState) -> anyhow::Result<Arc<Discovery>> {
         let fresh = Arc::new(discovery::fetch(&self.transport).await?);
-        if let Some(cache) = &self.cache {
-            cache.store(&fresh);
+        if let (Some(cache), Ok(bytes)) = (&self.discovery_cache, serde_json::to_vec(&*fresh)) {
+            cache.store(DISCOVERY_FILE, &bytes);
         }
         state.from_server = true;
         Ok(state.current.insert(fresh).clone())

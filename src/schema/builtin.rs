@@ -1,18 +1,18 @@
 //! The patch metadata embedded for built-in kinds, used offline and when the server's OpenAPI
 //! cannot be read. Regenerate `builtin-openapi.json` with `scripts/gen-builtin-schema.py`.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use super::OpenApiSchema;
 
 const DOCUMENT: &str = include_str!("builtin-openapi.json");
 
 /// The embedded schema of the built-in kinds of Kubernetes 1.25 to 1.37, compiled on first use.
-pub fn builtin() -> &'static OpenApiSchema {
-    static SCHEMA: OnceLock<OpenApiSchema> = OnceLock::new();
+pub fn builtin() -> &'static Arc<OpenApiSchema> {
+    static SCHEMA: OnceLock<Arc<OpenApiSchema>> = OnceLock::new();
     SCHEMA.get_or_init(|| {
         let document = serde_json::from_str(DOCUMENT).expect("the embedded schema is valid JSON");
-        OpenApiSchema::from_document(&document).expect("the embedded schema is an OpenAPI document")
+        Arc::new(OpenApiSchema::from_document(&document).expect("the embedded schema is an OpenAPI document"))
     })
 }
 

@@ -5,11 +5,37 @@
 
 mod builtin;
 mod openapi;
+mod prune;
 
 use std::sync::Arc;
 
 pub use builtin::builtin;
 pub use openapi::{OpenApiSchema, SchemaError, SchemaNode};
+pub use prune::prune;
+
+/// The patch metadata of one built-in kind, from the document that describes it best.
+#[derive(Debug, Clone)]
+pub struct KindSchema {
+    document: Arc<OpenApiSchema>,
+    api_version: String,
+    kind: String,
+}
+
+impl KindSchema {
+    /// The schema for a kind that Kubernetes builds in, preferring `document` (e.g. the server's)
+    /// when it describes the kind. `None` for other kinds (custom resources): they are patched
+    /// with JSON merge patches, as kubectl does.
+    pub fn for_builtin(document: Option<Arc<OpenApiSchema>>, api_version: &str, kind: &str) -> Option<KindSchema> {
+        builtin().for_kind(api_version, kind)?;
+        let document = document.filter(|document| document.for_kind(api_version, kind).is_some()).unwrap_or_else(|| builtin().clone());
+        Some(KindSchema { document, api_version: api_version.to_string(), kind: kind.to_string() })
+    }
+
+    /// The schema of the kind's objects, for the merge engine.
+    pub fn node(&self) -> SchemaNode<'_> {
+        self.document.for_kind(&self.api_version, &self.kind).expect("checked when the KindSchema was made")
+    }
+}
 
 /// How a field is patched, as declared by its `x-kubernetes-*` extensions.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
