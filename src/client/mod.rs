@@ -6,6 +6,7 @@ mod disk_cache;
 mod dynamic;
 mod error;
 mod json;
+pub mod last_applied;
 mod mapping;
 mod openapi;
 mod resource;

@@ -5,21 +5,31 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 use serde_json::Value;
-use serde_json::ser::{Formatter, PrettyFormatter};
+use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 
 /// `value` as indented JSON, ending with a newline.
 pub fn to_json(value: &Value) -> String {
+    let mut out = write_go_json(value, PrettyFormatter::with_indent(b"    "));
+    out.push('\n');
+    out
+}
+
+/// `value` on one line, as Go's `json.Marshal` writes it (kubectl's last-applied annotation).
+pub fn to_compact_json(value: &Value) -> String {
+    write_go_json(value, CompactFormatter)
+}
+
+fn write_go_json<F: Formatter>(value: &Value, layout: F) -> String {
     let mut out = Vec::new();
-    let mut serializer = serde_json::Serializer::with_formatter(&mut out, GoFormatter(PrettyFormatter::with_indent(b"    ")));
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, GoFormatter(layout));
     value.serialize(&mut serializer).expect("serializing a JSON value into memory cannot fail");
-    out.push(b'\n');
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
-/// serde_json's pretty printer with Go's string escapes and float format.
-struct GoFormatter<'a>(PrettyFormatter<'a>);
+/// serde_json's printer (pretty or compact) with Go's string escapes and float format.
+struct GoFormatter<F>(F);
 
-impl Formatter for GoFormatter<'_> {
+impl<F: Formatter> Formatter for GoFormatter<F> {
     fn write_string_fragment<W: ?Sized + Write>(&mut self, writer: &mut W, fragment: &str) -> io::Result<()> {
         let mut rest = fragment;
         while let Some(at) = rest.find(['<', '>', '&', '\u{2028}', '\u{2029}']) {
@@ -94,6 +104,11 @@ mod tests {
     fn indents_four_spaces_and_sorts_keys() {
         let value = json!({"b": [1, {}], "a": {"c": []}});
         assert_eq!(to_json(&value), "{\n    \"a\": {\n        \"c\": []\n    },\n    \"b\": [\n        1,\n        {}\n    ]\n}\n");
+    }
+
+    #[test]
+    fn compact_output_is_one_line() {
+        assert_eq!(to_compact_json(&json!({"b": [1, {}], "a": "<"})), r#"{"a":"\u003c","b":[1,{}]}"#);
     }
 
     #[test]

@@ -7,7 +7,7 @@ mod yaml;
 
 use serde_json::{Value, json};
 
-pub use json::to_json;
+pub use json::{to_compact_json, to_json};
 pub use name::object_name;
 pub use table::{TableOptions, render as render_table};
 pub use yaml::to_yaml;

@@ -1,0 +1,75 @@
+//! kubectl's `kubectl.kubernetes.io/last-applied-configuration` annotation: the configuration a
+//! client-side apply last sent, kept on the object so that the next apply can tell which fields
+//! the configuration dropped. Written exactly as kubectl writes it, so both tools can take turns.
+
+use serde_json::{Map, Value};
+
+use crate::output::to_compact_json;
+
+/// The annotation's key.
+pub const ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// The configuration as kubectl records it: the document without the annotation, as Go's
+/// `json.Marshal` encodes it (sorted keys, HTML characters escaped), with a final newline.
+/// Like kubectl, a document without annotations gets an empty `annotations` map.
+pub fn configuration_text(document: &Value) -> String {
+    let mut document = document.clone();
+    annotations_mut(&mut document).remove(ANNOTATION);
+    let mut text = to_compact_json(&document);
+    text.push('\n');
+    text
+}
+
+/// `document` with the annotation set to its own configuration (kubectl's "modified" document).
+pub fn with_annotation(document: &Value) -> Value {
+    let text = configuration_text(document);
+    let mut annotated = document.clone();
+    annotations_mut(&mut annotated).insert(ANNOTATION.to_string(), Value::String(text));
+    annotated
+}
+
+/// The last applied configuration recorded on `object`, if any. An annotation that does not
+/// parse counts as none, as for kubectl.
+pub fn recorded(object: &Value) -> Option<Value> {
+    let text = object.pointer("/metadata/annotations")?.get(ANNOTATION)?.as_str()?;
+    serde_json::from_str(text).ok()
+}
+
+fn annotations_mut(document: &mut Value) -> &mut Map<String, Value> {
+    let metadata = document
+        .as_object_mut()
+        .expect("manifests are objects")
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !metadata.is_object() {
+        *metadata = Value::Object(Map::new());
+    }
+    let annotations = metadata.as_object_mut().expect("just made an object").entry("annotations").or_insert_with(|| Value::Object(Map::new()));
+    if !annotations.is_object() {
+        *annotations = Value::Object(Map::new());
+    }
+    annotations.as_object_mut().expect("just made an object")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn records_the_configuration_like_kubectl() {
+        let document = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "default"}, "data": {"html": "<a>&"}});
+        let expected = concat!(
+            r#"{"apiVersion":"v1","data":{"html":"\u003ca\u003e\u0026"},"kind":"ConfigMap","#,
+            r#""metadata":{"annotations":{},"name":"x","namespace":"default"}}"#,
+            "\n"
+        );
+        assert_eq!(configuration_text(&document), expected);
+        let annotated = with_annotation(&document);
+        assert_eq!(annotated["metadata"]["annotations"][ANNOTATION], json!(expected));
+        // Recording again ignores the previous recording.
+        assert_eq!(configuration_text(&annotated), expected);
+        assert_eq!(recorded(&annotated).unwrap()["data"], document["data"]);
+        assert_eq!(recorded(&document), None);
+    }
+}
