@@ -106,7 +106,7 @@ fn plan(args: &GetArgs) -> anyhow::Result<Vec<Request>> {
         if !args.targets.is_empty() {
             bail!("arguments cannot be given together with -f: put the objects in the files, or drop -f");
         }
-        manifest::read_paths(&args.filenames)?
+        manifest::read_paths(&args.filenames, false)?
             .into_iter()
             .map(|object| Request::FromManifest {
                 source: object.source.clone(),

@@ -11,11 +11,18 @@ use serde_json::Value;
 pub struct ManifestObject {
     /// The file it came from, or `STDIN`.
     pub source: String,
+    /// The document of the file it came from, counting from 1.
+    pub document: usize,
     /// The object; it has an `apiVersion`, a `kind` and a `metadata.name`.
     pub object: Value,
 }
 
 impl ManifestObject {
+    /// Where the object was read, for messages: `app.yaml (document 2)`.
+    pub fn location(&self) -> String {
+        format!("{} (document {})", self.source, self.document)
+    }
+
     /// The object's `apiVersion`.
     pub fn api_version(&self) -> &str {
         self.object["apiVersion"].as_str().unwrap_or_default()
@@ -38,8 +45,8 @@ impl ManifestObject {
 }
 
 /// Reads every object in `paths`, in order: `-` is stdin, a directory means its `.yaml`, `.yml`
-/// and `.json` files (not recursively, sorted by name).
-pub fn read_paths(paths: &[PathBuf]) -> anyhow::Result<Vec<ManifestObject>> {
+/// and `.json` files sorted by name, and those of its subdirectories too when `recursive`.
+pub fn read_paths(paths: &[PathBuf], recursive: bool) -> anyhow::Result<Vec<ManifestObject>> {
     let mut objects = Vec::new();
     for path in paths {
         if path.as_os_str() == "-" {
@@ -47,7 +54,7 @@ pub fn read_paths(paths: &[PathBuf]) -> anyhow::Result<Vec<ManifestObject>> {
             std::io::stdin().read_to_string(&mut text).context("cannot read stdin")?;
             objects.extend(parse(&text, "STDIN")?);
         } else if path.is_dir() {
-            for file in manifest_files(path)? {
+            for file in manifest_files(path, recursive)? {
                 objects.extend(read_file(&file)?);
             }
         } else {
@@ -62,33 +69,51 @@ fn read_file(path: &Path) -> anyhow::Result<Vec<ManifestObject>> {
     parse(&text, &path.display().to_string())
 }
 
-fn manifest_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+fn manifest_files(dir: &Path, recursive: bool) -> anyhow::Result<Vec<PathBuf>> {
     let entries = std::fs::read_dir(dir).with_context(|| format!("cannot read directory {}", dir.display()))?;
-    let mut files = Vec::new();
+    let mut paths = Vec::new();
     for entry in entries {
-        let path = entry.with_context(|| format!("cannot read directory {}", dir.display()))?.path();
+        paths.push(entry.with_context(|| format!("cannot read directory {}", dir.display()))?.path());
+    }
+    paths.sort();
+    let mut files = Vec::new();
+    for path in paths {
         let extension = path.extension().and_then(|ext| ext.to_str()).unwrap_or_default();
         if path.is_file() && matches!(extension, "yaml" | "yml" | "json") {
             files.push(path);
+        } else if recursive && path.is_dir() {
+            files.extend(manifest_files(&path, true)?);
         }
     }
-    files.sort();
     Ok(files)
 }
 
-/// The objects in `text`: a JSON stream when it starts with `{` or `[`, else YAML documents.
-/// Empty documents are skipped and `List` documents contribute their items.
+/// The objects in `text`: a JSON stream when it starts with `{` or `[`, else YAML documents
+/// separated by `---` lines (as kubectl splits them). Empty documents are skipped and `List`
+/// documents contribute their items. Errors name the source and the document.
 pub fn parse(text: &str, source: &str) -> anyhow::Result<Vec<ManifestObject>> {
     let documents: Vec<Value> = if text.trim_start().starts_with(['{', '[']) {
-        serde_json::Deserializer::from_str(text)
-            .into_iter::<Value>()
-            .collect::<Result<_, _>>()
-            .with_context(|| format!("{source}: invalid JSON"))?
+        let mut documents = Vec::new();
+        for (index, document) in serde_json::Deserializer::from_str(text).into_iter::<Value>().enumerate() {
+            documents.push(document.with_context(|| format!("{source} (document {}): invalid JSON", index + 1))?);
+        }
+        documents
     } else {
-        serde_saphyr::from_multiple(text).with_context(|| format!("{source}: invalid YAML"))?
+        let mut documents = Vec::new();
+        for (index, (first_line, document)) in yaml_documents(text).enumerate() {
+            let value: Value = serde_saphyr::from_str(document).map_err(|err| {
+                anyhow::anyhow!("{source} (document {}): invalid YAML: {}", index + 1, describe_yaml_error(&err.to_string(), first_line))
+            })?;
+            documents.push(value);
+        }
+        documents
     };
     let mut objects = Vec::new();
-    for document in documents.into_iter().filter(|document| !document.is_null()) {
+    for (index, document) in documents.into_iter().enumerate() {
+        let document_number = index + 1;
+        if document.is_null() {
+            continue;
+        }
         let is_list = document["kind"].as_str().is_some_and(|kind| kind.ends_with("List")) && document["items"].is_array();
         let found = match document {
             Value::Array(items) => items,
@@ -96,22 +121,52 @@ pub fn parse(text: &str, source: &str) -> anyhow::Result<Vec<ManifestObject>> {
             object => vec![object],
         };
         for object in found {
-            objects.push(validated(object, source)?);
+            objects.push(validated(object, source, document_number)?);
         }
     }
     Ok(objects)
 }
 
-fn validated(object: Value, source: &str) -> anyhow::Result<ManifestObject> {
+/// The YAML documents of a stream (the text between lines that start with `---`), each with the
+/// number of its first line in the stream, counting from 0.
+fn yaml_documents(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut starts = vec![(0, 0)];
+    let mut ends = Vec::new();
+    let mut offset = 0;
+    for (number, line) in text.split_inclusive('\n').enumerate() {
+        let content = line.trim_end_matches(['\n', '\r']);
+        if content == "---" || content.starts_with("--- ") || content.starts_with("---\t") {
+            ends.push(offset);
+            starts.push((number + 1, offset + line.len()));
+        }
+        offset += line.len();
+    }
+    ends.push(text.len());
+    starts.into_iter().zip(ends).map(move |((first_line, start), end)| (first_line, &text[start..end]))
+}
+
+/// The parser's message on one line, its line number counted in the whole stream.
+fn describe_yaml_error(message: &str, first_line: usize) -> String {
+    let message = message.lines().next().unwrap_or_default().trim();
+    let message = message.strip_prefix("error: ").unwrap_or(message);
+    let message = message.split(", set DuplicateKeyPolicy").next().unwrap_or(message);
+    let located = message.strip_prefix("line ").and_then(|rest| rest.split_once(' '));
+    match located.and_then(|(number, rest)| Some((number.parse::<usize>().ok()?, rest))) {
+        Some((number, rest)) => format!("line {} {rest}", number + first_line),
+        None => message.to_string(),
+    }
+}
+
+fn validated(object: Value, source: &str, document: usize) -> anyhow::Result<ManifestObject> {
     let has = |pointer: &str| object.pointer(pointer).and_then(Value::as_str).is_some_and(|text| !text.is_empty());
     for (pointer, field) in [("/apiVersion", "apiVersion"), ("/kind", "kind"), ("/metadata/name", "metadata.name")] {
         if !has(pointer) {
             let shown = serde_json::to_string(&object).unwrap_or_default();
             let shown: String = shown.chars().take(80).collect();
-            bail!("{source}: an object has no {field}: {shown}");
+            bail!("{source} (document {document}): the object has no {field}: {shown}");
         }
     }
-    Ok(ManifestObject { source: source.to_string(), object })
+    Ok(ManifestObject { source: source.to_string(), document, object })
 }
 
 #[cfg(test)]
@@ -139,7 +194,7 @@ mod tests {
     #[test]
     fn objects_without_identity_are_rejected() {
         let err = parse("apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n", "f.yaml").unwrap_err();
-        assert!(err.to_string().starts_with("f.yaml: an object has no metadata.name"), "{err}");
+        assert!(err.to_string().starts_with("f.yaml (document 1): the object has no metadata.name"), "{err}");
         assert!(parse("kind: ConfigMap\n", "f.yaml").is_err());
     }
 
@@ -149,8 +204,24 @@ mod tests {
         std::fs::write(dir.path().join("b.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n").unwrap();
         std::fs::write(dir.path().join("a.json"), r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}"#).unwrap();
         std::fs::write(dir.path().join("notes.txt"), "ignored").unwrap();
-        let objects = read_paths(&[dir.path().to_path_buf()]).unwrap();
-        let names: Vec<&str> = objects.iter().map(ManifestObject::name).collect();
-        assert_eq!(names, ["a", "b"]);
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        std::fs::write(dir.path().join("sub/c.yml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n").unwrap();
+        let names = |recursive| -> Vec<String> {
+            read_paths(&[dir.path().to_path_buf()], recursive).unwrap().iter().map(|object| object.name().to_string()).collect()
+        };
+        assert_eq!(names(false), ["a", "b"]);
+        assert_eq!(names(true), ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn errors_name_the_document() {
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n---\nkind: [unclosed\n";
+        let err = parse(text, "app.yaml").unwrap_err().to_string();
+        assert_eq!(err, "app.yaml (document 3): invalid YAML: line 9 column 7: unclosed bracket '['");
+        let err = parse("a: 1\na: 2\n", "dup.yaml").unwrap_err().to_string();
+        assert_eq!(err, "dup.yaml (document 1): invalid YAML: line 2 column 1: duplicate mapping key: a");
+        let objects = parse("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n--- \n\n", "x.yaml").unwrap();
+        assert_eq!(objects.len(), 1);
+        assert_eq!(objects[0].location(), "x.yaml (document 2)");
     }
 }
