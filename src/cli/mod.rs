@@ -2,8 +2,13 @@
 //!
 //! Each verb follows kubectl's shape: options are parsed by clap, validated into a plan, then run.
 
+mod apply;
+mod apply_last_applied;
+mod apply_report;
 mod completion;
+mod diff;
 mod get;
+mod options;
 mod unimplemented;
 
 use std::path::PathBuf;
@@ -58,7 +63,9 @@ pub enum Command {
     /// Update fields of an object with a strategic merge, JSON merge or JSON patch.
     Patch(unimplemented::PendingArgs),
     /// Apply a configuration to objects by file name or stdin.
-    Apply(unimplemented::PendingArgs),
+    Apply(apply::ApplyArgs),
+    /// Show what `apply` would change: the live objects against the configuration, as a diff.
+    Diff(diff::DiffArgs),
     /// Edit an object in your editor and send the difference as a patch.
     Edit(unimplemented::PendingArgs),
     /// Print a shell completion script.
@@ -100,7 +107,8 @@ async fn dispatch(command: Command, global: GlobalArgs) -> anyhow::Result<()> {
         Command::Get(args) => get::run(args, &global).await,
         Command::Update(_) => unimplemented::run("update"),
         Command::Patch(_) => unimplemented::run("patch"),
-        Command::Apply(_) => unimplemented::run("apply"),
+        Command::Apply(args) => apply::run(args, &global).await,
+        Command::Diff(args) => diff::run(args, &global).await,
         Command::Edit(_) => unimplemented::run("edit"),
         Command::Completion(_) => unreachable!("completion runs without a runtime"),
     }

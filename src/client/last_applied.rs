@@ -9,13 +9,18 @@ use crate::output::to_compact_json;
 /// The annotation's key.
 pub const ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
-/// The configuration as kubectl records it: the document without the annotation, as Go's
-/// `json.Marshal` encodes it (sorted keys, HTML characters escaped), with a final newline.
-/// Like kubectl, a document without annotations gets an empty `annotations` map.
-pub fn configuration_text(document: &Value) -> String {
+/// The configuration: the document without the annotation. Like kubectl, a document without
+/// annotations gets an empty `annotations` map.
+pub fn configuration(document: &Value) -> Value {
     let mut document = document.clone();
     annotations_mut(&mut document).remove(ANNOTATION);
-    let mut text = to_compact_json(&document);
+    document
+}
+
+/// The configuration as kubectl records it: as Go's `json.Marshal` encodes it (sorted keys, HTML
+/// characters escaped), with a final newline.
+pub fn configuration_text(document: &Value) -> String {
+    let mut text = to_compact_json(&configuration(document));
     text.push('\n');
     text
 }

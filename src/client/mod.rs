@@ -1,5 +1,6 @@
 //! Talking to the API server: kubeconfig and contexts, discovery and REST mapping, dynamic object access.
 
+mod apply;
 mod config;
 mod discovery;
 mod disk_cache;
@@ -18,6 +19,7 @@ use std::sync::Arc;
 use serde::Deserialize as _;
 use tokio::sync::Mutex;
 
+pub use apply::{Action, Applied, ApplyOptions};
 pub use config::ConnectOptions;
 pub use discovery::Discovery;
 pub use dynamic::{ListScope, WriteOptions};

@@ -1,5 +1,6 @@
 //! Printers for `-o yaml|json|name|wide` and tables, each matching kubectl's output.
 
+mod diff;
 mod json;
 mod name;
 mod table;
@@ -7,6 +8,7 @@ mod yaml;
 
 use serde_json::{Value, json};
 
+pub use diff::unified_diff;
 pub use json::{to_compact_json, to_json};
 pub use name::object_name;
 pub use table::{TableOptions, render as render_table};
