@@ -1,0 +1,304 @@
+//! `kubeupd apply` against the real apiserver, with kubectl as the reference: the same sequence of
+//! applies (and of changes by other writers) is run by kubectl in one namespace and by kubeupd in
+//! another, and the objects must come out the same after every step.
+//!
+//! Fixtures avoid the keys `y`, `n`, `yes`, `no`, `on` and `off`: kubectl reads YAML 1.1 and turns
+//! them into booleans, kubeupd reads YAML 1.2 and keeps them as strings.
+mod support;
+
+use std::io::Write as _;
+use std::process::{Output, Stdio};
+
+use serde_json::Value;
+use support::{TestNamespace, ensure_cluster_fixture, parse_json};
+
+/// One step of a scenario.
+enum Step<'a> {
+    /// The tool under test applies this YAML.
+    Apply(&'a str),
+    /// Another writer acts, the same in both namespaces (kubectl arguments, `-n` added).
+    Other(&'a [&'a str]),
+    /// Another writer applies YAML with kubectl (to test kubectl and kubeupd taking turns).
+    KubectlApply(&'a str),
+}
+
+/// kubectl's namespace and kubeupd's, with a way to run a step in each.
+struct Twins {
+    kubectl: TestNamespace,
+    kubeupd: TestNamespace,
+}
+
+impl Twins {
+    fn new(prefix: &str) -> Self {
+        Twins { kubectl: TestNamespace::new(&format!("{prefix}-k")), kubeupd: TestNamespace::new(&format!("{prefix}-u")) }
+    }
+
+    fn run(&self, steps: &[Step<'_>], kinds: &str) {
+        for (number, step) in steps.iter().enumerate() {
+            match step {
+                Step::Apply(yaml) => {
+                    let theirs = with_stdin(self.kubectl.kubectl().args(["apply", "-n", &self.kubectl.name, "-f", "-"]), yaml);
+                    let ours = with_stdin_cmd(self.kubeupd.kubeupd().args(["apply", "-n", &self.kubeupd.name, "-f", "-"]), yaml);
+                    assert!(theirs.status.success(), "step {number}: kubectl apply failed: {}", String::from_utf8_lossy(&theirs.stderr));
+                    assert!(ours.status.success(), "step {number}: kubeupd apply failed: {}", String::from_utf8_lossy(&ours.stderr));
+                    assert_eq!(
+                        String::from_utf8_lossy(&ours.stdout),
+                        String::from_utf8_lossy(&theirs.stdout),
+                        "step {number}: kubeupd reports differently from kubectl"
+                    );
+                }
+                Step::Other(args) => {
+                    for namespace in [&self.kubectl, &self.kubeupd] {
+                        let mut args = args.to_vec();
+                        args.extend(["-n", &namespace.name]);
+                        namespace.kubectl_ok(&args);
+                    }
+                }
+                Step::KubectlApply(yaml) => {
+                    for namespace in [&self.kubectl, &self.kubeupd] {
+                        let output = with_stdin(namespace.kubectl().args(["apply", "-n", &namespace.name, "-f", "-"]), yaml);
+                        assert!(output.status.success(), "step {number}: {}", String::from_utf8_lossy(&output.stderr));
+                    }
+                }
+            }
+            let (theirs, ours) = (self.objects(&self.kubectl, kinds), self.objects(&self.kubeupd, kinds));
+            assert_eq!(ours, theirs, "step {number}: the objects differ (left: kubeupd, right: kubectl)");
+        }
+    }
+
+    /// The objects of `kinds` in the namespace, without what differs between any two namespaces.
+    fn objects(&self, namespace: &TestNamespace, kinds: &str) -> Value {
+        let text = namespace.kubectl_ok(&["get", kinds, "-n", &namespace.name, "-o", "json"]);
+        let mut list = parse_json(text.replace(&namespace.name, "NAMESPACE").as_bytes());
+        for item in list["items"].as_array_mut().unwrap() {
+            let metadata = item["metadata"].as_object_mut().unwrap();
+            for volatile in ["uid", "resourceVersion", "creationTimestamp", "managedFields", "selfLink"] {
+                metadata.remove(volatile);
+            }
+        }
+        list["items"].take()
+    }
+}
+
+fn with_stdin(command: &mut std::process::Command, input: &str) -> Output {
+    let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("runs");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn with_stdin_cmd(command: &mut assert_cmd::Command, input: &str) -> Output {
+    command.write_stdin(input).output().expect("kubeupd runs")
+}
+
+const DEPLOYMENT_V1: &str = r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {app: web, a: "1", b: "2"}
+  annotations: {x: "1"}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.25
+        ports: [{containerPort: 80}, {containerPort: 443}]
+        env: [{name: A, value: "1"}, {name: B, value: "2"}, {name: C, value: "3"}]
+      - name: sidecar
+        image: busybox:1.36
+"#;
+
+#[test]
+fn deployment_lifecycle_matches_kubectl() {
+    let changed_image_and_replicas = DEPLOYMENT_V1.replace("nginx:1.25", "nginx:1.27").replace("replicas: 2", "replicas: 3");
+    let without_env_b = changed_image_and_replicas.replace(r#", {name: B, value: "2"}"#, "");
+    let without_sidecar = without_env_b.replace("      - name: sidecar\n        image: busybox:1.36\n", "");
+    let reordered = without_sidecar
+        .replace(r#"[{name: A, value: "1"}, {name: C, value: "3"}]"#, r#"[{name: C, value: "3"}, {name: A, value: "1"}]"#)
+        .replace("[{containerPort: 80}, {containerPort: 443}]", "[{containerPort: 443}, {containerPort: 80}]");
+    let relabeled = reordered.replace(r#"{app: web, a: "1", b: "2"}"#, r#"{app: web, a: "1", c: "3"}"#).replace(r#"{x: "1"}"#, r#"{z: "2"}"#);
+    let without_replicas = relabeled.replace("  replicas: 3\n", "");
+    let later = without_replicas.replace("nginx:1.27", "nginx:1.28");
+    Twins::new("apply-deploy").run(
+        &[
+            Step::Apply(DEPLOYMENT_V1),
+            Step::Apply(DEPLOYMENT_V1),
+            Step::Apply(&changed_image_and_replicas),
+            Step::Apply(&without_env_b),
+            Step::Apply(&without_sidecar),
+            Step::Apply(&reordered),
+            Step::Apply(&relabeled),
+            Step::Apply(&without_replicas),
+            // Another writer scales; the configuration no longer owns replicas, so the change stays.
+            Step::Other(&["scale", "deployment/web", "--replicas=7"]),
+            Step::Apply(&later),
+            // kubectl and kubeupd take turns on the same object.
+            Step::KubectlApply(&relabeled),
+            Step::Apply(&later),
+        ],
+        "deployments",
+    );
+}
+
+#[test]
+fn custom_resources_use_json_merge_patches_like_kubectl() {
+    let twins = Twins::new("apply-cr");
+    ensure_cluster_fixture(&twins.kubectl, "apply/widgets-crd.yaml");
+    let v1 = "apiVersion: apply.kubeupd.test/v1\nkind: Widget\nmetadata: {name: w}\nspec:\n  size: 1\n  items: [{name: a, count: 1}, {name: b, count: 2}]\n  nested: {first: [1, 2], keep: true}\n";
+    let v2 = "apiVersion: apply.kubeupd.test/v1\nkind: Widget\nmetadata: {name: w}\nspec:\n  size: 2\n  items: [{name: b, count: 20}, {name: c, count: 3}]\n  nested: {second: {deep: [x]}, keep: true}\n";
+    let v3 = v2.replace("size: 2", "size: 3");
+    twins.run(
+        &[
+            Step::Apply(v1),
+            Step::Apply(v2),
+            Step::Other(&["patch", "widget/w", "--type", "merge", "-p", r#"{"spec":{"extra":"from another writer"}}"#]),
+            Step::Apply(&v3),
+        ],
+        "widgets.apply.kubeupd.test",
+    );
+}
+
+#[test]
+fn applies_after_kubectl_create_save_config_and_after_plain_create() {
+    let configmap = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: saved}\ndata: {a: \"1\", b: \"2\"}\n";
+    let twins = Twins::new("apply-create");
+    for namespace in [&twins.kubectl, &twins.kubeupd] {
+        let output = with_stdin(namespace.kubectl().args(["create", "--save-config", "-n", &namespace.name, "-f", "-"]), configmap);
+        assert!(output.status.success());
+        namespace.kubectl_ok(&["create", "configmap", "plain", "--from-literal=a=1", "-n", &namespace.name]);
+    }
+    let changed = configmap.replace("b: \"2\"", "c: \"3\"");
+    let plain = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain}\ndata: {a: \"10\"}\n";
+    twins.run(&[Step::Apply(&changed), Step::Apply(plain)], "configmaps");
+    // The object without the annotation gets kubectl's warning.
+    let output = twins.kubeupd.kubeupd().args(["apply", "-n", &twins.kubeupd.name, "-f", "-"]).write_stdin(plain).output().unwrap();
+    assert!(output.status.success());
+    let twin = TestNamespace::new("apply-warn");
+    twin.kubectl_ok(&["create", "configmap", "plain", "--from-literal=a=1", "-n", &twin.name]);
+    let output = twin.kubeupd().args(["apply", "-n", &twin.name, "-f", "-"]).write_stdin(plain).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("Warning: resource configmaps/plain is missing the kubectl.kubernetes.io/last-applied-configuration annotation"), "{stderr}");
+}
+
+#[test]
+fn server_side_apply_reports_conflicts_with_their_managers_and_forces_them() {
+    let namespace = TestNamespace::new("apply-ssa");
+    let theirs = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: owned}\ndata: {a: \"1\"}\n";
+    let output = with_stdin(
+        namespace.kubectl().args(["apply", "--server-side", "--field-manager", "other-team", "-n", &namespace.name, "-f", "-"]),
+        theirs,
+    );
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let ours = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: owned}\ndata: {a: \"2\"}\n";
+    let output = namespace.kubeupd().args(["apply", "--server-side", "-n", &namespace.name, "-f", "-"]).write_stdin(ours).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(".data.a: managed by \"other-team\""), "{stderr}");
+    assert!(stderr.contains("--force-conflicts"), "{stderr}");
+    assert_eq!(namespace.kubectl_ok(&["get", "cm", "owned", "-n", &namespace.name, "-o", "jsonpath={.data.a}"]), "1");
+
+    let output = namespace
+        .kubeupd()
+        .args(["apply", "--server-side", "--force-conflicts", "-n", &namespace.name, "-f", "-"])
+        .write_stdin(ours)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/owned serverside-applied\n");
+    let object = parse_json(namespace.kubectl_ok(&["get", "cm", "owned", "-n", &namespace.name, "-o", "json", "--show-managed-fields"]).as_bytes());
+    assert_eq!(object["data"]["a"], "2");
+    let managers: Vec<&str> = object["metadata"]["managedFields"].as_array().unwrap().iter().filter_map(|entry| entry["manager"].as_str()).collect();
+    assert!(managers.contains(&"kubeupd"), "{managers:?}");
+}
+
+#[test]
+fn three_hundred_objects_are_created_then_configured_then_unchanged() {
+    let namespace = TestNamespace::new("apply-many");
+    let manifest = |value: &str| -> String {
+        (0..300)
+            .map(|i| {
+                if i % 2 == 0 {
+                    format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm-{i}}}\ndata: {{v: \"{value}\"}}\n")
+                } else {
+                    format!(
+                        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d-{i}}}\nspec:\n  selector: {{matchLabels: {{app: d-{i}}}}}\n  \
+                         template:\n    metadata: {{labels: {{app: d-{i}}}}}\n    spec:\n      containers: [{{name: c, image: \"img:{value}\"}}]\n"
+                    )
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("---\n")
+    };
+    for (input, word) in [(manifest("1"), "created"), (manifest("2"), "configured"), (manifest("2"), "unchanged")] {
+        let output = namespace.kubeupd().args(["apply", "-n", &namespace.name, "-f", "-"]).write_stdin(input).output().unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert_eq!(lines.len(), 300);
+        assert!(lines.iter().all(|line| line.ends_with(&format!(" {word}"))), "{stdout}");
+        // Output stays in input order.
+        assert_eq!(lines[0], format!("configmap/cm-0 {word}"));
+        assert_eq!(lines[299], format!("deployment.apps/d-299 {word}"));
+        assert!(String::from_utf8_lossy(&output.stderr).contains(&format!("300 objects: 300 {word}")));
+    }
+    let count = namespace.kubectl_ok(&["get", "configmaps,deployments", "-n", &namespace.name, "-o", "name"]);
+    assert_eq!(count.lines().filter(|line| line.contains("cm-") || line.contains("d-")).count(), 300);
+}
+
+#[test]
+fn bad_input_applies_nothing() {
+    let namespace = TestNamespace::new("apply-bad");
+    let good = |name: &str| format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}}}\ndata: {{a: b}}\n");
+    let malformed = format!("{}---\n{}---\nkind: [unclosed\n", good("one"), good("two"));
+    let output = namespace.kubeupd().args(["apply", "-n", &namespace.name, "-f", "-"]).write_stdin(malformed).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("STDIN (document 3): invalid YAML"), "{stderr}");
+    let unknown = format!("{}---\napiVersion: v1\nkind: Frobnicator\nmetadata: {{name: x}}\n", good("three"));
+    let output = namespace.kubeupd().args(["apply", "-n", &namespace.name, "-f", "-"]).write_stdin(unknown).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("STDIN (document 2)") && stderr.contains("Frobnicator"), "{stderr}");
+    assert!(stderr.contains("nothing was applied"), "{stderr}");
+    let listed = namespace.kubectl_ok(&["get", "configmaps", "-n", &namespace.name, "-o", "name"]);
+    assert!(!listed.contains("configmap/one") && !listed.contains("configmap/three"), "{listed}");
+}
+
+#[test]
+fn annotations_over_the_limit_are_refused_before_sending() {
+    let namespace = TestNamespace::new("apply-big");
+    let big = "x".repeat(270_000);
+    let document = format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: big}}\ndata: {{blob: \"{big}\"}}\n");
+    let output = namespace.kubeupd().args(["apply", "-n", &namespace.name, "-f", "-"]).write_stdin(document.clone()).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--server-side") && stderr.contains("262144"), "{stderr}");
+    let output = namespace.kubeupd().args(["apply", "--server-side", "-n", &namespace.name, "-f", "-"]).write_stdin(document).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+}
+
+#[test]
+fn diff_shows_what_apply_would_change_with_kubectls_exit_codes() {
+    let namespace = TestNamespace::new("apply-diff");
+    namespace.apply(DEPLOYMENT_V1);
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), DEPLOYMENT_V1).unwrap();
+    let path = file.path().to_str().unwrap();
+    let same = namespace.kubeupd().args(["diff", "-n", &namespace.name, "-f", path]).output().unwrap();
+    assert_eq!(same.status.code(), Some(0), "{}", String::from_utf8_lossy(&same.stderr));
+    assert!(same.stdout.is_empty());
+    std::fs::write(file.path(), DEPLOYMENT_V1.replace("replicas: 2", "replicas: 4")).unwrap();
+    let changed = namespace.kubeupd().args(["diff", "-n", &namespace.name, "-f", path]).output().unwrap();
+    assert_eq!(changed.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&changed.stdout);
+    assert!(stdout.contains("-  replicas: 2\n+  replicas: 4\n"), "{stdout}");
+    // Nothing was changed by looking.
+    assert_eq!(namespace.kubectl_ok(&["get", "deploy", "web", "-n", &namespace.name, "-o", "jsonpath={.spec.replicas}"]), "2");
+    std::fs::write(file.path(), "apiVersion: v1\nkind: Nope\nmetadata: {name: x}\n").unwrap();
+    let failed = namespace.kubeupd().args(["diff", "-n", &namespace.name, "-f", path]).output().unwrap();
+    assert_eq!(failed.status.code(), Some(2));
+}
