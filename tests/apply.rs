@@ -302,3 +302,23 @@ fn diff_shows_what_apply_would_change_with_kubectls_exit_codes() {
     let failed = namespace.kubeupd().args(["diff", "-n", &namespace.name, "-f", path]).output().unwrap();
     assert_eq!(failed.status.code(), Some(2));
 }
+
+#[test]
+fn a_crd_and_its_resources_in_one_input_apply_in_order() {
+    let namespace = TestNamespace::new("apply-crd");
+    let group = format!("t{}.apply.kubeupd.test", namespace.name.replace('-', ""));
+    let input = format!(
+        "apiVersion: demo/v1\nkind: Sprocket\nmetadata: {{name: first}}\n---\n\
+         apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: sprockets.{group}}}\n\
+         spec:\n  group: {group}\n  scope: Namespaced\n  names: {{kind: Sprocket, plural: sprockets, singular: sprocket, listKind: SprocketList}}\n  \
+         versions: [{{name: v1, served: true, storage: true, schema: {{openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}}}}}]\n"
+    )
+    .replace("apiVersion: demo/v1", &format!("apiVersion: {group}/v1"));
+    let output = namespace.kubeupd().args(["apply", "-n", &namespace.name, "-f", "-"]).write_stdin(input).output().unwrap();
+    let _ = namespace.kubectl().args(["delete", "crd", &format!("sprockets.{group}"), "--wait=false"]).output();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        format!("sprocket.{group}/first created\ncustomresourcedefinition.apiextensions.k8s.io/sprockets.{group} created\n")
+    );
+}

@@ -297,7 +297,7 @@ async fn resolve_defined_kinds(
     let mut resolved = Vec::with_capacity(objects.len());
     for mut planned in std::mem::take(objects) {
         if planned.rt.is_none() {
-            match cluster.resolve_kind(&planned.api_version, &planned.kind).await {
+            match resolve_new_kind(cluster, &planned).await {
                 Ok(rt) => planned.rt = Some(rt),
                 Err(err) => {
                     let err = if flags.dry_run == DryRun::None {
@@ -313,6 +313,21 @@ async fn resolve_defined_kinds(
         resolved.push(planned);
     }
     *objects = resolved;
+}
+
+/// The resource type of a kind whose CustomResourceDefinition was just applied: discovery is read
+/// again, for a few seconds while the server starts serving it.
+async fn resolve_new_kind(cluster: &Cluster, planned: &Planned) -> anyhow::Result<ResourceType> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        cluster.rediscover().await?;
+        match cluster.resolve_kind(&planned.api_version, &planned.kind).await {
+            Err(err) if err.downcast_ref::<MappingError>().is_some() && tokio::time::Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+            result => return result,
+        }
+    }
 }
 
 async fn wait_until_established(cluster: &Cluster, crd_type: &ResourceType, name: &str) {

@@ -108,6 +108,12 @@ impl Cluster {
         self.refresh(&mut state).await
     }
 
+    /// Reads discovery from the server again, e.g. after creating CustomResourceDefinitions.
+    pub async fn rediscover(&self) -> anyhow::Result<()> {
+        let mut state = self.discovery.lock().await;
+        self.refresh(&mut state).await.map(drop)
+    }
+
     /// Looks `lookup` up in discovery, refreshing from the server once on a miss.
     async fn find<T>(&self, lookup: impl Fn(&Discovery) -> Option<T>) -> anyhow::Result<Option<T>> {
         if let Some(found) = lookup(&*self.discovery().await?) {

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The main job, on a fresh machine: bring up the local cluster (built once, then cached), build
+# kubeupd, and use it on the manifests in testdata/demo: apply them (namespace and CRD first),
+# read them back, show a change as a diff, apply the change, and apply again (unchanged).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/local-cluster.sh up
+eval "$(scripts/local-cluster.sh env)"
+cargo build --release --locked --quiet
+kubeupd=target/release/kubeupd
+step() { printf '\n$ kubeupd %s\n' "$*"; "$kubeupd" "$@"; }
+
+step apply -f testdata/demo
+step get deployments,services,configmaps,gizmos -n kubeupd-demo
+step get gizmo/sprocket -n kubeupd-demo -o yaml
+
+changed=$(mktemp -d)
+trap 'rm -rf "$changed"' EXIT
+cp testdata/demo/*.yaml "$changed/"
+sed -i 's/replicas: 2/replicas: 3/; s/nginx:1.27/nginx:1.28/' "$changed/20-app.yaml"
+printf '\n$ kubeupd diff -f <the demo, with 3 replicas and nginx:1.28>\n'
+"$kubeupd" diff -f "$changed" || [ $? -eq 1 ]
+step apply -f "$changed"
+step apply -f "$changed"
