@@ -10,6 +10,8 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+pub mod fake_server;
+
 /// The test cluster's kubeconfig; panics with instructions when it is not usable.
 pub fn kubeconfig() -> PathBuf {
     static CHECKED: OnceLock<PathBuf> = OnceLock::new();

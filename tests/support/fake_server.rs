@@ -1,0 +1,109 @@
+//! A small HTTP/1.1 server for tests: answers each request with whatever a handler returns, and
+//! records the requests it saw. For what a real apiserver cannot do (OpenAPI v3 on 1.20, faults).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+
+/// One request: method and path with its query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seen {
+    pub method: String,
+    pub path: String,
+}
+
+/// An answer: status code, content type and body.
+pub struct Reply {
+    pub status: u16,
+    pub content_type: &'static str,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    pub fn json(status: u16, body: &serde_json::Value) -> Self {
+        Reply { status, content_type: "application/json", body: body.to_string().into_bytes() }
+    }
+}
+
+/// A running fake server on a free loopback port; it lives as long as the test.
+pub struct FakeServer {
+    pub url: String,
+    seen: Arc<Mutex<Vec<Seen>>>,
+}
+
+impl FakeServer {
+    pub fn start(handler: impl Fn(&Seen) -> Reply + Send + Sync + 'static) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let recorded = seen.clone();
+        let handler = Arc::new(handler);
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let (handler, recorded) = (handler.clone(), recorded.clone());
+                std::thread::spawn(move || serve(stream, &*handler, &recorded));
+            }
+        });
+        FakeServer { url, seen }
+    }
+
+    /// The requests received so far.
+    pub fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+
+    /// A kubeconfig for this server, written into `dir`.
+    pub fn kubeconfig(&self, dir: &std::path::Path) -> std::path::PathBuf {
+        let path = dir.join("fake-kubeconfig");
+        let text = format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster:\n    server: {}\nusers:\n- name: fake\n  user: {{}}\n\
+             contexts:\n- name: fake\n  context: {{cluster: fake, user: fake, namespace: default}}\ncurrent-context: fake\n",
+            self.url
+        );
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+}
+
+fn serve(stream: TcpStream, handler: &(dyn Fn(&Seen) -> Reply + Send + Sync), recorded: &Mutex<Vec<Seen>>) {
+    let mut reader = BufReader::new(stream.try_clone().expect("a socket"));
+    let mut writer = stream;
+    loop {
+        let mut request_line = String::new();
+        if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
+            return;
+        }
+        let mut parts = request_line.split_whitespace();
+        let seen = Seen { method: parts.next().unwrap_or("").to_string(), path: parts.next().unwrap_or("").to_string() };
+        let mut length = 0;
+        loop {
+            let mut header = String::new();
+            if reader.read_line(&mut header).unwrap_or(0) == 0 {
+                return;
+            }
+            if header == "\r\n" {
+                break;
+            }
+            if let Some((name, value)) = header.split_once(':')
+                && name.eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse().unwrap_or(0);
+            }
+        }
+        let mut body = vec![0; length];
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
+        recorded.lock().unwrap().push(seen.clone());
+        let reply = handler(&seen);
+        let head = format!(
+            "HTTP/1.1 {} Fake\r\nContent-Type: {}\r\nContent-Length: {}\r\n\r\n",
+            reply.status,
+            reply.content_type,
+            reply.body.len()
+        );
+        if writer.write_all(head.as_bytes()).and_then(|_| writer.write_all(&reply.body)).is_err() {
+            return;
+        }
+    }
+}
