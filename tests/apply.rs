@@ -322,3 +322,58 @@ fn a_crd_and_its_resources_in_one_input_apply_in_order() {
         format!("sprocket.{group}/first created\ncustomresourcedefinition.apiextensions.k8s.io/sprockets.{group} created\n")
     );
 }
+
+#[test]
+fn force_recreates_an_object_whose_immutable_fields_changed() {
+    let namespace = TestNamespace::new("apply-force");
+    let apply = |yaml: &str, extra: &[&str]| {
+        let mut command = namespace.kubeupd();
+        command.args(["apply", "-n", &namespace.name, "-f", "-"]).args(extra);
+        command.write_stdin(yaml.to_string()).output().unwrap()
+    };
+    assert!(apply(DEPLOYMENT_V1, &[]).status.success());
+    let uid = namespace.kubectl_ok(&["get", "deploy", "web", "-n", &namespace.name, "-o", "jsonpath={.metadata.uid}"]);
+    // The selector of a Deployment cannot change: the patch is refused...
+    let reselected = DEPLOYMENT_V1.replace("matchLabels: {app: web}", "matchLabels: {app: web, v: \"2\"}").replace("labels: {app: web}}", "labels: {app: web, v: \"2\"}}");
+    let refused = apply(&reselected, &[]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("field is immutable"), "{}", String::from_utf8_lossy(&refused.stderr));
+    // ...and --force deletes and creates the object instead.
+    let forced = apply(&reselected, &["--force"]);
+    assert!(forced.status.success(), "{}", String::from_utf8_lossy(&forced.stderr));
+    let object = parse_json(namespace.kubectl_ok(&["get", "deploy", "web", "-n", &namespace.name, "-o", "json"]).as_bytes());
+    assert_ne!(object["metadata"]["uid"], Value::String(uid));
+    assert_eq!(object["spec"]["selector"]["matchLabels"]["v"], "2");
+}
+
+#[test]
+fn dry_runs_send_nothing() {
+    let namespace = TestNamespace::new("apply-dry");
+    for mode in ["--dry-run=client", "--dry-run=server"] {
+        let output = namespace.kubeupd().args(["apply", mode, "-n", &namespace.name, "-f", "-"]).write_stdin(DEPLOYMENT_V1).output().unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let suffix = if mode.ends_with("client") { "(dry run)" } else { "(server dry run)" };
+        assert_eq!(String::from_utf8_lossy(&output.stdout), format!("deployment.apps/web created {suffix}\n"));
+    }
+    let listed = namespace.kubectl_ok(&["get", "deployments", "-n", &namespace.name, "-o", "name"]);
+    assert!(listed.is_empty(), "{listed}");
+}
+
+#[test]
+fn discovery_and_openapi_are_read_once_then_cached() {
+    let namespace = TestNamespace::new("apply-cache");
+    let run = |yaml: &str| {
+        let output = namespace.kubeupd().args(["apply", "-v=6", "-n", &namespace.name, "-f", "-"]).write_stdin(yaml.to_string()).output().unwrap();
+        assert!(output.status.success());
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let first = run(DEPLOYMENT_V1);
+    assert!(first.contains("/apis/apps/v1 200"), "discovery read from the server:\n{first}");
+    assert!(!first.contains("/openapi/"), "creating needs no patch metadata:\n{first}");
+    let second = run(&DEPLOYMENT_V1.replace("replicas: 2", "replicas: 3"));
+    assert!(second.contains("/openapi/v2 200"), "patching needs patch metadata:\n{second}");
+    assert!(!second.contains("/apis/apps/v1 200"), "discovery came from the cache:\n{second}");
+    let third = run(&DEPLOYMENT_V1.replace("replicas: 2", "replicas: 4"));
+    let requests: Vec<&str> = third.lines().filter(|line| line.ends_with(" milliseconds")).collect();
+    assert_eq!(requests.len(), 2, "only the GET and the PATCH of the object:\n{third}");
+}

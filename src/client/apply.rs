@@ -63,7 +63,7 @@ impl Cluster {
     ) -> anyhow::Result<Applied> {
         let name = document["metadata"]["name"].as_str().context("the object has no metadata.name")?;
         let modified = if options.record { last_applied::with_annotation(document) } else { last_applied::configuration(document) };
-        let schema = self.patch_schema(&rt.api_version(), &rt.kind).await?;
+        let mut schema = None;
         let mut attempt = 1;
         loop {
             let live = match self.get(rt, namespace, name).await {
@@ -79,6 +79,10 @@ impl Cluster {
                 }
                 Err(err) => return Err(err),
             };
+            if schema.is_none() {
+                schema = Some(self.patch_schema(&rt.api_version(), &rt.kind).await?);
+            }
+            let schema = schema.as_ref().expect("just looked up");
             let missing_last_applied = last_applied::recorded(&live).is_none();
             let (patch, patch_type) = three_way_patch(&live, &modified, schema.as_ref(), options.overwrite)?;
             let applied = |action, object, patch| Applied {

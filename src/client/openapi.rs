@@ -1,7 +1,8 @@
 //! The server's OpenAPI documents, read for patch metadata: v3 for the object's group-version when
 //! the server serves it, else v2. Both are pruned to what patching needs and cached on disk (v3 by
-//! the content hash the server gives, v2 by server version), and each is read at most once per run.
-//! When the server's documents cannot be read, the embedded metadata is used.
+//! the content hash the server gives, v2 by server version; the v3 index and the version for as long
+//! as discovery), and each is read at most once per run. When the server's documents cannot be
+//! read, the embedded metadata is used.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,9 +11,14 @@ use http::{Request, header};
 use serde_json::Value;
 use tokio::sync::Mutex;
 
-use super::disk_cache::DiskCache;
+use super::disk_cache::{DISCOVERY_TTL, DiskCache};
 use super::{Cluster, api_error};
 use crate::schema::{self, KindSchema, OpenApiSchema};
+
+/// Cache file of the `/openapi/v3` index (`null` when the server does not serve v3).
+const V3_INDEX: &str = "v3-index.json";
+/// Cache file of the server's `/version`.
+const VERSION: &str = "version.json";
 
 /// The OpenAPI documents read so far in this run, and where they are cached on disk.
 pub(crate) struct OpenApiCache {
@@ -67,12 +73,19 @@ impl Cluster {
     /// The v3 document of the group-version, or `None` when the server does not serve v3 or it.
     async fn openapi_v3(&self, memory: &mut Memory, api_version: &str) -> anyhow::Result<Option<Arc<OpenApiSchema>>> {
         if memory.v3_index.is_none() {
-            let index = match self.get_json("/openapi/v3").await {
-                Ok(index) => Some(index),
-                Err(err) if api_error(&err).is_some_and(|err| err.code == 404) => None,
-                Err(err) => return Err(err),
+            let index = match self.cached_small(V3_INDEX) {
+                Some(index) => index,
+                None => {
+                    let index = match self.get_json("/openapi/v3").await {
+                        Ok(index) => index,
+                        Err(err) if api_error(&err).is_some_and(|err| err.code == 404) => Value::Null,
+                        Err(err) => return Err(err),
+                    };
+                    self.store_small(V3_INDEX, &index);
+                    index
+                }
             };
-            memory.v3_index = Some(index);
+            memory.v3_index = Some(Some(index).filter(|index| !index.is_null()));
         }
         let Some(Some(index)) = &memory.v3_index else { return Ok(None) };
         let Some(url) = v3_document_url(index, api_version) else { return Ok(None) };
@@ -91,7 +104,14 @@ impl Cluster {
             return document.clone();
         }
         let read = async {
-            let version = self.get_json("/version").await?;
+            let version = match self.cached_small(VERSION) {
+                Some(version) => version,
+                None => {
+                    let version = self.get_json("/version").await?;
+                    self.store_small(VERSION, &version);
+                    version
+                }
+            };
             let git_version = version["gitVersion"].as_str().unwrap_or("unknown");
             let cache_name = format!("v2-{}.json", git_version.replace(|c: char| !c.is_ascii_alphanumeric() && c != '.', "_"));
             match self.cached_openapi(&cache_name) {
@@ -108,6 +128,18 @@ impl Cluster {
         };
         memory.v2 = Some(document.clone());
         document
+    }
+
+    /// A small answer cached for as long as discovery (the v3 index, the server version).
+    fn cached_small(&self, name: &str) -> Option<Value> {
+        let bytes = self.openapi.disk.as_ref()?.load(name, Some(DISCOVERY_TTL))?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    fn store_small(&self, name: &str, value: &Value) {
+        if let (Some(disk), Ok(bytes)) = (&self.openapi.disk, serde_json::to_vec(value)) {
+            disk.store(name, &bytes);
+        }
     }
 
     fn cached_openapi(&self, name: &str) -> Option<Arc<OpenApiSchema>> {
