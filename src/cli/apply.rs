@@ -181,7 +181,8 @@ pub(super) async fn plan(
 ) -> anyhow::Result<Vec<Planned>> {
     let objects = manifest::read_paths(filenames, recursive)?;
     if objects.is_empty() {
-        bail!("no objects passed to apply");
+        let names: Vec<String> = filenames.iter().map(|path| path.display().to_string()).collect();
+        bail!("no objects passed to apply: {} holds none", names.join(", "));
     }
     let defined = kinds_defined_by_crds(&objects);
     let mut planned = Vec::with_capacity(objects.len());
@@ -197,7 +198,9 @@ pub(super) async fn plan(
         for error in &errors {
             eprintln!("{error}");
         }
-        eprintln!("error: nothing was applied: {} of the objects cannot be applied", errors.len());
+        if errors.len() > 1 {
+            eprintln!("error: nothing was applied: {} of the objects cannot be applied", errors.len());
+        }
         return Err(Reported(1).into());
     }
     Ok(planned)

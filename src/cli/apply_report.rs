@@ -180,7 +180,8 @@ fn failure(location: &str, err: &anyhow::Error) -> String {
     if let Some(conflicts) = apply_conflicts(err) {
         return format!("error: when applying {location}: {conflicts}");
     }
-    let line = error_line(err);
+    // Several causes of an invalid object are listed on one line, each after "* ".
+    let line = error_line(err).replace(": \n* ", ": * ").replace("\n* ", "; * ");
     format!("error: when applying {location}: {}", line.strip_prefix("error: ").unwrap_or(&line))
 }
 

@@ -101,7 +101,7 @@ pub fn parse(text: &str, source: &str) -> anyhow::Result<Vec<ManifestObject>> {
     } else {
         let mut documents = Vec::new();
         for (index, (first_line, document)) in yaml_documents(text).enumerate() {
-            let value: Value = serde_saphyr::from_str(document).map_err(|err| {
+            let value: Value = serde_saphyr::from_str_with_options(document, yaml_options()).map_err(|err| {
                 anyhow::anyhow!("{source} (document {}): invalid YAML: {}", index + 1, describe_yaml_error(&err.to_string(), first_line))
             })?;
             documents.push(value);
@@ -127,6 +127,12 @@ pub fn parse(text: &str, source: &str) -> anyhow::Result<Vec<ManifestObject>> {
     Ok(objects)
 }
 
+/// The parser's limits: serde-saphyr's defaults (which stop alias bombs and runaway documents),
+/// with nesting allowed as deep as serde_json allows it, for large CustomResourceDefinition schemas.
+fn yaml_options() -> serde_saphyr::Options {
+    serde_saphyr::options! { budget: serde_saphyr::budget! { max_depth: 128 } }
+}
+
 /// The YAML documents of a stream (the text between lines that start with `---`), each with the
 /// number of its first line in the stream, counting from 0.
 fn yaml_documents(text: &str) -> impl Iterator<Item = (usize, &str)> {
@@ -150,6 +156,14 @@ fn describe_yaml_error(message: &str, first_line: usize) -> String {
     let message = message.lines().next().unwrap_or_default().trim();
     let message = message.strip_prefix("error: ").unwrap_or(message);
     let message = message.split(", set DuplicateKeyPolicy").next().unwrap_or(message);
+    let message = if message.contains("budget breached: Nodes") {
+        message.split("budget breached").next().unwrap_or_default().to_string() + "the document has too many nodes (an alias bomb?)"
+    } else if message.contains("budget breached: Depth") {
+        message.split("budget breached").next().unwrap_or_default().to_string() + "the document is nested more than 128 levels deep"
+    } else {
+        message.to_string()
+    };
+    let message = message.as_str();
     let located = message.strip_prefix("line ").and_then(|rest| rest.split_once(' '));
     match located.and_then(|(number, rest)| Some((number.parse::<usize>().ok()?, rest))) {
         Some((number, rest)) => format!("line {} {rest}", number + first_line),
@@ -158,12 +172,19 @@ fn describe_yaml_error(message: &str, first_line: usize) -> String {
 }
 
 fn validated(object: Value, source: &str, document: usize) -> anyhow::Result<ManifestObject> {
-    let has = |pointer: &str| object.pointer(pointer).and_then(Value::as_str).is_some_and(|text| !text.is_empty());
+    let shown = || {
+        let text = serde_json::to_string(&object).unwrap_or_default();
+        text.chars().take(80).collect::<String>()
+    };
+    if !object.is_object() {
+        bail!("{source} (document {document}): the document is not an object: {}", shown());
+    }
     for (pointer, field) in [("/apiVersion", "apiVersion"), ("/kind", "kind"), ("/metadata/name", "metadata.name")] {
-        if !has(pointer) {
-            let shown = serde_json::to_string(&object).unwrap_or_default();
-            let shown: String = shown.chars().take(80).collect();
-            bail!("{source} (document {document}): the object has no {field}: {shown}");
+        match object.pointer(pointer) {
+            None | Some(Value::Null) => bail!("{source} (document {document}): the object has no {field}: {}", shown()),
+            Some(Value::String(text)) if text.is_empty() => bail!("{source} (document {document}): the object's {field} is empty"),
+            Some(Value::String(_)) => {}
+            Some(other) => bail!("{source} (document {document}): the object's {field} must be a string, not {other}"),
         }
     }
     Ok(ManifestObject { source: source.to_string(), document, object })
@@ -196,6 +217,10 @@ mod tests {
         let err = parse("apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n", "f.yaml").unwrap_err();
         assert!(err.to_string().starts_with("f.yaml (document 1): the object has no metadata.name"), "{err}");
         assert!(parse("kind: ConfigMap\n", "f.yaml").is_err());
+        let err = parse("apiVersion: v1\nkind: [ConfigMap]\nmetadata: {name: a}\n", "f.yaml").unwrap_err();
+        assert_eq!(err.to_string(), r#"f.yaml (document 1): the object's kind must be a string, not ["ConfigMap"]"#);
+        let err = parse("just words\n", "f.yaml").unwrap_err();
+        assert_eq!(err.to_string(), r#"f.yaml (document 1): the document is not an object: "just words""#);
     }
 
     #[test]
