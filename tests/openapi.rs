@@ -42,7 +42,7 @@ async fn prefers_the_servers_v3_document_and_caches_it_by_hash() {
     let server = FakeServer::start(|seen| match seen.path.as_str() {
         "/openapi/v3" => Reply::json(200, &json!({"paths": {"apis/apps/v1": {"serverRelativeURL": "/openapi/v3/apis/apps/v1?hash=ABC123"}}})),
         "/openapi/v3/apis/apps/v1?hash=ABC123" => Reply::json(200, &apps_v1_document()),
-        _ => Reply::json(404, &json!({"kind": "Status", "code": 404, "reason": "NotFound", "message": "not here"})),
+        _ => Reply::status(404, "NotFound", "not here"),
     });
     let dir = tempfile::tempdir().unwrap();
     let kubeconfig = server.kubeconfig(dir.path());
@@ -60,9 +60,9 @@ async fn prefers_the_servers_v3_document_and_caches_it_by_hash() {
 #[tokio::test]
 async fn falls_back_to_the_embedded_metadata_when_the_server_has_none() {
     let server = FakeServer::start(|seen| match seen.path.as_str() {
-        "/openapi/v3" => Reply::json(404, &json!({"kind": "Status", "code": 404, "reason": "NotFound", "message": "no v3"})),
+        "/openapi/v3" => Reply::status(404, "NotFound", "no v3"),
         "/version" => Reply::json(200, &json!({"gitVersion": "v1.99.0"})),
-        _ => Reply::json(500, &json!({"kind": "Status", "code": 500, "reason": "InternalError", "message": "broken"})),
+        _ => Reply::status(500, "InternalError", "broken"),
     });
     let dir = tempfile::tempdir().unwrap();
     assert_eq!(containers_merge_key(&connect(server.kubeconfig(dir.path()), dir.path()).await).await, "name");

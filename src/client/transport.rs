@@ -4,7 +4,7 @@ use std::error::Error as StdError;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http::{Request, StatusCode};
+use http::{Method, Request, StatusCode};
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use kube::client::retry::RetryPolicy;
@@ -14,6 +14,9 @@ use tower::retry::RetryLayer;
 use tower_http::decompression::DecompressionLayer;
 
 use super::error::{ApiError, ConnectionError};
+
+/// How many times a read is sent when the connection fails.
+const READ_ATTEMPTS: u32 = 3;
 
 /// A kube client plus what is needed to log and time requests the way kubectl does.
 #[derive(Clone)]
@@ -37,13 +40,37 @@ impl Transport {
     }
 
     /// Sends `request` (its URI is a path on the server) and returns the body of a 2xx answer.
-    /// Other answers become [`ApiError`]; unreachable servers become [`ConnectionError`].
+    /// Other answers become [`ApiError`]; unreachable servers become [`ConnectionError`]. Reads
+    /// are sent again when the connection fails; writes are not (the caller decides).
     pub(crate) async fn send(&self, request: Request<Vec<u8>>) -> anyhow::Result<Bytes> {
-        let (status, body) = self.exchange(request).await?;
+        let (status, body) = if request.method() == Method::GET {
+            self.exchange_retrying(request).await?
+        } else {
+            self.exchange(request).await?
+        };
         if status.is_success() {
             Ok(body)
         } else {
             Err(ApiError::from_response(status, &body).into())
+        }
+    }
+
+    /// [`Transport::exchange`], tried up to [`READ_ATTEMPTS`] times while the connection fails.
+    async fn exchange_retrying(&self, request: Request<Vec<u8>>) -> anyhow::Result<(StatusCode, Bytes)> {
+        let mut attempt = 1;
+        loop {
+            let mut copy = Request::builder().method(request.method()).uri(request.uri());
+            if let Some(headers) = copy.headers_mut() {
+                headers.extend(request.headers().clone());
+            }
+            match self.exchange(copy.body(request.body().clone())?).await {
+                Err(err) if err.downcast_ref::<ConnectionError>().is_some() && attempt < READ_ATTEMPTS => {
+                    tracing::debug!("{err:#}; reading again");
+                    tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
+                    attempt += 1;
+                }
+                outcome => return outcome,
+            }
         }
     }
 
@@ -89,7 +116,7 @@ impl Transport {
     }
 }
 
-/// kube's client stack (base URI, gzip, retries on 429/503/504, credentials, extra headers) over a connector with
+/// kube's client stack (base URI, gzip, bounded retries on 429/503/504, credentials, extra headers) over a connector with
 /// `TCP_NODELAY`: without it, the request written right after the TLS handshake waits for the
 /// server's delayed ACK, about 40 ms on every new connection.
 fn build_client(config: &kube::Config) -> kube::Result<kube::Client> {
@@ -102,12 +129,18 @@ fn build_client(config: &kube::Config) -> kube::Result<kube::Client> {
     let service = ServiceBuilder::new()
         .layer(config.base_uri_layer())
         .layer(DecompressionLayer::new().gzip(!config.disable_compression))
-        .option_layer(config.default_retry.then(|| RetryLayer::new(RetryPolicy::server_retry())))
+        .option_layer(config.default_retry.then(bounded_server_retry))
         .option_layer(config.auth_layer()?)
         .layer(config.extra_headers_layer()?)
         .map_err(tower::BoxError::from)
         .service(hyper_client);
     Ok(kube::Client::new(service, config.default_namespace.clone()))
+}
+
+/// Answers of 429, 503 and 504 are retried at most four times, 100 ms to 2 s apart (or after the
+/// server's `Retry-After`), so that an overloaded server ends in a clear error soon.
+fn bounded_server_retry() -> RetryLayer<RetryPolicy> {
+    RetryLayer::new(RetryPolicy::new(Duration::from_millis(100), Duration::from_secs(2), 4, true).expect("valid backoff"))
 }
 
 /// The innermost cause of a transport failure, in words a reader knows.

@@ -1,27 +1,52 @@
-//! A small HTTP/1.1 server for tests: answers each request with whatever a handler returns, and
-//! records the requests it saw. For what a real apiserver cannot do (OpenAPI v3 on 1.20, faults).
+//! A small HTTP/1.1 server for tests: answers each request with whatever a handler returns (a reply,
+//! a reset connection, a slow reply), and records the requests it saw. For what a real apiserver
+//! cannot do: OpenAPI v3 on 1.20, and faults.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
-/// One request: method and path with its query.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One request: method, path with its query, the headers that matter, and the body.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Seen {
     pub method: String,
     pub path: String,
+    pub content_type: Option<String>,
+    pub accept: Option<String>,
+    pub body: Vec<u8>,
 }
 
-/// An answer: status code, content type and body.
+/// What the server does with a request.
+pub enum Answer {
+    Reply(Reply),
+    /// Close the connection without answering.
+    Reset,
+    /// Answer after a pause.
+    Slow(std::time::Duration, Reply),
+}
+
+/// An answer: status code, content type, extra headers and body.
 pub struct Reply {
     pub status: u16,
-    pub content_type: &'static str,
+    pub content_type: String,
+    pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
 }
 
 impl Reply {
     pub fn json(status: u16, body: &serde_json::Value) -> Self {
-        Reply { status, content_type: "application/json", body: body.to_string().into_bytes() }
+        Reply { status, content_type: "application/json".into(), headers: Vec::new(), body: body.to_string().into_bytes() }
+    }
+
+    /// A `metav1.Status` failure.
+    pub fn status(code: u16, reason: &str, message: &str) -> Self {
+        Reply::json(code, &serde_json::json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": code, "reason": reason, "message": message}))
+    }
+}
+
+impl From<Reply> for Answer {
+    fn from(reply: Reply) -> Self {
+        Answer::Reply(reply)
     }
 }
 
@@ -32,7 +57,12 @@ pub struct FakeServer {
 }
 
 impl FakeServer {
-    pub fn start(handler: impl Fn(&Seen) -> Reply + Send + Sync + 'static) -> Self {
+    pub fn start<A: Into<Answer>>(handler: impl Fn(&Seen) -> A + Send + Sync + 'static) -> Self {
+        let handler = move |seen: &Seen| handler(seen).into();
+        Self::start_answering(handler)
+    }
+
+    fn start_answering(handler: impl Fn(&Seen) -> Answer + Send + Sync + 'static) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
         let url = format!("http://{}", listener.local_addr().unwrap());
         let seen = Arc::new(Mutex::new(Vec::new()));
@@ -65,7 +95,7 @@ impl FakeServer {
     }
 }
 
-fn serve(stream: TcpStream, handler: &(dyn Fn(&Seen) -> Reply + Send + Sync), recorded: &Mutex<Vec<Seen>>) {
+fn serve(stream: TcpStream, handler: &(dyn Fn(&Seen) -> Answer + Send + Sync), recorded: &Mutex<Vec<Seen>>) {
     let mut reader = BufReader::new(stream.try_clone().expect("a socket"));
     let mut writer = stream;
     loop {
@@ -74,7 +104,7 @@ fn serve(stream: TcpStream, handler: &(dyn Fn(&Seen) -> Reply + Send + Sync), re
             return;
         }
         let mut parts = request_line.split_whitespace();
-        let seen = Seen { method: parts.next().unwrap_or("").to_string(), path: parts.next().unwrap_or("").to_string() };
+        let mut seen = Seen { method: parts.next().unwrap_or("").to_string(), path: parts.next().unwrap_or("").to_string(), ..Seen::default() };
         let mut length = 0;
         loop {
             let mut header = String::new();
@@ -84,20 +114,35 @@ fn serve(stream: TcpStream, handler: &(dyn Fn(&Seen) -> Reply + Send + Sync), re
             if header == "\r\n" {
                 break;
             }
-            if let Some((name, value)) = header.split_once(':')
-                && name.eq_ignore_ascii_case("content-length")
-            {
-                length = value.trim().parse().unwrap_or(0);
+            if let Some((name, value)) = header.split_once(':') {
+                let value = value.trim().to_string();
+                match name.to_ascii_lowercase().as_str() {
+                    "content-length" => length = value.parse().unwrap_or(0),
+                    "content-type" => seen.content_type = Some(value),
+                    "accept" => seen.accept = Some(value),
+                    _ => {}
+                }
             }
         }
-        let mut body = vec![0; length];
-        if reader.read_exact(&mut body).is_err() {
+        seen.body = vec![0; length];
+        if reader.read_exact(&mut seen.body).is_err() {
             return;
         }
         recorded.lock().unwrap().push(seen.clone());
-        let reply = handler(&seen);
+        let reply = match handler(&seen) {
+            Answer::Reset => {
+                let _ = writer.shutdown(std::net::Shutdown::Both);
+                return;
+            }
+            Answer::Slow(pause, reply) => {
+                std::thread::sleep(pause);
+                reply
+            }
+            Answer::Reply(reply) => reply,
+        };
+        let extra: String = reply.headers.iter().map(|(name, value)| format!("{name}: {value}\r\n")).collect();
         let head = format!(
-            "HTTP/1.1 {} Fake\r\nContent-Type: {}\r\nContent-Length: {}\r\n\r\n",
+            "HTTP/1.1 {} Fake\r\nContent-Type: {}\r\n{extra}Content-Length: {}\r\n\r\n",
             reply.status,
             reply.content_type,
             reply.body.len()

@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 pub mod fake_server;
+pub mod fault_proxy;
 
 /// The test cluster's kubeconfig; panics with instructions when it is not usable.
 pub fn kubeconfig() -> PathBuf {

@@ -1,0 +1,164 @@
+//! kubeupd behind a fault-injecting proxy in front of the real apiserver: reads are retried,
+//! writes only where it is safe (conflicts are re-read and recomputed), nothing is created twice,
+//! failures of a multi-object apply are reported object by object, and every failure ends in one
+//! clear error within bounded time.
+mod support;
+
+use std::time::{Duration, Instant};
+
+use support::TestNamespace;
+use support::fault_proxy::{Fault, FaultProxy};
+
+/// A test namespace, a proxy in front of the apiserver, and kubeupd pointed at the proxy.
+struct Rig {
+    namespace: TestNamespace,
+    proxy: FaultProxy,
+    dir: tempfile::TempDir,
+}
+
+impl Rig {
+    fn new(prefix: &str) -> Self {
+        Rig { namespace: TestNamespace::new(prefix), proxy: FaultProxy::start(), dir: tempfile::tempdir().unwrap() }
+    }
+
+    fn kubeupd(&self, args: &[&str], stdin: &str) -> (std::process::Output, Duration) {
+        let started = Instant::now();
+        let output = assert_cmd::Command::cargo_bin("kubeupd")
+            .unwrap()
+            .arg("--kubeconfig")
+            .arg(self.proxy.kubeconfig(self.dir.path()))
+            .arg("--cache-dir")
+            .arg(self.dir.path().join("cache"))
+            .args(["-n", &self.namespace.name])
+            .args(args)
+            .env_remove("KUBECONFIG")
+            .write_stdin(stdin.to_string())
+            .output()
+            .unwrap();
+        (output, started.elapsed())
+    }
+
+    fn count(&self, method: &str, path_contains: &str) -> usize {
+        self.proxy.seen().iter().filter(|seen| seen.method == method && seen.path.contains(path_contains)).count()
+    }
+}
+
+fn configmap(name: &str, value: &str) -> String {
+    format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}}}\ndata: {{v: \"{value}\"}}\n")
+}
+
+fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn reads_are_retried_after_a_reset_connection() {
+    let rig = Rig::new("rel-read");
+    rig.namespace.apply(&configmap("x", "1"));
+    rig.proxy.inject("GET", "/configmaps/x", Fault::Reset { after_forwarding: false }, 2);
+    let (output, _) = rig.kubeupd(&["get", "configmap", "x", "-o", "name"], "");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/x\n");
+    assert_eq!(rig.count("GET", "/configmaps/x"), 3);
+}
+
+#[test]
+fn too_many_requests_waits_for_retry_after() {
+    let rig = Rig::new("rel-429");
+    rig.namespace.apply(&configmap("x", "1"));
+    rig.proxy.inject("GET", "/configmaps/x", Fault::Status { code: 429, reason: "TooManyRequests", retry_after: Some(1) }, 1);
+    let (output, elapsed) = rig.kubeupd(&["get", "configmap", "x", "-o", "name"], "");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(rig.count("GET", "/configmaps/x"), 2);
+    assert!(elapsed >= Duration::from_secs(1), "Retry-After was not honoured: {elapsed:?}");
+}
+
+#[test]
+fn a_storm_of_server_errors_ends_in_one_clear_error_in_bounded_time() {
+    let rig = Rig::new("rel-503");
+    rig.namespace.apply(&configmap("x", "1"));
+    rig.proxy.inject("GET", "/configmaps/x", Fault::Status { code: 503, reason: "ServiceUnavailable", retry_after: None }, 1000);
+    let (output, elapsed) = rig.kubeupd(&["get", "configmap", "x"], "");
+    assert_eq!(output.status.code(), Some(1));
+    let text = stderr(&output);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.contains("ServiceUnavailable"), "{text}");
+    assert!(elapsed < Duration::from_secs(30), "gave up only after {elapsed:?}");
+    assert!(rig.count("GET", "/configmaps/x") <= 6, "retried {} times", rig.count("GET", "/configmaps/x"));
+}
+
+#[test]
+fn apply_rereads_and_recomputes_on_conflicts() {
+    let rig = Rig::new("rel-409");
+    rig.namespace.apply(&configmap("x", "1"));
+    rig.proxy.inject("PATCH", "/configmaps/x", Fault::Status { code: 409, reason: "Conflict", retry_after: None }, 3);
+    let (output, _) = rig.kubeupd(&["apply", "-f", "-"], &configmap("x", "2"));
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/x configured\n");
+    assert_eq!(rig.count("PATCH", "/configmaps/x"), 4);
+    assert!(rig.count("GET", "/configmaps/x") >= 4, "each attempt reads the object again");
+    assert_eq!(rig.namespace.kubectl_ok(&["get", "cm", "x", "-n", &rig.namespace.name, "-o", "jsonpath={.data.v}"]), "2");
+}
+
+#[test]
+fn endless_conflicts_give_up_after_the_last_attempt() {
+    let rig = Rig::new("rel-409s");
+    rig.namespace.apply(&configmap("x", "1"));
+    rig.proxy.inject("PATCH", "/configmaps/x", Fault::Status { code: 409, reason: "Conflict", retry_after: None }, 1000);
+    let (output, elapsed) = rig.kubeupd(&["apply", "-f", "-"], &configmap("x", "2"));
+    assert_eq!(output.status.code(), Some(1));
+    let text = stderr(&output);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.contains("Conflict"), "{text}");
+    assert_eq!(rig.count("PATCH", "/configmaps/x"), 5);
+    assert!(elapsed < Duration::from_secs(30), "{elapsed:?}");
+}
+
+#[test]
+fn a_create_whose_answer_is_lost_is_not_repeated() {
+    let rig = Rig::new("rel-create");
+    rig.proxy.inject("POST", "/configmaps", Fault::Reset { after_forwarding: true }, 1);
+    let (output, _) = rig.kubeupd(&["apply", "-f", "-"], &configmap("x", "1"));
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/x created\n");
+    assert_eq!(rig.count("POST", "/configmaps"), 1, "the object was found, not created again");
+    let listed = rig.namespace.kubectl_ok(&["get", "cm", "-n", &rig.namespace.name, "-o", "name"]);
+    assert_eq!(listed.lines().filter(|line| line.starts_with("configmap/x")).count(), 1);
+}
+
+#[test]
+fn a_patch_whose_answer_is_lost_is_checked_not_resent_blindly() {
+    let rig = Rig::new("rel-patch");
+    rig.namespace.apply(&configmap("x", "1"));
+    rig.proxy.inject("PATCH", "/configmaps/x", Fault::Reset { after_forwarding: true }, 1);
+    let (output, _) = rig.kubeupd(&["apply", "-f", "-"], &configmap("x", "2"));
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/x configured\n");
+    assert_eq!(rig.count("PATCH", "/configmaps/x"), 1, "the re-read showed the patch had been applied");
+}
+
+#[test]
+fn a_partial_multi_object_apply_says_what_was_and_was_not_applied() {
+    let rig = Rig::new("rel-partial");
+    rig.proxy.inject("POST", "/configmaps", Fault::Status { code: 500, reason: "InternalError", retry_after: None }, 1);
+    let input = [configmap("a", "1"), configmap("b", "1"), configmap("c", "1")].join("---\n");
+    let (output, _) = rig.kubeupd(&["apply", "--concurrency", "1", "-f", "-"], &input);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/b created\nconfigmap/c created\n");
+    let text = stderr(&output);
+    assert!(text.contains("STDIN (document 1)") && text.contains("InternalError"), "{text}");
+    assert!(text.contains("3 objects: 2 created, 1 failed"), "{text}");
+}
+
+#[test]
+fn slow_answers_end_at_the_request_timeout() {
+    let rig = Rig::new("rel-slow");
+    rig.namespace.apply(&configmap("x", "1"));
+    rig.proxy.inject("GET", "/configmaps/x", Fault::Slow(Duration::from_secs(5)), 10);
+    let (output, elapsed) = rig.kubeupd(&["--request-timeout=1s", "get", "configmap", "x"], "");
+    assert_eq!(output.status.code(), Some(1));
+    let text = stderr(&output);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.contains("timed out after 1s"), "{text}");
+    assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
+}

@@ -1,0 +1,122 @@
+//! A proxy in front of the real apiserver that injects faults: kubeupd talks plain HTTP to it, it
+//! forwards to the apiserver (over TLS, with the test credentials) unless a rule says otherwise.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::fake_server::{Answer, FakeServer, Reply, Seen};
+
+/// A fault to inject into matching requests.
+#[derive(Clone)]
+pub enum Fault {
+    /// Answer with this status (and reason) instead of forwarding.
+    Status { code: u16, reason: &'static str, retry_after: Option<u32> },
+    /// Close the connection without answering, after forwarding (the request happened) or not.
+    Reset { after_forwarding: bool },
+    /// Forward, then hold the answer back this long.
+    Slow(Duration),
+}
+
+/// Which requests a fault applies to, and how many times.
+pub struct Rule {
+    pub method: &'static str,
+    pub path_contains: String,
+    pub fault: Fault,
+    pub times: usize,
+}
+
+/// The proxy; `url` goes in the kubeconfig kubeupd uses.
+pub struct FaultProxy {
+    server: FakeServer,
+    rules: Arc<Mutex<Vec<Rule>>>,
+}
+
+impl FaultProxy {
+    pub fn start() -> Self {
+        let rules: Arc<Mutex<Vec<Rule>>> = Arc::default();
+        let upstream = Upstream::new();
+        let matching = rules.clone();
+        let server = FakeServer::start(move |seen: &Seen| -> Answer {
+            let fault = {
+                let mut rules = matching.lock().unwrap();
+                rules
+                    .iter_mut()
+                    .find(|rule| rule.times > 0 && rule.method == seen.method && seen.path.contains(&rule.path_contains))
+                    .map(|rule| {
+                        rule.times -= 1;
+                        rule.fault.clone()
+                    })
+            };
+            match fault {
+                None => upstream.forward(seen).into(),
+                Some(Fault::Status { code, reason, retry_after }) => {
+                    let mut reply = Reply::status(code, reason, &format!("injected {code} {reason}"));
+                    if let Some(seconds) = retry_after {
+                        reply.headers.push(("Retry-After".into(), seconds.to_string()));
+                    }
+                    reply.into()
+                }
+                Some(Fault::Reset { after_forwarding }) => {
+                    if after_forwarding {
+                        upstream.forward(seen);
+                    }
+                    Answer::Reset
+                }
+                Some(Fault::Slow(pause)) => Answer::Slow(pause, upstream.forward(seen)),
+            }
+        });
+        FaultProxy { server, rules }
+    }
+
+    /// Adds a rule; rules are tried in the order they were added.
+    pub fn inject(&self, method: &'static str, path_contains: &str, fault: Fault, times: usize) {
+        self.rules.lock().unwrap().push(Rule { method, path_contains: path_contains.to_string(), fault, times });
+    }
+
+    /// The requests the proxy received.
+    pub fn seen(&self) -> Vec<Seen> {
+        self.server.seen()
+    }
+
+    /// A kubeconfig pointing at the proxy, written into `dir`.
+    pub fn kubeconfig(&self, dir: &std::path::Path) -> std::path::PathBuf {
+        self.server.kubeconfig(dir)
+    }
+}
+
+/// The real apiserver, reached with the test cluster's credentials.
+struct Upstream {
+    runtime: tokio::runtime::Runtime,
+    client: kube::Client,
+}
+
+impl Upstream {
+    fn new() -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        let client = runtime.block_on(async {
+            let kubeconfig = kube::config::Kubeconfig::read_from(super::kubeconfig()).unwrap();
+            let mut config = kube::Config::from_custom_kubeconfig(kubeconfig, &kube::config::KubeConfigOptions::default()).await.unwrap();
+            config.default_retry = false;
+            kube::Client::try_from(config).unwrap()
+        });
+        Upstream { runtime, client }
+    }
+
+    fn forward(&self, seen: &Seen) -> Reply {
+        let mut request = http::Request::builder().method(seen.method.as_str()).uri(&seen.path);
+        for (name, value) in [("content-type", &seen.content_type), ("accept", &seen.accept)] {
+            if let Some(value) = value {
+                request = request.header(name, value);
+            }
+        }
+        let request = request.body(kube::client::Body::from(seen.body.clone())).unwrap();
+        self.runtime.block_on(async {
+            let response = self.client.send(request).await.expect("the real apiserver answers");
+            let status = response.status().as_u16();
+            let content_type =
+                response.headers().get("content-type").and_then(|value| value.to_str().ok()).unwrap_or("application/json").to_string();
+            let body = response.into_body().collect_bytes().await.unwrap().to_vec();
+            Reply { status, content_type, headers: Vec::new(), body }
+        })
+    }
+}
