@@ -4,11 +4,20 @@
 //! A path is keys joined by dots, with `[N]` for a list position and `[KEY=VALUE]` for the list
 //! item whose field KEY is VALUE. Keys holding dots (or `[`, `=`, `\`) are written in quotes,
 //! `metadata.annotations."example.com/team"`, or with backslashes, `example\.com/team`.
+//!
+//! `--set` values are read as YAML, except that a field which the built-in schema types as a
+//! string (a label, an annotation, an image) gets the text as written: `--set
+//! metadata.annotations.replicas=3` sets `"3"`, where `--set spec.replicas=3` sets 3.
 
 use std::fmt;
 
 use anyhow::bail;
 use serde_json::{Map, Value};
+
+use crate::schema::{self, LookupPatchMeta as _, SchemaNode};
+
+/// The schema of `metadata`, which custom resources share with built-in kinds.
+const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
 
 /// One step of a field path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,8 +37,9 @@ pub struct FieldPath(Vec<Step>);
 /// A change to one field of an object.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FieldChange {
-    /// Set the field, creating the maps on the way when they are missing.
-    Set { path: FieldPath, value: Value },
+    /// Set the field, creating the maps on the way when they are missing. `text` is the value as
+    /// written, for fields typed as strings; `None` for `--set-string`, whose value is text already.
+    Set { path: FieldPath, value: Value, text: Option<String> },
     /// Remove the field (a map key or a list item); nothing happens when it is absent.
     Unset { path: FieldPath },
 }
@@ -50,13 +60,13 @@ impl FieldChange {
                 )
             })?
         };
-        Ok(FieldChange::Set { path, value })
+        Ok(FieldChange::Set { path, value, text: Some(text.to_string()) })
     }
 
     /// `--set-string PATH=VALUE`: the value is taken as text, whatever it looks like.
     pub fn set_string(arg: &str) -> anyhow::Result<FieldChange> {
         let (path, text) = split_assignment(arg, "--set-string")?;
-        Ok(FieldChange::Set { path, value: Value::String(text.to_string()) })
+        Ok(FieldChange::Set { path, value: Value::String(text.to_string()), text: None })
     }
 
     /// `--unset PATH`.
@@ -71,7 +81,15 @@ impl FieldChange {
     /// Makes the change to `object`.
     pub fn apply(&self, object: &mut Value) -> anyhow::Result<()> {
         match self {
-            FieldChange::Set { path, value } => set(object, &path.0, value.clone()),
+            FieldChange::Set { path, value, text } => {
+                let value = match (value, text) {
+                    (Value::Bool(_) | Value::Number(_), Some(text)) if scalar_type(object, &path.0) == Some("string") => {
+                        Value::String(text.clone())
+                    }
+                    (value, _) => value.clone(),
+                };
+                set(object, &path.0, value)
+            }
             FieldChange::Unset { path } => {
                 unset(object, &path.0);
                 Ok(())
@@ -181,6 +199,27 @@ impl fmt::Display for FieldPath {
     }
 }
 
+/// The type the built-in schema gives the scalar at `steps` of `object`: from the object's kind
+/// when it is built in, else (custom resources) from the metadata every object has.
+fn scalar_type(object: &Value, steps: &[Step]) -> Option<&'static str> {
+    let builtin = schema::builtin();
+    let api_version = object.get("apiVersion")?.as_str()?;
+    let kind = object.get("kind")?.as_str()?;
+    let (mut node, steps): (SchemaNode<'static>, &[Step]) = match (builtin.for_kind(api_version, kind), steps) {
+        (Some(root), steps) => (root, steps),
+        (None, [Step::Key(metadata), rest @ ..]) if metadata == "metadata" => (builtin.definition(OBJECT_META)?, rest),
+        (None, _) => return None,
+    };
+    for (at, step) in steps.iter().enumerate() {
+        if let Step::Key(key) = step {
+            let into_list = matches!(steps.get(at + 1), Some(Step::Index(_) | Step::Match { .. }));
+            let (next, _) = if into_list { node.lookup_list(key) } else { node.lookup_field(key) }.ok()?;
+            node = next;
+        }
+    }
+    node.scalar_type()
+}
+
 /// The path up to and including `steps[..=at]`, for messages.
 fn shown(steps: &[Step], at: usize) -> String {
     FieldPath(steps[..=at].to_vec()).to_string()
@@ -269,7 +308,7 @@ mod tests {
     use serde_json::json;
 
     fn deployment() -> Value {
-        json!({"metadata": {"name": "web", "labels": {"app": "web"}}, "spec": {"replicas": 1, "template": {"spec": {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "labels": {"app": "web"}}, "spec": {"replicas": 1, "template": {"spec": {
             "containers": [{"name": "app", "image": "a:1"}, {"name": "log", "image": "b:1"}]}},
             "ports": [{"port": 80}, {"port": 443}]}})
     }
@@ -308,6 +347,28 @@ mod tests {
         let object = changed(&[FieldChange::set_string("metadata.labels.version=2"), FieldChange::set("metadata.labels.quoted=\"2\"")]).unwrap();
         assert_eq!(object["metadata"]["labels"]["version"], "2");
         assert_eq!(object["metadata"]["labels"]["quoted"], "2");
+    }
+
+    #[test]
+    fn fields_typed_as_strings_get_the_text_as_written() {
+        let object = changed(&[
+            FieldChange::set("metadata.annotations.w1=1"),
+            FieldChange::set("metadata.labels.version=1.10"),
+            FieldChange::set("spec.template.spec.containers[name=app].image=1.0"),
+            FieldChange::set("spec.template.spec.containers[0].tty=true"),
+            FieldChange::set("spec.strategy.rollingUpdate.maxSurge=1"),
+        ])
+        .unwrap();
+        assert_eq!(object["metadata"]["annotations"]["w1"], "1");
+        assert_eq!(object["metadata"]["labels"]["version"], "1.10");
+        assert_eq!(object["spec"]["template"]["spec"]["containers"][0]["image"], "1.0");
+        assert_eq!(object["spec"]["template"]["spec"]["containers"][0]["tty"], true);
+        assert_eq!(object["spec"]["strategy"]["rollingUpdate"]["maxSurge"], 1, "int-or-string keeps the number");
+        let mut gadget = json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g"}});
+        FieldChange::set("metadata.labels.size=3").unwrap().apply(&mut gadget).unwrap();
+        FieldChange::set("spec.size=3").unwrap().apply(&mut gadget).unwrap();
+        assert_eq!(gadget["metadata"]["labels"]["size"], "3");
+        assert_eq!(gadget["spec"]["size"], 3, "a custom resource's own fields have no built-in schema");
     }
 
     #[test]

@@ -24,8 +24,9 @@ pub struct UpdateArgs {
     /// Files, directories or `-` (stdin) holding objects that replace the live ones.
     #[arg(short = 'f', long = "filename", value_name = "PATH")]
     pub filenames: Vec<PathBuf>,
-    /// Set a field, the value read as YAML: `spec.replicas=3`,
-    /// `spec.template.spec.containers[name=app].image=nginx:1.27`, `metadata.annotations."a.b/c"=x`.
+    /// Set a field, the value read as YAML unless the field is a string (a label, an image):
+    /// `spec.replicas=3`, `spec.template.spec.containers[name=app].image=nginx:1.27`,
+    /// `metadata.annotations."a.b/c"=x`.
     #[arg(long = "set", value_name = "PATH=VALUE")]
     pub set: Vec<String>,
     /// Set a field to a string, whatever the value looks like: `metadata.labels.version=2`.
