@@ -26,7 +26,7 @@ impl Default for RetryPolicy {
     /// Five attempts, pauses up to 100 ms, 200 ms, 400 ms and 800 ms: enough for 20 writers racing
     /// on one object to all succeed.
     fn default() -> Self {
-        RetryPolicy { attempts: 5, base_delay: Duration::from_millis(100), max_delay: Duration::from_secs(2) }
+        RetryPolicy { attempts: 5, base_delay: Duration::from_millis(200), max_delay: Duration::from_secs(2) }
     }
 }
 
