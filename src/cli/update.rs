@@ -41,7 +41,7 @@ pub struct UpdateArgs {
     pub retries: u32,
     /// `client` computes the result and sends nothing; `server` has the server check the write
     /// without persisting it.
-    #[arg(long, value_enum, value_name = "MODE", default_value_t = DryRun::None, num_args = 0..=1, default_missing_value = "client")]
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = DryRun::None, num_args = 0..=1, require_equals = true, default_missing_value = "client")]
     pub dry_run: DryRun,
     /// Write the status subresource instead of the object.
     #[arg(long, value_name = "NAME", value_parser = ["status"])]
