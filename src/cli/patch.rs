@@ -244,6 +244,6 @@ mod tests {
             assert!(err.contains(expected), "{line:?}: {err}");
         }
         assert!(parse(&["deploy", "web", "--type", "foo", "-p", "{}"]).is_err());
-        assert!(parse(&["deploy", "web", "--dry-run", "bogus", "-p", "{}"]).is_err());
+        assert!(parse(&["deploy", "web", "--dry-run=bogus", "-p", "{}"]).is_err());
     }
 }
