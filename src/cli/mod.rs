@@ -59,7 +59,7 @@ pub struct GlobalArgs {
 pub enum Command {
     /// Display one or many objects.
     Get(get::GetArgs),
-    /// Replace objects by read-modify-write, retrying on conflicts.
+    /// Replace objects, or change their fields, by read-modify-write, retrying on conflicts.
     Update(update::UpdateArgs),
     /// Update fields of an object with a strategic merge, JSON merge or JSON patch.
     Patch(patch::PatchArgs),
