@@ -1,5 +1,6 @@
 //! The engine against kubectl as the oracle: every patch in testdata/patches.yaml is applied to its
-//! object by `kubectl patch --local` and by the engine, and the objects must be equal.
+//! object by `kubectl patch --local` and by the engine, and the objects must be equal; then by
+//! `kubeupd patch --local`, whose JSON must be the same data and whose YAML the same text.
 #![cfg(feature = "cluster-tests")]
 
 use std::path::{Path, PathBuf};
@@ -18,14 +19,19 @@ fn yaml(text: &str) -> Value {
 }
 
 fn kubectl_patch(object: &Path, patch_type: &str, patch: &str) -> Value {
-    let output = Command::new("kubectl")
-        .args(["patch", "--local", "-o", "json", "--type", patch_type, "-p", patch, "-f"])
+    serde_json::from_str(&patch_locally(Command::new("kubectl"), object, patch_type, patch, "json")).expect("kubectl prints JSON")
+}
+
+/// `patch --local` of `object` by `tool` (kubectl or kubeupd), printed in `format`.
+fn patch_locally(mut tool: Command, object: &Path, patch_type: &str, patch: &str, format: &str) -> String {
+    let output = tool
+        .args(["patch", "--local", "-o", format, "--type", patch_type, "-p", patch, "-f"])
         .arg(object)
         .env("KUBECONFIG", "/dev/null")
         .output()
-        .expect("kubectl is installed (tests use it as the reference)");
-    assert!(output.status.success(), "kubectl failed: {}", String::from_utf8_lossy(&output.stderr));
-    serde_json::from_slice(&output.stdout).expect("kubectl prints JSON")
+        .expect("the tool runs (kubectl is installed: tests use it as the reference)");
+    assert!(output.status.success(), "{tool:?} failed: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).expect("patch prints UTF-8")
 }
 
 fn engine_patch(object: Value, patch_type: &str, patch: &str) -> Value {
@@ -47,13 +53,15 @@ fn engine_patch(object: Value, patch_type: &str, patch: &str) -> Value {
     }
 }
 
+fn cases() -> Vec<Value> {
+    let cases = yaml(&std::fs::read_to_string(testdata().join("patches.yaml")).unwrap()).as_array().cloned().unwrap();
+    assert!(cases.len() >= 30);
+    cases
+}
+
 #[test]
 fn engine_patches_like_kubectl() {
-    let cases: Vec<Value> = yaml(&std::fs::read_to_string(testdata().join("patches.yaml")).unwrap())
-        .as_array()
-        .cloned()
-        .unwrap();
-    assert!(cases.len() >= 30);
+    let cases = cases();
     let mut failures = Vec::new();
     for case in &cases {
         let (name, object, patch_type, patch) = (
@@ -70,4 +78,37 @@ fn engine_patches_like_kubectl() {
         }
     }
     assert!(failures.is_empty(), "{} of {} differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
+
+#[test]
+fn cli_patches_locally_like_kubectl() {
+    let kubeupd = || Command::new(env!("CARGO_BIN_EXE_kubeupd"));
+    let cases = cases();
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let runs: Vec<_> = cases
+            .iter()
+            .map(|case| {
+                scope.spawn(move || {
+                    let (name, patch_type, patch) =
+                        (case["name"].as_str().unwrap(), case["type"].as_str().unwrap(), case["patch"].as_str().unwrap());
+                    let object = testdata().join("objects").join(case["object"].as_str().unwrap());
+                    let mut failures = Vec::new();
+                    let ours = patch_locally(kubeupd(), &object, patch_type, patch, "json");
+                    let theirs = patch_locally(Command::new("kubectl"), &object, patch_type, patch, "json");
+                    let (ours, theirs): (Value, Value) = (serde_json::from_str(&ours).unwrap(), serde_json::from_str(&theirs).unwrap());
+                    if ours != theirs {
+                        failures.push(format!("{name} (-o json):\n  kubectl: {theirs}\n  kubeupd: {ours}"));
+                    }
+                    let ours = patch_locally(kubeupd(), &object, patch_type, patch, "yaml");
+                    let theirs = patch_locally(Command::new("kubectl"), &object, patch_type, patch, "yaml");
+                    if ours != theirs {
+                        failures.push(format!("{name} (-o yaml):\n--- kubectl:\n{theirs}--- kubeupd:\n{ours}"));
+                    }
+                    failures
+                })
+            })
+            .collect();
+        runs.into_iter().flat_map(|run| run.join().unwrap()).collect()
+    });
+    assert!(failures.is_empty(), "{} differences:\n{}", failures.len(), failures.join("\n"));
 }

@@ -46,8 +46,11 @@ fn keyed_list(key: &'static str, item: BoxedStrategy<Value>) -> BoxedStrategy<Va
         .boxed()
 }
 
+/// A set of ints, sorted: Kubernetes sorts a merged list of scalars in place before deciding
+/// whether its order changed, so a list that is only reordered yields no patch (see the unit test
+/// in src/merge/strategic/diff.rs) and the round trip would not hold for shuffled sets.
 fn int_set() -> BoxedStrategy<Value> {
-    btree_set(0..6i64, 0..4).prop_flat_map(|set| Just(set.into_iter().collect::<Vec<_>>()).prop_shuffle()).prop_map(|list| json!(list)).boxed()
+    btree_set(0..6i64, 0..4).prop_map(|set| json!(set.into_iter().collect::<Vec<_>>())).boxed()
 }
 
 fn string_map() -> BoxedStrategy<Value> {

@@ -16,7 +16,7 @@ use super::apply_last_applied::LastAppliedCommand;
 use super::apply_report::{Outcome, Report};
 use super::options::DryRun;
 use super::{GlobalArgs, Reported};
-use crate::client::{Action, ApplyOptions, Cluster, ConnectOptions, MappingError, ResourceType, WriteOptions, last_applied};
+use crate::client::{Action, ApplyOptions, Cluster, RetryPolicy, ConnectOptions, MappingError, ResourceType, WriteOptions, last_applied};
 use crate::manifest::{self, ManifestObject};
 use crate::merge::PatchType;
 use crate::output::OutputFormat;
@@ -30,9 +30,6 @@ pub(super) const CLIENT_SIDE_MANAGER: &str = "kubectl-client-side-apply";
 
 /// The default field manager of server-side applies.
 pub(super) const SERVER_SIDE_MANAGER: &str = "kubeupd";
-
-/// Attempts per object while it keeps changing under us.
-pub(super) const ATTEMPTS: u32 = 5;
 
 /// Options of `kubeupd apply`, or one of its subcommands.
 #[derive(Debug, Args)]
@@ -69,7 +66,7 @@ pub struct ApplyFlags {
     #[arg(long)]
     pub force: bool,
     /// Only compute (client) or only let the server check (server) what would be applied.
-    #[arg(long, value_enum, value_name = "MODE", default_value_t = DryRun::None, num_args = 0..=1, default_missing_value = "client")]
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = DryRun::None, num_args = 0..=1, require_equals = true, default_missing_value = "client")]
     pub dry_run: DryRun,
     /// Print the applied objects as json or yaml, or their names.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
@@ -393,7 +390,7 @@ async fn apply_one(cluster: &Cluster, flags: &ApplyFlags, planned: &Planned) -> 
             force: false,
             subresource: None,
         },
-        attempts: ATTEMPTS,
+        retry: RetryPolicy::default(),
         record: true,
     };
     let applied = cluster.apply(rt, namespace, &planned.document, &options).await?;

@@ -52,7 +52,7 @@ pub struct SetArgs {
     /// Add the annotation to objects that have none.
     #[arg(long)]
     create_annotation: bool,
-    #[arg(long, value_enum, value_name = "MODE", default_value_t = DryRun::None, num_args = 0..=1, default_missing_value = "client")]
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = DryRun::None, num_args = 0..=1, require_equals = true, default_missing_value = "client")]
     dry_run: DryRun,
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
     output: Option<OutputFormat>,

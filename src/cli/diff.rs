@@ -9,9 +9,9 @@ use clap::Args;
 use futures::stream::{self, StreamExt};
 use serde_json::Value;
 
-use super::apply::{ATTEMPTS, CLIENT_SIDE_MANAGER, Planned, SERVER_SIDE_MANAGER, plan};
+use super::apply::{CLIENT_SIDE_MANAGER, Planned, SERVER_SIDE_MANAGER, plan};
 use super::{GlobalArgs, Reported, error_line};
-use crate::client::{ApplyOptions, Cluster, ConnectOptions, WriteOptions, api_error};
+use crate::client::{ApplyOptions, Cluster, RetryPolicy, ConnectOptions, WriteOptions, api_error};
 use crate::merge::PatchType;
 use crate::output::{self, OutputFormat};
 
@@ -109,7 +109,7 @@ async fn compare(cluster: &Cluster, args: &DiffArgs, planned: &Planned, color: b
                 field_manager: Some(args.field_manager.clone().unwrap_or_else(|| CLIENT_SIDE_MANAGER.to_string())),
                 ..WriteOptions::default()
             },
-            attempts: ATTEMPTS,
+            retry: RetryPolicy::default(),
             record: false,
         };
         cluster.apply(rt, namespace, &planned.document, &options).await?.object

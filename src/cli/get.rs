@@ -1,6 +1,5 @@
 //! `kubeupd get`: display one or many objects, as a table or as JSON, YAML or names.
 
-use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::bail;
@@ -136,7 +135,7 @@ pub async fn run(args: GetArgs, global: &GlobalArgs) -> anyhow::Result<()> {
         None | Some(OutputFormat::Wide) => print_tables(&cluster, &visits, &args, &mut errors).await,
         Some(format) => print_objects(&cluster, &visits, &args, format, single_object, &mut errors).await,
     };
-    write_stdout(&stdout)?;
+    super::write_stdout(&stdout)?;
     if errors.is_empty() {
         return Ok(());
     }
@@ -301,14 +300,6 @@ fn list_items(list: Value, rt: &ResourceType) -> Value {
         }
     }
     Value::Array(items)
-}
-
-/// Writes the output in one go; a closed pipe (`| head`) is not an error.
-fn write_stdout(text: &str) -> anyhow::Result<()> {
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => Err(err.into()),
-        _ => Ok(()),
-    }
 }
 
 #[cfg(test)]

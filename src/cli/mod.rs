@@ -7,10 +7,15 @@ mod apply_last_applied;
 mod apply_report;
 mod completion;
 mod diff;
+mod field_path;
 mod get;
 mod options;
+mod patch;
+mod targets;
 mod unimplemented;
+mod update;
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -58,10 +63,10 @@ pub struct GlobalArgs {
 pub enum Command {
     /// Display one or many objects.
     Get(get::GetArgs),
-    /// Replace objects by read-modify-write, retrying on conflicts.
-    Update(unimplemented::PendingArgs),
+    /// Replace objects, or change their fields, by read-modify-write, retrying on conflicts.
+    Update(update::UpdateArgs),
     /// Update fields of an object with a strategic merge, JSON merge or JSON patch.
-    Patch(unimplemented::PendingArgs),
+    Patch(patch::PatchArgs),
     /// Apply a configuration to objects by file name or stdin.
     Apply(apply::ApplyArgs),
     /// Show what `apply` would change: the live objects against the configuration, as a diff.
@@ -105,8 +110,8 @@ pub fn run() -> ExitCode {
 async fn dispatch(command: Command, global: GlobalArgs) -> anyhow::Result<()> {
     match command {
         Command::Get(args) => get::run(args, &global).await,
-        Command::Update(_) => unimplemented::run("update"),
-        Command::Patch(_) => unimplemented::run("patch"),
+        Command::Update(args) => update::run(args, &global).await,
+        Command::Patch(args) => patch::run(args, &global).await,
         Command::Apply(args) => apply::run(args, &global).await,
         Command::Diff(args) => diff::run(args, &global).await,
         Command::Edit(_) => unimplemented::run("edit"),
@@ -129,6 +134,30 @@ pub(crate) fn error_line(err: &anyhow::Error) -> String {
     match crate::client::api_error(err) {
         Some(server) => server.to_string(),
         None => format!("error: {err:#}"),
+    }
+}
+
+/// Prints each object's result in order, output to stdout and errors to stderr as kubectl words
+/// them; fails with exit status 1 when any object failed.
+fn print_results(results: Vec<anyhow::Result<String>>) -> anyhow::Result<()> {
+    let mut failed = false;
+    for result in results {
+        match result {
+            Ok(text) => write_stdout(&text)?,
+            Err(err) => {
+                failed = true;
+                eprintln!("{}", error_line(&err));
+            }
+        }
+    }
+    if failed { Err(Reported(1).into()) } else { Ok(()) }
+}
+
+/// Writes the output in one go; a closed pipe (`| head`) is not an error.
+fn write_stdout(text: &str) -> anyhow::Result<()> {
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => Err(err.into()),
+        _ => Ok(()),
     }
 }
 

@@ -8,7 +8,8 @@ use std::time::Duration;
 use anyhow::Context as _;
 use serde_json::Value;
 
-use super::{Cluster, ResourceType, WriteOptions, api_error, last_applied};
+use super::retry::{RetryPolicy, is_conflict};
+use super::{Cluster, ConnectionError, ResourceType, WriteOptions, api_error, last_applied};
 use crate::merge::{PatchType, json_merge, strategic};
 use crate::schema::KindSchema;
 
@@ -24,8 +25,8 @@ pub struct ApplyOptions {
     pub client_dry_run: bool,
     /// Options of the writes: server dry run, field manager.
     pub write: WriteOptions,
-    /// Attempts while the object keeps changing under us (at least 1).
-    pub attempts: u32,
+    /// Attempts, and pauses between them, while the object keeps changing under us.
+    pub retry: RetryPolicy,
     /// Record the configuration in the last-applied annotation, as apply does (diff does not).
     pub record: bool,
 }
@@ -54,6 +55,10 @@ pub struct Applied {
 
 impl Cluster {
     /// Applies `document` (its namespace already set for namespaced kinds) client-side.
+    ///
+    /// Each attempt reads the object first, so that a conflict, a create that finds the object
+    /// already there, or a write whose answer was lost (the connection failed) is followed by a
+    /// fresh read and a recomputed patch, never by a blind resend.
     pub async fn apply(
         &self,
         rt: &ResourceType,
@@ -63,55 +68,63 @@ impl Cluster {
     ) -> anyhow::Result<Applied> {
         let name = document["metadata"]["name"].as_str().context("the object has no metadata.name")?;
         let modified = if options.record { last_applied::with_annotation(document) } else { last_applied::configuration(document) };
+        let what = format!("apply {}/{name}", rt.group_kind_lower());
         let mut schema = None;
-        let mut attempt = 1;
-        loop {
-            let live = match self.get(rt, namespace, name).await {
-                Ok(live) => live,
-                Err(err) if api_error(&err).is_some_and(|err| err.is_not_found()) => {
-                    match self.create_applied(rt, namespace, &modified, options).await {
-                        Err(err) if api_error(&err).is_some_and(|err| err.is_already_exists()) && attempt < options.attempts => {
-                            attempt += 1;
-                            continue;
+        // The action of a write whose answer was lost: a later read shows whether it happened.
+        let mut unanswered: Option<Action> = None;
+        let retryable = |err: &anyhow::Error| {
+            is_conflict(err) || is_lost(err) || api_error(err).is_some_and(|err| err.is_already_exists())
+        };
+        let applied = options
+            .retry
+            .run_while(&what, retryable, async |_| {
+                let live = match self.get(rt, namespace, name).await {
+                    Ok(live) => live,
+                    Err(err) if api_error(&err).is_some_and(|err| err.is_not_found()) => {
+                        let created = self.create_applied(rt, namespace, &modified, options).await;
+                        if created.as_ref().is_err_and(is_lost) {
+                            unanswered = Some(Action::Created);
                         }
-                        created => return created,
+                        return created;
+                    }
+                    Err(err) => return Err(err),
+                };
+                if schema.is_none() {
+                    schema = Some(self.patch_schema(&rt.api_version(), &rt.kind).await?);
+                }
+                let schema = schema.as_ref().expect("just looked up").as_ref();
+                let missing_last_applied = last_applied::recorded(&live).is_none();
+                let (patch, patch_type) = three_way_patch(&live, &modified, schema, options.overwrite)?;
+                let applied = |action, object, patch| Applied {
+                    action,
+                    object,
+                    patch: Some(patch),
+                    strategic: patch_type == PatchType::Strategic,
+                    missing_last_applied,
+                };
+                if patch.as_object().is_some_and(|patch| patch.is_empty()) {
+                    return Ok(applied(unanswered.unwrap_or(Action::Unchanged), live, patch));
+                }
+                if options.client_dry_run {
+                    let object = apply_locally(live, &patch, patch_type, schema)?;
+                    return Ok(applied(Action::Configured, object, patch));
+                }
+                match self.patch(rt, namespace, name, patch_type, serde_json::to_vec(&patch)?, &options.write).await {
+                    Ok(object) => Ok(applied(Action::Configured, object, patch)),
+                    Err(err) => {
+                        if is_lost(&err) {
+                            unanswered = Some(Action::Configured);
+                        }
+                        Err(err)
                     }
                 }
-                Err(err) => return Err(err),
-            };
-            if schema.is_none() {
-                schema = Some(self.patch_schema(&rt.api_version(), &rt.kind).await?);
+            })
+            .await;
+        match applied {
+            Err(err) if options.force && (is_conflict(&err) || api_error(&err).is_some_and(|err| err.is_invalid())) => {
+                self.recreate(rt, namespace, name, &modified, options).await
             }
-            let schema = schema.as_ref().expect("just looked up");
-            let missing_last_applied = last_applied::recorded(&live).is_none();
-            let (patch, patch_type) = three_way_patch(&live, &modified, schema.as_ref(), options.overwrite)?;
-            let applied = |action, object, patch| Applied {
-                action,
-                object,
-                patch: Some(patch),
-                strategic: patch_type == PatchType::Strategic,
-                missing_last_applied,
-            };
-            if patch.as_object().is_some_and(|patch| patch.is_empty()) {
-                return Ok(applied(Action::Unchanged, live, patch));
-            }
-            if options.client_dry_run {
-                let object = apply_locally(live, &patch, patch_type, schema.as_ref())?;
-                return Ok(applied(Action::Configured, object, patch));
-            }
-            let sent = self.patch(rt, namespace, name, patch_type, serde_json::to_vec(&patch)?, &options.write).await;
-            match sent {
-                Ok(object) => return Ok(applied(Action::Configured, object, patch)),
-                Err(err) if api_error(&err).is_some_and(|err| err.is_conflict()) && attempt < options.attempts => {
-                    tracing::info!("{} {name}: the object changed meanwhile, applying again (attempt {})", rt.group_resource(), attempt + 1);
-                    tokio::time::sleep(backoff(attempt)).await;
-                    attempt += 1;
-                }
-                Err(err) if options.force && api_error(&err).is_some_and(|err| err.is_conflict() || err.is_invalid()) => {
-                    return self.recreate(rt, namespace, name, &modified, options).await;
-                }
-                Err(err) => return Err(err),
-            }
+            applied => applied,
         }
     }
 
@@ -159,6 +172,11 @@ impl Cluster {
     }
 }
 
+/// The connection failed: the server may or may not have carried the write out.
+fn is_lost(err: &anyhow::Error) -> bool {
+    err.downcast_ref::<ConnectionError>().is_some()
+}
+
 /// The patch from the live object to the new configuration, and its type.
 fn three_way_patch(
     live: &Value,
@@ -180,9 +198,3 @@ fn apply_locally(live: Value, patch: &Value, patch_type: PatchType, schema: Opti
     })
 }
 
-/// Exponential backoff from 50 ms, capped at 1 s, with jitter so that competing writers spread out.
-fn backoff(attempt: u32) -> Duration {
-    let base = Duration::from_millis(50).saturating_mul(1 << attempt.min(5)).min(Duration::from_secs(1));
-    let jitter = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |now| now.subsec_nanos() % 1000);
-    base.mul_f64(0.5 + jitter as f64 / 2000.0)
-}

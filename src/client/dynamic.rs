@@ -98,7 +98,18 @@ fn selector_query(label_selector: Option<&str>) -> Vec<(&'static str, String)> {
 impl Cluster {
     /// Reads one object. `namespace` is ignored for cluster-scoped types.
     pub async fn get(&self, rt: &ResourceType, namespace: Option<&str>, name: &str) -> anyhow::Result<Value> {
-        let path = resource_path(rt, namespace, Some(name), None);
+        self.get_subresource(rt, namespace, name, None).await
+    }
+
+    /// Reads a subresource of one object, such as `scale`, or the object itself when `None`.
+    pub async fn get_subresource(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        name: &str,
+        subresource: Option<&str>,
+    ) -> anyhow::Result<Value> {
+        let path = resource_path(rt, namespace, Some(name), subresource);
         self.call_json(Method::GET, path, "application/json", None).await
     }
 

@@ -11,6 +11,7 @@ pub mod last_applied;
 mod mapping;
 mod openapi;
 mod resource;
+mod retry;
 mod table;
 mod transport;
 
@@ -27,6 +28,7 @@ pub use json::decode as decode_json;
 pub use error::{ApiError, ConnectionError, StatusCause, StatusDetails, api_error};
 pub use mapping::MappingError;
 pub use resource::ResourceType;
+pub use retry::{ModifyOptions, Modified, RetryPolicy, is_conflict};
 pub use table::{Table, TableColumn, TableRow};
 
 use disk_cache::{DISCOVERY_TTL, DiskCache};

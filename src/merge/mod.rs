@@ -4,8 +4,10 @@ mod error;
 pub mod json_merge;
 pub mod json_patch;
 pub mod strategic;
+mod typed;
 
 pub use error::{ErrorKind, MergeError};
+pub use typed::{TypedPatch, TypedPatchError};
 
 /// The kinds of patch the API server accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

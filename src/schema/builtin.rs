@@ -51,6 +51,21 @@ mod tests {
     }
 
     #[test]
+    fn knows_scalar_types_but_not_int_or_string() {
+        let deployment = builtin().for_kind("apps/v1", "Deployment").unwrap();
+        let (spec, _) = deployment.lookup_field("spec").unwrap();
+        assert_eq!(spec.lookup_field("replicas").unwrap().0.scalar_type(), Some("integer"));
+        assert_eq!(spec.lookup_field("paused").unwrap().0.scalar_type(), Some("boolean"));
+        assert_eq!(spec.scalar_type(), None);
+        let (metadata, _) = deployment.lookup_field("metadata").unwrap();
+        let (labels, _) = metadata.lookup_field("labels").unwrap();
+        assert_eq!(labels.lookup_field("app").unwrap().0.scalar_type(), Some("string"));
+        let (strategy, _) = spec.lookup_field("strategy").unwrap();
+        let (rolling_update, _) = strategy.lookup_field("rollingUpdate").unwrap();
+        assert_eq!(rolling_update.lookup_field("maxSurge").unwrap().0.scalar_type(), None);
+    }
+
+    #[test]
     fn unknown_fields_are_reported_with_their_parent() {
         let deployment = builtin().for_kind("apps/v1", "Deployment").unwrap();
         let (spec, _) = deployment.lookup_field("spec").unwrap();

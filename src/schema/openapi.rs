@@ -224,6 +224,15 @@ impl SchemaNode<'static> {
 }
 
 impl<'a> SchemaNode<'a> {
+    /// The JSON type (`string`, `integer`, `number`, `boolean`) of the scalar this schema
+    /// describes; `None` for structures and for values it says nothing about (int-or-string).
+    pub fn scalar_type(&self) -> Option<&'a str> {
+        match self.schema?.shape(self.id).1 {
+            Shape::Primitive(kind) => Some(kind),
+            _ => None,
+        }
+    }
+
     fn at(&self, id: ShapeId) -> Self {
         SchemaNode { schema: self.schema, id }
     }

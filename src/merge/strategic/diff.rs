@@ -351,7 +351,22 @@ fn sorted_by_merge_key<'a>(list: &'a [Value], merge_key: &str) -> Result<Vec<Key
 
 #[cfg(test)]
 mod tests {
-    use serde_json::{Map, Value};
+    use serde_json::{Map, Value, json};
+
+    use crate::merge::strategic;
+    use crate::schema::builtin;
+
+    #[test]
+    fn reordering_only_a_merged_list_of_scalars_yields_no_patch_as_in_kubernetes() {
+        // Kubernetes sorts the original list in place before comparing it with the new one.
+        let deployment = builtin().for_kind("apps/v1", "Deployment").unwrap();
+        let original = json!({"metadata": {"finalizers": ["b", "a"]}});
+        let reordered = json!({"metadata": {"finalizers": ["a", "b"]}});
+        assert_eq!(strategic::create_two_way(&original, &reordered, &deployment).unwrap(), json!({}));
+        let grown = json!({"metadata": {"finalizers": ["a", "c", "b"]}});
+        let patch = strategic::create_two_way(&original, &grown, &deployment).unwrap();
+        assert_eq!(patch, json!({"metadata": {"$setElementOrder/finalizers": ["a", "c", "b"], "finalizers": ["c"]}}));
+    }
 
     #[test]
     fn maps_iterate_in_key_order() {
