@@ -3,6 +3,7 @@
 //! Each verb follows kubectl's shape: options are parsed by clap, validated into a plan, then run.
 
 mod completion;
+mod edit;
 mod get;
 mod unimplemented;
 
@@ -60,7 +61,7 @@ pub enum Command {
     /// Apply a configuration to objects by file name or stdin.
     Apply(unimplemented::PendingArgs),
     /// Edit an object in your editor and send the difference as a patch.
-    Edit(unimplemented::PendingArgs),
+    Edit(edit::EditArgs),
     /// Print a shell completion script.
     Completion(completion::CompletionArgs),
 }
@@ -101,7 +102,7 @@ async fn dispatch(command: Command, global: GlobalArgs) -> anyhow::Result<()> {
         Command::Update(_) => unimplemented::run("update"),
         Command::Patch(_) => unimplemented::run("patch"),
         Command::Apply(_) => unimplemented::run("apply"),
-        Command::Edit(_) => unimplemented::run("edit"),
+        Command::Edit(args) => edit::run(args, &global).await,
         Command::Completion(_) => unreachable!("completion runs without a runtime"),
     }
 }
