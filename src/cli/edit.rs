@@ -41,9 +41,9 @@ pub struct EditArgs {
     /// Files or directories naming the objects to edit.
     #[arg(short = 'f', long = "filename", value_name = "PATH")]
     pub filenames: Vec<PathBuf>,
-    /// The format to edit in.
-    #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value = "yaml")]
-    pub output: EditFormat,
+    /// The format to edit in (default: yaml); when given, edited objects are printed in it too.
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
+    pub output: Option<EditFormat>,
     /// Also record the edited configuration in the last-applied annotation, for a later apply.
     #[arg(long)]
     pub save_config: bool,
@@ -110,7 +110,8 @@ pub async fn run(args: EditArgs, global: &GlobalArgs) -> anyhow::Result<()> {
     let editor = Editor::from_env()?;
     let cluster = Cluster::connect(&ConnectOptions::from(global)).await?;
     let targets = fetch(&cluster, requests, global.namespace.as_deref()).await?;
-    let session = Session { cluster: &cluster, args: &args, targets, schemas: HashMap::new() };
+    let printer = Printer { format: args.output, printed: 0 };
+    let session = Session { cluster: &cluster, args: &args, targets, schemas: HashMap::new(), printer };
     session.run(&editor).await
 }
 
@@ -219,6 +220,26 @@ fn fixable(err: &ApiError) -> bool {
     err.is_invalid() || matches!(err.code, 400 | 409 | 422)
 }
 
+/// Tells what became of each object: `configmap/x edited`, or with `-o`, the object itself, as
+/// kubectl does.
+struct Printer {
+    format: Option<EditFormat>,
+    printed: usize,
+}
+
+impl Printer {
+    fn print(&mut self, object: &Value, action: &str) {
+        let text = match self.format {
+            None => format!("{} {action}\n", output::object_name(object)),
+            Some(EditFormat::Json) => output::to_json(object),
+            Some(EditFormat::Yaml) if self.printed > 0 => format!("---\n{}", output::to_yaml(object)),
+            Some(EditFormat::Yaml) => output::to_yaml(object),
+        };
+        self.printed += 1;
+        print!("{text}");
+    }
+}
+
 /// An edit in progress.
 struct Session<'a> {
     cluster: &'a Cluster,
@@ -226,16 +247,18 @@ struct Session<'a> {
     targets: Vec<Target>,
     /// The patch metadata of each `(apiVersion, kind)`, read when first needed.
     schemas: HashMap<(String, String), Option<KindSchema>>,
+    printer: Printer,
 }
 
 impl Session<'_> {
     /// Opens the editor until the changes are made, the user cancels, or a failure the editor
     /// cannot fix; the edited file is kept on every failure.
     async fn run(mut self, editor: &Editor) -> anyhow::Result<()> {
-        let file = EditFile::create(self.args.output.extension())?;
+        let format = self.args.output.unwrap_or_default();
+        let file = EditFile::create(format.extension())?;
         let file_name = file.path().file_name().unwrap_or_default().to_string_lossy().into_owned();
         let fetched: Vec<Value> = self.targets.iter().map(|target| target.fetched.clone()).collect();
-        let mut body = text::render(&fetched, self.args.output);
+        let mut body = text::render(&fetched, format);
         let mut rejections: Vec<Rejection> = Vec::new();
         loop {
             let reasons: Vec<Reason> = rejections.iter().map(|rejection| rejection.reason.clone()).collect();
@@ -296,7 +319,7 @@ impl Session<'_> {
         for (index, object) in pairs {
             if self.targets[index].accepted == object {
                 if !self.targets[index].sent {
-                    println!("{} skipped", output::object_name(&object));
+                    self.printer.print(&object, "skipped");
                 }
                 continue;
             }
@@ -317,8 +340,9 @@ impl Session<'_> {
             let body = serde_json::to_vec(&patch)?;
             let name = object["metadata"]["name"].as_str().unwrap_or_default();
             match self.cluster.patch(&target.rt, Some(&target.namespace), name, patch_type, body, &options).await {
-                Ok(_) => {
-                    println!("{} edited", output::object_name(&object));
+                Ok(mut patched) => {
+                    output::strip_managed_fields(&mut patched);
+                    self.printer.print(&patched, "edited");
                     (target.accepted, target.base, target.sent) = (object, desired, true);
                 }
                 Err(err) => match api_error(&err) {
@@ -396,6 +420,6 @@ mod tests {
         let cli = crate::cli::Cli::try_parse_from(["kubeupd", "edit", "cm/a", "--output-patch", "--save-config", "-o", "json"]).unwrap();
         let crate::cli::Command::Edit(args) = cli.command else { unreachable!() };
         assert!(args.show_patch && args.save_config);
-        assert_eq!((args.output, args.field_manager.as_str()), (EditFormat::Json, "kubectl-edit"));
+        assert_eq!((args.output, args.field_manager.as_str()), (Some(EditFormat::Json), "kubectl-edit"));
     }
 }
