@@ -7,12 +7,12 @@ mod apply_last_applied;
 mod apply_report;
 mod completion;
 mod diff;
+mod edit;
 mod field_path;
 mod get;
 mod options;
 mod patch;
 mod targets;
-mod unimplemented;
 mod update;
 
 use std::io::Write as _;
@@ -72,7 +72,7 @@ pub enum Command {
     /// Show what `apply` would change: the live objects against the configuration, as a diff.
     Diff(diff::DiffArgs),
     /// Edit an object in your editor and send the difference as a patch.
-    Edit(unimplemented::PendingArgs),
+    Edit(edit::EditArgs),
     /// Print a shell completion script.
     Completion(completion::CompletionArgs),
 }
@@ -114,7 +114,7 @@ async fn dispatch(command: Command, global: GlobalArgs) -> anyhow::Result<()> {
         Command::Patch(args) => patch::run(args, &global).await,
         Command::Apply(args) => apply::run(args, &global).await,
         Command::Diff(args) => diff::run(args, &global).await,
-        Command::Edit(_) => unimplemented::run("edit"),
+        Command::Edit(args) => edit::run(args, &global).await,
         Command::Completion(_) => unreachable!("completion runs without a runtime"),
     }
 }

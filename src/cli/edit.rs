@@ -1,0 +1,425 @@
+//! `kubeupd edit`: edit live objects in the user's editor and send the difference as patches.
+//!
+//! The objects are fetched once. Each save is compared with the objects as fetched, and only the
+//! difference is sent, as a PATCH: fields that others change meanwhile survive. A save that does
+//! not parse, or that the server rejects, reopens the editor on the user's text with the errors on
+//! top; whenever the edit fails, the text is kept in a file so that no edit is lost.
+
+mod changes;
+mod edit_file;
+mod editor;
+mod text;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use anyhow::bail;
+use clap::Args;
+use futures::future::try_join_all;
+use serde_json::Value;
+
+use self::edit_file::EditFile;
+use self::editor::Editor;
+use self::text::Reason;
+use super::{GlobalArgs, Reported};
+use crate::client::{ApiError, Cluster, ConnectOptions, ResourceType, WriteOptions, api_error, last_applied};
+use crate::manifest;
+use crate::merge::MergeError;
+use crate::output;
+use crate::schema::KindSchema;
+
+pub use self::text::EditFormat;
+
+const NO_CHANGES: &str = "Edit cancelled, no changes made.";
+
+/// Options of `kubeupd edit`.
+#[derive(Debug, Args)]
+pub struct EditArgs {
+    /// TYPE/NAME..., or TYPE NAME...
+    #[arg(value_name = "TYPE[/NAME]")]
+    pub targets: Vec<String>,
+    /// Files or directories naming the objects to edit.
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
+    pub filenames: Vec<PathBuf>,
+    /// The format to edit in (default: yaml); when given, edited objects are printed in it too.
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
+    pub output: Option<EditFormat>,
+    /// Also record the edited configuration in the last-applied annotation, for a later apply.
+    #[arg(long)]
+    pub save_config: bool,
+    /// Print each patch before sending it.
+    #[arg(long, alias = "output-patch")]
+    pub show_patch: bool,
+    /// The field manager the changes are recorded under.
+    #[arg(long, value_name = "NAME", default_value = "kubectl-edit")]
+    pub field_manager: String,
+}
+
+/// One object the user asked to edit, not yet resolved against the server.
+#[derive(Debug, PartialEq, Eq)]
+enum Request {
+    /// By type and name, in the default namespace.
+    Named { type_arg: String, name: String },
+    /// As named by an object in a manifest.
+    FromManifest { api_version: String, kind: String, namespace: Option<String>, name: String },
+}
+
+/// Validates the options into the objects to edit.
+fn plan(args: &EditArgs) -> anyhow::Result<Vec<Request>> {
+    if !args.filenames.is_empty() {
+        if !args.targets.is_empty() {
+            bail!("arguments cannot be given together with -f: put the objects in the files, or drop -f");
+        }
+        return Ok(manifest::read_paths(&args.filenames, false)?
+            .into_iter()
+            .map(|object| Request::FromManifest {
+                api_version: object.api_version().into(),
+                kind: object.kind().into(),
+                namespace: object.namespace().map(String::from),
+                name: object.name().into(),
+            })
+            .collect());
+    }
+    let named = |type_arg: &str, name: &str| Request::Named { type_arg: type_arg.into(), name: name.into() };
+    match args.targets.as_slice() {
+        [] => bail!("you must name the objects to edit, e.g. 'kubeupd edit deployment/web' or 'kubeupd edit -f web.yaml'"),
+        targets if targets.iter().all(|target| target.contains('/')) => targets
+            .iter()
+            .map(|target| match target.split_once('/') {
+                Some((type_arg, name)) if !type_arg.is_empty() && !name.is_empty() && !name.contains('/') => {
+                    Ok(named(type_arg, name))
+                }
+                _ => bail!("arguments in resource/name form must have a single resource and name: {target:?}"),
+            })
+            .collect(),
+        [type_arg, names @ ..] if !type_arg.contains('/') && !names.is_empty() && !names.iter().any(|name| name.contains('/')) => {
+            Ok(names.iter().map(|name| named(type_arg, name)).collect())
+        }
+        [type_arg] => bail!("you must name the {type_arg} to edit: 'kubeupd edit {type_arg} NAME' or 'kubeupd edit {type_arg}/NAME'"),
+        _ => bail!(
+            "there is no need to specify a resource type as a separate argument when passing arguments in \
+             resource/name form (e.g. 'kubeupd edit resource/<resource_name>' instead of \
+             'kubeupd edit resource resource/<resource_name>')"
+        ),
+    }
+}
+
+/// Runs `kubeupd edit`.
+pub async fn run(args: EditArgs, global: &GlobalArgs) -> anyhow::Result<()> {
+    let requests = plan(&args)?;
+    let editor = Editor::from_env()?;
+    let cluster = Cluster::connect(&ConnectOptions::from(global)).await?;
+    let targets = fetch(&cluster, requests, global.namespace.as_deref()).await?;
+    let printer = Printer { format: args.output, printed: 0 };
+    let session = Session { cluster: &cluster, args: &args, targets, schemas: HashMap::new(), printer };
+    session.run(&editor).await
+}
+
+/// One object being edited.
+struct Target {
+    rt: ResourceType,
+    namespace: String,
+    /// The object as fetched, without `managedFields`: what the editor first shows.
+    fetched: Value,
+    /// The user's version of the object that the server has: `fetched` until a patch is sent.
+    accepted: Value,
+    /// What the server has from this session: `accepted`, annotated under `--save-config`. The
+    /// next patch is computed from it.
+    base: Value,
+    /// Whether a patch of this object was sent.
+    sent: bool,
+}
+
+impl Target {
+    /// kubectl's name for the object in errors, e.g. `deployments.apps "web"`.
+    fn label(&self) -> String {
+        let name = self.fetched.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+        format!("{} {name:?}", self.rt.group_resource())
+    }
+}
+
+/// Resolves and fetches the objects, in the order asked for, each once.
+async fn fetch(cluster: &Cluster, requests: Vec<Request>, namespace_flag: Option<&str>) -> anyhow::Result<Vec<Target>> {
+    let default_namespace = cluster.default_namespace();
+    let fetches = requests.into_iter().map(|request| async move {
+        let (rt, namespace, name) = match request {
+            Request::Named { type_arg, name } => (cluster.resolve(&type_arg).await?, default_namespace.to_string(), name),
+            Request::FromManifest { api_version, kind, namespace, name } => {
+                if let (Some(flag), Some(own)) = (namespace_flag, namespace.as_deref())
+                    && flag != own
+                {
+                    bail!(
+                        "the namespace from the provided object {own:?} does not match the namespace {flag:?}. \
+                         You must pass '--namespace={own}' to perform this operation."
+                    );
+                }
+                let namespace = namespace.unwrap_or_else(|| default_namespace.to_string());
+                (cluster.resolve_kind(&api_version, &kind).await?, namespace, name)
+            }
+        };
+        let mut fetched = cluster.get(&rt, Some(&namespace), &name).await?;
+        output::strip_managed_fields(&mut fetched);
+        Ok(Target { rt, namespace, accepted: fetched.clone(), base: fetched.clone(), fetched, sent: false })
+    });
+    let mut targets = try_join_all(fetches).await?;
+    let mut uids = Vec::new();
+    targets.retain(|target| {
+        let uid = target.fetched.pointer("/metadata/uid").cloned();
+        let first = !uids.contains(&uid);
+        uids.push(uid);
+        first
+    });
+    Ok(targets)
+}
+
+/// A change the user can fix: the editor reopens with it on top.
+struct Rejection {
+    reason: Reason,
+    /// What the terminal shows when it happens, after `error: `.
+    summary: String,
+    /// The whole error, for the final message should the user give up.
+    error: String,
+}
+
+impl Rejection {
+    fn syntax(err: &anyhow::Error) -> Rejection {
+        let head = format!("The edited file had a syntax error: {err:#}");
+        let summary = first_line(&head).to_string();
+        Rejection { reason: Reason { head, causes: Vec::new() }, error: summary.clone(), summary }
+    }
+
+    fn unmergeable(target: &Target, err: &MergeError) -> Rejection {
+        let summary = format!("{} is invalid: {err}", target.label());
+        let reason = Reason { head: format!("{} was not valid", target.label()), causes: vec![err.to_string()] };
+        Rejection { reason, error: summary.clone(), summary }
+    }
+
+    fn from_server(target: &Target, err: &ApiError) -> Rejection {
+        let causes: Vec<String> = match &err.details {
+            Some(details) if !details.causes.is_empty() => {
+                details.causes.iter().map(|cause| format!("{}: {}", cause.field, cause.message)).collect()
+            }
+            _ => vec![err.message.clone()],
+        };
+        let (head, summary) = if err.is_invalid() {
+            (format!("{} was not valid", target.label()), format!("{} is invalid", target.label()))
+        } else {
+            (format!("{} could not be patched", target.label()), format!("{} could not be patched: {err}", target.label()))
+        };
+        Rejection { reason: Reason { head, causes }, summary, error: err.to_string() }
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or_default()
+}
+
+/// Whether the user can fix what the server rejected by editing again: the object is invalid, the
+/// patch does not fit the object, or it carries a `resourceVersion` that is no longer current.
+fn fixable(err: &ApiError) -> bool {
+    err.is_invalid() || matches!(err.code, 400 | 409 | 422)
+}
+
+/// Tells what became of each object: `configmap/x edited`, or with `-o`, the object itself, as
+/// kubectl does.
+struct Printer {
+    format: Option<EditFormat>,
+    printed: usize,
+}
+
+impl Printer {
+    fn print(&mut self, object: &Value, action: &str) {
+        let text = match self.format {
+            None => format!("{} {action}\n", output::object_name(object)),
+            Some(EditFormat::Json) => output::to_json(object),
+            Some(EditFormat::Yaml) if self.printed > 0 => format!("---\n{}", output::to_yaml(object)),
+            Some(EditFormat::Yaml) => output::to_yaml(object),
+        };
+        self.printed += 1;
+        print!("{text}");
+    }
+}
+
+/// An edit in progress.
+struct Session<'a> {
+    cluster: &'a Cluster,
+    args: &'a EditArgs,
+    targets: Vec<Target>,
+    /// The patch metadata of each `(apiVersion, kind)`, read when first needed.
+    schemas: HashMap<(String, String), Option<KindSchema>>,
+    printer: Printer,
+}
+
+impl Session<'_> {
+    /// Opens the editor until the changes are made, the user cancels, or a failure the editor
+    /// cannot fix; the edited file is kept on every failure.
+    async fn run(mut self, editor: &Editor) -> anyhow::Result<()> {
+        let format = self.args.output.unwrap_or_default();
+        let file = EditFile::create(format.extension())?;
+        let file_name = file.path().file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let fetched: Vec<Value> = self.targets.iter().map(|target| target.fetched.clone()).collect();
+        let mut body = text::render(&fetched, format);
+        let mut rejections: Vec<Rejection> = Vec::new();
+        loop {
+            let reasons: Vec<Reason> = rejections.iter().map(|rejection| rejection.reason.clone()).collect();
+            file.write(&text::compose(&reasons, &body))?;
+            if let Err(err) = editor.edit(file.path()).await {
+                file.keep();
+                return Err(err);
+            }
+            let saved = file.read()?;
+            if let Some(last) = rejections.last()
+                && text::body(&saved).trim_end() == body.trim_end()
+            {
+                file.keep();
+                bail!("Edit cancelled, no valid changes were saved; the last error was: {}", last.error);
+            }
+            body = text::body(&saved).to_string();
+            rejections = match text::parse(&saved, &file_name) {
+                Ok(edited) => match self.save(edited).await {
+                    Ok(rejections) => rejections,
+                    Err(err) => {
+                        file.keep();
+                        return Err(err);
+                    }
+                },
+                Err(err) => vec![Rejection::syntax(&err)],
+            };
+            if rejections.is_empty() {
+                return Ok(());
+            }
+            for rejection in &rejections {
+                eprintln!("error: {}", rejection.summary);
+            }
+        }
+    }
+
+    /// Sends the changes in `edited` and returns those the server rejected in ways the user can fix.
+    /// Fails, without sending anything, when an object's identity was changed; fails after trying
+    /// every change when one failed for good.
+    async fn save(&mut self, edited: Vec<Value>) -> anyhow::Result<Vec<Rejection>> {
+        let mut pairs = Vec::with_capacity(edited.len());
+        for object in edited {
+            let Some(index) = changes::find_fetched(self.targets.iter().map(|target| &target.fetched), &object) else {
+                bail!("the edited file holds {}, which is not one of the objects being edited", output::object_name(&object));
+            };
+            if !changes::same_identity(&self.targets[index].fetched, &object) {
+                bail!(changes::IDENTITY_CHANGED);
+            }
+            pairs.push((index, object));
+        }
+        if pairs.iter().all(|(index, object)| self.targets[*index].accepted == *object) {
+            if !self.targets.iter().any(|target| target.sent) {
+                eprintln!("{NO_CHANGES}");
+            }
+            return Ok(Vec::new());
+        }
+        let mut rejections = Vec::new();
+        let mut failed = false;
+        for (index, object) in pairs {
+            if self.targets[index].accepted == object {
+                if !self.targets[index].sent {
+                    self.printer.print(&object, "skipped");
+                }
+                continue;
+            }
+            let schema = self.schema(index).await?;
+            let target = &mut self.targets[index];
+            let desired = if self.args.save_config { last_applied::with_annotation(&object) } else { object.clone() };
+            let (patch_type, patch) = match changes::two_way_patch(&target.base, &desired, schema.as_ref()) {
+                Ok(patch) => patch,
+                Err(err) => {
+                    rejections.push(Rejection::unmergeable(target, &err));
+                    continue;
+                }
+            };
+            if self.args.show_patch {
+                println!("Patch: {}", output::to_compact_json(&patch));
+            }
+            let options = WriteOptions { field_manager: Some(self.args.field_manager.clone()), ..WriteOptions::default() };
+            let body = serde_json::to_vec(&patch)?;
+            let name = object["metadata"]["name"].as_str().unwrap_or_default();
+            match self.cluster.patch(&target.rt, Some(&target.namespace), name, patch_type, body, &options).await {
+                Ok(mut patched) => {
+                    output::strip_managed_fields(&mut patched);
+                    self.printer.print(&patched, "edited");
+                    (target.accepted, target.base, target.sent) = (object, desired, true);
+                }
+                Err(err) => match api_error(&err) {
+                    Some(api) if fixable(api) => rejections.push(Rejection::from_server(target, api)),
+                    Some(api) if api.is_not_found() => {
+                        eprintln!("error: {} could not be found on the server", target.label());
+                        failed = true;
+                    }
+                    Some(api) => {
+                        eprintln!("error: {} could not be patched: {api}", target.label());
+                        failed = true;
+                    }
+                    None => {
+                        eprintln!("error: {} could not be patched: {err:#}", target.label());
+                        failed = true;
+                    }
+                },
+            }
+        }
+        if failed {
+            return Err(Reported(1).into());
+        }
+        Ok(rejections)
+    }
+
+    /// The strategic-merge metadata of the target's kind; `None` for custom resources.
+    async fn schema(&mut self, index: usize) -> anyhow::Result<Option<KindSchema>> {
+        let fetched = &self.targets[index].fetched;
+        let field = |name: &str| fetched[name].as_str().unwrap_or_default().to_string();
+        let key = (field("apiVersion"), field("kind"));
+        if let Some(schema) = self.schemas.get(&key) {
+            return Ok(schema.clone());
+        }
+        let schema = self.cluster.patch_schema(&key.0, &key.1).await?;
+        self.schemas.insert(key, schema.clone());
+        Ok(schema)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser as _;
+
+    fn parse(line: &str) -> anyhow::Result<Vec<Request>> {
+        let cli = crate::cli::Cli::try_parse_from(line.split_whitespace())?;
+        match cli.command {
+            crate::cli::Command::Edit(args) => plan(&args),
+            _ => unreachable!(),
+        }
+    }
+
+    fn named(type_arg: &str, name: &str) -> Request {
+        Request::Named { type_arg: type_arg.into(), name: name.into() }
+    }
+
+    #[test]
+    fn arguments_name_objects() {
+        assert_eq!(parse("kubeupd edit deploy/web").unwrap(), [named("deploy", "web")]);
+        assert_eq!(parse("kubeupd edit cm a b").unwrap(), [named("cm", "a"), named("cm", "b")]);
+        assert_eq!(parse("kubeupd edit cm/a deploy/b -o json").unwrap(), [named("cm", "a"), named("deploy", "b")]);
+    }
+
+    #[test]
+    fn contradictory_arguments_are_rejected() {
+        for line in ["kubeupd edit", "kubeupd edit cm", "kubeupd edit cm cm/a", "kubeupd edit cm/", "kubeupd edit cm/a/b", "kubeupd edit cm a -f x.yaml"] {
+            assert!(parse(line).is_err(), "{line}");
+        }
+        let err = parse("kubeupd edit deployments").unwrap_err().to_string();
+        assert!(err.contains("'kubeupd edit deployments NAME'"), "{err}");
+    }
+
+    #[test]
+    fn flags_parse() {
+        let cli = crate::cli::Cli::try_parse_from(["kubeupd", "edit", "cm/a", "--output-patch", "--save-config", "-o", "json"]).unwrap();
+        let crate::cli::Command::Edit(args) = cli.command else { unreachable!() };
+        assert!(args.show_patch && args.save_config);
+        assert_eq!((args.output, args.field_manager.as_str()), (Some(EditFormat::Json), "kubectl-edit"));
+    }
+}
