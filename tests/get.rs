@@ -218,7 +218,7 @@ fn empty_lists_match_kubectl() {
 fn discovery_is_cached_on_disk_and_reused() {
     let ns = app("get-cache");
     let n = ns.name.as_str();
-    let first = ns.kubeupd().args(["-v=6", "get", "cm", "one", "-n", n]).output().unwrap();
+    let first = ns.kubeupd().args(["-v=6", "get", "cm", "one", "-n", n, "-o", "name"]).output().unwrap();
     assert!(first.status.success(), "{}", stderr(&first));
     let log = stderr(&first);
     let discovery_requests = |log: &str| log.lines().filter(|line| line.contains("GET ") && (line.contains("/api ") || line.contains("/apis ") || line.contains("/api/v1 ") || line.contains("/apis/apps/v1 "))).count();
@@ -226,7 +226,7 @@ fn discovery_is_cached_on_disk_and_reused() {
     let cached = std::fs::read_dir(ns.cache_dir().join("kubeupd").join("discovery")).unwrap().count();
     assert_eq!(cached, 1, "one server folder in the cache");
 
-    let second = ns.kubeupd().args(["-v=6", "get", "cm", "one", "-n", n]).output().unwrap();
+    let second = ns.kubeupd().args(["-v=6", "get", "cm", "one", "-n", n, "-o", "name"]).output().unwrap();
     let log = stderr(&second);
     assert_eq!(discovery_requests(&log), 0, "the second run uses the cache: {log}");
     assert_eq!(log.lines().filter(|line| line.contains("GET https://")).count(), 1, "{log}");
