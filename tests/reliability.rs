@@ -162,3 +162,40 @@ fn slow_answers_end_at_the_request_timeout() {
     assert!(text.contains("timed out after 1s"), "{text}");
     assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
 }
+
+#[test]
+fn concurrent_applies_and_updates_lose_nothing() {
+    let namespace = TestNamespace::new("rel-load");
+    namespace.apply(&configmap("shared", "0"));
+    let config = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shared, labels: {owner: apply}}\ndata: {v: \"applied\"}\n";
+    let children: Vec<_> = (0..20)
+        .map(|i| {
+            let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubeupd"));
+            command.arg("--kubeconfig").arg(support::kubeconfig()).arg("--cache-dir").arg(namespace.cache_dir());
+            command.args(["-n", &namespace.name]).env_remove("KUBECONFIG");
+            if i % 2 == 0 {
+                command.args(["apply", "-f", "-"]);
+            } else {
+                command.args(["update", "configmap/shared", "--set", &format!("metadata.annotations.writer{i}=w{i}")]);
+            }
+            command.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+            let mut child = command.spawn().unwrap();
+            let mut stdin = child.stdin.take().unwrap();
+            if i % 2 == 0 {
+                std::io::Write::write_all(&mut stdin, config.as_bytes()).unwrap();
+            }
+            drop(stdin);
+            child
+        })
+        .collect();
+    for (i, child) in children.into_iter().enumerate() {
+        let output = child.wait_with_output().unwrap();
+        assert!(output.status.success(), "process {i}: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    let object = support::parse_json(namespace.kubectl_ok(&["get", "cm", "shared", "-n", &namespace.name, "-o", "json"]).as_bytes());
+    assert_eq!(object["data"]["v"], "applied");
+    assert_eq!(object["metadata"]["labels"]["owner"], "apply");
+    for i in (1..20).step_by(2) {
+        assert_eq!(object["metadata"]["annotations"][format!("writer{i}")], format!("w{i}"), "{object}");
+    }
+}
