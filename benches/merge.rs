@@ -5,8 +5,6 @@
 
 use std::hint::black_box;
 
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use kubeupd::merge::strategic;

@@ -376,3 +376,19 @@ fn discovery_and_openapi_are_read_once_then_cached() {
     let requests: Vec<&str> = third.lines().filter(|line| line.ends_with(" milliseconds")).collect();
     assert_eq!(requests.len(), 2, "only the GET and the PATCH of the object:\n{third}");
 }
+
+#[test]
+fn many_objects_of_a_type_are_listed_once_instead_of_read_one_by_one() {
+    let namespace = TestNamespace::new("apply-list");
+    let input = (0..10).map(|i| format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm-{i}}}\ndata: {{v: \"1\"}}\n")).collect::<Vec<_>>().join("---\n");
+    for expected_writes in [10, 0] {
+        let output = namespace.kubeupd().args(["apply", "-v=6", "-n", &namespace.name, "-f", "-"]).write_stdin(input.clone()).output().unwrap();
+        assert!(output.status.success());
+        let log = String::from_utf8_lossy(&output.stderr);
+        let requests: Vec<&str> = log.lines().filter(|line| line.ends_with(" milliseconds")).collect();
+        let reads = requests.iter().filter(|line| line.contains("DEBUG GET") && line.contains("/configmaps")).count();
+        let writes = requests.iter().filter(|line| line.contains("DEBUG POST") || line.contains("DEBUG PATCH")).count();
+        assert_eq!(reads, 1, "one list of the configmaps:\n{log}");
+        assert_eq!(writes, expected_writes, "{log}");
+    }
+}

@@ -16,10 +16,15 @@ use super::apply_last_applied::LastAppliedCommand;
 use super::apply_report::{Outcome, Report};
 use super::options::DryRun;
 use super::{GlobalArgs, Reported};
-use crate::client::{Action, ApplyOptions, Cluster, RetryPolicy, ConnectOptions, MappingError, ResourceType, WriteOptions, last_applied};
+use crate::client::{
+    Action, ApplyOptions, Cluster, ConnectOptions, ListScope, Live, MappingError, ResourceType, RetryPolicy, WriteOptions, last_applied,
+};
 use crate::manifest::{self, ManifestObject};
 use crate::merge::PatchType;
 use crate::output::OutputFormat;
+
+/// From how many objects of one type in one namespace the live objects are listed at once.
+const LIST_FROM: usize = 3;
 
 /// The most an object's annotations may hold, all together (the API server's limit).
 const ANNOTATIONS_LIMIT: usize = 256 * 1024;
@@ -346,15 +351,25 @@ async fn wait_until_established(cluster: &Cluster, crd_type: &ResourceType, name
 
 /// Applies `objects`, several at once; documents of the same object one after the other.
 async fn execute(cluster: &Cluster, flags: &ApplyFlags, objects: Vec<Planned>, report: &mut Report) {
+    let live = if flags.server_side { HashMap::new() } else { list_live_objects(cluster, &objects).await };
     let mut groups: BTreeMap<(String, String, Option<String>, String), Vec<Planned>> = BTreeMap::new();
     for planned in objects {
         groups.entry(planned.identity()).or_default().push(planned);
     }
+    let live = &live;
     let mut results = stream::iter(groups.into_values())
         .map(|group| async move {
             let mut results = Vec::with_capacity(group.len());
-            for planned in &group {
-                results.push((planned.index, apply_one(cluster, flags, planned).await));
+            for (position, planned) in group.iter().enumerate() {
+                // A list shows the object as it was before this run: good for its first document only.
+                let known = match live.get(&(planned.rt.as_ref().map(ResourceType::group_resource), planned.namespace.clone())) {
+                    Some(listed) if position == 0 => match listed.get(&planned.name) {
+                        Some(object) => Live::Read(object.clone()),
+                        None => Live::Absent,
+                    },
+                    _ => Live::Unread,
+                };
+                results.push((planned.index, apply_one(cluster, flags, planned, known).await));
             }
             results
         })
@@ -366,7 +381,41 @@ async fn execute(cluster: &Cluster, flags: &ApplyFlags, objects: Vec<Planned>, r
     }
 }
 
-async fn apply_one(cluster: &Cluster, flags: &ApplyFlags, planned: &Planned) -> anyhow::Result<Outcome> {
+/// Objects of one type in one namespace, by name, as one list showed them.
+type Listed = HashMap<(Option<String>, Option<String>), HashMap<String, Value>>;
+
+/// Lists the live objects of every type and namespace that has several objects to apply: one
+/// request instead of one read per object. Where a list fails, objects are read one by one.
+async fn list_live_objects(cluster: &Cluster, objects: &[Planned]) -> Listed {
+    let mut counts: HashMap<(String, Option<String>), (usize, &ResourceType)> = HashMap::new();
+    for planned in objects {
+        if let Some(rt) = &planned.rt {
+            counts.entry((rt.group_resource(), planned.namespace.clone())).or_insert((0, rt)).0 += 1;
+        }
+    }
+    let lists = counts.into_iter().filter(|(_, (count, _))| *count >= LIST_FROM).map(|((resource, namespace), (_, rt))| async move {
+        let scope = match &namespace {
+            Some(namespace) => ListScope::Namespace(namespace),
+            None => ListScope::AllNamespaces,
+        };
+        let listed = cluster.list(rt, scope, None).await.ok().map(|list| {
+            let items = list["items"].as_array().cloned().unwrap_or_default();
+            items
+                .into_iter()
+                .filter_map(|mut item| {
+                    // Items of a list leave out their apiVersion and kind.
+                    item["apiVersion"] = Value::String(rt.api_version());
+                    item["kind"] = Value::String(rt.kind.clone());
+                    Some((item["metadata"]["name"].as_str()?.to_string(), item))
+                })
+                .collect::<HashMap<_, _>>()
+        });
+        ((Some(resource), namespace), listed)
+    });
+    futures::future::join_all(lists).await.into_iter().filter_map(|(key, listed)| Some((key, listed?))).collect()
+}
+
+async fn apply_one(cluster: &Cluster, flags: &ApplyFlags, planned: &Planned, known: Live) -> anyhow::Result<Outcome> {
     let rt = planned.rt.as_ref().expect("kinds are resolved before objects are applied");
     let namespace = planned.namespace.as_deref();
     if flags.server_side {
@@ -393,7 +442,7 @@ async fn apply_one(cluster: &Cluster, flags: &ApplyFlags, planned: &Planned) -> 
         retry: RetryPolicy::default(),
         record: true,
     };
-    let applied = cluster.apply(rt, namespace, &planned.document, &options).await?;
+    let applied = cluster.apply(rt, namespace, &planned.document, known, &options).await?;
     Ok(Outcome::client_side(applied, rt))
 }
 

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::apply::{CLIENT_SIDE_MANAGER, Planned, SERVER_SIDE_MANAGER, plan};
 use super::{GlobalArgs, Reported, error_line};
-use crate::client::{ApplyOptions, Cluster, RetryPolicy, ConnectOptions, WriteOptions, api_error};
+use crate::client::{ApplyOptions, Cluster, Live, RetryPolicy, ConnectOptions, WriteOptions, api_error};
 use crate::merge::PatchType;
 use crate::output::{self, OutputFormat};
 
@@ -112,7 +112,11 @@ async fn compare(cluster: &Cluster, args: &DiffArgs, planned: &Planned, color: b
             retry: RetryPolicy::default(),
             record: false,
         };
-        cluster.apply(rt, namespace, &planned.document, &options).await?.object
+        let known = match &live {
+            Some(live) => Live::Read(live.clone()),
+            None => Live::Absent,
+        };
+        cluster.apply(rt, namespace, &planned.document, known, &options).await?.object
     };
     let (mut live, mut merged) = (live, merged);
     if planned.kind == "Secret" && planned.api_version == "v1" {

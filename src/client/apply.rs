@@ -9,7 +9,7 @@ use anyhow::Context as _;
 use serde_json::Value;
 
 use super::retry::{RetryPolicy, is_conflict};
-use super::{Cluster, ConnectionError, ResourceType, WriteOptions, api_error, last_applied};
+use super::{ApiError, Cluster, ConnectionError, ResourceType, WriteOptions, api_error, last_applied};
 use crate::merge::{PatchType, json_merge, strategic};
 use crate::schema::KindSchema;
 
@@ -29,6 +29,18 @@ pub struct ApplyOptions {
     pub retry: RetryPolicy,
     /// Record the configuration in the last-applied annotation, as apply does (diff does not).
     pub record: bool,
+}
+
+/// What is known of the live object before applying: nothing yet, or what a list showed.
+#[derive(Debug, Clone, Default)]
+pub enum Live {
+    /// Read it first.
+    #[default]
+    Unread,
+    /// Known not to exist.
+    Absent,
+    /// As read moments ago.
+    Read(Value),
 }
 
 /// What applying did to an object.
@@ -56,14 +68,16 @@ pub struct Applied {
 impl Cluster {
     /// Applies `document` (its namespace already set for namespaced kinds) client-side.
     ///
-    /// Each attempt reads the object first, so that a conflict, a create that finds the object
-    /// already there, or a write whose answer was lost (the connection failed) is followed by a
-    /// fresh read and a recomputed patch, never by a blind resend.
+    /// Each attempt reads the object first (the first may use `live`, e.g. from a list), so that
+    /// a conflict, a create that finds the object already there, or a write whose answer was lost
+    /// (the connection failed) is followed by a fresh read and a recomputed patch, never by a
+    /// blind resend.
     pub async fn apply(
         &self,
         rt: &ResourceType,
         namespace: Option<&str>,
         document: &Value,
+        live: Live,
         options: &ApplyOptions,
     ) -> anyhow::Result<Applied> {
         let name = document["metadata"]["name"].as_str().context("the object has no metadata.name")?;
@@ -72,13 +86,19 @@ impl Cluster {
         let mut schema = None;
         // The action of a write whose answer was lost: a later read shows whether it happened.
         let mut unanswered: Option<Action> = None;
+        let mut known = live;
         let retryable = |err: &anyhow::Error| {
             is_conflict(err) || is_lost(err) || api_error(err).is_some_and(|err| err.is_already_exists())
         };
         let applied = options
             .retry
             .run_while(&what, retryable, async |_| {
-                let live = match self.get(rt, namespace, name).await {
+                let read = match std::mem::take(&mut known) {
+                    Live::Unread => self.get(rt, namespace, name).await,
+                    Live::Absent => Err(ApiError::not_found(rt, name).into()),
+                    Live::Read(live) => Ok(live),
+                };
+                let live = match read {
                     Ok(live) => live,
                     Err(err) if api_error(&err).is_some_and(|err| err.is_not_found()) => {
                         let created = self.create_applied(rt, namespace, &modified, options).await;

@@ -68,6 +68,16 @@ impl ApiError {
         ApiError { code: status.as_u16(), reason: reason.replace(' ', ""), message, details: None }
     }
 
+    /// The server's answer for an object that does not exist, as a list of the collection showed.
+    pub fn not_found(rt: &super::ResourceType, name: &str) -> Self {
+        ApiError {
+            code: 404,
+            reason: "NotFound".into(),
+            message: format!("{} {name:?} not found", rt.group_resource()),
+            details: None,
+        }
+    }
+
     /// The object was not found (HTTP 404).
     pub fn is_not_found(&self) -> bool {
         self.code == 404

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use serde::Deserialize as _;
 use tokio::sync::Mutex;
 
-pub use apply::{Action, Applied, ApplyOptions};
+pub use apply::{Action, Applied, ApplyOptions, Live};
 pub use config::ConnectOptions;
 pub use discovery::Discovery;
 pub use dynamic::{ListScope, WriteOptions};

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Times kubeupd against kubectl on the local cluster, in the same run: each scenario is run
+# RUNS times (default 5; the 300-object ones RUNS_MANY times, default 3), alternating which tool
+# goes first, each tool with a warm discovery cache of its own. Prints a Markdown table of median
+# wall times and peak resident memory (GNU time), with kubeupd/kubectl ratios.
+#
+#   scripts/bench.sh              all scenarios
+#   RUNS=9 scripts/bench.sh       more runs
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-5}
+RUNS_MANY=${RUNS_MANY:-3}
+
+scripts/local-cluster.sh up >&2
+eval "$(scripts/local-cluster.sh env)"
+command -v /usr/bin/time >/dev/null || { apt-get install -y -qq time >/dev/null; }
+cargo build --release --locked --quiet
+kubeupd=$PWD/target/release/kubeupd
+kubectl=$(command -v kubectl)
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/cache-kubectl" "$work/cache-kubeupd" "$work/results"
+
+# The tool's command line with its own cache.
+tool() {
+  case $1 in
+    kubectl) echo "$kubectl --cache-dir $work/cache-kubectl" ;;
+    kubeupd) echo "$kubeupd --cache-dir $work/cache-kubeupd" ;;
+  esac
+}
+
+# measure SCENARIO TOOL COMMAND...: runs the command once, records wall seconds (from the clock,
+# in nanoseconds) and peak KiB (from GNU time).
+measure() {
+  local scenario=$1 name=$2 started ended
+  shift 2
+  started=$(date +%s%N)
+  /usr/bin/time -f "%M" -o "$work/rss" "$@" >/dev/null 2>"$work/stderr" || {
+    echo "bench: $name failed in '$scenario':" >&2
+    cat "$work/stderr" >&2
+    exit 1
+  }
+  ended=$(date +%s%N)
+  echo "$(( ended - started )) $(tail -n1 "$work/rss")" | awk '{printf "%.6f %d\n", $1 / 1e9, $2}' >>"$work/results/$scenario.$name"
+}
+
+deployment() {
+  cat <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, labels: {app: web}}
+spec:
+  replicas: $1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: app
+        image: nginx:$2
+        env: [{name: A, value: "1"}, {name: B, value: "2"}]
+        ports: [{containerPort: 80}]
+YAML
+}
+
+many() {
+  for i in $(seq 0 149); do
+    printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm-%d}\ndata: {v: "%s"}\n---\n' "$i" "$1"
+    printf 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d-%d}\nspec:\n  selector: {matchLabels: {app: d-%d}}\n  template:\n    metadata: {labels: {app: d-%d}}\n    spec:\n      containers: [{name: c, image: "img:%s"}]\n---\n' "$i" "$i" "$i" "$1"
+  done
+}
+
+deployment 2 1.25 >"$work/one-v1.yaml"
+deployment 3 1.27 >"$work/one-v2.yaml"
+many 1 >"$work/many-v1.yaml"
+many 2 >"$work/many-v2.yaml"
+
+# Warm both discovery caches (and kubeupd's OpenAPI cache) outside the measurements.
+warm=bench-warm-$$
+$kubectl create namespace "$warm" >/dev/null
+for name in kubectl kubeupd; do
+  $(tool $name) apply -n "$warm" -f "$work/one-v1.yaml" >/dev/null
+  $(tool $name) apply -n "$warm" -f "$work/one-v2.yaml" >/dev/null
+  $(tool $name) get -n "$warm" deployment web >/dev/null
+done
+
+order() { if (( $1 % 2 )); then echo "kubeupd kubectl"; else echo "kubectl kubeupd"; fi; }
+
+for run in $(seq 1 "$RUNS"); do
+  for name in $(order "$run"); do
+    ns=bench-$name-$$-$run
+    $kubectl create namespace "$ns" >/dev/null
+    cmd=$(tool $name)
+    measure "apply one Deployment: create" $name $cmd apply -n "$ns" -f "$work/one-v1.yaml"
+    measure "apply one Deployment: configure" $name $cmd apply -n "$ns" -f "$work/one-v2.yaml"
+    measure "apply one Deployment: unchanged" $name $cmd apply -n "$ns" -f "$work/one-v2.yaml"
+    measure "get one object" $name $cmd get -n "$ns" deployment web
+    measure "20 sequential patches" $name sh -c "for i in \$(seq 1 20); do $cmd patch -n $ns deployment web --type merge -p \"{\\\"metadata\\\":{\\\"annotations\\\":{\\\"n\\\":\\\"\$i\\\"}}}\" >/dev/null || exit 1; done"
+  done
+done
+
+for run in $(seq 1 "$RUNS_MANY"); do
+  for name in $(order "$run"); do
+    ns=bench-many-$name-$$-$run
+    $kubectl create namespace "$ns" >/dev/null
+    cmd=$(tool $name)
+    measure "apply 300 objects: create" $name $cmd apply -n "$ns" -f "$work/many-v1.yaml"
+    measure "apply 300 objects: configure" $name $cmd apply -n "$ns" -f "$work/many-v2.yaml"
+    measure "apply 300 objects: unchanged" $name $cmd apply -n "$ns" -f "$work/many-v2.yaml"
+    measure "get 300 objects -o json" $name $cmd get -n "$ns" configmaps,deployments -o json
+  done
+done
+
+# median FILE COLUMN
+median() { awk -v c="$2" '{print $c}' "$1" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+echo "| scenario | kubectl | kubeupd | time ratio | kubectl peak RSS | kubeupd peak RSS | RSS ratio |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
+for scenario in "apply one Deployment: create" "apply one Deployment: configure" "apply one Deployment: unchanged" \
+  "get one object" "20 sequential patches" "apply 300 objects: create" "apply 300 objects: configure" \
+  "apply 300 objects: unchanged" "get 300 objects -o json"; do
+  t_ctl=$(median "$work/results/$scenario.kubectl" 1)
+  t_upd=$(median "$work/results/$scenario.kubeupd" 1)
+  m_ctl=$(median "$work/results/$scenario.kubectl" 2)
+  m_upd=$(median "$work/results/$scenario.kubeupd" 2)
+  awk -v s="$scenario" -v a="$t_ctl" -v b="$t_upd" -v c="$m_ctl" -v d="$m_upd" 'BEGIN {
+    printf "| %s | %.1f ms | %.1f ms | %.2f | %.1f MB | %.1f MB | %.2f |\n", s, a * 1000, b * 1000, (a > 0 ? b / a : 0), c / 1024, d / 1024, (c > 0 ? d / c : 0)
+  }'
+done
+echo
+echo "Medians of $RUNS runs ($RUNS_MANY for 300 objects) on $(nproc) cores; kubectl $($kubectl version --client -o json | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | head -1), kube-apiserver $($kubectl version -o json 2>/dev/null | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | tail -1)."
