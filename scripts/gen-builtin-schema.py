@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Regenerates src/schema/builtin-openapi.json, the patch metadata kubeupd embeds for built-in kinds.
+"""Regenerates src/schema/builtin-openapi.json, the patch metadata kubeupd embeds for built-in kinds,
+and src/schema/builtin-kinds.txt, the list of those kinds (checked without reading the metadata).
 
 Source: the JSON schemas in the PyPI package kubernetes-validate (per Kubernetes version, with the
 x-kubernetes-* extensions). Every version the package ships is read, oldest first, so that kinds
@@ -99,6 +100,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--package-version", default="1.37.0")
     parser.add_argument("--output", default=os.path.join(os.path.dirname(__file__), "..", "src", "schema", "builtin-openapi.json"))
+    parser.add_argument("--kinds-output", default=os.path.join(os.path.dirname(__file__), "..", "src", "schema", "builtin-kinds.txt"))
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as workdir:
@@ -146,6 +148,14 @@ def main():
     lines += ["}", "}"]
     with open(args.output, "w") as handle:
         handle.write("\n".join(lines) + "\n")
+    kind_lines = sorted({
+        f"{(gvk['group'] + '/' if gvk['group'] else '')}{gvk['version']} {gvk['kind']}"
+        for name in reachable
+        for gvk in definitions[name].get("x-kubernetes-group-version-kind", [])
+    })
+    with open(args.kinds_output, "w") as handle:
+        handle.write("# apiVersion kind, one built-in kind per line (scripts/gen-builtin-schema.py)\n")
+        handle.write("\n".join(kind_lines) + "\n")
     print(f"{args.output}: {len(names)} definitions, {kinds} kinds, Kubernetes {versions[0]}..{versions[-1]}")
 
 

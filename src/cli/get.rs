@@ -1,5 +1,6 @@
 //! `kubeupd get`: display one or many objects, as a table or as JSON, YAML or names.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::bail;
@@ -131,11 +132,10 @@ pub async fn run(args: GetArgs, global: &GlobalArgs) -> anyhow::Result<()> {
     let cluster = Cluster::connect(&ConnectOptions::from(global)).await?;
     let visits = resolve(&cluster, requests, &args, global.namespace.as_deref()).await?;
     let mut errors = Vec::new();
-    let stdout = match args.output {
-        None | Some(OutputFormat::Wide) => print_tables(&cluster, &visits, &args, &mut errors).await,
-        Some(format) => print_objects(&cluster, &visits, &args, format, single_object, &mut errors).await,
-    };
-    super::write_stdout(&stdout)?;
+    match args.output {
+        None | Some(OutputFormat::Wide) => super::write_stdout(&print_tables(&cluster, &visits, &args, &mut errors).await)?,
+        Some(format) => print_objects(&cluster, &visits, &args, format, single_object, &mut errors).await?,
+    }
     if errors.is_empty() {
         return Ok(());
     }
@@ -263,7 +263,7 @@ async fn print_objects(
     format: OutputFormat,
     single_object: bool,
     errors: &mut Vec<anyhow::Error>,
-) -> String {
+) -> anyhow::Result<()> {
     let selector = args.selector.as_deref();
     let fetched = join_all(visits.iter().map(|visit| async move {
         match &visit.names {
@@ -284,9 +284,13 @@ async fn print_objects(
         objects.iter_mut().for_each(output::strip_managed_fields);
     }
     if single_object && objects.is_empty() {
-        return String::new();
+        return Ok(());
     }
-    output::render_objects(format, objects, single_object)
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    match output::write_objects(&mut stdout, format, objects, single_object).and_then(|()| stdout.flush()) {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => Err(err.into()),
+        _ => Ok(()),
+    }
 }
 
 /// A list's items with `apiVersion` and `kind` set, which servers leave out of list items.

@@ -46,7 +46,7 @@ impl Cluster {
     /// The strategic-merge metadata of `kind` in `api_version`, or `None` when the kind is not built
     /// into Kubernetes (custom resources are patched with JSON merge patches, as kubectl does).
     pub async fn patch_schema(&self, api_version: &str, kind: &str) -> anyhow::Result<Option<KindSchema>> {
-        if schema::builtin().for_kind(api_version, kind).is_none() {
+        if !schema::is_builtin(api_version, kind) {
             return Ok(None);
         }
         let document = self.openapi_document(api_version).await;

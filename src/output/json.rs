@@ -9,9 +9,16 @@ use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 
 /// `value` as indented JSON, ending with a newline.
 pub fn to_json(value: &Value) -> String {
-    let mut out = write_go_json(value, PrettyFormatter::with_indent(b"    "));
-    out.push('\n');
-    out
+    let mut out = Vec::new();
+    write_json(&mut out, value).expect("writing into memory cannot fail");
+    String::from_utf8(out).expect("serde_json writes UTF-8")
+}
+
+/// Writes `value` as indented JSON, ending with a newline, without building the text first.
+pub fn write_json(out: &mut impl Write, value: &Value) -> io::Result<()> {
+    let mut serializer = serde_json::Serializer::with_formatter(&mut *out, GoFormatter(PrettyFormatter::with_indent(b"    ")));
+    value.serialize(&mut serializer).map_err(io::Error::other)?;
+    out.write_all(b"\n")
 }
 
 /// `value` on one line, as Go's `json.Marshal` writes it (kubectl's last-applied annotation).

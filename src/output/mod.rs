@@ -30,15 +30,24 @@ pub enum OutputFormat {
 /// What `-o json|yaml|name` prints for `objects`: one object alone when a single object was asked
 /// for by name, else a `List` of them all; for `name`, one line per object.
 pub fn render_objects(format: OutputFormat, objects: Vec<Value>, single_object: bool) -> String {
+    let mut out = Vec::new();
+    write_objects(&mut out, format, objects, single_object).expect("writing into memory cannot fail");
+    String::from_utf8(out).expect("printers write UTF-8")
+}
+
+/// [`render_objects`], written to `out` as it is produced (JSON is not built in memory first).
+pub fn write_objects(out: &mut impl std::io::Write, format: OutputFormat, objects: Vec<Value>, single_object: bool) -> std::io::Result<()> {
     let document = |objects: Vec<Value>| match <[Value; 1]>::try_from(objects) {
         Ok([object]) if single_object => object,
         Ok(objects) => list_of(objects.into()),
         Err(objects) => list_of(objects),
     };
     match format {
-        OutputFormat::Json => to_json(&document(objects)),
-        OutputFormat::Yaml => to_yaml(&document(objects)),
-        OutputFormat::Name | OutputFormat::Wide => objects.iter().map(|object| object_name(object) + "\n").collect(),
+        OutputFormat::Json => json::write_json(out, &document(objects)),
+        OutputFormat::Yaml => out.write_all(to_yaml(&document(objects)).as_bytes()),
+        OutputFormat::Name | OutputFormat::Wide => {
+            objects.iter().try_for_each(|object| writeln!(out, "{}", object_name(object)))
+        }
     }
 }
 

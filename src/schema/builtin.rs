@@ -1,11 +1,23 @@
 //! The patch metadata embedded for built-in kinds, used offline and when the server's OpenAPI
-//! cannot be read. Regenerate `builtin-openapi.json` with `scripts/gen-builtin-schema.py`.
+//! cannot be read, and the list of those kinds. Regenerate both with `scripts/gen-builtin-schema.py`.
 
+use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
 
 use super::OpenApiSchema;
 
 const DOCUMENT: &str = include_str!("builtin-openapi.json");
+const KINDS: &str = include_str!("builtin-kinds.txt");
+
+/// Whether Kubernetes builds in `kind` of `api_version`: such kinds take strategic merge patches.
+/// Answered from a small list, without reading the embedded metadata.
+pub fn is_builtin(api_version: &str, kind: &str) -> bool {
+    static SET: OnceLock<HashSet<(&'static str, &'static str)>> = OnceLock::new();
+    let set = SET.get_or_init(|| {
+        KINDS.lines().filter(|line| !line.starts_with('#')).filter_map(|line| line.split_once(' ')).collect()
+    });
+    set.contains(&(api_version, kind))
+}
 
 /// The embedded schema of the built-in kinds of Kubernetes 1.25 to 1.37, compiled on first use.
 pub fn builtin() -> &'static Arc<OpenApiSchema> {
@@ -40,6 +52,15 @@ mod tests {
         let (_, tolerations) = pod.lookup_list("tolerations").unwrap();
         assert_eq!(tolerations.strategy, Strategy::Default);
         assert_eq!(tolerations.list_type, Some(ListType::Atomic));
+    }
+
+    #[test]
+    fn the_list_of_kinds_agrees_with_the_metadata() {
+        for (api_version, kind) in [("apps/v1", "Deployment"), ("v1", "ConfigMap"), ("batch/v1", "Job"), ("example.com/v1", "Widget")] {
+            assert_eq!(is_builtin(api_version, kind), builtin().for_kind(api_version, kind).is_some(), "{api_version} {kind}");
+        }
+        let listed = KINDS.lines().filter(|line| !line.starts_with('#')).count();
+        assert_eq!(listed, builtin().kind_count());
     }
 
     #[test]
