@@ -392,3 +392,52 @@ fn many_objects_of_a_type_are_listed_once_instead_of_read_one_by_one() {
         assert_eq!(writes, expected_writes, "{log}");
     }
 }
+
+#[test]
+fn view_and_set_last_applied_match_kubectl() {
+    let twins = Twins::new("apply-last");
+    let config = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: recorded, labels: {app: web}}\ndata: {html: \"<b>&</b>\", n2: \"2\"}\n";
+    for namespace in [&twins.kubectl, &twins.kubeupd] {
+        namespace.apply(config);
+    }
+    for format in ["yaml", "json"] {
+        let args = ["apply", "view-last-applied", "configmap/recorded", "-n", &twins.kubectl.name, "-o", format];
+        let theirs = twins.kubectl.kubectl().args(args).output().unwrap();
+        let ours = twins.kubectl.kubeupd().args(args).output().unwrap();
+        assert!(ours.status.success(), "{}", String::from_utf8_lossy(&ours.stderr));
+        assert_eq!(String::from_utf8_lossy(&ours.stdout), String::from_utf8_lossy(&theirs.stdout), "-o {format}");
+    }
+    // Record a new configuration without changing anything else.
+    let dir = tempfile::tempdir().unwrap();
+    let changed = config.replace("n2: \"2\"", "n2: \"3\"");
+    for namespace in [&twins.kubectl, &twins.kubeupd] {
+        let file = dir.path().join(format!("{}.yaml", namespace.name));
+        std::fs::write(&file, changed.replace("name: recorded", &format!("name: recorded, namespace: {}", namespace.name))).unwrap();
+        let file = file.to_str().unwrap();
+        let output = if std::ptr::eq(namespace, &twins.kubectl) {
+            namespace.kubectl().args(["apply", "set-last-applied", "-f", file]).output().unwrap()
+        } else {
+            namespace.kubeupd().args(["apply", "set-last-applied", "-f", file]).output().unwrap()
+        };
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/recorded configured\n");
+    }
+    assert_eq!(twins.objects(&twins.kubeupd, "configmaps"), twins.objects(&twins.kubectl, "configmaps"));
+    let data = twins.kubeupd.kubectl_ok(&["get", "cm", "recorded", "-n", &twins.kubeupd.name, "-o", "jsonpath={.data.n2}"]);
+    assert_eq!(data, "2", "only the annotation changed");
+    // Objects without the annotation need --create-annotation.
+    twins.kubeupd.kubectl_ok(&["create", "configmap", "bare", "-n", &twins.kubeupd.name]);
+    let file = dir.path().join("bare.yaml");
+    std::fs::write(&file, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bare}\n").unwrap();
+    let refused = twins.kubeupd.kubeupd().args(["apply", "set-last-applied", "-n", &twins.kubeupd.name, "-f"]).arg(&file).output().unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--create-annotation"));
+    let created = twins
+        .kubeupd
+        .kubeupd()
+        .args(["apply", "set-last-applied", "--create-annotation", "-n", &twins.kubeupd.name, "-f"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
+}

@@ -351,25 +351,23 @@ async fn wait_until_established(cluster: &Cluster, crd_type: &ResourceType, name
 
 /// Applies `objects`, several at once; documents of the same object one after the other.
 async fn execute(cluster: &Cluster, flags: &ApplyFlags, objects: Vec<Planned>, report: &mut Report) {
-    let live = if flags.server_side { HashMap::new() } else { list_live_objects(cluster, &objects).await };
-    let mut groups: BTreeMap<(String, String, Option<String>, String), Vec<Planned>> = BTreeMap::new();
+    let mut live = if flags.server_side { HashMap::new() } else { list_live_objects(cluster, &objects).await };
+    let mut groups: BTreeMap<(String, String, Option<String>, String), Vec<(Planned, Live)>> = BTreeMap::new();
     for planned in objects {
-        groups.entry(planned.identity()).or_default().push(planned);
+        let group = groups.entry(planned.identity()).or_default();
+        // A list shows the object as it was before this run: good for its first document only.
+        let listed = live.get_mut(&(planned.rt.as_ref().map(ResourceType::group_resource), planned.namespace.clone()));
+        let known = match listed {
+            Some(listed) if group.is_empty() => listed.remove(&planned.name).map_or(Live::Absent, Live::Read),
+            _ => Live::Unread,
+        };
+        group.push((planned, known));
     }
-    let live = &live;
     let mut results = stream::iter(groups.into_values())
         .map(|group| async move {
             let mut results = Vec::with_capacity(group.len());
-            for (position, planned) in group.iter().enumerate() {
-                // A list shows the object as it was before this run: good for its first document only.
-                let known = match live.get(&(planned.rt.as_ref().map(ResourceType::group_resource), planned.namespace.clone())) {
-                    Some(listed) if position == 0 => match listed.get(&planned.name) {
-                        Some(object) => Live::Read(object.clone()),
-                        None => Live::Absent,
-                    },
-                    _ => Live::Unread,
-                };
-                results.push((planned.index, apply_one(cluster, flags, planned, known).await));
+            for (planned, known) in group {
+                results.push((planned.index, apply_one(cluster, flags, &planned, known).await));
             }
             results
         })

@@ -3,14 +3,14 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context as _, bail};
+use anyhow::bail;
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::{Value, json};
 
 use super::GlobalArgs;
+use super::targets;
 use super::options::DryRun;
 use crate::client::{Cluster, ConnectOptions, WriteOptions, last_applied};
-use crate::manifest;
 use crate::merge::PatchType;
 use crate::output::{self, OutputFormat};
 
@@ -60,88 +60,53 @@ pub struct SetArgs {
 
 pub async fn run(command: LastAppliedCommand, global: &GlobalArgs) -> anyhow::Result<()> {
     let cluster = Cluster::connect(&ConnectOptions::from(global)).await?;
+    let namespace_flag = global.namespace.as_deref();
     match command {
-        LastAppliedCommand::ViewLastApplied(args) => view(args, &cluster).await,
-        LastAppliedCommand::SetLastApplied(args) => set(args, &cluster).await,
+        LastAppliedCommand::ViewLastApplied(args) => view(args, &cluster, namespace_flag).await,
+        LastAppliedCommand::SetLastApplied(args) => set(args, &cluster, namespace_flag).await,
     }
 }
 
-async fn view(args: ViewArgs, cluster: &Cluster) -> anyhow::Result<()> {
-    let targets = targets(&args, cluster).await?;
-    for (rt, namespace, name) in targets {
-        let object = cluster.get(&rt, namespace.as_deref(), &name).await?;
+async fn view(args: ViewArgs, cluster: &Cluster, namespace_flag: Option<&str>) -> anyhow::Result<()> {
+    let objects = targets::resolve(cluster, targets::plan(&args.targets, &args.filenames)?, namespace_flag).await?;
+    for target in objects {
+        let object = cluster.get(&target.rt, target.namespace.as_deref(), &target.name).await?;
         let Some(recorded) = last_applied::recorded(&object) else {
-            bail!("no last-applied-configuration annotation found on resource: {name}");
+            bail!("no last-applied-configuration annotation found on resource: {}", target.name);
         };
         match args.output {
-            ViewFormat::Json => print!("{}", output::to_json(&recorded)),
+            ViewFormat::Json => print!("{}", output::to_json_indented(&recorded, "  ")),
             ViewFormat::Yaml => print!("{}", output::render_objects(OutputFormat::Yaml, vec![recorded], true)),
         }
     }
     Ok(())
 }
 
-/// The objects `view-last-applied` names, as (type, namespace, name).
-async fn targets(args: &ViewArgs, cluster: &Cluster) -> anyhow::Result<Vec<(crate::client::ResourceType, Option<String>, String)>> {
-    let mut targets = Vec::new();
-    for object in manifest::read_paths(&args.filenames, false)? {
-        let rt = cluster.resolve_kind(object.api_version(), object.kind()).await?;
-        let namespace = rt.namespaced.then(|| object.namespace().unwrap_or(cluster.default_namespace()).to_string());
-        targets.push((rt, namespace, object.name().to_string()));
-    }
-    let pairs: Vec<(String, String)> = match args.targets.as_slice() {
-        [] => Vec::new(),
-        [type_arg, names @ ..] if !type_arg.contains('/') => {
-            if names.is_empty() {
-                bail!("you must specify the name of the object to view, e.g. `apply view-last-applied deployment/web`");
-            }
-            names.iter().map(|name| (type_arg.clone(), name.clone())).collect()
-        }
-        slashed => slashed
-            .iter()
-            .map(|target| target.split_once('/').map(|(t, n)| (t.to_string(), n.to_string())).context("use TYPE/NAME or TYPE NAME"))
-            .collect::<anyhow::Result<_>>()?,
-    };
-    for (type_arg, name) in pairs {
-        let rt = cluster.resolve(&type_arg).await?;
-        let namespace = rt.namespaced.then(|| cluster.default_namespace().to_string());
-        targets.push((rt, namespace, name));
-    }
-    if targets.is_empty() {
-        bail!("name the objects to view: TYPE/NAME, TYPE NAME, or -f FILE");
-    }
-    Ok(targets)
-}
-
-async fn set(args: SetArgs, cluster: &Cluster) -> anyhow::Result<()> {
-    let objects = manifest::read_paths(&args.filenames, false)?;
-    let mut planned = Vec::with_capacity(objects.len());
-    for object in objects {
-        let rt = cluster.resolve_kind(object.api_version(), object.kind()).await?;
-        let mut document = object.object.clone();
-        let namespace = rt.namespaced.then(|| object.namespace().unwrap_or(cluster.default_namespace()).to_string());
-        if let Some(namespace) = &namespace {
+async fn set(args: SetArgs, cluster: &Cluster, namespace_flag: Option<&str>) -> anyhow::Result<()> {
+    let objects = targets::resolve(cluster, targets::plan(&[], &args.filenames)?, namespace_flag).await?;
+    for target in objects {
+        let mut document = target.manifest.clone().expect("objects read from files keep their content");
+        if let Some(namespace) = &target.namespace {
             document["metadata"]["namespace"] = Value::String(namespace.clone());
         }
-        planned.push((rt, namespace, object.name().to_string(), document));
-    }
-    for (rt, namespace, name, document) in planned {
-        let live = cluster.get(&rt, namespace.as_deref(), &name).await?;
+        let (rt, namespace, name) = (&target.rt, target.namespace.as_deref(), target.name.as_str());
+        let live = cluster.get(rt, namespace, name).await?;
         if last_applied::recorded(&live).is_none() && !args.create_annotation {
             bail!("no last-applied-configuration annotation found on resource: {name}, to create the annotation, run the command with --create-annotation");
         }
-        let text = last_applied::configuration_text(&document);
-        let patch = json!({"metadata": {"annotations": {last_applied::ANNOTATION: text}}});
+        // As kubectl records it here: the document as written (unlike apply, no empty
+        // `annotations` map is added).
+        let recorded = output::to_compact_json(&document) + "\n";
+        let patch = json!({"metadata": {"annotations": {last_applied::ANNOTATION: recorded}}});
         let object = if args.dry_run == DryRun::Client {
             crate::merge::json_merge::apply(live, &patch)
         } else {
             let write = WriteOptions { dry_run: args.dry_run == DryRun::Server, ..WriteOptions::default() };
-            cluster.patch(&rt, namespace.as_deref(), &name, PatchType::Merge, serde_json::to_vec(&patch)?, &write).await?
+            cluster.patch(rt, namespace, name, PatchType::Merge, serde_json::to_vec(&patch)?, &write).await?
         };
-        let display = format!("{}/{name}", rt.group_kind_lower());
         match args.output {
-            None => println!("{display} configured{}", args.dry_run.suffix()),
-            Some(OutputFormat::Name) => println!("{display}"),
+            None => println!("{} configured{}", target.display_name(), args.dry_run.suffix()),
+            Some(OutputFormat::Name) => println!("{}", target.display_name()),
             Some(format) => {
                 let mut object = object;
                 output::strip_managed_fields(&mut object);

@@ -21,9 +21,9 @@ use serde_json::Value;
 use self::edit_file::EditFile;
 use self::editor::Editor;
 use self::text::Reason;
+use super::targets::{self, ObjectRef};
 use super::{GlobalArgs, Reported};
 use crate::client::{ApiError, Cluster, ConnectOptions, ResourceType, WriteOptions, api_error, last_applied};
-use crate::manifest;
 use crate::merge::MergeError;
 use crate::output;
 use crate::schema::KindSchema;
@@ -55,61 +55,12 @@ pub struct EditArgs {
     pub field_manager: String,
 }
 
-/// One object the user asked to edit, not yet resolved against the server.
-#[derive(Debug, PartialEq, Eq)]
-enum Request {
-    /// By type and name, in the default namespace.
-    Named { type_arg: String, name: String },
-    /// As named by an object in a manifest.
-    FromManifest { api_version: String, kind: String, namespace: Option<String>, name: String },
-}
-
-/// Validates the options into the objects to edit.
-fn plan(args: &EditArgs) -> anyhow::Result<Vec<Request>> {
-    if !args.filenames.is_empty() {
-        if !args.targets.is_empty() {
-            bail!("arguments cannot be given together with -f: put the objects in the files, or drop -f");
-        }
-        return Ok(manifest::read_paths(&args.filenames, false)?
-            .into_iter()
-            .map(|object| Request::FromManifest {
-                api_version: object.api_version().into(),
-                kind: object.kind().into(),
-                namespace: object.namespace().map(String::from),
-                name: object.name().into(),
-            })
-            .collect());
-    }
-    let named = |type_arg: &str, name: &str| Request::Named { type_arg: type_arg.into(), name: name.into() };
-    match args.targets.as_slice() {
-        [] => bail!("you must name the objects to edit, e.g. 'kubeupd edit deployment/web' or 'kubeupd edit -f web.yaml'"),
-        targets if targets.iter().all(|target| target.contains('/')) => targets
-            .iter()
-            .map(|target| match target.split_once('/') {
-                Some((type_arg, name)) if !type_arg.is_empty() && !name.is_empty() && !name.contains('/') => {
-                    Ok(named(type_arg, name))
-                }
-                _ => bail!("arguments in resource/name form must have a single resource and name: {target:?}"),
-            })
-            .collect(),
-        [type_arg, names @ ..] if !type_arg.contains('/') && !names.is_empty() && !names.iter().any(|name| name.contains('/')) => {
-            Ok(names.iter().map(|name| named(type_arg, name)).collect())
-        }
-        [type_arg] => bail!("you must name the {type_arg} to edit: 'kubeupd edit {type_arg} NAME' or 'kubeupd edit {type_arg}/NAME'"),
-        _ => bail!(
-            "there is no need to specify a resource type as a separate argument when passing arguments in \
-             resource/name form (e.g. 'kubeupd edit resource/<resource_name>' instead of \
-             'kubeupd edit resource resource/<resource_name>')"
-        ),
-    }
-}
-
 /// Runs `kubeupd edit`.
 pub async fn run(args: EditArgs, global: &GlobalArgs) -> anyhow::Result<()> {
-    let requests = plan(&args)?;
+    let objects = targets::plan(&args.targets, &args.filenames)?;
     let editor = Editor::from_env()?;
     let cluster = Cluster::connect(&ConnectOptions::from(global)).await?;
-    let targets = fetch(&cluster, requests, global.namespace.as_deref()).await?;
+    let targets = fetch(&cluster, objects, global.namespace.as_deref()).await?;
     let printer = Printer { format: args.output, printed: 0 };
     let session = Session { cluster: &cluster, args: &args, targets, schemas: HashMap::new(), printer };
     session.run(&editor).await
@@ -139,27 +90,13 @@ impl Target {
 }
 
 /// Resolves and fetches the objects, in the order asked for, each once.
-async fn fetch(cluster: &Cluster, requests: Vec<Request>, namespace_flag: Option<&str>) -> anyhow::Result<Vec<Target>> {
-    let default_namespace = cluster.default_namespace();
-    let fetches = requests.into_iter().map(|request| async move {
-        let (rt, namespace, name) = match request {
-            Request::Named { type_arg, name } => (cluster.resolve(&type_arg).await?, default_namespace.to_string(), name),
-            Request::FromManifest { api_version, kind, namespace, name } => {
-                if let (Some(flag), Some(own)) = (namespace_flag, namespace.as_deref())
-                    && flag != own
-                {
-                    bail!(
-                        "the namespace from the provided object {own:?} does not match the namespace {flag:?}. \
-                         You must pass '--namespace={own}' to perform this operation."
-                    );
-                }
-                let namespace = namespace.unwrap_or_else(|| default_namespace.to_string());
-                (cluster.resolve_kind(&api_version, &kind).await?, namespace, name)
-            }
-        };
-        let mut fetched = cluster.get(&rt, Some(&namespace), &name).await?;
+async fn fetch(cluster: &Cluster, objects: Vec<ObjectRef>, namespace_flag: Option<&str>) -> anyhow::Result<Vec<Target>> {
+    let resolved = targets::resolve(cluster, objects, namespace_flag).await?;
+    let fetches = resolved.into_iter().map(|object| async move {
+        let namespace = object.namespace.unwrap_or_default();
+        let mut fetched = cluster.get(&object.rt, Some(&namespace), &object.name).await?;
         output::strip_managed_fields(&mut fetched);
-        Ok(Target { rt, namespace, accepted: fetched.clone(), base: fetched.clone(), fetched, sent: false })
+        Ok::<_, anyhow::Error>(Target { rt: object.rt, namespace, accepted: fetched.clone(), base: fetched.clone(), fetched, sent: false })
     });
     let mut targets = try_join_all(fetches).await?;
     let mut uids = Vec::new();
@@ -386,34 +323,6 @@ impl Session<'_> {
 mod tests {
     use super::*;
     use clap::Parser as _;
-
-    fn parse(line: &str) -> anyhow::Result<Vec<Request>> {
-        let cli = crate::cli::Cli::try_parse_from(line.split_whitespace())?;
-        match cli.command {
-            crate::cli::Command::Edit(args) => plan(&args),
-            _ => unreachable!(),
-        }
-    }
-
-    fn named(type_arg: &str, name: &str) -> Request {
-        Request::Named { type_arg: type_arg.into(), name: name.into() }
-    }
-
-    #[test]
-    fn arguments_name_objects() {
-        assert_eq!(parse("kubeupd edit deploy/web").unwrap(), [named("deploy", "web")]);
-        assert_eq!(parse("kubeupd edit cm a b").unwrap(), [named("cm", "a"), named("cm", "b")]);
-        assert_eq!(parse("kubeupd edit cm/a deploy/b -o json").unwrap(), [named("cm", "a"), named("deploy", "b")]);
-    }
-
-    #[test]
-    fn contradictory_arguments_are_rejected() {
-        for line in ["kubeupd edit", "kubeupd edit cm", "kubeupd edit cm cm/a", "kubeupd edit cm/", "kubeupd edit cm/a/b", "kubeupd edit cm a -f x.yaml"] {
-            assert!(parse(line).is_err(), "{line}");
-        }
-        let err = parse("kubeupd edit deployments").unwrap_err().to_string();
-        assert!(err.contains("'kubeupd edit deployments NAME'"), "{err}");
-    }
 
     #[test]
     fn flags_parse() {

@@ -16,7 +16,18 @@ pub fn to_json(value: &Value) -> String {
 
 /// Writes `value` as indented JSON, ending with a newline, without building the text first.
 pub fn write_json(out: &mut impl Write, value: &Value) -> io::Result<()> {
-    let mut serializer = serde_json::Serializer::with_formatter(&mut *out, GoFormatter(PrettyFormatter::with_indent(b"    ")));
+    write_json_indented(out, value, "    ")
+}
+
+/// `value` as JSON indented by `indent` (kubectl uses two spaces in some places), with a newline.
+pub fn to_json_indented(value: &Value, indent: &str) -> String {
+    let mut out = Vec::new();
+    write_json_indented(&mut out, value, indent).expect("writing into memory cannot fail");
+    String::from_utf8(out).expect("serde_json writes UTF-8")
+}
+
+fn write_json_indented(out: &mut impl Write, value: &Value, indent: &str) -> io::Result<()> {
+    let mut serializer = serde_json::Serializer::with_formatter(&mut *out, GoFormatter(PrettyFormatter::with_indent(indent.as_bytes())));
     value.serialize(&mut serializer).map_err(io::Error::other)?;
     out.write_all(b"\n")
 }

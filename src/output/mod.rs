@@ -9,7 +9,7 @@ mod yaml;
 use serde_json::{Value, json};
 
 pub use diff::unified_diff;
-pub use json::{to_compact_json, to_json};
+pub use json::{to_compact_json, to_json, to_json_indented};
 pub use name::object_name;
 pub use table::{TableOptions, render as render_table};
 pub use yaml::to_yaml;
