@@ -119,10 +119,13 @@ impl Planned {
     }
 
     /// What makes two documents the same object: they are applied one after the other.
-    fn identity(&self) -> (String, String, Option<String>, String) {
+    fn identity(&self) -> Identity {
         (group_of(&self.api_version).to_string(), self.kind.clone(), self.namespace.clone(), self.name.clone())
     }
 }
+
+/// Group, kind, namespace and name of an object.
+type Identity = (String, String, Option<String>, String);
 
 fn group_of(api_version: &str) -> &str {
     api_version.rsplit_once('/').map_or("", |(group, _)| group)
@@ -352,7 +355,7 @@ async fn wait_until_established(cluster: &Cluster, crd_type: &ResourceType, name
 /// Applies `objects`, several at once; documents of the same object one after the other.
 async fn execute(cluster: &Cluster, flags: &ApplyFlags, objects: Vec<Planned>, report: &mut Report) {
     let mut live = if flags.server_side { HashMap::new() } else { list_live_objects(cluster, &objects).await };
-    let mut groups: BTreeMap<(String, String, Option<String>, String), Vec<(Planned, Live)>> = BTreeMap::new();
+    let mut groups: BTreeMap<Identity, Vec<(Planned, Live)>> = BTreeMap::new();
     for planned in objects {
         let group = groups.entry(planned.identity()).or_default();
         // A list shows the object as it was before this run: good for its first document only.
