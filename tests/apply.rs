@@ -441,3 +441,43 @@ fn view_and_set_last_applied_match_kubectl() {
         .unwrap();
     assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
 }
+
+#[test]
+fn overwrite_false_refuses_to_overwrite_changes_made_by_others() {
+    let namespace = TestNamespace::new("apply-overwrite");
+    let apply = |yaml: &str, extra: &[&str]| {
+        namespace.kubeupd().args(["apply", "-n", &namespace.name, "-f", "-"]).args(extra).write_stdin(yaml.to_string()).output().unwrap()
+    };
+    assert!(apply(&configmap_with("a", "1"), &[]).status.success());
+    // Another writer changes the field the configuration owns.
+    namespace.kubectl_ok(&["patch", "cm", "owned", "-n", &namespace.name, "--type", "merge", "-p", r#"{"data":{"a":"9"}}"#]);
+    let refused = apply(&configmap_with("a", "2"), &["--overwrite=false"]);
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("conflicts with changes made from original to current"), "{stderr}");
+    assert_eq!(namespace.kubectl_ok(&["get", "cm", "owned", "-n", &namespace.name, "-o", "jsonpath={.data.a}"]), "9");
+    let shown = apply(&configmap_with("a", "2"), &["--show-patch"]);
+    assert!(shown.status.success());
+    let stdout = String::from_utf8_lossy(&shown.stdout);
+    assert!(stdout.starts_with("# configmap/owned application/strategic-merge-patch+json: {\"data\":{\"a\":\"2\"}"), "{stdout}");
+    assert!(stdout.ends_with("configmap/owned configured\n"), "{stdout}");
+    assert_eq!(namespace.kubectl_ok(&["get", "cm", "owned", "-n", &namespace.name, "-o", "jsonpath={.data.a}"]), "2");
+}
+
+fn configmap_with(key: &str, value: &str) -> String {
+    format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: owned}}\ndata: {{{key}: \"{value}\"}}\n")
+}
+
+#[test]
+fn server_side_dry_runs_change_nothing() {
+    let namespace = TestNamespace::new("apply-ssa-dry");
+    let output = namespace
+        .kubeupd()
+        .args(["apply", "--server-side", "--dry-run=server", "-n", &namespace.name, "-f", "-"])
+        .write_stdin(configmap_with("a", "1"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/owned serverside-applied (server dry run)\n");
+    assert!(namespace.kubectl_ok(&["get", "configmaps", "-n", &namespace.name, "-o", "name"]).is_empty());
+}

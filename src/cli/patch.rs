@@ -77,6 +77,8 @@ impl From<PatchKind> for PatchType {
 struct Plan {
     patch: TypedPatch,
     objects: Vec<ObjectRef>,
+    /// The patch file, named in errors.
+    source: Option<String>,
 }
 
 /// Validates the options and reads the patch; nothing is sent before this succeeds.
@@ -102,9 +104,13 @@ fn plan(args: &PatchArgs) -> anyhow::Result<Plan> {
             bail!("--subresource and --dry-run concern the server, which --local does not contact");
         }
     }
-    let patch = TypedPatch::parse(args.patch_type.into(), &text)?;
+    let source = args.patch_file.as_ref().map(|path| path.display().to_string());
+    let patch = TypedPatch::parse(args.patch_type.into(), &text).map_err(|err| match &source {
+        Some(source) => anyhow!(err).context(source.clone()),
+        None => anyhow!(err),
+    })?;
     let objects = targets::plan(&args.targets, &args.filenames)?;
-    Ok(Plan { patch, objects })
+    Ok(Plan { patch, objects, source })
 }
 
 /// Runs `kubeupd patch`.
@@ -115,14 +121,25 @@ pub async fn run(args: PatchArgs, global: &GlobalArgs) -> anyhow::Result<()> {
     }
     let cluster = Cluster::connect(&ConnectOptions::from(global)).await?;
     let targets = targets::resolve(&cluster, plan.objects, global.namespace.as_deref()).await?;
-    let results = join_all(targets.iter().map(|target| patch_one(&cluster, target, &plan.patch, &args))).await;
+    let source = plan.source.as_deref();
+    let results = join_all(targets.iter().map(|target| patch_one(&cluster, target, &plan.patch, source, &args))).await;
     super::print_results(results)
 }
 
 /// Reads the object (or subresource), patches it on the server or, for a client dry run, locally,
 /// and says whether it changed.
-async fn patch_one(cluster: &Cluster, target: &Target, patch: &TypedPatch, args: &PatchArgs) -> anyhow::Result<String> {
+async fn patch_one(
+    cluster: &Cluster,
+    target: &Target,
+    patch: &TypedPatch,
+    source: Option<&str>,
+    args: &PatchArgs,
+) -> anyhow::Result<String> {
     let subresource = args.subresource.map(Subresource::as_str);
+    let object = match source {
+        Some(source) => format!("{} with {source}", target.display_name()),
+        None => target.display_name(),
+    };
     let namespace = target.namespace.as_deref();
     let before = cluster.get_subresource(&target.rt, namespace, &target.name, subresource).await?;
     let after = if args.dry_run == DryRun::Client {
@@ -132,7 +149,7 @@ async fn patch_one(cluster: &Cluster, target: &Target, patch: &TypedPatch, args:
         };
         patch
             .apply(before.clone(), schema.as_ref().map(KindSchema::node))
-            .map_err(|err| local_failure(err, &target.display_name()))?
+            .map_err(|err| local_failure(err, &object))?
     } else {
         let write = WriteOptions {
             dry_run: args.dry_run == DryRun::Server,
@@ -143,7 +160,7 @@ async fn patch_one(cluster: &Cluster, target: &Target, patch: &TypedPatch, args:
         cluster
             .patch(&target.rt, namespace, &target.name, patch.patch_type(), patch.body(), &write)
             .await
-            .map_err(|err| server_failure(err, patch, &before, target))?
+            .map_err(|err| server_failure(err, patch, &before, &object))?
     };
     Ok(args.output.written(&after, "patched", after != before, ""))
 }
@@ -151,12 +168,12 @@ async fn patch_one(cluster: &Cluster, target: &Target, patch: &TypedPatch, args:
 /// The server's refusal, in words that say what to do: custom resources take no strategic merge
 /// patches (415), and a failed JSON patch is explained by applying it to the object as read,
 /// since old servers answer only "the server rejected our request".
-fn server_failure(err: anyhow::Error, patch: &TypedPatch, before: &Value, target: &Target) -> anyhow::Error {
+fn server_failure(err: anyhow::Error, patch: &TypedPatch, before: &Value, object: &str) -> anyhow::Error {
     let Some(server) = api_error(&err) else { return err };
     match patch.patch_type() {
-        PatchType::Strategic if server.code == 415 => local_failure(TypedPatchError::NoPatchMetadata, &target.display_name()),
+        PatchType::Strategic if server.code == 415 => local_failure(TypedPatchError::NoPatchMetadata, object),
         PatchType::Json if server.is_invalid() => match patch.apply(before.clone(), None) {
-            Err(local) => local_failure(local, &target.display_name()),
+            Err(local) => local_failure(local, object),
             Ok(_) => err,
         },
         _ => err,
