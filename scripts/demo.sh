@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job, on a fresh machine: bring up the local cluster (built once, then cached), build
 # kubeupd, and use it on the manifests in testdata/demo: apply them (namespace and CRD first),
-# read them back, show a change as a diff, apply the change, and apply again (unchanged).
+# read them back, show a change as a diff, apply the change, apply again (unchanged), patch and
+# update an object, and patch a file offline.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,3 +24,7 @@ printf '\n$ kubeupd diff -f <the demo, with 3 replicas and nginx:1.28>\n'
 "$kubeupd" diff -f "$changed" || [ $? -eq 1 ]
 step apply -f "$changed"
 step apply -f "$changed"
+step patch deployment/web -n kubeupd-demo --type strategic -p '{"spec":{"template":{"spec":{"containers":[{"name":"app","env":[{"name":"LOG","value":"debug"}]}]}}}}'
+step update configmap/web-config -n kubeupd-demo --set data.retries=5 --set-string metadata.annotations.reviewed=yes
+step get configmap/web-config -n kubeupd-demo -o yaml
+step patch --local -f testdata/demo/20-app.yaml --type merge -p '{"spec":{"replicas":1}}' -o name
