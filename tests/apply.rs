@@ -481,3 +481,30 @@ fn server_side_dry_runs_change_nothing() {
     assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/owned serverside-applied (server dry run)\n");
     assert!(namespace.kubectl_ok(&["get", "configmaps", "-n", &namespace.name, "-o", "name"]).is_empty());
 }
+
+#[test]
+fn directories_recursion_several_files_json_and_lists_are_applied_in_order() {
+    let namespace = TestNamespace::new("apply-inputs");
+    let dir = tempfile::tempdir().unwrap();
+    let cm = |name: &str| format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}}}\ndata: {{a: b}}\n");
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    std::fs::write(dir.path().join("a.yaml"), format!("{}---\n{}", cm("a1"), cm("a2"))).unwrap();
+    std::fs::write(dir.path().join("sub/b.json"), r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b"},"data":{"a":"b"}}"#).unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "not a manifest").unwrap();
+    let list = dir.path().join("list.yaml");
+    std::fs::write(&list, "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: l1}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: l2}}\n").unwrap();
+    let inputs = dir.path().join("inputs");
+    std::fs::create_dir(&inputs).unwrap();
+    for name in ["a.yaml", "sub"] {
+        std::fs::rename(dir.path().join(name), inputs.join(name)).unwrap();
+    }
+    let flat = namespace.kubeupd().args(["apply", "-n", &namespace.name, "-f"]).arg(&inputs).output().unwrap();
+    assert!(flat.status.success(), "{}", String::from_utf8_lossy(&flat.stderr));
+    assert_eq!(String::from_utf8_lossy(&flat.stdout), "configmap/a1 created\nconfigmap/a2 created\n", "without -R, sub/ is not read");
+    let output = namespace.kubeupd().args(["apply", "-R", "-n", &namespace.name, "-f"]).arg(&inputs).arg("-f").arg(&list).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "configmap/a1 unchanged\nconfigmap/a2 unchanged\nconfigmap/b created\nconfigmap/l1 created\nconfigmap/l2 created\n"
+    );
+}
