@@ -5,7 +5,6 @@
 
 use std::hint::black_box;
 
-
 use criterion::{Criterion, criterion_group, criterion_main};
 use kubeupd::merge::strategic;
 use kubeupd::schema::builtin;
@@ -29,13 +28,14 @@ fn deployment(containers: Vec<Value>) -> Value {
 /// some, drops an env entry from others, removes one container and adds another; the live object
 /// carries server defaults and status.
 fn large_deployment() -> (Value, Value, Value) {
-    let original: Vec<Value> =
-        (0..200).map(|i| container(i, "app:1", (0..10).map(|k| (k, format!("v{k}"))))).collect();
+    let original: Vec<Value> = (0..200).map(|i| container(i, "app:1", (0..10).map(|k| (k, format!("v{k}"))))).collect();
     let mut modified: Vec<Value> = (0..200)
         .filter(|i| *i != 7)
         .map(|i| {
             let image = if i % 10 == 0 { "app:2" } else { "app:1" };
-            let env = (0..10).filter(|k| !(i % 7 == 0 && *k == 9)).map(|k| (k, if i % 5 == 0 && k == 0 { "changed".to_string() } else { format!("v{k}") }));
+            let env = (0..10)
+                .filter(|k| !(i % 7 == 0 && *k == 9))
+                .map(|k| (k, if i % 5 == 0 && k == 0 { "changed".to_string() } else { format!("v{k}") }));
             container(i, image, env)
         })
         .collect();
@@ -52,10 +52,16 @@ fn large_deployment() -> (Value, Value, Value) {
 
 /// 10,000 keys; the new configuration changes 100, removes 100 and adds 100.
 fn large_configmap() -> (Value, Value, Value) {
-    let data = |keys: &mut dyn Iterator<Item = (String, String)>| Value::Object(keys.map(|(k, v)| (k, Value::String(v))).collect());
+    let data = |keys: &mut dyn Iterator<Item = (String, String)>| {
+        Value::Object(keys.map(|(k, v)| (k, Value::String(v))).collect())
+    };
     let original = data(&mut (0..10_000).map(|i| (format!("key{i:05}"), format!("value{i}"))));
-    let modified = data(&mut (100..10_100).map(|i| (format!("key{i:05}"), if i < 200 { "changed".into() } else { format!("value{i}") })));
-    let configmap = |data: Value| json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "big"}, "data": data});
+    let modified = data(
+        &mut (100..10_100)
+            .map(|i| (format!("key{i:05}"), if i < 200 { "changed".into() } else { format!("value{i}") })),
+    );
+    let configmap =
+        |data: Value| json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "big"}, "data": data});
     let mut current = configmap(original.clone());
     current["metadata"]["annotations"] = json!({"other": "writer"});
     (configmap(original), configmap(modified), current)
@@ -70,15 +76,21 @@ fn three_way(c: &mut Criterion) {
         }
     }
     for (name, (original, modified, current)) in &cases {
-        let schema = builtin().for_kind(original["apiVersion"].as_str().unwrap(), original["kind"].as_str().unwrap()).unwrap();
+        let schema =
+            builtin().for_kind(original["apiVersion"].as_str().unwrap(), original["kind"].as_str().unwrap()).unwrap();
         c.bench_function(&format!("three_way/{name}"), |b| {
-            b.iter(|| strategic::create_three_way(black_box(original), black_box(modified), black_box(current), &schema, true).unwrap())
+            b.iter(|| {
+                strategic::create_three_way(black_box(original), black_box(modified), black_box(current), &schema, true)
+                    .unwrap()
+            })
         });
         // The same work from and to JSON bytes, as Kubernetes' CreateThreeWayMergePatch does it.
-        let bytes: Vec<Vec<u8>> = [original, modified, current].iter().map(|value| serde_json::to_vec(value).unwrap()).collect();
+        let bytes: Vec<Vec<u8>> =
+            [original, modified, current].iter().map(|value| serde_json::to_vec(value).unwrap()).collect();
         c.bench_function(&format!("three_way_bytes/{name}"), |b| {
             b.iter(|| {
-                let [original, modified, current] = [0, 1, 2].map(|i| kubeupd::client::decode_json(black_box(&bytes[i])).unwrap());
+                let [original, modified, current] =
+                    [0, 1, 2].map(|i| kubeupd::client::decode_json(black_box(&bytes[i])).unwrap());
                 let patch = strategic::create_three_way(&original, &modified, &current, &schema, true).unwrap();
                 serde_json::to_vec(&patch).unwrap()
             })

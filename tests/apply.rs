@@ -30,17 +30,32 @@ struct Twins {
 
 impl Twins {
     fn new(prefix: &str) -> Self {
-        Twins { kubectl: TestNamespace::new(&format!("{prefix}-k")), kubeupd: TestNamespace::new(&format!("{prefix}-u")) }
+        Twins {
+            kubectl: TestNamespace::new(&format!("{prefix}-k")),
+            kubeupd: TestNamespace::new(&format!("{prefix}-u")),
+        }
     }
 
     fn run(&self, steps: &[Step<'_>], kinds: &str) {
         for (number, step) in steps.iter().enumerate() {
             match step {
                 Step::Apply(yaml) => {
-                    let theirs = with_stdin(self.kubectl.kubectl().args(["apply", "-n", &self.kubectl.name, "-f", "-"]), yaml);
-                    let ours = with_stdin_cmd(self.kubeupd.kubeupd().args(["apply", "-n", &self.kubeupd.name, "-f", "-"]), yaml);
-                    assert!(theirs.status.success(), "step {number}: kubectl apply failed: {}", String::from_utf8_lossy(&theirs.stderr));
-                    assert!(ours.status.success(), "step {number}: kubeupd apply failed: {}", String::from_utf8_lossy(&ours.stderr));
+                    let theirs =
+                        with_stdin(self.kubectl.kubectl().args(["apply", "-n", &self.kubectl.name, "-f", "-"]), yaml);
+                    let ours = with_stdin_cmd(
+                        self.kubeupd.kubeupd().args(["apply", "-n", &self.kubeupd.name, "-f", "-"]),
+                        yaml,
+                    );
+                    assert!(
+                        theirs.status.success(),
+                        "step {number}: kubectl apply failed: {}",
+                        String::from_utf8_lossy(&theirs.stderr)
+                    );
+                    assert!(
+                        ours.status.success(),
+                        "step {number}: kubeupd apply failed: {}",
+                        String::from_utf8_lossy(&ours.stderr)
+                    );
                     assert_eq!(
                         String::from_utf8_lossy(&ours.stdout),
                         String::from_utf8_lossy(&theirs.stdout),
@@ -56,7 +71,8 @@ impl Twins {
                 }
                 Step::KubectlApply(yaml) => {
                     for namespace in [&self.kubectl, &self.kubeupd] {
-                        let output = with_stdin(namespace.kubectl().args(["apply", "-n", &namespace.name, "-f", "-"]), yaml);
+                        let output =
+                            with_stdin(namespace.kubectl().args(["apply", "-n", &namespace.name, "-f", "-"]), yaml);
                         assert!(output.status.success(), "step {number}: {}", String::from_utf8_lossy(&output.stderr));
                     }
                 }
@@ -114,13 +130,19 @@ spec:
 
 #[test]
 fn deployment_lifecycle_matches_kubectl() {
-    let changed_image_and_replicas = DEPLOYMENT_V1.replace("nginx:1.25", "nginx:1.27").replace("replicas: 2", "replicas: 3");
+    let changed_image_and_replicas =
+        DEPLOYMENT_V1.replace("nginx:1.25", "nginx:1.27").replace("replicas: 2", "replicas: 3");
     let without_env_b = changed_image_and_replicas.replace(r#", {name: B, value: "2"}"#, "");
     let without_sidecar = without_env_b.replace("      - name: sidecar\n        image: busybox:1.36\n", "");
     let reordered = without_sidecar
-        .replace(r#"[{name: A, value: "1"}, {name: C, value: "3"}]"#, r#"[{name: C, value: "3"}, {name: A, value: "1"}]"#)
+        .replace(
+            r#"[{name: A, value: "1"}, {name: C, value: "3"}]"#,
+            r#"[{name: C, value: "3"}, {name: A, value: "1"}]"#,
+        )
         .replace("[{containerPort: 80}, {containerPort: 443}]", "[{containerPort: 443}, {containerPort: 80}]");
-    let relabeled = reordered.replace(r#"{app: web, a: "1", b: "2"}"#, r#"{app: web, a: "1", c: "3"}"#).replace(r#"{x: "1"}"#, r#"{z: "2"}"#);
+    let relabeled = reordered
+        .replace(r#"{app: web, a: "1", b: "2"}"#, r#"{app: web, a: "1", c: "3"}"#)
+        .replace(r#"{x: "1"}"#, r#"{z: "2"}"#);
     let without_replicas = relabeled.replace("  replicas: 3\n", "");
     let later = without_replicas.replace("nginx:1.27", "nginx:1.28");
     Twins::new("apply-deploy").run(
@@ -167,7 +189,10 @@ fn applies_after_kubectl_create_save_config_and_after_plain_create() {
     let configmap = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: saved}\ndata: {a: \"1\", b: \"2\"}\n";
     let twins = Twins::new("apply-create");
     for namespace in [&twins.kubectl, &twins.kubeupd] {
-        let output = with_stdin(namespace.kubectl().args(["create", "--save-config", "-n", &namespace.name, "-f", "-"]), configmap);
+        let output = with_stdin(
+            namespace.kubectl().args(["create", "--save-config", "-n", &namespace.name, "-f", "-"]),
+            configmap,
+        );
         assert!(output.status.success());
         namespace.kubectl_ok(&["create", "configmap", "plain", "--from-literal=a=1", "-n", &namespace.name]);
     }
@@ -175,7 +200,13 @@ fn applies_after_kubectl_create_save_config_and_after_plain_create() {
     let plain = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain}\ndata: {a: \"10\"}\n";
     twins.run(&[Step::Apply(&changed), Step::Apply(plain)], "configmaps");
     // The object without the annotation gets kubectl's warning.
-    let output = twins.kubeupd.kubeupd().args(["apply", "-n", &twins.kubeupd.name, "-f", "-"]).write_stdin(plain).output().unwrap();
+    let output = twins
+        .kubeupd
+        .kubeupd()
+        .args(["apply", "-n", &twins.kubeupd.name, "-f", "-"])
+        .write_stdin(plain)
+        .output()
+        .unwrap();
     assert!(output.status.success());
     let twin = TestNamespace::new("apply-warn");
     twin.kubectl_ok(&["create", "configmap", "plain", "--from-literal=a=1", "-n", &twin.name]);
@@ -189,12 +220,26 @@ fn server_side_apply_reports_conflicts_with_their_managers_and_forces_them() {
     let namespace = TestNamespace::new("apply-ssa");
     let theirs = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: owned}\ndata: {a: \"1\"}\n";
     let output = with_stdin(
-        namespace.kubectl().args(["apply", "--server-side", "--field-manager", "other-team", "-n", &namespace.name, "-f", "-"]),
+        namespace.kubectl().args([
+            "apply",
+            "--server-side",
+            "--field-manager",
+            "other-team",
+            "-n",
+            &namespace.name,
+            "-f",
+            "-",
+        ]),
         theirs,
     );
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let ours = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: owned}\ndata: {a: \"2\"}\n";
-    let output = namespace.kubeupd().args(["apply", "--server-side", "-n", &namespace.name, "-f", "-"]).write_stdin(ours).output().unwrap();
+    let output = namespace
+        .kubeupd()
+        .args(["apply", "--server-side", "-n", &namespace.name, "-f", "-"])
+        .write_stdin(ours)
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains(".data.a: managed by \"other-team\""), "{stderr}");
@@ -209,9 +254,18 @@ fn server_side_apply_reports_conflicts_with_their_managers_and_forces_them() {
         .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/owned serverside-applied\n");
-    let object = parse_json(namespace.kubectl_ok(&["get", "cm", "owned", "-n", &namespace.name, "-o", "json", "--show-managed-fields"]).as_bytes());
+    let object = parse_json(
+        namespace
+            .kubectl_ok(&["get", "cm", "owned", "-n", &namespace.name, "-o", "json", "--show-managed-fields"])
+            .as_bytes(),
+    );
     assert_eq!(object["data"]["a"], "2");
-    let managers: Vec<&str> = object["metadata"]["managedFields"].as_array().unwrap().iter().filter_map(|entry| entry["manager"].as_str()).collect();
+    let managers: Vec<&str> = object["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|entry| entry["manager"].as_str())
+        .collect();
     assert!(managers.contains(&"kubeupd"), "{managers:?}");
 }
 
@@ -234,7 +288,8 @@ fn three_hundred_objects_are_created_then_configured_then_unchanged() {
             .join("---\n")
     };
     for (input, word) in [(manifest("1"), "created"), (manifest("2"), "configured"), (manifest("2"), "unchanged")] {
-        let output = namespace.kubeupd().args(["apply", "-n", &namespace.name, "-f", "-"]).write_stdin(input).output().unwrap();
+        let output =
+            namespace.kubeupd().args(["apply", "-n", &namespace.name, "-f", "-"]).write_stdin(input).output().unwrap();
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
         let stdout = String::from_utf8_lossy(&output.stdout);
         let lines: Vec<&str> = stdout.lines().collect();
@@ -254,12 +309,14 @@ fn bad_input_applies_nothing() {
     let namespace = TestNamespace::new("apply-bad");
     let good = |name: &str| format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}}}\ndata: {{a: b}}\n");
     let malformed = format!("{}---\n{}---\nkind: [unclosed\n", good("one"), good("two"));
-    let output = namespace.kubeupd().args(["apply", "-n", &namespace.name, "-f", "-"]).write_stdin(malformed).output().unwrap();
+    let output =
+        namespace.kubeupd().args(["apply", "-n", &namespace.name, "-f", "-"]).write_stdin(malformed).output().unwrap();
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("STDIN (document 3): invalid YAML"), "{stderr}");
     let unknown = format!("{}---\napiVersion: v1\nkind: Frobnicator\nmetadata: {{name: x}}\n", good("three"));
-    let output = namespace.kubeupd().args(["apply", "-n", &namespace.name, "-f", "-"]).write_stdin(unknown).output().unwrap();
+    let output =
+        namespace.kubeupd().args(["apply", "-n", &namespace.name, "-f", "-"]).write_stdin(unknown).output().unwrap();
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("STDIN (document 2)") && stderr.contains("Frobnicator"), "{stderr}");
@@ -272,11 +329,21 @@ fn annotations_over_the_limit_are_refused_before_sending() {
     let namespace = TestNamespace::new("apply-big");
     let big = "x".repeat(270_000);
     let document = format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: big}}\ndata: {{blob: \"{big}\"}}\n");
-    let output = namespace.kubeupd().args(["apply", "-n", &namespace.name, "-f", "-"]).write_stdin(document.clone()).output().unwrap();
+    let output = namespace
+        .kubeupd()
+        .args(["apply", "-n", &namespace.name, "-f", "-"])
+        .write_stdin(document.clone())
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("--server-side") && stderr.contains("262144"), "{stderr}");
-    let output = namespace.kubeupd().args(["apply", "--server-side", "-n", &namespace.name, "-f", "-"]).write_stdin(document).output().unwrap();
+    let output = namespace
+        .kubeupd()
+        .args(["apply", "--server-side", "-n", &namespace.name, "-f", "-"])
+        .write_stdin(document)
+        .output()
+        .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
 }
 
@@ -296,7 +363,10 @@ fn diff_shows_what_apply_would_change_with_kubectls_exit_codes() {
     let stdout = String::from_utf8_lossy(&changed.stdout);
     assert!(stdout.contains("-  replicas: 2\n+  replicas: 4\n"), "{stdout}");
     // Nothing was changed by looking.
-    assert_eq!(namespace.kubectl_ok(&["get", "deploy", "web", "-n", &namespace.name, "-o", "jsonpath={.spec.replicas}"]), "2");
+    assert_eq!(
+        namespace.kubectl_ok(&["get", "deploy", "web", "-n", &namespace.name, "-o", "jsonpath={.spec.replicas}"]),
+        "2"
+    );
     std::fs::write(file.path(), "apiVersion: v1\nkind: Nope\nmetadata: {name: x}\n").unwrap();
     let failed = namespace.kubeupd().args(["diff", "-n", &namespace.name, "-f", path]).output().unwrap();
     assert_eq!(failed.status.code(), Some(2));
@@ -313,12 +383,15 @@ fn a_crd_and_its_resources_in_one_input_apply_in_order() {
          versions: [{{name: v1, served: true, storage: true, schema: {{openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}}}}}]\n"
     )
     .replace("apiVersion: demo/v1", &format!("apiVersion: {group}/v1"));
-    let output = namespace.kubeupd().args(["apply", "-n", &namespace.name, "-f", "-"]).write_stdin(input).output().unwrap();
+    let output =
+        namespace.kubeupd().args(["apply", "-n", &namespace.name, "-f", "-"]).write_stdin(input).output().unwrap();
     let _ = namespace.kubectl().args(["delete", "crd", &format!("sprockets.{group}"), "--wait=false"]).output();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),
-        format!("sprocket.{group}/first created\ncustomresourcedefinition.apiextensions.k8s.io/sprockets.{group} created\n")
+        format!(
+            "sprocket.{group}/first created\ncustomresourcedefinition.apiextensions.k8s.io/sprockets.{group} created\n"
+        )
     );
 }
 
@@ -333,14 +406,21 @@ fn force_recreates_an_object_whose_immutable_fields_changed() {
     assert!(apply(DEPLOYMENT_V1, &[]).status.success());
     let uid = namespace.kubectl_ok(&["get", "deploy", "web", "-n", &namespace.name, "-o", "jsonpath={.metadata.uid}"]);
     // The selector of a Deployment cannot change: the patch is refused...
-    let reselected = DEPLOYMENT_V1.replace("matchLabels: {app: web}", "matchLabels: {app: web, v: \"2\"}").replace("labels: {app: web}}", "labels: {app: web, v: \"2\"}}");
+    let reselected = DEPLOYMENT_V1
+        .replace("matchLabels: {app: web}", "matchLabels: {app: web, v: \"2\"}")
+        .replace("labels: {app: web}}", "labels: {app: web, v: \"2\"}}");
     let refused = apply(&reselected, &[]);
     assert_eq!(refused.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("field is immutable"), "{}", String::from_utf8_lossy(&refused.stderr));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("field is immutable"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
     // ...and --force deletes and creates the object instead.
     let forced = apply(&reselected, &["--force"]);
     assert!(forced.status.success(), "{}", String::from_utf8_lossy(&forced.stderr));
-    let object = parse_json(namespace.kubectl_ok(&["get", "deploy", "web", "-n", &namespace.name, "-o", "json"]).as_bytes());
+    let object =
+        parse_json(namespace.kubectl_ok(&["get", "deploy", "web", "-n", &namespace.name, "-o", "json"]).as_bytes());
     assert_ne!(object["metadata"]["uid"], Value::String(uid));
     assert_eq!(object["spec"]["selector"]["matchLabels"]["v"], "2");
 }
@@ -349,7 +429,12 @@ fn force_recreates_an_object_whose_immutable_fields_changed() {
 fn dry_runs_send_nothing() {
     let namespace = TestNamespace::new("apply-dry");
     for mode in ["--dry-run=client", "--dry-run=server"] {
-        let output = namespace.kubeupd().args(["apply", mode, "-n", &namespace.name, "-f", "-"]).write_stdin(DEPLOYMENT_V1).output().unwrap();
+        let output = namespace
+            .kubeupd()
+            .args(["apply", mode, "-n", &namespace.name, "-f", "-"])
+            .write_stdin(DEPLOYMENT_V1)
+            .output()
+            .unwrap();
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
         let suffix = if mode.ends_with("client") { "(dry run)" } else { "(server dry run)" };
         assert_eq!(String::from_utf8_lossy(&output.stdout), format!("deployment.apps/web created {suffix}\n"));
@@ -362,7 +447,12 @@ fn dry_runs_send_nothing() {
 fn discovery_and_openapi_are_read_once_then_cached() {
     let namespace = TestNamespace::new("apply-cache");
     let run = |yaml: &str| {
-        let output = namespace.kubeupd().args(["apply", "-v=6", "-n", &namespace.name, "-f", "-"]).write_stdin(yaml.to_string()).output().unwrap();
+        let output = namespace
+            .kubeupd()
+            .args(["apply", "-v=6", "-n", &namespace.name, "-f", "-"])
+            .write_stdin(yaml.to_string())
+            .output()
+            .unwrap();
         assert!(output.status.success());
         String::from_utf8_lossy(&output.stderr).into_owned()
     };
@@ -380,9 +470,17 @@ fn discovery_and_openapi_are_read_once_then_cached() {
 #[test]
 fn many_objects_of_a_type_are_listed_once_instead_of_read_one_by_one() {
     let namespace = TestNamespace::new("apply-list");
-    let input = (0..10).map(|i| format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm-{i}}}\ndata: {{v: \"1\"}}\n")).collect::<Vec<_>>().join("---\n");
+    let input = (0..10)
+        .map(|i| format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm-{i}}}\ndata: {{v: \"1\"}}\n"))
+        .collect::<Vec<_>>()
+        .join("---\n");
     for expected_writes in [10, 0] {
-        let output = namespace.kubeupd().args(["apply", "-v=6", "-n", &namespace.name, "-f", "-"]).write_stdin(input.clone()).output().unwrap();
+        let output = namespace
+            .kubeupd()
+            .args(["apply", "-v=6", "-n", &namespace.name, "-f", "-"])
+            .write_stdin(input.clone())
+            .output()
+            .unwrap();
         assert!(output.status.success());
         let log = String::from_utf8_lossy(&output.stderr);
         let requests: Vec<&str> = log.lines().filter(|line| line.ends_with(" milliseconds")).collect();
@@ -412,7 +510,11 @@ fn view_and_set_last_applied_match_kubectl() {
     let changed = config.replace("n2: \"2\"", "n2: \"3\"");
     for namespace in [&twins.kubectl, &twins.kubeupd] {
         let file = dir.path().join(format!("{}.yaml", namespace.name));
-        std::fs::write(&file, changed.replace("name: recorded", &format!("name: recorded, namespace: {}", namespace.name))).unwrap();
+        std::fs::write(
+            &file,
+            changed.replace("name: recorded", &format!("name: recorded, namespace: {}", namespace.name)),
+        )
+        .unwrap();
         let file = file.to_str().unwrap();
         let output = if std::ptr::eq(namespace, &twins.kubectl) {
             namespace.kubectl().args(["apply", "set-last-applied", "-f", file]).output().unwrap()
@@ -423,13 +525,20 @@ fn view_and_set_last_applied_match_kubectl() {
         assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/recorded configured\n");
     }
     assert_eq!(twins.objects(&twins.kubeupd, "configmaps"), twins.objects(&twins.kubectl, "configmaps"));
-    let data = twins.kubeupd.kubectl_ok(&["get", "cm", "recorded", "-n", &twins.kubeupd.name, "-o", "jsonpath={.data.n2}"]);
+    let data =
+        twins.kubeupd.kubectl_ok(&["get", "cm", "recorded", "-n", &twins.kubeupd.name, "-o", "jsonpath={.data.n2}"]);
     assert_eq!(data, "2", "only the annotation changed");
     // Objects without the annotation need --create-annotation.
     twins.kubeupd.kubectl_ok(&["create", "configmap", "bare", "-n", &twins.kubeupd.name]);
     let file = dir.path().join("bare.yaml");
     std::fs::write(&file, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bare}\n").unwrap();
-    let refused = twins.kubeupd.kubeupd().args(["apply", "set-last-applied", "-n", &twins.kubeupd.name, "-f"]).arg(&file).output().unwrap();
+    let refused = twins
+        .kubeupd
+        .kubeupd()
+        .args(["apply", "set-last-applied", "-n", &twins.kubeupd.name, "-f"])
+        .arg(&file)
+        .output()
+        .unwrap();
     assert_eq!(refused.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--create-annotation"));
     let created = twins
@@ -446,11 +555,27 @@ fn view_and_set_last_applied_match_kubectl() {
 fn overwrite_false_refuses_to_overwrite_changes_made_by_others() {
     let namespace = TestNamespace::new("apply-overwrite");
     let apply = |yaml: &str, extra: &[&str]| {
-        namespace.kubeupd().args(["apply", "-n", &namespace.name, "-f", "-"]).args(extra).write_stdin(yaml.to_string()).output().unwrap()
+        namespace
+            .kubeupd()
+            .args(["apply", "-n", &namespace.name, "-f", "-"])
+            .args(extra)
+            .write_stdin(yaml.to_string())
+            .output()
+            .unwrap()
     };
     assert!(apply(&configmap_with("a", "1"), &[]).status.success());
     // Another writer changes the field the configuration owns.
-    namespace.kubectl_ok(&["patch", "cm", "owned", "-n", &namespace.name, "--type", "merge", "-p", r#"{"data":{"a":"9"}}"#]);
+    namespace.kubectl_ok(&[
+        "patch",
+        "cm",
+        "owned",
+        "-n",
+        &namespace.name,
+        "--type",
+        "merge",
+        "-p",
+        r#"{"data":{"a":"9"}}"#,
+    ]);
     let refused = apply(&configmap_with("a", "2"), &["--overwrite=false"]);
     assert_eq!(refused.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&refused.stderr);
@@ -459,7 +584,10 @@ fn overwrite_false_refuses_to_overwrite_changes_made_by_others() {
     let shown = apply(&configmap_with("a", "2"), &["--show-patch"]);
     assert!(shown.status.success());
     let stdout = String::from_utf8_lossy(&shown.stdout);
-    assert!(stdout.starts_with("# configmap/owned application/strategic-merge-patch+json: {\"data\":{\"a\":\"2\"}"), "{stdout}");
+    assert!(
+        stdout.starts_with("# configmap/owned application/strategic-merge-patch+json: {\"data\":{\"a\":\"2\"}"),
+        "{stdout}"
+    );
     assert!(stdout.ends_with("configmap/owned configured\n"), "{stdout}");
     assert_eq!(namespace.kubectl_ok(&["get", "cm", "owned", "-n", &namespace.name, "-o", "jsonpath={.data.a}"]), "2");
 }
@@ -489,7 +617,11 @@ fn directories_recursion_several_files_json_and_lists_are_applied_in_order() {
     let cm = |name: &str| format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}}}\ndata: {{a: b}}\n");
     std::fs::create_dir(dir.path().join("sub")).unwrap();
     std::fs::write(dir.path().join("a.yaml"), format!("{}---\n{}", cm("a1"), cm("a2"))).unwrap();
-    std::fs::write(dir.path().join("sub/b.json"), r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b"},"data":{"a":"b"}}"#).unwrap();
+    std::fs::write(
+        dir.path().join("sub/b.json"),
+        r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b"},"data":{"a":"b"}}"#,
+    )
+    .unwrap();
     std::fs::write(dir.path().join("notes.txt"), "not a manifest").unwrap();
     let list = dir.path().join("list.yaml");
     std::fs::write(&list, "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: l1}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: l2}}\n").unwrap();
@@ -500,8 +632,19 @@ fn directories_recursion_several_files_json_and_lists_are_applied_in_order() {
     }
     let flat = namespace.kubeupd().args(["apply", "-n", &namespace.name, "-f"]).arg(&inputs).output().unwrap();
     assert!(flat.status.success(), "{}", String::from_utf8_lossy(&flat.stderr));
-    assert_eq!(String::from_utf8_lossy(&flat.stdout), "configmap/a1 created\nconfigmap/a2 created\n", "without -R, sub/ is not read");
-    let output = namespace.kubeupd().args(["apply", "-R", "-n", &namespace.name, "-f"]).arg(&inputs).arg("-f").arg(&list).output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&flat.stdout),
+        "configmap/a1 created\nconfigmap/a2 created\n",
+        "without -R, sub/ is not read"
+    );
+    let output = namespace
+        .kubeupd()
+        .args(["apply", "-R", "-n", &namespace.name, "-f"])
+        .arg(&inputs)
+        .arg("-f")
+        .arg(&list)
+        .output()
+        .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),

@@ -38,7 +38,11 @@ fn a_fifty_megabyte_file_is_refused_before_anything_is_sent() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.yaml");
     let blob = "x".repeat(50 * 1024 * 1024);
-    std::fs::write(&path, format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: bad-big}}\ndata: {{blob: {blob}}}\n")).unwrap();
+    std::fs::write(
+        &path,
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: bad-big}}\ndata: {{blob: {blob}}}\n"),
+    )
+    .unwrap();
     assert_refused(&namespace, &path, &path.display().to_string());
     let left = namespace.kubectl_ok(&["get", "configmaps", "-n", &namespace.name, "-o", "name"]);
     assert!(!left.contains("bad-big"), "{left}");
@@ -49,14 +53,19 @@ fn every_bad_patch_is_refused_with_one_line_naming_the_file_and_changes_nothing(
     let namespace = TestNamespace::new("bad-patch");
     support::ensure_cluster_fixture(&namespace, "crd/gadgets.yaml");
     namespace.apply("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: target}\ndata: {a: b}\n");
-    namespace.apply("apiVersion: get.kubeupd.test/v1\nkind: Gadget\nmetadata: {name: target}\nspec: {items: [{name: a}]}\n");
-    let version = |object: &str| namespace.kubectl_ok(&["get", object, "-n", &namespace.name, "-o", "jsonpath={.metadata.resourceVersion}"]);
+    namespace
+        .apply("apiVersion: get.kubeupd.test/v1\nkind: Gadget\nmetadata: {name: target}\nspec: {items: [{name: a}]}\n");
+    let version = |object: &str| {
+        namespace.kubectl_ok(&["get", object, "-n", &namespace.name, "-o", "jsonpath={.metadata.resourceVersion}"])
+    };
     let before = (version("configmap/target"), version("gadget/target"));
-    let mut files: Vec<_> = std::fs::read_dir(testdata("bad-patches")).unwrap().map(|entry| entry.unwrap().path()).collect();
+    let mut files: Vec<_> =
+        std::fs::read_dir(testdata("bad-patches")).unwrap().map(|entry| entry.unwrap().path()).collect();
     files.sort();
     for file in &files {
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
-        let (object, patch_type) = if name.contains("strategic") { ("gadget/target", "strategic") } else { ("configmap/target", "json") };
+        let (object, patch_type) =
+            if name.contains("strategic") { ("gadget/target", "strategic") } else { ("configmap/target", "json") };
         let output = namespace
             .kubeupd()
             .args(["patch", object, "-n", &namespace.name, "--type", patch_type, "--patch-file"])
@@ -68,7 +77,10 @@ fn every_bad_patch_is_refused_with_one_line_naming_the_file_and_changes_nothing(
         assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
         assert!(!stderr.contains("panicked"), "{name}: {stderr}");
         assert!(stderr.starts_with("error: "), "{name}: {stderr}");
-        assert!(stderr.contains(&name) || name.contains("strategic"), "{name}: the error does not name the file: {stderr}");
+        assert!(
+            stderr.contains(&name) || name.contains("strategic"),
+            "{name}: the error does not name the file: {stderr}"
+        );
         if name.contains("strategic") {
             assert!(stderr.contains("--type merge"), "{name}: {stderr}");
         }

@@ -84,7 +84,12 @@ async fn create_get_replace_delete() {
     let manager = WriteOptions { field_manager: Some("kubeupd-test".into()), ..WriteOptions::default() };
     let replaced = cluster.replace(&rt, namespace, "c", &current, &manager).await.unwrap();
     assert_eq!(replaced["data"]["a"], "2");
-    let managers: Vec<&str> = replaced["metadata"]["managedFields"].as_array().unwrap().iter().filter_map(|entry| entry["manager"].as_str()).collect();
+    let managers: Vec<&str> = replaced["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|entry| entry["manager"].as_str())
+        .collect();
     assert!(managers.contains(&"kubeupd-test"), "{managers:?}");
 
     // `current` still carries the old resourceVersion: a second replace loses the race.
@@ -116,24 +121,37 @@ async fn every_patch_type() {
     assert_eq!(patched["data"], json!({"b": "merge"}));
 
     let deployments = cluster.resolve("deployments").await.unwrap();
-    let strategic = br#"{"spec": {"template": {"spec": {"containers": [{"name": "sidecar", "image": "busybox"}]}}}}"#.to_vec();
+    let strategic =
+        br#"{"spec": {"template": {"spec": {"containers": [{"name": "sidecar", "image": "busybox"}]}}}}"#.to_vec();
     let patched = cluster.patch(&deployments, namespace, "web", PatchType::Strategic, strategic, &plain).await.unwrap();
-    let mut names: Vec<&str> = patched["spec"]["template"]["spec"]["containers"].as_array().unwrap().iter().filter_map(|c| c["name"].as_str()).collect();
+    let mut names: Vec<&str> = patched["spec"]["template"]["spec"]["containers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
     names.sort();
     assert_eq!(names, ["nginx", "sidecar"], "strategic merge adds to the list, merging by name");
 
     let apply = WriteOptions { field_manager: Some("kubeupd-test".into()), force: true, ..WriteOptions::default() };
     let applied_yaml = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  k: v\n".to_vec();
-    let applied = cluster.patch(&configmaps, namespace, "applied", PatchType::Apply, applied_yaml, &apply).await.unwrap();
+    let applied =
+        cluster.patch(&configmaps, namespace, "applied", PatchType::Apply, applied_yaml, &apply).await.unwrap();
     assert_eq!(applied["data"]["k"], "v");
 
     let scale = WriteOptions { subresource: Some("scale".into()), ..WriteOptions::default() };
-    let scaled = cluster.patch(&deployments, namespace, "web", PatchType::Merge, br#"{"spec":{"replicas":3}}"#.to_vec(), &scale).await.unwrap();
+    let scaled = cluster
+        .patch(&deployments, namespace, "web", PatchType::Merge, br#"{"spec":{"replicas":3}}"#.to_vec(), &scale)
+        .await
+        .unwrap();
     assert_eq!(scaled["kind"], "Scale");
     assert_eq!(cluster.get(&deployments, namespace, "web").await.unwrap()["spec"]["replicas"], 3);
 
     let dry = WriteOptions { dry_run: true, ..WriteOptions::default() };
-    cluster.patch(&configmaps, namespace, "two", PatchType::Merge, br#"{"data":{"b":"dry"}}"#.to_vec(), &dry).await.unwrap();
+    cluster
+        .patch(&configmaps, namespace, "two", PatchType::Merge, br#"{"data":{"b":"dry"}}"#.to_vec(), &dry)
+        .await
+        .unwrap();
     assert_eq!(cluster.get(&configmaps, namespace, "two").await.unwrap()["data"]["b"], "merge");
 }
 
@@ -143,9 +161,19 @@ async fn invalid_objects_read_like_kubectl() {
     ns.apply_testdata("get/app.yaml");
     let cluster = connect(&ns).await;
     let deployments = cluster.resolve("deploy").await.unwrap();
-    for patch in [r#"{"spec":{"replicas":-1}}"#, r#"{"spec":{"replicas":-1,"template":{"spec":{"containers":[{"name":"nginx","image":""}]}}}}"#] {
+    for patch in [
+        r#"{"spec":{"replicas":-1}}"#,
+        r#"{"spec":{"replicas":-1,"template":{"spec":{"containers":[{"name":"nginx","image":""}]}}}}"#,
+    ] {
         let err = cluster
-            .patch(&deployments, Some(&ns.name), "web", PatchType::Strategic, patch.as_bytes().to_vec(), &WriteOptions::default())
+            .patch(
+                &deployments,
+                Some(&ns.name),
+                "web",
+                PatchType::Strategic,
+                patch.as_bytes().to_vec(),
+                &WriteOptions::default(),
+            )
             .await
             .unwrap_err();
         let ours = server_error(err);

@@ -214,7 +214,8 @@ fn changes_made_while_the_editor_is_open_survive() {
 #[test]
 fn a_syntax_error_reopens_the_editor_on_the_users_text() {
     let ns = app("edit-syntax");
-    let breaking = format!("{NEW_IMAGE}\nsed -i 's/^kind: Deployment$/kind: Deployment\\nbroken: [unclosed/' \"$file\"");
+    let breaking =
+        format!("{NEW_IMAGE}\nsed -i 's/^kind: Deployment$/kind: Deployment\\nbroken: [unclosed/' \"$file\"");
     let fixing = "sed -i '/^broken: \\[unclosed$/d' \"$file\"";
     let editor = ScriptedEditor::new(&[&breaking, fixing]);
     let output = kubeupd_edit(&ns, &editor, &["deploy/web"]);
@@ -222,7 +223,10 @@ fn a_syntax_error_reopens_the_editor_on_the_users_text() {
     assert_eq!(editor.passes(), 2);
     let second = editor.seen(2);
     assert!(second.starts_with(&format!("{HEADER}# The edited file had a syntax error: ")), "{second}");
-    assert!(second.contains("\nbroken: [unclosed\n") && second.contains("image: nginx:1.20"), "the user's text: {second}");
+    assert!(
+        second.contains("\nbroken: [unclosed\n") && second.contains("image: nginx:1.20"),
+        "the user's text: {second}"
+    );
     assert_eq!(editor.mode(2), "600");
     assert!(stderr(&output).starts_with("error: The edited file had a syntax error: "), "{}", stderr(&output));
     assert_eq!(stdout(&output), "deployment.apps/web edited\n");
@@ -287,7 +291,13 @@ fn an_emptied_file_cancels() {
     let version = get(&ns, "cm/one")["metadata"]["resourceVersion"].clone();
     let editor = ScriptedEditor::new(&[": > \"$file\""]);
     // $EDITOR serves when $KUBE_EDITOR is not set.
-    let output = ns.kubeupd().args(["edit", "cm/one", "-n", &ns.name]).env_remove("KUBE_EDITOR").env("EDITOR", editor.command()).output().unwrap();
+    let output = ns
+        .kubeupd()
+        .args(["edit", "cm/one", "-n", &ns.name])
+        .env_remove("KUBE_EDITOR")
+        .env("EDITOR", editor.command())
+        .output()
+        .unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
     assert_eq!(stderr(&output), "Edit cancelled, no changes made.\n");
     assert_eq!(editor.passes(), 1);
@@ -325,7 +335,9 @@ fn renaming_is_refused_before_anything_is_sent() {
     let kept = kept_file(&output);
     assert_eq!(
         stderr(&output),
-        format!("A copy of your changes has been stored to {kept:?}\nerror: At least one of apiVersion, kind and name was changed\n")
+        format!(
+            "A copy of your changes has been stored to {kept:?}\nerror: At least one of apiVersion, kind and name was changed\n"
+        )
     );
     std::fs::remove_file(kept).unwrap();
     assert_eq!(versions(), before);
@@ -343,10 +355,17 @@ fn several_objects_are_edited_as_a_list_and_only_what_failed_is_edited_again() {
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(editor.seen(1).starts_with(&format!("{HEADER}apiVersion: v1\nitems:\n")), "{}", editor.seen(1));
     assert!(editor.seen(1).ends_with("kind: List\nmetadata: {}\n"));
-    assert!(editor.seen(2).contains("# configmaps \"one\" was not valid:\n# * patch: Invalid value:"), "{}", editor.seen(2));
+    assert!(
+        editor.seen(2).contains("# configmaps \"one\" was not valid:\n# * patch: Invalid value:"),
+        "{}",
+        editor.seen(2)
+    );
     assert_eq!(stderr(&output), "error: configmaps \"one\" is invalid\n");
     // kubectl sends two's change again in the second pass; kubeupd knows the server has it.
-    assert_eq!(stdout(&output), "configmap/two edited\nconfigmap/three skipped\nconfigmap/one edited\nconfigmap/three skipped\n");
+    assert_eq!(
+        stdout(&output),
+        "configmap/two edited\nconfigmap/three skipped\nconfigmap/one edited\nconfigmap/three skipped\n"
+    );
     kubectl_edit(&theirs, &ScriptedEditor::new(&[first, second]), &args);
     for name in ["cm/one", "cm/two", "cm/three"] {
         assert_eq!(twin_view(get(&ours, name)), twin_view(get(&theirs, name)), "{name} as kubectl edit left it");
@@ -411,7 +430,8 @@ fn save_config_records_the_edited_configuration() {
     let output = kubeupd_edit(&ns, &editor, &["cm/settings", "--save-config"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let object = get(&ns, "cm/settings");
-    let annotation = object["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"].as_str().unwrap();
+    let annotation =
+        object["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"].as_str().unwrap();
     let recorded: Value = serde_json::from_str(annotation).unwrap();
     assert_eq!(recorded["data"], json!({"a": "2"}));
     assert_eq!(recorded["metadata"]["name"], "settings");

@@ -67,7 +67,11 @@ fn managed_fields_are_hidden_by_default() {
     let ns = app("get-managed");
     let ours = ns.kubeupd().args(["get", "cm", "one", "-o", "json", "-n", &ns.name]).output().unwrap();
     assert!(parse_json(&ours.stdout)["metadata"].get("managedFields").is_none());
-    let shown = ns.kubeupd().args(["get", "cm", "one", "-o", "json", "--show-managed-fields", "-n", &ns.name]).output().unwrap();
+    let shown = ns
+        .kubeupd()
+        .args(["get", "cm", "one", "-o", "json", "--show-managed-fields", "-n", &ns.name])
+        .output()
+        .unwrap();
     assert!(parse_json(&shown.stdout)["metadata"]["managedFields"].is_array());
 }
 
@@ -160,7 +164,9 @@ fn type_spellings_resolve_alike() {
     let ns = app("get-spellings");
     let n = ns.name.as_str();
     let expected = ns.kubeupd().args(["get", "deployments", "-o", "name", "-n", n]).output().unwrap();
-    for spelling in ["deploy", "deployment", "Deployment", "DEPLOYMENTS", "deployments.apps", "deploy.apps", "deployments.v1.apps"] {
+    for spelling in
+        ["deploy", "deployment", "Deployment", "DEPLOYMENTS", "deployments.apps", "deploy.apps", "deployments.v1.apps"]
+    {
         let ours = ns.kubeupd().args(["get", spelling, "-o", "name", "-n", n]).output().unwrap();
         assert!(ours.status.success(), "{spelling}: {}", stderr(&ours));
         assert_eq!(ours.stdout, expected.stdout, "{spelling}");
@@ -177,10 +183,7 @@ fn not_found_prints_the_others_and_fails() {
     let n = ns.name.as_str();
     let output = ns.assert_same_as_kubectl(&["get", "cm", "one", "nope", "two", "-n", n]);
     assert_eq!(output.status.code(), Some(1));
-    assert_eq!(
-        stderr(&output),
-        "Error from server (NotFound): configmaps \"nope\" not found\n"
-    );
+    assert_eq!(stderr(&output), "Error from server (NotFound): configmaps \"nope\" not found\n");
     ns.assert_same_as_kubectl(&["get", "deploy", "nope", "-n", n]);
     ns.assert_same_as_kubectl(&["get", "deploy", "nope", "-o", "yaml", "-n", n]);
     ns.assert_same_as_kubectl(&["get", "cm", "one", "nope", "-o", "json", "-n", n]);
@@ -221,7 +224,17 @@ fn discovery_is_cached_on_disk_and_reused() {
     let first = ns.kubeupd().args(["-v=6", "get", "cm", "one", "-n", n, "-o", "name"]).output().unwrap();
     assert!(first.status.success(), "{}", stderr(&first));
     let log = stderr(&first);
-    let discovery_requests = |log: &str| log.lines().filter(|line| line.contains("GET ") && (line.contains("/api ") || line.contains("/apis ") || line.contains("/api/v1 ") || line.contains("/apis/apps/v1 "))).count();
+    let discovery_requests = |log: &str| {
+        log.lines()
+            .filter(|line| {
+                line.contains("GET ")
+                    && (line.contains("/api ")
+                        || line.contains("/apis ")
+                        || line.contains("/api/v1 ")
+                        || line.contains("/apis/apps/v1 "))
+            })
+            .count()
+    };
     assert!(discovery_requests(&log) >= 3, "the first run discovers: {log}");
     let cached = std::fs::read_dir(ns.cache_dir().join("kubeupd").join("discovery")).unwrap().count();
     assert_eq!(cached, 1, "one server folder in the cache");
@@ -282,7 +295,10 @@ fn json_output_round_trips_through_the_server() {
     let ns = app("get-roundtrip");
     let ours = ns.kubeupd().args(["get", "deploy", "web", "-o", "json", "-n", &ns.name]).output().unwrap();
     let theirs = ns.kubectl_ok(&["get", "deploy", "web", "-o", "json", "-n", &ns.name]);
-    assert_eq!(without_volatile_fields(parse_json(&ours.stdout)), without_volatile_fields(parse_json(theirs.as_bytes())));
+    assert_eq!(
+        without_volatile_fields(parse_json(&ours.stdout)),
+        without_volatile_fields(parse_json(theirs.as_bytes()))
+    );
 }
 
 #[test]
@@ -291,7 +307,8 @@ fn kubeconfig_lists_skip_missing_files_and_honour_the_context_namespace() {
     let dir = tempfile::tempdir().unwrap();
     let with_namespace = dir.path().join("namespaced");
     let original = std::fs::read_to_string(support::kubeconfig()).unwrap();
-    std::fs::write(&with_namespace, original.replace("namespace: default", &format!("namespace: {}", ns.name))).unwrap();
+    std::fs::write(&with_namespace, original.replace("namespace: default", &format!("namespace: {}", ns.name)))
+        .unwrap();
     let list = std::env::join_paths([dir.path().join("missing"), with_namespace]).unwrap();
     let output = assert_cmd::Command::cargo_bin("kubeupd")
         .unwrap()
@@ -309,14 +326,25 @@ fn kubeconfig_lists_skip_missing_files_and_honour_the_context_namespace() {
 fn verbose_logs_never_show_credentials() {
     let ns = app("get-secrets-log");
     let kubeconfig = std::fs::read_to_string(support::kubeconfig()).unwrap();
-    let token = kubeconfig.lines().find_map(|line| line.trim().strip_prefix("token: ")).expect("the test kubeconfig has a token");
+    let token = kubeconfig
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("token: "))
+        .expect("the test kubeconfig has a token");
     ns.kubectl_ok(&["create", "secret", "generic", "hidden", "--from-literal=password=s3cr3t-value", "-n", &ns.name]);
     for verbosity in ["-v=6", "-v=9"] {
-        let output = ns.kubeupd().args([verbosity, "get", "secret", "hidden", "-o", "name", "-n", &ns.name]).output().unwrap();
+        let output =
+            ns.kubeupd().args([verbosity, "get", "secret", "hidden", "-o", "name", "-n", &ns.name]).output().unwrap();
         assert!(output.status.success());
         let log = stderr(&output);
         assert!(log.contains("GET https://"), "{log}");
-        for secret in [token, "Authorization:", "authorization:", "Bearer", "s3cr3t", &"s3cr3t-value".bytes().map(|b| format!("{b:02x}")).collect::<String>()] {
+        for secret in [
+            token,
+            "Authorization:",
+            "authorization:",
+            "Bearer",
+            "s3cr3t",
+            &"s3cr3t-value".bytes().map(|b| format!("{b:02x}")).collect::<String>(),
+        ] {
             assert!(!log.contains(secret), "{verbosity} log shows {secret:?}: {log}");
         }
     }

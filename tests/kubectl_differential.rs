@@ -19,7 +19,8 @@ fn yaml(text: &str) -> Value {
 }
 
 fn kubectl_patch(object: &Path, patch_type: &str, patch: &str) -> Value {
-    serde_json::from_str(&patch_locally(Command::new("kubectl"), object, patch_type, patch, "json")).expect("kubectl prints JSON")
+    serde_json::from_str(&patch_locally(Command::new("kubectl"), object, patch_type, patch, "json"))
+        .expect("kubectl prints JSON")
 }
 
 /// `patch --local` of `object` by `tool` (kubectl or kubeupd), printed in `format`.
@@ -89,13 +90,17 @@ fn cli_patches_locally_like_kubectl() {
             .iter()
             .map(|case| {
                 scope.spawn(move || {
-                    let (name, patch_type, patch) =
-                        (case["name"].as_str().unwrap(), case["type"].as_str().unwrap(), case["patch"].as_str().unwrap());
+                    let (name, patch_type, patch) = (
+                        case["name"].as_str().unwrap(),
+                        case["type"].as_str().unwrap(),
+                        case["patch"].as_str().unwrap(),
+                    );
                     let object = testdata().join("objects").join(case["object"].as_str().unwrap());
                     let mut failures = Vec::new();
                     let ours = patch_locally(kubeupd(), &object, patch_type, patch, "json");
                     let theirs = patch_locally(Command::new("kubectl"), &object, patch_type, patch, "json");
-                    let (ours, theirs): (Value, Value) = (serde_json::from_str(&ours).unwrap(), serde_json::from_str(&theirs).unwrap());
+                    let (ours, theirs): (Value, Value) =
+                        (serde_json::from_str(&ours).unwrap(), serde_json::from_str(&theirs).unwrap());
                     if ours != theirs {
                         failures.push(format!("{name} (-o json):\n  kubectl: {theirs}\n  kubeupd: {ours}"));
                     }

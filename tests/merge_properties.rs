@@ -9,7 +9,8 @@ use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
 fn merge_item_schema() -> OpenApiSchema {
-    let document = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/strategic-merge/schema.json")).unwrap();
+    let document =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/strategic-merge/schema.json")).unwrap();
     OpenApiSchema::from_document(&serde_json::from_str(&document).unwrap()).unwrap()
 }
 
@@ -24,7 +25,9 @@ fn fields(entries: Vec<(&'static str, BoxedStrategy<Value>)>) -> BoxedStrategy<V
         .map(|(key, value)| prop::option::of(value.prop_map(move |value| (key, value))).boxed())
         .collect();
     parts
-        .prop_map(|present| Value::Object(present.into_iter().flatten().map(|(k, v)| (k.to_string(), v)).collect::<Map<_, _>>()))
+        .prop_map(|present| {
+            Value::Object(present.into_iter().flatten().map(|(k, v)| (k.to_string(), v)).collect::<Map<_, _>>())
+        })
         .boxed()
 }
 
@@ -58,7 +61,12 @@ fn string_map() -> BoxedStrategy<Value> {
 }
 
 fn merge_item(depth: u32) -> BoxedStrategy<Value> {
-    let leaf = || fields(vec![("value", word().prop_map(Value::String).boxed()), ("other", word().prop_map(Value::String).boxed())]);
+    let leaf = || {
+        fields(vec![
+            ("value", word().prop_map(Value::String).boxed()),
+            ("other", word().prop_map(Value::String).boxed()),
+        ])
+    };
     let mut entries = vec![
         ("value", word().prop_map(Value::String).boxed()),
         ("other", word().prop_map(Value::String).boxed()),
@@ -90,8 +98,11 @@ fn container() -> BoxedStrategy<Value> {
         ("ports", {
             (btree_set(1..6i64, 0..3), vec(word(), 3))
                 .prop_flat_map(|(ports, names)| {
-                    let list: Vec<Value> =
-                        ports.into_iter().zip(names).map(|(port, name)| json!({"containerPort": port, "name": name})).collect();
+                    let list: Vec<Value> = ports
+                        .into_iter()
+                        .zip(names)
+                        .map(|(port, name)| json!({"containerPort": port, "name": name}))
+                        .collect();
                     Just(list).prop_shuffle()
                 })
                 .prop_map(Value::Array)
@@ -129,8 +140,10 @@ fn deployment_schema() -> SchemaNode<'static> {
 }
 
 fn check_two_way(schema: &SchemaNode<'_>, original: &Value, modified: &Value) -> Result<(), TestCaseError> {
-    let patch = strategic::create_two_way(original, modified, schema).map_err(|err| TestCaseError::fail(err.to_string()))?;
-    let result = strategic::apply(original.clone(), patch.clone(), schema).map_err(|err| TestCaseError::fail(err.to_string()))?;
+    let patch =
+        strategic::create_two_way(original, modified, schema).map_err(|err| TestCaseError::fail(err.to_string()))?;
+    let result = strategic::apply(original.clone(), patch.clone(), schema)
+        .map_err(|err| TestCaseError::fail(err.to_string()))?;
     prop_assert_eq!(&result, modified, "patch {}", patch);
     Ok(())
 }

@@ -9,7 +9,11 @@ use serde_json::json;
 use support::fake_server::{FakeServer, Reply};
 
 async fn connect(kubeconfig: std::path::PathBuf, cache: &std::path::Path) -> Cluster {
-    let options = ConnectOptions { kubeconfig: Some(kubeconfig), cache_dir: Some(cache.to_path_buf()), ..ConnectOptions::default() };
+    let options = ConnectOptions {
+        kubeconfig: Some(kubeconfig),
+        cache_dir: Some(cache.to_path_buf()),
+        ..ConnectOptions::default()
+    };
     Cluster::connect(&options).await.expect("connects")
 }
 
@@ -40,7 +44,10 @@ fn apps_v1_document() -> serde_json::Value {
 #[tokio::test]
 async fn prefers_the_servers_v3_document_and_caches_it_by_hash() {
     let server = FakeServer::start(|seen| match seen.path.as_str() {
-        "/openapi/v3" => Reply::json(200, &json!({"paths": {"apis/apps/v1": {"serverRelativeURL": "/openapi/v3/apis/apps/v1?hash=ABC123"}}})),
+        "/openapi/v3" => Reply::json(
+            200,
+            &json!({"paths": {"apis/apps/v1": {"serverRelativeURL": "/openapi/v3/apis/apps/v1?hash=ABC123"}}}),
+        ),
         "/openapi/v3/apis/apps/v1?hash=ABC123" => Reply::json(200, &apps_v1_document()),
         _ => Reply::status(404, "NotFound", "not here"),
     });
@@ -67,7 +74,10 @@ async fn falls_back_to_the_embedded_metadata_when_the_server_has_none() {
     assert_eq!(containers_merge_key(&connect(server.kubeconfig(dir.path()), dir.path()).await).await, "name");
     assert!(server.seen().iter().any(|seen| seen.path == "/openapi/v2"), "{:?}", server.seen());
     let cluster = connect(server.kubeconfig(dir.path()), dir.path()).await;
-    assert!(cluster.patch_schema("example.com/v1", "Widget").await.unwrap().is_none(), "custom kinds have no strategic metadata");
+    assert!(
+        cluster.patch_schema("example.com/v1", "Widget").await.unwrap().is_none(),
+        "custom kinds have no strategic metadata"
+    );
 }
 
 #[cfg(feature = "cluster-tests")]
@@ -77,8 +87,10 @@ async fn reads_the_real_servers_v2_document_once_and_caches_it_by_version() {
     let cluster = connect(support::kubeconfig(), dir.path()).await;
     assert_eq!(containers_merge_key(&cluster).await, "name");
     let server_dir = std::fs::read_dir(dir.path().join("kubeupd/openapi")).unwrap().next().unwrap().unwrap().path();
-    let mut cached: Vec<String> =
-        std::fs::read_dir(&server_dir).unwrap().map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let mut cached: Vec<String> = std::fs::read_dir(&server_dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     cached.sort();
     // The v2 document by server version; the (absent) v3 index and the version, for six hours.
     assert_eq!(cached, ["v2-v1.20.2.json", "v3-index.json", "version.json"]);

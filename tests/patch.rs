@@ -65,7 +65,12 @@ fn text(bytes: &[u8]) -> String {
 }
 
 fn container_names(deployment: &Value) -> Vec<&str> {
-    deployment["spec"]["template"]["spec"]["containers"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect()
+    deployment["spec"]["template"]["spec"]["containers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect()
 }
 
 #[test]
@@ -82,9 +87,17 @@ fn deployment_patches_match_kubectl() {
     twins.patch_both(&["deploy", "web", "-p", add_and_change]);
     let web = twins.same_object("deploy/web");
     assert_eq!(container_names(&web), ["log", "app", "sidecar"]);
-    assert_eq!(web["spec"]["template"]["spec"]["containers"][1]["resources"]["limits"], serde_json::json!({"cpu": "1", "memory": "128Mi"}));
+    assert_eq!(
+        web["spec"]["template"]["spec"]["containers"][1]["resources"]["limits"],
+        serde_json::json!({"cpu": "1", "memory": "128Mi"})
+    );
 
-    twins.patch_both(&["deploy", "web", "-p", "spec:\n  template:\n    spec:\n      containers:\n      - {name: sidecar, $patch: delete}\n"]);
+    twins.patch_both(&[
+        "deploy",
+        "web",
+        "-p",
+        "spec:\n  template:\n    spec:\n      containers:\n      - {name: sidecar, $patch: delete}\n",
+    ]);
     assert_eq!(container_names(&twins.same_object("deploy/web")), ["log", "app"]);
 
     let json_patch = r#"[{"op":"add","path":"/spec/template/spec/containers/1","value":{"name":"mid","image":"m:1"}},{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"fluent-bit:4"}]"#;
@@ -93,15 +106,26 @@ fn deployment_patches_match_kubectl() {
     assert_eq!(container_names(&web), ["log", "mid", "app"]);
     assert_eq!(web["spec"]["template"]["spec"]["containers"][0]["image"], "fluent-bit:4");
 
-    twins.patch_both(&["deploy", "web", "--type", "merge", "-p", r#"{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:1.27"}]}}}}"#]);
+    twins.patch_both(&[
+        "deploy",
+        "web",
+        "--type",
+        "merge",
+        "-p",
+        r#"{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:1.27"}]}}}}"#,
+    ]);
     let web = twins.same_object("deploy/web");
     assert_eq!(container_names(&web), ["app"], "a merge patch replaces the whole list");
     assert!(web["spec"]["template"]["spec"]["containers"][0].get("ports").is_none());
 
     twins.patch_both(&["deploy", "web", "--type", "merge", "-p", r#"{"metadata":{"labels":{"version":"v2"}}}"#]);
-    assert_eq!(twins.same_object("deploy/web")["metadata"]["labels"], serde_json::json!({"app": "web", "version": "v2"}));
+    assert_eq!(
+        twins.same_object("deploy/web")["metadata"]["labels"],
+        serde_json::json!({"app": "web", "version": "v2"})
+    );
 
-    let out = twins.patch_both(&["deploy", "web", "--type", "merge", "-p", r#"{"metadata":{"labels":{"version":"v2"}}}"#]);
+    let out =
+        twins.patch_both(&["deploy", "web", "--type", "merge", "-p", r#"{"metadata":{"labels":{"version":"v2"}}}"#]);
     assert_eq!(text(&out.stdout), "deployment.apps/web patched (no change)\n");
 }
 
@@ -109,7 +133,13 @@ fn deployment_patches_match_kubectl() {
 fn configmap_and_service_patches_match_kubectl() {
     let twins = Twins::new("patch-cm");
     twins.patch_both(&["cm", "settings", "-p", r#"{"data":{"mode":"staging","new":"x"}}"#]);
-    twins.patch_both(&["cm/settings", "--type", "merge", "-p", r#"{"data":{"retries":null},"metadata":{"labels":{"a":"b"}}}"#]);
+    twins.patch_both(&[
+        "cm/settings",
+        "--type",
+        "merge",
+        "-p",
+        r#"{"data":{"retries":null},"metadata":{"labels":{"a":"b"}}}"#,
+    ]);
     let json_patch = r#"[{"op":"test","path":"/data/mode","value":"staging"},{"op":"move","from":"/data/new","path":"/data/moved"},{"op":"remove","path":"/metadata/labels/a"}]"#;
     twins.patch_both(&["cm", "settings", "--type", "json", "-p", json_patch]);
     let settings = twins.same_object("cm/settings");
@@ -122,22 +152,53 @@ fn configmap_and_service_patches_match_kubectl() {
 #[test]
 fn custom_resource_patches_match_kubectl() {
     let twins = Twins::new("patch-cr");
-    twins.patch_both(&["gadget", "sprocket", "--type", "merge", "-p", r#"{"spec":{"size":"small","dimensions":{"height":null}}}"#]);
-    twins.patch_both(&["gadgets.get.kubeupd.test/sprocket", "--type", "json", "-p", r#"[{"op":"add","path":"/spec/parts/-","value":"gear"}]"#]);
+    twins.patch_both(&[
+        "gadget",
+        "sprocket",
+        "--type",
+        "merge",
+        "-p",
+        r#"{"spec":{"size":"small","dimensions":{"height":null}}}"#,
+    ]);
+    twins.patch_both(&[
+        "gadgets.get.kubeupd.test/sprocket",
+        "--type",
+        "json",
+        "-p",
+        r#"[{"op":"add","path":"/spec/parts/-","value":"gear"}]"#,
+    ]);
     let sprocket = twins.same_object("gadget/sprocket");
-    assert_eq!(sprocket["spec"], serde_json::json!({"size": "small", "parts": ["cog", "spring", "gear"], "dimensions": {"width": 3}}));
+    assert_eq!(
+        sprocket["spec"],
+        serde_json::json!({"size": "small", "parts": ["cog", "spring", "gear"], "dimensions": {"width": 3}})
+    );
 
     // Strategic merge patches do not apply to custom resources: both fail, and kubeupd says what to do.
-    let ours = twins.ours.kubeupd().args(["patch", "gadget", "sprocket", "-n", &twins.ours.name, "-p", r#"{"spec":{"size":"x"}}"#]).output().unwrap();
+    let ours = twins
+        .ours
+        .kubeupd()
+        .args(["patch", "gadget", "sprocket", "-n", &twins.ours.name, "-p", r#"{"spec":{"size":"x"}}"#])
+        .output()
+        .unwrap();
     assert_eq!(ours.status.code(), Some(1));
     assert_eq!(
         text(&ours.stderr),
         "error: strategic merge patch does not apply to custom resources such as gadget.get.kubeupd.test/sprocket: use --type merge (or --type json)\n"
     );
-    let theirs = twins.theirs.kubectl().args(["patch", "gadget", "sprocket", "-n", &twins.theirs.name, "-p", r#"{"spec":{"size":"x"}}"#]).output().unwrap();
+    let theirs = twins
+        .theirs
+        .kubectl()
+        .args(["patch", "gadget", "sprocket", "-n", &twins.theirs.name, "-p", r#"{"spec":{"size":"x"}}"#])
+        .output()
+        .unwrap();
     assert_eq!(theirs.status.code(), Some(1));
     assert_eq!(twins.same_object("gadget/sprocket")["spec"]["size"], "small");
-    let dry = twins.ours.kubeupd().args(["patch", "gadget", "sprocket", "-n", &twins.ours.name, "--dry-run=client", "-p", "{}"]).output().unwrap();
+    let dry = twins
+        .ours
+        .kubeupd()
+        .args(["patch", "gadget", "sprocket", "-n", &twins.ours.name, "--dry-run=client", "-p", "{}"])
+        .output()
+        .unwrap();
     assert!(text(&dry.stderr).contains("use --type merge"), "{}", text(&dry.stderr));
 }
 
@@ -147,10 +208,28 @@ fn subresources_match_kubectl() {
     let out = twins.patch_both(&["deploy", "web", "--subresource", "scale", "-p", r#"{"spec":{"replicas":5}}"#]);
     assert_eq!(text(&out.stdout), "scale.autoscaling/web patched\n");
     assert_eq!(twins.same_object("deploy/web")["spec"]["replicas"], 5);
-    twins.patch_both(&["deploy", "web", "--subresource", "status", "--type", "merge", "-p", r#"{"status":{"observedGeneration":7}}"#]);
+    twins.patch_both(&[
+        "deploy",
+        "web",
+        "--subresource",
+        "status",
+        "--type",
+        "merge",
+        "-p",
+        r#"{"status":{"observedGeneration":7}}"#,
+    ]);
     let web = twins.same_object("deploy/web");
     assert_eq!(web["status"]["observedGeneration"], 7);
-    let out = twins.patch_both(&["deploy", "web", "--subresource", "scale", "-p", r#"{"spec":{"replicas":5}}"#, "-o", "name"]);
+    let out = twins.patch_both(&[
+        "deploy",
+        "web",
+        "--subresource",
+        "scale",
+        "-p",
+        r#"{"spec":{"replicas":5}}"#,
+        "-o",
+        "name",
+    ]);
     assert_eq!(text(&out.stdout), "scale.autoscaling/web\n");
 }
 
@@ -183,7 +262,14 @@ fn dry_runs_change_nothing_and_print_what_would_be() {
 fn patch_names_objects_from_files() {
     let twins = Twins::new("patch-file");
     let app = testdata("patch/app.yaml");
-    let out = twins.patch_both(&["-f", app.to_str().unwrap(), "--type", "merge", "-p", r#"{"metadata":{"annotations":{"patched":"yes"}}}"#]);
+    let out = twins.patch_both(&[
+        "-f",
+        app.to_str().unwrap(),
+        "--type",
+        "merge",
+        "-p",
+        r#"{"metadata":{"annotations":{"patched":"yes"}}}"#,
+    ]);
     assert_eq!(text(&out.stdout), "deployment.apps/web patched\nconfigmap/settings patched\nservice/web patched\n");
     assert_eq!(twins.same_object("cm/settings")["metadata"]["annotations"]["patched"], "yes");
 
@@ -212,7 +298,11 @@ fn bad_patches_are_refused_and_change_nothing() {
     ns.kubectl_ok(&["create", "-n", &ns.name, "-f", testdata("patch/app.yaml").to_str().unwrap()]);
     let json = |patch: &'static str| ["patch", "deploy", "web", "--type", "json", "-p", patch];
     assert_refused(&ns, &json(r#"[{"op":"replace","path":"/spec/replicas""#), "unable to parse");
-    assert_refused(&ns, &json(r#"{"op":"replace","path":"/spec/replicas","value":1}"#), "invalid JSON patch: expected a list of operations");
+    assert_refused(
+        &ns,
+        &json(r#"{"op":"replace","path":"/spec/replicas","value":1}"#),
+        "invalid JSON patch: expected a list of operations",
+    );
     assert_refused(&ns, &json(r#"[{"op":"frobnicate","path":"/spec"}]"#), "invalid JSON patch");
     assert_refused(
         &ns,
@@ -221,14 +311,29 @@ fn bad_patches_are_refused_and_change_nothing() {
     );
     assert_refused(
         &ns,
-        &json(r#"[{"op":"replace","path":"/spec/replicas","value":1},{"op":"test","path":"/spec/replicas","value":9}]"#),
+        &json(
+            r#"[{"op":"replace","path":"/spec/replicas","value":1},{"op":"test","path":"/spec/replicas","value":9}]"#,
+        ),
         "JSON patch operation 1 (test /spec/replicas): test failed: the value is 1, the test expects 9",
     );
-    assert_refused(&ns, &["patch", "deploy", "web", "-p", "[1, 2]"], "a strategic merge patch must be a JSON object, not [1,2]");
+    assert_refused(
+        &ns,
+        &["patch", "deploy", "web", "-p", "[1, 2]"],
+        "a strategic merge patch must be a JSON object, not [1,2]",
+    );
     assert_refused(&ns, &["patch", "deploy", "web", "-p", "spec: [unclosed"], "unable to parse");
-    assert_refused(&ns, &["patch", "deploy", "web", "-p", r#"{"spec":{"replicas":-1}}"#], "The Deployment \"web\" is invalid: spec.replicas");
-    assert_refused(&ns, &["patch", "deploy", "nope", "-p", "{}"], "Error from server (NotFound): deployments.apps \"nope\" not found");
-    let unknown_type = ns.kubeupd().args(["patch", "deploy", "web", "-n", &ns.name, "--type", "yaml", "-p", "{}"]).output().unwrap();
+    assert_refused(
+        &ns,
+        &["patch", "deploy", "web", "-p", r#"{"spec":{"replicas":-1}}"#],
+        "The Deployment \"web\" is invalid: spec.replicas",
+    );
+    assert_refused(
+        &ns,
+        &["patch", "deploy", "nope", "-p", "{}"],
+        "Error from server (NotFound): deployments.apps \"nope\" not found",
+    );
+    let unknown_type =
+        ns.kubeupd().args(["patch", "deploy", "web", "-n", &ns.name, "--type", "yaml", "-p", "{}"]).output().unwrap();
     assert!(!unknown_type.status.success() && text(&unknown_type.stderr).contains("invalid value 'yaml' for '--type"));
 }
 
@@ -236,7 +341,11 @@ fn bad_patches_are_refused_and_change_nothing() {
 fn verbose_logs_show_the_requests() {
     let ns = TestNamespace::new("patch-verbose");
     ns.kubectl_ok(&["create", "-n", &ns.name, "-f", testdata("patch/app.yaml").to_str().unwrap()]);
-    let out = ns.kubeupd().args(["patch", "cm", "settings", "-n", &ns.name, "-p", r#"{"data":{"a":"b"}}"#, "-v=6"]).output().unwrap();
+    let out = ns
+        .kubeupd()
+        .args(["patch", "cm", "settings", "-n", &ns.name, "-p", r#"{"data":{"a":"b"}}"#, "-v=6"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let log = text(&out.stderr);
     assert!(log.contains("GET ") && log.contains("PATCH ") && log.contains("fieldManager=kubectl-patch"), "{log}");

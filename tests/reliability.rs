@@ -66,7 +66,12 @@ fn reads_are_retried_after_a_reset_connection() {
 fn too_many_requests_waits_for_retry_after() {
     let rig = Rig::new("rel-429");
     rig.namespace.apply(&configmap("x", "1"));
-    rig.proxy.inject("GET", "/configmaps/x", Fault::Status { code: 429, reason: "TooManyRequests", retry_after: Some(1) }, 1);
+    rig.proxy.inject(
+        "GET",
+        "/configmaps/x",
+        Fault::Status { code: 429, reason: "TooManyRequests", retry_after: Some(1) },
+        1,
+    );
     let (output, elapsed) = rig.kubeupd(&["get", "configmap", "x", "-o", "name"], "");
     assert!(output.status.success(), "{}", stderr(&output));
     assert_eq!(rig.count("GET", "/configmaps/x"), 2);
@@ -77,7 +82,12 @@ fn too_many_requests_waits_for_retry_after() {
 fn a_storm_of_server_errors_ends_in_one_clear_error_in_bounded_time() {
     let rig = Rig::new("rel-503");
     rig.namespace.apply(&configmap("x", "1"));
-    rig.proxy.inject("GET", "/configmaps/x", Fault::Status { code: 503, reason: "ServiceUnavailable", retry_after: None }, 1000);
+    rig.proxy.inject(
+        "GET",
+        "/configmaps/x",
+        Fault::Status { code: 503, reason: "ServiceUnavailable", retry_after: None },
+        1000,
+    );
     let (output, elapsed) = rig.kubeupd(&["get", "configmap", "x"], "");
     assert_eq!(output.status.code(), Some(1));
     let text = stderr(&output);
@@ -97,14 +107,22 @@ fn apply_rereads_and_recomputes_on_conflicts() {
     assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/x configured\n");
     assert_eq!(rig.count("PATCH", "/configmaps/x"), 4);
     assert!(rig.count("GET", "/configmaps/x") >= 4, "each attempt reads the object again");
-    assert_eq!(rig.namespace.kubectl_ok(&["get", "cm", "x", "-n", &rig.namespace.name, "-o", "jsonpath={.data.v}"]), "2");
+    assert_eq!(
+        rig.namespace.kubectl_ok(&["get", "cm", "x", "-n", &rig.namespace.name, "-o", "jsonpath={.data.v}"]),
+        "2"
+    );
 }
 
 #[test]
 fn endless_conflicts_give_up_after_the_last_attempt() {
     let rig = Rig::new("rel-409s");
     rig.namespace.apply(&configmap("x", "1"));
-    rig.proxy.inject("PATCH", "/configmaps/x", Fault::Status { code: 409, reason: "Conflict", retry_after: None }, 1000);
+    rig.proxy.inject(
+        "PATCH",
+        "/configmaps/x",
+        Fault::Status { code: 409, reason: "Conflict", retry_after: None },
+        1000,
+    );
     let (output, elapsed) = rig.kubeupd(&["apply", "-f", "-"], &configmap("x", "2"));
     assert_eq!(output.status.code(), Some(1));
     let text = stderr(&output);
@@ -167,7 +185,8 @@ fn slow_answers_end_at_the_request_timeout() {
 fn concurrent_applies_and_updates_lose_nothing() {
     let namespace = TestNamespace::new("rel-load");
     namespace.apply(&configmap("shared", "0"));
-    let config = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shared, labels: {owner: apply}}\ndata: {v: \"applied\"}\n";
+    let config =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shared, labels: {owner: apply}}\ndata: {v: \"applied\"}\n";
     let children: Vec<_> = (0..20)
         .map(|i| {
             let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubeupd"));
@@ -178,7 +197,10 @@ fn concurrent_applies_and_updates_lose_nothing() {
             } else {
                 command.args(["update", "configmap/shared", "--set", &format!("metadata.annotations.writer{i}=w{i}")]);
             }
-            command.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+            command
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
             let mut child = command.spawn().unwrap();
             let mut stdin = child.stdin.take().unwrap();
             if i % 2 == 0 {
@@ -192,7 +214,9 @@ fn concurrent_applies_and_updates_lose_nothing() {
         let output = child.wait_with_output().unwrap();
         assert!(output.status.success(), "process {i}: {}", String::from_utf8_lossy(&output.stderr));
     }
-    let object = support::parse_json(namespace.kubectl_ok(&["get", "cm", "shared", "-n", &namespace.name, "-o", "json"]).as_bytes());
+    let object = support::parse_json(
+        namespace.kubectl_ok(&["get", "cm", "shared", "-n", &namespace.name, "-o", "json"]).as_bytes(),
+    );
     assert_eq!(object["data"]["v"], "applied");
     assert_eq!(object["metadata"]["labels"]["owner"], "apply");
     for i in (1..20).step_by(2) {

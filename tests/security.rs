@@ -41,7 +41,11 @@ fn the_servers_certificate_is_verified_unless_asked_not_to() {
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.to_lowercase().contains("certificate"), "{stderr}");
-    let allowed = kubeupd_with(&without_ca, dir.path(), &["--insecure-skip-tls-verify", "get", "namespace", "default", "-o", "name"]);
+    let allowed = kubeupd_with(
+        &without_ca,
+        dir.path(),
+        &["--insecure-skip-tls-verify", "get", "namespace", "default", "-o", "name"],
+    );
     assert!(allowed.status.success(), "{}", String::from_utf8_lossy(&allowed.stderr));
     assert_eq!(String::from_utf8_lossy(&allowed.stdout), "namespace/default\n");
 }
@@ -83,7 +87,8 @@ fn credentials_and_secret_data_never_reach_the_logs() {
         user["client-certificate-data"] = Value::String(cert_data.clone());
     });
     let secret_value = "s3cr3t-value-never-logged";
-    let secret = format!("apiVersion: v1\nkind: Secret\nmetadata: {{name: creds}}\nstringData: {{password: {secret_value}}}\n");
+    let secret =
+        format!("apiVersion: v1\nkind: Secret\nmetadata: {{name: creds}}\nstringData: {{password: {secret_value}}}\n");
     std::fs::write(dir.path().join("secret.yaml"), &secret).unwrap();
     let changed = secret.replace(secret_value, "an0ther-value-never-logged");
     std::fs::write(dir.path().join("changed.yaml"), &changed).unwrap();
@@ -93,8 +98,21 @@ fn credentials_and_secret_data_never_reach_the_logs() {
         vec!["apply".into(), "-f".into(), file("secret.yaml")],
         vec!["apply".into(), "-f".into(), file("changed.yaml")],
         vec!["get".into(), "secret".into(), "creds".into(), "-o".into(), "yaml".into()],
-        vec!["patch".into(), "secret".into(), "creds".into(), "--type".into(), "merge".into(), "-p".into(), r#"{"stringData":{"other":"th1rd-value-never-logged"}}"#.into()],
-        vec!["update".into(), "secret/creds".into(), "--set-string".into(), "stringData.more=f0urth-value-never-logged".into()],
+        vec![
+            "patch".into(),
+            "secret".into(),
+            "creds".into(),
+            "--type".into(),
+            "merge".into(),
+            "-p".into(),
+            r#"{"stringData":{"other":"th1rd-value-never-logged"}}"#.into(),
+        ],
+        vec![
+            "update".into(),
+            "secret/creds".into(),
+            "--set-string".into(),
+            "stringData.more=f0urth-value-never-logged".into(),
+        ],
     ];
     for run in &runs {
         let mut args = vec!["-v=9", "-n", n];

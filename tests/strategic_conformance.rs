@@ -24,14 +24,21 @@ fn main() {
     for file in &files {
         let dir = file.parent().unwrap_or(Path::new(".")).to_path_buf();
         let schema = schemas.entry(dir.clone()).or_insert_with(|| load_schemas(&dir));
-        let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(file).unwrap_or_else(|err| panic!("{}: {err}", file.display())))
-            .unwrap_or_else(|err| panic!("{}: {err}", file.display()));
+        let cases: Vec<Value> = serde_json::from_str(
+            &std::fs::read_to_string(file).unwrap_or_else(|err| panic!("{}: {err}", file.display())),
+        )
+        .unwrap_or_else(|err| panic!("{}: {err}", file.display()));
         for case in &cases {
             match run_case(case, schema) {
                 Ok(()) => passed += 1,
                 Err(why) => {
                     failed += 1;
-                    println!("FAIL {} [{}] {}: {why}", file.display(), case["group"].as_str().unwrap_or(""), case["id"]);
+                    println!(
+                        "FAIL {} [{}] {}: {why}",
+                        file.display(),
+                        case["group"].as_str().unwrap_or(""),
+                        case["id"]
+                    );
                 }
             }
         }
@@ -105,7 +112,8 @@ fn run_case(case: &Value, schema: &OpenApiSchema) -> Result<(), String> {
             if case.get("threeWayResult").is_none() {
                 return Ok(());
             }
-            strategic::create_three_way(&original, &modified, &current, &node, true).map_err(|err| format!("three-way with overwrite: {err}"))?
+            strategic::create_three_way(&original, &modified, &current, &node, true)
+                .map_err(|err| format!("three-way with overwrite: {err}"))?
         }
         Err(err) => return Err(format!("three-way: {err}")),
     };

@@ -59,17 +59,24 @@ async fn update_from_a_file_without_resource_version_reads_the_live_one() {
     };
     let cluster = Cluster::connect(&options).await.unwrap();
     let gadgets = cluster.resolve("gadgets").await.unwrap();
-    let err = cluster.replace(&gadgets, Some(&ns.name), "sprocket", &desired, &WriteOptions::default()).await.unwrap_err();
+    let err =
+        cluster.replace(&gadgets, Some(&ns.name), "sprocket", &desired, &WriteOptions::default()).await.unwrap_err();
     let expected = "metadata.resourceVersion: Invalid value: 0x0: must be specified for an update";
     assert!(api_error(&err).is_some_and(|err| err.to_string().contains(expected)), "{err}");
 
     let file = manifest(&desired);
     assert_eq!(update_ok(&ns, &["-f", file.path().to_str().unwrap()]), "gadget.get.kubeupd.test/sprocket updated\n");
     assert_eq!(live(&ns, "gadget/sprocket")["spec"]["size"], "small");
-    assert_eq!(update_ok(&ns, &["-f", file.path().to_str().unwrap()]), "gadget.get.kubeupd.test/sprocket updated (no change)\n");
+    assert_eq!(
+        update_ok(&ns, &["-f", file.path().to_str().unwrap()]),
+        "gadget.get.kubeupd.test/sprocket updated (no change)\n"
+    );
 
     // Built-in kinds too, with the whole file as the new object: fields it leaves out go.
-    let mut web: Value = serde_saphyr::from_multiple::<Value>(&std::fs::read_to_string(testdata("patch/app.yaml")).unwrap()).unwrap().remove(0);
+    let mut web: Value =
+        serde_saphyr::from_multiple::<Value>(&std::fs::read_to_string(testdata("patch/app.yaml")).unwrap())
+            .unwrap()
+            .remove(0);
     web["spec"]["replicas"] = json!(2);
     web["metadata"]["labels"] = json!({"release": "b"});
     let file = manifest(&web);
@@ -102,7 +109,9 @@ fn a_stale_pinned_resource_version_is_a_conflict_and_changes_nothing() {
     assert_eq!(live(&ns, "cm/settings"), before, "the object must not change");
 
     // A resourceVersion that is current is honoured.
-    let file = manifest(&json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings", "resourceVersion": live_version}, "data": {"mode": "mine"}}));
+    let file = manifest(
+        &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings", "resourceVersion": live_version}, "data": {"mode": "mine"}}),
+    );
     assert_eq!(update_ok(&ns, &["-f", file.path().to_str().unwrap()]), "configmap/settings updated\n");
     assert_eq!(live(&ns, "cm/settings")["data"], json!({"mode": "mine"}));
 }
@@ -152,25 +161,64 @@ fn custom_resources_update_like_built_in_kinds() {
     let ns = TestNamespace::new("update-cr");
     ensure_cluster_fixture(&ns, "crd/gadgets.yaml");
     ns.kubectl_ok(&["create", "-n", &ns.name, "-f", testdata("patch/gadget.yaml").to_str().unwrap()]);
-    let out = update_ok(&ns, &["gadget/sprocket", "--set", "spec.dimensions.width=5", "--set", "metadata.labels.rank=1", "--unset", "spec.parts[0]"]);
+    let out = update_ok(
+        &ns,
+        &[
+            "gadget/sprocket",
+            "--set",
+            "spec.dimensions.width=5",
+            "--set",
+            "metadata.labels.rank=1",
+            "--unset",
+            "spec.parts[0]",
+        ],
+    );
     assert_eq!(out, "gadget.get.kubeupd.test/sprocket updated\n");
     let sprocket = live(&ns, "gadget/sprocket");
-    assert_eq!(sprocket["spec"], json!({"size": "large", "parts": ["spring"], "dimensions": {"width": 5, "height": 4}}));
-    assert_eq!(sprocket["metadata"]["labels"], json!({"tier": "front", "rank": "1"}), "labels are strings on every kind");
+    assert_eq!(
+        sprocket["spec"],
+        json!({"size": "large", "parts": ["spring"], "dimensions": {"width": 5, "height": 4}})
+    );
+    assert_eq!(
+        sprocket["metadata"]["labels"],
+        json!({"tier": "front", "rank": "1"}),
+        "labels are strings on every kind"
+    );
 }
 
 #[test]
 fn dry_runs_and_the_status_subresource() {
     let ns = with_app("update-dry");
     let before = live(&ns, "deploy/web");
-    assert_eq!(update_ok(&ns, &["deploy/web", "--set", "spec.replicas=7", "--dry-run=client"]), "deployment.apps/web updated (dry run)\n");
-    assert_eq!(update_ok(&ns, &["deploy/web", "--set", "spec.replicas=7", "--dry-run=server"]), "deployment.apps/web updated (server dry run)\n");
-    let shown = parse_json(update_ok(&ns, &["deploy/web", "--set", "spec.replicas=7", "--dry-run=server", "-o", "json"]).as_bytes());
+    assert_eq!(
+        update_ok(&ns, &["deploy/web", "--set", "spec.replicas=7", "--dry-run=client"]),
+        "deployment.apps/web updated (dry run)\n"
+    );
+    assert_eq!(
+        update_ok(&ns, &["deploy/web", "--set", "spec.replicas=7", "--dry-run=server"]),
+        "deployment.apps/web updated (server dry run)\n"
+    );
+    let shown = parse_json(
+        update_ok(&ns, &["deploy/web", "--set", "spec.replicas=7", "--dry-run=server", "-o", "json"]).as_bytes(),
+    );
     assert_eq!(shown["spec"]["replicas"], 7);
     assert!(shown["metadata"].get("managedFields").is_none(), "hidden unless --show-managed-fields");
     assert_eq!(live(&ns, "deploy/web"), before, "dry runs must not change the object");
 
-    let out = update_ok(&ns, &["deploy/web", "--subresource", "status", "--set", "status.observedGeneration=4", "--set", "spec.replicas=9", "-o", "name"]);
+    let out = update_ok(
+        &ns,
+        &[
+            "deploy/web",
+            "--subresource",
+            "status",
+            "--set",
+            "status.observedGeneration=4",
+            "--set",
+            "spec.replicas=9",
+            "-o",
+            "name",
+        ],
+    );
     assert_eq!(out, "deployment.apps/web\n");
     let web = live(&ns, "deploy/web");
     assert_eq!(web["status"]["observedGeneration"], 4);
@@ -191,7 +239,10 @@ fn bad_input_is_refused_and_changes_nothing() {
         (&["deploy/web", "--set", "spec.replicas.count=1"], "error: spec.replicas is a number, not a map"),
         (&["deploy/web", "--set", "spec.template.spec.containers[name=nope].image=x"], "is not in the list"),
         (&["deploy/web", "--set", "spec.replicas=-1"], "The Deployment \"web\" is invalid: spec.replicas"),
-        (&["deploy/nope", "--set", "spec.replicas=1"], "Error from server (NotFound): deployments.apps \"nope\" not found"),
+        (
+            &["deploy/nope", "--set", "spec.replicas=1"],
+            "Error from server (NotFound): deployments.apps \"nope\" not found",
+        ),
     ] {
         let out = update(&ns, args);
         let stderr = text(&out.stderr);
@@ -227,7 +278,15 @@ fn twenty_concurrent_writers_lose_no_update() {
                 .arg(support::kubeconfig())
                 .arg("--cache-dir")
                 .arg(ns.cache_dir())
-                .args(["update", "deploy/x", "-n", &ns.name, "-v=1", "--set", &format!("metadata.annotations.w{i}={i}")])
+                .args([
+                    "update",
+                    "deploy/x",
+                    "-n",
+                    &ns.name,
+                    "-v=1",
+                    "--set",
+                    &format!("metadata.annotations.w{i}={i}"),
+                ])
                 .env_remove("KUBECONFIG")
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())

@@ -17,7 +17,8 @@ use super::apply_report::{Outcome, Report};
 use super::options::DryRun;
 use super::{GlobalArgs, Reported};
 use crate::client::{
-    Action, ApplyOptions, Cluster, ConnectOptions, ListScope, Live, MappingError, ResourceType, RetryPolicy, WriteOptions, last_applied,
+    Action, ApplyOptions, Cluster, ConnectOptions, ListScope, Live, MappingError, ResourceType, RetryPolicy,
+    WriteOptions, last_applied,
 };
 use crate::manifest::{self, ManifestObject};
 use crate::merge::PatchType;
@@ -139,10 +140,15 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> anyhow::Result<()> {
     let flags = args.flags;
     validate(&flags)?;
     let cluster = Cluster::connect(&ConnectOptions::from(global)).await?;
-    let planned = plan(&flags.filenames, flags.recursive, flags.server_side, &cluster, global.namespace.as_deref()).await?;
+    let planned =
+        plan(&flags.filenames, flags.recursive, flags.server_side, &cluster, global.namespace.as_deref()).await?;
     let mut report = Report::new(&planned, &flags);
     let (first, rest): (Vec<Planned>, Vec<Planned>) = planned.into_iter().partition(Planned::goes_first);
-    let crds: Vec<String> = first.iter().filter(|planned| planned.kind == "CustomResourceDefinition").map(|planned| planned.name.clone()).collect();
+    let crds: Vec<String> = first
+        .iter()
+        .filter(|planned| planned.kind == "CustomResourceDefinition")
+        .map(|planned| planned.name.clone())
+        .collect();
     execute(&cluster, &flags, first, &mut report).await;
     let mut rest = rest;
     if rest.iter().any(|planned| planned.rt.is_none()) {
@@ -219,7 +225,8 @@ async fn plan_one(
     namespace_flag: Option<&str>,
     defined: &HashMap<(String, String), bool>,
 ) -> anyhow::Result<Planned> {
-    let (api_version, kind, name) = (object.api_version().to_string(), object.kind().to_string(), object.name().to_string());
+    let (api_version, kind, name) =
+        (object.api_version().to_string(), object.kind().to_string(), object.name().to_string());
     let (rt, namespaced) = match cluster.resolve_kind(&api_version, &kind).await {
         Ok(rt) => {
             let namespaced = rt.namespaced;
@@ -311,7 +318,9 @@ async fn resolve_defined_kinds(
                     let err = if flags.dry_run == DryRun::None {
                         err
                     } else {
-                        anyhow::anyhow!("{err}: its CustomResourceDefinition is in this input, and a dry run does not create it")
+                        anyhow::anyhow!(
+                            "{err}: its CustomResourceDefinition is in this input, and a dry run does not create it"
+                        )
                     };
                     report.record(planned.index, Err(err));
                     continue;
@@ -343,7 +352,10 @@ async fn wait_until_established(cluster: &Cluster, crd_type: &ResourceType, name
     while tokio::time::Instant::now() < deadline {
         if let Ok(crd) = cluster.get(crd_type, None, name).await {
             let conditions = crd["status"]["conditions"].as_array().into_iter().flatten();
-            if conditions.into_iter().any(|condition| condition["type"] == "Established" && condition["status"] == "True") {
+            if conditions
+                .into_iter()
+                .any(|condition| condition["type"] == "Established" && condition["status"] == "True")
+            {
                 return;
             }
         }
@@ -394,25 +406,27 @@ async fn list_live_objects(cluster: &Cluster, objects: &[Planned]) -> Listed {
             counts.entry((rt.group_resource(), planned.namespace.clone())).or_insert((0, rt)).0 += 1;
         }
     }
-    let lists = counts.into_iter().filter(|(_, (count, _))| *count >= LIST_FROM).map(|((resource, namespace), (_, rt))| async move {
-        let scope = match &namespace {
-            Some(namespace) => ListScope::Namespace(namespace),
-            None => ListScope::AllNamespaces,
-        };
-        let listed = cluster.list(rt, scope, None).await.ok().map(|list| {
-            let items = list["items"].as_array().cloned().unwrap_or_default();
-            items
-                .into_iter()
-                .filter_map(|mut item| {
-                    // Items of a list leave out their apiVersion and kind.
-                    item["apiVersion"] = Value::String(rt.api_version());
-                    item["kind"] = Value::String(rt.kind.clone());
-                    Some((item["metadata"]["name"].as_str()?.to_string(), item))
-                })
-                .collect::<HashMap<_, _>>()
-        });
-        ((Some(resource), namespace), listed)
-    });
+    let lists = counts.into_iter().filter(|(_, (count, _))| *count >= LIST_FROM).map(
+        |((resource, namespace), (_, rt))| async move {
+            let scope = match &namespace {
+                Some(namespace) => ListScope::Namespace(namespace),
+                None => ListScope::AllNamespaces,
+            };
+            let listed = cluster.list(rt, scope, None).await.ok().map(|list| {
+                let items = list["items"].as_array().cloned().unwrap_or_default();
+                items
+                    .into_iter()
+                    .filter_map(|mut item| {
+                        // Items of a list leave out their apiVersion and kind.
+                        item["apiVersion"] = Value::String(rt.api_version());
+                        item["kind"] = Value::String(rt.kind.clone());
+                        Some((item["metadata"]["name"].as_str()?.to_string(), item))
+                    })
+                    .collect::<HashMap<_, _>>()
+            });
+            ((Some(resource), namespace), listed)
+        },
+    );
     futures::future::join_all(lists).await.into_iter().filter_map(|(key, listed)| Some((key, listed?))).collect()
 }
 

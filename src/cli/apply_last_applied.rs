@@ -8,8 +8,8 @@ use clap::{Args, Subcommand, ValueEnum};
 use serde_json::{Value, json};
 
 use super::GlobalArgs;
-use super::targets;
 use super::options::DryRun;
+use super::targets;
 use crate::client::{Cluster, ConnectOptions, WriteOptions, last_applied};
 use crate::merge::PatchType;
 use crate::output::{self, OutputFormat};
@@ -92,7 +92,9 @@ async fn set(args: SetArgs, cluster: &Cluster, namespace_flag: Option<&str>) -> 
         let (rt, namespace, name) = (&target.rt, target.namespace.as_deref(), target.name.as_str());
         let live = cluster.get(rt, namespace, name).await?;
         if last_applied::recorded(&live).is_none() && !args.create_annotation {
-            bail!("no last-applied-configuration annotation found on resource: {name}, to create the annotation, run the command with --create-annotation");
+            bail!(
+                "no last-applied-configuration annotation found on resource: {name}, to create the annotation, run the command with --create-annotation"
+            );
         }
         // As kubectl records it here: the document as written (unlike apply, no empty
         // `annotations` map is added).

@@ -38,7 +38,12 @@ impl Outcome {
     }
 
     pub(super) fn server_side(object: Value, document: Value) -> Self {
-        Outcome { word: "serverside-applied", object, patch: Some((PatchType::Apply, document)), missing_annotation: None }
+        Outcome {
+            word: "serverside-applied",
+            object,
+            patch: Some((PatchType::Apply, document)),
+            missing_annotation: None,
+        }
     }
 }
 
@@ -63,7 +68,10 @@ pub(super) struct Report {
 
 impl Report {
     pub(super) fn new(planned: &[Planned], flags: &ApplyFlags) -> Self {
-        let entries = planned.iter().map(|planned| Entry { display: planned.display_name(), location: planned.location.clone() }).collect();
+        let entries = planned
+            .iter()
+            .map(|planned| Entry { display: planned.display_name(), location: planned.location.clone() })
+            .collect();
         let progress = (planned.len() > PROGRESS_FROM && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::new(planned.len() as u64);
             if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} objects applied") {
@@ -119,7 +127,12 @@ impl Report {
             ));
         }
         if let (true, Some((patch_type, patch))) = (self.show_patch, &outcome.patch) {
-            lines.stdout.push(format!("# {} {}: {}", entry.display, patch_type.content_type(), output::to_compact_json(patch)));
+            lines.stdout.push(format!(
+                "# {} {}: {}",
+                entry.display,
+                patch_type.content_type(),
+                output::to_compact_json(patch)
+            ));
         }
         match self.output {
             Some(OutputFormat::Name) => lines.stdout.push(entry.display.clone()),
@@ -188,8 +201,12 @@ fn failure(location: &str, err: &anyhow::Error) -> String {
 /// A server-side apply's conflicts, each field with its manager, and how to resolve them.
 fn apply_conflicts(err: &anyhow::Error) -> Option<String> {
     let server = api_error(err).filter(|server| server.code == 409)?;
-    let causes: Vec<_> =
-        server.details.iter().flat_map(|details| &details.causes).filter(|cause| cause.reason == "FieldManagerConflict").collect();
+    let causes: Vec<_> = server
+        .details
+        .iter()
+        .flat_map(|details| &details.causes)
+        .filter(|cause| cause.reason == "FieldManagerConflict")
+        .collect();
     if causes.is_empty() {
         return None;
     }
@@ -225,11 +242,17 @@ mod tests {
             code: 409,
             reason: "Conflict".into(),
             message: "Apply failed with 2 conflicts".into(),
-            details: Some(StatusDetails { causes: vec![cause(".spec.replicas", "kubectl"), cause(".spec.paused", "hpa")], ..StatusDetails::default() }),
+            details: Some(StatusDetails {
+                causes: vec![cause(".spec.replicas", "kubectl"), cause(".spec.paused", "hpa")],
+                ..StatusDetails::default()
+            }),
         }
         .into();
         let text = failure("app.yaml (document 1)", &err);
-        assert!(text.starts_with("error: when applying app.yaml (document 1): Apply failed with 2 conflicts"), "{text}");
+        assert!(
+            text.starts_with("error: when applying app.yaml (document 1): Apply failed with 2 conflicts"),
+            "{text}"
+        );
         assert!(text.contains("\n  .spec.replicas: managed by \"kubectl\" using apps/v1"), "{text}");
         assert!(text.contains("--force-conflicts"), "{text}");
     }

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::apply::{CLIENT_SIDE_MANAGER, Planned, SERVER_SIDE_MANAGER, plan};
 use super::{GlobalArgs, Reported, error_line};
-use crate::client::{ApplyOptions, Cluster, Live, RetryPolicy, ConnectOptions, WriteOptions, api_error};
+use crate::client::{ApplyOptions, Cluster, ConnectOptions, Live, RetryPolicy, WriteOptions, api_error};
 use crate::merge::PatchType;
 use crate::output::{self, OutputFormat};
 
@@ -59,9 +59,11 @@ pub async fn run(args: DiffArgs, global: &GlobalArgs) -> anyhow::Result<()> {
 /// Prints the diffs; `true` when something differs.
 async fn compare_all(args: &DiffArgs, global: &GlobalArgs) -> anyhow::Result<bool> {
     let cluster = Cluster::connect(&ConnectOptions::from(global)).await?;
-    let planned = plan(&args.filenames, args.recursive, args.server_side, &cluster, global.namespace.as_deref()).await?;
+    let planned =
+        plan(&args.filenames, args.recursive, args.server_side, &cluster, global.namespace.as_deref()).await?;
     let color = std::io::stdout().is_terminal();
-    let mut results = stream::iter(&planned).map(|planned| compare(&cluster, args, planned, color)).buffered(args.concurrency.max(1));
+    let mut results =
+        stream::iter(&planned).map(|planned| compare(&cluster, args, planned, color)).buffered(args.concurrency.max(1));
     let (mut differs, mut failed) = (false, false);
     while let Some(result) = results.next().await {
         match result {
@@ -83,7 +85,10 @@ async fn compare_all(args: &DiffArgs, global: &GlobalArgs) -> anyhow::Result<boo
 
 async fn compare(cluster: &Cluster, args: &DiffArgs, planned: &Planned, color: bool) -> anyhow::Result<String> {
     let Some(rt) = &planned.rt else {
-        anyhow::bail!("{}: its kind is defined by a CustomResourceDefinition in this input, which does not exist yet", planned.location);
+        anyhow::bail!(
+            "{}: its kind is defined by a CustomResourceDefinition in this input, which does not exist yet",
+            planned.location
+        );
     };
     let namespace = planned.namespace.as_deref();
     let live = match cluster.get(rt, namespace, &planned.name).await {
@@ -98,7 +103,9 @@ async fn compare(cluster: &Cluster, args: &DiffArgs, planned: &Planned, color: b
             force: args.force_conflicts,
             subresource: None,
         };
-        cluster.patch(rt, namespace, &planned.name, PatchType::Apply, serde_json::to_vec(&planned.document)?, &write).await?
+        cluster
+            .patch(rt, namespace, &planned.name, PatchType::Apply, serde_json::to_vec(&planned.document)?, &write)
+            .await?
     } else {
         let options = ApplyOptions {
             overwrite: true,
@@ -131,7 +138,8 @@ async fn compare(cluster: &Cluster, args: &DiffArgs, planned: &Planned, color: b
             output::render_objects(OutputFormat::Yaml, vec![object], true)
         }
     };
-    let name = format!("{}.{}.{}.{}", rt.api_version().replace('/', "."), rt.kind, namespace.unwrap_or(""), planned.name);
+    let name =
+        format!("{}.{}.{}.{}", rt.api_version().replace('/', "."), rt.kind, namespace.unwrap_or(""), planned.name);
     Ok(output::unified_diff(&name, &yaml(live), &yaml(Some(merged)), color))
 }
 
@@ -143,7 +151,11 @@ fn mask_secret_data(live: Option<&mut Value>, merged: &mut Value) {
     let mask = |data: &mut Value, other: &Value, changed: &str| {
         if let Some(values) = data.as_object_mut() {
             for (key, value) in values.iter_mut() {
-                *value = Value::String(if other.get(key) == Some(value) { "***".into() } else { format!("*** ({changed})") });
+                *value = Value::String(if other.get(key) == Some(value) {
+                    "***".into()
+                } else {
+                    format!("*** ({changed})")
+                });
             }
         }
     };

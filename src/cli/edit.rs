@@ -90,13 +90,24 @@ impl Target {
 }
 
 /// Resolves and fetches the objects, in the order asked for, each once.
-async fn fetch(cluster: &Cluster, objects: Vec<ObjectRef>, namespace_flag: Option<&str>) -> anyhow::Result<Vec<Target>> {
+async fn fetch(
+    cluster: &Cluster,
+    objects: Vec<ObjectRef>,
+    namespace_flag: Option<&str>,
+) -> anyhow::Result<Vec<Target>> {
     let resolved = targets::resolve(cluster, objects, namespace_flag).await?;
     let fetches = resolved.into_iter().map(|object| async move {
         let namespace = object.namespace.unwrap_or_default();
         let mut fetched = cluster.get(&object.rt, Some(&namespace), &object.name).await?;
         output::strip_managed_fields(&mut fetched);
-        Ok::<_, anyhow::Error>(Target { rt: object.rt, namespace, accepted: fetched.clone(), base: fetched.clone(), fetched, sent: false })
+        Ok::<_, anyhow::Error>(Target {
+            rt: object.rt,
+            namespace,
+            accepted: fetched.clone(),
+            base: fetched.clone(),
+            fetched,
+            sent: false,
+        })
     });
     let mut targets = try_join_all(fetches).await?;
     let mut uids = Vec::new();
@@ -141,7 +152,10 @@ impl Rejection {
         let (head, summary) = if err.is_invalid() {
             (format!("{} was not valid", target.label()), format!("{} is invalid", target.label()))
         } else {
-            (format!("{} could not be patched", target.label()), format!("{} could not be patched: {err}", target.label()))
+            (
+                format!("{} could not be patched", target.label()),
+                format!("{} could not be patched: {err}", target.label()),
+            )
         };
         Rejection { reason: Reason { head, causes }, summary, error: err.to_string() }
     }
@@ -238,7 +252,10 @@ impl Session<'_> {
         let mut pairs = Vec::with_capacity(edited.len());
         for object in edited {
             let Some(index) = changes::find_fetched(self.targets.iter().map(|target| &target.fetched), &object) else {
-                bail!("the edited file holds {}, which is not one of the objects being edited", output::object_name(&object));
+                bail!(
+                    "the edited file holds {}, which is not one of the objects being edited",
+                    output::object_name(&object)
+                );
             };
             if !changes::same_identity(&self.targets[index].fetched, &object) {
                 bail!(changes::IDENTITY_CHANGED);
@@ -273,7 +290,8 @@ impl Session<'_> {
             if self.args.show_patch {
                 println!("Patch: {}", output::to_compact_json(&patch));
             }
-            let options = WriteOptions { field_manager: Some(self.args.field_manager.clone()), ..WriteOptions::default() };
+            let options =
+                WriteOptions { field_manager: Some(self.args.field_manager.clone()), ..WriteOptions::default() };
             let body = serde_json::to_vec(&patch)?;
             let name = object["metadata"]["name"].as_str().unwrap_or_default();
             match self.cluster.patch(&target.rt, Some(&target.namespace), name, patch_type, body, &options).await {
@@ -326,7 +344,16 @@ mod tests {
 
     #[test]
     fn flags_parse() {
-        let cli = crate::cli::Cli::try_parse_from(["kubeupd", "edit", "cm/a", "--output-patch", "--save-config", "-o", "json"]).unwrap();
+        let cli = crate::cli::Cli::try_parse_from([
+            "kubeupd",
+            "edit",
+            "cm/a",
+            "--output-patch",
+            "--save-config",
+            "-o",
+            "json",
+        ])
+        .unwrap();
         let crate::cli::Command::Edit(args) = cli.command else { unreachable!() };
         assert!(args.show_patch && args.save_config);
         assert_eq!((args.output, args.field_manager.as_str()), (Some(EditFormat::Json), "kubectl-edit"));

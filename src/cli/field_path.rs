@@ -83,7 +83,9 @@ impl FieldChange {
         match self {
             FieldChange::Set { path, value, text } => {
                 let value = match (value, text) {
-                    (Value::Bool(_) | Value::Number(_), Some(text)) if scalar_type(object, &path.0) == Some("string") => {
+                    (Value::Bool(_) | Value::Number(_), Some(text))
+                        if scalar_type(object, &path.0) == Some("string") =>
+                    {
                         Value::String(text.clone())
                     }
                     (value, _) => value.clone(),
@@ -167,12 +169,15 @@ fn parse_key(text: &str) -> Result<(String, &str), String> {
 fn parse_brackets(text: &str) -> Result<(Step, &str), String> {
     let Some(end) = text.find(']') else { return Err(format!("the bracket in \"[{text}\" is not closed")) };
     let (inside, rest) = (&text[..end], &text[end + 1..]);
-    let step = match inside.split_once('=') {
-        Some((key, value)) if !key.is_empty() => Step::Match { key: key.to_string(), value: unquote(value).to_string() },
-        _ => Step::Index(inside.parse().map_err(|_| {
-            format!("\"[{inside}]\" is neither a list position like [0] nor a match like [name=app]")
-        })?),
-    };
+    let step =
+        match inside.split_once('=') {
+            Some((key, value)) if !key.is_empty() => {
+                Step::Match { key: key.to_string(), value: unquote(value).to_string() }
+            }
+            _ => Step::Index(inside.parse().map_err(|_| {
+                format!("\"[{inside}]\" is neither a list position like [0] nor a match like [name=app]")
+            })?),
+        };
     Ok((step, rest))
 }
 
@@ -189,7 +194,9 @@ impl fmt::Display for FieldPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (at, step) in self.0.iter().enumerate() {
             match step {
-                Step::Key(key) if key.contains(['.', '[', ']', '=', '"', '\\']) => write!(f, "{}{key:?}", if at > 0 { "." } else { "" })?,
+                Step::Key(key) if key.contains(['.', '[', ']', '=', '"', '\\']) => {
+                    write!(f, "{}{key:?}", if at > 0 { "." } else { "" })?
+                }
                 Step::Key(key) => write!(f, "{}{key}", if at > 0 { "." } else { "" })?,
                 Step::Index(index) => write!(f, "[{index}]")?,
                 Step::Match { key, value } => write!(f, "[{key}={value}]")?,
@@ -344,7 +351,11 @@ mod tests {
 
     #[test]
     fn set_string_keeps_text() {
-        let object = changed(&[FieldChange::set_string("metadata.labels.version=2"), FieldChange::set("metadata.labels.quoted=\"2\"")]).unwrap();
+        let object = changed(&[
+            FieldChange::set_string("metadata.labels.version=2"),
+            FieldChange::set("metadata.labels.quoted=\"2\""),
+        ])
+        .unwrap();
         assert_eq!(object["metadata"]["labels"]["version"], "2");
         assert_eq!(object["metadata"]["labels"]["quoted"], "2");
     }
@@ -379,7 +390,10 @@ mod tests {
             FieldChange::set("metadata.annotations.'a=b'=c"),
         ])
         .unwrap();
-        assert_eq!(object["metadata"]["annotations"], json!({"example.com/team": "a", "example.com/owner": "b", "a=b": "c"}));
+        assert_eq!(
+            object["metadata"]["annotations"],
+            json!({"example.com/team": "a", "example.com/owner": "b", "a=b": "c"})
+        );
     }
 
     #[test]

@@ -133,7 +133,9 @@ pub async fn run(args: GetArgs, global: &GlobalArgs) -> anyhow::Result<()> {
     let visits = resolve(&cluster, requests, &args, global.namespace.as_deref()).await?;
     let mut errors = Vec::new();
     match args.output {
-        None | Some(OutputFormat::Wide) => super::write_stdout(&print_tables(&cluster, &visits, &args, &mut errors).await)?,
+        None | Some(OutputFormat::Wide) => {
+            super::write_stdout(&print_tables(&cluster, &visits, &args, &mut errors).await)?
+        }
         Some(format) => print_objects(&cluster, &visits, &args, format, single_object, &mut errors).await?,
     }
     if errors.is_empty() {
@@ -159,9 +161,11 @@ async fn resolve(
                 let namespace = (!args.all_namespaces).then(|| default_namespace.clone());
                 Visit { rt: cluster.resolve(&type_arg).await?, namespace, names: None }
             }
-            Request::Named { type_arg, names } => {
-                Visit { rt: cluster.resolve(&type_arg).await?, namespace: Some(default_namespace.clone()), names: Some(names) }
-            }
+            Request::Named { type_arg, names } => Visit {
+                rt: cluster.resolve(&type_arg).await?,
+                namespace: Some(default_namespace.clone()),
+                names: Some(names),
+            },
             Request::FromManifest { source, api_version, kind, namespace, name } => {
                 if let (Some(flag), Some(own)) = (namespace_flag, namespace.as_deref())
                     && flag != own
@@ -191,7 +195,12 @@ async fn resolve(
         }
         // Objects of one type in one namespace are shown together, as kubectl does.
         match visits.last_mut() {
-            Some(last) if last.rt == visit.rt && last.namespace == visit.namespace && last.names.is_some() && visit.names.is_some() => {
+            Some(last)
+                if last.rt == visit.rt
+                    && last.namespace == visit.namespace
+                    && last.names.is_some()
+                    && visit.names.is_some() =>
+            {
                 last.names.as_mut().expect("checked").extend(visit.names.expect("checked"));
             }
             _ => visits.push(visit),
@@ -267,7 +276,9 @@ async fn print_objects(
     let selector = args.selector.as_deref();
     let fetched = join_all(visits.iter().map(|visit| async move {
         match &visit.names {
-            Some(names) => join_all(names.iter().map(|name| cluster.get(&visit.rt, visit.namespace.as_deref(), name))).await,
+            Some(names) => {
+                join_all(names.iter().map(|name| cluster.get(&visit.rt, visit.namespace.as_deref(), name))).await
+            }
             None => vec![cluster.list(&visit.rt, scope(visit), selector).await.map(|list| list_items(list, &visit.rt))],
         }
     }))
@@ -338,7 +349,9 @@ mod tests {
 
     #[test]
     fn contradictory_arguments_are_rejected() {
-        for line in ["kubeupd get", "kubeupd get cm cm/a", "kubeupd get cm/", "kubeupd get cm a -l x=y", "kubeupd get ,"] {
+        for line in
+            ["kubeupd get", "kubeupd get cm cm/a", "kubeupd get cm/", "kubeupd get cm a -l x=y", "kubeupd get ,"]
+        {
             assert!(parse(line).is_err(), "{line}");
         }
     }

@@ -104,7 +104,8 @@ mod tests {
 
     #[test]
     fn written_objects_print_like_kubectl() {
-        let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "managedFields": []}});
+        let deployment =
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "managedFields": []}});
         let lines = OutputArgs::default();
         assert_eq!(lines.written(&deployment, "patched", true, ""), "deployment.apps/web patched\n");
         assert_eq!(lines.written(&deployment, "patched", false, ""), "deployment.apps/web patched (no change)\n");
@@ -115,7 +116,10 @@ mod tests {
         let name = OutputArgs { output: Some(ObjectFormat::Name), ..OutputArgs::default() };
         assert_eq!(name.written(&deployment, "patched", true, ""), "deployment.apps/web\n");
         let yaml = OutputArgs { output: Some(ObjectFormat::Yaml), ..OutputArgs::default() };
-        assert_eq!(yaml.written(&deployment, "patched", true, ""), "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n");
+        assert_eq!(
+            yaml.written(&deployment, "patched", true, ""),
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n"
+        );
         let managed = OutputArgs { show_managed_fields: true, ..yaml };
         assert!(managed.written(&deployment, "patched", true, "").contains("managedFields: []"));
     }

@@ -8,9 +8,9 @@ use clap::{Args, ValueEnum};
 use futures::future::join_all;
 use serde_json::Value;
 
+use super::GlobalArgs;
 use super::options::{DryRun, ObjectFormat, OutputArgs, Subresource};
 use super::targets::{self, ObjectRef, Target};
-use super::GlobalArgs;
 use crate::client::{Cluster, ConnectOptions, WriteOptions, api_error};
 use crate::merge::{PatchType, TypedPatch, TypedPatchError};
 use crate::schema::KindSchema;
@@ -85,8 +85,9 @@ struct Plan {
 fn plan(args: &PatchArgs) -> anyhow::Result<Plan> {
     let text = match (&args.patch, &args.patch_file) {
         (Some(_), Some(_)) => bail!("cannot specify --patch and --patch-file together"),
-        (None, Some(path)) => std::fs::read_to_string(path)
-            .with_context(|| format!("unable to read patch file {}", path.display()))?,
+        (None, Some(path)) => {
+            std::fs::read_to_string(path).with_context(|| format!("unable to read patch file {}", path.display()))?
+        }
         (Some(text), None) => text.clone(),
         (None, None) => String::new(),
     };
@@ -147,9 +148,7 @@ async fn patch_one(
             PatchType::Strategic => cluster.patch_schema(api_version(&before), kind(&before)).await?,
             _ => None,
         };
-        patch
-            .apply(before.clone(), schema.as_ref().map(KindSchema::node))
-            .map_err(|err| local_failure(err, &object))?
+        patch.apply(before.clone(), schema.as_ref().map(KindSchema::node)).map_err(|err| local_failure(err, &object))?
     } else {
         let write = WriteOptions {
             dry_run: args.dry_run == DryRun::Server,
@@ -196,16 +195,25 @@ fn run_local(plan: Plan, args: &PatchArgs) -> anyhow::Result<()> {
         .objects
         .into_iter()
         .map(|object_ref| {
-            let ObjectRef::FromManifest(object) = object_ref else { unreachable!("--local takes objects from files only") };
+            let ObjectRef::FromManifest(object) = object_ref else {
+                unreachable!("--local takes objects from files only")
+            };
             let schema = KindSchema::for_builtin(None, object.api_version(), object.kind());
-            let patched = plan.patch.apply(object.object.clone(), schema.as_ref().map(KindSchema::node)).map_err(|err| match err {
-                TypedPatchError::NoPatchMetadata => anyhow!(
-                    "strategic merge patch does not apply to {} {:?}, a custom resource, locally: use --type merge",
-                    object.kind(),
-                    object.name()
-                ),
-                other => anyhow!(other).context(format!("cannot patch {} {:?} from {}", object.kind(), object.name(), object.source)),
-            })?;
+            let patched = plan.patch.apply(object.object.clone(), schema.as_ref().map(KindSchema::node)).map_err(
+                |err| match err {
+                    TypedPatchError::NoPatchMetadata => anyhow!(
+                        "strategic merge patch does not apply to {} {:?}, a custom resource, locally: use --type merge",
+                        object.kind(),
+                        object.name()
+                    ),
+                    other => anyhow!(other).context(format!(
+                        "cannot patch {} {:?} from {}",
+                        object.kind(),
+                        object.name(),
+                        object.source
+                    )),
+                },
+            )?;
             Ok(args.output.render(format, &patched))
         })
         .collect();

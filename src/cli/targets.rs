@@ -53,7 +53,10 @@ fn from_args(args: &[String]) -> anyhow::Result<Vec<ObjectRef>> {
         if names.is_empty() {
             bail!("resource(s) were provided, but no name was specified");
         }
-        return Ok(names.iter().map(|name| ObjectRef::Named { type_arg: type_arg.clone(), name: name.clone() }).collect());
+        return Ok(names
+            .iter()
+            .map(|name| ObjectRef::Named { type_arg: type_arg.clone(), name: name.clone() })
+            .collect());
     }
     if with_slash != args.len() {
         bail!(
@@ -74,7 +77,11 @@ fn from_args(args: &[String]) -> anyhow::Result<Vec<ObjectRef>> {
 
 /// Resolves the objects' types; objects from manifests keep their namespace, which must agree
 /// with `-n` when both are given.
-pub async fn resolve(cluster: &Cluster, refs: Vec<ObjectRef>, namespace_flag: Option<&str>) -> anyhow::Result<Vec<Target>> {
+pub async fn resolve(
+    cluster: &Cluster,
+    refs: Vec<ObjectRef>,
+    namespace_flag: Option<&str>,
+) -> anyhow::Result<Vec<Target>> {
     let mut targets = Vec::with_capacity(refs.len());
     for object_ref in refs {
         let (rt, namespace, name, manifest) = match object_ref {

@@ -9,10 +9,10 @@ use clap::Args;
 use futures::future::join_all;
 use serde_json::Value;
 
+use super::GlobalArgs;
 use super::field_path::FieldChange;
 use super::options::{DryRun, OutputArgs};
 use super::targets::{self, ObjectRef, Target};
-use super::GlobalArgs;
 use crate::client::{Cluster, ConnectOptions, ModifyOptions, RetryPolicy, WriteOptions, is_conflict};
 
 /// Options of `kubeupd update`.
@@ -70,7 +70,9 @@ fn plan(args: &UpdateArgs) -> anyhow::Result<Plan> {
     changes.extend(args.unset.iter().map(|arg| FieldChange::unset(arg)).collect::<anyhow::Result<Vec<_>>>()?);
     if !args.filenames.is_empty() {
         if !changes.is_empty() {
-            bail!("--set, --set-string and --unset change objects named as TYPE/NAME; with -f the files hold the new objects");
+            bail!(
+                "--set, --set-string and --unset change objects named as TYPE/NAME; with -f the files hold the new objects"
+            );
         }
         return Ok(Plan::Replace(targets::plan(&args.targets, &args.filenames)?));
     }
@@ -213,7 +215,10 @@ mod tests {
             let err = parse(line).unwrap_err().to_string();
             assert!(err.contains(expected), "{line:?}: {err}");
         }
-        for line in [&["deploy/web", "--set", "a=1", "--retries", "0"][..], &["deploy/web", "--set", "a=1", "--subresource", "scale"]] {
+        for line in [
+            &["deploy/web", "--set", "a=1", "--retries", "0"][..],
+            &["deploy/web", "--set", "a=1", "--subresource", "scale"],
+        ] {
             assert!(parse(line).is_err(), "{line:?}");
         }
     }

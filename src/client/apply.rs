@@ -81,7 +81,11 @@ impl Cluster {
         options: &ApplyOptions,
     ) -> anyhow::Result<Applied> {
         let name = document["metadata"]["name"].as_str().context("the object has no metadata.name")?;
-        let modified = if options.record { last_applied::with_annotation(document) } else { last_applied::configuration(document) };
+        let modified = if options.record {
+            last_applied::with_annotation(document)
+        } else {
+            last_applied::configuration(document)
+        };
         let what = format!("apply {}/{name}", rt.group_kind_lower());
         let mut schema = None;
         // The action of a write whose answer was lost: a later read shows whether it happened.
@@ -172,7 +176,10 @@ impl Cluster {
         modified: &Value,
         options: &ApplyOptions,
     ) -> anyhow::Result<Applied> {
-        tracing::info!("{} {name}: the patch cannot be applied, deleting and creating the object (--force)", rt.group_resource());
+        tracing::info!(
+            "{} {name}: the patch cannot be applied, deleting and creating the object (--force)",
+            rt.group_resource()
+        );
         self.delete(rt, namespace, name, &options.write).await?;
         if !options.write.dry_run {
             let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
@@ -206,15 +213,21 @@ fn three_way_patch(
 ) -> anyhow::Result<(Value, PatchType)> {
     let original = last_applied::recorded(live).unwrap_or(Value::Null);
     Ok(match schema {
-        Some(schema) => (strategic::create_three_way(&original, modified, live, &schema.node(), overwrite)?, PatchType::Strategic),
+        Some(schema) => {
+            (strategic::create_three_way(&original, modified, live, &schema.node(), overwrite)?, PatchType::Strategic)
+        }
         None => (json_merge::create_three_way(&original, modified, live)?, PatchType::Merge),
     })
 }
 
-fn apply_locally(live: Value, patch: &Value, patch_type: PatchType, schema: Option<&KindSchema>) -> anyhow::Result<Value> {
+fn apply_locally(
+    live: Value,
+    patch: &Value,
+    patch_type: PatchType,
+    schema: Option<&KindSchema>,
+) -> anyhow::Result<Value> {
     Ok(match (patch_type, schema) {
         (PatchType::Strategic, Some(schema)) => strategic::apply(live, patch.clone(), &schema.node())?,
         _ => json_merge::apply(live, patch),
     })
 }
-

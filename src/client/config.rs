@@ -104,7 +104,9 @@ fn from_env() -> anyhow::Result<Option<Kubeconfig>> {
     for path in paths.iter().filter(|path| path.exists()) {
         let next = read_file(path)?;
         merged = Some(match merged {
-            Some(earlier) => earlier.merge(next).map_err(|err| anyhow::anyhow!("cannot merge {}: {err}", path.display()))?,
+            Some(earlier) => {
+                earlier.merge(next).map_err(|err| anyhow::anyhow!("cannot merge {}: {err}", path.display()))?
+            }
             None => next,
         });
     }

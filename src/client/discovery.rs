@@ -56,9 +56,12 @@ pub(crate) async fn fetch(transport: &Transport) -> anyhow::Result<Discovery> {
         .iter()
         .enumerate()
         .flat_map(|(g, group)| {
-            group.versions.iter().enumerate().filter(|(_, (_, resources))| resources.is_none()).map(
-                move |(v, (version, _))| (g, v, group_version_path(&group.name, version)),
-            )
+            group
+                .versions
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, resources))| resources.is_none())
+                .map(move |(v, (version, _))| (g, v, group_version_path(&group.name, version)))
         })
         .collect();
     let fetched: Vec<(usize, usize, Option<Vec<ResourceType>>)> = futures::stream::iter(missing)
@@ -96,7 +99,8 @@ fn group_version_path(group: &str, version: &str) -> String {
 async fn fetch_root(transport: &Transport, path: &str) -> anyhow::Result<Vec<Group>> {
     let request = Request::get(path).header(http::header::ACCEPT, AGGREGATED_ACCEPT).body(Vec::new())?;
     let body = transport.send(request).await?;
-    let document: Value = serde_json::from_slice(&body).with_context(|| format!("invalid discovery document at {path}"))?;
+    let document: Value =
+        serde_json::from_slice(&body).with_context(|| format!("invalid discovery document at {path}"))?;
     let kind = document.get("kind").and_then(Value::as_str).unwrap_or_default().to_string();
     let invalid = || format!("invalid {kind} discovery document at {path}");
     Ok(match kind.as_str() {
@@ -327,8 +331,11 @@ mod tests {
             group("batch", "v1", &[("v1", &["jobs"]), ("v1beta1", &["cronjobs"])]),
             group("apps", "v1", &[("v1", &["deployments"])]),
         ];
-        let order: Vec<String> =
-            Discovery::from_groups(groups).resources.iter().map(|rt| format!("{}/{}", rt.api_version(), rt.resource)).collect();
+        let order: Vec<String> = Discovery::from_groups(groups)
+            .resources
+            .iter()
+            .map(|rt| format!("{}/{}", rt.api_version(), rt.resource))
+            .collect();
         assert_eq!(order, ["v1/pods", "batch/v1/jobs", "apps/v1/deployments", "batch/v1beta1/cronjobs"]);
     }
 

@@ -55,11 +55,8 @@ pub(crate) fn resource_path(
     name: Option<&str>,
     subresource: Option<&str>,
 ) -> String {
-    let mut path = if rt.group.is_empty() {
-        format!("/api/{}", rt.version)
-    } else {
-        format!("/apis/{}/{}", rt.group, rt.version)
-    };
+    let mut path =
+        if rt.group.is_empty() { format!("/api/{}", rt.version) } else { format!("/apis/{}/{}", rt.group, rt.version) };
     if let (true, Some(namespace)) = (rt.namespaced, namespace) {
         path.push_str("/namespaces/");
         path.push_str(namespace);
@@ -114,7 +111,12 @@ impl Cluster {
     }
 
     /// Lists objects, optionally filtered by a label selector; returns the server's list object.
-    pub async fn list(&self, rt: &ResourceType, scope: ListScope<'_>, label_selector: Option<&str>) -> anyhow::Result<Value> {
+    pub async fn list(
+        &self,
+        rt: &ResourceType,
+        scope: ListScope<'_>,
+        label_selector: Option<&str>,
+    ) -> anyhow::Result<Value> {
         let path = with_query(resource_path(rt, scope_namespace(scope), None, None), &selector_query(label_selector));
         self.call_json(Method::GET, path, "application/json", None).await
     }
@@ -193,7 +195,13 @@ impl Cluster {
         self.call_json(Method::DELETE, path, "application/json", None).await
     }
 
-    async fn call_json(&self, method: Method, path: String, content_type: &str, body: Option<Vec<u8>>) -> anyhow::Result<Value> {
+    async fn call_json(
+        &self,
+        method: Method,
+        path: String,
+        content_type: &str,
+        body: Option<Vec<u8>>,
+    ) -> anyhow::Result<Value> {
         let mut request = Request::builder().method(method).uri(&path).header(header::ACCEPT, "application/json");
         if body.is_some() {
             request = request.header(header::CONTENT_TYPE, content_type);
@@ -240,13 +248,17 @@ mod tests {
     #[test]
     fn queries_are_encoded() {
         let query = selector_query(Some("app in (a,b),tier!=x"));
-        assert_eq!(with_query("/api/v1/pods".into(), &query), "/api/v1/pods?labelSelector=app+in+%28a%2Cb%29%2Ctier%21%3Dx");
+        assert_eq!(
+            with_query("/api/v1/pods".into(), &query),
+            "/api/v1/pods?labelSelector=app+in+%28a%2Cb%29%2Ctier%21%3Dx"
+        );
         assert_eq!(with_query("/api/v1/pods".into(), &[]), "/api/v1/pods");
     }
 
     #[test]
     fn write_options_become_query_parameters() {
-        let options = WriteOptions { dry_run: true, field_manager: Some("kubeupd".into()), force: true, subresource: None };
+        let options =
+            WriteOptions { dry_run: true, field_manager: Some("kubeupd".into()), force: true, subresource: None };
         assert_eq!(
             options.query(Some(PatchType::Apply)),
             [("dryRun", "All".to_string()), ("fieldManager", "kubeupd".to_string()), ("force", "true".to_string())]

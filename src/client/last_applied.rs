@@ -49,7 +49,11 @@ fn annotations_mut(document: &mut Value) -> &mut Map<String, Value> {
     if !metadata.is_object() {
         *metadata = Value::Object(Map::new());
     }
-    let annotations = metadata.as_object_mut().expect("just made an object").entry("annotations").or_insert_with(|| Value::Object(Map::new()));
+    let annotations = metadata
+        .as_object_mut()
+        .expect("just made an object")
+        .entry("annotations")
+        .or_insert_with(|| Value::Object(Map::new()));
     if !annotations.is_object() {
         *annotations = Value::Object(Map::new());
     }

@@ -24,11 +24,11 @@ pub use apply::{Action, Applied, ApplyOptions, Live};
 pub use config::ConnectOptions;
 pub use discovery::Discovery;
 pub use dynamic::{ListScope, WriteOptions};
-pub use json::decode as decode_json;
 pub use error::{ApiError, ConnectionError, StatusCause, StatusDetails, api_error};
+pub use json::decode as decode_json;
 pub use mapping::MappingError;
 pub use resource::ResourceType;
-pub use retry::{ModifyOptions, Modified, RetryPolicy, is_conflict};
+pub use retry::{Modified, ModifyOptions, RetryPolicy, is_conflict};
 pub use table::{Table, TableColumn, TableRow};
 
 use disk_cache::{DISCOVERY_TTL, DiskCache};

@@ -113,7 +113,8 @@ impl Cluster {
                 }
             };
             let git_version = version["gitVersion"].as_str().unwrap_or("unknown");
-            let cache_name = format!("v2-{}.json", git_version.replace(|c: char| !c.is_ascii_alphanumeric() && c != '.', "_"));
+            let cache_name =
+                format!("v2-{}.json", git_version.replace(|c: char| !c.is_ascii_alphanumeric() && c != '.', "_"));
             match self.cached_openapi(&cache_name) {
                 Some(document) => Ok(document),
                 None => self.fetch_openapi("/openapi/v2", &cache_name).await,

@@ -150,7 +150,8 @@ mod tests {
     use std::cell::Cell;
 
     fn conflict() -> anyhow::Error {
-        ApiError { code: 409, reason: "Conflict".into(), message: "the object has been modified".into(), details: None }.into()
+        ApiError { code: 409, reason: "Conflict".into(), message: "the object has been modified".into(), details: None }
+            .into()
     }
 
     fn quick(attempts: u32) -> RetryPolicy {
@@ -159,7 +160,8 @@ mod tests {
 
     #[test]
     fn pauses_double_up_to_the_cap() {
-        let policy = RetryPolicy { attempts: 9, base_delay: Duration::from_millis(10), max_delay: Duration::from_millis(50) };
+        let policy =
+            RetryPolicy { attempts: 9, base_delay: Duration::from_millis(10), max_delay: Duration::from_millis(50) };
         let caps: Vec<u128> = (1..=5).map(|attempt| policy.max_pause(attempt).as_millis()).collect();
         assert_eq!(caps, [10, 20, 40, 50, 50]);
         assert!((0..100).all(|_| policy.pause(2) <= Duration::from_millis(20)));

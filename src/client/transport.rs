@@ -30,7 +30,8 @@ impl Transport {
     /// A client for the server in `config`, each request limited to `timeout`.
     pub(crate) fn new(config: &kube::Config, timeout: Option<Duration>) -> anyhow::Result<Self> {
         let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
-        let client = build_client(config).map_err(|err| anyhow::anyhow!("cannot set up a client for {server}: {err}"))?;
+        let client =
+            build_client(config).map_err(|err| anyhow::anyhow!("cannot set up a client for {server}: {err}"))?;
         Ok(Transport { client, server, timeout })
     }
 
@@ -48,11 +49,7 @@ impl Transport {
         } else {
             self.exchange(request).await?
         };
-        if status.is_success() {
-            Ok(body)
-        } else {
-            Err(ApiError::from_response(status, &body).into())
-        }
+        if status.is_success() { Ok(body) } else { Err(ApiError::from_response(status, &body).into()) }
     }
 
     /// [`Transport::exchange`], tried up to [`READ_ATTEMPTS`] times while the connection fails.
@@ -140,7 +137,9 @@ fn build_client(config: &kube::Config) -> kube::Result<kube::Client> {
 /// Answers of 429, 503 and 504 are retried at most four times, 100 ms to 2 s apart (or after the
 /// server's `Retry-After`), so that an overloaded server ends in a clear error soon.
 fn bounded_server_retry() -> RetryLayer<RetryPolicy> {
-    RetryLayer::new(RetryPolicy::new(Duration::from_millis(100), Duration::from_secs(2), 4, true).expect("valid backoff"))
+    RetryLayer::new(
+        RetryPolicy::new(Duration::from_millis(100), Duration::from_secs(2), 4, true).expect("valid backoff"),
+    )
 }
 
 /// The innermost cause of a transport failure, in words a reader knows.
@@ -165,9 +164,5 @@ fn lowest_cause(err: &(dyn StdError + 'static)) -> String {
 }
 
 fn humanize(limit: Duration) -> String {
-    if limit.subsec_millis() == 0 {
-        format!("{}s", limit.as_secs())
-    } else {
-        format!("{}ms", limit.as_millis())
-    }
+    if limit.subsec_millis() == 0 { format!("{}s", limit.as_secs()) } else { format!("{}ms", limit.as_millis()) }
 }

@@ -102,7 +102,11 @@ pub fn parse(text: &str, source: &str) -> anyhow::Result<Vec<ManifestObject>> {
         let mut documents = Vec::new();
         for (index, (first_line, document)) in yaml_documents(text).enumerate() {
             let value: Value = serde_saphyr::from_str_with_options(document, yaml_options()).map_err(|err| {
-                anyhow::anyhow!("{source} (document {}): invalid YAML: {}", index + 1, describe_yaml_error(&err.to_string(), first_line))
+                anyhow::anyhow!(
+                    "{source} (document {}): invalid YAML: {}",
+                    index + 1,
+                    describe_yaml_error(&err.to_string(), first_line)
+                )
             })?;
             documents.push(value);
         }
@@ -114,7 +118,8 @@ pub fn parse(text: &str, source: &str) -> anyhow::Result<Vec<ManifestObject>> {
         if document.is_null() {
             continue;
         }
-        let is_list = document["kind"].as_str().is_some_and(|kind| kind.ends_with("List")) && document["items"].is_array();
+        let is_list =
+            document["kind"].as_str().is_some_and(|kind| kind.ends_with("List")) && document["items"].is_array();
         let found = match document {
             Value::Array(items) => items,
             mut list if is_list => std::mem::take(list["items"].as_array_mut().expect("checked to be an array")),
@@ -157,9 +162,11 @@ fn describe_yaml_error(message: &str, first_line: usize) -> String {
     let message = message.strip_prefix("error: ").unwrap_or(message);
     let message = message.split(", set DuplicateKeyPolicy").next().unwrap_or(message);
     let message = if message.contains("budget breached: Nodes") {
-        message.split("budget breached").next().unwrap_or_default().to_string() + "the document has too many nodes (an alias bomb?)"
+        message.split("budget breached").next().unwrap_or_default().to_string()
+            + "the document has too many nodes (an alias bomb?)"
     } else if message.contains("budget breached: Depth") {
-        message.split("budget breached").next().unwrap_or_default().to_string() + "the document is nested more than 128 levels deep"
+        message.split("budget breached").next().unwrap_or_default().to_string()
+            + "the document is nested more than 128 levels deep"
     } else {
         message.to_string()
     };
@@ -182,7 +189,9 @@ fn validated(object: Value, source: &str, document: usize) -> anyhow::Result<Man
     for (pointer, field) in [("/apiVersion", "apiVersion"), ("/kind", "kind"), ("/metadata/name", "metadata.name")] {
         match object.pointer(pointer) {
             None | Some(Value::Null) => bail!("{source} (document {document}): the object has no {field}: {}", shown()),
-            Some(Value::String(text)) if text.is_empty() => bail!("{source} (document {document}): the object's {field} is empty"),
+            Some(Value::String(text)) if text.is_empty() => {
+                bail!("{source} (document {document}): the object's {field} is empty")
+            }
             Some(Value::String(_)) => {}
             Some(other) => bail!("{source} (document {document}): the object's {field} must be a string, not {other}"),
         }
@@ -227,12 +236,18 @@ mod tests {
     fn directories_read_manifest_files_in_order() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("b.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n").unwrap();
-        std::fs::write(dir.path().join("a.json"), r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}"#).unwrap();
+        std::fs::write(dir.path().join("a.json"), r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}"#)
+            .unwrap();
         std::fs::write(dir.path().join("notes.txt"), "ignored").unwrap();
         std::fs::create_dir(dir.path().join("sub")).unwrap();
-        std::fs::write(dir.path().join("sub/c.yml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n").unwrap();
+        std::fs::write(dir.path().join("sub/c.yml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n")
+            .unwrap();
         let names = |recursive| -> Vec<String> {
-            read_paths(&[dir.path().to_path_buf()], recursive).unwrap().iter().map(|object| object.name().to_string()).collect()
+            read_paths(&[dir.path().to_path_buf()], recursive)
+                .unwrap()
+                .iter()
+                .map(|object| object.name().to_string())
+                .collect()
         };
         assert_eq!(names(false), ["a", "b"]);
         assert_eq!(names(true), ["a", "b", "c"]);

@@ -96,11 +96,7 @@ fn is_plain(key: &str) -> bool {
 
 impl fmt::Display for MergeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() {
-            write!(f, "{}", self.kind)
-        } else {
-            write!(f, "{}: {}", self.path(), self.kind)
-        }
+        if self.path.is_empty() { write!(f, "{}", self.kind) } else { write!(f, "{}: {}", self.path(), self.kind) }
     }
 }
 

@@ -115,9 +115,9 @@ fn keep_deletions(patch: Map<String, Value>) -> Map<String, Value> {
 /// Whether two patches set a common key to different values.
 fn conflicts(left: &Value, right: &Value) -> bool {
     match (left, right) {
-        (Value::Object(left), Value::Object(right)) => left
-            .iter()
-            .any(|(key, value)| right.get(key).is_some_and(|other| conflicts(value, other))),
+        (Value::Object(left), Value::Object(right)) => {
+            left.iter().any(|(key, value)| right.get(key).is_some_and(|other| conflicts(value, other)))
+        }
         (Value::Object(_), _) => true,
         (Value::Array(left), Value::Array(right)) => {
             left.len() != right.len() || left.iter().zip(right).any(|(left, right)| conflicts(left, right))

@@ -79,7 +79,10 @@ mod tests {
             {"op": "move", "from": "/obj/x", "path": "/moved"},
             {"op": "remove", "path": "/list/0"}
         ]);
-        assert_eq!(run(document, patch).unwrap(), json!({"a": 2, "list": [9, 2], "obj": {}, "copy": {"x": "y"}, "moved": "y"}));
+        assert_eq!(
+            run(document, patch).unwrap(),
+            json!({"a": 2, "list": [9, 2], "obj": {}, "copy": {"x": "y"}, "moved": "y"})
+        );
     }
 
     #[test]
@@ -91,7 +94,10 @@ mod tests {
         ]))
         .unwrap();
         let err = apply(&mut document, &patch).unwrap_err().to_string();
-        assert_eq!(err, "JSON patch operation 1 (test /spec/replicas): test failed: the value is 4, the test expects 5");
+        assert_eq!(
+            err,
+            "JSON patch operation 1 (test /spec/replicas): test failed: the value is 4, the test expects 5"
+        );
         assert_eq!(document, json!({"spec": {"replicas": 3}}));
         let err = run(json!({}), json!([{"op": "replace", "path": "/spec/x", "value": 1}])).unwrap_err();
         assert_eq!(err.to_string(), "JSON patch operation 0 (replace /spec/x): this path does not exist");

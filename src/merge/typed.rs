@@ -42,7 +42,8 @@ impl TypedPatch {
         let operations = match patch_type {
             PatchType::Json => Some(json_patch::parse(&document)?),
             PatchType::Strategic | PatchType::Merge if !document.is_object() => {
-                let kind = if patch_type == PatchType::Strategic { "strategic merge patch" } else { "JSON merge patch" };
+                let kind =
+                    if patch_type == PatchType::Strategic { "strategic merge patch" } else { "JSON merge patch" };
                 return Err(TypedPatchError::NotAnObject { kind, found: brief(&document) });
             }
             PatchType::Strategic | PatchType::Merge => None,
@@ -122,7 +123,8 @@ mod tests {
             "containers": [{"name": "app", "image": "a"}]}}}});
         let add = r#"{"spec":{"template":{"spec":{"containers":[{"name":"log","image":"b"}]}}}}"#;
         let schema = builtin().for_kind("apps/v1", "Deployment");
-        let strategic = TypedPatch::parse(PatchType::Strategic, add).unwrap().apply(deployment.clone(), schema).unwrap();
+        let strategic =
+            TypedPatch::parse(PatchType::Strategic, add).unwrap().apply(deployment.clone(), schema).unwrap();
         assert_eq!(strategic["spec"]["template"]["spec"]["containers"].as_array().unwrap().len(), 2);
         let merged = TypedPatch::parse(PatchType::Merge, add).unwrap().apply(deployment.clone(), None).unwrap();
         assert_eq!(merged["spec"]["template"]["spec"]["containers"], json!([{"name": "log", "image": "b"}]));

@@ -27,7 +27,8 @@ pub fn to_json_indented(value: &Value, indent: &str) -> String {
 }
 
 fn write_json_indented(out: &mut impl Write, value: &Value, indent: &str) -> io::Result<()> {
-    let mut serializer = serde_json::Serializer::with_formatter(&mut *out, GoFormatter(PrettyFormatter::with_indent(indent.as_bytes())));
+    let mut serializer =
+        serde_json::Serializer::with_formatter(&mut *out, GoFormatter(PrettyFormatter::with_indent(indent.as_bytes())));
     value.serialize(&mut serializer).map_err(io::Error::other)?;
     out.write_all(b"\n")
 }
@@ -121,7 +122,10 @@ mod tests {
     #[test]
     fn indents_four_spaces_and_sorts_keys() {
         let value = json!({"b": [1, {}], "a": {"c": []}});
-        assert_eq!(to_json(&value), "{\n    \"a\": {\n        \"c\": []\n    },\n    \"b\": [\n        1,\n        {}\n    ]\n}\n");
+        assert_eq!(
+            to_json(&value),
+            "{\n    \"a\": {\n        \"c\": []\n    },\n    \"b\": [\n        1,\n        {}\n    ]\n}\n"
+        );
     }
 
     #[test]
@@ -136,6 +140,9 @@ mod tests {
 
     #[test]
     fn floats_print_like_go() {
-        assert_eq!(to_json(&json!([1.0, 1.5, 1e21, 1e-7, 0.000001])), "[\n    1,\n    1.5,\n    1e+21,\n    1e-7,\n    0.000001\n]\n");
+        assert_eq!(
+            to_json(&json!([1.0, 1.5, 1e21, 1e-7, 0.000001])),
+            "[\n    1,\n    1.5,\n    1e+21,\n    1e-7,\n    0.000001\n]\n"
+        );
     }
 }

@@ -36,7 +36,12 @@ pub fn render_objects(format: OutputFormat, objects: Vec<Value>, single_object: 
 }
 
 /// [`render_objects`], written to `out` as it is produced (JSON is not built in memory first).
-pub fn write_objects(out: &mut impl std::io::Write, format: OutputFormat, objects: Vec<Value>, single_object: bool) -> std::io::Result<()> {
+pub fn write_objects(
+    out: &mut impl std::io::Write,
+    format: OutputFormat,
+    objects: Vec<Value>,
+    single_object: bool,
+) -> std::io::Result<()> {
     let document = |objects: Vec<Value>| match <[Value; 1]>::try_from(objects) {
         Ok([object]) if single_object => object,
         Ok(objects) => list_of(objects.into()),
@@ -75,7 +80,8 @@ mod tests {
     fn one_named_object_prints_alone_and_others_as_a_list() {
         let single = render_objects(OutputFormat::Json, vec![configmap("a")], true);
         assert!(single.contains("\"kind\": \"ConfigMap\"") && !single.contains("List"));
-        let listed: Value = serde_json::from_str(&render_objects(OutputFormat::Json, vec![configmap("a")], false)).unwrap();
+        let listed: Value =
+            serde_json::from_str(&render_objects(OutputFormat::Json, vec![configmap("a")], false)).unwrap();
         assert_eq!(listed["kind"], "List");
         assert_eq!(listed["metadata"]["resourceVersion"], "");
         assert_eq!(listed["items"][0]["metadata"]["name"], "a");

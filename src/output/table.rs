@@ -26,7 +26,8 @@ pub fn render(table: &Table, options: &TableOptions) -> String {
     if table.rows.is_empty() {
         return String::new();
     }
-    let shown: Vec<usize> = (0..table.columns.len()).filter(|&i| options.wide || table.columns[i].priority == 0).collect();
+    let shown: Vec<usize> =
+        (0..table.columns.len()).filter(|&i| options.wide || table.columns[i].priority == 0).collect();
     let mut lines: Vec<Vec<String>> = Vec::with_capacity(table.rows.len() + 1);
     let mut header: Vec<String> = Vec::new();
     if options.namespace_column {
@@ -107,7 +108,10 @@ mod tests {
         };
         Table {
             columns: vec![column("Name", 0), column("Data", 0), column("Age", 0), column("Nominated Node", 1)],
-            rows: vec![row(json!(["one", 1, "5s", null]), "default"), row(json!(["a-long-name", 12, "3d", "n1"]), "kube-system")],
+            rows: vec![
+                row(json!(["one", 1, "5s", null]), "default"),
+                row(json!(["a-long-name", 12, "3d", "n1"]), "kube-system"),
+            ],
         }
     }
 

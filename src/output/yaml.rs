@@ -285,7 +285,8 @@ impl Analysis {
     fn of(text: &str) -> Self {
         let chars: Vec<char> = text.chars().collect();
         let mut indicators = text.starts_with("---") || text.starts_with("...");
-        let (mut leading_space, mut leading_break, mut trailing_space, mut trailing_break) = (false, false, false, false);
+        let (mut leading_space, mut leading_break, mut trailing_space, mut trailing_break) =
+            (false, false, false, false);
         let (mut break_space, mut space_break, mut line_breaks, mut special) = (false, false, false, false);
         let (mut previous_space, mut previous_break) = (false, false);
         let mut preceded_by_whitespace = true;
@@ -407,7 +408,8 @@ fn is_base60_float(text: &str) -> bool {
     let (body, fraction) = rest.split_once('.').unwrap_or((rest, ""));
     let mut parts = body.split(':');
     let head = parts.next().unwrap_or("");
-    let head_ok = head.starts_with(|c: char| c.is_ascii_digit()) && head.bytes().all(|b| b.is_ascii_digit() || b == b'_');
+    let head_ok =
+        head.starts_with(|c: char| c.is_ascii_digit()) && head.bytes().all(|b| b.is_ascii_digit() || b == b'_');
     let sexagesimal: Vec<&str> = parts.collect();
     let parts_ok = !sexagesimal.is_empty()
         && sexagesimal.iter().all(|part| {
@@ -511,7 +513,8 @@ fn natural_less(a: &str, b: &str) -> bool {
             return b_letter;
         }
         let (mut an, mut bn) = (0i64, 0i64);
-        if (ar[i] == '0' || br[i] == '0') && ar[..i].iter().rev().take_while(|c| c.is_ascii_digit()).any(|&c| c != '0') {
+        if (ar[i] == '0' || br[i] == '0') && ar[..i].iter().rev().take_while(|c| c.is_ascii_digit()).any(|&c| c != '0')
+        {
             an = 1;
             bn = 1;
         }
@@ -628,7 +631,8 @@ spec:
 
     #[test]
     fn long_plain_strings_fold_past_column_80() {
-        let message = "ReplicaSet \"web-5d8b7c9f6d\" has timed out progressing because it has not made progress in time";
+        let message =
+            "ReplicaSet \"web-5d8b7c9f6d\" has timed out progressing because it has not made progress in time";
         let yaml = to_yaml(&json!({"status": {"conditions": [{"message": message}]}}));
         assert_eq!(
             yaml,
@@ -638,7 +642,10 @@ spec:
 
     #[test]
     fn numbers_print_like_go() {
-        assert_eq!(to_yaml(&json!({"a": 1.5, "b": 1000000.0, "c": 0.00001, "d": -3, "e": 1.0})), "a: 1.5\nb: 1e+06\nc: 1e-05\nd: -3\ne: 1\n");
+        assert_eq!(
+            to_yaml(&json!({"a": 1.5, "b": 1000000.0, "c": 0.00001, "d": -3, "e": 1.0})),
+            "a: 1.5\nb: 1e+06\nc: 1e-05\nd: -3\ne: 1\n"
+        );
     }
 
     #[test]

@@ -56,8 +56,14 @@ mod tests {
 
     #[test]
     fn the_list_of_kinds_agrees_with_the_metadata() {
-        for (api_version, kind) in [("apps/v1", "Deployment"), ("v1", "ConfigMap"), ("batch/v1", "Job"), ("example.com/v1", "Widget")] {
-            assert_eq!(is_builtin(api_version, kind), builtin().for_kind(api_version, kind).is_some(), "{api_version} {kind}");
+        for (api_version, kind) in
+            [("apps/v1", "Deployment"), ("v1", "ConfigMap"), ("batch/v1", "Job"), ("example.com/v1", "Widget")]
+        {
+            assert_eq!(
+                is_builtin(api_version, kind),
+                builtin().for_kind(api_version, kind).is_some(),
+                "{api_version} {kind}"
+            );
         }
         let listed = KINDS.lines().filter(|line| !line.starts_with('#')).count();
         assert_eq!(listed, builtin().kind_count());

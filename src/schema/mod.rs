@@ -29,7 +29,9 @@ impl KindSchema {
         if !is_builtin(api_version, kind) {
             return None;
         }
-        let document = document.filter(|document| document.for_kind(api_version, kind).is_some()).unwrap_or_else(|| builtin().clone());
+        let document = document
+            .filter(|document| document.for_kind(api_version, kind).is_some())
+            .unwrap_or_else(|| builtin().clone());
         Some(KindSchema { document, api_version: api_version.to_string(), kind: kind.to_string() })
     }
 

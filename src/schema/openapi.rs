@@ -31,10 +31,17 @@ enum Shape {
     Unknown,
     Primitive(Box<str>),
     /// An object with declared properties (a Kubernetes struct).
-    Object { name: Box<str>, fields: HashMap<Box<str>, Field> },
+    Object {
+        name: Box<str>,
+        fields: HashMap<Box<str>, Field>,
+    },
     /// An object whose keys are free (`additionalProperties`), e.g. labels.
-    Map { values: ShapeId },
-    Array { items: ShapeId },
+    Map {
+        values: ShapeId,
+    },
+    Array {
+        items: ShapeId,
+    },
     /// A definition that is only a `$ref` to another definition.
     Alias(ShapeId),
 }

@@ -34,7 +34,12 @@ fn prune_schema(body: &Value) -> Value {
             "items" | "additionalProperties" => prune_schema(value),
             "allOf" => Value::Array(value.as_array().into_iter().flatten().map(prune_schema).collect()),
             "properties" => Value::Object(
-                value.as_object().into_iter().flatten().map(|(name, property)| (name.clone(), prune_schema(property))).collect(),
+                value
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(|(name, property)| (name.clone(), prune_schema(property)))
+                    .collect(),
             ),
             key if KEPT.contains(&key) => value.clone(),
             _ => continue,

@@ -35,12 +35,20 @@ pub struct Reply {
 
 impl Reply {
     pub fn json(status: u16, body: &serde_json::Value) -> Self {
-        Reply { status, content_type: "application/json".into(), headers: Vec::new(), body: body.to_string().into_bytes() }
+        Reply {
+            status,
+            content_type: "application/json".into(),
+            headers: Vec::new(),
+            body: body.to_string().into_bytes(),
+        }
     }
 
     /// A `metav1.Status` failure.
     pub fn status(code: u16, reason: &str, message: &str) -> Self {
-        Reply::json(code, &serde_json::json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": code, "reason": reason, "message": message}))
+        Reply::json(
+            code,
+            &serde_json::json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": code, "reason": reason, "message": message}),
+        )
     }
 }
 
@@ -104,7 +112,11 @@ fn serve(stream: TcpStream, handler: &(dyn Fn(&Seen) -> Answer + Send + Sync), r
             return;
         }
         let mut parts = request_line.split_whitespace();
-        let mut seen = Seen { method: parts.next().unwrap_or("").to_string(), path: parts.next().unwrap_or("").to_string(), ..Seen::default() };
+        let mut seen = Seen {
+            method: parts.next().unwrap_or("").to_string(),
+            path: parts.next().unwrap_or("").to_string(),
+            ..Seen::default()
+        };
         let mut length = 0;
         loop {
             let mut header = String::new();

@@ -41,7 +41,9 @@ impl FaultProxy {
                 let mut rules = matching.lock().unwrap();
                 rules
                     .iter_mut()
-                    .find(|rule| rule.times > 0 && rule.method == seen.method && seen.path.contains(&rule.path_contains))
+                    .find(|rule| {
+                        rule.times > 0 && rule.method == seen.method && seen.path.contains(&rule.path_contains)
+                    })
                     .map(|rule| {
                         rule.times -= 1;
                         rule.fault.clone()
@@ -95,7 +97,10 @@ impl Upstream {
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
         let client = runtime.block_on(async {
             let kubeconfig = kube::config::Kubeconfig::read_from(super::kubeconfig()).unwrap();
-            let mut config = kube::Config::from_custom_kubeconfig(kubeconfig, &kube::config::KubeConfigOptions::default()).await.unwrap();
+            let mut config =
+                kube::Config::from_custom_kubeconfig(kubeconfig, &kube::config::KubeConfigOptions::default())
+                    .await
+                    .unwrap();
             config.default_retry = false;
             kube::Client::try_from(config).unwrap()
         });
@@ -113,8 +118,12 @@ impl Upstream {
         self.runtime.block_on(async {
             let response = self.client.send(request).await.expect("the real apiserver answers");
             let status = response.status().as_u16();
-            let content_type =
-                response.headers().get("content-type").and_then(|value| value.to_str().ok()).unwrap_or("application/json").to_string();
+            let content_type = response
+                .headers()
+                .get("content-type")
+                .and_then(|value| value.to_str().ok())
+                .unwrap_or("application/json")
+                .to_string();
             let body = response.into_body().collect_bytes().await.unwrap().to_vec();
             Reply { status, content_type, headers: Vec::new(), body }
         })

@@ -48,7 +48,8 @@ impl EditFile {
 
     /// The file's text, as the editor left it (editors may replace the file, so it is read by path).
     pub(super) fn read(&self) -> anyhow::Result<String> {
-        std::fs::read_to_string(&self.path).with_context(|| format!("cannot read the edited file {}", self.path.display()))
+        std::fs::read_to_string(&self.path)
+            .with_context(|| format!("cannot read the edited file {}", self.path.display()))
     }
 
     /// Keeps the file and tells the user where it is, as kubectl does.

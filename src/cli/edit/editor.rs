@@ -91,7 +91,10 @@ mod tests {
     #[test]
     fn unreadable_commands_are_errors() {
         let err = editor(Some("vim 'unclosed"), None).unwrap_err();
-        assert_eq!(err.to_string(), r#"cannot read the editor command "vim 'unclosed": a quote or escape is not closed"#);
+        assert_eq!(
+            err.to_string(),
+            r#"cannot read the editor command "vim 'unclosed": a quote or escape is not closed"#
+        );
         assert!(editor(Some("''"), None).unwrap_err().to_string().contains("names no program"));
     }
 }

@@ -108,7 +108,10 @@ mod tests {
     #[test]
     fn one_object_shows_alone_and_several_as_a_list() {
         let one = render(&[configmap("a")], EditFormat::Yaml);
-        assert_eq!(one, "apiVersion: v1\ndata:\n  flag: \"true\"\n  size: \"1\"\nkind: ConfigMap\nmetadata:\n  name: a\n");
+        assert_eq!(
+            one,
+            "apiVersion: v1\ndata:\n  flag: \"true\"\n  size: \"1\"\nkind: ConfigMap\nmetadata:\n  name: a\n"
+        );
         let several = render(&[configmap("a"), configmap("b")], EditFormat::Json);
         let list: Value = serde_json::from_str(&several).unwrap();
         assert_eq!(list["kind"], "List");
@@ -119,7 +122,10 @@ mod tests {
     #[test]
     fn reasons_are_comment_lines_under_the_header() {
         let reasons = [
-            Reason { head: "deployments.apps \"web\" was not valid".into(), causes: vec!["spec.replicas: bad".into(), "a: b".into()] },
+            Reason {
+                head: "deployments.apps \"web\" was not valid".into(),
+                causes: vec!["spec.replicas: bad".into(), "a: b".into()],
+            },
             Reason { head: "The edited file had a syntax error: line 3\n  | here".into(), causes: vec![] },
         ];
         let text = compose(&reasons, "kind: X\n");

@@ -2,10 +2,12 @@
 
 use serde_json::{Map, Value};
 
-use super::order::{Order, missing_merge_key, normalize_element_order, partition_by_presence, wrong_type};
 use super::aliasing::{SharedList, decoded_capacity};
+use super::order::{Order, missing_merge_key, normalize_element_order, partition_by_presence, wrong_type};
 use super::values::{GoType, dedupe_in_place, go_text, go_type, identity};
-use super::{DELETE, DELETE_FROM_PRIMITIVE_LIST, DIRECTIVE, MERGE, REPLACE, RETAIN_KEYS, SET_ELEMENT_ORDER, element_type};
+use super::{
+    DELETE, DELETE_FROM_PRIMITIVE_LIST, DIRECTIVE, MERGE, REPLACE, RETAIN_KEYS, SET_ELEMENT_ORDER, element_type,
+};
 use crate::merge::error::{AtPath, ErrorKind, MergeError, brief};
 use crate::schema::{LookupPatchMeta, Strategy};
 
@@ -95,7 +97,8 @@ fn merge_entry<S: LookupPatchMeta>(
         (Value::Array(current), Value::Array(patch)) => {
             let (item_schema, meta) = schema.lookup_list(key)?;
             *current = if meta.strategy == Strategy::Merge || is_delete_list {
-                merge_list(std::mem::take(current), patch, &item_schema, meta.merge_key(), options, is_delete_list)?.items
+                merge_list(std::mem::take(current), patch, &item_schema, meta.merge_key(), options, is_delete_list)?
+                    .items
             } else {
                 patch
             };
@@ -141,7 +144,8 @@ fn remove_directives(value: Value) -> Option<Value> {
 }
 
 fn unknown_directive(directive: &Value, map: &Map<String, Value>) -> MergeError {
-    ErrorKind::UnknownDirective { directive: go_text(directive).into_owned(), map: brief(&Value::Object(map.clone())) }.into()
+    ErrorKind::UnknownDirective { directive: go_text(directive).into_owned(), map: brief(&Value::Object(map.clone())) }
+        .into()
 }
 
 /// `$retainKeys`: when applying, clears the original's keys the list does not name; when merging
@@ -286,7 +290,11 @@ fn validate_patch_order(patch: &[Value], order: &[Value], merge_key: &str) -> Re
         o += 1;
     }
     if p < kept.len() {
-        return Err(ErrorKind::OrderMismatch { patch: brief(&Value::Array(patch.to_vec())), order: brief(&Value::Array(order.to_vec())) }.into());
+        return Err(ErrorKind::OrderMismatch {
+            patch: brief(&Value::Array(patch.to_vec())),
+            order: brief(&Value::Array(order.to_vec())),
+        }
+        .into());
     }
     Ok(())
 }
@@ -390,7 +398,10 @@ fn apply_list_directives(
             }
             Some(REPLACE) => replace = true,
             Some(MERGE) => return Err(ErrorKind::MergeDirectiveInList.into()),
-            _ => return Err(unknown_directive(directive, item.as_object().expect("lists of maps hold maps"))).at_index(index),
+            _ => {
+                return Err(unknown_directive(directive, item.as_object().expect("lists of maps hold maps")))
+                    .at_index(index);
+            }
         }
     }
     if replace {
@@ -427,7 +438,9 @@ fn merge_maps_by_key<S: LookupPatchMeta>(
         };
         match position_by_key(&original, merge_key, key)? {
             Some(position) => {
-                let Value::Object(element) = std::mem::take(&mut original[position]) else { unreachable!("checked above") };
+                let Value::Object(element) = std::mem::take(&mut original[position]) else {
+                    unreachable!("checked above")
+                };
                 original[position] = Value::Object(merge_map(element, item, item_schema, options).at_index(position)?);
             }
             None => {

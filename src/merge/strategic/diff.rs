@@ -94,8 +94,12 @@ fn diff_entry<S: LookupPatchMeta>(
         return Ok(());
     }
     match (original_value, modified_value) {
-        (Value::Object(before), Value::Object(after)) => diff_map_field(key, before, after, patch, schema, options).at_key(key),
-        (Value::Array(before), Value::Array(after)) => diff_list_field(key, before, after, patch, schema, options).at_key(key),
+        (Value::Object(before), Value::Object(after)) => {
+            diff_map_field(key, before, after, patch, schema, options).at_key(key)
+        }
+        (Value::Array(before), Value::Array(after)) => {
+            diff_list_field(key, before, after, patch, schema, options).at_key(key)
+        }
         _ => {
             replace_if_changed(key, original_value, modified_value, patch, options);
             Ok(())
@@ -162,7 +166,13 @@ fn diff_list_field<S: LookupPatchMeta>(
     Ok(())
 }
 
-fn replace_if_changed(key: &str, original: &Value, modified: &Value, patch: &mut Map<String, Value>, options: DiffOptions) {
+fn replace_if_changed(
+    key: &str,
+    original: &Value,
+    modified: &Value,
+    patch: &mut Map<String, Value>,
+    options: DiffOptions,
+) {
     if !options.ignore_changes_and_additions && original != modified {
         patch.insert(key.to_string(), modified.clone());
     }
@@ -372,7 +382,8 @@ mod tests {
     fn maps_iterate_in_key_order() {
         // diff_maps pairs entries by walking both maps in order; serde_json's `preserve_order`
         // feature would break that.
-        let map: Map<String, Value> = [("b", 1), ("a", 2), ("c", 3)].iter().map(|(k, v)| (k.to_string(), Value::from(*v))).collect();
+        let map: Map<String, Value> =
+            [("b", 1), ("a", 2), ("c", 3)].iter().map(|(k, v)| (k.to_string(), Value::from(*v))).collect();
         assert_eq!(map.keys().collect::<Vec<_>>(), ["a", "b", "c"]);
     }
 }

@@ -55,7 +55,8 @@ pub fn create_three_way<S: LookupPatchMeta>(
         (as_map(original, "original")?, as_map(modified, "modified")?, as_map(current, "current")?);
     let additions = DiffOptions { set_element_order: true, ignore_deletions: true, ..DiffOptions::default() };
     let delta = diff_maps(&current, &modified, schema, additions)?;
-    let removals = DiffOptions { set_element_order: true, ignore_changes_and_additions: true, ..DiffOptions::default() };
+    let removals =
+        DiffOptions { set_element_order: true, ignore_changes_and_additions: true, ..DiffOptions::default() };
     let deletions = diff_maps(&original, &modified, schema, removals)?;
     let combine = MergeOptions { merge_parallel_list: false, ignore_unmatched_nulls: false };
     let patch = merge_map(deletions, delta, schema, combine)?;

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::values::{GoType, identity};
-use super::{DIRECTIVE, DELETE};
+use super::{DELETE, DIRECTIVE};
 use crate::merge::error::{ErrorKind, MergeError, brief, type_name};
 
 /// Where items stand in a list, by identity: the merge key's value for maps, the item for scalars.
@@ -119,7 +119,10 @@ fn merge_sorted(left: Vec<Value>, right: Vec<Value>, server_order: &Order) -> Ve
 }
 
 /// Splits merged items into those the patch (or `$setElementOrder`) names and those only the server has.
-pub(super) fn partition_by_presence(merged: Vec<Value>, present: &Order) -> Result<(Vec<Value>, Vec<Value>), MergeError> {
+pub(super) fn partition_by_presence(
+    merged: Vec<Value>,
+    present: &Order,
+) -> Result<(Vec<Value>, Vec<Value>), MergeError> {
     if !present.merge_key.is_empty() {
         validate_merge_keys(&present.merge_key, &merged)?;
     }
