@@ -1,11 +1,24 @@
 //! kubeupd: a kubectl-style client that updates Kubernetes objects correctly.
 //!
-//! Data flows one way: [`cli`] parses and validates options, [`client`] talks to the API server,
-//! and [`merge`] computes patches without any I/O, guided by [`schema`] patch metadata.
+//! Data flows one way, each layer using only those below it:
+//!
+//! - [`cli`]: the command line; options parsed by clap, validated, run, and the results printed.
+//!   The only layer that knows clap, prints, or uses `anyhow`.
+//! - [`apply`]: the apply engine (client-side and server-side apply, forced re-create,
+//!   read-modify-write, ordering and concurrency), returning per-object outcomes.
+//! - [`resource`]: what the user named (`TYPE/NAME`, `-f` files) resolved into objects.
+//! - [`client`]: the API server: REST calls, discovery, OpenAPI, retries, typed errors.
+//! - [`output`]: printers of objects, tables and diffs, matching kubectl's bytes.
+//! - [`manifest`]: reading `-f` inputs.
+//! - [`merge`]: the pure patch engine, guided by [`schema`] patch metadata.
+//! - [`gocompat`]: what must match Go byte for byte, at the bottom.
 
+pub mod apply;
 pub mod cli;
 pub mod client;
+pub mod gocompat;
 pub mod manifest;
 pub mod merge;
 pub mod output;
+pub mod resource;
 pub mod schema;

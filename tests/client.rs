@@ -2,8 +2,9 @@
 
 mod support;
 
-use kubeupd::client::{ApiError, Cluster, ConnectOptions, ListScope, WriteOptions, api_error};
-use kubeupd::merge::PatchType;
+use kubeupd::client::{Cluster, ConnectOptions, Error, ListScope, Status, WriteOptions};
+use kubeupd::merge::{Patch, PatchType};
+use kubeupd::output::Table;
 use serde_json::{Value, json};
 use support::TestNamespace;
 
@@ -17,8 +18,12 @@ async fn connect(ns: &TestNamespace) -> Cluster {
     Cluster::connect(&options).await.expect("connects to the test cluster")
 }
 
-fn server_error(err: anyhow::Error) -> ApiError {
-    api_error(&err).unwrap_or_else(|| panic!("not a server error: {err:#}")).clone()
+fn server_error(err: Error) -> Status {
+    err.status().unwrap_or_else(|| panic!("not a server error: {err}")).clone()
+}
+
+fn patch(patch_type: PatchType, text: &str) -> Patch {
+    Patch::parse(patch_type, text).unwrap()
 }
 
 fn configmap(name: &str, data: Value) -> Value {
@@ -72,12 +77,12 @@ async fn create_get_replace_delete() {
 
     let dry = WriteOptions { dry_run: true, ..WriteOptions::default() };
     cluster.create(&rt, namespace, &configmap("dry", json!({"a": "1"})), &dry).await.unwrap();
-    assert!(server_error(cluster.get(&rt, namespace, "dry").await.unwrap_err()).is_not_found());
+    assert!(matches!(cluster.get(&rt, namespace, "dry").await.unwrap_err(), Error::NotFound(_)));
 
     let created = cluster.create(&rt, namespace, &configmap("c", json!({"a": "1"})), &plain).await.unwrap();
     assert_eq!(created["metadata"]["namespace"], ns.name);
-    let again = server_error(cluster.create(&rt, namespace, &configmap("c", json!({})), &plain).await.unwrap_err());
-    assert!(again.is_already_exists(), "{again}");
+    let again = cluster.create(&rt, namespace, &configmap("c", json!({})), &plain).await.unwrap_err();
+    assert!(matches!(again, Error::AlreadyExists(_)), "{again}");
 
     let mut current = cluster.get(&rt, namespace, "c").await.unwrap();
     current["data"]["a"] = json!("2");
@@ -93,7 +98,7 @@ async fn create_get_replace_delete() {
     assert!(managers.contains(&"kubeupd-test"), "{managers:?}");
 
     // `current` still carries the old resourceVersion: a second replace loses the race.
-    let stale = server_error(cluster.replace(&rt, namespace, "c", &current, &plain).await.unwrap_err());
+    let stale = cluster.replace(&rt, namespace, "c", &current, &plain).await.unwrap_err();
     assert!(stale.is_conflict(), "{stale}");
 
     let list = cluster.list(&rt, ListScope::Namespace(&ns.name), None).await.unwrap();
@@ -112,18 +117,20 @@ async fn every_patch_type() {
     let configmaps = cluster.resolve("cm").await.unwrap();
     let plain = WriteOptions::default();
 
-    let json_patch = br#"[{"op": "replace", "path": "/data/a", "value": "json"}]"#.to_vec();
-    let patched = cluster.patch(&configmaps, namespace, "two", PatchType::Json, json_patch, &plain).await.unwrap();
+    let json_patch = patch(PatchType::Json, r#"[{"op": "replace", "path": "/data/a", "value": "json"}]"#);
+    let patched = cluster.patch(&configmaps, namespace, "two", &json_patch, &plain).await.unwrap();
     assert_eq!(patched["data"]["a"], "json");
 
-    let merge = br#"{"data": {"a": null, "b": "merge"}}"#.to_vec();
-    let patched = cluster.patch(&configmaps, namespace, "two", PatchType::Merge, merge, &plain).await.unwrap();
+    let merge = patch(PatchType::Merge, r#"{"data": {"a": null, "b": "merge"}}"#);
+    let patched = cluster.patch(&configmaps, namespace, "two", &merge, &plain).await.unwrap();
     assert_eq!(patched["data"], json!({"b": "merge"}));
 
     let deployments = cluster.resolve("deployments").await.unwrap();
-    let strategic =
-        br#"{"spec": {"template": {"spec": {"containers": [{"name": "sidecar", "image": "busybox"}]}}}}"#.to_vec();
-    let patched = cluster.patch(&deployments, namespace, "web", PatchType::Strategic, strategic, &plain).await.unwrap();
+    let strategic = patch(
+        PatchType::Strategic,
+        r#"{"spec": {"template": {"spec": {"containers": [{"name": "sidecar", "image": "busybox"}]}}}}"#,
+    );
+    let patched = cluster.patch(&deployments, namespace, "web", &strategic, &plain).await.unwrap();
     let mut names: Vec<&str> = patched["spec"]["template"]["spec"]["containers"]
         .as_array()
         .unwrap()
@@ -134,14 +141,13 @@ async fn every_patch_type() {
     assert_eq!(names, ["nginx", "sidecar"], "strategic merge adds to the list, merging by name");
 
     let apply = WriteOptions { field_manager: Some("kubeupd-test".into()), force: true, ..WriteOptions::default() };
-    let applied_yaml = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  k: v\n".to_vec();
-    let applied =
-        cluster.patch(&configmaps, namespace, "applied", PatchType::Apply, applied_yaml, &apply).await.unwrap();
+    let configuration = Patch::Apply(configmap("applied", json!({"k": "v"})));
+    let applied = cluster.patch(&configmaps, namespace, "applied", &configuration, &apply).await.unwrap();
     assert_eq!(applied["data"]["k"], "v");
 
     let scale = WriteOptions { subresource: Some("scale".into()), ..WriteOptions::default() };
     let scaled = cluster
-        .patch(&deployments, namespace, "web", PatchType::Merge, br#"{"spec":{"replicas":3}}"#.to_vec(), &scale)
+        .patch(&deployments, namespace, "web", &patch(PatchType::Merge, r#"{"spec":{"replicas":3}}"#), &scale)
         .await
         .unwrap();
     assert_eq!(scaled["kind"], "Scale");
@@ -149,7 +155,7 @@ async fn every_patch_type() {
 
     let dry = WriteOptions { dry_run: true, ..WriteOptions::default() };
     cluster
-        .patch(&configmaps, namespace, "two", PatchType::Merge, br#"{"data":{"b":"dry"}}"#.to_vec(), &dry)
+        .patch(&configmaps, namespace, "two", &patch(PatchType::Merge, r#"{"data":{"b":"dry"}}"#), &dry)
         .await
         .unwrap();
     assert_eq!(cluster.get(&configmaps, namespace, "two").await.unwrap()["data"]["b"], "merge");
@@ -165,19 +171,11 @@ async fn invalid_objects_read_like_kubectl() {
         r#"{"spec":{"replicas":-1}}"#,
         r#"{"spec":{"replicas":-1,"template":{"spec":{"containers":[{"name":"nginx","image":""}]}}}}"#,
     ] {
-        let err = cluster
-            .patch(
-                &deployments,
-                Some(&ns.name),
-                "web",
-                PatchType::Strategic,
-                patch.as_bytes().to_vec(),
-                &WriteOptions::default(),
-            )
-            .await
-            .unwrap_err();
+        let strategic = Patch::parse(PatchType::Strategic, patch).unwrap();
+        let err =
+            cluster.patch(&deployments, Some(&ns.name), "web", &strategic, &WriteOptions::default()).await.unwrap_err();
+        assert!(matches!(err, Error::Invalid(_)), "{err}");
         let ours = server_error(err);
-        assert!(ours.is_invalid());
         let kubectl = ns.kubectl().args(["patch", "deploy", "web", "-n", &ns.name, "-p", patch]).output().unwrap();
         assert_eq!(format!("{ours}\n"), String::from_utf8_lossy(&kubectl.stderr), "{patch}");
     }
@@ -190,12 +188,13 @@ async fn tables_come_from_the_server() {
     let cluster = connect(&ns).await;
     let configmaps = cluster.resolve("cm").await.unwrap();
     let table = cluster.list_table(&configmaps, ListScope::Namespace(&ns.name), Some("tier=front")).await.unwrap();
+    let table = Table::from_document(table).unwrap();
     let columns: Vec<&str> = table.columns.iter().map(|column| column.name.as_str()).collect();
     assert_eq!(columns, ["Name", "Data", "Age"]);
     assert_eq!(table.rows.len(), 1);
     assert_eq!(table.rows[0].cells[0], "one");
     assert_eq!(table.rows[0].namespace(), Some(ns.name.as_str()));
-    let row = cluster.get_table(&configmaps, Some(&ns.name), "two").await.unwrap();
+    let row = Table::from_document(cluster.get_table(&configmaps, Some(&ns.name), "two").await.unwrap()).unwrap();
     assert_eq!(row.rows[0].cells[1], 1);
     let everywhere = cluster.list(&configmaps, ListScope::AllNamespaces, Some("tier")).await.unwrap();
     assert!(everywhere["items"].as_array().unwrap().len() >= 2);

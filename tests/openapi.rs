@@ -19,7 +19,7 @@ async fn connect(kubeconfig: std::path::PathBuf, cache: &std::path::Path) -> Clu
 
 /// The merge key the server's metadata gives to a Deployment's containers.
 async fn containers_merge_key(cluster: &Cluster) -> String {
-    let schema = cluster.patch_schema("apps/v1", "Deployment").await.unwrap().expect("a built-in kind");
+    let schema = cluster.patch_schema("apps/v1", "Deployment").await.expect("a built-in kind");
     let node = schema.node();
     let (spec, _) = node.lookup_field("spec").unwrap();
     let (template, _) = spec.lookup_field("template").unwrap();
@@ -75,7 +75,7 @@ async fn falls_back_to_the_embedded_metadata_when_the_server_has_none() {
     assert!(server.seen().iter().any(|seen| seen.path == "/openapi/v2"), "{:?}", server.seen());
     let cluster = connect(server.kubeconfig(dir.path()), dir.path()).await;
     assert!(
-        cluster.patch_schema("example.com/v1", "Widget").await.unwrap().is_none(),
+        cluster.patch_schema("example.com/v1", "Widget").await.is_none(),
         "custom kinds have no strategic metadata"
     );
 }
@@ -103,7 +103,7 @@ async fn reads_the_real_servers_v2_document_once_and_caches_it_by_version() {
         .replace(r#""x-kubernetes-patch-merge-key":"name""#, r#""x-kubernetes-patch-merge-key":"image""#);
     std::fs::write(&path, edited).unwrap();
     let cluster = connect(support::kubeconfig(), dir.path()).await;
-    let schema = cluster.patch_schema("v1", "Pod").await.unwrap().unwrap();
+    let schema = cluster.patch_schema("v1", "Pod").await.unwrap();
     let (spec, _) = schema.node().lookup_field("spec").unwrap();
     assert_eq!(spec.lookup_list("containers").unwrap().1.merge_key(), "image", "the edited cache was used");
 }

@@ -6,7 +6,7 @@ mod support;
 use std::process::{Command, Output, Stdio};
 use std::time::Instant;
 
-use kubeupd::client::{Cluster, ConnectOptions, WriteOptions, api_error};
+use kubeupd::client::{Cluster, ConnectOptions, WriteOptions};
 use serde_json::{Value, json};
 use support::{TestNamespace, ensure_cluster_fixture, parse_json, testdata};
 
@@ -62,7 +62,7 @@ async fn update_from_a_file_without_resource_version_reads_the_live_one() {
     let err =
         cluster.replace(&gadgets, Some(&ns.name), "sprocket", &desired, &WriteOptions::default()).await.unwrap_err();
     let expected = "metadata.resourceVersion: Invalid value: 0x0: must be specified for an update";
-    assert!(api_error(&err).is_some_and(|err| err.to_string().contains(expected)), "{err}");
+    assert!(err.status().is_some_and(|status| status.to_string().contains(expected)), "{err}");
 
     let file = manifest(&desired);
     assert_eq!(update_ok(&ns, &["-f", file.path().to_str().unwrap()]), "gadget.get.kubeupd.test/sprocket updated\n");

@@ -7,55 +7,35 @@ use std::io::IsTerminal as _;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 
-use super::apply::{ApplyFlags, Planned, action_word};
-use super::error_line;
-use crate::client::{Applied, ResourceType, api_error, last_applied};
-use crate::merge::PatchType;
+use super::apply::{ApplyFlags, display_name};
+use crate::apply::{self, Action, Outcome, last_applied};
+use crate::client;
+use crate::gocompat;
 use crate::output::{self, OutputFormat};
+use crate::resource::Entry;
 
 /// Inputs with more objects than this get a progress bar on a terminal.
 const PROGRESS_FROM: usize = 5;
 
-/// What happened to one object.
-pub(super) struct Outcome {
-    /// kubectl's word: `created`, `configured`, `unchanged`, `serverside-applied`.
-    word: &'static str,
-    object: Value,
-    patch: Option<(PatchType, Value)>,
-    /// The live object had no last-applied annotation: its resource name, for kubectl's warning.
-    missing_annotation: Option<String>,
-}
-
-impl Outcome {
-    pub(super) fn client_side(applied: Applied, rt: &ResourceType) -> Self {
-        let patch_type = if applied.strategic { PatchType::Strategic } else { PatchType::Merge };
-        Outcome {
-            word: action_word(applied.action),
-            missing_annotation: applied.missing_last_applied.then(|| rt.resource.clone()),
-            object: applied.object,
-            patch: applied.patch.map(|patch| (patch_type, patch)),
-        }
-    }
-
-    pub(super) fn server_side(object: Value, document: Value) -> Self {
-        Outcome {
-            word: "serverside-applied",
-            object,
-            patch: Some((PatchType::Apply, document)),
-            missing_annotation: None,
-        }
+/// kubectl's word for what applying did.
+fn action_word(action: Action) -> &'static str {
+    match action {
+        Action::Created => "created",
+        Action::Configured => "configured",
+        Action::Unchanged => "unchanged",
+        Action::ServerSideApplied => "serverside-applied",
     }
 }
 
-struct Entry {
+struct Line {
     display: String,
     location: String,
 }
 
 /// Results as they come, printed in input order.
 pub(super) struct Report {
-    entries: Vec<Entry>,
-    pending: BTreeMap<usize, anyhow::Result<Outcome>>,
+    entries: Vec<Line>,
+    pending: BTreeMap<usize, Result<Outcome, apply::Error>>,
     next: usize,
     output: Option<OutputFormat>,
     suffix: &'static str,
@@ -67,23 +47,23 @@ pub(super) struct Report {
 }
 
 impl Report {
-    pub(super) fn new(planned: &[Planned], flags: &ApplyFlags) -> Self {
-        let entries = planned
+    pub(super) fn new(entries: &[Entry], flags: &ApplyFlags) -> Self {
+        let lines = entries
             .iter()
-            .map(|planned| Entry { display: planned.display_name(), location: planned.location.clone() })
+            .map(|entry| Line { display: display_name(entry), location: entry.source().location.clone() })
             .collect();
-        let progress = (planned.len() > PROGRESS_FROM && std::io::stderr().is_terminal()).then(|| {
-            let bar = ProgressBar::new(planned.len() as u64);
+        let progress = (entries.len() > PROGRESS_FROM && std::io::stderr().is_terminal()).then(|| {
+            let bar = ProgressBar::new(entries.len() as u64);
             if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} objects applied") {
                 bar.set_style(style);
             }
             bar
         });
         Report {
-            entries,
+            entries: lines,
             pending: BTreeMap::new(),
             next: 0,
-            output: flags.output,
+            output: flags.output.output.map(OutputFormat::from),
             suffix: flags.dry_run.suffix(),
             show_patch: flags.show_patch,
             objects: Vec::new(),
@@ -94,7 +74,7 @@ impl Report {
     }
 
     /// Records the result of the object at `index`, and prints every result now in order.
-    pub(super) fn record(&mut self, index: usize, result: anyhow::Result<Outcome>) {
+    pub(super) fn record(&mut self, index: usize, result: Result<Outcome, apply::Error>) {
         self.pending.insert(index, result);
         if let Some(bar) = &self.progress {
             bar.inc(1);
@@ -115,9 +95,11 @@ impl Report {
 
     fn success(&mut self, index: usize, mut outcome: Outcome) -> Lines {
         let entry = &self.entries[index];
-        *self.counts.entry(outcome.word).or_default() += 1;
+        let word = action_word(outcome.action);
+        *self.counts.entry(word).or_default() += 1;
         let mut lines = Lines::default();
-        if let Some(resource) = &outcome.missing_annotation {
+        if outcome.missing_last_applied {
+            let resource = &outcome.target.rt.resource;
             lines.stderr.push(format!(
                 "Warning: resource {resource}/{} is missing the {} annotation which is required by kubectl apply. \
                  kubectl apply should only be used on resources created declaratively by either kubectl create --save-config \
@@ -126,12 +108,12 @@ impl Report {
                 last_applied::ANNOTATION,
             ));
         }
-        if let (true, Some((patch_type, patch))) = (self.show_patch, &outcome.patch) {
+        if let (true, Some(patch)) = (self.show_patch, &outcome.patch) {
             lines.stdout.push(format!(
                 "# {} {}: {}",
                 entry.display,
-                patch_type.content_type(),
-                output::to_compact_json(patch)
+                patch.patch_type().content_type(),
+                gocompat::json::to_compact(&patch.to_json())
             ));
         }
         match self.output {
@@ -140,7 +122,7 @@ impl Report {
                 output::strip_managed_fields(&mut outcome.object);
                 self.objects.push(outcome.object);
             }
-            None => lines.stdout.push(format!("{} {}{}", entry.display, outcome.word, self.suffix)),
+            None => lines.stdout.push(format!("{} {word}{}", entry.display, self.suffix)),
         }
         lines
     }
@@ -189,19 +171,20 @@ struct Lines {
 }
 
 /// One error for an object: where it came from, and what went wrong.
-fn failure(location: &str, err: &anyhow::Error) -> String {
-    if let Some(conflicts) = apply_conflicts(err) {
+fn failure(location: &str, err: &apply::Error) -> String {
+    if let Some(client::Error::Conflict(status)) = err.client()
+        && let Some(conflicts) = apply_conflicts(status)
+    {
         return format!("error: when applying {location}: {conflicts}");
     }
     // Several causes of an invalid object are listed on one line, each after "* ".
-    let line = error_line(err).replace(": \n* ", ": * ").replace("\n* ", "; * ");
+    let line = err.line().replace(": \n* ", ": * ").replace("\n* ", "; * ");
     format!("error: when applying {location}: {}", line.strip_prefix("error: ").unwrap_or(&line))
 }
 
 /// A server-side apply's conflicts, each field with its manager, and how to resolve them.
-fn apply_conflicts(err: &anyhow::Error) -> Option<String> {
-    let server = api_error(err).filter(|server| server.code == 409)?;
-    let causes: Vec<_> = server
+fn apply_conflicts(status: &client::Status) -> Option<String> {
+    let causes: Vec<_> = status
         .details
         .iter()
         .flat_map(|details| &details.causes)
@@ -229,7 +212,7 @@ fn apply_conflicts(err: &anyhow::Error) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::{ApiError, StatusCause, StatusDetails};
+    use crate::client::{Status, StatusCause, StatusDetails};
 
     #[test]
     fn apply_conflicts_name_each_field_and_manager() {
@@ -238,16 +221,15 @@ mod tests {
             message: format!("conflict with \"{manager}\" using apps/v1"),
             field: field.into(),
         };
-        let err: anyhow::Error = ApiError {
+        let err = apply::Error::Client(client::Error::Conflict(Status {
             code: 409,
             reason: "Conflict".into(),
             message: "Apply failed with 2 conflicts".into(),
-            details: Some(StatusDetails {
+            details: Some(Box::new(StatusDetails {
                 causes: vec![cause(".spec.replicas", "kubectl"), cause(".spec.paused", "hpa")],
                 ..StatusDetails::default()
-            }),
-        }
-        .into();
+            })),
+        }));
         let text = failure("app.yaml (document 1)", &err);
         assert!(
             text.starts_with("error: when applying app.yaml (document 1): Apply failed with 2 conflicts"),
@@ -259,7 +241,10 @@ mod tests {
 
     #[test]
     fn other_errors_say_where() {
-        let err = anyhow::anyhow!("boom");
-        assert_eq!(failure("STDIN (document 2)", &err), "error: when applying STDIN (document 2): boom");
+        let err = apply::Error::StillThere { resource: "configmaps".into(), name: "x".into() };
+        assert_eq!(
+            failure("STDIN (document 2)", &err),
+            "error: when applying STDIN (document 2): configmaps \"x\" was deleted but is still there after a minute"
+        );
     }
 }

@@ -9,7 +9,7 @@ pub struct CompletionArgs {
     pub shell: Shell,
 }
 
-pub fn run(args: &CompletionArgs) -> anyhow::Result<()> {
+pub fn run(args: &CompletionArgs) -> super::Result {
     let mut command = super::Cli::command();
     clap_complete::generate(args.shell, &mut command, "kubeupd", &mut std::io::stdout());
     Ok(())

@@ -1,38 +1,34 @@
 //! `kubeupd diff`: for each object in the files, the live object against what `apply` would make
-//! of it (asked of the server as a dry run), as a unified diff. Exit status as kubectl's: 0 when
-//! nothing differs, 1 when something does, above 1 on errors.
+//! of it, as a unified diff. The apply engine runs as a server dry run, so the comparison is with
+//! exactly what apply would send. Exit status as kubectl's: 0 when nothing differs, 1 when
+//! something does, above 1 on errors.
 
+use std::collections::BTreeMap;
 use std::io::IsTerminal as _;
-use std::path::PathBuf;
 
 use clap::Args;
-use futures::stream::{self, StreamExt};
 use serde_json::Value;
 
-use super::apply::{CLIENT_SIDE_MANAGER, Planned, SERVER_SIDE_MANAGER, plan};
-use super::{GlobalArgs, Reported, error_line};
-use crate::client::{ApplyOptions, Cluster, ConnectOptions, Live, RetryPolicy, WriteOptions, api_error};
-use crate::merge::PatchType;
+use super::flags::{FieldManagerArg, FileArgs};
+use super::{Error, GlobalArgs, Result};
+use crate::apply::{self, ApplyOptions, DryRun, Mode, Outcome};
 use crate::output::{self, OutputFormat};
+use crate::resource::Resolver;
 
 /// Options of `kubeupd diff`.
 #[derive(Debug, Args)]
+#[command(mut_arg("filenames", |arg| arg.required(true)))]
 pub struct DiffArgs {
-    /// Files, directories or `-` (stdin) holding the configuration.
-    #[arg(short = 'f', long = "filename", value_name = "PATH", required = true)]
-    filenames: Vec<PathBuf>,
-    /// Read directories recursively.
-    #[arg(short = 'R', long)]
-    recursive: bool,
+    #[command(flatten)]
+    files: FileArgs,
     /// Compare with what a server-side apply would make.
     #[arg(long)]
     server_side: bool,
     /// With --server-side: as if taking over fields that other managers own.
     #[arg(long)]
     force_conflicts: bool,
-    /// The field manager of the dry-run apply.
-    #[arg(long, value_name = "NAME")]
-    field_manager: Option<String>,
+    #[command(flatten)]
+    field_manager: FieldManagerArg,
     /// Keep `metadata.managedFields` in the compared objects.
     #[arg(long)]
     show_managed_fields: bool,
@@ -44,103 +40,85 @@ pub struct DiffArgs {
 /// Exit status for errors (1 means "differences found").
 const FAILED: u8 = 2;
 
-pub async fn run(args: DiffArgs, global: &GlobalArgs) -> anyhow::Result<()> {
+pub async fn run(args: DiffArgs, global: &GlobalArgs) -> Result {
     match compare_all(&args, global).await {
-        Ok(true) => Err(Reported(1).into()),
+        Ok(true) => Err(Error::Reported(1)),
         Ok(false) => Ok(()),
-        Err(err) if err.downcast_ref::<Reported>().is_some() => Err(Reported(FAILED).into()),
+        Err(Error::Reported(_)) => Err(Error::Reported(FAILED)),
         Err(err) => {
-            eprintln!("{}", error_line(&err));
-            Err(Reported(FAILED).into())
+            eprintln!("{}", err.line());
+            Err(Error::Reported(FAILED))
         }
     }
 }
 
-/// Prints the diffs; `true` when something differs.
-async fn compare_all(args: &DiffArgs, global: &GlobalArgs) -> anyhow::Result<bool> {
-    let cluster = Cluster::connect(&ConnectOptions::from(global)).await?;
-    let planned =
-        plan(&args.filenames, args.recursive, args.server_side, &cluster, global.namespace.as_deref()).await?;
+/// Prints the diffs in input order; `true` when something differs.
+async fn compare_all(args: &DiffArgs, global: &GlobalArgs) -> Result<bool> {
+    let mode = if args.server_side {
+        Mode::ServerSide { force_conflicts: args.force_conflicts }
+    } else {
+        Mode::ClientSide { overwrite: true, force: false }
+    };
+    let options = ApplyOptions {
+        field_manager: args.field_manager.name.clone(),
+        dry_run: DryRun::Server,
+        record_last_applied: false,
+        keep_live: true,
+        concurrency: args.concurrency.max(1),
+        ..ApplyOptions::new(mode)
+    };
+    let cluster = global.connect().await?;
+    let resolver = Resolver::new(&cluster, global.namespace.as_deref(), false);
+    let plan = super::apply::plan(&args.files, &resolver, &options, "compared").await?;
+    let mut results: BTreeMap<usize, Result<Outcome, apply::Error>> = BTreeMap::new();
+    plan.run(&cluster, &resolver, &options, |index, result| {
+        results.insert(index, result);
+    })
+    .await;
     let color = std::io::stdout().is_terminal();
-    let mut results =
-        stream::iter(&planned).map(|planned| compare(&cluster, args, planned, color)).buffered(args.concurrency.max(1));
     let (mut differs, mut failed) = (false, false);
-    while let Some(result) = results.next().await {
+    for result in results.into_values() {
         match result {
-            Ok(diff) => {
+            Ok(outcome) => {
+                let diff = diff(outcome, args.show_managed_fields, color);
                 differs |= !diff.is_empty();
                 print!("{diff}");
             }
             Err(err) => {
                 failed = true;
-                eprintln!("{}", error_line(&err));
+                eprintln!("{}", err.line());
             }
         }
     }
     if failed {
-        return Err(Reported(FAILED).into());
+        return Err(Error::Reported(FAILED));
     }
     Ok(differs)
 }
 
-async fn compare(cluster: &Cluster, args: &DiffArgs, planned: &Planned, color: bool) -> anyhow::Result<String> {
-    let Some(rt) = &planned.rt else {
-        anyhow::bail!(
-            "{}: its kind is defined by a CustomResourceDefinition in this input, which does not exist yet",
-            planned.location
-        );
-    };
-    let namespace = planned.namespace.as_deref();
-    let live = match cluster.get(rt, namespace, &planned.name).await {
-        Ok(live) => Some(live),
-        Err(err) if api_error(&err).is_some_and(|err| err.is_not_found()) => None,
-        Err(err) => return Err(err),
-    };
-    let merged = if args.server_side {
-        let write = WriteOptions {
-            dry_run: true,
-            field_manager: Some(args.field_manager.clone().unwrap_or_else(|| SERVER_SIDE_MANAGER.to_string())),
-            force: args.force_conflicts,
-            subresource: None,
-        };
-        cluster
-            .patch(rt, namespace, &planned.name, PatchType::Apply, serde_json::to_vec(&planned.document)?, &write)
-            .await?
-    } else {
-        let options = ApplyOptions {
-            overwrite: true,
-            force: false,
-            client_dry_run: false,
-            write: WriteOptions {
-                dry_run: true,
-                field_manager: Some(args.field_manager.clone().unwrap_or_else(|| CLIENT_SIDE_MANAGER.to_string())),
-                ..WriteOptions::default()
-            },
-            retry: RetryPolicy::default(),
-            record: false,
-        };
-        let known = match &live {
-            Some(live) => Live::Read(live.clone()),
-            None => Live::Absent,
-        };
-        cluster.apply(rt, namespace, &planned.document, known, &options).await?.object
-    };
-    let (mut live, mut merged) = (live, merged);
-    if planned.kind == "Secret" && planned.api_version == "v1" {
+/// The live object against the applied one, as a unified diff; empty when they are the same.
+fn diff(outcome: Outcome, show_managed_fields: bool, color: bool) -> String {
+    let Outcome { target, object: mut merged, before: mut live, .. } = outcome;
+    if target.rt.group.is_empty() && target.rt.kind == "Secret" {
         mask_secret_data(live.as_mut(), &mut merged);
     }
     let yaml = |object: Option<Value>| match object {
         None => String::new(),
         Some(mut object) => {
-            if !args.show_managed_fields {
+            if !show_managed_fields {
                 output::strip_managed_fields(&mut object);
             }
             output::render_objects(OutputFormat::Yaml, vec![object], true)
         }
     };
-    let name =
-        format!("{}.{}.{}.{}", rt.api_version().replace('/', "."), rt.kind, namespace.unwrap_or(""), planned.name);
-    Ok(output::unified_diff(&name, &yaml(live), &yaml(Some(merged)), color))
+    let name = format!(
+        "{}.{}.{}.{}",
+        target.rt.api_version().replace('/', "."),
+        target.rt.kind,
+        target.namespace.as_deref().unwrap_or(""),
+        target.name
+    );
+    output::unified_diff(&name, &yaml(live), &yaml(Some(merged)), color)
 }
 
 /// Hides Secret values as kubectl does: `***` where a value is the same on both sides, `*** (before)`

@@ -11,9 +11,7 @@ mod editor;
 mod text;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 
-use anyhow::bail;
 use clap::Args;
 use futures::future::try_join_all;
 use serde_json::Value;
@@ -21,11 +19,14 @@ use serde_json::Value;
 use self::edit_file::EditFile;
 use self::editor::Editor;
 use self::text::Reason;
-use super::targets::{self, ObjectRef};
-use super::{GlobalArgs, Reported};
-use crate::client::{ApiError, Cluster, ConnectOptions, ResourceType, WriteOptions, api_error, last_applied};
-use crate::merge::MergeError;
+use super::flags::{FieldManagerArg, TargetArgs};
+use super::{Error, GlobalArgs, Result};
+use crate::apply::last_applied;
+use crate::client::{self, Cluster, ResourceType, Status, WriteOptions};
+use crate::gocompat;
+use crate::merge::{KindPatcher, MergeError};
 use crate::output;
+use crate::resource::{Named, Resolver, Rules};
 use crate::schema::KindSchema;
 
 pub use self::text::EditFormat;
@@ -35,12 +36,8 @@ const NO_CHANGES: &str = "Edit cancelled, no changes made.";
 /// Options of `kubeupd edit`.
 #[derive(Debug, Args)]
 pub struct EditArgs {
-    /// TYPE/NAME..., or TYPE NAME...
-    #[arg(value_name = "TYPE[/NAME]")]
-    pub targets: Vec<String>,
-    /// Files or directories naming the objects to edit.
-    #[arg(short = 'f', long = "filename", value_name = "PATH")]
-    pub filenames: Vec<PathBuf>,
+    #[command(flatten)]
+    pub targets: TargetArgs,
     /// The format to edit in (default: yaml); when given, edited objects are printed in it too.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
     pub output: Option<EditFormat>,
@@ -50,16 +47,15 @@ pub struct EditArgs {
     /// Print each patch before sending it.
     #[arg(long, alias = "output-patch")]
     pub show_patch: bool,
-    /// The field manager the changes are recorded under.
-    #[arg(long, value_name = "NAME", default_value = "kubectl-edit")]
-    pub field_manager: String,
+    #[command(flatten)]
+    pub field_manager: FieldManagerArg,
 }
 
 /// Runs `kubeupd edit`.
-pub async fn run(args: EditArgs, global: &GlobalArgs) -> anyhow::Result<()> {
-    let objects = targets::plan(&args.targets, &args.filenames)?;
+pub async fn run(args: EditArgs, global: &GlobalArgs) -> Result {
+    let objects = args.targets.named(Rules { verb: "edit", types_alone: false, selector: false })?;
     let editor = Editor::from_env()?;
-    let cluster = Cluster::connect(&ConnectOptions::from(global)).await?;
+    let cluster = global.connect().await?;
     let targets = fetch(&cluster, objects, global.namespace.as_deref()).await?;
     let printer = Printer { format: args.output, printed: 0 };
     let session = Session { cluster: &cluster, args: &args, targets, schemas: HashMap::new(), printer };
@@ -90,17 +86,13 @@ impl Target {
 }
 
 /// Resolves and fetches the objects, in the order asked for, each once.
-async fn fetch(
-    cluster: &Cluster,
-    objects: Vec<ObjectRef>,
-    namespace_flag: Option<&str>,
-) -> anyhow::Result<Vec<Target>> {
-    let resolved = targets::resolve(cluster, objects, namespace_flag).await?;
-    let fetches = resolved.into_iter().map(|object| async move {
+async fn fetch(cluster: &Cluster, objects: Vec<Named>, namespace_flag: Option<&str>) -> Result<Vec<Target>> {
+    let resolved = Resolver::new(cluster, namespace_flag, false).resolve(objects).await?;
+    let fetches = resolved.into_iter().filter_map(|item| item.object().cloned()).map(|object| async move {
         let namespace = object.namespace.unwrap_or_default();
         let mut fetched = cluster.get(&object.rt, Some(&namespace), &object.name).await?;
         output::strip_managed_fields(&mut fetched);
-        Ok::<_, anyhow::Error>(Target {
+        Ok::<_, Error>(Target {
             rt: object.rt,
             namespace,
             accepted: fetched.clone(),
@@ -142,14 +134,14 @@ impl Rejection {
         Rejection { reason, error: summary.clone(), summary }
     }
 
-    fn from_server(target: &Target, err: &ApiError) -> Rejection {
+    fn from_server(target: &Target, err: &Status) -> Rejection {
         let causes: Vec<String> = match &err.details {
             Some(details) if !details.causes.is_empty() => {
                 details.causes.iter().map(|cause| format!("{}: {}", cause.field, cause.message)).collect()
             }
             _ => vec![err.message.clone()],
         };
-        let (head, summary) = if err.is_invalid() {
+        let (head, summary) = if err.reason == "Invalid" {
             (format!("{} was not valid", target.label()), format!("{} is invalid", target.label()))
         } else {
             (
@@ -165,10 +157,16 @@ fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or_default()
 }
 
-/// Whether the user can fix what the server rejected by editing again: the object is invalid, the
+/// What the server rejected that the user can fix by editing again: the object is invalid, the
 /// patch does not fit the object, or it carries a `resourceVersion` that is no longer current.
-fn fixable(err: &ApiError) -> bool {
-    err.is_invalid() || matches!(err.code, 400 | 409 | 422)
+fn fixable(err: &client::Error) -> Option<&Status> {
+    match err {
+        client::Error::Invalid(status)
+        | client::Error::BadRequest(status)
+        | client::Error::Conflict(status)
+        | client::Error::AlreadyExists(status) => Some(status),
+        _ => None,
+    }
 }
 
 /// Tells what became of each object: `configmap/x edited`, or with `-o`, the object itself, as
@@ -204,7 +202,7 @@ struct Session<'a> {
 impl Session<'_> {
     /// Opens the editor until the changes are made, the user cancels, or a failure the editor
     /// cannot fix; the edited file is kept on every failure.
-    async fn run(mut self, editor: &Editor) -> anyhow::Result<()> {
+    async fn run(mut self, editor: &Editor) -> Result {
         let format = self.args.output.unwrap_or_default();
         let file = EditFile::create(format.extension())?;
         let file_name = file.path().file_name().unwrap_or_default().to_string_lossy().into_owned();
@@ -216,14 +214,17 @@ impl Session<'_> {
             file.write(&text::compose(&reasons, &body))?;
             if let Err(err) = editor.edit(file.path()).await {
                 file.keep();
-                return Err(err);
+                return Err(err.into());
             }
             let saved = file.read()?;
             if let Some(last) = rejections.last()
                 && text::body(&saved).trim_end() == body.trim_end()
             {
                 file.keep();
-                bail!("Edit cancelled, no valid changes were saved; the last error was: {}", last.error);
+                return Err(Error::msg(format!(
+                    "Edit cancelled, no valid changes were saved; the last error was: {}",
+                    last.error
+                )));
             }
             body = text::body(&saved).to_string();
             rejections = match text::parse(&saved, &file_name) {
@@ -248,17 +249,17 @@ impl Session<'_> {
     /// Sends the changes in `edited` and returns those the server rejected in ways the user can fix.
     /// Fails, without sending anything, when an object's identity was changed; fails after trying
     /// every change when one failed for good.
-    async fn save(&mut self, edited: Vec<Value>) -> anyhow::Result<Vec<Rejection>> {
+    async fn save(&mut self, edited: Vec<Value>) -> Result<Vec<Rejection>> {
         let mut pairs = Vec::with_capacity(edited.len());
         for object in edited {
             let Some(index) = changes::find_fetched(self.targets.iter().map(|target| &target.fetched), &object) else {
-                bail!(
+                return Err(Error::msg(format!(
                     "the edited file holds {}, which is not one of the objects being edited",
                     output::object_name(&object)
-                );
+                )));
             };
             if !changes::same_identity(&self.targets[index].fetched, &object) {
-                bail!(changes::IDENTITY_CHANGED);
+                return Err(Error::msg(changes::IDENTITY_CHANGED));
             }
             pairs.push((index, object));
         }
@@ -277,10 +278,10 @@ impl Session<'_> {
                 }
                 continue;
             }
-            let schema = self.schema(index).await?;
+            let schema = self.schema(index).await;
             let target = &mut self.targets[index];
             let desired = if self.args.save_config { last_applied::with_annotation(&object) } else { object.clone() };
-            let (patch_type, patch) = match changes::two_way_patch(&target.base, &desired, schema.as_ref()) {
+            let patch = match KindPatcher::for_kind(schema.as_ref()).two_way(&target.base, &desired) {
                 Ok(patch) => patch,
                 Err(err) => {
                     rejections.push(Rejection::unmergeable(target, &err));
@@ -288,52 +289,49 @@ impl Session<'_> {
                 }
             };
             if self.args.show_patch {
-                println!("Patch: {}", output::to_compact_json(&patch));
+                println!("Patch: {}", gocompat::json::to_compact(&patch.to_json()));
             }
-            let options =
-                WriteOptions { field_manager: Some(self.args.field_manager.clone()), ..WriteOptions::default() };
-            let body = serde_json::to_vec(&patch)?;
+            let options = WriteOptions {
+                field_manager: Some(self.args.field_manager.or("kubectl-edit")),
+                ..WriteOptions::default()
+            };
             let name = object["metadata"]["name"].as_str().unwrap_or_default();
-            match self.cluster.patch(&target.rt, Some(&target.namespace), name, patch_type, body, &options).await {
+            match self.cluster.patch(&target.rt, Some(&target.namespace), name, &patch, &options).await {
                 Ok(mut patched) => {
                     output::strip_managed_fields(&mut patched);
                     self.printer.print(&patched, "edited");
                     (target.accepted, target.base, target.sent) = (object, desired, true);
                 }
-                Err(err) => match api_error(&err) {
-                    Some(api) if fixable(api) => rejections.push(Rejection::from_server(target, api)),
-                    Some(api) if api.is_not_found() => {
+                Err(err) => match (fixable(&err), &err) {
+                    (Some(status), _) => rejections.push(Rejection::from_server(target, status)),
+                    (None, client::Error::NotFound(_)) => {
                         eprintln!("error: {} could not be found on the server", target.label());
                         failed = true;
                     }
-                    Some(api) => {
-                        eprintln!("error: {} could not be patched: {api}", target.label());
-                        failed = true;
-                    }
-                    None => {
-                        eprintln!("error: {} could not be patched: {err:#}", target.label());
+                    (None, err) => {
+                        eprintln!("error: {} could not be patched: {err}", target.label());
                         failed = true;
                     }
                 },
             }
         }
         if failed {
-            return Err(Reported(1).into());
+            return Err(Error::Reported(1));
         }
         Ok(rejections)
     }
 
     /// The strategic-merge metadata of the target's kind; `None` for custom resources.
-    async fn schema(&mut self, index: usize) -> anyhow::Result<Option<KindSchema>> {
+    async fn schema(&mut self, index: usize) -> Option<KindSchema> {
         let fetched = &self.targets[index].fetched;
         let field = |name: &str| fetched[name].as_str().unwrap_or_default().to_string();
         let key = (field("apiVersion"), field("kind"));
         if let Some(schema) = self.schemas.get(&key) {
-            return Ok(schema.clone());
+            return schema.clone();
         }
-        let schema = self.cluster.patch_schema(&key.0, &key.1).await?;
+        let schema = self.cluster.patch_schema(&key.0, &key.1).await;
         self.schemas.insert(key, schema.clone());
-        Ok(schema)
+        schema
     }
 }
 
@@ -356,6 +354,9 @@ mod tests {
         .unwrap();
         let crate::cli::Command::Edit(args) = cli.command else { unreachable!() };
         assert!(args.show_patch && args.save_config);
-        assert_eq!((args.output, args.field_manager.as_str()), (Some(EditFormat::Json), "kubectl-edit"));
+        assert_eq!(
+            (args.output, args.field_manager.or("kubectl-edit")),
+            (Some(EditFormat::Json), "kubectl-edit".into())
+        );
     }
 }

@@ -1,6 +1,9 @@
-//! The command tree: global flags, then one module per verb.
+//! The command line: global flags, then one module per verb. The only layer that knows clap,
+//! prints, or uses `anyhow`.
 //!
-//! Each verb follows kubectl's shape: options are parsed by clap, validated into a plan, then run.
+//! Each verb follows kubectl's shape: options are parsed by clap, validated, then run on the
+//! library ([`crate::resource`] resolves what the user named, [`crate::apply`] and
+//! [`crate::client`] do the work), and the results are printed with [`crate::output`].
 
 mod apply;
 mod apply_last_applied;
@@ -8,11 +11,11 @@ mod apply_report;
 mod completion;
 mod diff;
 mod edit;
+mod error;
 mod field_path;
+mod flags;
 mod get;
-mod options;
 mod patch;
-mod targets;
 mod update;
 
 use std::io::Write as _;
@@ -21,6 +24,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+
+use crate::client::{Cluster, ConnectOptions};
+
+pub use error::{Error, Result};
 
 /// kubeupd: get, update, patch, apply and edit Kubernetes objects, correctly and fast.
 #[derive(Debug, Parser)]
@@ -58,6 +65,25 @@ pub struct GlobalArgs {
     pub insecure_skip_tls_verify: bool,
 }
 
+impl GlobalArgs {
+    /// How to reach the cluster, as the flags say.
+    pub fn connect_options(&self) -> ConnectOptions {
+        ConnectOptions {
+            kubeconfig: self.kubeconfig.clone(),
+            context: self.context.clone(),
+            namespace: self.namespace.clone(),
+            request_timeout: (!self.request_timeout.is_zero()).then_some(self.request_timeout),
+            cache_dir: self.cache_dir.clone(),
+            insecure_skip_tls_verify: self.insecure_skip_tls_verify,
+        }
+    }
+
+    /// Prepares a client for the cluster the flags select; sends no request yet.
+    pub async fn connect(&self) -> Result<Cluster> {
+        Ok(Cluster::connect(&self.connect_options()).await?)
+    }
+}
+
 /// The verbs.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -77,18 +103,6 @@ pub enum Command {
     Completion(completion::CompletionArgs),
 }
 
-/// An error already shown to the user: only its exit code is left to return.
-#[derive(Debug)]
-pub struct Reported(pub u8);
-
-impl std::fmt::Display for Reported {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "exit status {}", self.0)
-    }
-}
-
-impl std::error::Error for Reported {}
-
 /// Parses the command line, runs the verb, prints errors the way kubectl does and returns the exit code.
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
@@ -98,16 +112,22 @@ pub fn run() -> ExitCode {
         command => tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(anyhow::Error::from)
+            .map_err(|err| Error::Other(err.into()))
             .and_then(|runtime| runtime.block_on(dispatch(command, cli.global))),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(err) => ExitCode::from(report(&err)),
+        Err(err) => {
+            let line = err.line();
+            if !line.is_empty() {
+                eprintln!("{line}");
+            }
+            ExitCode::from(err.exit_status())
+        }
     }
 }
 
-async fn dispatch(command: Command, global: GlobalArgs) -> anyhow::Result<()> {
+async fn dispatch(command: Command, global: GlobalArgs) -> Result {
     match command {
         Command::Get(args) => get::run(args, &global).await,
         Command::Update(args) => update::run(args, &global).await,
@@ -119,44 +139,26 @@ async fn dispatch(command: Command, global: GlobalArgs) -> anyhow::Result<()> {
     }
 }
 
-/// Prints `err` as kubectl would and returns the exit code for it.
-fn report(err: &anyhow::Error) -> u8 {
-    if let Some(Reported(code)) = err.downcast_ref::<Reported>() {
-        return *code;
-    }
-    eprintln!("{}", error_line(err));
-    1
-}
-
-/// kubectl's wording of an error: the server's own (`Error from server (NotFound): ...`,
-/// `The Deployment "web" is invalid: ...`), else `error: ` and the message with its causes.
-pub(crate) fn error_line(err: &anyhow::Error) -> String {
-    match crate::client::api_error(err) {
-        Some(server) => server.to_string(),
-        None => format!("error: {err:#}"),
-    }
-}
-
 /// Prints each object's result in order, output to stdout and errors to stderr as kubectl words
 /// them; fails with exit status 1 when any object failed.
-fn print_results(results: Vec<anyhow::Result<String>>) -> anyhow::Result<()> {
+fn print_results(results: Vec<Result<String>>) -> Result {
     let mut failed = false;
     for result in results {
         match result {
             Ok(text) => write_stdout(&text)?,
             Err(err) => {
                 failed = true;
-                eprintln!("{}", error_line(&err));
+                eprintln!("{}", err.line());
             }
         }
     }
-    if failed { Err(Reported(1).into()) } else { Ok(()) }
+    if failed { Err(Error::Reported(1)) } else { Ok(()) }
 }
 
 /// Writes the output in one go; a closed pipe (`| head`) is not an error.
-fn write_stdout(text: &str) -> anyhow::Result<()> {
+fn write_stdout(text: &str) -> Result {
     match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => Err(err.into()),
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Other(err.into())),
         _ => Ok(()),
     }
 }

@@ -3,27 +3,24 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context as _, anyhow, bail};
+use anyhow::{Context as _, anyhow};
 use clap::{Args, ValueEnum};
 use futures::future::join_all;
-use serde_json::Value;
 
-use super::GlobalArgs;
-use super::options::{DryRun, ObjectFormat, OutputArgs, Subresource};
-use super::targets::{self, ObjectRef, Target};
-use crate::client::{Cluster, ConnectOptions, WriteOptions, api_error};
-use crate::merge::{PatchType, TypedPatch, TypedPatchError};
+use super::flags::{DryRunArg, FieldManagerArg, OutputArgs, TargetArgs};
+use super::{Error, GlobalArgs, Result};
+use crate::apply::DryRun;
+use crate::client::{self, Cluster, WriteOptions};
+use crate::merge::{Patch, PatchError, PatchType};
+use crate::output::OutputFormat;
+use crate::resource::{Named, ObjectRef, Resolver, Rules};
 use crate::schema::KindSchema;
 
 /// Options of `kubeupd patch`.
 #[derive(Debug, Args)]
 pub struct PatchArgs {
-    /// TYPE NAME... or TYPE/NAME...
-    #[arg(value_name = "TYPE[/NAME]")]
-    pub targets: Vec<String>,
-    /// Files, directories or `-` (stdin) naming the objects to patch.
-    #[arg(short = 'f', long = "filename", value_name = "PATH")]
-    pub filenames: Vec<PathBuf>,
+    #[command(flatten)]
+    pub targets: TargetArgs,
     /// The patch, as JSON or YAML.
     #[arg(short = 'p', long = "patch", value_name = "PATCH")]
     pub patch: Option<String>,
@@ -37,16 +34,13 @@ pub struct PatchArgs {
     /// without contacting the server.
     #[arg(long)]
     pub local: bool,
-    /// `client` computes the result and sends nothing; `server` has the server check the patch
-    /// without persisting it.
-    #[arg(long, value_enum, value_name = "MODE", default_value_t = DryRun::None, num_args = 0..=1, require_equals = true, default_missing_value = "client")]
-    pub dry_run: DryRun,
+    #[command(flatten)]
+    pub dry_run: DryRunArg,
     /// Patch this subresource instead of the object.
     #[arg(long, value_enum, value_name = "NAME")]
     pub subresource: Option<Subresource>,
-    /// The manager recorded for the fields this patch sets.
-    #[arg(long, value_name = "NAME", default_value = "kubectl-patch")]
-    pub field_manager: String,
+    #[command(flatten)]
+    pub field_manager: FieldManagerArg,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -72,19 +66,40 @@ impl From<PatchKind> for PatchType {
     }
 }
 
+/// `--subresource`: write a part of the object that has its own endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Subresource {
+    Status,
+    Scale,
+}
+
+impl Subresource {
+    /// The endpoint's name, e.g. `status`.
+    fn as_str(self) -> &'static str {
+        match self {
+            Subresource::Status => "status",
+            Subresource::Scale => "scale",
+        }
+    }
+}
+
 /// The checked patch and the objects it goes to.
 #[derive(Debug)]
 struct Plan {
-    patch: TypedPatch,
-    objects: Vec<ObjectRef>,
+    patch: Patch,
+    objects: Vec<Named>,
     /// The patch file, named in errors.
     source: Option<String>,
+    /// `-o`: the objects in this format instead of a line each.
+    format: Option<OutputFormat>,
 }
 
+const RULES: Rules = Rules { verb: "patch", types_alone: false, selector: false };
+
 /// Validates the options and reads the patch; nothing is sent before this succeeds.
-fn plan(args: &PatchArgs) -> anyhow::Result<Plan> {
+fn plan(args: &PatchArgs) -> Result<Plan> {
     let text = match (&args.patch, &args.patch_file) {
-        (Some(_), Some(_)) => bail!("cannot specify --patch and --patch-file together"),
+        (Some(_), Some(_)) => return Err(Error::msg("cannot specify --patch and --patch-file together")),
         (None, Some(path)) => {
             std::fs::read_to_string(path).with_context(|| format!("unable to read patch file {}", path.display()))?
         }
@@ -92,38 +107,45 @@ fn plan(args: &PatchArgs) -> anyhow::Result<Plan> {
         (None, None) => String::new(),
     };
     if text.trim().is_empty() {
-        bail!("must specify --patch or --patch-file containing the contents of the patch");
+        return Err(Error::msg("must specify --patch or --patch-file containing the contents of the patch"));
     }
     if args.local {
-        if !args.targets.is_empty() {
-            bail!("cannot specify --local and server resources");
+        if !args.targets.targets.is_empty() {
+            return Err(Error::msg("cannot specify --local and server resources"));
         }
-        if args.filenames.is_empty() {
-            bail!("--local patches the objects of files: give them with -f");
+        if args.targets.files.filenames.is_empty() {
+            return Err(Error::msg("--local patches the objects of files: give them with -f"));
         }
-        if args.subresource.is_some() || args.dry_run != DryRun::None {
-            bail!("--subresource and --dry-run concern the server, which --local does not contact");
+        if args.subresource.is_some() || args.dry_run.mode() != DryRun::None {
+            return Err(Error::msg("--subresource and --dry-run concern the server, which --local does not contact"));
         }
     }
     let source = args.patch_file.as_ref().map(|path| path.display().to_string());
-    let patch = TypedPatch::parse(args.patch_type.into(), &text).map_err(|err| match &source {
+    let patch = Patch::parse(args.patch_type.into(), &text).map_err(|err| match &source {
         Some(source) => anyhow!(err).context(source.clone()),
         None => anyhow!(err),
     })?;
-    let objects = targets::plan(&args.targets, &args.filenames)?;
-    Ok(Plan { patch, objects, source })
+    let format = args.output.object_format("patch")?;
+    let objects = args.targets.named(RULES)?;
+    Ok(Plan { patch, objects, source, format })
 }
 
 /// Runs `kubeupd patch`.
-pub async fn run(args: PatchArgs, global: &GlobalArgs) -> anyhow::Result<()> {
+pub async fn run(args: PatchArgs, global: &GlobalArgs) -> Result {
     let plan = plan(&args)?;
     if args.local {
         return run_local(plan, &args);
     }
-    let cluster = Cluster::connect(&ConnectOptions::from(global)).await?;
-    let targets = targets::resolve(&cluster, plan.objects, global.namespace.as_deref()).await?;
+    let cluster = global.connect().await?;
+    let resolved = Resolver::new(&cluster, global.namespace.as_deref(), false).resolve(plan.objects).await?;
     let source = plan.source.as_deref();
-    let results = join_all(targets.iter().map(|target| patch_one(&cluster, target, &plan.patch, source, &args))).await;
+    let results = join_all(
+        resolved
+            .iter()
+            .filter_map(|item| item.object())
+            .map(|object| patch_one(&cluster, object, &plan.patch, source, &args)),
+    )
+    .await;
     super::print_results(results)
 }
 
@@ -131,11 +153,11 @@ pub async fn run(args: PatchArgs, global: &GlobalArgs) -> anyhow::Result<()> {
 /// and says whether it changed.
 async fn patch_one(
     cluster: &Cluster,
-    target: &Target,
-    patch: &TypedPatch,
+    target: &ObjectRef,
+    patch: &Patch,
     source: Option<&str>,
     args: &PatchArgs,
-) -> anyhow::Result<String> {
+) -> Result<String> {
     let subresource = args.subresource.map(Subresource::as_str);
     let object = match source {
         Some(source) => format!("{} with {source}", target.display_name()),
@@ -143,21 +165,21 @@ async fn patch_one(
     };
     let namespace = target.namespace.as_deref();
     let before = cluster.get_subresource(&target.rt, namespace, &target.name, subresource).await?;
-    let after = if args.dry_run == DryRun::Client {
+    let after = if args.dry_run.mode() == DryRun::Client {
         let schema = match patch.patch_type() {
-            PatchType::Strategic => cluster.patch_schema(api_version(&before), kind(&before)).await?,
+            PatchType::Strategic => cluster.patch_schema(&target.rt.api_version(), &target.rt.kind).await,
             _ => None,
         };
         patch.apply(before.clone(), schema.as_ref().map(KindSchema::node)).map_err(|err| local_failure(err, &object))?
     } else {
         let write = WriteOptions {
-            dry_run: args.dry_run == DryRun::Server,
-            field_manager: Some(args.field_manager.clone()),
+            dry_run: args.dry_run.mode() == DryRun::Server,
+            field_manager: Some(args.field_manager.or("kubectl-patch")),
             force: false,
             subresource: subresource.map(String::from),
         };
         cluster
-            .patch(&target.rt, namespace, &target.name, patch.patch_type(), patch.body(), &write)
+            .patch(&target.rt, namespace, &target.name, patch, &write)
             .await
             .map_err(|err| server_failure(err, patch, &before, &object))?
     };
@@ -167,51 +189,50 @@ async fn patch_one(
 /// The server's refusal, in words that say what to do: custom resources take no strategic merge
 /// patches (415), and a failed JSON patch is explained by applying it to the object as read,
 /// since old servers answer only "the server rejected our request".
-fn server_failure(err: anyhow::Error, patch: &TypedPatch, before: &Value, object: &str) -> anyhow::Error {
-    let Some(server) = api_error(&err) else { return err };
-    match patch.patch_type() {
-        PatchType::Strategic if server.code == 415 => local_failure(TypedPatchError::NoPatchMetadata, object),
-        PatchType::Json if server.is_invalid() => match patch.apply(before.clone(), None) {
+fn server_failure(err: client::Error, patch: &Patch, before: &serde_json::Value, object: &str) -> Error {
+    match (&err, patch) {
+        (client::Error::UnsupportedMediaType(_), Patch::Strategic(_)) => {
+            local_failure(PatchError::NoPatchMetadata, object)
+        }
+        (client::Error::Invalid(_), Patch::Json(_)) => match patch.apply(before.clone(), None) {
             Err(local) => local_failure(local, object),
-            Ok(_) => err,
+            Ok(_) => err.into(),
         },
-        _ => err,
+        _ => err.into(),
     }
 }
 
-fn local_failure(err: TypedPatchError, object: &str) -> anyhow::Error {
+fn local_failure(err: PatchError, object: &str) -> Error {
     match err {
-        TypedPatchError::NoPatchMetadata => anyhow!(
+        PatchError::NoPatchMetadata => Error::msg(format!(
             "strategic merge patch does not apply to custom resources such as {object}: use --type merge (or --type json)"
-        ),
-        other => anyhow!(other).context(format!("cannot patch {object}")),
+        )),
+        other => Error::Other(anyhow!(other).context(format!("cannot patch {object}"))),
     }
 }
 
 /// `--local`: patches the objects of the files with the embedded patch metadata and prints them.
-fn run_local(plan: Plan, args: &PatchArgs) -> anyhow::Result<()> {
-    let format = args.output.output.unwrap_or(ObjectFormat::Yaml);
+fn run_local(plan: Plan, args: &PatchArgs) -> Result {
+    let format = plan.format.unwrap_or(OutputFormat::Yaml);
     let results = plan
         .objects
         .into_iter()
-        .map(|object_ref| {
-            let ObjectRef::FromManifest(object) = object_ref else {
-                unreachable!("--local takes objects from files only")
-            };
+        .map(|named| {
+            let Named::Manifest(object) = named else { unreachable!("--local takes objects from files only") };
             let schema = KindSchema::for_builtin(None, object.api_version(), object.kind());
             let patched = plan.patch.apply(object.object.clone(), schema.as_ref().map(KindSchema::node)).map_err(
                 |err| match err {
-                    TypedPatchError::NoPatchMetadata => anyhow!(
+                    PatchError::NoPatchMetadata => Error::msg(format!(
                         "strategic merge patch does not apply to {} {:?}, a custom resource, locally: use --type merge",
                         object.kind(),
                         object.name()
-                    ),
-                    other => anyhow!(other).context(format!(
+                    )),
+                    other => Error::Other(anyhow!(other).context(format!(
                         "cannot patch {} {:?} from {}",
                         object.kind(),
                         object.name(),
                         object.source
-                    )),
+                    ))),
                 },
             )?;
             Ok(args.output.render(format, &patched))
@@ -220,21 +241,14 @@ fn run_local(plan: Plan, args: &PatchArgs) -> anyhow::Result<()> {
     super::print_results(results)
 }
 
-fn api_version(object: &Value) -> &str {
-    object["apiVersion"].as_str().unwrap_or_default()
-}
-
-fn kind(object: &Value) -> &str {
-    object["kind"].as_str().unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::Parser as _;
 
-    fn parse(line: &[&str]) -> anyhow::Result<Plan> {
-        let cli = crate::cli::Cli::try_parse_from(["kubeupd", "patch"].iter().chain(line))?;
+    fn parse(line: &[&str]) -> Result<Plan> {
+        let cli =
+            crate::cli::Cli::try_parse_from(["kubeupd", "patch"].iter().chain(line)).map_err(anyhow::Error::from)?;
         match cli.command {
             crate::cli::Command::Patch(args) => plan(&args),
             _ => unreachable!(),
@@ -244,7 +258,7 @@ mod tests {
     #[test]
     fn plans_name_the_objects_and_hold_the_checked_patch() {
         let plan = parse(&["deploy", "web", "-p", r#"{"spec":{"replicas":2}}"#]).unwrap();
-        assert_eq!(plan.objects, [ObjectRef::Named { type_arg: "deploy".into(), name: "web".into() }]);
+        assert_eq!(plan.objects, [Named::Object { type_arg: "deploy".into(), name: "web".into() }]);
         assert_eq!(plan.patch.patch_type(), PatchType::Strategic);
         let plan = parse(&["deploy/web", "--type", "json", "-p", r#"[{"op":"remove","path":"/a"}]"#]).unwrap();
         assert_eq!(plan.patch.patch_type(), PatchType::Json);
@@ -263,6 +277,7 @@ mod tests {
             (&["deploy", "web", "--local", "-p", "{}"], "cannot specify --local and server resources"),
             (&["--local", "-p", "{}"], "give them with -f"),
             (&["deploy", "-p", "{}"], "no name was specified"),
+            (&["deploy", "web", "-p", "{}", "-o", "wide"], "--output wide is not supported by patch"),
         ];
         for (line, expected) in cases {
             let err = parse(line).unwrap_err().to_string();

@@ -3,12 +3,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::bail;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
-use crate::cli::GlobalArgs;
+use super::error::{Error, Result};
 
-/// How to reach the cluster, taken from the global flags.
+/// How to reach the cluster: which kubeconfig and context, and what overrides them (kubectl's
+/// global flags).
 #[derive(Debug, Clone, Default)]
 pub struct ConnectOptions {
     /// Use only this kubeconfig file; `None` means `$KUBECONFIG` (a path list) or `~/.kube/config`.
@@ -25,19 +25,6 @@ pub struct ConnectOptions {
     pub insecure_skip_tls_verify: bool,
 }
 
-impl From<&GlobalArgs> for ConnectOptions {
-    fn from(global: &GlobalArgs) -> Self {
-        ConnectOptions {
-            kubeconfig: global.kubeconfig.clone(),
-            context: global.context.clone(),
-            namespace: global.namespace.clone(),
-            request_timeout: (!global.request_timeout.is_zero()).then_some(global.request_timeout),
-            cache_dir: global.cache_dir.clone(),
-            insecure_skip_tls_verify: global.insecure_skip_tls_verify,
-        }
-    }
-}
-
 impl ConnectOptions {
     /// The cache root: `--cache-dir`, else `~/.kube/cache`.
     pub fn cache_root(&self) -> Option<PathBuf> {
@@ -46,7 +33,7 @@ impl ConnectOptions {
 }
 
 /// Builds kube's client configuration from the kubeconfig the options select.
-pub(crate) async fn load(opts: &ConnectOptions) -> anyhow::Result<kube::Config> {
+pub(crate) async fn load(opts: &ConnectOptions) -> Result<kube::Config> {
     let kubeconfig = match &opts.kubeconfig {
         Some(path) => read_file(path)?,
         None => match from_env()? {
@@ -56,29 +43,33 @@ pub(crate) async fn load(opts: &ConnectOptions) -> anyhow::Result<kube::Config> 
                 _ if std::env::var_os("KUBERNETES_SERVICE_HOST").is_some() => {
                     return in_cluster(opts);
                 }
-                _ => bail!("no kubeconfig found: set $KUBECONFIG, pass --kubeconfig, or create ~/.kube/config"),
+                _ => {
+                    return Err(Error::Config(
+                        "no kubeconfig found: set $KUBECONFIG, pass --kubeconfig, or create ~/.kube/config".into(),
+                    ));
+                }
             },
         },
     };
     if let Some(name) = &opts.context
         && !kubeconfig.contexts.iter().any(|context| &context.name == name)
     {
-        bail!("context was not found for specified context: {name}");
+        return Err(Error::Config(format!("context was not found for specified context: {name}")));
     }
     if opts.context.is_none() && kubeconfig.current_context.as_deref().unwrap_or("").is_empty() {
-        bail!("the kubeconfig has no current-context: pass --context");
+        return Err(Error::Config("the kubeconfig has no current-context: pass --context".into()));
     }
     let options = KubeConfigOptions { context: opts.context.clone(), ..Default::default() };
     let mut config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
-        .map_err(|err| anyhow::anyhow!("invalid kubeconfig: {err}"))?;
+        .map_err(|err| Error::Config(format!("invalid kubeconfig: {err}")))?;
     apply_flags(&mut config, opts);
     Ok(config)
 }
 
-fn in_cluster(opts: &ConnectOptions) -> anyhow::Result<kube::Config> {
-    let mut config =
-        kube::Config::incluster().map_err(|err| anyhow::anyhow!("cannot use the in-cluster service account: {err}"))?;
+fn in_cluster(opts: &ConnectOptions) -> Result<kube::Config> {
+    let mut config = kube::Config::incluster()
+        .map_err(|err| Error::Config(format!("cannot use the in-cluster service account: {err}")))?;
     apply_flags(&mut config, opts);
     Ok(config)
 }
@@ -95,7 +86,7 @@ fn apply_flags(config: &mut kube::Config, opts: &ConnectOptions) {
 
 /// The files listed in `$KUBECONFIG`, merged (the first to set a value wins); files that do not
 /// exist are skipped, as kubectl does. `None` when the variable is unset or empty.
-fn from_env() -> anyhow::Result<Option<Kubeconfig>> {
+fn from_env() -> Result<Option<Kubeconfig>> {
     let Some(list) = std::env::var_os("KUBECONFIG").filter(|list| !list.is_empty()) else {
         return Ok(None);
     };
@@ -105,23 +96,26 @@ fn from_env() -> anyhow::Result<Option<Kubeconfig>> {
         let next = read_file(path)?;
         merged = Some(match merged {
             Some(earlier) => {
-                earlier.merge(next).map_err(|err| anyhow::anyhow!("cannot merge {}: {err}", path.display()))?
+                earlier.merge(next).map_err(|err| Error::Config(format!("cannot merge {}: {err}", path.display())))?
             }
             None => next,
         });
     }
     match merged {
         Some(merged) => Ok(Some(merged)),
-        None => bail!("none of the kubeconfig files in $KUBECONFIG exist: {}", list.to_string_lossy()),
+        None => {
+            Err(Error::Config(format!("none of the kubeconfig files in $KUBECONFIG exist: {}", list.to_string_lossy())))
+        }
     }
 }
 
-fn read_file(path: &Path) -> anyhow::Result<Kubeconfig> {
+fn read_file(path: &Path) -> Result<Kubeconfig> {
     if !path.exists() {
-        bail!("kubeconfig {} does not exist", path.display());
+        return Err(Error::Config(format!("kubeconfig {} does not exist", path.display())));
     }
     // kube's error already names its cause; it is not chained again.
-    Kubeconfig::read_from(path).map_err(|err| anyhow::anyhow!("cannot load kubeconfig {}: {err}", path.display()))
+    Kubeconfig::read_from(path)
+        .map_err(|err| Error::Config(format!("cannot load kubeconfig {}: {err}", path.display())))
 }
 
 fn home_dir() -> Option<PathBuf> {

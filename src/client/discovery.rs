@@ -1,12 +1,11 @@
 //! Discovery: which resource types the server serves, fetched with aggregated discovery when the
 //! server has it (one request per root) and else with the legacy per-group-version documents.
 
-use anyhow::Context as _;
 use futures::{StreamExt as _, TryStreamExt as _};
-use http::Request;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::error::{Error, Result};
 use super::resource::ResourceType;
 use super::transport::Transport;
 
@@ -49,7 +48,7 @@ impl Discovery {
 /// Fetches discovery from the server: `/api` and `/apis` at once, then (legacy servers only) every
 /// group version concurrently. Group versions that fail (e.g. an unavailable aggregated API) are
 /// left out with a warning, as kubectl does.
-pub(crate) async fn fetch(transport: &Transport) -> anyhow::Result<Discovery> {
+pub(crate) async fn fetch(transport: &Transport) -> Result<Discovery> {
     let (core, named) = futures::try_join!(fetch_root(transport, "/api"), fetch_root(transport, "/apis"))?;
     let mut groups: Vec<Group> = core.into_iter().chain(named).collect();
     let missing: Vec<(usize, usize, String)> = groups
@@ -68,7 +67,7 @@ pub(crate) async fn fetch(transport: &Transport) -> anyhow::Result<Discovery> {
         .map(|(g, v, path)| async move {
             match fetch_resource_list(transport, &path).await {
                 Ok(resources) => Ok((g, v, Some(resources))),
-                Err(err) if super::error::api_error(&err).is_some() => {
+                Err(err) if err.status().is_some() => {
                     tracing::warn!("couldn't get resource list for {path}: {err}");
                     Ok((g, v, None))
                 }
@@ -96,37 +95,38 @@ fn group_version_path(group: &str, version: &str) -> String {
 }
 
 /// Reads `/api` or `/apis`, aggregated when the server offers it, else the legacy list of versions.
-async fn fetch_root(transport: &Transport, path: &str) -> anyhow::Result<Vec<Group>> {
-    let request = Request::get(path).header(http::header::ACCEPT, AGGREGATED_ACCEPT).body(Vec::new())?;
-    let body = transport.send(request).await?;
+async fn fetch_root(transport: &Transport, path: &str) -> Result<Vec<Group>> {
+    let body = transport.get(path, AGGREGATED_ACCEPT).await?;
+    let invalid = |reason: String| Error::InvalidResponse { path: path.to_string(), reason };
     let document: Value =
-        serde_json::from_slice(&body).with_context(|| format!("invalid discovery document at {path}"))?;
+        serde_json::from_slice(&body).map_err(|err| invalid(format!("invalid discovery document: {err}")))?;
     let kind = document.get("kind").and_then(Value::as_str).unwrap_or_default().to_string();
-    let invalid = || format!("invalid {kind} discovery document at {path}");
+    let read = |err: serde_json::Error| invalid(format!("invalid {kind} discovery document: {err}"));
     Ok(match kind.as_str() {
         "APIGroupDiscoveryList" => {
-            let list: wire::AggregatedList = serde_json::from_value(document).with_context(invalid)?;
+            let list: wire::AggregatedList = serde_json::from_value(document).map_err(read)?;
             list.items.into_iter().map(wire::AggregatedGroup::into_group).collect()
         }
         "APIVersions" => {
-            let list: wire::ApiVersions = serde_json::from_value(document).with_context(invalid)?;
+            let list: wire::ApiVersions = serde_json::from_value(document).map_err(read)?;
             let preferred = list.versions.first().cloned().unwrap_or_default();
             let versions = list.versions.into_iter().map(|version| (version, None)).collect();
             vec![Group { name: String::new(), preferred, versions }]
         }
         "APIGroupList" => {
-            let list: wire::ApiGroupList = serde_json::from_value(document).with_context(invalid)?;
+            let list: wire::ApiGroupList = serde_json::from_value(document).map_err(read)?;
             list.groups.into_iter().map(wire::ApiGroup::into_group).collect()
         }
-        other => anyhow::bail!("unexpected discovery document of kind {other:?} at {path}"),
+        other => return Err(invalid(format!("unexpected discovery document of kind {other:?}"))),
     })
 }
 
-async fn fetch_resource_list(transport: &Transport, path: &str) -> anyhow::Result<Vec<ResourceType>> {
-    let request = Request::get(path).header(http::header::ACCEPT, "application/json").body(Vec::new())?;
-    let body = transport.send(request).await?;
-    let list: wire::ApiResourceList =
-        serde_json::from_slice(&body).with_context(|| format!("invalid resource list at {path}"))?;
+async fn fetch_resource_list(transport: &Transport, path: &str) -> Result<Vec<ResourceType>> {
+    let body = transport.get(path, "application/json").await?;
+    let list: wire::ApiResourceList = serde_json::from_slice(&body).map_err(|err| Error::InvalidResponse {
+        path: path.to_string(),
+        reason: format!("invalid resource list: {err}"),
+    })?;
     Ok(list.into_resource_types())
 }
 
@@ -138,13 +138,13 @@ mod wire {
 
     #[derive(Deserialize)]
     pub struct ApiVersions {
-        #[serde(default, deserialize_with = "crate::client::null_as_default")]
+        #[serde(default, deserialize_with = "crate::gocompat::null_as_default")]
         pub versions: Vec<String>,
     }
 
     #[derive(Deserialize)]
     pub struct ApiGroupList {
-        #[serde(default, deserialize_with = "crate::client::null_as_default")]
+        #[serde(default, deserialize_with = "crate::gocompat::null_as_default")]
         pub groups: Vec<ApiGroup>,
     }
 
@@ -175,7 +175,7 @@ mod wire {
 
     #[derive(Deserialize)]
     pub struct ApiResourceList {
-        #[serde(default, deserialize_with = "crate::client::null_as_default")]
+        #[serde(default, deserialize_with = "crate::gocompat::null_as_default")]
         resources: Vec<ApiResource>,
     }
 
@@ -188,9 +188,9 @@ mod wire {
         #[serde(default)]
         namespaced: bool,
         kind: String,
-        #[serde(default, deserialize_with = "crate::client::null_as_default")]
+        #[serde(default, deserialize_with = "crate::gocompat::null_as_default")]
         verbs: Vec<String>,
-        #[serde(default, deserialize_with = "crate::client::null_as_default")]
+        #[serde(default, deserialize_with = "crate::gocompat::null_as_default")]
         short_names: Vec<String>,
     }
 
@@ -217,7 +217,7 @@ mod wire {
 
     #[derive(Deserialize)]
     pub struct AggregatedList {
-        #[serde(default, deserialize_with = "crate::client::null_as_default")]
+        #[serde(default, deserialize_with = "crate::gocompat::null_as_default")]
         pub items: Vec<AggregatedGroup>,
     }
 
@@ -225,7 +225,7 @@ mod wire {
     pub struct AggregatedGroup {
         #[serde(default)]
         metadata: Metadata,
-        #[serde(default, deserialize_with = "crate::client::null_as_default")]
+        #[serde(default, deserialize_with = "crate::gocompat::null_as_default")]
         versions: Vec<AggregatedVersion>,
     }
 
@@ -238,7 +238,7 @@ mod wire {
     #[derive(Deserialize)]
     struct AggregatedVersion {
         version: String,
-        #[serde(default, deserialize_with = "crate::client::null_as_default")]
+        #[serde(default, deserialize_with = "crate::gocompat::null_as_default")]
         resources: Vec<AggregatedResource>,
     }
 
@@ -252,9 +252,9 @@ mod wire {
         scope: String,
         #[serde(default)]
         singular_resource: String,
-        #[serde(default, deserialize_with = "crate::client::null_as_default")]
+        #[serde(default, deserialize_with = "crate::gocompat::null_as_default")]
         verbs: Vec<String>,
-        #[serde(default, deserialize_with = "crate::client::null_as_default")]
+        #[serde(default, deserialize_with = "crate::gocompat::null_as_default")]
         short_names: Vec<String>,
     }
 

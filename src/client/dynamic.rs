@@ -1,13 +1,15 @@
 //! Reading and writing objects of any resource type as JSON.
 
-use anyhow::Context as _;
 use http::{Method, Request, header};
 use serde_json::Value;
 
 use super::Cluster;
+use super::error::{Error, Result};
 use super::resource::ResourceType;
-use super::table::{TABLE_ACCEPT, Table};
-use crate::merge::PatchType;
+use crate::merge::{Patch, PatchType};
+
+/// The `Accept` header that asks for a server-printed Table, falling back to plain JSON.
+const TABLE_ACCEPT: &str = "application/json;as=Table;v=v1;g=meta.k8s.io, application/json";
 
 /// Which objects a list covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,7 +96,7 @@ fn selector_query(label_selector: Option<&str>) -> Vec<(&'static str, String)> {
 
 impl Cluster {
     /// Reads one object. `namespace` is ignored for cluster-scoped types.
-    pub async fn get(&self, rt: &ResourceType, namespace: Option<&str>, name: &str) -> anyhow::Result<Value> {
+    pub async fn get(&self, rt: &ResourceType, namespace: Option<&str>, name: &str) -> Result<Value> {
         self.get_subresource(rt, namespace, name, None).await
     }
 
@@ -105,35 +107,30 @@ impl Cluster {
         namespace: Option<&str>,
         name: &str,
         subresource: Option<&str>,
-    ) -> anyhow::Result<Value> {
+    ) -> Result<Value> {
         let path = resource_path(rt, namespace, Some(name), subresource);
         self.call_json(Method::GET, path, "application/json", None).await
     }
 
     /// Lists objects, optionally filtered by a label selector; returns the server's list object.
-    pub async fn list(
-        &self,
-        rt: &ResourceType,
-        scope: ListScope<'_>,
-        label_selector: Option<&str>,
-    ) -> anyhow::Result<Value> {
+    pub async fn list(&self, rt: &ResourceType, scope: ListScope<'_>, label_selector: Option<&str>) -> Result<Value> {
         let path = with_query(resource_path(rt, scope_namespace(scope), None, None), &selector_query(label_selector));
         self.call_json(Method::GET, path, "application/json", None).await
     }
 
-    /// The server-printed Table row of one object.
-    pub async fn get_table(&self, rt: &ResourceType, namespace: Option<&str>, name: &str) -> anyhow::Result<Table> {
+    /// The server-printed `meta.k8s.io/v1` Table of one object, as the server sent it.
+    pub async fn get_table(&self, rt: &ResourceType, namespace: Option<&str>, name: &str) -> Result<Value> {
         let path = resource_path(rt, namespace, Some(name), None);
         self.call_table(path).await
     }
 
-    /// The server-printed Table of a list.
+    /// The server-printed `meta.k8s.io/v1` Table of a list, as the server sent it.
     pub async fn list_table(
         &self,
         rt: &ResourceType,
         scope: ListScope<'_>,
         label_selector: Option<&str>,
-    ) -> anyhow::Result<Table> {
+    ) -> Result<Value> {
         let path = with_query(resource_path(rt, scope_namespace(scope), None, None), &selector_query(label_selector));
         self.call_table(path).await
     }
@@ -145,9 +142,9 @@ impl Cluster {
         namespace: Option<&str>,
         object: &Value,
         options: &WriteOptions,
-    ) -> anyhow::Result<Value> {
+    ) -> Result<Value> {
         let path = resource_path(rt, namespace, None, options.subresource.as_deref());
-        let body = serde_json::to_vec(object)?;
+        let body = serde_json::to_vec(object).expect("a JSON value always serializes");
         let path = with_query(path, &options.query(None));
         self.call_json(Method::POST, path, "application/json", Some(body)).await
     }
@@ -160,26 +157,26 @@ impl Cluster {
         name: &str,
         object: &Value,
         options: &WriteOptions,
-    ) -> anyhow::Result<Value> {
+    ) -> Result<Value> {
         let path = resource_path(rt, namespace, Some(name), options.subresource.as_deref());
-        let body = serde_json::to_vec(object)?;
+        let body = serde_json::to_vec(object).expect("a JSON value always serializes");
         let path = with_query(path, &options.query(None));
         self.call_json(Method::PUT, path, "application/json", Some(body)).await
     }
 
-    /// Sends a patch of `patch_type` with `body` as its bytes; returns the patched object.
+    /// Sends `patch`; returns the patched object.
     pub async fn patch(
         &self,
         rt: &ResourceType,
         namespace: Option<&str>,
         name: &str,
-        patch_type: PatchType,
-        body: Vec<u8>,
+        patch: &Patch,
         options: &WriteOptions,
-    ) -> anyhow::Result<Value> {
+    ) -> Result<Value> {
+        let patch_type = patch.patch_type();
         let path = resource_path(rt, namespace, Some(name), options.subresource.as_deref());
         let path = with_query(path, &options.query(Some(patch_type)));
-        self.call_json(Method::PATCH, path, patch_type.content_type(), Some(body)).await
+        self.call_json(Method::PATCH, path, patch_type.content_type(), Some(patch.body())).await
     }
 
     /// Deletes the object `name`; returns what the server answers (the object or a Status).
@@ -189,7 +186,7 @@ impl Cluster {
         namespace: Option<&str>,
         name: &str,
         options: &WriteOptions,
-    ) -> anyhow::Result<Value> {
+    ) -> Result<Value> {
         let path = resource_path(rt, namespace, Some(name), None);
         let path = with_query(path, &options.query(None));
         self.call_json(Method::DELETE, path, "application/json", None).await
@@ -201,24 +198,31 @@ impl Cluster {
         path: String,
         content_type: &str,
         body: Option<Vec<u8>>,
-    ) -> anyhow::Result<Value> {
+    ) -> Result<Value> {
         let mut request = Request::builder().method(method).uri(&path).header(header::ACCEPT, "application/json");
         if body.is_some() {
             request = request.header(header::CONTENT_TYPE, content_type);
         }
-        let response = self.transport.send(request.body(body.unwrap_or_default())?).await?;
-        super::json::decode(&response).with_context(|| format!("the server sent invalid JSON for {path}"))
+        let request = request
+            .body(body.unwrap_or_default())
+            .map_err(|err| Error::InvalidRequest { path: path.clone(), reason: err.to_string() })?;
+        let response = self.transport.send(request).await?;
+        super::json::decode(&response)
+            .map_err(|err| Error::InvalidResponse { path, reason: format!("invalid JSON: {err}") })
     }
 
-    async fn call_table(&self, path: String) -> anyhow::Result<Table> {
-        let request = Request::get(&path).header(header::ACCEPT, TABLE_ACCEPT).body(Vec::new())?;
+    async fn call_table(&self, path: String) -> Result<Value> {
+        let request = Request::get(&path)
+            .header(header::ACCEPT, TABLE_ACCEPT)
+            .body(Vec::new())
+            .map_err(|err| Error::InvalidRequest { path: path.clone(), reason: err.to_string() })?;
         let response = self.transport.send(request).await?;
-        let document: Value =
-            super::json::decode(&response).with_context(|| format!("the server sent invalid JSON for {path}"))?;
+        let document: Value = super::json::decode(&response)
+            .map_err(|err| Error::InvalidResponse { path: path.clone(), reason: format!("invalid JSON: {err}") })?;
         if document.get("kind").and_then(Value::as_str) != Some("Table") {
-            anyhow::bail!("the server did not print a table for {path}");
+            return Err(Error::InvalidResponse { path, reason: "the server did not print a table".into() });
         }
-        serde_json::from_value(document).with_context(|| format!("the server sent an invalid Table for {path}"))
+        Ok(document)
     }
 }
 

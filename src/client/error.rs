@@ -1,12 +1,17 @@
-//! Errors returned by the API server, printed the way kubectl prints them.
+//! What can go wrong talking to the API server: [`Error`], typed so that callers match on what
+//! happened (not found, conflict, invalid, forbidden, unreachable, ...), and [`Status`], the
+//! server's own account of a failure, printed the way kubectl prints it.
 
 use std::fmt;
 
 use serde::Deserialize;
 
-/// A `metav1.Status` failure from the API server.
+use super::mapping::MappingError;
+use super::resource::ResourceType;
+
+/// A `metav1.Status` failure from the API server: kubectl prints it as `Error from server (Reason): ...`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ApiError {
+pub struct Status {
     /// HTTP status code, e.g. 404.
     pub code: u16,
     /// Machine-readable reason, e.g. `NotFound`; may be empty.
@@ -14,7 +19,7 @@ pub struct ApiError {
     /// The server's human-readable message.
     pub message: String,
     /// What the failure is about, when the server said: kind, name and per-field causes.
-    pub details: Option<StatusDetails>,
+    pub details: Option<Box<StatusDetails>>,
 }
 
 /// `metav1.StatusDetails`: the object a failure is about and its causes.
@@ -45,17 +50,17 @@ struct StatusBody {
     #[serde(default)]
     message: String,
     #[serde(default)]
-    details: Option<StatusDetails>,
+    details: Option<Box<StatusDetails>>,
 }
 
-impl ApiError {
+impl Status {
     /// Builds the error for a failed response from its HTTP status and body: the body's
     /// `metav1.Status` when it is one, else the HTTP status text with the body as the message.
     pub fn from_response(status: http::StatusCode, body: &[u8]) -> Self {
         if let Ok(parsed) = serde_json::from_slice::<StatusBody>(body)
             && parsed.kind == "Status"
         {
-            return ApiError {
+            return Status {
                 code: status.as_u16(),
                 reason: parsed.reason,
                 message: parsed.message,
@@ -65,36 +70,11 @@ impl ApiError {
         let text = String::from_utf8_lossy(body).trim().to_string();
         let reason = status.canonical_reason().unwrap_or("").to_string();
         let message = if text.is_empty() { format!("the server responded with {status}") } else { text };
-        ApiError { code: status.as_u16(), reason: reason.replace(' ', ""), message, details: None }
+        Status { code: status.as_u16(), reason: reason.replace(' ', ""), message, details: None }
     }
 
-    /// The server's answer for an object that does not exist, as a list of the collection showed.
-    pub fn not_found(rt: &super::ResourceType, name: &str) -> Self {
-        ApiError {
-            code: 404,
-            reason: "NotFound".into(),
-            message: format!("{} {name:?} not found", rt.group_resource()),
-            details: None,
-        }
-    }
-
-    /// The object was not found (HTTP 404).
-    pub fn is_not_found(&self) -> bool {
-        self.code == 404
-    }
-
-    /// The write lost a race with another writer (HTTP 409, reason `Conflict`).
-    pub fn is_conflict(&self) -> bool {
-        self.code == 409 && self.reason == "Conflict"
-    }
-
-    /// The object already exists (HTTP 409, reason `AlreadyExists`).
-    pub fn is_already_exists(&self) -> bool {
-        self.code == 409 && self.reason == "AlreadyExists"
-    }
-
-    /// The object failed validation (HTTP 422, reason `Invalid`).
-    pub fn is_invalid(&self) -> bool {
+    /// Whether the server's reason is `Invalid` (a 422 in practice): the object failed validation.
+    fn is_invalid(&self) -> bool {
         self.reason == "Invalid"
     }
 
@@ -128,7 +108,7 @@ impl ApiError {
 }
 
 /// kubectl's wording: `Error from server (NotFound): ...`, or the `The X "y" is invalid: ...` form.
-impl fmt::Display for ApiError {
+impl fmt::Display for Status {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let (true, Some(details)) = (self.is_invalid(), &self.details) {
             return self.fmt_invalid(details, f);
@@ -141,28 +121,141 @@ impl fmt::Display for ApiError {
     }
 }
 
-impl std::error::Error for ApiError {}
-
-/// The API server could not be reached at all: refused, unresolvable, TLS failure, timeout.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConnectionError {
-    /// The server URL from the kubeconfig.
-    pub server: String,
-    /// The lowest-level cause, in words, e.g. `connection refused`.
-    pub cause: String,
+/// A failed request, by what the caller can do about it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// The object does not exist (404).
+    #[error("{0}")]
+    NotFound(Status),
+    /// A create found the object already there (409 `AlreadyExists`).
+    #[error("{0}")]
+    AlreadyExists(Status),
+    /// The write lost a race with another writer, or a server-side apply met fields that other
+    /// managers own (409 `Conflict`): read again, or take the fields over.
+    #[error("{0}")]
+    Conflict(Status),
+    /// The object, or the patch, failed validation (422, or the reason `Invalid`).
+    #[error("{0}")]
+    Invalid(Status),
+    /// The patch cannot be applied to the object as it is (400 `BadRequest`).
+    #[error("{0}")]
+    BadRequest(Status),
+    /// The server does not accept this request's content type, e.g. a strategic merge patch of a
+    /// custom resource (415).
+    #[error("{0}")]
+    UnsupportedMediaType(Status),
+    /// The credentials are not allowed to do this (403).
+    #[error("{0}")]
+    Forbidden(Status),
+    /// The credentials were not accepted (401).
+    #[error("{0}")]
+    Unauthorized(Status),
+    /// The server is overloaded and asked to come back later (429), still after retries.
+    #[error("{0}")]
+    TooManyRequests(Status),
+    /// Any other failure the server answered with, e.g. 500 or 503.
+    #[error("{0}")]
+    Server(Status),
+    /// The server could not be reached, or the connection failed before an answer came: a write
+    /// may or may not have been carried out.
+    #[error("cannot reach the API server at {server}: {cause}")]
+    Unreachable {
+        /// The server URL from the kubeconfig.
+        server: String,
+        /// The lowest-level cause, in words, e.g. `connection refused`.
+        cause: String,
+    },
+    /// No answer came within `--request-timeout`.
+    #[error("the request to {url} timed out after {limit}")]
+    Timeout {
+        /// The request's URL.
+        url: String,
+        /// The limit, as the user wrote it (`1s`).
+        limit: String,
+    },
+    /// The credentials could not be obtained (an exec plugin failed, a token file is missing).
+    #[error("cannot get credentials for {server}: {message}")]
+    Credentials { server: String, message: String },
+    /// The kubeconfig, or the connection flags, do not describe a usable cluster.
+    #[error("{0}")]
+    Config(String),
+    /// The server serves no resource type by that name or kind.
+    #[error(transparent)]
+    Mapping(#[from] MappingError),
+    /// The server answered with something that is not what the API promises.
+    #[error("the server sent an invalid answer for {path}: {reason}")]
+    InvalidResponse { path: String, reason: String },
+    /// The request could not be made, e.g. an object name that cannot be part of a URL.
+    #[error("cannot make the request for {path}: {reason}")]
+    InvalidRequest { path: String, reason: String },
 }
 
-impl fmt::Display for ConnectionError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cannot reach the API server at {}: {}", self.server, self.cause)
+/// A client result.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// The error for a failed response, by its HTTP status and `metav1.Status` body.
+    pub fn from_response(status: http::StatusCode, body: &[u8]) -> Self {
+        let status = Status::from_response(status, body);
+        match (status.code, status.reason.as_str()) {
+            (_, "Invalid") | (422, _) => Error::Invalid(status),
+            (404, _) => Error::NotFound(status),
+            (409, "AlreadyExists") => Error::AlreadyExists(status),
+            (409, _) => Error::Conflict(status),
+            (400, _) => Error::BadRequest(status),
+            (401, _) => Error::Unauthorized(status),
+            (403, _) => Error::Forbidden(status),
+            (415, _) => Error::UnsupportedMediaType(status),
+            (429, _) => Error::TooManyRequests(status),
+            _ => Error::Server(status),
+        }
     }
-}
 
-impl std::error::Error for ConnectionError {}
+    /// The error for an object a list showed not to exist, worded as the server words it.
+    pub fn not_found(rt: &ResourceType, name: &str) -> Self {
+        Error::NotFound(Status {
+            code: 404,
+            reason: "NotFound".into(),
+            message: format!("{} {name:?} not found", rt.group_resource()),
+            details: None,
+        })
+    }
 
-/// The server's error behind `err`, if the failure came from the server.
-pub fn api_error(err: &anyhow::Error) -> Option<&ApiError> {
-    err.downcast_ref::<ApiError>()
+    /// The server's own account of the failure, when the server answered.
+    pub fn status(&self) -> Option<&Status> {
+        match self {
+            Error::NotFound(status)
+            | Error::AlreadyExists(status)
+            | Error::Conflict(status)
+            | Error::Invalid(status)
+            | Error::BadRequest(status)
+            | Error::UnsupportedMediaType(status)
+            | Error::Forbidden(status)
+            | Error::Unauthorized(status)
+            | Error::TooManyRequests(status)
+            | Error::Server(status) => Some(status),
+            _ => None,
+        }
+    }
+
+    /// The connection failed: the server may or may not have carried out a write.
+    pub fn is_unreachable(&self) -> bool {
+        matches!(self, Error::Unreachable { .. })
+    }
+
+    /// The write lost a race (409 `Conflict`).
+    pub fn is_conflict(&self) -> bool {
+        matches!(self, Error::Conflict(_))
+    }
+
+    /// kubectl's line for this error on its own: the server's words (`Error from server
+    /// (NotFound): ...`, `The Deployment "web" is invalid: ...`) as they are, others after `error: `.
+    pub fn line(&self) -> String {
+        match self.status() {
+            Some(status) => status.to_string(),
+            None => format!("error: {self}"),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -172,15 +265,15 @@ mod tests {
     #[test]
     fn not_found_reads_like_kubectl() {
         let body = br#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"deployments.apps \"x\" not found","reason":"NotFound","details":{"name":"x","group":"apps","kind":"deployments"},"code":404}"#;
-        let err = ApiError::from_response(http::StatusCode::NOT_FOUND, body);
-        assert!(err.is_not_found());
+        let err = Status::from_response(http::StatusCode::NOT_FOUND, body);
+        assert_eq!(err.code, 404);
         assert_eq!(err.to_string(), r#"Error from server (NotFound): deployments.apps "x" not found"#);
     }
 
     #[test]
     fn invalid_with_one_cause_is_one_line() {
         let body = br#"{"kind":"Status","status":"Failure","message":"Deployment.apps \"web\" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0","reason":"Invalid","details":{"name":"web","group":"apps","kind":"Deployment","causes":[{"reason":"FieldValueInvalid","message":"Invalid value: -1: must be greater than or equal to 0","field":"spec.replicas"}]},"code":422}"#;
-        let err = ApiError::from_response(http::StatusCode::UNPROCESSABLE_ENTITY, body);
+        let err = Status::from_response(http::StatusCode::UNPROCESSABLE_ENTITY, body);
         assert_eq!(
             err.to_string(),
             r#"The Deployment "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0"#
@@ -190,16 +283,16 @@ mod tests {
     #[test]
     fn invalid_with_several_causes_lists_them() {
         let body = br#"{"kind":"Status","reason":"Invalid","message":"m","details":{"name":"web","kind":"Deployment","causes":[{"field":"a","message":"x"},{"field":"b","message":"y"},{"field":"a","message":"x"}]},"code":422}"#;
-        let err = ApiError::from_response(http::StatusCode::UNPROCESSABLE_ENTITY, body);
+        let err = Status::from_response(http::StatusCode::UNPROCESSABLE_ENTITY, body);
         assert_eq!(err.to_string(), "The Deployment \"web\" is invalid: \n* a: x\n* b: y");
     }
 
     #[test]
     fn non_status_body_falls_back_to_http_status() {
-        let err = ApiError::from_response(http::StatusCode::SERVICE_UNAVAILABLE, b"upstream down\n");
+        let err = Status::from_response(http::StatusCode::SERVICE_UNAVAILABLE, b"upstream down\n");
         assert_eq!(err.code, 503);
         assert_eq!(err.to_string(), "Error from server (ServiceUnavailable): upstream down");
-        let empty = ApiError::from_response(http::StatusCode::BAD_GATEWAY, b"");
+        let empty = Status::from_response(http::StatusCode::BAD_GATEWAY, b"");
         assert_eq!(empty.to_string(), "Error from server (BadGateway): the server responded with 502 Bad Gateway");
     }
 }

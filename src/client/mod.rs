@@ -1,35 +1,32 @@
-//! Talking to the API server: kubeconfig and contexts, discovery and REST mapping, dynamic object access.
+//! The API: everything that talks to the API server. Kubeconfig and the connection flags, REST
+//! calls on objects of any type, discovery and REST mapping (cached on disk), the OpenAPI
+//! documents that give patch metadata (cached on disk), retries, and a typed [`Error`] that
+//! callers match on. It knows nothing of the command line or of printing.
 
-mod apply;
 mod config;
 mod discovery;
 mod disk_cache;
 mod dynamic;
 mod error;
 mod json;
-pub mod last_applied;
 mod mapping;
 mod openapi;
 mod resource;
 mod retry;
-mod table;
 mod transport;
 
 use std::sync::Arc;
 
-use serde::Deserialize as _;
 use tokio::sync::Mutex;
 
-pub use apply::{Action, Applied, ApplyOptions, Live};
 pub use config::ConnectOptions;
 pub use discovery::Discovery;
 pub use dynamic::{ListScope, WriteOptions};
-pub use error::{ApiError, ConnectionError, StatusCause, StatusDetails, api_error};
+pub use error::{Error, Result, Status, StatusCause, StatusDetails};
 pub use json::decode as decode_json;
 pub use mapping::MappingError;
 pub use resource::ResourceType;
-pub use retry::{Modified, ModifyOptions, RetryPolicy, is_conflict};
-pub use table::{Table, TableColumn, TableRow};
+pub use retry::RetryPolicy;
 
 use disk_cache::{DISCOVERY_TTL, DiskCache};
 use transport::Transport;
@@ -54,7 +51,7 @@ struct DiscoveryState {
 
 impl Cluster {
     /// Loads the kubeconfig the options select and prepares a client; sends no request yet.
-    pub async fn connect(opts: &ConnectOptions) -> anyhow::Result<Cluster> {
+    pub async fn connect(opts: &ConnectOptions) -> Result<Cluster> {
         let config = config::load(opts).await?;
         let transport = Transport::new(&config, opts.request_timeout)?;
         let cache = |what| opts.cache_root().map(|root| DiskCache::new(&root, what, transport.server()));
@@ -79,21 +76,21 @@ impl Cluster {
 
     /// The resource type for a user's type argument (`deploy`, `Deployment`, `deployments.apps`).
     /// On a miss, discovery is refreshed from the server once before giving up.
-    pub async fn resolve(&self, arg: &str) -> anyhow::Result<ResourceType> {
+    pub async fn resolve(&self, arg: &str) -> Result<ResourceType> {
         self.find(|discovery| discovery.resolve(arg).cloned())
             .await?
             .ok_or_else(|| MappingError::UnknownType(arg.to_string()).into())
     }
 
     /// The resource type serving `kind` in `api_version`, for objects read from manifests.
-    pub async fn resolve_kind(&self, api_version: &str, kind: &str) -> anyhow::Result<ResourceType> {
+    pub async fn resolve_kind(&self, api_version: &str, kind: &str) -> Result<ResourceType> {
         self.find(|discovery| discovery.resolve_kind(api_version, kind).cloned())
             .await?
             .ok_or_else(|| MappingError::UnknownKind { api_version: api_version.into(), kind: kind.into() }.into())
     }
 
     /// Every resource type the server serves, in priority order.
-    pub async fn discovery(&self) -> anyhow::Result<Arc<Discovery>> {
+    pub async fn discovery(&self) -> Result<Arc<Discovery>> {
         let mut state = self.discovery.lock().await;
         if let Some(current) = &state.current {
             return Ok(current.clone());
@@ -111,13 +108,13 @@ impl Cluster {
     }
 
     /// Reads discovery from the server again, e.g. after creating CustomResourceDefinitions.
-    pub async fn rediscover(&self) -> anyhow::Result<()> {
+    pub async fn rediscover(&self) -> Result<()> {
         let mut state = self.discovery.lock().await;
         self.refresh(&mut state).await.map(drop)
     }
 
     /// Looks `lookup` up in discovery, refreshing from the server once on a miss.
-    async fn find<T>(&self, lookup: impl Fn(&Discovery) -> Option<T>) -> anyhow::Result<Option<T>> {
+    async fn find<T>(&self, lookup: impl Fn(&Discovery) -> Option<T>) -> Result<Option<T>> {
         if let Some(found) = lookup(&*self.discovery().await?) {
             return Ok(Some(found));
         }
@@ -129,7 +126,7 @@ impl Cluster {
         Ok(lookup(&fresh))
     }
 
-    async fn refresh(&self, state: &mut DiscoveryState) -> anyhow::Result<Arc<Discovery>> {
+    async fn refresh(&self, state: &mut DiscoveryState) -> Result<Arc<Discovery>> {
         let fresh = Arc::new(discovery::fetch(&self.transport).await?);
         if let (Some(cache), Ok(bytes)) = (&self.discovery_cache, serde_json::to_vec(&*fresh)) {
             cache.store(DISCOVERY_FILE, &bytes);
@@ -137,13 +134,4 @@ impl Cluster {
         state.from_server = true;
         Ok(state.current.insert(fresh).clone())
     }
-}
-
-/// Reads a JSON `null` as the type's default: Go servers send `null` for empty lists.
-pub(crate) fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: Default + serde::Deserialize<'de>,
-{
-    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
 }

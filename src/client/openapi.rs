@@ -7,12 +7,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use http::{Request, header};
 use serde_json::Value;
 use tokio::sync::Mutex;
 
+use super::Cluster;
 use super::disk_cache::{DISCOVERY_TTL, DiskCache};
-use super::{Cluster, api_error};
+use super::error::{Error, Result};
 use crate::schema::{self, KindSchema, OpenApiSchema};
 
 /// Cache file of the `/openapi/v3` index (`null` when the server does not serve v3).
@@ -45,12 +45,12 @@ impl OpenApiCache {
 impl Cluster {
     /// The strategic-merge metadata of `kind` in `api_version`, or `None` when the kind is not built
     /// into Kubernetes (custom resources are patched with JSON merge patches, as kubectl does).
-    pub async fn patch_schema(&self, api_version: &str, kind: &str) -> anyhow::Result<Option<KindSchema>> {
+    pub async fn patch_schema(&self, api_version: &str, kind: &str) -> Option<KindSchema> {
         if !schema::is_builtin(api_version, kind) {
-            return Ok(None);
+            return None;
         }
         let document = self.openapi_document(api_version).await;
-        Ok(KindSchema::for_builtin(document, api_version, kind))
+        KindSchema::for_builtin(document, api_version, kind)
     }
 
     async fn openapi_document(&self, api_version: &str) -> Option<Arc<OpenApiSchema>> {
@@ -71,14 +71,14 @@ impl Cluster {
     }
 
     /// The v3 document of the group-version, or `None` when the server does not serve v3 or it.
-    async fn openapi_v3(&self, memory: &mut Memory, api_version: &str) -> anyhow::Result<Option<Arc<OpenApiSchema>>> {
+    async fn openapi_v3(&self, memory: &mut Memory, api_version: &str) -> Result<Option<Arc<OpenApiSchema>>> {
         if memory.v3_index.is_none() {
             let index = match self.cached_small(V3_INDEX) {
                 Some(index) => index,
                 None => {
                     let index = match self.get_json("/openapi/v3").await {
                         Ok(index) => index,
-                        Err(err) if api_error(&err).is_some_and(|err| err.code == 404) => Value::Null,
+                        Err(Error::NotFound(_)) => Value::Null,
                         Err(err) => return Err(err),
                     };
                     self.store_small(V3_INDEX, &index);
@@ -150,19 +150,20 @@ impl Cluster {
         OpenApiSchema::from_document(&document).ok().map(Arc::new)
     }
 
-    async fn fetch_openapi(&self, path: &str, cache_name: &str) -> anyhow::Result<Arc<OpenApiSchema>> {
+    async fn fetch_openapi(&self, path: &str, cache_name: &str) -> Result<Arc<OpenApiSchema>> {
         let pruned = schema::prune(&self.get_json(path).await?);
-        let schema = OpenApiSchema::from_document(&pruned)?;
+        let schema = OpenApiSchema::from_document(&pruned)
+            .map_err(|err| Error::InvalidResponse { path: path.to_string(), reason: err.to_string() })?;
         if let Some(disk) = &self.openapi.disk {
-            disk.store(cache_name, &serde_json::to_vec(&pruned)?);
+            disk.store(cache_name, &serde_json::to_vec(&pruned).expect("a JSON value always serializes"));
         }
         Ok(Arc::new(schema))
     }
 
-    async fn get_json(&self, path: &str) -> anyhow::Result<Value> {
-        let request = Request::get(path).header(header::ACCEPT, "application/json").body(Vec::new())?;
-        let body = self.transport.send(request).await?;
-        Ok(super::json::decode(&body)?)
+    async fn get_json(&self, path: &str) -> Result<Value> {
+        let body = self.transport.get(path, "application/json").await?;
+        super::json::decode(&body)
+            .map_err(|err| Error::InvalidResponse { path: path.to_string(), reason: format!("invalid JSON: {err}") })
     }
 }
 

@@ -1,11 +1,10 @@
-//! Writes that lose a race: the retry policy for 409 Conflict answers, and the read-modify-write
-//! built on it (read the object, change it, replace it carrying the resourceVersion that was read).
+//! Writes that lose a race: how often, and how patiently, a write is tried again after a 409
+//! Conflict (or whatever else the caller counts as worth another attempt).
 
+use std::fmt::Display;
 use std::time::Duration;
 
-use serde_json::Value;
-
-use super::{ApiError, Cluster, ResourceType, WriteOptions, api_error};
+use super::error::Error;
 
 /// How often, and how patiently, a write that lost a race (409 Conflict) is tried again.
 ///
@@ -50,17 +49,17 @@ impl RetryPolicy {
     /// Runs `operation` (given the attempt number, from 1) until it succeeds, fails with anything
     /// but a conflict, or the attempts are used up; then returns its last result. `what` names the
     /// write in the log: every attempt is logged at `-v`.
-    pub async fn run<T>(&self, what: &str, operation: impl AsyncFnMut(u32) -> anyhow::Result<T>) -> anyhow::Result<T> {
-        self.run_while(what, is_conflict, operation).await
+    pub async fn run<T>(&self, what: &str, operation: impl AsyncFnMut(u32) -> Result<T, Error>) -> Result<T, Error> {
+        self.run_while(what, Error::is_conflict, operation).await
     }
 
     /// [`RetryPolicy::run`], trying again after any error that `retryable` accepts.
-    pub async fn run_while<T>(
+    pub async fn run_while<T, E: Display>(
         &self,
         what: &str,
-        retryable: impl Fn(&anyhow::Error) -> bool,
-        mut operation: impl AsyncFnMut(u32) -> anyhow::Result<T>,
-    ) -> anyhow::Result<T> {
+        retryable: impl Fn(&E) -> bool,
+        mut operation: impl AsyncFnMut(u32) -> Result<T, E>,
+    ) -> Result<T, E> {
         let attempts = self.attempts.max(1);
         let mut attempt = 1;
         loop {
@@ -68,7 +67,7 @@ impl RetryPolicy {
             match operation(attempt).await {
                 Err(err) if retryable(&err) && attempt < attempts => {
                     let pause = self.pause(attempt);
-                    tracing::info!("{what}: {err:#}; trying again in {} ms", pause.as_millis());
+                    tracing::info!("{what}: {err}; trying again in {} ms", pause.as_millis());
                     tokio::time::sleep(pause).await;
                     attempt += 1;
                 }
@@ -82,76 +81,16 @@ impl RetryPolicy {
     }
 }
 
-/// Whether `err` is the server's 409 Conflict: the object changed since it was read.
-pub fn is_conflict(err: &anyhow::Error) -> bool {
-    api_error(err).is_some_and(ApiError::is_conflict)
-}
-
-/// Options of a read-modify-write.
-#[derive(Debug, Clone, Default)]
-pub struct ModifyOptions {
-    /// How many attempts, and how far apart, when other writers get in between.
-    pub retry: RetryPolicy,
-    /// Options of the replace: server dry run, field manager, subresource.
-    pub write: WriteOptions,
-    /// Read and change the object, but send nothing.
-    pub client_dry_run: bool,
-}
-
-/// What a read-modify-write did.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Modified {
-    /// The object afterwards: the server's answer, what a client dry run computed, or the object
-    /// as read when the change left it as it was (then nothing is sent).
-    pub object: Value,
-    /// Whether the object is different from the one read.
-    pub changed: bool,
-}
-
-impl Cluster {
-    /// Reads the object, lets `change` modify it, and replaces it with the resourceVersion that was
-    /// read, so that a write by someone else in between makes the server refuse (409 Conflict)
-    /// instead of losing that write. After a conflict the object is read again and `change` applied
-    /// again, as `options.retry` allows. When `change` leaves the object as it was, nothing is sent.
-    pub async fn read_modify_write(
-        &self,
-        rt: &ResourceType,
-        namespace: Option<&str>,
-        name: &str,
-        options: &ModifyOptions,
-        mut change: impl FnMut(&mut Value) -> anyhow::Result<()>,
-    ) -> anyhow::Result<Modified> {
-        let what = format!("update {}/{name}", rt.group_kind_lower());
-        options
-            .retry
-            .run(&what, async |_| {
-                let read = self.get(rt, namespace, name).await?;
-                let mut object = read.clone();
-                change(&mut object)?;
-                if let Some(version) = read.pointer("/metadata/resourceVersion") {
-                    object["metadata"]["resourceVersion"] = version.clone();
-                }
-                if object == read {
-                    return Ok(Modified { object, changed: false });
-                }
-                if options.client_dry_run {
-                    return Ok(Modified { object, changed: true });
-                }
-                let written = self.replace(rt, namespace, name, &object, &options.write).await?;
-                Ok(Modified { changed: written != read, object: written })
-            })
-            .await
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::cell::Cell;
 
-    fn conflict() -> anyhow::Error {
-        ApiError { code: 409, reason: "Conflict".into(), message: "the object has been modified".into(), details: None }
-            .into()
+    fn conflict() -> Error {
+        Error::from_response(
+            http::StatusCode::CONFLICT,
+            br#"{"kind":"Status","reason":"Conflict","message":"the object has been modified"}"#,
+        )
     }
 
     fn quick(attempts: u32) -> RetryPolicy {
@@ -184,26 +123,26 @@ mod tests {
     #[tokio::test]
     async fn gives_up_after_the_last_attempt_with_the_conflict() {
         let calls = Cell::new(0);
-        let result: anyhow::Result<()> = quick(4)
+        let result: Result<(), Error> = quick(4)
             .run("test", async |_| {
                 calls.set(calls.get() + 1);
                 Err(conflict())
             })
             .await;
-        assert!(is_conflict(&result.unwrap_err()));
+        assert!(result.unwrap_err().is_conflict());
         assert_eq!(calls.get(), 4);
     }
 
     #[tokio::test]
     async fn other_errors_are_not_retried() {
         let calls = Cell::new(0);
-        let result: anyhow::Result<()> = quick(0)
+        let result: Result<(), Error> = quick(0)
             .run("test", async |_| {
                 calls.set(calls.get() + 1);
-                anyhow::bail!("not found")
+                Err(Error::Config("not a conflict".into()))
             })
             .await;
-        assert_eq!(result.unwrap_err().to_string(), "not found");
+        assert_eq!(result.unwrap_err().to_string(), "not a conflict");
         assert_eq!(calls.get(), 1);
     }
 }

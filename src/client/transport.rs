@@ -13,7 +13,7 @@ use tower::ServiceBuilder;
 use tower::retry::RetryLayer;
 use tower_http::decompression::DecompressionLayer;
 
-use super::error::{ApiError, ConnectionError};
+use super::error::{Error, Result};
 
 /// How many times a read is sent when the connection fails.
 const READ_ATTEMPTS: u32 = 3;
@@ -28,10 +28,10 @@ pub(crate) struct Transport {
 
 impl Transport {
     /// A client for the server in `config`, each request limited to `timeout`.
-    pub(crate) fn new(config: &kube::Config, timeout: Option<Duration>) -> anyhow::Result<Self> {
+    pub(crate) fn new(config: &kube::Config, timeout: Option<Duration>) -> Result<Self> {
         let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
         let client =
-            build_client(config).map_err(|err| anyhow::anyhow!("cannot set up a client for {server}: {err}"))?;
+            build_client(config).map_err(|err| Error::Config(format!("cannot set up a client for {server}: {err}")))?;
         Ok(Transport { client, server, timeout })
     }
 
@@ -41,27 +41,37 @@ impl Transport {
     }
 
     /// Sends `request` (its URI is a path on the server) and returns the body of a 2xx answer.
-    /// Other answers become [`ApiError`]; unreachable servers become [`ConnectionError`]. Reads
-    /// are sent again when the connection fails; writes are not (the caller decides).
-    pub(crate) async fn send(&self, request: Request<Vec<u8>>) -> anyhow::Result<Bytes> {
+    /// Other answers become the [`Error`] for their status. Reads are sent again when the
+    /// connection fails; writes are not (the caller decides).
+    pub(crate) async fn send(&self, request: Request<Vec<u8>>) -> Result<Bytes> {
         let (status, body) = if request.method() == Method::GET {
             self.exchange_retrying(request).await?
         } else {
             self.exchange(request).await?
         };
-        if status.is_success() { Ok(body) } else { Err(ApiError::from_response(status, &body).into()) }
+        if status.is_success() { Ok(body) } else { Err(Error::from_response(status, &body)) }
+    }
+
+    /// GETs `path`, accepting `accept`, and returns the body of a 2xx answer.
+    pub(crate) async fn get(&self, path: &str, accept: &str) -> Result<Bytes> {
+        let request = Request::get(path)
+            .header(http::header::ACCEPT, accept)
+            .body(Vec::new())
+            .map_err(|err| Error::InvalidRequest { path: path.to_string(), reason: err.to_string() })?;
+        self.send(request).await
     }
 
     /// [`Transport::exchange`], tried up to [`READ_ATTEMPTS`] times while the connection fails.
-    async fn exchange_retrying(&self, request: Request<Vec<u8>>) -> anyhow::Result<(StatusCode, Bytes)> {
+    async fn exchange_retrying(&self, request: Request<Vec<u8>>) -> Result<(StatusCode, Bytes)> {
         let mut attempt = 1;
         loop {
             let mut copy = Request::builder().method(request.method()).uri(request.uri());
             if let Some(headers) = copy.headers_mut() {
                 headers.extend(request.headers().clone());
             }
-            match self.exchange(copy.body(request.body().clone())?).await {
-                Err(err) if err.downcast_ref::<ConnectionError>().is_some() && attempt < READ_ATTEMPTS => {
+            let copy = copy.body(request.body().clone()).expect("a copy of a valid request is valid");
+            match self.exchange(copy).await {
+                Err(err) if err.is_unreachable() && attempt < READ_ATTEMPTS => {
                     tracing::debug!("{err:#}; reading again");
                     tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
                     attempt += 1;
@@ -72,7 +82,7 @@ impl Transport {
     }
 
     /// Sends `request` and returns the status and body whatever the status is.
-    pub(crate) async fn exchange(&self, request: Request<Vec<u8>>) -> anyhow::Result<(StatusCode, Bytes)> {
+    pub(crate) async fn exchange(&self, request: Request<Vec<u8>>) -> Result<(StatusCode, Bytes)> {
         let method = request.method().clone();
         let url = format!("{}{}", self.server, request.uri());
         let started = Instant::now();
@@ -87,7 +97,7 @@ impl Transport {
                 Ok(outcome) => outcome,
                 Err(_) => {
                     tracing::debug!("{method} {url}  in {} milliseconds", started.elapsed().as_millis());
-                    anyhow::bail!("the request to {url} timed out after {}", humanize(limit));
+                    return Err(Error::Timeout { url, limit: humanize(limit) });
                 }
             },
             None => call.await,
@@ -105,10 +115,10 @@ impl Transport {
         }
     }
 
-    fn failure(&self, err: kube::Error) -> anyhow::Error {
+    fn failure(&self, err: kube::Error) -> Error {
         match err {
-            kube::Error::Auth(auth) => anyhow::anyhow!("cannot get credentials for {}: {auth}", self.server),
-            other => ConnectionError { server: self.server.clone(), cause: lowest_cause(&other) }.into(),
+            kube::Error::Auth(auth) => Error::Credentials { server: self.server.clone(), message: auth.to_string() },
+            other => Error::Unreachable { server: self.server.clone(), cause: lowest_cause(&other) },
         }
     }
 }

@@ -1,10 +1,29 @@
-//! Reading `-f` inputs: files, directories, stdin; multi-document YAML and JSON.
+//! Reading `-f` inputs: files, directories, stdin; multi-document YAML and JSON; `List`s. Each
+//! object keeps where it came from, and every error names the file and the document.
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context as _, bail};
 use serde_json::Value;
+
+/// Why the inputs could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file or directory could not be read.
+    #[error("cannot read {path}: {cause}")]
+    Read { path: String, cause: std::io::Error },
+    /// A document is not valid YAML or JSON, or not an object with a type and a name.
+    #[error("{location}: {message}")]
+    Invalid {
+        /// `app.yaml (document 2)`.
+        location: String,
+        message: String,
+    },
+}
+
+fn invalid(source: &str, document: usize, message: impl Into<String>) -> Error {
+    Error::Invalid { location: format!("{source} (document {document})"), message: message.into() }
+}
 
 /// One object read from a manifest, with where it came from for error messages.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,12 +65,12 @@ impl ManifestObject {
 
 /// Reads every object in `paths`, in order: `-` is stdin, a directory means its `.yaml`, `.yml`
 /// and `.json` files sorted by name, and those of its subdirectories too when `recursive`.
-pub fn read_paths(paths: &[PathBuf], recursive: bool) -> anyhow::Result<Vec<ManifestObject>> {
+pub fn read_paths(paths: &[PathBuf], recursive: bool) -> Result<Vec<ManifestObject>, Error> {
     let mut objects = Vec::new();
     for path in paths {
         if path.as_os_str() == "-" {
             let mut text = String::new();
-            std::io::stdin().read_to_string(&mut text).context("cannot read stdin")?;
+            std::io::stdin().read_to_string(&mut text).map_err(|cause| Error::Read { path: "stdin".into(), cause })?;
             objects.extend(parse(&text, "STDIN")?);
         } else if path.is_dir() {
             for file in manifest_files(path, recursive)? {
@@ -64,16 +83,17 @@ pub fn read_paths(paths: &[PathBuf], recursive: bool) -> anyhow::Result<Vec<Mani
     Ok(objects)
 }
 
-fn read_file(path: &Path) -> anyhow::Result<Vec<ManifestObject>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+fn read_file(path: &Path) -> Result<Vec<ManifestObject>, Error> {
+    let text =
+        std::fs::read_to_string(path).map_err(|cause| Error::Read { path: path.display().to_string(), cause })?;
     parse(&text, &path.display().to_string())
 }
 
-fn manifest_files(dir: &Path, recursive: bool) -> anyhow::Result<Vec<PathBuf>> {
-    let entries = std::fs::read_dir(dir).with_context(|| format!("cannot read directory {}", dir.display()))?;
+fn manifest_files(dir: &Path, recursive: bool) -> Result<Vec<PathBuf>, Error> {
+    let unreadable = |cause| Error::Read { path: format!("directory {}", dir.display()), cause };
     let mut paths = Vec::new();
-    for entry in entries {
-        paths.push(entry.with_context(|| format!("cannot read directory {}", dir.display()))?.path());
+    for entry in std::fs::read_dir(dir).map_err(unreadable)? {
+        paths.push(entry.map_err(unreadable)?.path());
     }
     paths.sort();
     let mut files = Vec::new();
@@ -91,22 +111,19 @@ fn manifest_files(dir: &Path, recursive: bool) -> anyhow::Result<Vec<PathBuf>> {
 /// The objects in `text`: a JSON stream when it starts with `{` or `[`, else YAML documents
 /// separated by `---` lines (as kubectl splits them). Empty documents are skipped and `List`
 /// documents contribute their items. Errors name the source and the document.
-pub fn parse(text: &str, source: &str) -> anyhow::Result<Vec<ManifestObject>> {
+pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, Error> {
     let documents: Vec<Value> = if text.trim_start().starts_with(['{', '[']) {
         let mut documents = Vec::new();
         for (index, document) in serde_json::Deserializer::from_str(text).into_iter::<Value>().enumerate() {
-            documents.push(document.with_context(|| format!("{source} (document {}): invalid JSON", index + 1))?);
+            documents.push(document.map_err(|err| invalid(source, index + 1, format!("invalid JSON: {err}")))?);
         }
         documents
     } else {
         let mut documents = Vec::new();
         for (index, (first_line, document)) in yaml_documents(text).enumerate() {
             let value: Value = serde_saphyr::from_str_with_options(document, yaml_options()).map_err(|err| {
-                anyhow::anyhow!(
-                    "{source} (document {}): invalid YAML: {}",
-                    index + 1,
-                    describe_yaml_error(&err.to_string(), first_line)
-                )
+                let message = describe_yaml_error(&err.to_string(), first_line);
+                invalid(source, index + 1, format!("invalid YAML: {message}"))
             })?;
             documents.push(value);
         }
@@ -178,22 +195,26 @@ fn describe_yaml_error(message: &str, first_line: usize) -> String {
     }
 }
 
-fn validated(object: Value, source: &str, document: usize) -> anyhow::Result<ManifestObject> {
+fn validated(object: Value, source: &str, document: usize) -> Result<ManifestObject, Error> {
     let shown = || {
         let text = serde_json::to_string(&object).unwrap_or_default();
         text.chars().take(80).collect::<String>()
     };
     if !object.is_object() {
-        bail!("{source} (document {document}): the document is not an object: {}", shown());
+        return Err(invalid(source, document, format!("the document is not an object: {}", shown())));
     }
     for (pointer, field) in [("/apiVersion", "apiVersion"), ("/kind", "kind"), ("/metadata/name", "metadata.name")] {
         match object.pointer(pointer) {
-            None | Some(Value::Null) => bail!("{source} (document {document}): the object has no {field}: {}", shown()),
+            None | Some(Value::Null) => {
+                return Err(invalid(source, document, format!("the object has no {field}: {}", shown())));
+            }
             Some(Value::String(text)) if text.is_empty() => {
-                bail!("{source} (document {document}): the object's {field} is empty")
+                return Err(invalid(source, document, format!("the object's {field} is empty")));
             }
             Some(Value::String(_)) => {}
-            Some(other) => bail!("{source} (document {document}): the object's {field} must be a string, not {other}"),
+            Some(other) => {
+                return Err(invalid(source, document, format!("the object's {field} must be a string, not {other}")));
+            }
         }
     }
     Ok(ManifestObject { source: source.to_string(), document, object })

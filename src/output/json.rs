@@ -1,148 +1,24 @@
-//! JSON in kubectl's style, which is Go's `json.MarshalIndent` with four spaces: keys sorted,
-//! `<`, `>`, `&`, U+2028 and U+2029 escaped, numbers in Go's shortest form.
+//! JSON as kubectl prints it: Go's `json.MarshalIndent` with four spaces.
 
 use std::io::{self, Write};
 
-use serde::Serialize;
 use serde_json::Value;
-use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
+
+use crate::gocompat;
 
 /// `value` as indented JSON, ending with a newline.
 pub fn to_json(value: &Value) -> String {
-    let mut out = Vec::new();
-    write_json(&mut out, value).expect("writing into memory cannot fail");
-    String::from_utf8(out).expect("serde_json writes UTF-8")
+    to_json_indented(value, "    ")
 }
 
 /// Writes `value` as indented JSON, ending with a newline, without building the text first.
 pub fn write_json(out: &mut impl Write, value: &Value) -> io::Result<()> {
-    write_json_indented(out, value, "    ")
+    gocompat::json::write_indented(out, value, "    ")
 }
 
 /// `value` as JSON indented by `indent` (kubectl uses two spaces in some places), with a newline.
 pub fn to_json_indented(value: &Value, indent: &str) -> String {
     let mut out = Vec::new();
-    write_json_indented(&mut out, value, indent).expect("writing into memory cannot fail");
+    gocompat::json::write_indented(&mut out, value, indent).expect("writing into memory cannot fail");
     String::from_utf8(out).expect("serde_json writes UTF-8")
-}
-
-fn write_json_indented(out: &mut impl Write, value: &Value, indent: &str) -> io::Result<()> {
-    let mut serializer =
-        serde_json::Serializer::with_formatter(&mut *out, GoFormatter(PrettyFormatter::with_indent(indent.as_bytes())));
-    value.serialize(&mut serializer).map_err(io::Error::other)?;
-    out.write_all(b"\n")
-}
-
-/// `value` on one line, as Go's `json.Marshal` writes it (kubectl's last-applied annotation).
-pub fn to_compact_json(value: &Value) -> String {
-    write_go_json(value, CompactFormatter)
-}
-
-fn write_go_json<F: Formatter>(value: &Value, layout: F) -> String {
-    let mut out = Vec::new();
-    let mut serializer = serde_json::Serializer::with_formatter(&mut out, GoFormatter(layout));
-    value.serialize(&mut serializer).expect("serializing a JSON value into memory cannot fail");
-    String::from_utf8(out).expect("serde_json writes UTF-8")
-}
-
-/// serde_json's printer (pretty or compact) with Go's string escapes and float format.
-struct GoFormatter<F>(F);
-
-impl<F: Formatter> Formatter for GoFormatter<F> {
-    fn write_string_fragment<W: ?Sized + Write>(&mut self, writer: &mut W, fragment: &str) -> io::Result<()> {
-        let mut rest = fragment;
-        while let Some(at) = rest.find(['<', '>', '&', '\u{2028}', '\u{2029}']) {
-            writer.write_all(&rest.as_bytes()[..at])?;
-            let c = rest[at..].chars().next().expect("found a character at this index");
-            write!(writer, "\\u{:04x}", c as u32)?;
-            rest = &rest[at + c.len_utf8()..];
-        }
-        writer.write_all(rest.as_bytes())
-    }
-
-    fn write_f64<W: ?Sized + Write>(&mut self, writer: &mut W, value: f64) -> io::Result<()> {
-        writer.write_all(go_float_json(value).as_bytes())
-    }
-
-    fn begin_array<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.0.begin_array(writer)
-    }
-
-    fn end_array<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.0.end_array(writer)
-    }
-
-    fn begin_array_value<W: ?Sized + Write>(&mut self, writer: &mut W, first: bool) -> io::Result<()> {
-        self.0.begin_array_value(writer, first)
-    }
-
-    fn end_array_value<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.0.end_array_value(writer)
-    }
-
-    fn begin_object<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.0.begin_object(writer)
-    }
-
-    fn end_object<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.0.end_object(writer)
-    }
-
-    fn begin_object_key<W: ?Sized + Write>(&mut self, writer: &mut W, first: bool) -> io::Result<()> {
-        self.0.begin_object_key(writer, first)
-    }
-
-    fn begin_object_value<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.0.begin_object_value(writer)
-    }
-
-    fn end_object_value<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.0.end_object_value(writer)
-    }
-}
-
-/// Go's `encoding/json` float format: plain decimals from 1e-6 up to 1e21, else `1e+21`, `1e-7`.
-fn go_float_json(value: f64) -> String {
-    let magnitude = value.abs();
-    if magnitude == 0.0 || (1e-6..1e21).contains(&magnitude) {
-        return format!("{value}");
-    }
-    let scientific = format!("{value:e}");
-    match scientific.split_once('e') {
-        Some((mantissa, exponent)) if !exponent.starts_with('-') => format!("{mantissa}e+{exponent}"),
-        _ => scientific,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn indents_four_spaces_and_sorts_keys() {
-        let value = json!({"b": [1, {}], "a": {"c": []}});
-        assert_eq!(
-            to_json(&value),
-            "{\n    \"a\": {\n        \"c\": []\n    },\n    \"b\": [\n        1,\n        {}\n    ]\n}\n"
-        );
-    }
-
-    #[test]
-    fn compact_output_is_one_line() {
-        assert_eq!(to_compact_json(&json!({"b": [1, {}], "a": "<"})), r#"{"a":"\u003c","b":[1,{}]}"#);
-    }
-
-    #[test]
-    fn escapes_like_go() {
-        assert_eq!(to_json(&json!("a<b>&c\u{2028}\"\n")), "\"a\\u003cb\\u003e\\u0026c\\u2028\\\"\\n\"\n");
-    }
-
-    #[test]
-    fn floats_print_like_go() {
-        assert_eq!(
-            to_json(&json!([1.0, 1.5, 1e21, 1e-7, 0.000001])),
-            "[\n    1,\n    1.5,\n    1e+21,\n    1e-7,\n    0.000001\n]\n"
-        );
-    }
 }

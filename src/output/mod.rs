@@ -1,4 +1,6 @@
-//! Printers for `-o yaml|json|name|wide` and tables, each matching kubectl's output.
+//! Printers: `-o yaml|json|name|wide`, the server's tables and diffs, each matching kubectl's
+//! output byte for byte (through [`crate::gocompat`]). Pure: printers return text or write to the
+//! writer they are given; they know nothing of the server or of the command line.
 
 mod diff;
 mod json;
@@ -9,13 +11,13 @@ mod yaml;
 use serde_json::{Value, json};
 
 pub use diff::unified_diff;
-pub use json::{to_compact_json, to_json, to_json_indented};
+pub use json::{to_json, to_json_indented};
 pub use name::object_name;
-pub use table::{TableOptions, render as render_table};
+pub use table::{Table, TableColumn, TableOptions, TableRow, render as render_table};
 pub use yaml::to_yaml;
 
 /// The `-o` formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputFormat {
     /// Indented JSON.
     Json,

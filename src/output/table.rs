@@ -1,9 +1,57 @@
 //! The default human-readable output: the server's Table, laid out like kubectl's tab writer
 //! (left-aligned columns, three spaces apart, at least six wide, upper-case headers).
 
+use serde::Deserialize;
 use serde_json::Value;
 
-use crate::client::Table;
+use crate::gocompat::fmt::value_text;
+
+/// The `meta.k8s.io/v1` Table the server prints for `kubectl get`: column definitions and one
+/// row per object.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct Table {
+    /// The columns, in display order.
+    #[serde(rename = "columnDefinitions", default, deserialize_with = "crate::gocompat::null_as_default")]
+    pub columns: Vec<TableColumn>,
+    /// The rows, one per object.
+    #[serde(default, deserialize_with = "crate::gocompat::null_as_default")]
+    pub rows: Vec<TableRow>,
+}
+
+/// One column: its title and how important it is (0 is shown by default, more only with `-o wide`).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct TableColumn {
+    /// Title, e.g. `Name` or `Nominated Node`.
+    pub name: String,
+    /// Priority: 0 for default columns.
+    #[serde(default)]
+    pub priority: i64,
+}
+
+/// One row: its cells and the object's metadata (a `PartialObjectMetadata`).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct TableRow {
+    /// Cell values, one per column.
+    #[serde(default, deserialize_with = "crate::gocompat::null_as_default")]
+    pub cells: Vec<Value>,
+    /// The object the row shows, usually only its metadata.
+    #[serde(default)]
+    pub object: Value,
+}
+
+impl TableRow {
+    /// The row's object's namespace, if it has one.
+    pub fn namespace(&self) -> Option<&str> {
+        self.object.pointer("/metadata/namespace").and_then(Value::as_str)
+    }
+}
+
+impl Table {
+    /// Reads the Table document the server sent.
+    pub fn from_document(document: Value) -> Result<Table, serde_json::Error> {
+        serde_json::from_value(document)
+    }
+}
 
 /// Space between columns.
 const PADDING: usize = 3;
@@ -76,28 +124,12 @@ fn align(lines: &[Vec<String>]) -> String {
 
 /// A cell as kubectl prints it: empty for null, else as Go's `%v` prints the decoded JSON value.
 fn format_top_cell(cell: &Value) -> String {
-    if cell.is_null() { String::new() } else { format_cell(cell) }
-}
-
-/// A value as Go's `%v` prints the decoded JSON value.
-fn format_cell(cell: &Value) -> String {
-    match cell {
-        Value::String(text) => text.clone(),
-        Value::Number(number) => super::yaml::format_number(number),
-        Value::Bool(flag) => flag.to_string(),
-        Value::Null => "<nil>".into(),
-        Value::Array(items) => format!("[{}]", items.iter().map(format_cell).collect::<Vec<_>>().join(" ")),
-        Value::Object(map) => {
-            let entries: Vec<String> = map.iter().map(|(key, value)| format!("{key}:{}", format_cell(value))).collect();
-            format!("map[{}]", entries.join(" "))
-        }
-    }
+    if cell.is_null() { String::new() } else { value_text(cell).into_owned() }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::{TableColumn, TableRow};
     use serde_json::json;
 
     fn table() -> Table {

@@ -2,9 +2,10 @@
 //! dashes at the parent key's indent, strings quoted only when they would read back as something
 //! else, multi-line strings as `|` blocks, and long plain strings folded after column 80.
 
-use std::cmp::Ordering;
+use serde_json::{Map, Value};
 
-use serde_json::{Map, Number, Value};
+use crate::gocompat::fmt::number_text;
+use crate::gocompat::order::yaml_key_order;
 
 /// go-yaml's preferred line width: past it, a space in a string becomes a line break.
 const BEST_WIDTH: usize = 80;
@@ -64,7 +65,7 @@ impl Emitter {
 
     fn mapping(&mut self, map: &Map<String, Value>, indent: usize, inline_first: bool) {
         let mut keys: Vec<&String> = map.keys().collect();
-        keys.sort_by(|a, b| natural_order(a, b));
+        keys.sort_by(|a, b| yaml_key_order(a, b));
         for (position, key) in keys.into_iter().enumerate() {
             if position > 0 || !inline_first {
                 self.start_line();
@@ -103,7 +104,7 @@ impl Emitter {
         match value {
             Value::Null => self.put_str("null"),
             Value::Bool(flag) => self.put_str(if *flag { "true" } else { "false" }),
-            Value::Number(number) => self.put_str(&format_number(number)),
+            Value::Number(number) => self.put_str(&number_text(number)),
             Value::String(text) => self.string(text, indent, false),
             Value::Array(_) => self.put_str("[]"),
             Value::Object(_) => self.put_str("{}"),
@@ -463,80 +464,6 @@ fn leading_number(text: &str) -> (Option<u32>, &str) {
         return (None, text);
     }
     (text[..len].parse().ok(), &text[len..])
-}
-
-/// Integers in decimal; other numbers like Go's `strconv.FormatFloat(f, 'g', -1, 64)`.
-pub(crate) fn format_number(number: &Number) -> String {
-    match number.as_f64() {
-        Some(float) if number.is_f64() => go_float_g(float),
-        _ => number.to_string(),
-    }
-}
-
-/// Go's shortest `%g`: exponent form (`1e+06`, `1.5e-07`) below 1e-4 or from 1e6 up.
-pub(crate) fn go_float_g(float: f64) -> String {
-    let scientific = format!("{float:e}");
-    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    if !(-4..6).contains(&exponent) {
-        let sign = if exponent < 0 { '-' } else { '+' };
-        format!("{mantissa}e{sign}{:02}", exponent.abs())
-    } else {
-        format!("{float}")
-    }
-}
-
-/// go-yaml v2's key order: like string order, but runs of digits compare by value and letters sort
-/// after other characters.
-fn natural_order(a: &str, b: &str) -> Ordering {
-    if natural_less(a, b) {
-        Ordering::Less
-    } else if natural_less(b, a) {
-        Ordering::Greater
-    } else {
-        Ordering::Equal
-    }
-}
-
-fn natural_less(a: &str, b: &str) -> bool {
-    let ar: Vec<char> = a.chars().collect();
-    let br: Vec<char> = b.chars().collect();
-    for i in 0..ar.len().min(br.len()) {
-        if ar[i] == br[i] {
-            continue;
-        }
-        let (a_letter, b_letter) = (ar[i].is_alphabetic(), br[i].is_alphabetic());
-        if a_letter && b_letter {
-            return ar[i] < br[i];
-        }
-        if a_letter || b_letter {
-            return b_letter;
-        }
-        let (mut an, mut bn) = (0i64, 0i64);
-        if (ar[i] == '0' || br[i] == '0') && ar[..i].iter().rev().take_while(|c| c.is_ascii_digit()).any(|&c| c != '0')
-        {
-            an = 1;
-            bn = 1;
-        }
-        let mut ai = i;
-        while ai < ar.len() && ar[ai].is_ascii_digit() {
-            an = an.saturating_mul(10).saturating_add(i64::from(ar[ai] as u8 - b'0'));
-            ai += 1;
-        }
-        let mut bi = i;
-        while bi < br.len() && br[bi].is_ascii_digit() {
-            bn = bn.saturating_mul(10).saturating_add(i64::from(br[bi] as u8 - b'0'));
-            bi += 1;
-        }
-        if an != bn {
-            return an < bn;
-        }
-        if ai != bi {
-            return ai < bi;
-        }
-        return ar[i] < br[i];
-    }
-    ar.len() < br.len()
 }
 
 #[cfg(test)]

@@ -1,9 +1,6 @@
-//! From an edited object back to the object it was fetched as, and the patch between them.
+//! From an edited object back to the object it was fetched as.
 
 use serde_json::Value;
-
-use crate::merge::{self, MergeError, PatchType};
-use crate::schema::KindSchema;
 
 /// kubectl's words for an edit that changed what identifies the object.
 pub(super) const IDENTITY_CHANGED: &str = "At least one of apiVersion, kind and name was changed";
@@ -26,19 +23,6 @@ pub(super) fn find_fetched<'a>(fetched: impl IntoIterator<Item = &'a Value>, edi
 /// a patch cannot change them.
 pub(super) fn same_identity(fetched: &Value, edited: &Value) -> bool {
     ["/apiVersion", "/kind", "/metadata/name"].iter().all(|pointer| fetched.pointer(pointer) == edited.pointer(pointer))
-}
-
-/// The patch from `base` (what the server has from this session) to `edited`: a strategic merge
-/// patch for built-in kinds, a JSON merge patch for the others (custom resources).
-pub(super) fn two_way_patch(
-    base: &Value,
-    edited: &Value,
-    schema: Option<&KindSchema>,
-) -> Result<(PatchType, Value), MergeError> {
-    match schema {
-        Some(schema) => Ok((PatchType::Strategic, merge::strategic::create_two_way(base, edited, &schema.node())?)),
-        None => Ok((PatchType::Merge, merge::json_merge::create_two_way(base, edited)?)),
-    }
 }
 
 #[cfg(test)]
@@ -77,28 +61,5 @@ mod tests {
             assert!(!same_identity(&fetched, &changed), "{pointer}");
         }
         assert!(!same_identity(&fetched, &object("ConfigMap", "b", Some("1"))));
-    }
-
-    #[test]
-    fn custom_resources_get_json_merge_patches() {
-        let base = json!({"spec": {"size": 1, "parts": ["a", "b"]}});
-        let edited = json!({"spec": {"size": 2, "parts": ["a"]}});
-        let (patch_type, patch) = two_way_patch(&base, &edited, None).unwrap();
-        assert_eq!(patch_type, PatchType::Merge);
-        assert_eq!(patch, json!({"spec": {"size": 2, "parts": ["a"]}}));
-    }
-
-    #[test]
-    fn built_in_kinds_get_strategic_patches() {
-        let schema = KindSchema::for_builtin(None, "apps/v1", "Deployment").unwrap();
-        let container = |image: &str| json!({"name": "app", "image": image});
-        let deployment = |image: &str| json!({"spec": {"template": {"spec": {"containers": [container(image)]}}}});
-        let (patch_type, patch) = two_way_patch(&deployment("a:1"), &deployment("a:2"), Some(&schema)).unwrap();
-        assert_eq!(patch_type, PatchType::Strategic);
-        let expected = json!({"spec": {"template": {"spec": {
-            "$setElementOrder/containers": [{"name": "app"}],
-            "containers": [{"image": "a:2", "name": "app"}]
-        }}}});
-        assert_eq!(patch, expected);
     }
 }

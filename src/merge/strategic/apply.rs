@@ -4,10 +4,11 @@ use serde_json::{Map, Value};
 
 use super::aliasing::{SharedList, decoded_capacity};
 use super::order::{Order, missing_merge_key, normalize_element_order, partition_by_presence, wrong_type};
-use super::values::{GoType, dedupe_in_place, go_text, go_type, identity};
+use super::values::{GoType, dedupe_in_place, go_type, identity};
 use super::{
     DELETE, DELETE_FROM_PRIMITIVE_LIST, DIRECTIVE, MERGE, REPLACE, RETAIN_KEYS, SET_ELEMENT_ORDER, element_type,
 };
+use crate::gocompat::fmt::value_text;
 use crate::merge::error::{AtPath, ErrorKind, MergeError, brief};
 use crate::schema::{LookupPatchMeta, Strategy};
 
@@ -144,8 +145,11 @@ fn remove_directives(value: Value) -> Option<Value> {
 }
 
 fn unknown_directive(directive: &Value, map: &Map<String, Value>) -> MergeError {
-    ErrorKind::UnknownDirective { directive: go_text(directive).into_owned(), map: brief(&Value::Object(map.clone())) }
-        .into()
+    ErrorKind::UnknownDirective {
+        directive: value_text(directive).into_owned(),
+        map: brief(&Value::Object(map.clone())),
+    }
+    .into()
 }
 
 /// `$retainKeys`: when applying, clears the original's keys the list does not name; when merging

@@ -5,8 +5,9 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::order::{Order, missing_merge_key, normalize_slice_order, same_order, wrong_type};
-use super::values::{GoType, dedupe_scalars, go_text, go_type, sort_scalars};
+use super::values::{GoType, dedupe_scalars, go_type, sort_scalars};
 use super::{DELETE, DELETE_FROM_PRIMITIVE_LIST, DIRECTIVE, RETAIN_KEYS, SET_ELEMENT_ORDER, element_type};
+use crate::gocompat::fmt::value_text;
 use crate::merge::error::{AtPath, ErrorKind, MergeError};
 use crate::schema::{LookupPatchMeta, Strategy};
 
@@ -262,7 +263,7 @@ fn diff_lists_of_scalars(original: &[Value], modified: &[Value], options: DiffOp
     let (mut i, mut j) = (0, 0);
     while i < original.len() || j < modified.len() {
         let step = match (original.get(i), modified.get(j)) {
-            (Some(before), Some(after)) => go_text(before).cmp(&go_text(after)),
+            (Some(before), Some(after)) => value_text(before).cmp(&value_text(after)),
             (None, _) => std::cmp::Ordering::Greater,
             (_, None) => std::cmp::Ordering::Less,
         };
@@ -352,7 +353,7 @@ fn sorted_by_merge_key<'a>(list: &'a [Value], merge_key: &str) -> Result<Vec<Key
     for (index, item) in list.iter().enumerate() {
         let map = item.as_object().ok_or_else(|| wrong_type("a map", item)).at_index(index)?;
         let key = map.get(merge_key).ok_or_else(|| missing_merge_key(merge_key, item)).at_index(index)?;
-        keyed.push(Keyed { map, key, key_text: go_text(key), index });
+        keyed.push(Keyed { map, key, key_text: value_text(key), index });
     }
     // Kubernetes' sort treats equal keys as "less", which puts repeated keys in reverse order.
     keyed.sort_by(|a, b| a.key_text.cmp(&b.key_text).then(b.index.cmp(&a.index)));

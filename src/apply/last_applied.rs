@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::output::to_compact_json;
+use crate::gocompat::json::to_compact;
 
 /// The annotation's key.
 pub const ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
@@ -20,7 +20,7 @@ pub fn configuration(document: &Value) -> Value {
 /// The configuration as kubectl records it: as Go's `json.Marshal` encodes it (sorted keys, HTML
 /// characters escaped), with a final newline.
 pub fn configuration_text(document: &Value) -> String {
-    let mut text = to_compact_json(&configuration(document));
+    let mut text = to_compact(&configuration(document));
     text.push('\n');
     text
 }

@@ -1,0 +1,61 @@
+//! Why an object could not be applied.
+
+use crate::client;
+use crate::merge::{MergeError, PatchError};
+use crate::resource;
+
+/// The most an object's annotations may hold, all together (the API server's limit).
+pub const ANNOTATIONS_LIMIT: usize = 256 * 1024;
+
+/// Why applying one object failed, or would fail.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The server refused, or could not be asked.
+    #[error(transparent)]
+    Client(#[from] client::Error),
+    /// The three-way patch could not be computed, e.g. it conflicts with changes made by others
+    /// and `--overwrite=false`.
+    #[error(transparent)]
+    Merge(#[from] MergeError),
+    /// A client dry run could not apply the patch it computed.
+    #[error(transparent)]
+    Patch(#[from] PatchError),
+    /// The object's kind, defined by a CustomResourceDefinition in the input, is still not served.
+    #[error(transparent)]
+    Resolve(#[from] resource::Error),
+    /// A dry run does not create the CustomResourceDefinition that the object's kind needs.
+    #[error(
+        "no matches for kind {kind:?} in version {api_version:?}: its CustomResourceDefinition is in this input, \
+         and a dry run does not create it"
+    )]
+    KindNotCreatedInDryRun { kind: String, api_version: String },
+    /// The last-applied annotation would make the annotations larger than the server accepts.
+    #[error(
+        "metadata.annotations: Too long: with the {recorded}-byte {annotation} annotation the annotations take \
+         {total} bytes, more than the {ANNOTATIONS_LIMIT} the server accepts; apply this object with \
+         --server-side, which does not need that annotation",
+        annotation = super::last_applied::ANNOTATION
+    )]
+    AnnotationsTooLong { recorded: usize, total: usize },
+    /// `--force` deleted the object, and it did not go away.
+    #[error("{resource} {name:?} was deleted but is still there after a minute")]
+    StillThere { resource: String, name: String },
+}
+
+impl Error {
+    /// The server's error behind this one, if the server refused.
+    pub fn client(&self) -> Option<&client::Error> {
+        match self {
+            Error::Client(err) | Error::Resolve(resource::Error::Client(err)) => Some(err),
+            _ => None,
+        }
+    }
+
+    /// kubectl's line for this error on its own (see [`client::Error::line`]).
+    pub fn line(&self) -> String {
+        match self.client() {
+            Some(err) => err.line(),
+            None => format!("error: {self}"),
+        }
+    }
+}

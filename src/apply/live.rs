@@ -1,0 +1,53 @@
+//! Reading the live objects up front: one list per type and namespace that has several objects
+//! to apply, instead of one read per object.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::client::{Cluster, ListScope, ResourceType};
+use crate::resource::Manifest;
+
+/// From how many objects of one type in one namespace the live objects are listed at once.
+const LIST_FROM: usize = 3;
+
+/// The live objects of one type in one namespace, by name, as one list showed them.
+pub(super) type Listed = HashMap<ListKey, HashMap<String, Value>>;
+
+/// A type (by group and resource) and a namespace (`None` for cluster-scoped types).
+pub(super) type ListKey = (String, Option<String>);
+
+pub(super) fn list_key(manifest: &Manifest) -> ListKey {
+    (manifest.object.rt.group_resource(), manifest.object.namespace.clone())
+}
+
+/// Lists the live objects of every type and namespace that has at least [`LIST_FROM`] of
+/// `manifests`. Where a list fails, the objects are read one by one instead.
+pub(super) async fn list(cluster: &Cluster, manifests: &[Manifest]) -> Listed {
+    let mut counts: HashMap<ListKey, (usize, &ResourceType)> = HashMap::new();
+    for manifest in manifests {
+        counts.entry(list_key(manifest)).or_insert((0, &manifest.object.rt)).0 += 1;
+    }
+    let lists = counts.into_iter().filter(|(_, (count, _))| *count >= LIST_FROM).map(|(key, (_, rt))| async move {
+        let scope = match &key.1 {
+            Some(namespace) => ListScope::Namespace(namespace),
+            None => ListScope::AllNamespaces,
+        };
+        let listed = cluster.list(rt, scope, None).await.ok().map(|list| by_name(list, rt));
+        (key, listed)
+    });
+    futures::future::join_all(lists).await.into_iter().filter_map(|(key, listed)| Some((key, listed?))).collect()
+}
+
+/// A list's items by name, with the `apiVersion` and `kind` that list items leave out.
+fn by_name(mut list: Value, rt: &ResourceType) -> HashMap<String, Value> {
+    let Some(Value::Array(items)) = list.get_mut("items").map(Value::take) else { return HashMap::new() };
+    items
+        .into_iter()
+        .filter_map(|mut item| {
+            item["apiVersion"] = Value::String(rt.api_version());
+            item["kind"] = Value::String(rt.kind.clone());
+            Some((item["metadata"]["name"].as_str()?.to_string(), item))
+        })
+        .collect()
+}

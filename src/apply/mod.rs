@@ -1,0 +1,135 @@
+//! The apply engine: what `apply` (and `diff`, as a dry run, and `update`) do to objects, as
+//! library code that neither parses flags nor prints.
+//!
+//! A [`Plan`] checks the whole input before the first write; [`Plan::run`] applies namespaces and
+//! CustomResourceDefinitions first, waits until those definitions are established, then applies
+//! the rest with bounded concurrency, reading the live objects of a type with one list. Each
+//! object is applied client-side (kubectl's three-way patch and last-applied annotation, retried
+//! on conflicts, re-created under `--force`) or server-side, and its [`Outcome`] is handed back to
+//! the caller to report. [`read_modify_write`] is `update`'s engine.
+
+mod crd;
+mod error;
+pub mod last_applied;
+mod live;
+mod object;
+mod plan;
+mod recreate;
+mod update;
+
+use serde_json::Value;
+
+use crate::client::{RetryPolicy, WriteOptions};
+use crate::merge::Patch;
+use crate::resource::ObjectRef;
+
+pub use error::{ANNOTATIONS_LIMIT, Error};
+pub use plan::Plan;
+pub use update::{Modified, ModifyError, ModifyOptions, read_modify_write};
+
+/// The field manager of client-side applies: kubectl's, so that later server-side applies by
+/// either tool recognise the fields these applies set.
+pub const CLIENT_SIDE_MANAGER: &str = "kubectl-client-side-apply";
+
+/// The default field manager of server-side applies.
+pub const SERVER_SIDE_MANAGER: &str = "kubeupd";
+
+/// Whether a write is sent, only computed, or only checked by the server.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum DryRun {
+    /// Send it.
+    #[default]
+    None,
+    /// Compute the result locally and send nothing.
+    Client,
+    /// Let the server validate it without persisting (`dryRun=All`).
+    Server,
+}
+
+/// Which apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// kubectl's client-side apply. `overwrite`: overwrite fields that others changed since the
+    /// last apply (else they are conflicts). `force`: delete and re-create an object that cannot
+    /// be patched.
+    ClientSide { overwrite: bool, force: bool },
+    /// Server-side apply. `force_conflicts`: take over fields that other managers own.
+    ServerSide { force_conflicts: bool },
+}
+
+/// How to apply.
+#[derive(Debug, Clone)]
+pub struct ApplyOptions {
+    pub mode: Mode,
+    /// The field manager; `None` for the mode's default ([`CLIENT_SIDE_MANAGER`] or
+    /// [`SERVER_SIDE_MANAGER`]).
+    pub field_manager: Option<String>,
+    pub dry_run: DryRun,
+    /// Record the configuration in the last-applied annotation, as apply does (diff does not).
+    pub record_last_applied: bool,
+    /// Keep the live object as it was before in each outcome, reading it first where the mode
+    /// would not (server-side apply): diff compares the two.
+    pub keep_live: bool,
+    /// How many objects are applied at once.
+    pub concurrency: usize,
+    /// Attempts, and pauses between them, while an object keeps changing under us.
+    pub retry: RetryPolicy,
+}
+
+impl ApplyOptions {
+    /// Options for `mode`, with the defaults of `kubectl apply`.
+    pub fn new(mode: Mode) -> Self {
+        ApplyOptions {
+            mode,
+            field_manager: None,
+            dry_run: DryRun::None,
+            record_last_applied: true,
+            keep_live: false,
+            concurrency: 8,
+            retry: RetryPolicy::default(),
+        }
+    }
+
+    /// The field manager the writes are recorded under.
+    pub fn field_manager(&self) -> &str {
+        match (&self.field_manager, self.mode) {
+            (Some(manager), _) => manager,
+            (None, Mode::ClientSide { .. }) => CLIENT_SIDE_MANAGER,
+            (None, Mode::ServerSide { .. }) => SERVER_SIDE_MANAGER,
+        }
+    }
+
+    fn write_options(&self) -> WriteOptions {
+        WriteOptions {
+            dry_run: self.dry_run == DryRun::Server,
+            field_manager: Some(self.field_manager().to_string()),
+            force: matches!(self.mode, Mode::ServerSide { force_conflicts: true }),
+            subresource: None,
+        }
+    }
+}
+
+/// What applying did to an object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Created,
+    Configured,
+    Unchanged,
+    ServerSideApplied,
+}
+
+/// The result of applying one object.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub action: Action,
+    /// The object applied to.
+    pub target: ObjectRef,
+    /// The object afterwards: the server's answer, or what a client dry run computed.
+    pub object: Value,
+    /// The live object before, with [`ApplyOptions::keep_live`]; `None` when it did not exist.
+    pub before: Option<Value>,
+    /// The patch sent (or that would be sent); `None` when the object was created.
+    pub patch: Option<Patch>,
+    /// The live object had no last-applied annotation (it was created by other means than apply).
+    pub missing_last_applied: bool,
+}

@@ -1,0 +1,171 @@
+//! Applying one object: client-side, as `kubectl apply` does it (create the object with the
+//! last-applied annotation when it is absent; otherwise send the three-way patch between the last
+//! applied configuration, the new one and the live object, recomputed from a fresh read when the
+//! object changed meanwhile), or server-side (an apply patch under a field manager).
+
+use serde_json::Value;
+
+use super::{Action, ApplyOptions, Error, Mode, Outcome, last_applied, recreate};
+use crate::client::{self, Cluster};
+use crate::merge::{KindPatcher, Patch};
+use crate::resource::Manifest;
+
+/// What is known of the live object before applying: nothing yet, or what a list showed.
+#[derive(Debug, Clone, Default)]
+pub(super) enum Live {
+    /// Read it first.
+    #[default]
+    Unread,
+    /// Known not to exist.
+    Absent,
+    /// As read moments ago.
+    Read(Value),
+}
+
+/// Applies `manifest` as `options` say; `live` is what a list showed of the object, if anything.
+pub(super) async fn apply(
+    cluster: &Cluster,
+    manifest: &Manifest,
+    live: Live,
+    options: &ApplyOptions,
+) -> Result<Outcome, Error> {
+    match options.mode {
+        Mode::ServerSide { .. } => server_side(cluster, manifest, live, options).await,
+        Mode::ClientSide { overwrite, force } => {
+            let applied = client_side(cluster, manifest, live, options, overwrite).await;
+            match applied {
+                Err(Error::Client(client::Error::Conflict(_) | client::Error::Invalid(_))) if force => {
+                    recreate::recreate(cluster, manifest, &modified(manifest, options), options).await
+                }
+                applied => applied,
+            }
+        }
+    }
+}
+
+/// The configuration as client-side apply sends it: with the last-applied annotation when
+/// recording, without it otherwise.
+fn modified(manifest: &Manifest, options: &ApplyOptions) -> Value {
+    if options.record_last_applied {
+        last_applied::with_annotation(&manifest.document)
+    } else {
+        last_applied::configuration(&manifest.document)
+    }
+}
+
+/// Each attempt reads the object first (the first may use `live`, e.g. from a list), so that a
+/// conflict, a create that finds the object already there, or a write whose answer was lost (the
+/// connection failed) is followed by a fresh read and a recomputed patch, never by a blind resend.
+async fn client_side(
+    cluster: &Cluster,
+    manifest: &Manifest,
+    live: Live,
+    options: &ApplyOptions,
+    overwrite: bool,
+) -> Result<Outcome, Error> {
+    let target = &manifest.object;
+    let (rt, namespace, name) = (&target.rt, target.namespace.as_deref(), target.name.as_str());
+    let modified = modified(manifest, options);
+    let write = options.write_options();
+    let mut schema = None;
+    // The action of a write whose answer was lost: a later read shows whether it happened.
+    let mut unanswered: Option<Action> = None;
+    let mut known = live;
+    let retryable = |err: &Error| {
+        matches!(
+            err,
+            Error::Client(
+                client::Error::Conflict(_) | client::Error::AlreadyExists(_) | client::Error::Unreachable { .. }
+            )
+        )
+    };
+    let outcome = |action, object, before: Option<&Value>, patch, missing_last_applied| Outcome {
+        action,
+        target: target.clone(),
+        object,
+        before: before.filter(|_| options.keep_live).cloned(),
+        patch,
+        missing_last_applied,
+    };
+    options
+        .retry
+        .run_while(&format!("apply {}", target.display_name()), retryable, async |_| {
+            let read = match std::mem::take(&mut known) {
+                Live::Unread => cluster.get(rt, namespace, name).await,
+                Live::Absent => Err(client::Error::not_found(rt, name)),
+                Live::Read(live) => Ok(live),
+            };
+            let live = match read {
+                Ok(live) => live,
+                Err(client::Error::NotFound(_)) => {
+                    let created = if options.dry_run == super::DryRun::Client {
+                        Ok(modified.clone())
+                    } else {
+                        cluster.create(rt, namespace, &modified, &write).await
+                    };
+                    if created.as_ref().is_err_and(client::Error::is_unreachable) {
+                        unanswered = Some(Action::Created);
+                    }
+                    return Ok(outcome(Action::Created, created?, None, None, false));
+                }
+                Err(err) => return Err(err.into()),
+            };
+            if schema.is_none() {
+                schema = Some(cluster.patch_schema(&rt.api_version(), &rt.kind).await);
+            }
+            let patcher = KindPatcher::for_kind(schema.as_ref().expect("just looked up").as_ref());
+            let missing_last_applied = last_applied::recorded(&live).is_none();
+            let original = last_applied::recorded(&live).unwrap_or(Value::Null);
+            let patch = patcher.three_way(&original, &modified, &live, overwrite)?;
+            if patch.is_empty() {
+                let action = unanswered.unwrap_or(Action::Unchanged);
+                return Ok(outcome(action, live.clone(), Some(&live), Some(patch), missing_last_applied));
+            }
+            if options.dry_run == super::DryRun::Client {
+                let object = patcher.apply(live.clone(), &patch)?;
+                return Ok(outcome(Action::Configured, object, Some(&live), Some(patch), missing_last_applied));
+            }
+            match cluster.patch(rt, namespace, name, &patch, &write).await {
+                Ok(object) => Ok(outcome(Action::Configured, object, Some(&live), Some(patch), missing_last_applied)),
+                Err(err) => {
+                    if err.is_unreachable() {
+                        unanswered = Some(Action::Configured);
+                    }
+                    Err(err.into())
+                }
+            }
+        })
+        .await
+}
+
+/// Sends the configuration as an apply patch; the live object is read first only when the
+/// outcome must show it.
+async fn server_side(
+    cluster: &Cluster,
+    manifest: &Manifest,
+    live: Live,
+    options: &ApplyOptions,
+) -> Result<Outcome, Error> {
+    let target = &manifest.object;
+    let (rt, namespace, name) = (&target.rt, target.namespace.as_deref(), target.name.as_str());
+    let before = match live {
+        _ if !options.keep_live => None,
+        Live::Read(live) => Some(live),
+        Live::Absent => None,
+        Live::Unread => match cluster.get(rt, namespace, name).await {
+            Ok(live) => Some(live),
+            Err(client::Error::NotFound(_)) => None,
+            Err(err) => return Err(err.into()),
+        },
+    };
+    let patch = Patch::Apply(manifest.document.clone());
+    let object = cluster.patch(rt, namespace, name, &patch, &options.write_options()).await?;
+    Ok(Outcome {
+        action: Action::ServerSideApplied,
+        target: target.clone(),
+        object,
+        before,
+        patch: Some(patch),
+        missing_last_applied: false,
+    })
+}

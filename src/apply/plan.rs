@@ -1,0 +1,148 @@
+//! The whole input: checked before the first write, then applied in phases (namespaces and
+//! CustomResourceDefinitions first, then everything else), several objects at once.
+
+use std::collections::BTreeMap;
+
+use futures::stream::{self, StreamExt};
+
+use super::error::ANNOTATIONS_LIMIT;
+use super::live::{self, list_key};
+use super::object::{self, Live};
+use super::{ApplyOptions, DryRun, Error, Mode, Outcome, crd, last_applied};
+use crate::client::Cluster;
+use crate::resource::{Entry, Manifest, Resolver, Source};
+
+/// An input checked for applying: nothing in it is known to fail before anything is sent.
+#[derive(Debug)]
+pub struct Plan {
+    entries: Vec<Entry>,
+}
+
+/// Group, kind, namespace and name: documents of the same object are applied one after the other.
+type Identity = (String, String, Option<String>, String);
+
+fn identity(manifest: &Manifest) -> Identity {
+    let object = &manifest.object;
+    (object.rt.group.clone(), object.rt.kind.clone(), object.namespace.clone(), object.name.clone())
+}
+
+impl Plan {
+    /// Checks every object before anything is written: for client-side apply, the annotations
+    /// with the last-applied configuration must stay within the server's limit. Returns every
+    /// object that fails, in input order.
+    pub fn new(entries: Vec<Entry>, options: &ApplyOptions) -> Result<Plan, Vec<(Source, Error)>> {
+        let mut failures = Vec::new();
+        if options.record_last_applied && matches!(options.mode, Mode::ClientSide { .. }) {
+            for entry in &entries {
+                let document = match entry {
+                    Entry::Ready(manifest) => &manifest.document,
+                    Entry::Pending(pending) => &pending.document,
+                };
+                if let Err(err) = check_annotation_size(document) {
+                    failures.push((entry.source().clone(), err));
+                }
+            }
+        }
+        if failures.is_empty() { Ok(Plan { entries }) } else { Err(failures) }
+    }
+
+    /// The objects to apply, in input order.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// Applies every object: namespaces and CustomResourceDefinitions first; then, once those
+    /// definitions are established, the objects of their kinds with everything else, up to
+    /// `options.concurrency` at once. `report` gets each object's input index and result as soon
+    /// as it is known, which is not always in input order.
+    pub async fn run(
+        self,
+        cluster: &Cluster,
+        resolver: &Resolver<'_>,
+        options: &ApplyOptions,
+        mut report: impl FnMut(usize, Result<Outcome, Error>),
+    ) {
+        let mut first = Vec::new();
+        let mut rest = Vec::new();
+        let mut pending = Vec::new();
+        for entry in self.entries {
+            match entry {
+                Entry::Ready(manifest) if manifest.goes_first() => first.push(manifest),
+                Entry::Ready(manifest) => rest.push(manifest),
+                Entry::Pending(object) => pending.push(object),
+            }
+        }
+        let crds: Vec<String> = first
+            .iter()
+            .filter(|manifest| manifest.object.rt.kind == "CustomResourceDefinition")
+            .map(|manifest| manifest.object.name.clone())
+            .collect();
+        execute(cluster, options, first, &mut report).await;
+        if !pending.is_empty() {
+            if options.dry_run == DryRun::None {
+                crd::wait_until_established(cluster, &crds).await;
+            }
+            for object in pending {
+                let index = object.source.index;
+                if options.dry_run != DryRun::None {
+                    let (kind, api_version) = (object.kind, object.api_version);
+                    report(index, Err(Error::KindNotCreatedInDryRun { kind, api_version }));
+                    continue;
+                }
+                match resolver.resolve_pending(object).await {
+                    Ok(manifest) => rest.push(manifest),
+                    Err(err) => report(index, Err(err.into())),
+                }
+            }
+            rest.sort_by_key(|manifest| manifest.source.index);
+        }
+        execute(cluster, options, rest, &mut report).await;
+    }
+}
+
+/// The annotations, with the last-applied configuration added, must stay within the server's limit.
+fn check_annotation_size(document: &serde_json::Value) -> Result<(), Error> {
+    let annotated = last_applied::with_annotation(document);
+    let annotations = annotated["metadata"]["annotations"].as_object().into_iter().flatten();
+    let total: usize = annotations.map(|(key, value)| key.len() + value.as_str().map_or(0, str::len)).sum();
+    if total > ANNOTATIONS_LIMIT {
+        let recorded = last_applied::configuration_text(document).len();
+        return Err(Error::AnnotationsTooLong { recorded, total });
+    }
+    Ok(())
+}
+
+/// Applies `manifests`, several at once; documents of the same object one after the other.
+async fn execute(
+    cluster: &Cluster,
+    options: &ApplyOptions,
+    manifests: Vec<Manifest>,
+    report: &mut impl FnMut(usize, Result<Outcome, Error>),
+) {
+    let reads_live = matches!(options.mode, Mode::ClientSide { .. }) || options.keep_live;
+    let mut listed = if reads_live { live::list(cluster, &manifests).await } else { Default::default() };
+    let mut groups: BTreeMap<Identity, Vec<(Manifest, Live)>> = BTreeMap::new();
+    for manifest in manifests {
+        let group = groups.entry(identity(&manifest)).or_default();
+        // A list shows the object as it was before this run: good for its first document only.
+        let known = match listed.get_mut(&list_key(&manifest)) {
+            Some(listed) if group.is_empty() => listed.remove(&manifest.object.name).map_or(Live::Absent, Live::Read),
+            _ => Live::Unread,
+        };
+        group.push((manifest, known));
+    }
+    let mut results = stream::iter(groups.into_values())
+        .map(|group| async move {
+            let mut results = Vec::with_capacity(group.len());
+            for (manifest, known) in group {
+                results.push((manifest.source.index, object::apply(cluster, &manifest, known, options).await));
+            }
+            results
+        })
+        .buffer_unordered(options.concurrency.max(1));
+    while let Some(group) = results.next().await {
+        for (index, result) in group {
+            report(index, result);
+        }
+    }
+}

@@ -1,0 +1,50 @@
+//! Why a command failed, kept typed up to the top so that it is printed the way kubectl prints
+//! it: the server's words as they are, everything else after `error: `.
+
+use crate::{apply, client, resource};
+
+/// A command's failure.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Already shown to the user (per-object errors); only the exit status is left.
+    #[error("exit status {0}")]
+    Reported(u8),
+    #[error(transparent)]
+    Client(#[from] client::Error),
+    #[error(transparent)]
+    Resource(#[from] resource::Error),
+    #[error(transparent)]
+    Apply(#[from] apply::Error),
+    /// Anything else: flags that do not fit, unreadable files, the editor.
+    #[error("{0:#}")]
+    Other(#[from] anyhow::Error),
+}
+
+/// A command's result.
+pub type Result<T = (), E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// kubectl's line for this error; empty when it was already reported.
+    pub fn line(&self) -> String {
+        match self {
+            Error::Reported(_) => String::new(),
+            Error::Client(err) => err.line(),
+            Error::Resource(err) => err.line(),
+            Error::Apply(err) => err.line(),
+            Error::Other(err) => format!("error: {err:#}"),
+        }
+    }
+
+    /// An error that is only a message: flags that do not fit together, and the like.
+    pub fn msg(message: impl std::fmt::Display) -> Error {
+        Error::Other(anyhow::anyhow!("{message}"))
+    }
+
+    /// The process's exit status.
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            Error::Reported(status) => *status,
+            _ => 1,
+        }
+    }
+}

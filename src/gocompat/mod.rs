@@ -1,0 +1,22 @@
+//! What must match Go byte for byte, shared by the printers, the last-applied annotation and the
+//! merge engine: Go's JSON encoding (escapes, compact and indented forms, float format), Go's `%v`
+//! text of decoded JSON values, and go-yaml's key order.
+//!
+//! kubectl is written in Go, and users compare its output, its annotations and its patches with
+//! ours; this module is the one place that knows how Go writes values. It uses nothing else of the
+//! crate.
+
+pub mod fmt;
+pub mod json;
+pub mod order;
+
+use serde::Deserialize as _;
+
+/// Reads a JSON `null` as the type's default: Go servers encode empty lists as `null`.
+pub fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Default + serde::Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
+}

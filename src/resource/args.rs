@@ -1,0 +1,153 @@
+//! Reading what the user named: positional arguments in kubectl's forms, or `-f` files.
+
+use std::path::PathBuf;
+
+use super::Error;
+use crate::manifest::{self, ManifestObject};
+
+/// One thing the user named, before anything is asked of the server.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Named {
+    /// Every object of a type: `TYPE` alone (`get` only).
+    Type(String),
+    /// One object: `TYPE NAME` or `TYPE/NAME`.
+    Object { type_arg: String, name: String },
+    /// An object a file holds.
+    Manifest(ManifestObject),
+}
+
+/// How a verb lets the user name objects.
+#[derive(Debug, Clone, Copy)]
+pub struct Rules {
+    /// The verb, for messages: `get`, `patch`.
+    pub verb: &'static str,
+    /// Whether a type alone names all its objects (`get deployments`).
+    pub types_alone: bool,
+    /// Whether a label selector (`-l`) was given: it selects among types, not names.
+    pub selector: bool,
+}
+
+/// What `args` (positional arguments) or `filenames` (`-f`, read recursively with `recursive`)
+/// name, one way or the other, in order. Files are read here; nothing is asked of the server.
+pub fn parse(args: &[String], filenames: &[PathBuf], recursive: bool, rules: Rules) -> Result<Vec<Named>, Error> {
+    let named = match (args.is_empty(), filenames.is_empty()) {
+        (true, true) if rules.types_alone => {
+            return Err(Error::Usage(format!(
+                "you must specify the type of resource to {verb}, e.g. 'kubeupd {verb} deployments'; \
+                 'kubectl api-resources' lists the types a server serves",
+                verb = rules.verb
+            )));
+        }
+        (true, true) => return Err(usage("you must name the objects: TYPE NAME, TYPE/NAME, or -f FILE")),
+        (false, false) => {
+            return Err(usage("arguments cannot be given together with -f: put the objects in the files, or drop -f"));
+        }
+        (false, true) => from_args(args, rules)?,
+        (true, false) => manifest::read_paths(filenames, recursive)?.into_iter().map(Named::Manifest).collect(),
+    };
+    if rules.selector && named.iter().any(|named| !matches!(named, Named::Type(_))) {
+        return Err(usage("name cannot be provided when a selector is specified"));
+    }
+    Ok(named)
+}
+
+fn usage(message: &str) -> Error {
+    Error::Usage(message.to_string())
+}
+
+fn from_args(args: &[String], rules: Rules) -> Result<Vec<Named>, Error> {
+    let with_slash = args.iter().filter(|arg| arg.contains('/')).count();
+    if with_slash > 0 {
+        if with_slash != args.len() {
+            return Err(Error::Usage(format!(
+                "there is no need to specify a resource type as a separate argument when passing arguments in \
+                 resource/name form (e.g. 'kubeupd {verb} resource/<resource_name>' instead of \
+                 'kubeupd {verb} resource resource/<resource_name>')",
+                verb = rules.verb
+            )));
+        }
+        return args
+            .iter()
+            .map(|arg| match arg.split_once('/') {
+                Some((type_arg, name)) if !type_arg.is_empty() && !name.is_empty() && !name.contains('/') => {
+                    Ok(Named::Object { type_arg: type_arg.into(), name: name.into() })
+                }
+                _ => Err(Error::Usage(format!(
+                    "arguments in resource/name form must have a single resource and name: {arg:?}"
+                ))),
+            })
+            .collect();
+    }
+    let (types, names) = args.split_first().expect("checked to be non-empty");
+    let types: Vec<&str> = types.split(',').filter(|type_arg| !type_arg.is_empty()).collect();
+    if types.is_empty() {
+        return Err(Error::Usage(format!("no resource type given in {:?}", args[0])));
+    }
+    if names.is_empty() && !rules.types_alone {
+        return Err(usage("resource(s) were provided, but no name was specified"));
+    }
+    let mut named = Vec::new();
+    for type_arg in types {
+        if names.is_empty() {
+            named.push(Named::Type(type_arg.to_string()));
+        }
+        named.extend(names.iter().map(|name| Named::Object { type_arg: type_arg.to_string(), name: name.clone() }));
+    }
+    Ok(named)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GET: Rules = Rules { verb: "get", types_alone: true, selector: false };
+    const PATCH: Rules = Rules { verb: "patch", types_alone: false, selector: false };
+
+    fn args(line: &str) -> Vec<String> {
+        line.split_whitespace().map(String::from).collect()
+    }
+
+    fn named(rules: Rules, line: &str) -> Result<Vec<Named>, Error> {
+        parse(&args(line), &[], false, rules)
+    }
+
+    fn object(type_arg: &str, name: &str) -> Named {
+        Named::Object { type_arg: type_arg.into(), name: name.into() }
+    }
+
+    #[test]
+    fn arguments_name_objects() {
+        assert_eq!(named(PATCH, "deploy web").unwrap(), [object("deploy", "web")]);
+        assert_eq!(named(PATCH, "cm a b").unwrap(), [object("cm", "a"), object("cm", "b")]);
+        assert_eq!(named(PATCH, "deploy/web cm/a").unwrap(), [object("deploy", "web"), object("cm", "a")]);
+        assert_eq!(named(GET, "cm,deploy a").unwrap(), [object("cm", "a"), object("deploy", "a")]);
+    }
+
+    #[test]
+    fn types_alone_name_lists_for_get_only() {
+        assert_eq!(named(GET, "deploy").unwrap(), [Named::Type("deploy".into())]);
+        assert_eq!(named(GET, "cm,deploy").unwrap(), [Named::Type("cm".into()), Named::Type("deploy".into())]);
+        let selected = Rules { selector: true, ..GET };
+        assert_eq!(named(selected, "cm").unwrap(), [Named::Type("cm".into())]);
+        assert_eq!(
+            named(selected, "cm a").unwrap_err().to_string(),
+            "name cannot be provided when a selector is specified"
+        );
+        assert_eq!(
+            named(PATCH, "deploy").unwrap_err().to_string(),
+            "resource(s) were provided, but no name was specified"
+        );
+    }
+
+    #[test]
+    fn incomplete_or_mixed_arguments_are_rejected() {
+        for line in ["", "deploy deploy/web", "deploy/", "/web", "a/b/c", ","] {
+            assert!(named(PATCH, line).is_err(), "{line:?}");
+            assert!(named(GET, line).is_err(), "{line:?}");
+        }
+        assert!(parse(&args("deploy web"), &[PathBuf::from("x.yaml")], false, PATCH).is_err());
+        let mixed = named(GET, "cm cm/a").unwrap_err().to_string();
+        assert!(mixed.contains("'kubeupd get resource/<resource_name>'"), "{mixed}");
+        assert!(named(GET, "").unwrap_err().to_string().starts_with("you must specify the type of resource to get"));
+    }
+}

@@ -1,0 +1,156 @@
+//! What the user named, resolved: kubectl's `resource.Builder` for every verb.
+//!
+//! A verb hands over its positional arguments (`TYPE NAME...`, `TYPE/NAME...`, `TYPE1,TYPE2`)
+//! or its `-f` files; [`parse`] reads them into [`Named`] items without asking the server
+//! anything, and a [`Resolver`] turns those into [`Resolved`] items: resource types from
+//! discovery, namespaces filled in (and checked against `-n`), documents kept with where they came
+//! from. Objects whose kind a CustomResourceDefinition in the same input defines stay [`Pending`]
+//! until that definition is applied.
+
+mod args;
+mod resolve;
+
+use serde_json::Value;
+
+use crate::client::{self, ResourceType};
+use crate::manifest::{self, ManifestObject};
+
+pub use args::{Named, Rules, parse};
+pub use resolve::{Entry, Resolver};
+
+/// Why what the user named cannot be resolved.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The arguments do not name objects in a form the verb takes.
+    #[error("{0}")]
+    Usage(String),
+    /// The files could not be read.
+    #[error(transparent)]
+    Manifest(#[from] manifest::Error),
+    /// An object names a namespace other than `-n`.
+    #[error(
+        "the namespace from the provided object {own:?} does not match the namespace {flag:?}. \
+         You must pass '--namespace={own}' to perform this operation."
+    )]
+    NamespaceMismatch { own: String, flag: String },
+    /// A file's object has a kind the server does not serve; `object` says which, as kubectl
+    /// does: `name: "x" namespace: "ns" from "app.yaml"`.
+    #[error("resource mapping not found for {object}: {cause}\nensure CRDs are installed first")]
+    UnknownKind { object: String, cause: client::MappingError },
+    /// Objects cannot be named across all namespaces.
+    #[error("a resource cannot be retrieved by name across all namespaces")]
+    NamedAcrossNamespaces,
+    /// The server could not answer (discovery).
+    #[error(transparent)]
+    Client(#[from] client::Error),
+}
+
+impl Error {
+    /// kubectl's line for this error on its own (see [`client::Error::line`]).
+    pub fn line(&self) -> String {
+        match self {
+            Error::Client(err) => err.line(),
+            other => format!("error: {other}"),
+        }
+    }
+}
+
+/// One object, resolved: where it lives on the server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ObjectRef {
+    pub rt: ResourceType,
+    /// `None` for cluster-scoped types.
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+impl ObjectRef {
+    /// `deployment.apps/web`, as kubectl names objects in its messages.
+    pub fn display_name(&self) -> String {
+        format!("{}/{}", self.rt.group_kind_lower(), self.name)
+    }
+}
+
+/// Where a document came from: its place in the whole input, and its file and document number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// Its position among all the objects of the input, from 0.
+    pub index: usize,
+    /// `app.yaml (document 2)`, for messages.
+    pub location: String,
+}
+
+/// An object a file holds, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Manifest {
+    pub object: ObjectRef,
+    pub source: Source,
+    /// The object as the file gives it, with its namespace filled in for namespaced types.
+    pub document: Value,
+}
+
+impl Manifest {
+    /// Namespaces and CustomResourceDefinitions are applied before everything else.
+    pub fn goes_first(&self) -> bool {
+        let rt = &self.object.rt;
+        (rt.group.is_empty() && rt.kind == "Namespace")
+            || (rt.group == "apiextensions.k8s.io" && rt.kind == "CustomResourceDefinition")
+    }
+}
+
+/// An object a file holds whose kind the server does not serve yet, but a
+/// CustomResourceDefinition in the same input defines: resolved once that definition is applied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pending {
+    pub source: Source,
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+    /// The namespace it will be in, for a namespaced kind.
+    pub namespace: Option<String>,
+    /// The object as the file gives it, with its namespace filled in for namespaced kinds.
+    pub document: Value,
+}
+
+impl Pending {
+    /// `sprocket.example.com/first`, as kubectl will name the object once its kind is served.
+    pub fn display_name(&self) -> String {
+        let kind = self.kind.to_lowercase();
+        match group_of(&self.api_version) {
+            "" => format!("{kind}/{}", self.name),
+            group => format!("{kind}.{group}/{}", self.name),
+        }
+    }
+}
+
+/// What a verb works on, resolved against discovery.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Resolved {
+    /// Every object of a type in a namespace, or in all namespaces (`None`); `get` only.
+    List { rt: ResourceType, namespace: Option<String> },
+    /// An object named on the command line.
+    Object(ObjectRef),
+    /// An object a file holds.
+    Manifest(Manifest),
+}
+
+impl Resolved {
+    /// The object this names, unless it is a list.
+    pub fn object(&self) -> Option<&ObjectRef> {
+        match self {
+            Resolved::List { .. } => None,
+            Resolved::Object(object) => Some(object),
+            Resolved::Manifest(manifest) => Some(&manifest.object),
+        }
+    }
+}
+
+/// The group of an `apiVersion`: empty for the core group's `v1`.
+pub fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(group, _)| group)
+}
+
+/// The objects of an input, numbered in input order.
+fn numbered(objects: Vec<ManifestObject>) -> impl Iterator<Item = (Source, ManifestObject)> {
+    objects.into_iter().enumerate().map(|(index, object)| (Source { index, location: object.location() }, object))
+}
