@@ -4,12 +4,22 @@
 # goes first, each tool with a warm discovery cache of its own. Prints a Markdown table of median
 # wall times and peak resident memory (GNU time), with kubeupd/kubectl ratios.
 #
-#   scripts/bench.sh              all scenarios
-#   RUNS=9 scripts/bench.sh       more runs
+# With --baseline REV, kubeupd as built from the commit REV is measured in the same run too (a
+# third tool, in every alternation), so that a change can be compared with what came before it.
+#
+#   scripts/bench.sh                    all scenarios
+#   RUNS=9 scripts/bench.sh             more runs
+#   scripts/bench.sh --baseline HEAD~1  also kubeupd as of HEAD~1
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
 RUNS_MANY=${RUNS_MANY:-3}
+baseline_rev=
+case "${1:-}" in
+  --baseline) baseline_rev=${2:?--baseline needs a commit} ;;
+  "") ;;
+  *) echo "usage: scripts/bench.sh [--baseline REV]" >&2; exit 2 ;;
+esac
 
 scripts/local-cluster.sh up >&2
 eval "$(scripts/local-cluster.sh env)"
@@ -17,16 +27,32 @@ command -v /usr/bin/time >/dev/null || { apt-get install -y -qq time >/dev/null;
 cargo build --release --locked --quiet
 kubeupd=$PWD/target/release/kubeupd
 kubectl=$(command -v kubectl)
+tools="kubectl kubeupd"
+if [ -n "$baseline_rev" ]; then
+  # The baseline is built once per commit, in a work tree of its own under target/.
+  sha=$(git rev-parse --verify "$baseline_rev^{commit}")
+  tree=$PWD/target/bench-baseline/$sha
+  if [ ! -x "$tree/bin/kubeupd" ]; then
+    rm -rf "$tree" && git worktree prune
+    git worktree add --detach "$tree/src" "$sha" >&2
+    CARGO_TARGET_DIR=$PWD/target/bench-baseline/target cargo build --release --locked --quiet --manifest-path "$tree/src/Cargo.toml"
+    mkdir -p "$tree/bin" && cp "$PWD/target/bench-baseline/target/release/kubeupd" "$tree/bin/kubeupd"
+    git worktree remove --force "$tree/src"
+  fi
+  baseline=$tree/bin/kubeupd
+  tools="kubectl baseline kubeupd"
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/cache-kubectl" "$work/cache-kubeupd" "$work/results"
+mkdir -p "$work/cache-kubectl" "$work/cache-kubeupd" "$work/cache-baseline" "$work/results"
 
 # The tool's command line with its own cache.
 tool() {
   case $1 in
     kubectl) echo "$kubectl --cache-dir $work/cache-kubectl" ;;
     kubeupd) echo "$kubeupd --cache-dir $work/cache-kubeupd" ;;
+    baseline) echo "$baseline --cache-dir $work/cache-baseline" ;;
   esac
 }
 
@@ -79,13 +105,17 @@ many 2 >"$work/many-v2.yaml"
 # Warm both discovery caches (and kubeupd's OpenAPI cache) outside the measurements.
 warm=bench-warm-$$
 $kubectl create namespace "$warm" >/dev/null
-for name in kubectl kubeupd; do
+for name in $tools; do
   $(tool $name) apply -n "$warm" -f "$work/one-v1.yaml" >/dev/null
   $(tool $name) apply -n "$warm" -f "$work/one-v2.yaml" >/dev/null
   $(tool $name) get -n "$warm" deployment web >/dev/null
 done
 
-order() { if (( $1 % 2 )); then echo "kubeupd kubectl"; else echo "kubectl kubeupd"; fi; }
+# Which tool goes first alternates (rotates, with a baseline) from run to run.
+order() {
+  local list=($tools) i
+  for i in $(seq 0 $((${#list[@]} - 1))); do printf '%s ' "${list[$(( (i + $1) % ${#list[@]} ))]}"; done
+}
 
 for run in $(seq 1 "$RUNS"); do
   for name in $(order "$run"); do
@@ -115,18 +145,32 @@ done
 # median FILE COLUMN
 median() { awk -v c="$2" '{print $c}' "$1" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
-echo "| scenario | kubectl | kubeupd | time ratio | kubectl peak RSS | kubeupd peak RSS | RSS ratio |"
-echo "| --- | --- | --- | --- | --- | --- | --- |"
-for scenario in "apply one Deployment: create" "apply one Deployment: configure" "apply one Deployment: unchanged" \
-  "get one object" "20 sequential patches" "apply 300 objects: create" "apply 300 objects: configure" \
-  "apply 300 objects: unchanged" "get 300 objects -o json"; do
+scenarios=("apply one Deployment: create" "apply one Deployment: configure" "apply one Deployment: unchanged"
+  "get one object" "20 sequential patches" "apply 300 objects: create" "apply 300 objects: configure"
+  "apply 300 objects: unchanged" "get 300 objects -o json")
+if [ -z "$baseline_rev" ]; then
+  echo "| scenario | kubectl | kubeupd | time ratio | kubectl peak RSS | kubeupd peak RSS | RSS ratio |"
+  echo "| --- | --- | --- | --- | --- | --- | --- |"
+else
+  echo "| scenario | kubectl | kubeupd $baseline_rev | kubeupd | time vs $baseline_rev | kubeupd $baseline_rev peak RSS | kubeupd peak RSS | RSS vs $baseline_rev |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+fi
+for scenario in "${scenarios[@]}"; do
   t_ctl=$(median "$work/results/$scenario.kubectl" 1)
   t_upd=$(median "$work/results/$scenario.kubeupd" 1)
   m_ctl=$(median "$work/results/$scenario.kubectl" 2)
   m_upd=$(median "$work/results/$scenario.kubeupd" 2)
-  awk -v s="$scenario" -v a="$t_ctl" -v b="$t_upd" -v c="$m_ctl" -v d="$m_upd" 'BEGIN {
-    printf "| %s | %.1f ms | %.1f ms | %.2f | %.1f MB | %.1f MB | %.2f |\n", s, a * 1000, b * 1000, (a > 0 ? b / a : 0), c / 1024, d / 1024, (c > 0 ? d / c : 0)
-  }'
+  if [ -z "$baseline_rev" ]; then
+    awk -v s="$scenario" -v a="$t_ctl" -v b="$t_upd" -v c="$m_ctl" -v d="$m_upd" 'BEGIN {
+      printf "| %s | %.1f ms | %.1f ms | %.2f | %.1f MB | %.1f MB | %.2f |\n", s, a * 1000, b * 1000, (a > 0 ? b / a : 0), c / 1024, d / 1024, (c > 0 ? d / c : 0)
+    }'
+  else
+    t_base=$(median "$work/results/$scenario.baseline" 1)
+    m_base=$(median "$work/results/$scenario.baseline" 2)
+    awk -v s="$scenario" -v k="$t_ctl" -v a="$t_base" -v b="$t_upd" -v c="$m_base" -v d="$m_upd" 'BEGIN {
+      printf "| %s | %.1f ms | %.1f ms | %.1f ms | %.2f | %.1f MB | %.1f MB | %.2f |\n", s, k * 1000, a * 1000, b * 1000, (a > 0 ? b / a : 0), c / 1024, d / 1024, (c > 0 ? d / c : 0)
+    }'
+  fi
 done
 echo
 echo "Medians of $RUNS runs ($RUNS_MANY for 300 objects) on $(nproc) cores; kubectl $($kubectl version --client -o json | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | head -1), kube-apiserver $($kubectl version -o json 2>/dev/null | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | tail -1)."

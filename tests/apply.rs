@@ -10,7 +10,7 @@ use std::io::Write as _;
 use std::process::{Output, Stdio};
 
 use serde_json::Value;
-use support::{TestNamespace, ensure_cluster_fixture, parse_json};
+use support::{TestNamespace, Twins, ensure_cluster_fixture, parse_json};
 
 /// One step of a scenario.
 enum Step<'a> {
@@ -22,77 +22,48 @@ enum Step<'a> {
     KubectlApply(&'a str),
 }
 
-/// kubectl's namespace and kubeupd's, with a way to run a step in each.
-struct Twins {
-    kubectl: TestNamespace,
-    kubeupd: TestNamespace,
-}
-
-impl Twins {
-    fn new(prefix: &str) -> Self {
-        Twins {
-            kubectl: TestNamespace::new(&format!("{prefix}-k")),
-            kubeupd: TestNamespace::new(&format!("{prefix}-u")),
-        }
-    }
-
-    fn run(&self, steps: &[Step<'_>], kinds: &str) {
-        for (number, step) in steps.iter().enumerate() {
-            match step {
-                Step::Apply(yaml) => {
-                    let theirs =
-                        with_stdin(self.kubectl.kubectl().args(["apply", "-n", &self.kubectl.name, "-f", "-"]), yaml);
-                    let ours = with_stdin_cmd(
-                        self.kubeupd.kubeupd().args(["apply", "-n", &self.kubeupd.name, "-f", "-"]),
-                        yaml,
-                    );
-                    assert!(
-                        theirs.status.success(),
-                        "step {number}: kubectl apply failed: {}",
-                        String::from_utf8_lossy(&theirs.stderr)
-                    );
-                    assert!(
-                        ours.status.success(),
-                        "step {number}: kubeupd apply failed: {}",
-                        String::from_utf8_lossy(&ours.stderr)
-                    );
-                    assert_eq!(
-                        String::from_utf8_lossy(&ours.stdout),
-                        String::from_utf8_lossy(&theirs.stdout),
-                        "step {number}: kubeupd reports differently from kubectl"
-                    );
-                }
-                Step::Other(args) => {
-                    for namespace in [&self.kubectl, &self.kubeupd] {
-                        let mut args = args.to_vec();
-                        args.extend(["-n", &namespace.name]);
-                        namespace.kubectl_ok(&args);
-                    }
-                }
-                Step::KubectlApply(yaml) => {
-                    for namespace in [&self.kubectl, &self.kubeupd] {
-                        let output =
-                            with_stdin(namespace.kubectl().args(["apply", "-n", &namespace.name, "-f", "-"]), yaml);
-                        assert!(output.status.success(), "step {number}: {}", String::from_utf8_lossy(&output.stderr));
-                    }
+/// Runs `steps` with kubeupd in `twins.ours` and kubectl in `twins.theirs`, and checks after
+/// each that the objects of `kinds` are the same in both.
+fn run(twins: &Twins, steps: &[Step<'_>], kinds: &str) {
+    for (number, step) in steps.iter().enumerate() {
+        match step {
+            Step::Apply(yaml) => {
+                let theirs =
+                    with_stdin(twins.theirs.kubectl().args(["apply", "-n", &twins.theirs.name, "-f", "-"]), yaml);
+                let ours =
+                    with_stdin_cmd(twins.ours.kubeupd().args(["apply", "-n", &twins.ours.name, "-f", "-"]), yaml);
+                assert!(
+                    theirs.status.success(),
+                    "step {number}: kubectl apply failed: {}",
+                    String::from_utf8_lossy(&theirs.stderr)
+                );
+                assert!(
+                    ours.status.success(),
+                    "step {number}: kubeupd apply failed: {}",
+                    String::from_utf8_lossy(&ours.stderr)
+                );
+                assert_eq!(
+                    String::from_utf8_lossy(&ours.stdout),
+                    String::from_utf8_lossy(&theirs.stdout),
+                    "step {number}: kubeupd reports differently from kubectl"
+                );
+            }
+            Step::Other(args) => {
+                for namespace in [&twins.theirs, &twins.ours] {
+                    let mut args = args.to_vec();
+                    args.extend(["-n", &namespace.name]);
+                    namespace.kubectl_ok(&args);
                 }
             }
-            let (theirs, ours) = (self.objects(&self.kubectl, kinds), self.objects(&self.kubeupd, kinds));
-            assert_eq!(ours, theirs, "step {number}: the objects differ (left: kubeupd, right: kubectl)");
-        }
-    }
-
-    /// The objects of `kinds` in the namespace, without what differs between any two namespaces.
-    fn objects(&self, namespace: &TestNamespace, kinds: &str) -> Value {
-        let text = namespace.kubectl_ok(&["get", kinds, "-n", &namespace.name, "-o", "json"]);
-        let mut list = parse_json(text.replace(&namespace.name, "NAMESPACE").as_bytes());
-        for item in list["items"].as_array_mut().unwrap() {
-            let metadata = item["metadata"].as_object_mut().unwrap();
-            for volatile in ["uid", "resourceVersion", "creationTimestamp", "managedFields", "selfLink"] {
-                metadata.remove(volatile);
+            Step::KubectlApply(yaml) => {
+                for namespace in [&twins.theirs, &twins.ours] {
+                    let output =
+                        with_stdin(namespace.kubectl().args(["apply", "-n", &namespace.name, "-f", "-"]), yaml);
+                    assert!(output.status.success(), "step {number}: {}", String::from_utf8_lossy(&output.stderr));
+                }
             }
         }
-        list["items"].take()
+        twins.assert_same(kinds, &format!("step {number}"));
     }
 }
 
@@ -145,7 +116,8 @@ fn deployment_lifecycle_matches_kubectl() {
         .replace(r#"{x: "1"}"#, r#"{z: "2"}"#);
     let without_replicas = relabeled.replace("  replicas: 3\n", "");
     let later = without_replicas.replace("nginx:1.27", "nginx:1.28");
-    Twins::new("apply-deploy").run(
+    run(
+        &Twins::new("apply-deploy"),
         &[
             Step::Apply(DEPLOYMENT_V1),
             Step::Apply(DEPLOYMENT_V1),
@@ -169,11 +141,12 @@ fn deployment_lifecycle_matches_kubectl() {
 #[test]
 fn custom_resources_use_json_merge_patches_like_kubectl() {
     let twins = Twins::new("apply-cr");
-    ensure_cluster_fixture(&twins.kubectl, "apply/widgets-crd.yaml");
+    ensure_cluster_fixture(&twins.theirs, "apply/widgets-crd.yaml");
     let v1 = "apiVersion: apply.kubeupd.test/v1\nkind: Widget\nmetadata: {name: w}\nspec:\n  size: 1\n  items: [{name: a, count: 1}, {name: b, count: 2}]\n  nested: {first: [1, 2], keep: true}\n";
     let v2 = "apiVersion: apply.kubeupd.test/v1\nkind: Widget\nmetadata: {name: w}\nspec:\n  size: 2\n  items: [{name: b, count: 20}, {name: c, count: 3}]\n  nested: {second: {deep: [x]}, keep: true}\n";
     let v3 = v2.replace("size: 2", "size: 3");
-    twins.run(
+    run(
+        &twins,
         &[
             Step::Apply(v1),
             Step::Apply(v2),
@@ -188,7 +161,7 @@ fn custom_resources_use_json_merge_patches_like_kubectl() {
 fn applies_after_kubectl_create_save_config_and_after_plain_create() {
     let configmap = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: saved}\ndata: {a: \"1\", b: \"2\"}\n";
     let twins = Twins::new("apply-create");
-    for namespace in [&twins.kubectl, &twins.kubeupd] {
+    for namespace in [&twins.theirs, &twins.ours] {
         let output = with_stdin(
             namespace.kubectl().args(["create", "--save-config", "-n", &namespace.name, "-f", "-"]),
             configmap,
@@ -198,15 +171,10 @@ fn applies_after_kubectl_create_save_config_and_after_plain_create() {
     }
     let changed = configmap.replace("b: \"2\"", "c: \"3\"");
     let plain = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain}\ndata: {a: \"10\"}\n";
-    twins.run(&[Step::Apply(&changed), Step::Apply(plain)], "configmaps");
+    run(&twins, &[Step::Apply(&changed), Step::Apply(plain)], "configmaps");
     // The object without the annotation gets kubectl's warning.
-    let output = twins
-        .kubeupd
-        .kubeupd()
-        .args(["apply", "-n", &twins.kubeupd.name, "-f", "-"])
-        .write_stdin(plain)
-        .output()
-        .unwrap();
+    let output =
+        twins.ours.kubeupd().args(["apply", "-n", &twins.ours.name, "-f", "-"]).write_stdin(plain).output().unwrap();
     assert!(output.status.success());
     let twin = TestNamespace::new("apply-warn");
     twin.kubectl_ok(&["create", "configmap", "plain", "--from-literal=a=1", "-n", &twin.name]);
@@ -495,20 +463,20 @@ fn many_objects_of_a_type_are_listed_once_instead_of_read_one_by_one() {
 fn view_and_set_last_applied_match_kubectl() {
     let twins = Twins::new("apply-last");
     let config = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: recorded, labels: {app: web}}\ndata: {html: \"<b>&</b>\", n2: \"2\"}\n";
-    for namespace in [&twins.kubectl, &twins.kubeupd] {
+    for namespace in [&twins.theirs, &twins.ours] {
         namespace.apply(config);
     }
     for format in ["yaml", "json"] {
-        let args = ["apply", "view-last-applied", "configmap/recorded", "-n", &twins.kubectl.name, "-o", format];
-        let theirs = twins.kubectl.kubectl().args(args).output().unwrap();
-        let ours = twins.kubectl.kubeupd().args(args).output().unwrap();
+        let args = ["apply", "view-last-applied", "configmap/recorded", "-n", &twins.theirs.name, "-o", format];
+        let theirs = twins.theirs.kubectl().args(args).output().unwrap();
+        let ours = twins.theirs.kubeupd().args(args).output().unwrap();
         assert!(ours.status.success(), "{}", String::from_utf8_lossy(&ours.stderr));
         assert_eq!(String::from_utf8_lossy(&ours.stdout), String::from_utf8_lossy(&theirs.stdout), "-o {format}");
     }
     // Record a new configuration without changing anything else.
     let dir = tempfile::tempdir().unwrap();
     let changed = config.replace("n2: \"2\"", "n2: \"3\"");
-    for namespace in [&twins.kubectl, &twins.kubeupd] {
+    for namespace in [&twins.theirs, &twins.ours] {
         let file = dir.path().join(format!("{}.yaml", namespace.name));
         std::fs::write(
             &file,
@@ -516,7 +484,7 @@ fn view_and_set_last_applied_match_kubectl() {
         )
         .unwrap();
         let file = file.to_str().unwrap();
-        let output = if std::ptr::eq(namespace, &twins.kubectl) {
+        let output = if std::ptr::eq(namespace, &twins.theirs) {
             namespace.kubectl().args(["apply", "set-last-applied", "-f", file]).output().unwrap()
         } else {
             namespace.kubeupd().args(["apply", "set-last-applied", "-f", file]).output().unwrap()
@@ -524,27 +492,26 @@ fn view_and_set_last_applied_match_kubectl() {
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
         assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/recorded configured\n");
     }
-    assert_eq!(twins.objects(&twins.kubeupd, "configmaps"), twins.objects(&twins.kubectl, "configmaps"));
-    let data =
-        twins.kubeupd.kubectl_ok(&["get", "cm", "recorded", "-n", &twins.kubeupd.name, "-o", "jsonpath={.data.n2}"]);
+    twins.assert_same("configmaps", "after set-last-applied");
+    let data = twins.ours.kubectl_ok(&["get", "cm", "recorded", "-n", &twins.ours.name, "-o", "jsonpath={.data.n2}"]);
     assert_eq!(data, "2", "only the annotation changed");
     // Objects without the annotation need --create-annotation.
-    twins.kubeupd.kubectl_ok(&["create", "configmap", "bare", "-n", &twins.kubeupd.name]);
+    twins.ours.kubectl_ok(&["create", "configmap", "bare", "-n", &twins.ours.name]);
     let file = dir.path().join("bare.yaml");
     std::fs::write(&file, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bare}\n").unwrap();
     let refused = twins
-        .kubeupd
+        .ours
         .kubeupd()
-        .args(["apply", "set-last-applied", "-n", &twins.kubeupd.name, "-f"])
+        .args(["apply", "set-last-applied", "-n", &twins.ours.name, "-f"])
         .arg(&file)
         .output()
         .unwrap();
     assert_eq!(refused.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--create-annotation"));
     let created = twins
-        .kubeupd
+        .ours
         .kubeupd()
-        .args(["apply", "set-last-applied", "--create-annotation", "-n", &twins.kubeupd.name, "-f"])
+        .args(["apply", "set-last-applied", "--create-annotation", "-n", &twins.ours.name, "-f"])
         .arg(&file)
         .output()
         .unwrap();

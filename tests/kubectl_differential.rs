@@ -1,7 +1,6 @@
 //! The engine against kubectl as the oracle: every patch in testdata/patches.yaml is applied to its
 //! object by `kubectl patch --local` and by the engine, and the objects must be equal; then by
 //! `kubeupd patch --local`, whose JSON must be the same data and whose YAML the same text.
-#![cfg(feature = "cluster-tests")]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -6,58 +6,29 @@ mod support;
 use std::process::Output;
 
 use serde_json::Value;
-use support::{TestNamespace, ensure_cluster_fixture, parse_json, testdata};
+use support::{TestNamespace, Twins, ensure_cluster_fixture, parse_json, testdata, twin_view};
 
-/// Two namespaces holding the same objects: kubeupd works in `ours`, kubectl in `theirs`.
-struct Twins {
-    ours: TestNamespace,
-    theirs: TestNamespace,
-}
-
-impl Twins {
-    fn new(prefix: &str) -> Twins {
-        let twins = Twins { ours: TestNamespace::new(prefix), theirs: TestNamespace::new(prefix) };
-        ensure_cluster_fixture(&twins.ours, "crd/gadgets.yaml");
-        for ns in [&twins.ours, &twins.theirs] {
-            // `create`, not `apply`: apply's annotation would record the namespace, which differs.
-            for file in ["patch/app.yaml", "patch/gadget.yaml"] {
-                ns.kubectl_ok(&["create", "-n", &ns.name, "-f", testdata(file).to_str().unwrap()]);
-            }
+/// Twin namespaces holding the same objects: kubeupd patches in `ours`, kubectl in `theirs`.
+fn twins(prefix: &str) -> Twins {
+    let twins = Twins::new(prefix);
+    ensure_cluster_fixture(&twins.ours, "crd/gadgets.yaml");
+    for ns in [&twins.ours, &twins.theirs] {
+        // `create`, not `apply`: the objects need no last-applied annotation.
+        for file in ["patch/app.yaml", "patch/gadget.yaml"] {
+            ns.kubectl_ok(&["create", "-n", &ns.name, "-f", testdata(file).to_str().unwrap()]);
         }
-        twins
     }
-
-    /// `kubeupd patch ARGS` in ours and `kubectl patch ARGS` in theirs: both succeed and print the same.
-    fn patch_both(&self, args: &[&str]) -> Output {
-        let ours = self.ours.kubeupd().args(["patch", "-n", &self.ours.name]).args(args).output().unwrap();
-        let theirs = self.theirs.kubectl().args(["patch", "-n", &self.theirs.name]).args(args).output().unwrap();
-        assert!(theirs.status.success(), "kubectl patch {args:?}: {}", text(&theirs.stderr));
-        assert!(ours.status.success(), "kubeupd patch {args:?}: {}", text(&ours.stderr));
-        assert_eq!(text(&ours.stdout), text(&theirs.stdout), "patch {args:?}");
-        ours
-    }
-
-    /// The object in both namespaces, which must be the same apart from identity and bookkeeping.
-    fn same_object(&self, type_name: &str) -> Value {
-        let ours = comparable(self.ours.kubectl_ok(&["get", type_name, "-n", &self.ours.name, "-o", "json"]));
-        let theirs = comparable(self.theirs.kubectl_ok(&["get", type_name, "-n", &self.theirs.name, "-o", "json"]));
-        assert_eq!(ours, theirs, "{type_name} after kubeupd (left) and after kubectl (right)");
-        ours
-    }
+    twins
 }
 
-/// An object without the fields that differ between twins: identity, bookkeeping, a service's IPs.
-fn comparable(json: String) -> Value {
-    let mut object = parse_json(json.as_bytes());
-    let metadata = object["metadata"].as_object_mut().unwrap();
-    for key in ["namespace", "uid", "resourceVersion", "creationTimestamp", "managedFields", "selfLink"] {
-        metadata.remove(key);
-    }
-    if let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut) {
-        spec.remove("clusterIP");
-        spec.remove("clusterIPs");
-    }
-    object
+/// `kubeupd patch ARGS` in ours and `kubectl patch ARGS` in theirs: both succeed and print the same.
+fn patch_both(twins: &Twins, args: &[&str]) -> Output {
+    let ours = twins.ours.kubeupd().args(["patch", "-n", &twins.ours.name]).args(args).output().unwrap();
+    let theirs = twins.theirs.kubectl().args(["patch", "-n", &twins.theirs.name]).args(args).output().unwrap();
+    assert!(theirs.status.success(), "kubectl patch {args:?}: {}", text(&theirs.stderr));
+    assert!(ours.status.success(), "kubeupd patch {args:?}: {}", text(&ours.stderr));
+    assert_eq!(text(&ours.stdout), text(&theirs.stdout), "patch {args:?}");
+    ours
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -75,99 +46,109 @@ fn container_names(deployment: &Value) -> Vec<&str> {
 
 #[test]
 fn deployment_patches_match_kubectl() {
-    let twins = Twins::new("patch-deploy");
-    let out = twins.patch_both(&["deploy", "web", "-p", r#"{"spec":{"replicas":null}}"#]);
+    let twins = twins("patch-deploy");
+    let out = patch_both(&twins, &["deploy", "web", "-p", r#"{"spec":{"replicas":null}}"#]);
     assert_eq!(text(&out.stdout), "deployment.apps/web patched\n");
-    assert_eq!(twins.same_object("deploy/web")["spec"]["replicas"], 1, "null restores the default");
+    assert_eq!(
+        twins.assert_same("deploy/web", "after the patches")["spec"]["replicas"],
+        1,
+        "null restores the default"
+    );
 
-    twins.patch_both(&["deployment/web", "-p", r#"{"spec":{"replicas":0}}"#]);
-    assert_eq!(twins.same_object("deploy/web")["spec"]["replicas"], 0);
+    patch_both(&twins, &["deployment/web", "-p", r#"{"spec":{"replicas":0}}"#]);
+    assert_eq!(twins.assert_same("deploy/web", "after the patches")["spec"]["replicas"], 0);
 
     let add_and_change = r#"{"spec":{"template":{"spec":{"containers":[{"name":"log","image":"fluent-bit:3"},{"name":"app","resources":{"limits":{"cpu":"1"}}}]}}}}"#;
-    twins.patch_both(&["deploy", "web", "-p", add_and_change]);
-    let web = twins.same_object("deploy/web");
+    patch_both(&twins, &["deploy", "web", "-p", add_and_change]);
+    let web = twins.assert_same("deploy/web", "after the patches");
     assert_eq!(container_names(&web), ["log", "app", "sidecar"]);
     assert_eq!(
         web["spec"]["template"]["spec"]["containers"][1]["resources"]["limits"],
         serde_json::json!({"cpu": "1", "memory": "128Mi"})
     );
 
-    twins.patch_both(&[
-        "deploy",
-        "web",
-        "-p",
-        "spec:\n  template:\n    spec:\n      containers:\n      - {name: sidecar, $patch: delete}\n",
-    ]);
-    assert_eq!(container_names(&twins.same_object("deploy/web")), ["log", "app"]);
+    patch_both(
+        &twins,
+        &[
+            "deploy",
+            "web",
+            "-p",
+            "spec:\n  template:\n    spec:\n      containers:\n      - {name: sidecar, $patch: delete}\n",
+        ],
+    );
+    assert_eq!(container_names(&twins.assert_same("deploy/web", "after the patches")), ["log", "app"]);
 
     let json_patch = r#"[{"op":"add","path":"/spec/template/spec/containers/1","value":{"name":"mid","image":"m:1"}},{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"fluent-bit:4"}]"#;
-    twins.patch_both(&["deploy", "web", "--type", "json", "-p", json_patch]);
-    let web = twins.same_object("deploy/web");
+    patch_both(&twins, &["deploy", "web", "--type", "json", "-p", json_patch]);
+    let web = twins.assert_same("deploy/web", "after the patches");
     assert_eq!(container_names(&web), ["log", "mid", "app"]);
     assert_eq!(web["spec"]["template"]["spec"]["containers"][0]["image"], "fluent-bit:4");
 
-    twins.patch_both(&[
-        "deploy",
-        "web",
-        "--type",
-        "merge",
-        "-p",
-        r#"{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:1.27"}]}}}}"#,
-    ]);
-    let web = twins.same_object("deploy/web");
+    patch_both(
+        &twins,
+        &[
+            "deploy",
+            "web",
+            "--type",
+            "merge",
+            "-p",
+            r#"{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:1.27"}]}}}}"#,
+        ],
+    );
+    let web = twins.assert_same("deploy/web", "after the patches");
     assert_eq!(container_names(&web), ["app"], "a merge patch replaces the whole list");
     assert!(web["spec"]["template"]["spec"]["containers"][0].get("ports").is_none());
 
-    twins.patch_both(&["deploy", "web", "--type", "merge", "-p", r#"{"metadata":{"labels":{"version":"v2"}}}"#]);
+    patch_both(&twins, &["deploy", "web", "--type", "merge", "-p", r#"{"metadata":{"labels":{"version":"v2"}}}"#]);
     assert_eq!(
-        twins.same_object("deploy/web")["metadata"]["labels"],
+        twins.assert_same("deploy/web", "after the patches")["metadata"]["labels"],
         serde_json::json!({"app": "web", "version": "v2"})
     );
 
     let out =
-        twins.patch_both(&["deploy", "web", "--type", "merge", "-p", r#"{"metadata":{"labels":{"version":"v2"}}}"#]);
+        patch_both(&twins, &["deploy", "web", "--type", "merge", "-p", r#"{"metadata":{"labels":{"version":"v2"}}}"#]);
     assert_eq!(text(&out.stdout), "deployment.apps/web patched (no change)\n");
 }
 
 #[test]
 fn configmap_and_service_patches_match_kubectl() {
-    let twins = Twins::new("patch-cm");
-    twins.patch_both(&["cm", "settings", "-p", r#"{"data":{"mode":"staging","new":"x"}}"#]);
-    twins.patch_both(&[
-        "cm/settings",
-        "--type",
-        "merge",
-        "-p",
-        r#"{"data":{"retries":null},"metadata":{"labels":{"a":"b"}}}"#,
-    ]);
+    let twins = twins("patch-cm");
+    patch_both(&twins, &["cm", "settings", "-p", r#"{"data":{"mode":"staging","new":"x"}}"#]);
+    patch_both(
+        &twins,
+        &["cm/settings", "--type", "merge", "-p", r#"{"data":{"retries":null},"metadata":{"labels":{"a":"b"}}}"#],
+    );
     let json_patch = r#"[{"op":"test","path":"/data/mode","value":"staging"},{"op":"move","from":"/data/new","path":"/data/moved"},{"op":"remove","path":"/metadata/labels/a"}]"#;
-    twins.patch_both(&["cm", "settings", "--type", "json", "-p", json_patch]);
-    let settings = twins.same_object("cm/settings");
+    patch_both(&twins, &["cm", "settings", "--type", "json", "-p", json_patch]);
+    let settings = twins.assert_same("cm/settings", "after the patches");
     assert_eq!(settings["data"], serde_json::json!({"mode": "staging", "moved": "x"}));
 
-    twins.patch_both(&["svc", "web", "-p", r#"{"spec":{"ports":[{"name":"metrics","port":9090}]}}"#]);
-    assert_eq!(twins.same_object("svc/web")["spec"]["ports"].as_array().unwrap().len(), 2, "ports merge by port");
+    patch_both(&twins, &["svc", "web", "-p", r#"{"spec":{"ports":[{"name":"metrics","port":9090}]}}"#]);
+    assert_eq!(
+        twins.assert_same("svc/web", "after the patches")["spec"]["ports"].as_array().unwrap().len(),
+        2,
+        "ports merge by port"
+    );
 }
 
 #[test]
 fn custom_resource_patches_match_kubectl() {
-    let twins = Twins::new("patch-cr");
-    twins.patch_both(&[
-        "gadget",
-        "sprocket",
-        "--type",
-        "merge",
-        "-p",
-        r#"{"spec":{"size":"small","dimensions":{"height":null}}}"#,
-    ]);
-    twins.patch_both(&[
-        "gadgets.get.kubeupd.test/sprocket",
-        "--type",
-        "json",
-        "-p",
-        r#"[{"op":"add","path":"/spec/parts/-","value":"gear"}]"#,
-    ]);
-    let sprocket = twins.same_object("gadget/sprocket");
+    let twins = twins("patch-cr");
+    patch_both(
+        &twins,
+        &["gadget", "sprocket", "--type", "merge", "-p", r#"{"spec":{"size":"small","dimensions":{"height":null}}}"#],
+    );
+    patch_both(
+        &twins,
+        &[
+            "gadgets.get.kubeupd.test/sprocket",
+            "--type",
+            "json",
+            "-p",
+            r#"[{"op":"add","path":"/spec/parts/-","value":"gear"}]"#,
+        ],
+    );
+    let sprocket = twins.assert_same("gadget/sprocket", "after the patches");
     assert_eq!(
         sprocket["spec"],
         serde_json::json!({"size": "small", "parts": ["cog", "spring", "gear"], "dimensions": {"width": 3}})
@@ -192,7 +173,7 @@ fn custom_resource_patches_match_kubectl() {
         .output()
         .unwrap();
     assert_eq!(theirs.status.code(), Some(1));
-    assert_eq!(twins.same_object("gadget/sprocket")["spec"]["size"], "small");
+    assert_eq!(twins.assert_same("gadget/sprocket", "after the patches")["spec"]["size"], "small");
     let dry = twins
         .ours
         .kubeupd()
@@ -204,44 +185,41 @@ fn custom_resource_patches_match_kubectl() {
 
 #[test]
 fn subresources_match_kubectl() {
-    let twins = Twins::new("patch-sub");
-    let out = twins.patch_both(&["deploy", "web", "--subresource", "scale", "-p", r#"{"spec":{"replicas":5}}"#]);
+    let twins = twins("patch-sub");
+    let out = patch_both(&twins, &["deploy", "web", "--subresource", "scale", "-p", r#"{"spec":{"replicas":5}}"#]);
     assert_eq!(text(&out.stdout), "scale.autoscaling/web patched\n");
-    assert_eq!(twins.same_object("deploy/web")["spec"]["replicas"], 5);
-    twins.patch_both(&[
-        "deploy",
-        "web",
-        "--subresource",
-        "status",
-        "--type",
-        "merge",
-        "-p",
-        r#"{"status":{"observedGeneration":7}}"#,
-    ]);
-    let web = twins.same_object("deploy/web");
+    assert_eq!(twins.assert_same("deploy/web", "after the patches")["spec"]["replicas"], 5);
+    patch_both(
+        &twins,
+        &[
+            "deploy",
+            "web",
+            "--subresource",
+            "status",
+            "--type",
+            "merge",
+            "-p",
+            r#"{"status":{"observedGeneration":7}}"#,
+        ],
+    );
+    let web = twins.assert_same("deploy/web", "after the patches");
     assert_eq!(web["status"]["observedGeneration"], 7);
-    let out = twins.patch_both(&[
-        "deploy",
-        "web",
-        "--subresource",
-        "scale",
-        "-p",
-        r#"{"spec":{"replicas":5}}"#,
-        "-o",
-        "name",
-    ]);
+    let out = patch_both(
+        &twins,
+        &["deploy", "web", "--subresource", "scale", "-p", r#"{"spec":{"replicas":5}}"#, "-o", "name"],
+    );
     assert_eq!(text(&out.stdout), "scale.autoscaling/web\n");
 }
 
 #[test]
 fn dry_runs_change_nothing_and_print_what_would_be() {
-    let twins = Twins::new("patch-dry");
+    let twins = twins("patch-dry");
     let patch = r#"{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:1.27"}]}}}}"#;
     for mode in ["client", "server"] {
-        let before = twins.same_object("deploy/web");
-        let out = twins.patch_both(&["deploy", "web", "-p", patch, &format!("--dry-run={mode}")]);
+        let before = twins.assert_same("deploy/web", "after the patches");
+        let out = patch_both(&twins, &["deploy", "web", "-p", patch, &format!("--dry-run={mode}")]);
         assert_eq!(text(&out.stdout), "deployment.apps/web patched\n", "kubectl words dry runs this way too");
-        assert_eq!(twins.same_object("deploy/web"), before, "--dry-run={mode} changed the object");
+        assert_eq!(twins.assert_same("deploy/web", "after the patches"), before, "--dry-run={mode} changed the object");
     }
     for (mode, patch_type, patch) in [
         ("client", "strategic", patch),
@@ -254,29 +232,29 @@ fn dry_runs_change_nothing_and_print_what_would_be() {
         let ours = twins.ours.kubeupd().args(["patch", "-n", &twins.ours.name]).args(args).output().unwrap();
         let theirs = twins.theirs.kubectl().args(["patch", "-n", &twins.theirs.name]).args(args).output().unwrap();
         assert!(ours.status.success() && theirs.status.success(), "{args:?}: {}", text(&ours.stderr));
-        assert_eq!(comparable(text(&ours.stdout)), comparable(text(&theirs.stdout)), "{args:?}");
+        assert_eq!(
+            twin_view(parse_json(&ours.stdout), &twins.ours.name),
+            twin_view(parse_json(&theirs.stdout), &twins.theirs.name),
+            "{args:?}"
+        );
     }
 }
 
 #[test]
 fn patch_names_objects_from_files() {
-    let twins = Twins::new("patch-file");
+    let twins = twins("patch-file");
     let app = testdata("patch/app.yaml");
-    let out = twins.patch_both(&[
-        "-f",
-        app.to_str().unwrap(),
-        "--type",
-        "merge",
-        "-p",
-        r#"{"metadata":{"annotations":{"patched":"yes"}}}"#,
-    ]);
+    let out = patch_both(
+        &twins,
+        &["-f", app.to_str().unwrap(), "--type", "merge", "-p", r#"{"metadata":{"annotations":{"patched":"yes"}}}"#],
+    );
     assert_eq!(text(&out.stdout), "deployment.apps/web patched\nconfigmap/settings patched\nservice/web patched\n");
-    assert_eq!(twins.same_object("cm/settings")["metadata"]["annotations"]["patched"], "yes");
+    assert_eq!(twins.assert_same("cm/settings", "after the patches")["metadata"]["annotations"]["patched"], "yes");
 
     let patch_file = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(patch_file.path(), "data:\n  mode: from-file\n").unwrap();
-    twins.patch_both(&["cm", "settings", "--patch-file", patch_file.path().to_str().unwrap()]);
-    assert_eq!(twins.same_object("cm/settings")["data"]["mode"], "from-file");
+    patch_both(&twins, &["cm", "settings", "--patch-file", patch_file.path().to_str().unwrap()]);
+    assert_eq!(twins.assert_same("cm/settings", "after the patches")["data"]["mode"], "from-file");
 }
 
 /// Runs kubeupd, expects it to fail with a message containing `expected`, and the deployment unchanged.

@@ -15,6 +15,12 @@ use tower_http::decompression::DecompressionLayer;
 
 use super::error::{Error, Result};
 
+/// The `User-Agent` of every request: the server derives the default field manager from its first
+/// word, as it makes `kubectl` of kubectl's.
+fn user_agent() -> String {
+    format!("kubeupd/{} ({}/{})", env!("CARGO_PKG_VERSION"), std::env::consts::OS, std::env::consts::ARCH)
+}
+
 /// How many times a read is sent when the connection fails.
 const READ_ATTEMPTS: u32 = 3;
 
@@ -127,6 +133,9 @@ impl Transport {
 /// `TCP_NODELAY`: without it, the request written right after the TLS handshake waits for the
 /// server's delayed ACK, about 40 ms on every new connection.
 fn build_client(config: &kube::Config) -> kube::Result<kube::Client> {
+    let mut config = config.clone();
+    let agent = http::HeaderValue::from_str(&user_agent()).expect("the user agent is ASCII");
+    config.headers.push((http::header::USER_AGENT, agent));
     let mut http = HttpConnector::new();
     http.enforce_http(false);
     http.set_nodelay(true);

@@ -183,8 +183,92 @@ pub fn parse_yaml(bytes: &[u8]) -> Value {
     serde_saphyr::from_str(text).unwrap_or_else(|err| panic!("not YAML ({err}): {text}"))
 }
 
-/// `value` without fields that change between two reads of the same object: `resourceVersion`,
-/// `managedFields` timestamps and the like.
+/// Two namespaces for the same scenario: kubeupd works in `ours`, kubectl (the reference) in
+/// `theirs`, and the objects must come out the same.
+pub struct Twins {
+    pub ours: TestNamespace,
+    pub theirs: TestNamespace,
+}
+
+impl Twins {
+    /// Two fresh namespaces named after `prefix`.
+    pub fn new(prefix: &str) -> Twins {
+        Twins { ours: TestNamespace::new(&format!("{prefix}-u")), theirs: TestNamespace::new(&format!("{prefix}-k")) }
+    }
+
+    /// Asserts that `kubectl get WHAT -o json` shows the same in both namespaces, as
+    /// [`twin_view`] sees it, and returns our side. `what` is a type (all its objects, as a
+    /// list's items) or `TYPE/NAME`.
+    pub fn assert_same(&self, what: &str, context: &str) -> Value {
+        let ours = self.view(&self.ours, what);
+        let theirs = self.view(&self.theirs, what);
+        assert_eq!(ours, theirs, "{context}: {what} differs (left: kubeupd, right: kubectl)");
+        ours
+    }
+
+    fn view(&self, namespace: &TestNamespace, what: &str) -> Value {
+        let text = namespace.kubectl_ok(&["get", what, "-n", &namespace.name, "-o", "json", "--show-managed-fields"]);
+        let view = twin_view(parse_json(text.as_bytes()), &namespace.name);
+        match view.get("kind").and_then(Value::as_str) {
+            Some("List") => view["items"].clone(),
+            _ => view,
+        }
+    }
+}
+
+/// What differs between twins made the same way in two namespaces, and is never compared: the
+/// metadata the server sets per object, the cluster IPs it allocates, and the times of
+/// `managedFields` entries.
+const NOT_COMPARED: [&str; 7] = [
+    "/metadata/uid",
+    "/metadata/resourceVersion",
+    "/metadata/creationTimestamp",
+    "/metadata/selfLink",
+    "/metadata/managedFields/*/time",
+    "/spec/clusterIP",
+    "/spec/clusterIPs",
+];
+
+/// The field managers that differ between the tools by name only: the default manager the
+/// server derives from each tool's User-Agent, and the tools' default server-side apply manager.
+const SAME_MANAGER: [(&str, &str); 1] = [("kubeupd", "kubectl")];
+
+/// An object (or a List of them) as it compares with its twin in another namespace: the
+/// namespace's name reads `NAMESPACE` wherever it appears (`metadata.namespace`, the last-applied
+/// annotation), the fields in [`NOT_COMPARED`] are gone, and kubeupd's own managers read as
+/// kubectl's ([`SAME_MANAGER`]). Field ownership stays: managers, operations and field sets are
+/// part of the result.
+pub fn twin_view(value: Value, namespace: &str) -> Value {
+    let mut text = serde_json::to_string(&value).unwrap().replace(namespace, "NAMESPACE");
+    for (ours, theirs) in SAME_MANAGER {
+        text = text.replace(&format!(r#""manager":"{ours}""#), &format!(r#""manager":"{theirs}""#));
+    }
+    let mut value: Value = serde_json::from_str(&text).unwrap();
+    forget_not_compared(&mut value);
+    value
+}
+
+fn forget_not_compared(value: &mut Value) {
+    if let Some(items) = value.get_mut("items").and_then(Value::as_array_mut) {
+        items.iter_mut().for_each(forget_not_compared);
+    }
+    for pointer in NOT_COMPARED {
+        let (parent, field) = pointer.rsplit_once('/').unwrap();
+        match parent.split_once("/*") {
+            Some((list, rest)) => {
+                for entry in value.pointer_mut(list).and_then(Value::as_array_mut).into_iter().flatten() {
+                    entry.pointer_mut(rest).and_then(Value::as_object_mut).map(|map| map.remove(field));
+                }
+            }
+            None => {
+                value.pointer_mut(parent).and_then(Value::as_object_mut).map(|map| map.remove(field));
+            }
+        }
+    }
+}
+
+/// `value` without what a write changes on its own (`resourceVersion`, `generation`,
+/// `managedFields`): for comparing one object before and after a change, or two reads of it.
 pub fn without_volatile_fields(mut value: Value) -> Value {
     fn scrub(value: &mut Value) {
         match value {
