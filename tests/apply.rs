@@ -6,11 +6,10 @@
 //! them into booleans, kubeupd reads YAML 1.2 and keeps them as strings.
 mod support;
 
-use std::io::Write as _;
-use std::process::{Output, Stdio};
+use std::process::Output;
 
 use serde_json::Value;
-use support::{TestNamespace, Twins, ensure_cluster_fixture, parse_json};
+use support::{TestNamespace, Twins, ensure_cluster_fixture, parse_json, with_stdin};
 
 /// One step of a scenario.
 enum Step<'a> {
@@ -65,12 +64,6 @@ fn run(twins: &Twins, steps: &[Step<'_>], kinds: &str) {
         }
         twins.assert_same(kinds, &format!("step {number}"));
     }
-}
-
-fn with_stdin(command: &mut std::process::Command, input: &str) -> Output {
-    let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("runs");
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    child.wait_with_output().unwrap()
 }
 
 fn with_stdin_cmd(command: &mut assert_cmd::Command, input: &str) -> Output {

@@ -25,6 +25,24 @@ pub fn configuration_text(document: &Value) -> String {
     text
 }
 
+/// The configuration as the API server records it after a server-side apply by kubectl: the
+/// applied document without the annotation (an `annotations` map is not added), as Go's
+/// `json.Marshal` encodes it, with a final newline.
+pub fn server_side_text(document: &Value) -> String {
+    let mut document = document.clone();
+    if let Some(annotations) = document.pointer_mut("/metadata/annotations").and_then(Value::as_object_mut) {
+        annotations.remove(ANNOTATION);
+    }
+    let mut text = to_compact(&document);
+    text.push('\n');
+    text
+}
+
+/// The annotation's text on `object`, if it has one.
+pub fn text(object: &Value) -> Option<&str> {
+    object.pointer("/metadata/annotations")?.get(ANNOTATION)?.as_str()
+}
+
 /// `document` with the annotation set to its own configuration (kubectl's "modified" document).
 pub fn with_annotation(document: &Value) -> Value {
     let text = configuration_text(document);
@@ -36,8 +54,7 @@ pub fn with_annotation(document: &Value) -> Value {
 /// The last applied configuration recorded on `object`, if any. An annotation that does not
 /// parse counts as none, as for kubectl.
 pub fn recorded(object: &Value) -> Option<Value> {
-    let text = object.pointer("/metadata/annotations")?.get(ANNOTATION)?.as_str()?;
-    serde_json::from_str(text).ok()
+    serde_json::from_str(text(object)?).ok()
 }
 
 fn annotations_mut(document: &mut Value) -> &mut Map<String, Value> {
@@ -80,5 +97,19 @@ mod tests {
         assert_eq!(configuration_text(&annotated), expected);
         assert_eq!(recorded(&annotated).unwrap()["data"], document["data"]);
         assert_eq!(recorded(&document), None);
+    }
+
+    #[test]
+    fn server_side_applies_record_the_document_as_it_is() {
+        let document = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "data": {"a": "<"}});
+        assert_eq!(
+            server_side_text(&document),
+            "{\"apiVersion\":\"v1\",\"data\":{\"a\":\"\\u003c\"},\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"x\"}}\n"
+        );
+        let annotated = with_annotation(&document);
+        assert_eq!(
+            server_side_text(&annotated),
+            "{\"apiVersion\":\"v1\",\"data\":{\"a\":\"\\u003c\"},\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{},\"name\":\"x\"}}\n"
+        );
     }
 }

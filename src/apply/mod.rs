@@ -13,8 +13,10 @@ mod error;
 pub mod last_applied;
 mod live;
 mod object;
+mod ownership;
 mod plan;
 mod recreate;
+mod server_side;
 mod update;
 
 use serde_json::Value;
@@ -132,4 +134,7 @@ pub struct Outcome {
     pub patch: Option<Patch>,
     /// The live object had no last-applied annotation (it was created by other means than apply).
     pub missing_last_applied: bool,
+    /// What went wrong after the object was applied, which the next apply will mend (kubectl's
+    /// wording, without its `Warning: ` prefix).
+    pub warnings: Vec<String>,
 }

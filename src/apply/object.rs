@@ -1,13 +1,13 @@
 //! Applying one object: client-side, as `kubectl apply` does it (create the object with the
 //! last-applied annotation when it is absent; otherwise send the three-way patch between the last
 //! applied configuration, the new one and the live object, recomputed from a fresh read when the
-//! object changed meanwhile), or server-side (an apply patch under a field manager).
+//! object changed meanwhile), or server-side (see [`super::server_side`]).
 
 use serde_json::Value;
 
 use super::{Action, ApplyOptions, Error, Mode, Outcome, last_applied, recreate};
 use crate::client::{self, Cluster};
-use crate::merge::{KindPatcher, Patch};
+use crate::merge::KindPatcher;
 use crate::resource::Manifest;
 
 /// What is known of the live object before applying: nothing yet, or what a list showed.
@@ -30,7 +30,7 @@ pub(super) async fn apply(
     options: &ApplyOptions,
 ) -> Result<Outcome, Error> {
     match options.mode {
-        Mode::ServerSide { .. } => server_side(cluster, manifest, live, options).await,
+        Mode::ServerSide { .. } => super::server_side::apply(cluster, manifest, live, options).await,
         Mode::ClientSide { overwrite, force } => {
             let applied = client_side(cluster, manifest, live, options, overwrite).await;
             match applied {
@@ -86,6 +86,7 @@ async fn client_side(
         before: before.filter(|_| options.keep_live).cloned(),
         patch,
         missing_last_applied,
+        warnings: Vec::new(),
     };
     options
         .retry
@@ -136,36 +137,4 @@ async fn client_side(
             }
         })
         .await
-}
-
-/// Sends the configuration as an apply patch; the live object is read first only when the
-/// outcome must show it.
-async fn server_side(
-    cluster: &Cluster,
-    manifest: &Manifest,
-    live: Live,
-    options: &ApplyOptions,
-) -> Result<Outcome, Error> {
-    let target = &manifest.object;
-    let (rt, namespace, name) = (&target.rt, target.namespace.as_deref(), target.name.as_str());
-    let before = match live {
-        _ if !options.keep_live => None,
-        Live::Read(live) => Some(live),
-        Live::Absent => None,
-        Live::Unread => match cluster.get(rt, namespace, name).await {
-            Ok(live) => Some(live),
-            Err(client::Error::NotFound(_)) => None,
-            Err(err) => return Err(err.into()),
-        },
-    };
-    let patch = Patch::Apply(manifest.document.clone());
-    let object = cluster.patch(rt, namespace, name, &patch, &options.write_options()).await?;
-    Ok(Outcome {
-        action: Action::ServerSideApplied,
-        target: target.clone(),
-        object,
-        before,
-        patch: Some(patch),
-        missing_last_applied: false,
-    })
 }

@@ -48,5 +48,6 @@ pub(super) async fn recreate(
         before: None,
         patch: None,
         missing_last_applied: false,
+        warnings: Vec::new(),
     })
 }

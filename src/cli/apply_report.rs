@@ -108,6 +108,7 @@ impl Report {
                 last_applied::ANNOTATION,
             ));
         }
+        lines.stderr.extend(outcome.warnings.iter().map(|warning| format!("Warning: {warning}")));
         if let (true, Some(patch)) = (self.show_patch, &outcome.patch) {
             lines.stdout.push(format!(
                 "# {} {}: {}",

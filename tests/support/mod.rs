@@ -3,6 +3,7 @@
 //! it is missing or the server does not answer.
 #![allow(dead_code)] // Each test binary uses a different subset.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
@@ -95,16 +96,7 @@ impl TestNamespace {
 
     /// Applies YAML in this namespace with kubectl.
     pub fn apply(&self, yaml: &str) {
-        let mut child = self
-            .kubectl()
-            .args(["apply", "-n", &self.name, "-f", "-"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("kubectl runs");
-        std::io::Write::write_all(child.stdin.as_mut().unwrap(), yaml.as_bytes()).unwrap();
-        let output = child.wait_with_output().unwrap();
+        let output = with_stdin(self.kubectl().args(["apply", "-n", &self.name, "-f", "-"]), yaml);
         assert!(output.status.success(), "kubectl apply failed: {}", String::from_utf8_lossy(&output.stderr));
     }
 
@@ -172,6 +164,13 @@ pub fn ensure_cluster_fixture(namespace: &TestNamespace, relative: &str) {
     applied.push(relative.to_string());
 }
 
+/// Runs `command` with `input` on its standard input and collects what it printed.
+pub fn with_stdin(command: &mut Command, input: &str) -> Output {
+    let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("runs");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
 /// Parses JSON output, failing the test with the text when it is not JSON.
 pub fn parse_json(bytes: &[u8]) -> Value {
     serde_json::from_slice(bytes).unwrap_or_else(|err| panic!("not JSON ({err}): {}", String::from_utf8_lossy(bytes)))
@@ -235,9 +234,9 @@ const SAME_MANAGER: [(&str, &str); 1] = [("kubeupd", "kubectl")];
 
 /// An object (or a List of them) as it compares with its twin in another namespace: the
 /// namespace's name reads `NAMESPACE` wherever it appears (`metadata.namespace`, the last-applied
-/// annotation), the fields in [`NOT_COMPARED`] are gone, and kubeupd's own managers read as
-/// kubectl's ([`SAME_MANAGER`]). Field ownership stays: managers, operations and field sets are
-/// part of the result.
+/// annotation), the fields in [`NOT_COMPARED`] are gone, kubeupd's own managers read as
+/// kubectl's ([`SAME_MANAGER`]), and managedFields entries are in one order. Field ownership
+/// stays: managers, operations and field sets are part of the result.
 pub fn twin_view(value: Value, namespace: &str) -> Value {
     let mut text = serde_json::to_string(&value).unwrap().replace(namespace, "NAMESPACE");
     for (ours, theirs) in SAME_MANAGER {
@@ -245,7 +244,22 @@ pub fn twin_view(value: Value, namespace: &str) -> Value {
     }
     let mut value: Value = serde_json::from_str(&text).unwrap();
     forget_not_compared(&mut value);
+    sort_managed_fields(&mut value);
     value
+}
+
+/// The server sorts managedFields entries by operation, time and manager name; without times,
+/// and with managers renamed, they compare in an order of their own.
+fn sort_managed_fields(value: &mut Value) {
+    if let Some(items) = value.get_mut("items").and_then(Value::as_array_mut) {
+        items.iter_mut().for_each(sort_managed_fields);
+    }
+    if let Some(entries) = value.pointer_mut("/metadata/managedFields").and_then(Value::as_array_mut) {
+        entries.sort_by_key(|entry| {
+            ["operation", "manager", "apiVersion", "subresource"]
+                .map(|key| entry[key].as_str().unwrap_or("").to_string())
+        });
+    }
 }
 
 fn forget_not_compared(value: &mut Value) {

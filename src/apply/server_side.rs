@@ -1,0 +1,189 @@
+//! Server-side apply of one object, as kubectl does it: the configuration is sent as an apply
+//! patch; then, for an object that client-side apply managed before, the last-applied annotation
+//! is kept in step under its own manager (so that going back to client-side apply works), the
+//! client-side managers' fields are migrated to the applying manager, and the configuration is
+//! applied again, so that what it no longer has is removed. Checking afterwards costs no request
+//! when there is nothing to migrate.
+
+use serde_json::{Value, json};
+
+use super::object::Live;
+use super::ownership::{self, LAST_APPLIED_MANAGER};
+use super::{Action, ApplyOptions, DryRun, Error, Outcome, last_applied};
+use crate::client::{self, Cluster, RetryPolicy, WriteOptions};
+use crate::merge::{Patch, json_patch};
+use crate::resource::Manifest;
+
+/// Applies `manifest` server-side; `live` is what a list showed of the object, if anything.
+pub(super) async fn apply(
+    cluster: &Cluster,
+    manifest: &Manifest,
+    live: Live,
+    options: &ApplyOptions,
+) -> Result<Outcome, Error> {
+    let target = &manifest.object;
+    let (rt, namespace, name) = (&target.rt, target.namespace.as_deref(), target.name.as_str());
+    let before = match live {
+        _ if !options.keep_live => None,
+        Live::Read(live) => Some(live),
+        Live::Absent => None,
+        Live::Unread => match cluster.get(rt, namespace, name).await {
+            Ok(live) => Some(live),
+            Err(client::Error::NotFound(_)) => None,
+            Err(err) => return Err(err.into()),
+        },
+    };
+    let configuration = Patch::Apply(manifest.document.clone());
+    let write = options.write_options();
+    let applied = cluster.patch(rt, namespace, name, &configuration, &write).await?;
+    let client_side = ownership::client_side_managers(&applied);
+    let recorded = last_applied::text(&applied).is_some().then(|| last_applied::server_side_text(&manifest.document));
+    let mut warnings = Vec::new();
+    let object = if options.dry_run == DryRun::Server {
+        dry_run_result(cluster, manifest, applied, &client_side, recorded, options).await?
+    } else {
+        let mut object = applied;
+        if let Some(recorded) = recorded {
+            match keep_annotation(cluster, manifest, &object, &recorded).await {
+                Ok(Some(updated)) => object = updated,
+                Ok(None) => {}
+                Err(err) => warnings.push(format!(
+                    "failed to migrate {} for Server-Side Apply. This is non-fatal and will be retried next time \
+                     you apply. Error: {}",
+                    last_applied::ANNOTATION,
+                    err.line().trim_start_matches("error: ")
+                )),
+            }
+        }
+        if !client_side.is_empty() {
+            match migrate(cluster, manifest, object.clone(), &client_side, options.field_manager()).await {
+                Ok(false) => {}
+                Ok(true) => match cluster.patch(rt, namespace, name, &configuration, &write).await {
+                    Ok(reapplied) => object = reapplied,
+                    Err(err) => warnings.push(format!(
+                        "failed to re-apply configuration after performing Server-Side Apply migration. This is \
+                         non-fatal and will be retried next time you apply. Error: {}",
+                        err.line().trim_start_matches("error: ")
+                    )),
+                },
+                Err(err) => warnings.push(format!(
+                    "server rejected managed fields migration to Server-Side Apply. This is non-fatal and will be \
+                     retried next time you apply. Error: {}",
+                    err.line().trim_start_matches("error: ")
+                )),
+            }
+        }
+        object
+    };
+    Ok(Outcome {
+        action: Action::ServerSideApplied,
+        target: target.clone(),
+        object,
+        before,
+        patch: Some(configuration),
+        missing_last_applied: false,
+        warnings,
+    })
+}
+
+/// Keeps the last-applied annotation in step with the configuration, owned by its own manager,
+/// unless it already is. The server does this itself only for the manager `kubectl`; kubeupd
+/// does it for any manager. Returns the object afterwards when a write was needed.
+async fn keep_annotation(
+    cluster: &Cluster,
+    manifest: &Manifest,
+    object: &Value,
+    recorded: &str,
+) -> Result<Option<Value>, client::Error> {
+    if last_applied::text(object) == Some(recorded) && ownership::annotation_has_apply_owner(object) {
+        return Ok(None);
+    }
+    let target = &manifest.object;
+    let mut metadata = json!({"name": target.name, "annotations": {last_applied::ANNOTATION: recorded}});
+    if let Some(namespace) = &target.namespace {
+        metadata["namespace"] = Value::String(namespace.clone());
+    }
+    let annotation = json!({"apiVersion": target.rt.api_version(), "kind": target.rt.kind, "metadata": metadata});
+    // The annotation is the only field of this manager; it takes it over from client-side apply.
+    let write =
+        WriteOptions { field_manager: Some(LAST_APPLIED_MANAGER.into()), force: true, ..WriteOptions::default() };
+    let patched =
+        cluster.patch(&target.rt, target.namespace.as_deref(), &target.name, &Patch::Apply(annotation), &write).await?;
+    Ok(Some(patched))
+}
+
+/// Moves the client-side managers' fields to `manager` with a JSON patch of managedFields that
+/// also tests the resourceVersion, read again after a conflict. Returns whether anything moved.
+async fn migrate(
+    cluster: &Cluster,
+    manifest: &Manifest,
+    mut object: Value,
+    client_side: &[String],
+    manager: &str,
+) -> Result<bool, client::Error> {
+    let target = &manifest.object;
+    let (rt, namespace, name) = (&target.rt, target.namespace.as_deref(), target.name.as_str());
+    let write = WriteOptions { field_manager: Some(manager.into()), ..WriteOptions::default() };
+    RetryPolicy::default()
+        .run(&format!("migrate {} to server-side apply", target.display_name()), async |attempt| {
+            if attempt > 1 {
+                object = cluster.get(rt, namespace, name).await?;
+            }
+            let Some(fields) = ownership::migrated(&object, client_side, manager) else { return Ok(false) };
+            let operations = json!([
+                {"op": "replace", "path": "/metadata/managedFields", "value": fields},
+                // A replace, not a test: a stale version is then a 409 Conflict, which is retried.
+                {"op": "replace", "path": "/metadata/resourceVersion", "value": object["metadata"]["resourceVersion"]},
+            ]);
+            let patch = Patch::Json(json_patch::parse(&operations).expect("well-formed operations"));
+            cluster.patch(rt, namespace, name, &patch, &write).await?;
+            Ok(true)
+        })
+        .await
+}
+
+/// What the requests of a real apply would leave, shown from a dry run of the first: dry runs do
+/// not build on each other, so the annotation and the migration are worked out here, and the
+/// result goes through a dry-run update so that the server defaults what the migration removed,
+/// as it does after a real apply.
+async fn dry_run_result(
+    cluster: &Cluster,
+    manifest: &Manifest,
+    applied: Value,
+    client_side: &[String],
+    recorded: Option<String>,
+    options: &ApplyOptions,
+) -> Result<Value, Error> {
+    let shown = with_migration_shown(applied, client_side, recorded);
+    let Some(simulated) = shown.migrated else { return Ok(shown.object) };
+    let mut body = simulated.clone();
+    body["metadata"].as_object_mut().map(|metadata| metadata.remove("managedFields"));
+    let target = &manifest.object;
+    let write = WriteOptions { dry_run: true, ..options.write_options() };
+    let mut defaulted = cluster.replace(&target.rt, target.namespace.as_deref(), &target.name, &body, &write).await?;
+    defaulted["metadata"]["managedFields"] = simulated["metadata"]["managedFields"].clone();
+    Ok(defaulted)
+}
+
+/// A dry run's answer with the annotation kept in step, and the migration worked out.
+struct Shown {
+    /// The answer with the annotation in step, when nothing is migrated.
+    object: Value,
+    /// The answer after the migration, when client-side managers' fields move.
+    migrated: Option<Value>,
+}
+
+fn with_migration_shown(mut applied: Value, client_side: &[String], recorded: Option<String>) -> Shown {
+    if let Some(recorded) = recorded {
+        if !ownership::annotation_has_apply_owner(&applied)
+            && let Some(Value::Array(fields)) = applied.pointer_mut("/metadata/managedFields")
+        {
+            let api_version = fields.first().map_or(Value::Null, |entry| entry["apiVersion"].clone());
+            fields.push(json!({"manager": LAST_APPLIED_MANAGER, "operation": "Apply", "apiVersion": api_version,
+                               "fieldsType": "FieldsV1", "fieldsV1": ownership::annotation_set()}));
+        }
+        applied["metadata"]["annotations"][last_applied::ANNOTATION] = Value::String(recorded);
+    }
+    let migrated = ownership::migrated_dry_run(&applied, client_side);
+    Shown { object: applied, migrated }
+}

@@ -1,0 +1,209 @@
+//! Switching between client-side and server-side apply, with kubectl as the reference: the same
+//! sequence runs with kubectl in one namespace and with kubeupd in its twin, and the objects and
+//! their field ownership must come out the same after every step.
+mod support;
+
+use std::process::Output;
+
+use serde_json::Value;
+use support::{Twins, parse_json, twin_view};
+
+const CREATED: &str = r#"
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, labels: {a: "1", b: "2"}}
+data: {x: "1", k: "2"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, labels: {app: web}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.25
+        env: [{name: A, value: "1"}, {name: B, value: "2"}, {name: C, value: "3"}]
+"#;
+
+/// The configuration changed, still applied client-side.
+fn changed() -> String {
+    CREATED.replace("k: \"2\"", "k: \"3\"").replace("nginx:1.25", "nginx:1.27")
+}
+
+/// Another configuration, applied server-side: a label, a data key, an env entry and the
+/// replicas are gone, a data key is new; what stays keeps its value (no conflicts).
+fn server_side() -> String {
+    changed()
+        .replace(r#"labels: {a: "1", b: "2"}"#, r#"labels: {a: "1"}"#)
+        .replace(r#"data: {x: "1", k: "3"}"#, r#"data: {x: "1", z: "9"}"#)
+        .replace(r#", {name: B, value: "2"}"#, "")
+        .replace("  replicas: 2\n", "")
+}
+
+/// Client-side again, from the server-side configuration: a label, a data key and an env entry
+/// are new, and `z` is gone.
+fn client_side_again() -> String {
+    server_side()
+        .replace(r#"labels: {a: "1"}"#, r#"labels: {a: "1", c: "5"}"#)
+        .replace(r#"data: {x: "1", z: "9"}"#, r#"data: {x: "1", w: "4"}"#)
+        .replace(r#"{name: C, value: "3"}]"#, r#"{name: C, value: "3"}, {name: D, value: "4"}]"#)
+}
+
+const KINDS: &str = "configmaps,deployments";
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// `apply ARGS -f -` of `yaml` with kubectl in theirs and kubeupd in ours: both succeed and say
+/// the same.
+fn apply_both(twins: &Twins, yaml: &str, args: &[&str]) {
+    let ours = twins
+        .ours
+        .kubeupd()
+        .args(["apply", "-n", &twins.ours.name, "-f", "-"])
+        .args(args)
+        .write_stdin(yaml)
+        .output()
+        .unwrap();
+    let theirs = support::with_stdin(
+        twins.theirs.kubectl().args(["apply", "-n", &twins.theirs.name, "-f", "-"]).args(args),
+        yaml,
+    );
+    assert!(theirs.status.success(), "kubectl apply {args:?}: {}", stderr(&theirs));
+    assert!(ours.status.success(), "kubeupd apply {args:?}: {}", stderr(&ours));
+    assert_eq!(stdout(&ours), stdout(&theirs), "apply {args:?}");
+}
+
+/// The objects of both twins, which must be the same but for `metadata.generation`: the server
+/// keeps the last-applied annotation in step within the apply itself only for the manager named
+/// `kubectl`, while kubeupd writes it in a request of its own, and a Deployment counts an
+/// annotation change as a generation.
+fn assert_same_but_generation(twins: &Twins, context: &str) -> Value {
+    let view = |namespace: &support::TestNamespace| {
+        let text = namespace.kubectl_ok(&["get", KINDS, "-n", &namespace.name, "-o", "json", "--show-managed-fields"]);
+        let mut list = twin_view(parse_json(text.as_bytes()), &namespace.name);
+        for item in list["items"].as_array_mut().unwrap() {
+            item["metadata"].as_object_mut().unwrap().remove("generation");
+        }
+        list["items"].take()
+    };
+    let ours = view(&twins.ours);
+    assert_eq!(ours, view(&twins.theirs), "{context}: the objects differ (left: kubeupd, right: kubectl)");
+    ours
+}
+
+#[test]
+fn switching_to_server_side_apply_and_back_matches_kubectl() {
+    let twins = Twins::new("ssa-switch");
+    apply_both(&twins, CREATED, &[]);
+    twins.assert_same(KINDS, "created client-side");
+    apply_both(&twins, &changed(), &[]);
+    twins.assert_same(KINDS, "changed client-side");
+    apply_both(&twins, &server_side(), &["--server-side"]);
+    let switched = assert_same_but_generation(&twins, "applied server-side");
+    let settings = &switched[0];
+    assert_eq!(settings["data"], serde_json::json!({"x": "1", "z": "9"}), "k is gone");
+    assert_eq!(settings["metadata"]["labels"], serde_json::json!({"a": "1"}), "b is gone");
+    let managers: Vec<&str> = settings["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["manager"].as_str())
+        .collect();
+    assert!(!managers.contains(&"kubectl-client-side-apply"), "{managers:?}");
+    apply_both(&twins, &server_side(), &["--server-side"]);
+    assert_same_but_generation(&twins, "applied server-side again");
+    apply_both(&twins, &client_side_again(), &[]);
+    let back = assert_same_but_generation(&twins, "back to client-side");
+    assert_eq!(back[0]["data"], serde_json::json!({"x": "1", "w": "4"}), "z, applied server-side, is gone");
+}
+
+#[test]
+fn server_dry_runs_and_diff_show_the_migrated_result() {
+    let twins = Twins::new("ssa-dry");
+    apply_both(&twins, CREATED, &[]);
+    apply_both(&twins, &changed(), &[]);
+    let diff = twins
+        .ours
+        .kubeupd()
+        .args(["diff", "--server-side", "-n", &twins.ours.name, "-f", "-"])
+        .write_stdin(server_side())
+        .output()
+        .unwrap();
+    assert_eq!(diff.status.code(), Some(1), "{}", stderr(&diff));
+    let shown = stdout(&diff);
+    for removed in ["-    b: \"2\"", "-  k: \"3\"", "-        - name: B"] {
+        assert!(shown.contains(removed), "{removed:?} not shown as removed:\n{shown}");
+    }
+    let dry = twins
+        .ours
+        .kubeupd()
+        .args(["apply", "--server-side", "--dry-run=server", "-o", "json", "-n", &twins.ours.name, "-f", "-"])
+        .write_stdin(server_side())
+        .output()
+        .unwrap();
+    assert!(dry.status.success(), "{}", stderr(&dry));
+    // kubectl applies for real: the dry run must show what that made.
+    support::with_stdin(
+        twins.theirs.kubectl().args(["apply", "--server-side", "-n", &twins.theirs.name, "-f", "-"]),
+        &server_side(),
+    );
+    let mut shown = twin_view(parse_json(&dry.stdout), &twins.ours.name);
+    let mut made = twin_view(
+        parse_json(twins.theirs.kubectl_ok(&["get", KINDS, "-n", &twins.theirs.name, "-o", "json"]).as_bytes()),
+        &twins.theirs.name,
+    );
+    for list in [&mut shown, &mut made] {
+        for item in list["items"].as_array_mut().unwrap() {
+            item["metadata"].as_object_mut().unwrap().remove("generation");
+        }
+    }
+    assert_eq!(shown["items"], made["items"], "the dry run (left) shows what a real apply makes (right)");
+    let unchanged = twins.ours.kubectl_ok(&["get", "cm", "settings", "-n", &twins.ours.name, "-o", "json"]);
+    assert_eq!(parse_json(unchanged.as_bytes())["data"]["k"], "3", "the dry run changed nothing");
+}
+
+#[test]
+fn any_field_manager_migrates_and_keeps_the_annotation_in_step() {
+    let twins = Twins::new("ssa-manager");
+    let ns = &twins.ours;
+    let apply = |yaml: &str, args: &[&str]| {
+        let output =
+            ns.kubeupd().args(["apply", "-n", &ns.name, "-f", "-"]).args(args).write_stdin(yaml).output().unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+    };
+    apply(CREATED, &[]);
+    apply(&changed(), &[]);
+    apply(&server_side(), &["--server-side", "--field-manager", "team"]);
+    let settings = parse_json(
+        ns.kubectl_ok(&["get", "cm", "settings", "-n", &ns.name, "-o", "json", "--show-managed-fields"]).as_bytes(),
+    );
+    assert_eq!(settings["data"], serde_json::json!({"x": "1", "z": "9"}));
+    assert_eq!(settings["metadata"]["labels"], serde_json::json!({"a": "1"}));
+    let recorded: Value = serde_json::from_str(
+        settings["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"].as_str().unwrap(),
+    )
+    .unwrap();
+    assert_eq!(recorded["data"], serde_json::json!({"x": "1", "z": "9"}), "the annotation follows the configuration");
+    let mut owners: Vec<(&str, &str)> = settings["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| (entry["manager"].as_str().unwrap(), entry["operation"].as_str().unwrap()))
+        .collect();
+    owners.sort();
+    assert_eq!(owners, [("kubectl-last-applied", "Apply"), ("team", "Apply")]);
+    // Back to client-side apply: z, which the server-side configuration had, is removed.
+    apply(&client_side_again(), &[]);
+    let settings = parse_json(ns.kubectl_ok(&["get", "cm", "settings", "-n", &ns.name, "-o", "json"]).as_bytes());
+    assert_eq!(settings["data"], serde_json::json!({"x": "1", "w": "4"}));
+}
