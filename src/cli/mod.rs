@@ -21,6 +21,7 @@ mod update;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
@@ -63,7 +64,13 @@ pub struct GlobalArgs {
     /// Do not verify the server's certificate (insecure).
     #[arg(long, global = true)]
     pub insecure_skip_tls_verify: bool,
+    /// Treat warnings from the server as errors: exit non-zero when any arrived.
+    #[arg(long, global = true)]
+    pub warnings_as_errors: bool,
 }
+
+/// How many distinct warnings the server sent in this run.
+static WARNINGS_RECEIVED: AtomicUsize = AtomicUsize::new(0);
 
 impl GlobalArgs {
     /// How to reach the cluster, as the flags say.
@@ -78,9 +85,15 @@ impl GlobalArgs {
         }
     }
 
-    /// Prepares a client for the cluster the flags select; sends no request yet.
+    /// Prepares a client for the cluster the flags select; sends no request yet. The server's
+    /// warnings are shown as kubectl shows them, each once, on stderr.
     pub async fn connect(&self) -> Result<Cluster> {
-        Ok(Cluster::connect(&self.connect_options()).await?)
+        let cluster = Cluster::connect(&self.connect_options()).await?;
+        cluster.on_warning(|text| {
+            WARNINGS_RECEIVED.fetch_add(1, Ordering::Relaxed);
+            eprintln!("Warning: {text}");
+        });
+        Ok(cluster)
     }
 }
 
@@ -107,6 +120,7 @@ pub enum Command {
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.global.verbosity);
+    let warnings_as_errors = cli.global.warnings_as_errors;
     let result = match cli.command {
         Command::Completion(args) => completion::run(&args),
         command => tokio::runtime::Builder::new_current_thread()
@@ -115,6 +129,13 @@ pub fn run() -> ExitCode {
             .map_err(|err| Error::Other(err.into()))
             .and_then(|runtime| runtime.block_on(dispatch(command, cli.global))),
     };
+    let result = result.and_then(|()| match WARNINGS_RECEIVED.load(Ordering::Relaxed) {
+        count if warnings_as_errors && count > 0 => {
+            let noun = if count == 1 { "warning" } else { "warnings" };
+            Err(Error::msg(format!("{count} {noun} received")))
+        }
+        _ => Ok(()),
+    });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

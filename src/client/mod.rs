@@ -14,6 +14,7 @@ mod openapi;
 mod resource;
 mod retry;
 mod transport;
+mod warnings;
 
 use std::sync::Arc;
 
@@ -67,6 +68,12 @@ impl Cluster {
     /// The namespace for requests that name none: `-n`, else the context's, else `default`.
     pub fn default_namespace(&self) -> &str {
         &self.default_namespace
+    }
+
+    /// Hands every warning the server sends from now on (`Warning` headers) to `handler`, each
+    /// distinct text once.
+    pub fn on_warning(&self, handler: impl Fn(&str) + Send + Sync + 'static) {
+        self.transport.warnings.set_handler(Box::new(handler));
     }
 
     /// The server's URL, e.g. `https://127.0.0.1:6443`.

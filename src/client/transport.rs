@@ -1,6 +1,7 @@
 //! Sending one request: timeout, kubectl-style request logging, and turning failures into errors.
 
 use std::error::Error as StdError;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -14,6 +15,7 @@ use tower::retry::RetryLayer;
 use tower_http::decompression::DecompressionLayer;
 
 use super::error::{Error, Result};
+use super::warnings::Warnings;
 
 /// The `User-Agent` of every request: the server derives the default field manager from its first
 /// word, as it makes `kubectl` of kubectl's.
@@ -30,6 +32,8 @@ pub(crate) struct Transport {
     client: kube::Client,
     server: String,
     timeout: Option<Duration>,
+    /// The server's warnings, from every answer.
+    pub(crate) warnings: Arc<Warnings>,
 }
 
 impl Transport {
@@ -38,7 +42,7 @@ impl Transport {
         let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
         let client =
             build_client(config).map_err(|err| Error::Config(format!("cannot set up a client for {server}: {err}")))?;
-        Ok(Transport { client, server, timeout })
+        Ok(Transport { client, server, timeout, warnings: Arc::default() })
     }
 
     /// The server URL without a trailing slash, e.g. `https://127.0.0.1:6443`.
@@ -94,6 +98,7 @@ impl Transport {
         let started = Instant::now();
         let call = async {
             let response = self.client.send(request.map(Body::from)).await?;
+            self.warnings.record(response.headers());
             let status = response.status();
             let body = response.into_body().collect_bytes().await?;
             Ok::<_, kube::Error>((status, body))
