@@ -92,8 +92,11 @@ async fn reads_the_real_servers_v2_document_once_and_caches_it_by_version() {
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     cached.sort();
-    // The v2 document by server version; the (absent) v3 index and the version, for six hours.
-    assert_eq!(cached, ["v2-v1.20.2.json", "v3-index.json", "version.json"]);
+    // The v2 document by server version, and the definitions the Deployment reaches, taken from
+    // it for later runs; the (absent) v3 index and the version, for six hours.
+    assert_eq!(cached, ["v2-v1.20.2-apps_v1-Deployment.json", "v2-v1.20.2.json", "v3-index.json", "version.json"]);
+    let subset = std::fs::metadata(server_dir.join("v2-v1.20.2-apps_v1-Deployment.json")).unwrap().len();
+    assert!(subset < 100_000, "a kind's definitions are a small part of the document ({subset} bytes)");
     let size = std::fs::metadata(server_dir.join("v2-v1.20.2.json")).unwrap().len();
     assert!(size < 1_500_000, "the cached document is pruned ({size} bytes)");
     // The cache is what a later run reads: edit it, and the edit shows.

@@ -23,6 +23,9 @@ pub enum Error {
     /// The object's kind, defined by a CustomResourceDefinition in the input, is still not served.
     #[error(transparent)]
     Resolve(#[from] resource::Error),
+    /// The object has fields its kind's schema does not declare, or values of the wrong type.
+    #[error(transparent)]
+    InvalidFields(#[from] super::InvalidFields),
     /// A dry run does not create the CustomResourceDefinition that the object's kind needs.
     #[error(
         "no matches for kind {kind:?} in version {api_version:?}: its CustomResourceDefinition is in this input, \

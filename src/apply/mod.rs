@@ -18,16 +18,18 @@ mod plan;
 mod recreate;
 mod server_side;
 mod update;
+mod validate;
 
 use serde_json::Value;
 
-use crate::client::{RetryPolicy, WriteOptions};
+use crate::client::{FieldValidation, RetryPolicy, WriteOptions};
 use crate::merge::Patch;
 use crate::resource::ObjectRef;
 
 pub use error::{ANNOTATIONS_LIMIT, Error};
 pub use plan::Plan;
 pub use update::{Modified, ModifyError, ModifyOptions, read_modify_write};
+pub use validate::{InvalidFields, Verdict, check as validate};
 
 /// The field manager of client-side applies: kubectl's, so that later server-side applies by
 /// either tool recognise the fields these applies set.
@@ -72,6 +74,8 @@ pub struct ApplyOptions {
     /// Keep the live object as it was before in each outcome, reading it first where the mode
     /// would not (server-side apply): diff compares the two.
     pub keep_live: bool,
+    /// How objects are checked against their schema (`--validate`).
+    pub validation: FieldValidation,
     /// How many objects are applied at once.
     pub concurrency: usize,
     /// Attempts, and pauses between them, while an object keeps changing under us.
@@ -87,6 +91,7 @@ impl ApplyOptions {
             dry_run: DryRun::None,
             record_last_applied: true,
             keep_live: false,
+            validation: FieldValidation::Strict,
             concurrency: 8,
             retry: RetryPolicy::default(),
         }
@@ -107,6 +112,7 @@ impl ApplyOptions {
             field_manager: Some(self.field_manager().to_string()),
             force: matches!(self.mode, Mode::ServerSide { force_conflicts: true }),
             subresource: None,
+            field_validation: Some(self.validation),
         }
     }
 }

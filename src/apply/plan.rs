@@ -8,6 +8,7 @@ use futures::stream::{self, StreamExt};
 use super::error::ANNOTATIONS_LIMIT;
 use super::live::{self, list_key};
 use super::object::{self, Live};
+use super::validate::{self, InvalidFields, Verdict};
 use super::{ApplyOptions, DryRun, Error, Mode, Outcome, crd, last_applied};
 use crate::client::Cluster;
 use crate::resource::{Entry, Manifest, Resolver, Source};
@@ -16,6 +17,7 @@ use crate::resource::{Entry, Manifest, Resolver, Source};
 #[derive(Debug)]
 pub struct Plan {
     entries: Vec<Entry>,
+    warnings: Vec<(Source, InvalidFields)>,
 }
 
 /// Group, kind, namespace and name: documents of the same object are applied one after the other.
@@ -27,23 +29,43 @@ fn identity(manifest: &Manifest) -> Identity {
 }
 
 impl Plan {
-    /// Checks every object before anything is written: for client-side apply, the annotations
-    /// with the last-applied configuration must stay within the server's limit. Returns every
-    /// object that fails, in input order.
-    pub fn new(entries: Vec<Entry>, options: &ApplyOptions) -> Result<Plan, Vec<(Source, Error)>> {
+    /// Checks every object before anything is written: its fields against the server's schema of
+    /// its kind (as `options.validation` asks), and for client-side apply, that the annotations
+    /// with the last-applied configuration stay within the server's limit. Returns every object
+    /// that fails, in input order.
+    pub async fn new(
+        cluster: &Cluster,
+        entries: Vec<Entry>,
+        options: &ApplyOptions,
+    ) -> Result<Plan, Vec<(Source, Error)>> {
         let mut failures = Vec::new();
-        if options.record_last_applied && matches!(options.mode, Mode::ClientSide { .. }) {
-            for entry in &entries {
-                let document = match entry {
-                    Entry::Ready(manifest) => &manifest.document,
-                    Entry::Pending(pending) => &pending.document,
-                };
-                if let Err(err) = check_annotation_size(document) {
-                    failures.push((entry.source().clone(), err));
+        let mut warnings = Vec::new();
+        for entry in &entries {
+            let source = entry.source().clone();
+            let document = match entry {
+                Entry::Ready(manifest) => &manifest.document,
+                Entry::Pending(pending) => &pending.document,
+            };
+            if matches!(entry, Entry::Ready(_)) {
+                match validate::check(cluster, document, options.validation).await {
+                    Verdict::Valid => {}
+                    Verdict::Warn(errors) => warnings.push((source.clone(), InvalidFields(errors))),
+                    Verdict::Refuse(errors) => failures.push((source.clone(), InvalidFields(errors).into())),
                 }
             }
+            if options.record_last_applied
+                && matches!(options.mode, Mode::ClientSide { .. })
+                && let Err(err) = check_annotation_size(document)
+            {
+                failures.push((source, err));
+            }
         }
-        if failures.is_empty() { Ok(Plan { entries }) } else { Err(failures) }
+        if failures.is_empty() { Ok(Plan { entries, warnings }) } else { Err(failures) }
+    }
+
+    /// The objects whose fields are wrong, with `--validate=warn` on a server that cannot warn.
+    pub fn warnings(&self) -> &[(Source, InvalidFields)] {
+        &self.warnings
     }
 
     /// The objects to apply, in input order.

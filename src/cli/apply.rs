@@ -6,9 +6,11 @@ use clap::{ArgAction, Args};
 
 use super::apply_last_applied::LastAppliedCommand;
 use super::apply_report::Report;
-use super::flags::{DryRunArg, FieldManagerArg, FileArgs, Format, OutputArgs};
+use super::flags::{DryRunArg, FieldManagerArg, FileArgs, Format, OutputArgs, ValidateArg};
+use super::validation;
 use super::{Error, GlobalArgs, Result};
-use crate::apply::{ApplyOptions, DryRun, Mode, Plan};
+use crate::apply::{self, ApplyOptions, DryRun, Mode, Plan};
+use crate::client::Cluster;
 use crate::manifest;
 use crate::resource::{Entry, Resolver, Source};
 
@@ -45,6 +47,8 @@ pub struct ApplyFlags {
     #[command(flatten)]
     pub dry_run: DryRunArg,
     #[command(flatten)]
+    pub validate: ValidateArg,
+    #[command(flatten)]
     pub output: OutputArgs,
     /// Print the patch sent (or that would be sent) for each object.
     #[arg(long)]
@@ -63,7 +67,7 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
     let options = options(&flags)?;
     let cluster = global.connect().await?;
     let resolver = Resolver::new(&cluster, global.namespace.as_deref(), false);
-    let plan = plan(&flags.files, &resolver, &options, "applied").await?;
+    let plan = plan(&flags.files, &cluster, &resolver, &options, "applied").await?;
     let mut report = Report::new(plan.entries(), &flags);
     plan.run(&cluster, &resolver, &options, |index, result| report.record(index, result)).await;
     if report.finish() > 0 {
@@ -99,6 +103,7 @@ fn options(flags: &ApplyFlags) -> Result<ApplyOptions> {
     Ok(ApplyOptions {
         field_manager: flags.field_manager.name.clone(),
         dry_run: flags.dry_run.mode(),
+        validation: flags.validate.directive,
         concurrency: flags.concurrency,
         ..ApplyOptions::new(mode)
     })
@@ -110,6 +115,7 @@ fn options(flags: &ApplyFlags) -> Result<ApplyOptions> {
 /// what did not happen (`applied`, `compared`).
 pub(super) async fn plan(
     files: &FileArgs,
+    cluster: &Cluster,
     resolver: &Resolver<'_>,
     options: &ApplyOptions,
     verb: &str,
@@ -124,18 +130,34 @@ pub(super) async fn plan(
     for entry in resolver.entries(objects).await {
         match entry {
             Ok(entry) => entries.push(entry),
-            Err((source, err)) => failures.push((source, err.to_string())),
+            Err((source, err)) => {
+                let message = format!("{}: {err}", source.location());
+                failures.push((source, message));
+            }
         }
     }
-    match Plan::new(entries, options) {
-        Ok(plan) if failures.is_empty() => return Ok(plan),
+    match Plan::new(cluster, entries, options).await {
+        Ok(plan) if failures.is_empty() => {
+            for (source, invalid) in plan.warnings() {
+                eprintln!("{}", validation::warning(&validation::document(source), &invalid.0));
+            }
+            return Ok(plan);
+        }
         Ok(_) => {}
-        Err(invalid) => failures.extend(invalid.into_iter().map(|(source, err)| (source, err.to_string()))),
+        Err(invalid) => failures.extend(invalid.into_iter().map(|(source, err)| {
+            let message = match &err {
+                apply::Error::InvalidFields(invalid) => {
+                    validation::refused(&validation::document(&source), invalid.0.clone())
+                }
+                err => format!("{}: {err}", source.location()),
+            };
+            (source, message)
+        })),
     }
     failures.sort_by_key(|(source, _): &(Source, String)| source.index);
-    for (source, message) in &failures {
+    for (_, message) in &failures {
         // One line per document, whatever the message's own layout.
-        eprintln!("error: {}: {}", source.location, message.replace('\n', "; "));
+        eprintln!("error: {}", message.replace('\n', "; "));
     }
     if failures.len() > 1 {
         eprintln!("error: nothing was {verb}: {} of the objects cannot be {verb}", failures.len());

@@ -50,7 +50,7 @@ impl Report {
     pub(super) fn new(entries: &[Entry], flags: &ApplyFlags) -> Self {
         let lines = entries
             .iter()
-            .map(|entry| Line { display: display_name(entry), location: entry.source().location.clone() })
+            .map(|entry| Line { display: display_name(entry), location: entry.source().location() })
             .collect();
         let progress = (entries.len() > PROGRESS_FROM && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::new(entries.len() as u64);

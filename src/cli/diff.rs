@@ -9,7 +9,7 @@ use std::io::IsTerminal as _;
 use clap::Args;
 use serde_json::Value;
 
-use super::flags::{FieldManagerArg, FileArgs};
+use super::flags::{FieldManagerArg, FileArgs, ValidateArg};
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, ApplyOptions, DryRun, Mode, Outcome};
 use crate::output::{self, OutputFormat};
@@ -29,6 +29,8 @@ pub struct DiffArgs {
     force_conflicts: bool,
     #[command(flatten)]
     field_manager: FieldManagerArg,
+    #[command(flatten)]
+    validate: ValidateArg,
     /// Keep `metadata.managedFields` in the compared objects.
     #[arg(long)]
     show_managed_fields: bool,
@@ -64,12 +66,13 @@ async fn compare_all(args: &DiffArgs, global: &GlobalArgs) -> Result<bool> {
         dry_run: DryRun::Server,
         record_last_applied: false,
         keep_live: true,
+        validation: args.validate.directive,
         concurrency: args.concurrency.max(1),
         ..ApplyOptions::new(mode)
     };
     let cluster = global.connect().await?;
     let resolver = Resolver::new(&cluster, global.namespace.as_deref(), false);
-    let plan = super::apply::plan(&args.files, &resolver, &options, "compared").await?;
+    let plan = super::apply::plan(&args.files, &cluster, &resolver, &options, "compared").await?;
     let mut results: BTreeMap<usize, Result<Outcome, apply::Error>> = BTreeMap::new();
     plan.run(&cluster, &resolver, &options, |index, result| {
         results.insert(index, result);

@@ -19,9 +19,10 @@ use serde_json::Value;
 use self::edit_file::EditFile;
 use self::editor::Editor;
 use self::text::Reason;
-use super::flags::{FieldManagerArg, TargetArgs};
+use super::flags::{FieldManagerArg, TargetArgs, ValidateArg};
+use super::validation;
 use super::{Error, GlobalArgs, Result};
-use crate::apply::last_applied;
+use crate::apply::{self, Verdict, last_applied};
 use crate::client::{self, Cluster, ResourceType, Status, WriteOptions};
 use crate::gocompat;
 use crate::merge::{KindPatcher, MergeError};
@@ -49,6 +50,8 @@ pub struct EditArgs {
     pub show_patch: bool,
     #[command(flatten)]
     pub field_manager: FieldManagerArg,
+    #[command(flatten)]
+    pub validate: ValidateArg,
 }
 
 /// Runs `kubeupd edit`.
@@ -132,6 +135,13 @@ impl Rejection {
         let summary = format!("{} is invalid: {err}", target.label());
         let reason = Reason { head: format!("{} was not valid", target.label()), causes: vec![err.to_string()] };
         Rejection { reason, error: summary.clone(), summary }
+    }
+
+    fn invalid_fields(target: &Target, errors: Vec<crate::schema::FieldError>) -> Rejection {
+        let causes = errors.iter().map(ToString::to_string).collect();
+        let reason = Reason { head: format!("{} was not valid", target.label()), causes };
+        let summary = format!("{} is invalid", target.label());
+        Rejection { reason, summary, error: validation::refused(&target.label(), errors) }
     }
 
     fn from_server(target: &Target, err: &Status) -> Rejection {
@@ -277,6 +287,14 @@ impl Session<'_> {
                     self.printer.print(&object, "skipped");
                 }
                 continue;
+            }
+            match apply::validate(self.cluster, &object, self.args.validate.directive).await {
+                Verdict::Valid => {}
+                Verdict::Warn(errors) => eprintln!("{}", validation::warning(&self.targets[index].label(), &errors)),
+                Verdict::Refuse(errors) => {
+                    rejections.push(Rejection::invalid_fields(&self.targets[index], errors));
+                    continue;
+                }
             }
             let schema = self.schema(index).await;
             let target = &mut self.targets[index];

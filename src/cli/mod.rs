@@ -17,6 +17,7 @@ mod flags;
 mod get;
 mod patch;
 mod update;
+mod validation;
 
 use std::io::Write as _;
 use std::path::PathBuf;

@@ -7,7 +7,8 @@ use anyhow::{Context as _, anyhow};
 use clap::{Args, ValueEnum};
 use futures::future::join_all;
 
-use super::flags::{DryRunArg, FieldManagerArg, OutputArgs, TargetArgs};
+use super::flags::{DryRunArg, FieldManagerArg, OutputArgs, TargetArgs, ValidateArg};
+use super::validation;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::DryRun;
 use crate::client::{self, Cluster, WriteOptions};
@@ -36,6 +37,8 @@ pub struct PatchArgs {
     pub local: bool,
     #[command(flatten)]
     pub dry_run: DryRunArg,
+    #[command(flatten)]
+    pub validate: ValidateArg,
     /// Patch this subresource instead of the object.
     #[arg(long, value_enum, value_name = "NAME")]
     pub subresource: Option<Subresource>,
@@ -165,18 +168,24 @@ async fn patch_one(
     };
     let namespace = target.namespace.as_deref();
     let before = cluster.get_subresource(&target.rt, namespace, &target.name, subresource).await?;
+    let schema = match patch.patch_type() {
+        PatchType::Strategic => cluster.patch_schema(&target.rt.api_version(), &target.rt.kind).await,
+        _ => None,
+    };
+    let patched = patch.apply(before.clone(), schema.as_ref().map(KindSchema::node));
+    // The object as the patch would leave it is checked before anything is sent.
+    if let (Ok(patched), None) = (&patched, subresource) {
+        validation::check(cluster, &target.display_name(), patched, args.validate.directive).await?;
+    }
     let after = if args.dry_run.mode() == DryRun::Client {
-        let schema = match patch.patch_type() {
-            PatchType::Strategic => cluster.patch_schema(&target.rt.api_version(), &target.rt.kind).await,
-            _ => None,
-        };
-        patch.apply(before.clone(), schema.as_ref().map(KindSchema::node)).map_err(|err| local_failure(err, &object))?
+        patched.map_err(|err| local_failure(err, &object))?
     } else {
         let write = WriteOptions {
             dry_run: args.dry_run.mode() == DryRun::Server,
             field_manager: Some(args.field_manager.or("kubectl-patch")),
             force: false,
             subresource: subresource.map(String::from),
+            field_validation: Some(args.validate.directive),
         };
         cluster
             .patch(&target.rt, namespace, &target.name, patch, &write)

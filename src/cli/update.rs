@@ -7,10 +7,11 @@ use futures::future::join_all;
 use serde_json::Value;
 
 use super::field_path::FieldChange;
-use super::flags::{DryRunArg, FieldManagerArg, OutputArgs, TargetArgs};
+use super::flags::{DryRunArg, FieldManagerArg, OutputArgs, TargetArgs, ValidateArg};
+use super::validation;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, DryRun, ModifyError, ModifyOptions};
-use crate::client::{self, Cluster, RetryPolicy, WriteOptions};
+use crate::client::{self, Cluster, FieldValidation, RetryPolicy, WriteOptions};
 use crate::resource::{Named, ObjectRef, Resolved, Resolver, Rules};
 
 /// Options of `kubeupd update`.
@@ -37,6 +38,8 @@ pub struct UpdateArgs {
     pub retries: u32,
     #[command(flatten)]
     pub dry_run: DryRunArg,
+    #[command(flatten)]
+    pub validate: ValidateArg,
     /// Write the status subresource instead of the object.
     #[arg(long, value_name = "NAME", value_parser = ["status"])]
     pub subresource: Option<String>,
@@ -83,6 +86,7 @@ pub async fn run(args: UpdateArgs, global: &GlobalArgs) -> Result {
     let plan = plan(&args)?;
     let cluster = global.connect().await?;
     let resolved = Resolver::new(&cluster, global.namespace.as_deref(), false).resolve(plan.objects).await?;
+    check_files(&cluster, &resolved, args.validate.directive).await?;
     let options = ModifyOptions {
         retry: RetryPolicy::default().with_attempts(args.retries),
         write: WriteOptions {
@@ -90,12 +94,28 @@ pub async fn run(args: UpdateArgs, global: &GlobalArgs) -> Result {
             field_manager: Some(args.field_manager.or("kubeupd-update")),
             force: false,
             subresource: args.subresource.clone(),
+            field_validation: Some(args.validate.directive),
         },
         dry_run: args.dry_run.mode(),
     };
     let results =
         join_all(resolved.iter().map(|item| update_one(&cluster, item, &plan.changes, &options, &args))).await;
     super::print_results(results)
+}
+
+/// Checks every object of the files before the first write; all refusals are shown.
+async fn check_files(cluster: &Cluster, resolved: &[Resolved], validation: FieldValidation) -> Result {
+    let mut refused = false;
+    for item in resolved {
+        if let Resolved::Manifest(manifest) = item {
+            let what = validation::document(&manifest.source);
+            if let Err(err) = validation::check(cluster, &what, &manifest.document, validation).await {
+                eprintln!("{}", err.line());
+                refused = true;
+            }
+        }
+    }
+    if refused { Err(Error::Reported(1)) } else { Ok(()) }
 }
 
 async fn update_one(
@@ -114,18 +134,41 @@ async fn update_one(
     let (object, changed) = match (replacement, pinned) {
         (Some(replacement), Some(pinned)) => replace_pinned(cluster, target, replacement, &pinned, options).await?,
         (replacement, _) => {
+            // Changed fields are checked as they are made; files were checked before.
+            let schema = match (replacement, options.write.field_validation) {
+                (None, Some(validation)) if validation != FieldValidation::Ignore => {
+                    cluster.kind_schema(&target.rt.api_version(), &target.rt.kind).await
+                }
+                _ => None,
+            };
+            let mut warnings = Vec::new();
             let modified = apply::read_modify_write(cluster, target, options, |object| match replacement {
                 Some(replacement) => {
                     *object = replacement.clone();
                     Ok(())
                 }
-                None => changes.iter().try_for_each(|change| change.apply(object)),
+                None => {
+                    changes.iter().try_for_each(|change| change.apply(object))?;
+                    let Some(schema) = &schema else { return Ok(()) };
+                    let errors = crate::schema::validate(schema.node(), &target.rt.kind, object);
+                    match options.write.field_validation {
+                        _ if errors.is_empty() => Ok(()),
+                        Some(FieldValidation::Warn) => {
+                            warnings.push(validation::warning(&target.display_name(), &errors));
+                            Ok(())
+                        }
+                        _ => Err(anyhow::anyhow!(validation::refused(&target.display_name(), errors))),
+                    }
+                }
             })
             .await
             .map_err(|err| match err {
                 ModifyError::Client(err) => gave_up(err, target, options.retry.attempts),
                 ModifyError::Change(err) => Error::Other(err),
             })?;
+            if let Some(warning) = warnings.last() {
+                eprintln!("{warning}");
+            }
             (modified.object, modified.changed)
         }
     };

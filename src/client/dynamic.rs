@@ -20,6 +20,29 @@ pub enum ListScope<'a> {
     AllNamespaces,
 }
 
+/// What the server does with fields its schema does not declare (`fieldValidation`, honoured by
+/// Kubernetes 1.25 and later; older servers ignore it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum FieldValidation {
+    /// Refuse the write.
+    #[default]
+    Strict,
+    /// Accept it, with a warning.
+    Warn,
+    /// Drop the fields silently.
+    Ignore,
+}
+
+impl FieldValidation {
+    fn query_value(self) -> &'static str {
+        match self {
+            FieldValidation::Strict => "Strict",
+            FieldValidation::Warn => "Warn",
+            FieldValidation::Ignore => "Ignore",
+        }
+    }
+}
+
 /// Options of a write: create, replace, patch or delete.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WriteOptions {
@@ -31,6 +54,8 @@ pub struct WriteOptions {
     pub force: bool,
     /// Write a subresource such as `status` or `scale` instead of the object.
     pub subresource: Option<String>,
+    /// Ask the server to check fields (not sent with deletes).
+    pub field_validation: Option<FieldValidation>,
 }
 
 impl WriteOptions {
@@ -44,6 +69,9 @@ impl WriteOptions {
         }
         if self.force && patch_type == Some(PatchType::Apply) {
             query.push(("force", "true".to_string()));
+        }
+        if let Some(validation) = self.field_validation {
+            query.push(("fieldValidation", validation.query_value().to_string()));
         }
         query
     }
@@ -188,6 +216,7 @@ impl Cluster {
         options: &WriteOptions,
     ) -> Result<Value> {
         let path = resource_path(rt, namespace, Some(name), None);
+        let options = WriteOptions { field_validation: None, ..options.clone() };
         let path = with_query(path, &options.query(None));
         self.call_json(Method::DELETE, path, "application/json", None).await
     }
@@ -261,12 +290,22 @@ mod tests {
 
     #[test]
     fn write_options_become_query_parameters() {
-        let options =
-            WriteOptions { dry_run: true, field_manager: Some("kubeupd".into()), force: true, subresource: None };
+        let options = WriteOptions {
+            dry_run: true,
+            field_manager: Some("kubeupd".into()),
+            force: true,
+            subresource: None,
+            field_validation: Some(FieldValidation::Strict),
+        };
         assert_eq!(
             options.query(Some(PatchType::Apply)),
-            [("dryRun", "All".to_string()), ("fieldManager", "kubeupd".to_string()), ("force", "true".to_string())]
+            [
+                ("dryRun", "All".to_string()),
+                ("fieldManager", "kubeupd".to_string()),
+                ("force", "true".to_string()),
+                ("fieldValidation", "Strict".to_string())
+            ]
         );
-        assert_eq!(options.query(Some(PatchType::Strategic)).len(), 2);
+        assert_eq!(options.query(Some(PatchType::Strategic)).len(), 3);
     }
 }

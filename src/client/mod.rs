@@ -22,7 +22,7 @@ use tokio::sync::Mutex;
 
 pub use config::ConnectOptions;
 pub use discovery::Discovery;
-pub use dynamic::{ListScope, WriteOptions};
+pub use dynamic::{FieldValidation, ListScope, WriteOptions};
 pub use error::{Error, Result, Status, StatusCause, StatusDetails};
 pub use json::decode as decode_json;
 pub use mapping::MappingError;

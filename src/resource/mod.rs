@@ -76,8 +76,21 @@ impl ObjectRef {
 pub struct Source {
     /// Its position among all the objects of the input, from 0.
     pub index: usize,
+    /// The file, or `STDIN`.
+    pub file: String,
+    /// Its document in the file, from 1.
+    pub document: usize,
+}
+
+impl Source {
+    fn of(index: usize, object: &ManifestObject) -> Source {
+        Source { index, file: object.source.clone(), document: object.document }
+    }
+
     /// `app.yaml (document 2)`, for messages.
-    pub location: String,
+    pub fn location(&self) -> String {
+        format!("{} (document {})", self.file, self.document)
+    }
 }
 
 /// An object a file holds, resolved.
@@ -152,5 +165,5 @@ pub fn group_of(api_version: &str) -> &str {
 
 /// The objects of an input, numbered in input order.
 fn numbered(objects: Vec<ManifestObject>) -> impl Iterator<Item = (Source, ManifestObject)> {
-    objects.into_iter().enumerate().map(|(index, object)| (Source { index, location: object.location() }, object))
+    objects.into_iter().enumerate().map(|(index, object)| (Source::of(index, &object), object))
 }

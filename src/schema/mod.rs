@@ -6,12 +6,14 @@
 mod builtin;
 mod openapi;
 mod prune;
+mod validate;
 
 use std::sync::Arc;
 
 pub use builtin::{builtin, is_builtin};
-pub use openapi::{OpenApiSchema, SchemaError, SchemaNode};
-pub use prune::prune;
+pub use openapi::{Expected, OpenApiSchema, SchemaError, SchemaNode};
+pub use prune::{PRUNED_FORMAT, kind_subset, prune};
+pub use validate::{FieldError, Problem, validate};
 
 /// The patch metadata of one built-in kind, from the document that describes it best.
 #[derive(Debug, Clone)]
@@ -32,6 +34,12 @@ impl KindSchema {
         let document = document
             .filter(|document| document.for_kind(api_version, kind).is_some())
             .unwrap_or_else(|| builtin().clone());
+        Some(KindSchema { document, api_version: api_version.to_string(), kind: kind.to_string() })
+    }
+
+    /// The schema of any kind `document` describes (custom resources too), for validation.
+    pub fn for_kind(document: Arc<OpenApiSchema>, api_version: &str, kind: &str) -> Option<KindSchema> {
+        document.for_kind(api_version, kind)?;
         Some(KindSchema { document, api_version: api_version.to_string(), kind: kind.to_string() })
     }
 

@@ -30,10 +30,12 @@ enum Shape {
     /// No schema, or one that allows anything (`x-kubernetes-preserve-unknown-fields`, int-or-string).
     Unknown,
     Primitive(Box<str>),
-    /// An object with declared properties (a Kubernetes struct).
+    /// An object with declared properties (a Kubernetes struct); `open` when it also keeps fields
+    /// it does not declare (`x-kubernetes-preserve-unknown-fields`).
     Object {
         name: Box<str>,
         fields: HashMap<Box<str>, Field>,
+        open: bool,
     },
     /// An object whose keys are free (`additionalProperties`), e.g. labels.
     Map {
@@ -114,12 +116,13 @@ impl OpenApiSchema {
         (self.shapes.len() - 1) as ShapeId
     }
 
-    /// The id of the shape `body` describes, reusing a definition's id for a plain `$ref`.
-    fn compile_nested(&mut self, body: &Value) -> ShapeId {
+    /// The id of the shape `body` describes, reusing a definition's id for a plain `$ref`; an
+    /// inline struct is named `name`, after where it is (`example.v1.Widget.spec`).
+    fn compile_nested(&mut self, body: &Value, name: &str) -> ShapeId {
         if let Some(target) = self.reference(body) {
             return target;
         }
-        let shape = self.compile_shape(body, "");
+        let shape = self.compile_shape(body, name);
         match shape {
             Shape::Unknown => UNKNOWN,
             shape => self.push(shape),
@@ -139,18 +142,27 @@ impl OpenApiSchema {
             return Shape::Alias(target);
         }
         let kind = schema_type(body);
+        if body.get("format").and_then(Value::as_str) == Some("int-or-string")
+            || body.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true))
+        {
+            return Shape::Unknown;
+        }
+        let open = body.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
         if let Some(properties) = body.get("properties").and_then(Value::as_object) {
-            return Shape::Object { name: name.into(), fields: self.compile_fields(properties) };
+            return Shape::Object { name: name.into(), fields: self.compile_fields(properties, name), open };
+        }
+        if open && kind != Some("object") {
+            return Shape::Unknown;
         }
         if kind == Some("object") || body.get("additionalProperties").is_some() {
             let values = match body.get("additionalProperties") {
-                Some(values @ Value::Object(_)) => self.compile_nested(values),
+                Some(values @ Value::Object(_)) => self.compile_nested(values, name),
                 _ => UNKNOWN,
             };
             return Shape::Map { values };
         }
         if kind == Some("array") || body.get("items").is_some() {
-            let items = body.get("items").map_or(UNKNOWN, |items| self.compile_nested(items));
+            let items = body.get("items").map_or(UNKNOWN, |items| self.compile_nested(items, name));
             return Shape::Array { items };
         }
         match kind {
@@ -159,11 +171,12 @@ impl OpenApiSchema {
         }
     }
 
-    fn compile_fields(&mut self, properties: &Map<String, Value>) -> HashMap<Box<str>, Field> {
+    fn compile_fields(&mut self, properties: &Map<String, Value>, parent: &str) -> HashMap<Box<str>, Field> {
         properties
             .iter()
             .map(|(key, body)| {
-                let field = Field { meta: patch_meta(body), shape: self.compile_nested(body) };
+                let name = if parent.is_empty() { String::new() } else { format!("{parent}.{key}") };
+                let field = Field { meta: patch_meta(body), shape: self.compile_nested(body, &name) };
                 (key.as_str().into(), field)
             })
             .collect()
@@ -240,6 +253,26 @@ impl<'a> SchemaNode<'a> {
         }
     }
 
+    /// What the value this schema describes must be, for validation.
+    pub fn expects(&self) -> Expected<'a> {
+        let Some(schema) = self.schema else { return Expected::Anything };
+        match schema.shape(self.id) {
+            (_, Shape::Unknown | Shape::Alias(_)) => Expected::Anything,
+            (_, Shape::Primitive(kind)) => Expected::Scalar(kind),
+            (_, Shape::Object { name, open, .. }) => Expected::Struct { name, open: *open },
+            (_, Shape::Map { values }) => Expected::Map { values: self.at(*values) },
+            (_, Shape::Array { items }) => Expected::List { items: self.at(*items) },
+        }
+    }
+
+    /// The schema of a struct's declared field `key`, if the struct declares it.
+    pub fn declared_field(&self, key: &str) -> Option<Self> {
+        match self.schema?.shape(self.id).1 {
+            Shape::Object { fields, .. } => fields.get(key).map(|field| self.at(field.shape)),
+            _ => None,
+        }
+    }
+
     fn at(&self, id: ShapeId) -> Self {
         SchemaNode { schema: self.schema, id }
     }
@@ -247,6 +280,21 @@ impl<'a> SchemaNode<'a> {
     fn wrong_shape(&self, field: &str, expected: &'static str, found: &str) -> SchemaError {
         SchemaError::WrongShape { field: field.into(), parent: self.name(), expected, found: found.into() }
     }
+}
+
+/// What a schema allows a value to be.
+#[derive(Debug, Clone, Copy)]
+pub enum Expected<'a> {
+    /// Anything: no schema, int-or-string, or unknown fields preserved.
+    Anything,
+    /// A scalar of this JSON type: `string`, `integer`, `number` or `boolean`.
+    Scalar(&'a str),
+    /// An object with declared fields, named after its definition; `open` keeps others too.
+    Struct { name: &'a str, open: bool },
+    /// An object with free keys whose values are `values`.
+    Map { values: SchemaNode<'a> },
+    /// A list of `items`.
+    List { items: SchemaNode<'a> },
 }
 
 fn describe(shape: &Shape) -> &str {
@@ -264,8 +312,9 @@ impl LookupPatchMeta for SchemaNode<'_> {
         let Some(schema) = self.schema else { return Ok((*self, PatchMeta::default())) };
         match schema.shape(self.id).1 {
             Shape::Unknown | Shape::Alias(_) => Ok((*self, PatchMeta::default())),
-            Shape::Object { fields, .. } => match fields.get(key) {
+            Shape::Object { fields, open, .. } => match fields.get(key) {
                 Some(field) => Ok((self.at(field.shape), field.meta.clone())),
+                None if *open => Ok((self.at(UNKNOWN), PatchMeta::default())),
                 None => Err(SchemaError::FieldNotFound { field: key.into(), parent: self.name() }),
             },
             Shape::Map { values } => Ok((self.at(*values), PatchMeta::default())),
@@ -277,8 +326,9 @@ impl LookupPatchMeta for SchemaNode<'_> {
         let Some(schema) = self.schema else { return Ok((*self, PatchMeta::default())) };
         let (value, meta) = match schema.shape(self.id).1 {
             Shape::Unknown | Shape::Alias(_) => return Ok((*self, PatchMeta::default())),
-            Shape::Object { fields, .. } => match fields.get(key) {
+            Shape::Object { fields, open, .. } => match fields.get(key) {
                 Some(field) => (field.shape, field.meta.clone()),
+                None if *open => (UNKNOWN, PatchMeta::default()),
                 None => return Err(SchemaError::FieldNotFound { field: key.into(), parent: self.name() }),
             },
             Shape::Map { values } => (*values, PatchMeta::default()),

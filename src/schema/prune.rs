@@ -1,19 +1,26 @@
-//! Shrinks an OpenAPI document to what patching needs, so that a cached copy is small and quick
-//! to read: structure (`properties`, `items`, `additionalProperties`, `$ref`, `allOf`, `type`), the
-//! patch extensions and the kinds of definitions. Descriptions, formats and defaults go.
+//! Shrinks an OpenAPI document to what patching and validation need, so that a cached copy is
+//! small and quick to read: structure (`properties`, `items`, `additionalProperties`, `$ref`,
+//! `allOf`, `type`), the int-or-string format, the patch and structural extensions and the kinds
+//! of definitions. Descriptions, other formats and defaults go.
 
 use serde_json::{Map, Value};
 
-const KEPT: [&str; 5] = [
+const KEPT: [&str; 7] = [
     "x-kubernetes-patch-strategy",
     "x-kubernetes-patch-merge-key",
     "x-kubernetes-list-type",
     "x-kubernetes-list-map-keys",
     "x-kubernetes-group-version-kind",
+    "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-int-or-string",
 ];
 
+/// Marks what this pruning keeps, so that a copy cached by an older kubeupd, which kept less, is
+/// not mistaken for one.
+pub const PRUNED_FORMAT: (&str, u64) = ("x-kubeupd-pruned", 2);
+
 /// The definitions (v2 `definitions`, v3 `components.schemas` or `$defs`) of `document`, pruned,
-/// as a document of `definitions`.
+/// as a document of `definitions` marked with [`PRUNED_FORMAT`].
 pub fn prune(document: &Value) -> Value {
     let definitions = document
         .get("definitions")
@@ -22,7 +29,52 @@ pub fn prune(document: &Value) -> Value {
         .and_then(Value::as_object);
     let pruned: Map<String, Value> =
         definitions.into_iter().flatten().map(|(name, body)| (name.clone(), prune_schema(body))).collect();
-    serde_json::json!({ "definitions": pruned })
+    serde_json::json!({ "definitions": pruned, PRUNED_FORMAT.0: PRUNED_FORMAT.1 })
+}
+
+/// The definitions of a pruned document that the kind `kind` in `api_version` reaches (its own and
+/// every one a `$ref` leads to), as a document of its own: what patching or checking that kind
+/// needs, a small part of a server's whole document. `None` when the document lacks the kind.
+pub fn kind_subset(pruned: &Value, api_version: &str, kind: &str) -> Option<Value> {
+    let definitions = pruned.get("definitions")?.as_object()?;
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    let describes =
+        |body: &Value| {
+            body.get("x-kubernetes-group-version-kind").and_then(Value::as_array).into_iter().flatten().any(|gvk| {
+                gvk["group"].as_str().unwrap_or("") == group && gvk["version"] == version && gvk["kind"] == kind
+            })
+        };
+    let mut pending: Vec<&str> =
+        definitions.iter().filter(|(_, body)| describes(body)).map(|(name, _)| name.as_str()).collect();
+    if pending.is_empty() {
+        return None;
+    }
+    let mut subset = Map::new();
+    while let Some(name) = pending.pop() {
+        if subset.contains_key(name) {
+            continue;
+        }
+        let Some(body) = definitions.get(name) else { continue };
+        collect_references(body, &mut pending);
+        subset.insert(name.to_string(), body.clone());
+    }
+    Some(serde_json::json!({ "definitions": subset, PRUNED_FORMAT.0: PRUNED_FORMAT.1 }))
+}
+
+/// Adds the definition names of every `$ref` in `body` to `names`.
+fn collect_references<'a>(body: &'a Value, names: &mut Vec<&'a str>) {
+    match body {
+        Value::Object(map) => {
+            for (key, value) in map {
+                match (key.as_str(), value) {
+                    ("$ref", Value::String(reference)) => names.extend(reference.rsplit('/').next()),
+                    _ => collect_references(value, names),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| collect_references(item, names)),
+        _ => {}
+    }
 }
 
 fn prune_schema(body: &Value) -> Value {
@@ -31,6 +83,7 @@ fn prune_schema(body: &Value) -> Value {
     for (key, value) in body {
         let value = match key.as_str() {
             "$ref" | "type" | "additionalProperties" if !value.is_object() => value.clone(),
+            "format" if value == "int-or-string" => value.clone(),
             "items" | "additionalProperties" => prune_schema(value),
             "allOf" => Value::Array(value.as_array().into_iter().flatten().map(prune_schema).collect()),
             "properties" => Value::Object(
@@ -52,6 +105,25 @@ fn prune_schema(body: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kinds_subset_holds_every_definition_it_reaches_and_no_other() {
+        let document = serde_json::json!({"definitions": {
+            "apps.Deployment": {"x-kubernetes-group-version-kind": [{"group": "apps", "version": "v1", "kind": "Deployment"}],
+                "properties": {"spec": {"$ref": "#/definitions/apps.Spec"}}},
+            "apps.Spec": {"properties": {"template": {"allOf": [{"$ref": "#/definitions/core.Template"}]},
+                "self": {"$ref": "#/definitions/apps.Spec"}}},
+            "core.Template": {"properties": {"labels": {"type": "object"}}},
+            "core.ConfigMap": {"x-kubernetes-group-version-kind": [{"group": "", "version": "v1", "kind": "ConfigMap"}]}
+        }});
+        let subset = kind_subset(&document, "apps/v1", "Deployment").unwrap();
+        let mut names: Vec<&String> = subset["definitions"].as_object().unwrap().keys().collect();
+        names.sort();
+        assert_eq!(names, ["apps.Deployment", "apps.Spec", "core.Template"]);
+        assert_eq!(subset[PRUNED_FORMAT.0], PRUNED_FORMAT.1);
+        assert!(kind_subset(&document, "v1", "ConfigMap").is_some());
+        assert!(kind_subset(&document, "apps/v1", "StatefulSet").is_none());
+    }
     use crate::schema::{LookupPatchMeta, OpenApiSchema};
     use serde_json::json;
 

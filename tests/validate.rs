@@ -1,0 +1,316 @@
+//! `--validate`, as kubectl's: objects are checked against the server's schema of their kind before
+//! anything is sent (the local 1.20 server cannot check fields itself), every unknown field and
+//! wrong type named with its file and document, and nothing is written when one document fails.
+//! A fake 1.27 server shows that servers which can check are asked to (`fieldValidation`).
+mod support;
+
+use std::process::Output;
+
+use serde_json::json;
+use support::fake_server::{FakeServer, Reply};
+use support::{TestNamespace, Twins, ensure_cluster_fixture, parse_json, with_stdin};
+
+const TYPOS: &str = r#"apiVersion: v1
+kind: ConfigMap
+metadata: {name: fine}
+data: {a: "1"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replica: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: app
+        image: nginx
+        portz: [{containerPort: 80}]
+"#;
+
+const SPEC_TYPO: &str =
+    r#"ValidationError(Deployment.spec): unknown field "replica" in io.k8s.api.apps.v1.DeploymentSpec"#;
+const CONTAINER_TYPO: &str = r#"ValidationError(Deployment.spec.template.spec.containers[0]): unknown field "portz" in io.k8s.api.core.v1.Container"#;
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn names(namespace: &TestNamespace) -> String {
+    namespace.kubectl_ok(&["get", "configmaps,deployments", "-n", &namespace.name, "-o", "name"])
+}
+
+#[test]
+fn typos_are_refused_with_every_field_named_and_nothing_applied() {
+    let twins = Twins::new("validate-typo");
+    let file = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
+    std::fs::write(file.path(), TYPOS).unwrap();
+    let path = file.path().to_str().unwrap();
+    let theirs = twins.theirs.kubectl().args(["apply", "-n", &twins.theirs.name, "-f", path]).output().unwrap();
+    let ours = twins.ours.kubeupd().args(["apply", "-n", &twins.ours.name, "-f", path]).output().unwrap();
+    assert_eq!(theirs.status.code(), Some(1));
+    assert_eq!(ours.status.code(), Some(1));
+    for field in [SPEC_TYPO, CONTAINER_TYPO] {
+        assert!(stderr(&theirs).contains(field), "kubectl names {field}: {}", stderr(&theirs));
+    }
+    let expected = format!(
+        "error: error validating {path:?} (document 2): error validating data: [{SPEC_TYPO}, {CONTAINER_TYPO}]; \
+         if you choose to ignore these errors, turn validation off with --validate=false\n"
+    );
+    assert_eq!(stderr(&ours), expected);
+    assert!(ours.stdout.is_empty());
+    assert_eq!(names(&twins.ours), "", "nothing was applied, not even the valid document");
+    // Turned off, the typos ship: the server drops the unknown fields, as with kubectl.
+    for namespace in [&twins.ours, &twins.theirs] {
+        let args = ["apply", "--validate=false", "-n", &namespace.name, "-f", path];
+        let output = if std::ptr::eq(namespace, &twins.ours) {
+            namespace.kubeupd().args(args).output().unwrap()
+        } else {
+            namespace.kubectl().args(args).output().unwrap()
+        };
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    twins.assert_same("configmaps,deployments", "applied with --validate=false");
+}
+
+#[test]
+fn warn_shows_the_fields_and_applies() {
+    let namespace = TestNamespace::new("validate-warn");
+    let output = namespace
+        .kubeupd()
+        .args(["apply", "--validate=warn", "-n", &namespace.name, "-f", "-"])
+        .write_stdin(TYPOS)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let expected = format!("Warning: error validating \"STDIN\" (document 2): [{SPEC_TYPO}, {CONTAINER_TYPO}]\n");
+    assert!(stderr(&output).starts_with(&expected), "{}", stderr(&output));
+    assert_eq!(names(&namespace), "configmap/fine\ndeployment.apps/web\n");
+}
+
+#[test]
+fn wrong_types_are_named_too() {
+    let namespace = TestNamespace::new("validate-type");
+    let wrong = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: wrong}\ndata: {a: 1}\nimmutable: \"yes\"\n";
+    let output =
+        namespace.kubeupd().args(["apply", "-n", &namespace.name, "-f", "-"]).write_stdin(wrong).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let text = stderr(&output);
+    assert!(
+        text.contains(r#"ValidationError(ConfigMap.immutable): invalid type for io.k8s.api.core.v1.ConfigMap.immutable: got "string", expected "boolean""#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"ValidationError(ConfigMap.data.a): invalid type for"#) || text.contains("ConfigMap.data"),
+        "{text}"
+    );
+}
+
+#[test]
+fn custom_resources_are_checked_against_their_structural_schema() {
+    let namespace = TestNamespace::new("validate-cr");
+    ensure_cluster_fixture(&namespace, "crd/parts.yaml");
+    let part =
+        |spec: &str| format!("apiVersion: validate.kubeupd.test/v1\nkind: Part\nmetadata: {{name: p}}\nspec: {spec}\n");
+    let output = namespace
+        .kubeupd()
+        .args(["apply", "-n", &namespace.name, "-f", "-"])
+        .write_stdin(part("{size: 2, colour: red}"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(stderr(&output).contains(r#"ValidationError(Part.spec): unknown field "colour""#), "{}", stderr(&output));
+    let kept = namespace
+        .kubeupd()
+        .args(["apply", "-n", &namespace.name, "-f", "-"])
+        .write_stdin(part("{size: 2, color: red, extras: {anything: {goes: true}}}"))
+        .output()
+        .unwrap();
+    assert!(kept.status.success(), "{}", stderr(&kept));
+    let object =
+        parse_json(namespace.kubectl_ok(&["get", "part", "p", "-n", &namespace.name, "-o", "json"]).as_bytes());
+    assert_eq!(object["spec"]["extras"], json!({"anything": {"goes": true}}));
+}
+
+#[test]
+fn update_patch_and_edit_check_fields_before_sending() {
+    let namespace = TestNamespace::new("validate-verbs");
+    namespace.apply_testdata("get/app.yaml");
+    let n = namespace.name.as_str();
+    let generation =
+        || namespace.kubectl_ok(&["get", "deploy", "web", "-n", n, "-o", "jsonpath={.metadata.resourceVersion}"]);
+    let before = generation();
+    let update =
+        namespace.kubeupd().args(["update", "deploy/web", "--set", "spec.replica=3", "-n", n]).output().unwrap();
+    assert_eq!(update.status.code(), Some(1));
+    assert!(
+        stderr(&update).contains(r#"unknown field "replica" in io.k8s.api.apps.v1.DeploymentSpec"#),
+        "{}",
+        stderr(&update)
+    );
+    let patch = namespace
+        .kubeupd()
+        .args(["patch", "deploy", "web", "-p", r#"{"spec":{"replica":3}}"#, "-n", n])
+        .output()
+        .unwrap();
+    assert_eq!(patch.status.code(), Some(1));
+    assert!(
+        stderr(&patch).contains(r#"error validating deployment.apps/web: error validating data: ["#),
+        "{}",
+        stderr(&patch)
+    );
+    assert_eq!(generation(), before, "nothing was sent");
+    let file = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
+    let mut object = parse_json(namespace.kubectl_ok(&["get", "cm", "one", "-n", n, "-o", "json"]).as_bytes());
+    object["data"] = json!({"a": "2"});
+    object["extra"] = json!("typo");
+    std::fs::write(file.path(), object.to_string()).unwrap();
+    let replaced = namespace.kubeupd().args(["update", "-n", n, "-f"]).arg(file.path()).output().unwrap();
+    assert_eq!(replaced.status.code(), Some(1));
+    assert!(stderr(&replaced).contains(r#"(document 1): error validating data: [ValidationError(ConfigMap): unknown field "extra" in io.k8s.api.core.v1.ConfigMap]"#), "{}", stderr(&replaced));
+    // edit reopens the editor with the error on top; the second save drops the typo.
+    let editor = tempfile::tempdir().unwrap();
+    let script = editor.path().join("editor.sh");
+    let count = editor.path().join("count");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nfile=\"$1\"\nn=$(cat {count:?} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {count:?}\n\
+             cp \"$file\" {seen:?}.$n\nif [ $n = 1 ]; then sed -i 's/^  replicas: \\(.*\\)$/  replica: 5/' \"$file\"; \
+             else sed -i 's/^  replica: 5$/  replicas: 5/' \"$file\"; fi\n",
+            seen = editor.path().join("seen")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let edit = namespace.kubeupd().args(["edit", "deploy/web", "-n", n]).env("KUBE_EDITOR", &script).output().unwrap();
+    assert!(edit.status.success(), "{}", stderr(&edit));
+    let reopened = std::fs::read_to_string(editor.path().join("seen.2")).unwrap();
+    assert!(
+        reopened.contains(
+            r#"# * ValidationError(Deployment.spec): unknown field "replica" in io.k8s.api.apps.v1.DeploymentSpec"#
+        ),
+        "{reopened}"
+    );
+    assert_eq!(namespace.kubectl_ok(&["get", "deploy", "web", "-n", n, "-o", "jsonpath={.spec.replicas}"]), "5");
+}
+
+#[test]
+fn a_warm_cache_checks_without_requests_of_its_own() {
+    let namespace = TestNamespace::new("validate-cache");
+    let run = |input: &str| {
+        let output = namespace
+            .kubeupd()
+            .args(["apply", "-v=6", "-n", &namespace.name, "-f", "-"])
+            .write_stdin(input.to_string())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        stderr(&output).lines().filter(|line| line.ends_with(" milliseconds")).map(String::from).collect::<Vec<_>>()
+    };
+    let configmap =
+        |name: &str| format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}}}\ndata: {{a: b}}\n");
+    let first = run(&configmap("first"));
+    assert!(first.iter().any(|line| line.contains("/openapi/v2 200")), "the schema is read once: {first:?}");
+    let second = run(&configmap("second"));
+    assert_eq!(second.len(), 2, "only the read and the create of the object: {second:?}");
+}
+
+#[test]
+fn servers_that_check_fields_are_asked_to_and_their_refusal_is_shown() {
+    let server = FakeServer::start(|seen| {
+        let path = seen.path.split('?').next().unwrap_or_default();
+        match (seen.method.as_str(), path) {
+            ("GET", "/version") => Reply::json(200, &json!({"major": "1", "minor": "27", "gitVersion": "v1.27.3"})),
+            ("GET", "/api") => Reply::json(200, &json!({"kind": "APIVersions", "versions": ["v1"]})),
+            ("GET", "/apis") => Reply::json(
+                200,
+                &json!({"kind": "APIGroupList", "groups": [{"name": "apps", "versions": [{"groupVersion": "apps/v1", "version": "v1"}],
+                    "preferredVersion": {"groupVersion": "apps/v1", "version": "v1"}}]}),
+            ),
+            ("GET", "/api/v1") => {
+                Reply::json(200, &json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": []}))
+            }
+            ("GET", "/apis/apps/v1") => Reply::json(
+                200,
+                &json!({"kind": "APIResourceList", "groupVersion": "apps/v1", "resources": [{"name": "deployments",
+                    "singularName": "deployment", "namespaced": true, "kind": "Deployment", "verbs": ["get", "list", "create", "patch"]}]}),
+            ),
+            ("GET", "/apis/apps/v1/namespaces/default/deployments") => {
+                Reply::json(200, &json!({"kind": "DeploymentList", "items": []}))
+            }
+            ("GET", "/apis/apps/v1/namespaces/default/deployments/web") => {
+                Reply::status(404, "NotFound", r#"deployments.apps "web" not found"#)
+            }
+            ("POST", "/apis/apps/v1/namespaces/default/deployments") => Reply::status(
+                400,
+                "BadRequest",
+                r#"Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.replica", unknown field "spec.template.spec.containers[0].portz""#,
+            ),
+            _ => Reply::status(404, "NotFound", "the fake server has no such path"),
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let deployment = TYPOS.split("---\n").nth(1).unwrap();
+    let output = with_stdin(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("kubeupd"))
+            .arg("--kubeconfig")
+            .arg(server.kubeconfig(dir.path()))
+            .arg("--cache-dir")
+            .arg(dir.path())
+            .args(["apply", "-f", "-"])
+            .env_remove("KUBECONFIG"),
+        deployment,
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let create = server.seen().into_iter().find(|seen| seen.method == "POST").expect("the object was sent");
+    assert!(create.path.contains("fieldValidation=Strict"), "{}", create.path);
+    assert_eq!(
+        stderr(&output),
+        "error: when applying STDIN (document 1): Error from server (BadRequest): Deployment in version \"v1\" cannot be \
+         handled as a Deployment: strict decoding error: unknown field \"spec.replica\", unknown field \
+         \"spec.template.spec.containers[0].portz\"\n"
+    );
+}
+
+#[test]
+fn a_field_added_to_a_custom_resource_definition_since_the_cache_is_accepted() {
+    let namespace = TestNamespace::new("validate-new-field");
+    let group = format!("t{}.validate.kubeupd.test", namespace.name.replace('-', ""));
+    let crd = |properties: &str| {
+        format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: bolts.{group}}}\nspec:\n  \
+             group: {group}\n  scope: Namespaced\n  names: {{kind: Bolt, plural: bolts, singular: bolt, listKind: BoltList}}\n  \
+             versions: [{{name: v1, served: true, storage: true, schema: {{openAPIV3Schema: {{type: object, properties: \
+             {{spec: {{type: object, properties: {{{properties}}}}}}}}}}}}}]\n"
+        )
+    };
+    let bolt = |spec: &str| format!("apiVersion: {group}/v1\nkind: Bolt\nmetadata: {{name: b}}\nspec: {spec}\n");
+    let apply = |input: String| {
+        namespace.kubeupd().args(["apply", "-n", &namespace.name, "-f", "-"]).write_stdin(input).output().unwrap()
+    };
+    let published = |field: &str| {
+        (0..60).any(|_| {
+            let document = namespace.kubectl_ok(&["get", "--raw", "/openapi/v2"]);
+            document.contains(&format!("\"{field}\"")) && document.contains(&group) || {
+                std::thread::sleep(std::time::Duration::from_millis(500));
+                false
+            }
+        })
+    };
+    namespace.apply(&crd("length: {type: integer}"));
+    assert!(published("length"), "the server publishes the schema");
+    let first = apply(bolt("{length: 3}"));
+    assert!(first.status.success(), "{}", stderr(&first));
+    namespace.apply(&crd("length: {type: integer}, thread: {type: string}"));
+    assert!(published("thread"), "the server publishes the new field");
+    let second = apply(bolt("{length: 3, thread: M8}"));
+    let _ = namespace.kubectl().args(["delete", "crd", &format!("bolts.{group}"), "--wait=false"]).output();
+    assert!(
+        second.status.success(),
+        "the new field is known, though the cached schema predates it: {}",
+        stderr(&second)
+    );
+}
