@@ -223,3 +223,113 @@ fn concurrent_applies_and_updates_lose_nothing() {
         assert_eq!(object["metadata"]["annotations"][format!("writer{i}")], format!("w{i}"), "{object}");
     }
 }
+
+/// A kubeupd apply running in the background, with the lines it has printed on stdout counted.
+struct Running {
+    child: std::process::Child,
+    count: std::sync::mpsc::Receiver<usize>,
+    reader: std::thread::JoinHandle<usize>,
+}
+
+impl Running {
+    /// Waits until at least `at_least` lines are printed.
+    fn wait_for_lines(&self, at_least: usize) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while self.count.recv_timeout(deadline.saturating_duration_since(Instant::now())).expect("lines printed")
+            < at_least
+        {}
+    }
+
+    /// Waits for the end: the exit code, how many lines were printed on stdout, and stderr.
+    fn finish(mut self) -> (Option<i32>, usize, String) {
+        let status = self.child.wait().unwrap();
+        let printed = self.reader.join().unwrap();
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut self.child.stderr.take().unwrap(), &mut stderr).unwrap();
+        (status.code(), printed, stderr)
+    }
+}
+
+/// kubeupd apply started against the rig's proxy on `input`.
+fn spawn_apply(rig: &Rig, input: &str, args: &[&str]) -> Running {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubeupd"))
+        .arg("--kubeconfig")
+        .arg(rig.proxy.kubeconfig(rig.dir.path()))
+        .arg("--cache-dir")
+        .arg(rig.dir.path().join("cache"))
+        .args(["-n", &rig.namespace.name, "apply", "-f", "-"])
+        .args(args)
+        .env_remove("KUBECONFIG")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (lines, count) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut printed = 0;
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)) {
+            if line.is_err() {
+                break;
+            }
+            printed += 1;
+            let _ = lines.send(printed);
+        }
+        printed
+    });
+    Running { child, count, reader }
+}
+
+fn many_configmaps(count: usize) -> String {
+    (0..count).map(|i| configmap(&format!("cm-{i}"), "1")).collect::<Vec<_>>().join("---\n")
+}
+
+/// The configmaps of the rig's namespace named `cm-N`.
+fn created(rig: &Rig) -> usize {
+    let listed = rig.namespace.kubectl_ok(&["get", "configmaps", "-n", &rig.namespace.name, "-o", "name"]);
+    listed.lines().filter(|line| line.starts_with("configmap/cm-")).count()
+}
+
+#[test]
+fn an_interrupted_apply_finishes_what_it_started_and_says_what_was_not_applied() {
+    let rig = Rig::new("rel-interrupt");
+    rig.proxy.inject("POST", "/configmaps", Fault::Slow(Duration::from_millis(300)), 1000);
+    let running = spawn_apply(&rig, &many_configmaps(40), &["--concurrency", "2"]);
+    running.wait_for_lines(3);
+    let killed = std::process::Command::new("kill").args(["-INT", &running.child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let (code, printed, stderr) = running.finish();
+    assert_eq!(code, Some(130), "{stderr}");
+    let summary = stderr.lines().last().unwrap_or_default();
+    assert_eq!(summary, format!("interrupted: {printed} created, {} not applied", 40 - printed), "{stderr}");
+    assert!(printed < 40, "the run stopped early");
+    assert_eq!(created(&rig), printed, "every object said created is there, and no other");
+}
+
+#[test]
+fn when_the_server_stops_answering_the_apply_stops_and_says_so_once() {
+    let rig = Rig::new("rel-gone");
+    rig.proxy.inject("POST", "/configmaps", Fault::Slow(Duration::from_millis(100)), 1000);
+    let running = spawn_apply(&rig, &many_configmaps(60), &["--concurrency", "2"]);
+    running.wait_for_lines(10);
+    rig.proxy.clear();
+    for method in ["GET", "POST", "PATCH"] {
+        rig.proxy.inject(method, "/", Fault::Reset { after_forwarding: false }, 100_000);
+    }
+    let started = Instant::now();
+    let (code, printed, stderr) = running.finish();
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(60), "{:?}", started.elapsed());
+    let unreachable = stderr.lines().filter(|line| line.contains("cannot reach the API server")).count();
+    assert_eq!(unreachable, 1, "said once: {stderr}");
+    let summary = stderr.lines().last().unwrap_or_default();
+    let expected = format!(
+        "error: the API server stopped answering after {printed} objects; {} were not applied; run the same command \
+         again to continue",
+        60 - printed
+    );
+    assert_eq!(summary, expected, "{stderr}");
+    assert!(stderr.lines().count() <= 4, "no line per object: {stderr}");
+}

@@ -40,6 +40,9 @@ pub enum Error {
         annotation = super::last_applied::ANNOTATION
     )]
     AnnotationsTooLong { recorded: usize, total: usize },
+    /// The run stopped (interrupted, or the server stopped answering) before this object started.
+    #[error("not applied: the run stopped before this object")]
+    NotApplied,
     /// `--force` deleted the object, and it did not go away.
     #[error("{resource} {name:?} was deleted but is still there after a minute")]
     StillThere { resource: String, name: String },

@@ -17,6 +17,7 @@ mod ownership;
 mod plan;
 mod recreate;
 mod server_side;
+mod stop;
 mod update;
 mod validate;
 
@@ -28,6 +29,7 @@ use crate::resource::ObjectRef;
 
 pub use error::{ANNOTATIONS_LIMIT, Error};
 pub use plan::Plan;
+pub use stop::{Stop, StopReason};
 pub use update::{Modified, ModifyError, ModifyOptions, read_modify_write};
 pub use validate::{InvalidFields, Verdict, check as validate};
 

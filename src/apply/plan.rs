@@ -1,7 +1,7 @@
 //! The whole input: checked before the first write, then applied in phases (namespaces and
 //! CustomResourceDefinitions first, then everything else), several objects at once.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use futures::stream::{self, StreamExt};
 
@@ -9,8 +9,8 @@ use super::error::ANNOTATIONS_LIMIT;
 use super::live::{self, list_key};
 use super::object::{self, Live};
 use super::validate::{self, InvalidFields, Verdict};
-use super::{ApplyOptions, DryRun, Error, Mode, Outcome, crd, last_applied};
-use crate::client::Cluster;
+use super::{ApplyOptions, DryRun, Error, Mode, Outcome, Stop, crd, last_applied};
+use crate::client::{self, Cluster};
 use crate::resource::{Entry, Manifest, Resolver, Source};
 
 /// An input checked for applying: nothing in it is known to fail before anything is sent.
@@ -76,12 +76,15 @@ impl Plan {
     /// Applies every object: namespaces and CustomResourceDefinitions first; then, once those
     /// definitions are established, the objects of their kinds with everything else, up to
     /// `options.concurrency` at once. `report` gets each object's input index and result as soon
-    /// as it is known, which is not always in input order.
+    /// as it is known, which is not always in input order. Once `stop` is set (by the caller, or
+    /// here when the server stops answering) no object is started: those get
+    /// [`Error::NotApplied`], while the writes in flight finish.
     pub async fn run(
         self,
         cluster: &Cluster,
         resolver: &Resolver<'_>,
         options: &ApplyOptions,
+        stop: &Stop,
         mut report: impl FnMut(usize, Result<Outcome, Error>),
     ) {
         let mut first = Vec::new();
@@ -99,13 +102,17 @@ impl Plan {
             .filter(|manifest| manifest.object.rt.kind == "CustomResourceDefinition")
             .map(|manifest| manifest.object.name.clone())
             .collect();
-        execute(cluster, options, first, &mut report).await;
+        execute(cluster, options, stop, first, &mut report).await;
         if !pending.is_empty() {
-            if options.dry_run == DryRun::None {
+            if options.dry_run == DryRun::None && stop.reason().is_none() {
                 crd::wait_until_established(cluster, &crds).await;
             }
             for object in pending {
                 let index = object.source.index;
+                if stop.reason().is_some() {
+                    report(index, Err(Error::NotApplied));
+                    continue;
+                }
                 if options.dry_run != DryRun::None {
                     let (kind, api_version) = (object.kind, object.api_version);
                     report(index, Err(Error::KindNotCreatedInDryRun { kind, api_version }));
@@ -118,7 +125,7 @@ impl Plan {
             }
             rest.sort_by_key(|manifest| manifest.source.index);
         }
-        execute(cluster, options, rest, &mut report).await;
+        execute(cluster, options, stop, rest, &mut report).await;
     }
 }
 
@@ -138,14 +145,27 @@ fn check_annotation_size(document: &serde_json::Value) -> Result<(), Error> {
 async fn execute(
     cluster: &Cluster,
     options: &ApplyOptions,
+    stop: &Stop,
     manifests: Vec<Manifest>,
     report: &mut impl FnMut(usize, Result<Outcome, Error>),
 ) {
+    if stop.reason().is_some() {
+        manifests.iter().for_each(|manifest| report(manifest.source.index, Err(Error::NotApplied)));
+        return;
+    }
     let reads_live = matches!(options.mode, Mode::ClientSide { .. }) || options.keep_live;
     let mut listed = if reads_live { live::list(cluster, &manifests).await } else { Default::default() };
-    let mut groups: BTreeMap<Identity, Vec<(Manifest, Live)>> = BTreeMap::new();
+    // Objects are started in input order, so that results come (and print) as they are made;
+    // documents of the same object go in one group, one after the other.
+    let mut groups: Vec<Vec<(Manifest, Live)>> = Vec::new();
+    let mut group_of: HashMap<Identity, usize> = HashMap::new();
     for manifest in manifests {
-        let group = groups.entry(identity(&manifest)).or_default();
+        let next = groups.len();
+        let position = *group_of.entry(identity(&manifest)).or_insert(next);
+        if position == next {
+            groups.push(Vec::new());
+        }
+        let group = &mut groups[position];
         // A list shows the object as it was before this run: good for its first document only.
         let known = match listed.get_mut(&list_key(&manifest)) {
             Some(listed) if group.is_empty() => listed.remove(&manifest.object.name).map_or(Live::Absent, Live::Read),
@@ -153,11 +173,19 @@ async fn execute(
         };
         group.push((manifest, known));
     }
-    let mut results = stream::iter(groups.into_values())
+    let mut results = stream::iter(groups)
         .map(|group| async move {
             let mut results = Vec::with_capacity(group.len());
             for (manifest, known) in group {
-                results.push((manifest.source.index, object::apply(cluster, &manifest, known, options).await));
+                if stop.reason().is_some() {
+                    results.push((manifest.source.index, Err(Error::NotApplied)));
+                    continue;
+                }
+                let result = object::apply(cluster, &manifest, known, options).await;
+                if matches!(result, Err(Error::Client(client::Error::Unreachable { .. }))) {
+                    stop.server_gone();
+                }
+                results.push((manifest.source.index, result));
             }
             results
         })

@@ -9,7 +9,11 @@ use super::apply_report::Report;
 use super::flags::{DryRunArg, FieldManagerArg, FileArgs, Format, OutputArgs, ValidateArg};
 use super::validation;
 use super::{Error, GlobalArgs, Result};
-use crate::apply::{self, ApplyOptions, DryRun, Mode, Plan};
+use std::time::Duration;
+
+use tokio::signal::unix::{SignalKind, signal};
+
+use crate::apply::{self, ApplyOptions, DryRun, Mode, Plan, Stop};
 use crate::client::Cluster;
 use crate::manifest;
 use crate::resource::{Entry, Resolver, Source};
@@ -69,11 +73,47 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
     let resolver = Resolver::new(&cluster, global.namespace.as_deref(), false);
     let plan = plan(&flags.files, &cluster, &resolver, &options, "applied").await?;
     let mut report = Report::new(plan.entries(), &flags);
-    plan.run(&cluster, &resolver, &options, |index, result| report.record(index, result)).await;
-    if report.finish() > 0 {
-        return Err(Error::Reported(1));
+    let stop = Stop::default();
+    {
+        let run = plan.run(&cluster, &resolver, &options, &stop, |index, result| report.record(index, result));
+        tokio::pin!(run);
+        tokio::select! {
+            () = &mut run => {}
+            () = interrupted() => {
+                // No object is started any more; the writes in flight may finish, within bounds.
+                stop.interrupt();
+                tokio::select! {
+                    () = &mut run => {}
+                    () = tokio::time::sleep(INTERRUPT_GRACE) => {}
+                    () = interrupted() => {}
+                }
+            }
+        }
     }
-    Ok(())
+    match report.finish(stop.reason()) {
+        0 => Ok(()),
+        status => Err(Error::Reported(status)),
+    }
+}
+
+/// How long the writes in flight may take to finish after an interruption (a second one ends the
+/// wait at once).
+const INTERRUPT_GRACE: Duration = Duration::from_secs(10);
+
+/// Resolves when the process receives SIGINT (Ctrl-C) or SIGTERM.
+async fn interrupted() {
+    let terminate = async {
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                terminate.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = terminate => {}
+    }
 }
 
 /// Checks the flags and turns them into the engine's options.

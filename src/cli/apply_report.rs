@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 
 use super::apply::{ApplyFlags, display_name};
-use crate::apply::{self, Action, Outcome, last_applied};
+use crate::apply::{self, Action, Outcome, StopReason, last_applied};
 use crate::client;
 use crate::gocompat;
 use crate::output::{self, OutputFormat};
@@ -43,6 +43,10 @@ pub(super) struct Report {
     objects: Vec<Value>,
     counts: BTreeMap<&'static str, usize>,
     failed: usize,
+    /// Objects the run stopped before, or that the server did not answer for.
+    not_applied: usize,
+    /// Whether the server's going away was shown (once, with its cause).
+    unreachable_shown: bool,
     progress: Option<ProgressBar>,
 }
 
@@ -69,6 +73,8 @@ impl Report {
             objects: Vec::new(),
             counts: BTreeMap::new(),
             failed: 0,
+            not_applied: 0,
+            unreachable_shown: false,
             progress,
         }
     }
@@ -83,6 +89,17 @@ impl Report {
             let entry = &self.entries[self.next];
             let lines = match result {
                 Ok(outcome) => self.success(self.next, outcome),
+                Err(apply::Error::NotApplied) => {
+                    self.not_applied += 1;
+                    Lines::default()
+                }
+                // The server went away: said once, with its cause, not for every object.
+                Err(err @ apply::Error::Client(client::Error::Unreachable { .. })) => {
+                    self.not_applied += 1;
+                    let shown = std::mem::replace(&mut self.unreachable_shown, true);
+                    let stderr = if shown { Vec::new() } else { vec![failure(&entry.location, &err)] };
+                    Lines { stderr, ..Lines::default() }
+                }
                 Err(err) => {
                     self.failed += 1;
                     Lines { stderr: vec![failure(&entry.location, &err)], ..Lines::default() }
@@ -143,8 +160,9 @@ impl Report {
         }
     }
 
-    /// Prints the objects (with `-o json|yaml`) and the summary; returns how many objects failed.
-    pub(super) fn finish(self) -> usize {
+    /// Prints the objects (with `-o json|yaml`) and the summary; returns the exit status: 0 when
+    /// every object was applied, 130 when the run was interrupted, 1 otherwise.
+    pub(super) fn finish(self, stopped: Option<StopReason>) -> u8 {
         if let Some(bar) = &self.progress {
             bar.finish_and_clear();
         }
@@ -154,14 +172,30 @@ impl Report {
                 print!("{}", output::render_objects(format, self.objects, single));
             }
         }
+        let mut parts: Vec<String> = self.counts.iter().map(|(word, count)| format!("{count} {word}")).collect();
+        let applied: usize = self.counts.values().sum();
+        if self.failed > 0 {
+            parts.push(format!("{} failed", self.failed));
+        }
+        // Objects a run cut short never reported.
+        let not_applied = self.not_applied + (self.entries.len() - self.next);
+        if stopped == Some(StopReason::Interrupted) {
+            parts.push(format!("{not_applied} not applied"));
+            eprintln!("interrupted: {}{}", parts.join(", "), self.suffix);
+            return 130;
+        }
+        if not_applied > 0 {
+            eprintln!(
+                "error: the API server stopped answering after {applied} objects; {not_applied} {} not applied; \
+                 run the same command again to continue",
+                if not_applied == 1 { "was" } else { "were" }
+            );
+            return 1;
+        }
         if self.entries.len() > 1 {
-            let mut parts: Vec<String> = self.counts.iter().map(|(word, count)| format!("{count} {word}")).collect();
-            if self.failed > 0 {
-                parts.push(format!("{} failed", self.failed));
-            }
             eprintln!("{} objects: {}{}", self.entries.len(), parts.join(", "), self.suffix);
         }
-        self.failed
+        u8::from(self.failed > 0)
     }
 }
 

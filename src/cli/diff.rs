@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::flags::{FieldManagerArg, FileArgs, ValidateArg};
 use super::{Error, GlobalArgs, Result};
-use crate::apply::{self, ApplyOptions, DryRun, Mode, Outcome};
+use crate::apply::{self, ApplyOptions, DryRun, Mode, Outcome, Stop};
 use crate::output::{self, OutputFormat};
 use crate::resource::Resolver;
 
@@ -74,7 +74,7 @@ async fn compare_all(args: &DiffArgs, global: &GlobalArgs) -> Result<bool> {
     let resolver = Resolver::new(&cluster, global.namespace.as_deref(), false);
     let plan = super::apply::plan(&args.files, &cluster, &resolver, &options, "compared").await?;
     let mut results: BTreeMap<usize, Result<Outcome, apply::Error>> = BTreeMap::new();
-    plan.run(&cluster, &resolver, &options, |index, result| {
+    plan.run(&cluster, &resolver, &options, &Stop::default(), |index, result| {
         results.insert(index, result);
     })
     .await;

@@ -75,6 +75,11 @@ impl FaultProxy {
         self.rules.lock().unwrap().push(Rule { method, path_contains: path_contains.to_string(), fault, times });
     }
 
+    /// Drops every rule: from now on requests are forwarded, until rules are added again.
+    pub fn clear(&self) {
+        self.rules.lock().unwrap().clear();
+    }
+
     /// The requests the proxy received.
     pub fn seen(&self) -> Vec<Seen> {
         self.server.seen()
