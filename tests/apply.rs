@@ -407,25 +407,15 @@ fn dry_runs_send_nothing() {
 #[test]
 fn discovery_and_openapi_are_read_once_then_cached() {
     let namespace = TestNamespace::new("apply-cache");
-    let run = |yaml: &str| {
-        let output = namespace
-            .kubeupd()
-            .args(["apply", "-v=6", "-n", &namespace.name, "-f", "-"])
-            .write_stdin(yaml.to_string())
-            .output()
-            .unwrap();
-        assert!(output.status.success());
-        String::from_utf8_lossy(&output.stderr).into_owned()
-    };
+    let run = |yaml: &str| namespace.kubeupd_apply_requests(yaml).join("\n");
     let first = run(DEPLOYMENT_V1);
     assert!(first.contains("/apis/apps/v1 200"), "discovery read from the server:\n{first}");
     assert!(first.contains("/openapi/v2 200"), "the schema is read to check the fields (--validate):\n{first}");
     let second = run(&DEPLOYMENT_V1.replace("replicas: 2", "replicas: 3"));
     assert!(!second.contains("/openapi/"), "checking and patching use the cached schema:\n{second}");
     assert!(!second.contains("/apis/apps/v1 200"), "discovery came from the cache:\n{second}");
-    let third = run(&DEPLOYMENT_V1.replace("replicas: 2", "replicas: 4"));
-    let requests: Vec<&str> = third.lines().filter(|line| line.ends_with(" milliseconds")).collect();
-    assert_eq!(requests.len(), 2, "only the GET and the PATCH of the object:\n{third}");
+    let third = namespace.kubeupd_apply_requests(&DEPLOYMENT_V1.replace("replicas: 2", "replicas: 4"));
+    assert_eq!(third.len(), 2, "only the GET and the PATCH of the object:\n{third:#?}");
 }
 
 #[test]
@@ -436,19 +426,11 @@ fn many_objects_of_a_type_are_listed_once_instead_of_read_one_by_one() {
         .collect::<Vec<_>>()
         .join("---\n");
     for expected_writes in [10, 0] {
-        let output = namespace
-            .kubeupd()
-            .args(["apply", "-v=6", "-n", &namespace.name, "-f", "-"])
-            .write_stdin(input.clone())
-            .output()
-            .unwrap();
-        assert!(output.status.success());
-        let log = String::from_utf8_lossy(&output.stderr);
-        let requests: Vec<&str> = log.lines().filter(|line| line.ends_with(" milliseconds")).collect();
+        let requests = namespace.kubeupd_apply_requests(&input);
         let reads = requests.iter().filter(|line| line.contains("DEBUG GET") && line.contains("/configmaps")).count();
         let writes = requests.iter().filter(|line| line.contains("DEBUG POST") || line.contains("DEBUG PATCH")).count();
-        assert_eq!(reads, 1, "one list of the configmaps:\n{log}");
-        assert_eq!(writes, expected_writes, "{log}");
+        assert_eq!(reads, 1, "one list of the configmaps:\n{requests:#?}");
+        assert_eq!(writes, expected_writes, "{requests:#?}");
     }
 }
 

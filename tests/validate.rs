@@ -200,21 +200,11 @@ fn update_patch_and_edit_check_fields_before_sending() {
 #[test]
 fn a_warm_cache_checks_without_requests_of_its_own() {
     let namespace = TestNamespace::new("validate-cache");
-    let run = |input: &str| {
-        let output = namespace
-            .kubeupd()
-            .args(["apply", "-v=6", "-n", &namespace.name, "-f", "-"])
-            .write_stdin(input.to_string())
-            .output()
-            .unwrap();
-        assert!(output.status.success(), "{}", stderr(&output));
-        stderr(&output).lines().filter(|line| line.ends_with(" milliseconds")).map(String::from).collect::<Vec<_>>()
-    };
     let configmap =
         |name: &str| format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}}}\ndata: {{a: b}}\n");
-    let first = run(&configmap("first"));
+    let first = namespace.kubeupd_apply_requests(&configmap("first"));
     assert!(first.iter().any(|line| line.contains("/openapi/v2 200")), "the schema is read once: {first:?}");
-    let second = run(&configmap("second"));
+    let second = namespace.kubeupd_apply_requests(&configmap("second"));
     assert_eq!(second.len(), 2, "only the read and the create of the object: {second:?}");
 }
 

@@ -94,6 +94,20 @@ impl TestNamespace {
         String::from_utf8(output.stdout).expect("kubectl prints UTF-8")
     }
 
+    /// `kubeupd apply -v=6` of `yaml` in this namespace, which must succeed: the requests it sent,
+    /// one line each, as its log shows them (`... GET https://... 200 OK in 3 milliseconds`).
+    pub fn kubeupd_apply_requests(&self, yaml: &str) -> Vec<String> {
+        let output = self
+            .kubeupd()
+            .args(["apply", "-v=6", "-n", &self.name, "-f", "-"])
+            .write_stdin(yaml.to_string())
+            .output()
+            .expect("kubeupd runs");
+        let log = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "kubeupd apply failed: {log}");
+        log.lines().filter(|line| line.ends_with(" milliseconds")).map(String::from).collect()
+    }
+
     /// Applies YAML in this namespace with kubectl.
     pub fn apply(&self, yaml: &str) {
         let output = with_stdin(self.kubectl().args(["apply", "-n", &self.name, "-f", "-"]), yaml);
