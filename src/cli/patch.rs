@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context as _, anyhow};
+use serde_json::Value;
 use clap::{Args, ValueEnum};
 use futures::future::join_all;
 
@@ -173,8 +174,11 @@ async fn patch_one(
         _ => None,
     };
     let patched = patch.apply(before.clone(), schema.as_ref().map(KindSchema::node));
-    // The object as the patch would leave it is checked before anything is sent.
-    if let (Ok(patched), None) = (&patched, subresource) {
+    // The object as the patch would leave it is checked before anything is sent. An unknown field
+    // is one the live object lacks (the server drops them), so a patch that adds none is not.
+    if let (Ok(patched), None) = (&patched, subresource)
+        && adds_fields(&before, patched)
+    {
         validation::check(cluster, &target.display_name(), patched, args.validate.directive).await?;
     }
     let after = if args.dry_run.mode() == DryRun::Client {
@@ -250,6 +254,22 @@ fn run_local(plan: Plan, args: &PatchArgs) -> Result {
     super::print_results(results)
 }
 
+/// Whether `after` has a field (a map key, at any depth) that `before` does not.
+fn adds_fields(before: &Value, after: &Value) -> bool {
+    match (before, after) {
+        (Value::Object(before), Value::Object(after)) => after.iter().any(|(key, value)| match before.get(key) {
+            Some(old) => adds_fields(old, value),
+            None => true,
+        }),
+        (Value::Array(before), Value::Array(after)) => {
+            after.iter().enumerate().any(|(index, item)| before.get(index).is_none_or(|old| adds_fields(old, item)))
+        }
+        (_, Value::Object(after)) => !after.is_empty(),
+        (_, Value::Array(after)) => !after.is_empty(),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -271,6 +291,19 @@ mod tests {
         assert_eq!(plan.patch.patch_type(), PatchType::Strategic);
         let plan = parse(&["deploy/web", "--type", "json", "-p", r#"[{"op":"remove","path":"/a"}]"#]).unwrap();
         assert_eq!(plan.patch.patch_type(), PatchType::Json);
+    }
+
+    #[test]
+    fn only_patches_that_add_fields_need_checking() {
+        let live = serde_json::json!({"spec": {"replicas": 1, "template": {"containers": [{"name": "a"}]}}});
+        let changed = serde_json::json!({"spec": {"replicas": 2, "template": {"containers": [{"name": "b"}]}}});
+        assert!(!adds_fields(&live, &changed));
+        let typo = serde_json::json!({"spec": {"replicas": 1, "replica": 2, "template": {"containers": [{"name": "a"}]}}});
+        assert!(adds_fields(&live, &typo));
+        let deeper = serde_json::json!({"spec": {"replicas": 1, "template": {"containers": [{"name": "a", "portz": []}]}}});
+        assert!(adds_fields(&live, &deeper));
+        let appended = serde_json::json!({"spec": {"replicas": 1, "template": {"containers": [{"name": "a"}, {"name": "b"}]}}});
+        assert!(adds_fields(&live, &appended));
     }
 
     #[test]

@@ -131,7 +131,8 @@ impl OpenApiSchema {
 
     /// The definition a `$ref` (or v3's single-element `allOf: [{$ref}]`) points at.
     fn reference(&self, body: &Value) -> Option<ShapeId> {
-        let reference = body.get("$ref").or_else(|| body.pointer("/allOf/0/$ref"))?.as_str()?;
+        let single = || body.get("allOf")?.get(0)?.get("$ref");
+        let reference = body.get("$ref").or_else(single)?.as_str()?;
         let name = reference.rsplit('/').next()?;
         Some(self.definitions.get(name).copied().unwrap_or(UNKNOWN))
     }
