@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 
 use anyhow::{Context as _, anyhow};
-use serde_json::Value;
 use clap::{Args, ValueEnum};
 use futures::future::join_all;
+use serde_json::Value;
 
 use super::flags::{DryRunArg, FieldManagerArg, OutputArgs, TargetArgs, ValidateArg};
 use super::validation;
@@ -298,11 +298,14 @@ mod tests {
         let live = serde_json::json!({"spec": {"replicas": 1, "template": {"containers": [{"name": "a"}]}}});
         let changed = serde_json::json!({"spec": {"replicas": 2, "template": {"containers": [{"name": "b"}]}}});
         assert!(!adds_fields(&live, &changed));
-        let typo = serde_json::json!({"spec": {"replicas": 1, "replica": 2, "template": {"containers": [{"name": "a"}]}}});
+        let typo =
+            serde_json::json!({"spec": {"replicas": 1, "replica": 2, "template": {"containers": [{"name": "a"}]}}});
         assert!(adds_fields(&live, &typo));
-        let deeper = serde_json::json!({"spec": {"replicas": 1, "template": {"containers": [{"name": "a", "portz": []}]}}});
+        let deeper =
+            serde_json::json!({"spec": {"replicas": 1, "template": {"containers": [{"name": "a", "portz": []}]}}});
         assert!(adds_fields(&live, &deeper));
-        let appended = serde_json::json!({"spec": {"replicas": 1, "template": {"containers": [{"name": "a"}, {"name": "b"}]}}});
+        let appended =
+            serde_json::json!({"spec": {"replicas": 1, "template": {"containers": [{"name": "a"}, {"name": "b"}]}}});
         assert!(adds_fields(&live, &appended));
     }
 

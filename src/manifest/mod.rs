@@ -1,6 +1,8 @@
 //! Reading `-f` inputs: files, directories, stdin; multi-document YAML and JSON; `List`s. Each
 //! object keeps where it came from, and every error names the file and the document.
 
+mod json;
+
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
@@ -114,8 +116,9 @@ fn manifest_files(dir: &Path, recursive: bool) -> Result<Vec<PathBuf>, Error> {
 pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, Error> {
     let documents: Vec<Value> = if text.trim_start().starts_with(['{', '[']) {
         let mut documents = Vec::new();
-        for (index, document) in serde_json::Deserializer::from_str(text).into_iter::<Value>().enumerate() {
-            documents.push(document.map_err(|err| invalid(source, index + 1, format!("invalid JSON: {err}")))?);
+        for (index, document) in serde_json::Deserializer::from_str(text).into_iter::<json::Strict>().enumerate() {
+            let document = document.map_err(|err| invalid(source, index + 1, format!("invalid JSON: {err}")))?;
+            documents.push(document.0);
         }
         documents
     } else {
