@@ -43,16 +43,18 @@ pub enum Error {
     /// The run stopped (interrupted, or the server stopped answering) before this object started.
     #[error("not applied: the run stopped before this object")]
     NotApplied,
-    /// `--force` deleted the object, and it did not go away.
-    #[error("{resource} {name:?} was deleted but is still there after a minute")]
-    StillThere { resource: String, name: String },
+    /// `--force` could not replace the object as asked (the object is never lost: see the error).
+    #[error(transparent)]
+    Recreate(#[from] super::RecreateError),
 }
 
 impl Error {
     /// The server's error behind this one, if the server refused.
     pub fn client(&self) -> Option<&client::Error> {
         match self {
-            Error::Client(err) | Error::Resolve(resource::Error::Client(err)) => Some(err),
+            Error::Client(err)
+            | Error::Resolve(resource::Error::Client(err))
+            | Error::Recreate(super::RecreateError::Client(err)) => Some(err),
             _ => None,
         }
     }

@@ -29,6 +29,7 @@ use crate::resource::ObjectRef;
 
 pub use error::{ANNOTATIONS_LIMIT, Error};
 pub use plan::Plan;
+pub use recreate::{RecreateError, replace_by_recreating};
 pub use stop::{Stop, StopReason};
 pub use update::{Modified, ModifyError, ModifyOptions, read_modify_write};
 pub use validate::{InvalidFields, Verdict, check as validate};

@@ -132,6 +132,9 @@ fn options(flags: &ApplyFlags) -> Result<ApplyOptions> {
     if flags.server_side && flags.force {
         return Err(Error::msg("--force cannot be used with --server-side"));
     }
+    if flags.force && flags.dry_run.mode() == DryRun::Server {
+        return Err(Error::msg("--dry-run=server cannot be used with --force"));
+    }
     if flags.concurrency == 0 {
         return Err(Error::msg("--concurrency must be at least 1"));
     }
