@@ -112,6 +112,8 @@ fn wrong_types_are_named_too() {
 fn custom_resources_are_checked_against_their_structural_schema() {
     let namespace = TestNamespace::new("validate-cr");
     ensure_cluster_fixture(&namespace, "crd/parts.yaml");
+    // Until the server publishes the schema, no client (kubectl included) has anything to check.
+    assert!(published(&namespace, &["test.kubeupd.validate.v1.Part"]), "the server publishes the schema");
     let part =
         |spec: &str| format!("apiVersion: validate.kubeupd.test/v1\nkind: Part\nmetadata: {{name: p}}\nspec: {spec}\n");
     let output = namespace
@@ -281,21 +283,12 @@ fn a_field_added_to_a_custom_resource_definition_since_the_cache_is_accepted() {
     let apply = |input: String| {
         namespace.kubeupd().args(["apply", "-n", &namespace.name, "-f", "-"]).write_stdin(input).output().unwrap()
     };
-    let published = |field: &str| {
-        (0..60).any(|_| {
-            let document = namespace.kubectl_ok(&["get", "--raw", "/openapi/v2"]);
-            document.contains(&format!("\"{field}\"")) && document.contains(&group) || {
-                std::thread::sleep(std::time::Duration::from_millis(500));
-                false
-            }
-        })
-    };
     namespace.apply(&crd("length: {type: integer}"));
-    assert!(published("length"), "the server publishes the schema");
+    assert!(published(&namespace, &[&group, "\"length\""]), "the server publishes the schema");
     let first = apply(bolt("{length: 3}"));
     assert!(first.status.success(), "{}", stderr(&first));
     namespace.apply(&crd("length: {type: integer}, thread: {type: string}"));
-    assert!(published("thread"), "the server publishes the new field");
+    assert!(published(&namespace, &[&group, "\"thread\""]), "the server publishes the new field");
     let second = apply(bolt("{length: 3, thread: M8}"));
     let _ = namespace.kubectl().args(["delete", "crd", &format!("bolts.{group}"), "--wait=false"]).output();
     assert!(
@@ -303,4 +296,16 @@ fn a_field_added_to_a_custom_resource_definition_since_the_cache_is_accepted() {
         "the new field is known, though the cached schema predates it: {}",
         stderr(&second)
     );
+}
+
+/// Whether the server's OpenAPI document comes to hold every one of `texts` within 30 seconds: it
+/// publishes a CustomResourceDefinition's schema a moment after the definition is established.
+fn published(namespace: &TestNamespace, texts: &[&str]) -> bool {
+    (0..60).any(|_| {
+        let document = namespace.kubectl_ok(&["get", "--raw", "/openapi/v2"]);
+        texts.iter().all(|text| document.contains(text)) || {
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            false
+        }
+    })
 }
