@@ -22,3 +22,4 @@ pub mod merge;
 pub mod output;
 pub mod resource;
 pub mod schema;
+pub mod status;

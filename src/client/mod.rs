@@ -14,6 +14,7 @@ mod openapi;
 mod resource;
 mod retry;
 mod transport;
+mod watch;
 
 use std::sync::Arc;
 
@@ -27,6 +28,7 @@ pub use json::decode as decode_json;
 pub use mapping::MappingError;
 pub use resource::ResourceType;
 pub use retry::RetryPolicy;
+pub use watch::{Selectors, WatchEvent, WatchOptions, WatchStream};
 
 use disk_cache::{DISCOVERY_TTL, DiskCache};
 use transport::Transport;
