@@ -23,3 +23,4 @@ pub mod output;
 pub mod resource;
 pub mod schema;
 pub mod status;
+pub mod wait;
