@@ -2,15 +2,19 @@
 //! in the files. Flags are read and checked, every document is resolved and checked before the
 //! first write, the engine applies them, and the report prints each object's result in input order.
 
+use std::time::Duration;
+
 use clap::{ArgAction, Args};
 
 use super::apply_last_applied::LastAppliedCommand;
 use super::apply_report::Report;
 use super::flags::{DryRunArg, FieldManagerArg, FileArgs, Format, OutputArgs};
+use super::wait::parse_timeout;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{ApplyOptions, DryRun, Mode, Plan};
 use crate::manifest;
 use crate::resource::{Entry, Resolver, Source};
+use crate::wait::Target;
 
 /// Options of `kubeupd apply`, or one of its subcommands.
 #[derive(Debug, Args)]
@@ -52,6 +56,13 @@ pub struct ApplyFlags {
     /// How many objects to apply at once.
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub concurrency: usize,
+    /// After applying, wait until every object applied is ready (by kstatus's rules); exit 1 if
+    /// one fails or the time runs out.
+    #[arg(long)]
+    pub wait: bool,
+    /// With --wait: how long to wait, e.g. 90s, 10m; a negative duration waits a week.
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_timeout, allow_hyphen_values = true, requires = "wait")]
+    pub timeout: Duration,
 }
 
 /// Applies the files, or runs `view-last-applied` / `set-last-applied`.
@@ -65,9 +76,21 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
     let resolver = Resolver::new(&cluster, global.namespace.as_deref(), false);
     let plan = plan(&flags.files, &resolver, &options, "applied").await?;
     let mut report = Report::new(plan.entries(), &flags);
-    plan.run(&cluster, &resolver, &options, |index, result| report.record(index, result)).await;
+    // A dry run writes nothing to wait for.
+    let wait = flags.wait && options.dry_run == DryRun::None;
+    let mut written = Vec::new();
+    plan.run(&cluster, &resolver, &options, |index, result| {
+        if let (true, Ok(outcome)) = (wait, &result) {
+            written.push((index, Target::written(outcome.target.clone(), outcome.object.clone())));
+        }
+        report.record(index, result)
+    })
+    .await;
     if report.finish() > 0 {
         return Err(Error::Reported(1));
+    }
+    if wait {
+        super::wait::until_applied_are_ready(&cluster, written, flags.timeout, flags.output.output.is_some()).await?;
     }
     Ok(())
 }
