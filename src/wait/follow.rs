@@ -72,7 +72,7 @@ pub(super) async fn follow(
         Some(version) => {
             for member in &mut members {
                 let written = member.written.take();
-                follower.judge(member, written);
+                follower.judge(member, written, false);
             }
             Ok(version)
         }
@@ -93,7 +93,8 @@ pub(super) async fn follow(
             continue;
         }
         let opened = Instant::now();
-        let timeout = deadline.saturating_duration_since(opened).min(LONGEST_WATCH);
+        // The server keeps the watch open a little past the deadline: the wait ends it, not the server.
+        let timeout = (deadline.saturating_duration_since(opened) + PAUSE).min(LONGEST_WATCH);
         let options = WatchOptions { selectors, resource_version: Some(&version), timeout };
         match cluster.watch(&rt, scope, &options).await {
             Ok(mut events) => {
@@ -173,15 +174,16 @@ struct Follower<'a> {
 }
 
 impl Follower<'_> {
-    /// Judges `object` (`None`: it does not exist) for `member`, and sends the state.
-    fn judge(&self, member: &mut Member, object: Option<Value>) {
+    /// Judges the object of `member` as last `seen` (`None`: never seen), `gone` or not, and sends
+    /// the state, with the object as seen (a deleted object, as it was before it went).
+    fn judge(&self, member: &mut Member, seen: Option<Value>, gone: bool) {
         // Another object under the same name is not the one followed.
-        let object = object
-            .filter(|object| member.uid.as_deref().is_none_or(|uid| object["metadata"]["uid"].as_str() == Some(uid)));
-        let check = self.condition.check(&self.rt.group, &self.rt.kind, object.as_ref());
+        let same = |object: &&Value| member.uid.as_deref().is_none_or(|uid| object["metadata"]["uid"] == uid);
+        let present = seen.as_ref().filter(|_| !gone).filter(same);
+        let check = self.condition.check(&self.rt.group, &self.rt.kind, present);
         member.done = !matches!(check, Check::Waiting(_));
         // The receiver is gone only when the wait is over.
-        let _ = self.updates.send(Update { index: member.index, state: State::Checked { check, object } });
+        let _ = self.updates.send(Update { index: member.index, state: State::Checked { check, object: seen } });
     }
 
     /// Lists the group's objects, judges each and returns the list's version. On the first list
@@ -192,7 +194,7 @@ impl Follower<'_> {
             // A type no longer served has no objects left: they are all deleted.
             Err(client::Error::NotFound(_)) if *self.condition == Condition::Deleted => {
                 for member in members.iter_mut() {
-                    self.judge(member, None);
+                    self.judge(member, None, true);
                 }
                 return Ok(String::new());
             }
@@ -218,16 +220,16 @@ impl Follower<'_> {
                 let _ = self.updates.send(Update { index: member.index, state: State::Missing(missing) });
                 continue;
             }
-            self.judge(member, object);
+            self.judge(member, object, false);
         }
         Ok(version)
     }
 
     /// Applies one watch event to the members it is about.
     fn event(&self, members: &mut [Member], event: WatchEvent) {
-        let (object, exists) = match event {
-            WatchEvent::Added(object) | WatchEvent::Modified(object) => (object, true),
-            WatchEvent::Deleted(object) => (object, false),
+        let (object, gone) = match event {
+            WatchEvent::Added(object) | WatchEvent::Modified(object) => (object, false),
+            WatchEvent::Deleted(object) => (object, true),
             WatchEvent::Bookmark(_) => return,
         };
         let name = object["metadata"]["name"].as_str().unwrap_or_default();
@@ -239,7 +241,7 @@ impl Follower<'_> {
                 }
                 member.awaited_version = None;
             }
-            self.judge(member, exists.then(|| object.clone()));
+            self.judge(member, Some(object.clone()), gone);
         }
     }
 }

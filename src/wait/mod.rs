@@ -71,8 +71,8 @@ impl Target {
 /// How the wait for one object ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
-    /// The condition was met this long after the wait began; `object` as it was then (`None`
-    /// when it is gone).
+    /// The condition was met this long after the wait began; `object` as last seen (a deleted
+    /// object as it was before it went; `None` when it was never seen).
     Met { object: Option<Value>, after: Duration },
     /// The condition can never be met without a change, and why.
     Failed(String),
