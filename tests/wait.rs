@@ -100,31 +100,36 @@ fn finished(child: Child, what: &str) -> Output {
     output
 }
 
+/// Applies `yaml` with `--wait` and `flags`, waits until the Deployment `web` reaches `generation`,
+/// checks that kubeupd is still waiting two seconds later, then reports the rollout as its
+/// controller would; returns what kubeupd printed.
+fn apply_and_roll_out(namespace: &TestNamespace, yaml: &str, flags: &[&str], generation: i64) -> Output {
+    let file = manifest(yaml);
+    let mut apply = start_apply_wait(namespace, &file, flags);
+    await_generation(namespace, "web", generation);
+    std::thread::sleep(Duration::from_secs(2));
+    let what = format!("apply --wait {flags:?}");
+    assert_still_waiting(&mut apply, &what);
+    report_status(namespace, "web", &rolled_out(generation, 3));
+    let output = finished(apply, &what);
+    assert!(output.status.success());
+    output
+}
+
 #[test]
 fn apply_wait_returns_once_the_controller_reports_the_rollout_client_and_server_side() {
     let namespace = TestNamespace::new("wait-rollout");
-    let first = manifest(&(deployment("web", 3, "nginx:1.25") + "---\n" + CONFIG_MAP));
-    let mut apply = start_apply_wait(&namespace, &first, &["--timeout=60s"]);
-    await_generation(&namespace, "web", 1);
-    std::thread::sleep(Duration::from_secs(2));
-    assert_still_waiting(&mut apply, "client-side apply --wait");
-    report_status(&namespace, "web", &rolled_out(1, 3));
-    let output = finished(apply, "client-side apply --wait");
-    assert!(output.status.success());
+    let first = deployment("web", 3, "nginx:1.25") + "---\n" + CONFIG_MAP;
+    let output = apply_and_roll_out(&namespace, &first, &["--timeout=60s"], 1);
     let stdout = text(&output.stdout);
     assert!(stdout.starts_with("deployment.apps/web created\nconfigmap/conf created\n"), "{stdout}");
     assert!(stdout.contains("configmap/conf ready after "), "{stdout}");
     assert!(stdout.contains("deployment.apps/web ready after "), "{stdout}");
 
     // A new image: generation 2. The status still reports generation 1 rolled out, which must not count.
-    let second = manifest(&deployment("web", 3, "nginx:1.27"));
-    let mut apply = start_apply_wait(&namespace, &second, &["--server-side", "--force-conflicts", "--timeout=60s"]);
-    await_generation(&namespace, "web", 2);
-    std::thread::sleep(Duration::from_secs(2));
-    assert_still_waiting(&mut apply, "server-side apply --wait");
-    report_status(&namespace, "web", &rolled_out(2, 3));
-    let output = finished(apply, "server-side apply --wait");
-    assert!(output.status.success());
+    let second = deployment("web", 3, "nginx:1.27");
+    let flags = ["--server-side", "--force-conflicts", "--timeout=60s"];
+    let output = apply_and_roll_out(&namespace, &second, &flags, 2);
     assert!(text(&output.stdout).contains("deployment.apps/web ready after "));
 }
 

@@ -88,7 +88,7 @@ pub enum Progress<'a> {
     /// The object at this index in the targets is not there yet, and why (told again only when
     /// the reason changes).
     Waiting(&'a str),
-    /// It got there.
+    /// It is done: it got there, failed, or cannot be followed.
     Done(&'a Outcome),
 }
 
