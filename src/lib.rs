@@ -6,6 +6,8 @@
 //!   The only layer that knows clap, prints, or uses `anyhow`.
 //! - [`apply`]: the apply engine (client-side and server-side apply, forced re-create,
 //!   read-modify-write, ordering and concurrency), returning per-object outcomes.
+//! - [`wait`]: waiting until objects are ready, deleted, or meet a condition, with watches;
+//!   beside [`apply`], and using [`status`], kstatus's readiness rules (pure, no I/O).
 //! - [`resource`]: what the user named (`TYPE/NAME`, `-f` files) resolved into objects.
 //! - [`client`]: the API server: REST calls, discovery, OpenAPI, retries, typed errors.
 //! - [`output`]: printers of objects, tables and diffs, matching kubectl's bytes.
@@ -22,3 +24,5 @@ pub mod merge;
 pub mod output;
 pub mod resource;
 pub mod schema;
+pub mod status;
+pub mod wait;

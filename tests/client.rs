@@ -2,7 +2,12 @@
 
 mod support;
 
-use kubeupd::client::{Cluster, ConnectOptions, Error, ListScope, Status, WriteOptions};
+use kubeupd::client::{
+    Cluster, ConnectOptions, Error, ListScope, Selectors, Status, WatchEvent, WatchOptions, WriteOptions,
+};
+use std::time::Duration;
+
+use futures::StreamExt as _;
 use kubeupd::merge::{Patch, PatchType};
 use kubeupd::output::Table;
 use serde_json::{Value, json};
@@ -101,7 +106,7 @@ async fn create_get_replace_delete() {
     let stale = cluster.replace(&rt, namespace, "c", &current, &plain).await.unwrap_err();
     assert!(stale.is_conflict(), "{stale}");
 
-    let list = cluster.list(&rt, ListScope::Namespace(&ns.name), None).await.unwrap();
+    let list = cluster.list(&rt, ListScope::Namespace(&ns.name), Selectors::default()).await.unwrap();
     assert_eq!(list["items"].as_array().unwrap().len(), 1);
     cluster.delete(&rt, namespace, "c", &plain).await.unwrap();
     let gone = server_error(cluster.get(&rt, namespace, "c").await.unwrap_err());
@@ -187,7 +192,10 @@ async fn tables_come_from_the_server() {
     ns.apply_testdata("get/app.yaml");
     let cluster = connect(&ns).await;
     let configmaps = cluster.resolve("cm").await.unwrap();
-    let table = cluster.list_table(&configmaps, ListScope::Namespace(&ns.name), Some("tier=front")).await.unwrap();
+    let table = cluster
+        .list_table(&configmaps, ListScope::Namespace(&ns.name), Selectors { label: Some("tier=front"), field: None })
+        .await
+        .unwrap();
     let table = Table::from_document(table).unwrap();
     let columns: Vec<&str> = table.columns.iter().map(|column| column.name.as_str()).collect();
     assert_eq!(columns, ["Name", "Data", "Age"]);
@@ -196,6 +204,41 @@ async fn tables_come_from_the_server() {
     assert_eq!(table.rows[0].namespace(), Some(ns.name.as_str()));
     let row = Table::from_document(cluster.get_table(&configmaps, Some(&ns.name), "two").await.unwrap()).unwrap();
     assert_eq!(row.rows[0].cells[1], 1);
-    let everywhere = cluster.list(&configmaps, ListScope::AllNamespaces, Some("tier")).await.unwrap();
+    let everywhere = cluster
+        .list(&configmaps, ListScope::AllNamespaces, Selectors { label: Some("tier"), field: None })
+        .await
+        .unwrap();
     assert!(everywhere["items"].as_array().unwrap().len() >= 2);
+}
+
+#[tokio::test]
+async fn watches_stream_changes_from_a_version_past_the_request_timeout() {
+    let ns = TestNamespace::new("client-watch");
+    let options = ConnectOptions {
+        kubeconfig: Some(support::kubeconfig()),
+        namespace: Some(ns.name.clone()),
+        cache_dir: Some(ns.cache_dir()),
+        request_timeout: Some(Duration::from_secs(1)),
+        ..ConnectOptions::default()
+    };
+    let cluster = Cluster::connect(&options).await.unwrap();
+    let rt = cluster.resolve("configmaps").await.unwrap();
+    let namespace = Some(ns.name.as_str());
+    let write = WriteOptions::default();
+    let watched = cluster.create(&rt, namespace, &configmap("watched", json!({"v": "1"})), &write).await.unwrap();
+    cluster.create(&rt, namespace, &configmap("other", json!({})), &write).await.unwrap();
+    let version = watched["metadata"]["resourceVersion"].as_str().unwrap().to_string();
+    let selectors = Selectors { label: None, field: Some("metadata.name=watched") };
+    let watch = WatchOptions { selectors, resource_version: Some(&version), timeout: Duration::from_secs(10) };
+    let mut events = cluster.watch(&rt, ListScope::Namespace(&ns.name), &watch).await.unwrap();
+    // Longer than the request timeout: the watch stays open all the same.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let changed = patch(PatchType::Merge, r#"{"data": {"v": "2"}}"#);
+    cluster.patch(&rt, namespace, "watched", &changed, &write).await.unwrap();
+    cluster.delete(&rt, namespace, "watched", &write).await.unwrap();
+    let modified = events.next().await.unwrap().unwrap();
+    let WatchEvent::Modified(object) = modified else { panic!("expected the change first, got {modified:?}") };
+    assert_eq!(object["data"]["v"], "2", "the object created before the version is not replayed");
+    let deleted = events.next().await.unwrap().unwrap();
+    assert!(matches!(&deleted, WatchEvent::Deleted(object) if object["metadata"]["name"] == "watched"), "{deleted:?}");
 }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::client::{Cluster, ListScope, ResourceType};
+use crate::client::{Cluster, ListScope, ResourceType, Selectors};
 use crate::resource::Manifest;
 
 /// From how many objects of one type in one namespace the live objects are listed at once.
@@ -33,7 +33,7 @@ pub(super) async fn list(cluster: &Cluster, manifests: &[Manifest]) -> Listed {
             Some(namespace) => ListScope::Namespace(namespace),
             None => ListScope::AllNamespaces,
         };
-        let listed = cluster.list(rt, scope, None).await.ok().map(|list| by_name(list, rt));
+        let listed = cluster.list(rt, scope, Selectors::default()).await.ok().map(|list| by_name(list, rt));
         (key, listed)
     });
     futures::future::join_all(lists).await.into_iter().filter_map(|(key, listed)| Some((key, listed?))).collect()

@@ -2,14 +2,16 @@
 //! in the files. Flags are read and checked, every document is resolved and checked before the
 //! first write, the engine applies them, and the report prints each object's result in input order.
 
+use std::time::Duration;
+
 use clap::{ArgAction, Args};
 
 use super::apply_last_applied::LastAppliedCommand;
 use super::apply_report::Report;
 use super::flags::{DryRunArg, FieldManagerArg, FileArgs, Format, OutputArgs, ValidateArg};
 use super::validation;
+use super::wait::parse_timeout;
 use super::{Error, GlobalArgs, Result};
-use std::time::Duration;
 
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -17,6 +19,7 @@ use crate::apply::{self, ApplyOptions, DryRun, Mode, Plan, Stop};
 use crate::client::Cluster;
 use crate::manifest;
 use crate::resource::{Entry, Resolver, Source};
+use crate::wait::Target;
 
 /// Options of `kubeupd apply`, or one of its subcommands.
 #[derive(Debug, Args)]
@@ -60,6 +63,13 @@ pub struct ApplyFlags {
     /// How many objects to apply at once.
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub concurrency: usize,
+    /// After applying, wait until every object applied is ready (by kstatus's rules); exit 1 if
+    /// one fails or the time runs out.
+    #[arg(long)]
+    pub wait: bool,
+    /// With --wait: how long to wait, e.g. 90s, 10m; a negative duration waits a week.
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_timeout, allow_hyphen_values = true, requires = "wait")]
+    pub timeout: Duration,
 }
 
 /// Applies the files, or runs `view-last-applied` / `set-last-applied`.
@@ -73,9 +83,17 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
     let resolver = Resolver::new(&cluster, global.namespace.as_deref(), false);
     let plan = plan(&flags.files, &cluster, &resolver, &options, "applied").await?;
     let mut report = Report::new(plan.entries(), &flags);
+    // A dry run writes nothing to wait for.
+    let wait = flags.wait && options.dry_run == DryRun::None;
+    let mut written = Vec::new();
     let stop = Stop::default();
     {
-        let run = plan.run(&cluster, &resolver, &options, &stop, |index, result| report.record(index, result));
+        let run = plan.run(&cluster, &resolver, &options, &stop, |index, result| {
+            if let (true, Ok(outcome)) = (wait, &result) {
+                written.push((index, Target::written(outcome.target.clone(), outcome.object.clone())));
+            }
+            report.record(index, result)
+        });
         tokio::pin!(run);
         tokio::select! {
             () = &mut run => {}
@@ -91,9 +109,21 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
         }
     }
     match report.finish(stop.reason()) {
-        0 => Ok(()),
-        status => Err(Error::Reported(status)),
+        0 => {}
+        status => return Err(Error::Reported(status)),
     }
+    if wait {
+        let lines_to_stderr = flags.output.output.is_some();
+        tokio::select! {
+            waited = super::wait::until_applied_are_ready(&cluster, written, flags.timeout, lines_to_stderr) => waited?,
+            () = interrupted() => {
+                // Every object was applied; only the waiting stops.
+                eprintln!("interrupted: every object was applied; stopped waiting for them to be ready");
+                return Err(Error::Reported(130));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// How long the writes in flight may take to finish after an interruption (a second one ends the

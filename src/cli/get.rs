@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::flags::{Format, OutputArgs, TargetArgs};
 use super::{Error, GlobalArgs, Result};
-use crate::client::{self, Cluster, ListScope, ResourceType};
+use crate::client::{self, Cluster, ListScope, ResourceType, Selectors};
 use crate::output::{self, OutputFormat, Table, TableOptions};
 use crate::resource::{self, ObjectRef, Resolved, Resolver, Rules};
 
@@ -117,7 +117,9 @@ async fn fetch_tables(cluster: &Cluster, visits: &[Visit], selector: Option<&str
                 )
                 .await
             }
-            None => vec![table(cluster.list_table(&visit.rt, visit.scope(), selector).await)],
+            None => vec![table(
+                cluster.list_table(&visit.rt, visit.scope(), Selectors { label: selector, field: None }).await,
+            )],
         }
     }))
     .await
@@ -174,7 +176,12 @@ async fn print_objects(
                 join_all(names.iter().map(|name| cluster.get(&visit.rt, visit.namespace.as_deref(), name))).await
             }
             None => {
-                vec![cluster.list(&visit.rt, visit.scope(), selector).await.map(|list| list_items(list, &visit.rt))]
+                vec![
+                    cluster
+                        .list(&visit.rt, visit.scope(), Selectors { label: selector, field: None })
+                        .await
+                        .map(|list| list_items(list, &visit.rt)),
+                ]
             }
         }
     }))

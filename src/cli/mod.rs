@@ -18,6 +18,8 @@ mod get;
 mod patch;
 mod update;
 mod validation;
+mod wait;
+mod wait_report;
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -113,6 +115,8 @@ pub enum Command {
     Diff(diff::DiffArgs),
     /// Edit an object in your editor and send the difference as a patch.
     Edit(edit::EditArgs),
+    /// Wait until objects are ready, deleted, or meet a condition.
+    Wait(wait::WaitArgs),
     /// Print a shell completion script.
     Completion(completion::CompletionArgs),
 }
@@ -157,6 +161,7 @@ async fn dispatch(command: Command, global: GlobalArgs) -> Result {
         Command::Apply(args) => apply::run(args, &global).await,
         Command::Diff(args) => diff::run(args, &global).await,
         Command::Edit(args) => edit::run(args, &global).await,
+        Command::Wait(args) => wait::run(args, &global).await,
         Command::Completion(_) => unreachable!("completion runs without a runtime"),
     }
 }

@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::Cluster;
 use super::error::{Error, Result};
 use super::resource::ResourceType;
+use super::watch::Selectors;
 use crate::merge::{Patch, PatchType};
 
 /// The `Accept` header that asks for a server-printed Table, falling back to plain JSON.
@@ -100,7 +101,7 @@ pub(crate) fn resource_path(
     path
 }
 
-fn with_query(path: String, query: &[(&str, String)]) -> String {
+pub(super) fn with_query(path: String, query: &[(&str, String)]) -> String {
     if query.is_empty() {
         return path;
     }
@@ -111,15 +112,11 @@ fn with_query(path: String, query: &[(&str, String)]) -> String {
     format!("{path}?{}", encoded.finish())
 }
 
-fn scope_namespace(scope: ListScope<'_>) -> Option<&str> {
+pub(super) fn scope_namespace(scope: ListScope<'_>) -> Option<&str> {
     match scope {
         ListScope::Namespace(namespace) => Some(namespace),
         ListScope::AllNamespaces => None,
     }
-}
-
-fn selector_query(label_selector: Option<&str>) -> Vec<(&'static str, String)> {
-    label_selector.map(|selector| ("labelSelector", selector.to_string())).into_iter().collect()
 }
 
 impl Cluster {
@@ -140,9 +137,9 @@ impl Cluster {
         self.call_json(Method::GET, path, "application/json", None).await
     }
 
-    /// Lists objects, optionally filtered by a label selector; returns the server's list object.
-    pub async fn list(&self, rt: &ResourceType, scope: ListScope<'_>, label_selector: Option<&str>) -> Result<Value> {
-        let path = with_query(resource_path(rt, scope_namespace(scope), None, None), &selector_query(label_selector));
+    /// Lists the objects `selectors` select; returns the server's list object.
+    pub async fn list(&self, rt: &ResourceType, scope: ListScope<'_>, selectors: Selectors<'_>) -> Result<Value> {
+        let path = with_query(resource_path(rt, scope_namespace(scope), None, None), &selectors.query());
         self.call_json(Method::GET, path, "application/json", None).await
     }
 
@@ -153,13 +150,8 @@ impl Cluster {
     }
 
     /// The server-printed `meta.k8s.io/v1` Table of a list, as the server sent it.
-    pub async fn list_table(
-        &self,
-        rt: &ResourceType,
-        scope: ListScope<'_>,
-        label_selector: Option<&str>,
-    ) -> Result<Value> {
-        let path = with_query(resource_path(rt, scope_namespace(scope), None, None), &selector_query(label_selector));
+    pub async fn list_table(&self, rt: &ResourceType, scope: ListScope<'_>, selectors: Selectors<'_>) -> Result<Value> {
+        let path = with_query(resource_path(rt, scope_namespace(scope), None, None), &selectors.query());
         self.call_table(path).await
     }
 
@@ -280,10 +272,10 @@ mod tests {
 
     #[test]
     fn queries_are_encoded() {
-        let query = selector_query(Some("app in (a,b),tier!=x"));
+        let query = Selectors { label: Some("app in (a,b),tier!=x"), field: Some("metadata.name=web") }.query();
         assert_eq!(
             with_query("/api/v1/pods".into(), &query),
-            "/api/v1/pods?labelSelector=app+in+%28a%2Cb%29%2Ctier%21%3Dx"
+            "/api/v1/pods?labelSelector=app+in+%28a%2Cb%29%2Ctier%21%3Dx&fieldSelector=metadata.name%3Dweb"
         );
         assert_eq!(with_query("/api/v1/pods".into(), &[]), "/api/v1/pods");
     }

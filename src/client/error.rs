@@ -150,6 +150,10 @@ pub enum Error {
     /// The credentials were not accepted (401).
     #[error("{0}")]
     Unauthorized(Status),
+    /// A watch (or list) asked for a `resourceVersion` the server no longer keeps (410 Gone, "too
+    /// old resource version"): list again to start from the present.
+    #[error("{0}")]
+    Gone(Status),
     /// The server is overloaded and asked to come back later (429), still after retries.
     #[error("{0}")]
     TooManyRequests(Status),
@@ -205,6 +209,7 @@ impl Error {
             (400, _) => Error::BadRequest(status),
             (401, _) => Error::Unauthorized(status),
             (403, _) => Error::Forbidden(status),
+            (410, _) => Error::Gone(status),
             (415, _) => Error::UnsupportedMediaType(status),
             (429, _) => Error::TooManyRequests(status),
             _ => Error::Server(status),
@@ -232,6 +237,7 @@ impl Error {
             | Error::UnsupportedMediaType(status)
             | Error::Forbidden(status)
             | Error::Unauthorized(status)
+            | Error::Gone(status)
             | Error::TooManyRequests(status)
             | Error::Server(status) => Some(status),
             _ => None,

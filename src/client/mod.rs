@@ -15,6 +15,7 @@ mod resource;
 mod retry;
 mod transport;
 mod warnings;
+mod watch;
 
 use std::sync::Arc;
 
@@ -28,6 +29,7 @@ pub use json::decode as decode_json;
 pub use mapping::MappingError;
 pub use resource::ResourceType;
 pub use retry::RetryPolicy;
+pub use watch::{Selectors, WatchEvent, WatchOptions, WatchStream};
 
 use disk_cache::{DISCOVERY_TTL, DiskCache};
 use transport::Transport;

@@ -5,7 +5,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use futures::{Stream, TryStreamExt as _};
 use http::{Method, Request, StatusCode};
+use http_body_util::BodyExt as _;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use kube::client::retry::RetryPolicy;
@@ -124,6 +126,39 @@ impl Transport {
                 Err(self.failure(err))
             }
         }
+    }
+
+    /// GETs `path` whose answer is a stream (a watch) and returns the body as it arrives. The
+    /// request timeout limits only the wait for the answer to begin: a watch lasts as long as the
+    /// `timeoutSeconds` it asks for, which is how kubectl keeps `--request-timeout` from cutting it.
+    pub(crate) async fn stream(&self, path: &str) -> Result<impl Stream<Item = Result<Bytes>> + use<>> {
+        let request = Request::get(path)
+            .header(http::header::ACCEPT, "application/json")
+            // kube's gzip layer decodes only the first gzip member, and servers gzip a watch per event.
+            .header(http::header::ACCEPT_ENCODING, "identity")
+            .body(Body::empty())
+            .map_err(|err| Error::InvalidRequest { path: path.to_string(), reason: err.to_string() })?;
+        let url = format!("{}{path}", self.server);
+        let started = Instant::now();
+        let call = self.client.send(request);
+        let answer = match self.timeout {
+            Some(limit) => tokio::time::timeout(limit, call)
+                .await
+                .map_err(|_| Error::Timeout { url: url.clone(), limit: humanize(limit) })?,
+            None => call.await,
+        };
+        let response = answer.map_err(|err| self.failure(err))?;
+        let status = response.status();
+        tracing::debug!("GET {url} {status} in {} milliseconds", started.elapsed().as_millis());
+        if !status.is_success() {
+            let body = response.into_body().collect_bytes().await.map_err(|err| self.failure(err))?;
+            return Err(Error::from_response(status, &body));
+        }
+        let server = self.server.clone();
+        Ok(response
+            .into_body()
+            .into_data_stream()
+            .map_err(move |err| Error::Unreachable { server: server.clone(), cause: lowest_cause(&err) }))
     }
 
     fn failure(&self, err: kube::Error) -> Error {

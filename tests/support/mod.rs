@@ -73,7 +73,12 @@ impl TestNamespace {
 
     /// `kubeupd` against the test cluster with this test's cache; add `-n` yourself.
     pub fn kubeupd(&self) -> assert_cmd::Command {
-        let mut command = assert_cmd::Command::cargo_bin("kubeupd").expect("the kubeupd binary is built");
+        assert_cmd::Command::from_std(self.kubeupd_process())
+    }
+
+    /// [`TestNamespace::kubeupd`] as a process to start and leave running.
+    pub fn kubeupd_process(&self) -> Command {
+        let mut command = Command::new(assert_cmd::cargo::cargo_bin("kubeupd"));
         command.arg("--kubeconfig").arg(kubeconfig()).arg("--cache-dir").arg(self.cache_dir());
         command.env_remove("KUBECONFIG");
         command

@@ -1,0 +1,182 @@
+//! `kubeupd wait`: kubectl's `wait` on the wait engine: `--for=delete`, `create`,
+//! `condition=NAME[=VALUE]` and `jsonpath=EXPR[=VALUE]` as kubectl has them, and `ready` (the
+//! default) by kstatus's rules.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+
+use super::flags::{OutputArgs, TargetArgs};
+use super::wait_report::{LiveList, not_ready_line, seconds};
+use super::{Error, GlobalArgs, Result, parse_duration};
+use crate::client::Cluster;
+use crate::resource::{Resolver, Rules};
+use crate::wait::{self, Condition, Outcome, Progress, Target};
+
+/// How long a negative `--timeout` waits: kubectl's week.
+const A_WEEK: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// Options of `kubeupd wait`.
+#[derive(Debug, Args)]
+pub struct WaitArgs {
+    #[command(flatten)]
+    pub targets: TargetArgs,
+    /// What to wait for: ready (by kstatus's rules), delete, create, condition=NAME[=VALUE] (VALUE
+    /// defaults to true, compared without regard to case) or jsonpath='{EXPR}'[=VALUE].
+    #[arg(long = "for", value_name = "CONDITION", default_value = "ready")]
+    pub condition: String,
+    /// How long to wait: 0 checks once, a negative duration waits a week.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_timeout, allow_hyphen_values = true)]
+    pub timeout: Duration,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// A duration, or kubectl's week for a negative one.
+pub(super) fn parse_timeout(text: &str) -> Result<Duration, String> {
+    match text.strip_prefix('-') {
+        Some(positive) => parse_duration(positive).map(|_| A_WEEK),
+        None => parse_duration(text),
+    }
+}
+
+/// Waits for the objects named, and prints `configmap/x condition met` (or the object, with
+/// `-o`) for each in order; exits 1 when any did not get there.
+pub async fn run(args: WaitArgs, global: &GlobalArgs) -> Result {
+    let condition = Condition::parse(&args.condition).map_err(Error::msg)?;
+    args.output.object_format("wait")?;
+    let named = args.targets.named(Rules { verb: "wait", types_alone: false, selector: false })?;
+    let cluster = global.connect().await?;
+    let resolver = Resolver::new(&cluster, global.namespace.as_deref(), false);
+    let objects: Vec<_> =
+        resolver.resolve(named).await?.iter().filter_map(|resolved| resolved.object().cloned()).collect();
+    if objects.is_empty() && condition != Condition::Deleted {
+        return Err(Error::msg("no matching resources found"));
+    }
+    let names: Vec<String> = objects.iter().map(|object| object.display_name()).collect();
+    let locations: Vec<String> =
+        objects.iter().map(|object| format!("{}/{}", object.rt.resource, object.name)).collect();
+    let targets = objects.into_iter().map(Target::named).collect();
+    let mut live = LiveList::new(names.clone(), false);
+    let mut in_order = InOrder::default();
+    let started = Instant::now();
+    let outcomes = wait::wait(&cluster, targets, &condition, args.timeout, |index, progress| match progress {
+        Progress::Waiting(reason) => live.waiting(index, reason),
+        Progress::Done(outcome) => {
+            live.done(index);
+            in_order.add(index, met_line(&args.output, outcome));
+            for line in in_order.ready() {
+                live.print(&line);
+            }
+        }
+    })
+    .await;
+    live.finish();
+    let elapsed = started.elapsed();
+    let mut failed = false;
+    for (index, outcome) in outcomes.iter().enumerate() {
+        let location = &locations[index];
+        if let Some(line) = failure_line(&condition, &names[index], location, outcome, args.timeout, elapsed) {
+            failed = true;
+            eprintln!("{line}");
+        }
+    }
+    if failed { Err(Error::Reported(1)) } else { Ok(()) }
+}
+
+/// Waits until the objects `apply` just wrote are ready, for at most `timeout`: a line per object
+/// as it gets there (to stderr with `lines_to_stderr`), and one per object that does not, saying why.
+pub(super) async fn until_applied_are_ready(
+    cluster: &Cluster,
+    mut written: Vec<(usize, Target)>,
+    timeout: Duration,
+    lines_to_stderr: bool,
+) -> Result {
+    // Several documents of one object: its last write is the one to see through.
+    written.sort_by_key(|(index, _)| *index);
+    let mut targets: Vec<Target> = Vec::with_capacity(written.len());
+    for (_, target) in written.into_iter().rev() {
+        if !targets.iter().any(|seen| seen.object == target.object) {
+            targets.push(target);
+        }
+    }
+    targets.reverse();
+    let names: Vec<String> = targets.iter().map(|target| target.object.display_name()).collect();
+    let mut live = LiveList::new(names.clone(), lines_to_stderr);
+    let started = Instant::now();
+    let outcomes = wait::wait(cluster, targets, &Condition::Ready, timeout, |index, progress| match progress {
+        Progress::Waiting(reason) => live.waiting(index, reason),
+        Progress::Done(outcome) => {
+            live.done(index);
+            if let Outcome::Met { after, .. } = outcome {
+                live.print(&format!("{} ready after {}", names[index], seconds(*after)));
+            }
+        }
+    })
+    .await;
+    live.finish();
+    let elapsed = started.elapsed();
+    let failures: Vec<String> = outcomes
+        .iter()
+        .zip(&names)
+        .filter_map(|(outcome, name)| not_ready_line(name, outcome, timeout, elapsed))
+        .collect();
+    for line in &failures {
+        eprintln!("{line}");
+    }
+    if failures.is_empty() { Ok(()) } else { Err(Error::Reported(1)) }
+}
+
+/// kubectl's line for an object that got there, or the object with `-o`; nothing for an object
+/// that was already gone when waiting for its deletion began, as kubectl prints nothing for it.
+fn met_line(output: &OutputArgs, outcome: &Outcome) -> Option<String> {
+    match outcome {
+        Outcome::Met { object: Some(object), .. } => {
+            Some(output.written(object, "condition met", true, "").trim_end_matches('\n').to_string())
+        }
+        _ => None,
+    }
+}
+
+/// Why an object did not get there, in kubectl's words for its conditions, and with the reason
+/// for `ready`.
+fn failure_line(
+    condition: &Condition,
+    name: &str,
+    location: &str,
+    outcome: &Outcome,
+    timeout: Duration,
+    elapsed: Duration,
+) -> Option<String> {
+    match (outcome, condition) {
+        (Outcome::Met { .. }, _) => None,
+        (Outcome::Error(err), _) => Some(err.line()),
+        (_, Condition::Ready) => not_ready_line(name, outcome, timeout, elapsed),
+        (Outcome::NotMet(_), _) if timeout.is_zero() => Some(format!("error: condition not met for {location}")),
+        (Outcome::NotMet(_), _) => Some(format!("error: timed out waiting for the condition on {location}")),
+        (Outcome::Failed(reason), _) => Some(format!("error: {reason}")),
+    }
+}
+
+/// Lines by index, given out in index order as soon as all before them are in.
+#[derive(Default)]
+struct InOrder {
+    lines: BTreeMap<usize, Option<String>>,
+    next: usize,
+}
+
+impl InOrder {
+    fn add(&mut self, index: usize, line: Option<String>) {
+        self.lines.insert(index, line);
+    }
+
+    fn ready(&mut self) -> Vec<String> {
+        let mut ready = Vec::new();
+        while let Some(line) = self.lines.remove(&self.next) {
+            ready.extend(line);
+            self.next += 1;
+        }
+        ready
+    }
+}
