@@ -23,9 +23,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{ArgAction, Args, Parser, Subcommand};
+use secrecy::SecretString;
 
-use crate::client::{Cluster, ConnectOptions};
+use crate::client::{Cluster, ConnectOptions, Overrides};
 
 pub use error::{Error, Result};
 
@@ -60,9 +61,58 @@ pub struct GlobalArgs {
     /// Directory for the discovery and OpenAPI caches (default: ~/.kube/cache).
     #[arg(long, global = true, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
+    /// The address and port of the Kubernetes API server, e.g. https://10.0.0.1:6443.
+    #[arg(short = 's', long, global = true, value_name = "URL")]
+    pub server: Option<String>,
+    /// The kubeconfig cluster to use.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub cluster: Option<String>,
+    /// The kubeconfig user to use.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub user: Option<String>,
+    /// Path to a cert file for the certificate authority.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub certificate_authority: Option<PathBuf>,
+    /// Server name to use for server certificate validation (default: the server URL's host).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub tls_server_name: Option<String>,
     /// Do not verify the server's certificate (insecure).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, value_name = "BOOL", num_args = 0..=1, require_equals = true,
+          default_missing_value = "true", default_value_t = false, action = ArgAction::Set)]
     pub insecure_skip_tls_verify: bool,
+    /// Ask the server for uncompressed answers.
+    #[arg(long, global = true, value_name = "BOOL", num_args = 0..=1, require_equals = true,
+          default_missing_value = "true", default_value_t = false, action = ArgAction::Set)]
+    pub disable_compression: bool,
+    /// Bearer token for authentication to the API server.
+    #[arg(long, global = true, value_name = "TOKEN", value_parser = secret)]
+    pub token: Option<SecretString>,
+    /// Path to a client certificate file for TLS.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub client_certificate: Option<PathBuf>,
+    /// Path to a client key file for TLS.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub client_key: Option<PathBuf>,
+    /// Username for basic authentication to the API server.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub username: Option<String>,
+    /// Password for basic authentication to the API server.
+    #[arg(long, global = true, value_name = "PASSWORD", value_parser = secret)]
+    pub password: Option<SecretString>,
+    /// Username to impersonate for the operation: a user or a service account.
+    #[arg(long = "as", global = true, value_name = "USER")]
+    pub impersonate: Option<String>,
+    /// Group to impersonate for the operation; repeat for several groups.
+    #[arg(long = "as-group", global = true, value_name = "GROUP")]
+    pub impersonate_groups: Vec<String>,
+    /// UID to impersonate for the operation.
+    #[arg(long = "as-uid", global = true, value_name = "UID")]
+    pub impersonate_uid: Option<String>,
+}
+
+/// Keeps a credential out of `Debug` output.
+fn secret(text: &str) -> Result<SecretString, std::convert::Infallible> {
+    Ok(SecretString::from(text))
 }
 
 impl GlobalArgs {
@@ -74,7 +124,23 @@ impl GlobalArgs {
             namespace: self.namespace.clone(),
             request_timeout: (!self.request_timeout.is_zero()).then_some(self.request_timeout),
             cache_dir: self.cache_dir.clone(),
-            insecure_skip_tls_verify: self.insecure_skip_tls_verify,
+            overrides: Overrides {
+                server: self.server.clone(),
+                cluster: self.cluster.clone(),
+                user: self.user.clone(),
+                certificate_authority: self.certificate_authority.clone(),
+                tls_server_name: self.tls_server_name.clone(),
+                insecure_skip_tls_verify: self.insecure_skip_tls_verify,
+                disable_compression: self.disable_compression,
+                token: self.token.clone(),
+                client_certificate: self.client_certificate.clone(),
+                client_key: self.client_key.clone(),
+                username: self.username.clone(),
+                password: self.password.clone(),
+                impersonate: self.impersonate.clone(),
+                impersonate_groups: self.impersonate_groups.clone(),
+                impersonate_uid: self.impersonate_uid.clone(),
+            },
         }
     }
 

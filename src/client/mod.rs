@@ -14,12 +14,13 @@ mod openapi;
 mod resource;
 mod retry;
 mod transport;
+mod version;
 
 use std::sync::Arc;
 
 use tokio::sync::Mutex;
 
-pub use config::ConnectOptions;
+pub use config::{ConnectOptions, Overrides};
 pub use discovery::Discovery;
 pub use dynamic::{ListScope, WriteOptions};
 pub use error::{Error, Result, Status, StatusCause, StatusDetails};
@@ -27,6 +28,7 @@ pub use json::decode as decode_json;
 pub use mapping::MappingError;
 pub use resource::ResourceType;
 pub use retry::RetryPolicy;
+pub use version::VersionInfo;
 
 use disk_cache::{DISCOVERY_TTL, DiskCache};
 use transport::Transport;
