@@ -23,8 +23,9 @@ use crate::client::{RetryPolicy, WriteOptions};
 use crate::merge::Patch;
 use crate::resource::ObjectRef;
 
-pub use error::{ANNOTATIONS_LIMIT, Error};
+pub use error::{ANNOTATIONS_LIMIT, Error, Kept, NotRestored};
 pub use plan::Plan;
+pub use recreate::{Recreated, recreate};
 pub use update::{Modified, ModifyError, ModifyOptions, read_modify_write};
 
 /// The field manager of client-side applies: kubectl's, so that later server-side applies by

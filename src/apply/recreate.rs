@@ -1,52 +1,165 @@
-//! `--force`: when an object cannot be patched (its immutable fields changed, or a conflict
-//! persists), delete it, wait until it is gone, and create it from the configuration.
+//! `--force` of `apply` and `replace`: delete the object, wait until it is gone, and create it from
+//! the new configuration, without ever losing the object. The server checks the new object first
+//! (a dry-run create), so an object it would refuse is not deleted at all; when the create after
+//! the delete fails anyway, the original is created again; when even that fails, the original is
+//! written to a file.
 
+use std::io::Write as _;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{Action, ApplyOptions, DryRun, Error, Outcome};
-use crate::client::{self, Cluster};
-use crate::resource::Manifest;
+use super::error::{Kept, NotRestored};
+use super::{DryRun, Error};
+use crate::client::{self, Cluster, WriteOptions};
+use crate::output;
+use crate::resource::ObjectRef;
 
 /// How long a deleted object may take to go away.
 const DELETION_PATIENCE: Duration = Duration::from_secs(60);
 
-/// Deletes the object of `manifest` and creates `modified` in its place.
-pub(super) async fn recreate(
+/// What the server sets on an object, and a create must not carry. `status` stays: where the
+/// server owns it, a create ignores it; elsewhere (some custom resources) it is the user's data.
+const SERVER_SET_METADATA: [&str; 8] = [
+    "uid",
+    "resourceVersion",
+    "creationTimestamp",
+    "generation",
+    "managedFields",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "selfLink",
+];
+
+/// What `--force` did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recreated {
+    /// The object created; in a server dry run, the object as the server accepted it.
+    pub object: Value,
+    /// Whether an object was deleted first (kubectl says so).
+    pub deleted: bool,
+}
+
+/// Replaces the object `target` by `object`: deletes it and creates `object` in its place.
+/// Nothing is deleted when the server would refuse `object`, or when the object changed after
+/// it was read. An object that does not exist is just created.
+pub async fn recreate(
     cluster: &Cluster,
-    manifest: &Manifest,
-    modified: &Value,
-    options: &ApplyOptions,
-) -> Result<Outcome, Error> {
-    let target = &manifest.object;
+    target: &ObjectRef,
+    object: &Value,
+    write: &WriteOptions,
+    dry_run: DryRun,
+) -> Result<Recreated, Error> {
     let (rt, namespace, name) = (&target.rt, target.namespace.as_deref(), target.name.as_str());
+    let mut object = object.clone();
+    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+        metadata.remove("resourceVersion");
+    }
     tracing::info!(
-        "{}: the patch cannot be applied, deleting and creating the object (--force)",
+        "{}: deleting the object and creating it from the new configuration (--force)",
         target.display_name()
     );
-    let write = options.write_options();
-    cluster.delete(rt, namespace, name, &write).await?;
-    if options.dry_run == DryRun::None {
-        let deadline = tokio::time::Instant::now() + DELETION_PATIENCE;
-        loop {
-            match cluster.get(rt, namespace, name).await {
-                Err(client::Error::NotFound(_)) => break,
-                Err(err) => return Err(err.into()),
-                Ok(_) if tokio::time::Instant::now() > deadline => {
-                    return Err(Error::StillThere { resource: rt.group_resource(), name: name.to_string() });
-                }
-                Ok(_) => tokio::time::sleep(Duration::from_millis(200)).await,
-            }
+    // kube-apiserver validates a create before it looks for the object: an object it accepts
+    // answers 409 AlreadyExists, one it refuses answers why.
+    let check = WriteOptions { dry_run: true, ..write.clone() };
+    let checked = match cluster.create(rt, namespace, &object, &check).await {
+        Ok(created) => Some(created),
+        Err(client::Error::AlreadyExists(_)) => None,
+        Err(refused) => return Err(Error::RecreateRefused { name: target.display_name(), refused }),
+    };
+    if dry_run == DryRun::Server {
+        let deleted = checked.is_none();
+        return Ok(Recreated { object: checked.unwrap_or(object), deleted });
+    }
+    let original = match cluster.get(rt, namespace, name).await {
+        Ok(live) => live,
+        Err(client::Error::NotFound(_)) => {
+            let created = cluster.create(rt, namespace, &object, write).await?;
+            return Ok(Recreated { object: created, deleted: false });
+        }
+        Err(err) => return Err(err.into()),
+    };
+    cluster.delete_exactly(rt, namespace, &original, write).await?;
+    wait_until_gone(cluster, target).await?;
+    let refused = match cluster.create(rt, namespace, &object, write).await {
+        Ok(created) => return Ok(Recreated { object: created, deleted: true }),
+        Err(refused) => refused,
+    };
+    let original = without_server_fields(original);
+    let name = target.display_name();
+    match cluster.create(rt, namespace, &original, write).await {
+        Ok(_) => Err(Error::Restored { name, refused }),
+        Err(restore) => {
+            let kept = match save(target, &original) {
+                Ok(path) => Kept::File(path),
+                Err(unsaved) => Kept::Nowhere { unsaved, original: output::to_yaml(&original) },
+            };
+            Err(Error::NotRestored(Box::new(NotRestored { name, refused, restore, kept })))
         }
     }
-    let object = cluster.create(rt, namespace, modified, &write).await?;
-    Ok(Outcome {
-        action: Action::Configured,
-        target: target.clone(),
-        object,
-        before: None,
-        patch: None,
-        missing_last_applied: false,
-    })
+}
+
+async fn wait_until_gone(cluster: &Cluster, target: &ObjectRef) -> Result<(), Error> {
+    let (rt, namespace, name) = (&target.rt, target.namespace.as_deref(), target.name.as_str());
+    let deadline = tokio::time::Instant::now() + DELETION_PATIENCE;
+    loop {
+        match cluster.get(rt, namespace, name).await {
+            Err(client::Error::NotFound(_)) => return Ok(()),
+            Err(err) => return Err(err.into()),
+            Ok(_) if tokio::time::Instant::now() > deadline => {
+                return Err(Error::StillThere { resource: rt.group_resource(), name: name.to_string() });
+            }
+            Ok(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+        }
+    }
+}
+
+/// The object as it can be created again: without what the server set.
+fn without_server_fields(mut object: Value) -> Value {
+    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+        for field in SERVER_SET_METADATA {
+            metadata.remove(field);
+        }
+    }
+    object
+}
+
+/// Writes `object` as YAML to a new file in the temporary directory, readable by its owner only
+/// (it may be a Secret), and returns its path.
+fn save(target: &ObjectRef, object: &Value) -> Result<PathBuf, String> {
+    let prefix = format!("kubeupd-{}-{}-", target.rt.resource, target.name);
+    let mut file = tempfile::Builder::new()
+        .prefix(&prefix)
+        .suffix(".yaml")
+        .tempfile()
+        .map_err(|err| format!("cannot create a file in {}: {err}", std::env::temp_dir().display()))?;
+    file.write_all(output::to_yaml(object).as_bytes())
+        .map_err(|err| format!("cannot write {}: {err}", file.path().display()))?;
+    let (_, path) = file.keep().map_err(|err| format!("cannot keep {}: {err}", err.file.path().display()))?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn what_the_server_set_is_left_out() {
+        let live = json!({
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "x", "namespace": "ns", "uid": "u", "resourceVersion": "7", "generation": 2,
+                         "creationTimestamp": "t", "managedFields": [], "labels": {"a": "1"}, "finalizers": ["f"]},
+            "data": {"k": "v"}, "status": {"phase": "x"}
+        });
+        assert_eq!(
+            without_server_fields(live),
+            json!({
+                "apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "x", "namespace": "ns", "labels": {"a": "1"}, "finalizers": ["f"]},
+                "data": {"k": "v"}, "status": {"phase": "x"}
+            })
+        );
+    }
 }
