@@ -16,14 +16,16 @@ mod field_path;
 mod flags;
 mod get;
 mod patch;
+mod replace;
 mod update;
+mod version;
 
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{ArgAction, Args, Parser, Subcommand};
+use clap::{ArgAction, Args, CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
 use secrecy::SecretString;
 
 use crate::client::{Cluster, ConnectOptions, Overrides};
@@ -157,6 +159,8 @@ pub enum Command {
     Get(get::GetArgs),
     /// Replace objects, or change their fields, by read-modify-write, retrying on conflicts.
     Update(update::UpdateArgs),
+    /// Replace objects with the ones in files (kubectl's name for `update -f`); --force deletes and re-creates them.
+    Replace(replace::ReplaceArgs),
     /// Update fields of an object with a strategic merge, JSON merge or JSON patch.
     Patch(patch::PatchArgs),
     /// Apply a configuration to objects by file name or stdin.
@@ -165,13 +169,19 @@ pub enum Command {
     Diff(diff::DiffArgs),
     /// Edit an object in your editor and send the difference as a patch.
     Edit(edit::EditArgs),
+    /// Print the client and server versions.
+    Version(version::VersionArgs),
     /// Print a shell completion script.
     Completion(completion::CompletionArgs),
 }
 
 /// Parses the command line, runs the verb, prints errors the way kubectl does and returns the exit code.
 pub fn run() -> ExitCode {
-    let cli = Cli::parse();
+    let mut command = Cli::command();
+    if let Some(plugin) = std::env::args_os().next().as_deref().and_then(plugin_name) {
+        command = command.display_name(format!("kubectl-{plugin}")).bin_name(format!("kubectl {plugin}"));
+    }
+    let cli = Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|err| err.exit());
     init_logging(cli.global.verbosity);
     let result = match cli.command {
         Command::Completion(args) => completion::run(&args),
@@ -193,14 +203,23 @@ pub fn run() -> ExitCode {
     }
 }
 
+/// `upd` when the program was invoked as `kubectl-upd`: kubectl runs plugins named `kubectl-NAME`
+/// on the PATH for `kubectl NAME ...`, with the arguments after NAME.
+fn plugin_name(argv0: &std::ffi::OsStr) -> Option<String> {
+    let file = std::path::Path::new(argv0).file_stem()?.to_str()?;
+    file.strip_prefix("kubectl-").filter(|name| !name.is_empty()).map(String::from)
+}
+
 async fn dispatch(command: Command, global: GlobalArgs) -> Result {
     match command {
         Command::Get(args) => get::run(args, &global).await,
         Command::Update(args) => update::run(args, &global).await,
+        Command::Replace(args) => replace::run(args, &global).await,
         Command::Patch(args) => patch::run(args, &global).await,
         Command::Apply(args) => apply::run(args, &global).await,
         Command::Diff(args) => diff::run(args, &global).await,
         Command::Edit(args) => edit::run(args, &global).await,
+        Command::Version(args) => version::run(args, &global).await,
         Command::Completion(_) => unreachable!("completion runs without a runtime"),
     }
 }
@@ -276,6 +295,15 @@ mod tests {
         assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
         assert!(parse_duration("5 parsecs").is_err());
         assert!(parse_duration("").is_err());
+    }
+
+    #[test]
+    fn kubectl_plugin_names_are_recognised() {
+        let name = |argv0: &str| plugin_name(std::ffi::OsStr::new(argv0));
+        assert_eq!(name("/usr/local/bin/kubectl-upd").as_deref(), Some("upd"));
+        assert_eq!(name("kubectl-upd.exe").as_deref(), Some("upd"));
+        assert_eq!(name("/usr/bin/kubeupd"), None);
+        assert_eq!(name("kubectl-"), None);
     }
 
     #[test]

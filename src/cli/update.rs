@@ -11,7 +11,7 @@ use super::flags::{DryRunArg, FieldManagerArg, OutputArgs, TargetArgs};
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, DryRun, ModifyError, ModifyOptions};
 use crate::client::{self, Cluster, RetryPolicy, WriteOptions};
-use crate::resource::{Named, ObjectRef, Resolved, Resolver, Rules};
+use crate::resource::{Manifest, Named, ObjectRef, Resolved, Resolver, Rules};
 
 /// Options of `kubeupd update`.
 #[derive(Debug, Args)]
@@ -105,31 +105,46 @@ async fn update_one(
     options: &ModifyOptions,
     args: &UpdateArgs,
 ) -> Result<String> {
-    let (target, replacement) = match item {
-        Resolved::Manifest(manifest) => (&manifest.object, Some(&manifest.document)),
-        Resolved::Object(object) => (object, None),
-        Resolved::List { .. } => unreachable!("update names objects"),
-    };
-    let pinned = replacement.and_then(resource_version).map(String::from);
-    let (object, changed) = match (replacement, pinned) {
-        (Some(replacement), Some(pinned)) => replace_pinned(cluster, target, replacement, &pinned, options).await?,
-        (replacement, _) => {
-            let modified = apply::read_modify_write(cluster, target, options, |object| match replacement {
-                Some(replacement) => {
-                    *object = replacement.clone();
-                    Ok(())
-                }
-                None => changes.iter().try_for_each(|change| change.apply(object)),
-            })
-            .await
-            .map_err(|err| match err {
-                ModifyError::Client(err) => gave_up(err, target, options.retry.attempts),
-                ModifyError::Change(err) => Error::Other(err),
-            })?;
+    let (object, changed) = match item {
+        Resolved::Manifest(manifest) => replace_from_file(cluster, manifest, options).await?,
+        Resolved::Object(target) => {
+            let change = |object: &mut Value| changes.iter().try_for_each(|change| change.apply(object));
+            let modified = apply::read_modify_write(cluster, target, options, change)
+                .await
+                .map_err(|err| modify_failed(err, target, options))?;
             (modified.object, modified.changed)
         }
+        Resolved::List { .. } => unreachable!("update names objects"),
     };
     Ok(args.output.written(&object, "updated", changed, args.dry_run.suffix()))
+}
+
+/// Replaces the live object with the one a file holds; returns the object written and whether it
+/// changed. `update -f` and `replace` do this.
+pub(super) async fn replace_from_file(
+    cluster: &Cluster,
+    manifest: &Manifest,
+    options: &ModifyOptions,
+) -> Result<(Value, bool)> {
+    let (target, replacement) = (&manifest.object, &manifest.document);
+    if let Some(pinned) = resource_version(replacement) {
+        return replace_pinned(cluster, target, replacement, pinned, options).await;
+    }
+    let replace = |object: &mut Value| -> anyhow::Result<()> {
+        *object = replacement.clone();
+        Ok(())
+    };
+    let modified = apply::read_modify_write(cluster, target, options, replace)
+        .await
+        .map_err(|err| modify_failed(err, target, options))?;
+    Ok((modified.object, modified.changed))
+}
+
+fn modify_failed(err: ModifyError<anyhow::Error>, target: &ObjectRef, options: &ModifyOptions) -> Error {
+    match err {
+        ModifyError::Client(err) => gave_up(err, target, options.retry.attempts),
+        ModifyError::Change(err) => Error::Other(err),
+    }
 }
 
 /// The file pins a resourceVersion: the user asked for optimistic locking, so one attempt only,

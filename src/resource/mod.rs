@@ -78,6 +78,15 @@ pub struct Source {
     pub index: usize,
     /// `app.yaml (document 2)`, for messages.
     pub location: String,
+    /// The file as the user named it (`app.yaml`), or `STDIN`: kubectl's source in messages.
+    pub file: String,
+}
+
+impl Source {
+    /// Where `object`, the input's object number `index`, came from.
+    fn of(index: usize, object: &ManifestObject) -> Self {
+        Source { index, location: object.location(), file: object.source.clone() }
+    }
 }
 
 /// An object a file holds, resolved.
@@ -152,5 +161,5 @@ pub fn group_of(api_version: &str) -> &str {
 
 /// The objects of an input, numbered in input order.
 fn numbered(objects: Vec<ManifestObject>) -> impl Iterator<Item = (Source, ManifestObject)> {
-    objects.into_iter().enumerate().map(|(index, object)| (Source { index, location: object.location() }, object))
+    objects.into_iter().enumerate().map(|(index, object)| (Source::of(index, &object), object))
 }

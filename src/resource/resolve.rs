@@ -62,7 +62,7 @@ impl<'a> Resolver<'a> {
                     Resolved::Object(self.object(rt, None, name)?)
                 }
                 Named::Manifest(object) => {
-                    let source = Source { index: manifests, location: object.location() };
+                    let source = Source::of(manifests, &object);
                     manifests += 1;
                     let rt = match self.cluster.resolve_kind(object.api_version(), object.kind()).await {
                         Err(client::Error::Mapping(cause)) => return Err(unknown_kind(&object, cause)),
