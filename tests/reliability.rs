@@ -4,44 +4,10 @@
 //! clear error within bounded time.
 mod support;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use support::TestNamespace;
-use support::fault_proxy::{Fault, FaultProxy};
-
-/// A test namespace, a proxy in front of the apiserver, and kubeupd pointed at the proxy.
-struct Rig {
-    namespace: TestNamespace,
-    proxy: FaultProxy,
-    dir: tempfile::TempDir,
-}
-
-impl Rig {
-    fn new(prefix: &str) -> Self {
-        Rig { namespace: TestNamespace::new(prefix), proxy: FaultProxy::start(), dir: tempfile::tempdir().unwrap() }
-    }
-
-    fn kubeupd(&self, args: &[&str], stdin: &str) -> (std::process::Output, Duration) {
-        let started = Instant::now();
-        let output = assert_cmd::Command::cargo_bin("kubeupd")
-            .unwrap()
-            .arg("--kubeconfig")
-            .arg(self.proxy.kubeconfig(self.dir.path()))
-            .arg("--cache-dir")
-            .arg(self.dir.path().join("cache"))
-            .args(["-n", &self.namespace.name])
-            .args(args)
-            .env_remove("KUBECONFIG")
-            .write_stdin(stdin.to_string())
-            .output()
-            .unwrap();
-        (output, started.elapsed())
-    }
-
-    fn count(&self, method: &str, path_contains: &str) -> usize {
-        self.proxy.seen().iter().filter(|seen| seen.method == method && seen.path.contains(path_contains)).count()
-    }
-}
+use support::fault_proxy::{Fault, Rig};
 
 fn configmap(name: &str, value: &str) -> String {
     format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}}}\ndata: {{v: \"{value}\"}}\n")
