@@ -6,7 +6,8 @@
 //! the rest with bounded concurrency, reading the live objects of a type with one list. Each
 //! object is applied client-side (kubectl's three-way patch and last-applied annotation, retried
 //! on conflicts, re-created under `--force`) or server-side, and its [`Outcome`] is handed back to
-//! the caller to report. [`read_modify_write`] is `update`'s engine.
+//! the caller to report. [`read_modify_write`] is `update`'s and `replace`'s engine, and
+//! [`recreate`] the safe delete-and-create of `apply --force` and `replace --force`.
 
 mod crd;
 mod error;
