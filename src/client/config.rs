@@ -85,7 +85,9 @@ pub(crate) async fn load(opts: &ConnectOptions) -> Result<kube::Config> {
     let kubeconfig = match found {
         Some(kubeconfig) => kubeconfig,
         None if opts.overrides.server.is_none() && std::env::var_os("KUBERNETES_SERVICE_HOST").is_some() => {
-            in_cluster()?
+            let host = std::env::var("KUBERNETES_SERVICE_HOST").unwrap_or_default();
+            let port = std::env::var("KUBERNETES_SERVICE_PORT").unwrap_or_else(|_| "443".into());
+            in_cluster(&host, &port, Path::new(SERVICE_ACCOUNT_DIR))?
         }
         None => Kubeconfig::default(),
     };
@@ -146,11 +148,10 @@ fn read_file(path: &Path) -> Result<Kubeconfig> {
 }
 
 /// The pod's service account as a kubeconfig, so that the flags override it like any other.
-fn in_cluster() -> Result<Kubeconfig> {
-    let host = std::env::var("KUBERNETES_SERVICE_HOST").unwrap_or_default();
-    let port = std::env::var("KUBERNETES_SERVICE_PORT").unwrap_or_else(|_| "443".into());
-    let host = if host.parse::<std::net::Ipv6Addr>().is_ok() { format!("[{host}]") } else { host };
-    let dir = Path::new(SERVICE_ACCOUNT_DIR);
+/// `host` and `port` are the service's (`$KUBERNETES_SERVICE_HOST`, `_PORT`); `dir` holds the
+/// service account's token, CA and namespace.
+fn in_cluster(host: &str, port: &str, dir: &Path) -> Result<Kubeconfig> {
+    let host = if host.parse::<std::net::Ipv6Addr>().is_ok() { format!("[{host}]") } else { host.to_string() };
     let token = dir.join("token");
     if !token.exists() {
         return Err(Error::Config(format!(
@@ -482,6 +483,20 @@ mod tests {
         for (opts, expected) in cases {
             assert_eq!(select(merged(&[FIRST, SECOND]), &opts, false).unwrap_err().to_string(), expected);
         }
+    }
+
+    #[test]
+    fn a_pods_service_account_is_a_kubeconfig_like_any_other() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(in_cluster("10.0.0.1", "443", dir.path()).unwrap_err().to_string().contains("token does not exist"));
+        std::fs::write(dir.path().join("token"), "sa-token\n").unwrap();
+        std::fs::write(dir.path().join("namespace"), "apps\n").unwrap();
+        let flags = Overrides { impersonate: Some("u1".into()), ..Overrides::default() };
+        let (cluster, user, context) = chosen(in_cluster("fd00::1", "6443", dir.path()).unwrap(), &options(flags));
+        assert_eq!(cluster.server.as_deref(), Some("https://[fd00::1]:6443"));
+        assert_eq!(cluster.certificate_authority, Some(dir.path().join("ca.crt").display().to_string()));
+        assert_eq!((token(&user), user.impersonate.as_deref()), (Some("sa-token"), Some("u1")));
+        assert_eq!(context.namespace.as_deref(), Some("apps"));
     }
 
     #[test]
