@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use base64::Engine as _;
 use serde_json::json;
 use support::fake_server::{FakeServer, Reply};
-use support::{TestNamespace, credentials};
+use support::{TestNamespace, assert_same_output, credentials};
 
 /// A HOME without a kubeconfig, the test cluster's server, CA (as `ca.crt` in HOME) and token,
 /// and both tools run from HOME with `$KUBECONFIG` unset unless a test sets it.
@@ -61,15 +61,7 @@ impl Bare {
     /// Asserts that kubeupd prints what kubectl prints, on stdout and stderr, and exits as it does.
     fn assert_same_with(&self, args: &[String], kubeconfig_env: Option<&str>) -> Output {
         let (theirs, ours) = self.both(args, kubeconfig_env);
-        let text = |output: &Output| {
-            format!(
-                "exit {:?}\n--- stdout:\n{}--- stderr:\n{}",
-                output.status.code(),
-                String::from_utf8_lossy(&output.stdout),
-                String::from_utf8_lossy(&output.stderr)
-            )
-        };
-        assert_eq!(text(&ours), text(&theirs), "kubeupd {args:?} (left) differs from kubectl (right)");
+        assert_same_output(&ours, &theirs, &format!("{args:?}"));
         ours
     }
 

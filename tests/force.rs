@@ -10,19 +10,7 @@ use serde_json::Value;
 use support::fault_proxy::{Fault, Rig};
 use support::{TestNamespace, parse_json, parse_yaml};
 
-const DEPLOYMENT: &str = r#"
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  labels: {app: web}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: app, image: nginx:1.25}]}
-"#;
+const DEPLOYMENT: &str = include_str!("../testdata/replace/deployment.yaml");
 
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()

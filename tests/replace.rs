@@ -5,24 +5,12 @@ mod support;
 
 use std::process::Output;
 
-use support::{TestNamespace, Twins};
+use support::{TestNamespace, Twins, assert_same_output};
 
 const CONFIGMAP: &str =
     "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, labels: {tier: web}}\ndata: {a: \"1\", b: \"2\"}\n";
 
-const DEPLOYMENT: &str = r#"
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  labels: {app: web}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: app, image: nginx:1.25}]}
-"#;
+const DEPLOYMENT: &str = include_str!("../testdata/replace/deployment.yaml");
 
 /// `replace ARGS -f FILE` by kubectl in `twins.theirs` and by kubeupd in `twins.ours`, with
 /// `yaml` in a file of the same path for both; returns (kubectl's, kubeupd's) output.
@@ -34,19 +22,6 @@ fn replace(twins: &Twins, yaml: &str, args: &[&str]) -> (Output, Output) {
     let theirs = twins.theirs.kubectl().args(["replace", "-n", &twins.theirs.name, "-f", file]).args(args).output();
     let ours = twins.ours.kubeupd().args(["replace", "-n", &twins.ours.name, "-f", file]).args(args).output();
     (theirs.unwrap(), ours.unwrap())
-}
-
-/// Asserts that kubeupd printed what kubectl printed and exited as it did.
-fn assert_same_output(theirs: &Output, ours: &Output, context: &str) {
-    let text = |output: &Output| {
-        format!(
-            "exit {:?}\n--- stdout:\n{}--- stderr:\n{}",
-            output.status.code(),
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    };
-    assert_eq!(text(ours), text(theirs), "{context}: kubeupd (left) differs from kubectl (right)");
 }
 
 /// What a tool printed, as it compares with its twin's: the namespace's name read as
@@ -74,7 +49,7 @@ fn replace_matches_kubectl() {
     );
     for args in [&["--dry-run=server"][..], &["--dry-run=client"], &["-o", "name"], &[]] {
         let (theirs, ours) = replace(&twins, &changed, args);
-        assert_same_output(&theirs, &ours, &format!("replace {args:?}"));
+        assert_same_output(&ours, &theirs, &format!("replace {args:?}"));
         assert!(ours.status.success());
         twins.assert_same("configmaps,deployments", &format!("after replace {args:?}"));
     }
@@ -87,13 +62,13 @@ fn replace_matches_kubectl() {
 fn replace_errors_read_like_kubectls() {
     let twins = Twins::new("replace-err");
     let (theirs, ours) = replace(&twins, CONFIGMAP, &[]);
-    assert_same_output(&theirs, &ours, "replacing what does not exist");
+    assert_same_output(&ours, &theirs, "replacing what does not exist");
     assert!(String::from_utf8_lossy(&ours.stderr).contains(r#"error when replacing ""#));
     for_both(&twins, |namespace| namespace.apply(CONFIGMAP));
     let (theirs, ours) = replace(&twins, &CONFIGMAP.replace("name: settings", "name: Settings"), &[]);
-    assert_same_output(&theirs, &ours, "an invalid name");
+    assert_same_output(&ours, &theirs, "an invalid name");
     let (theirs, ours) = replace(&twins, CONFIGMAP, &["--force", "--dry-run=server"]);
-    assert_same_output(&theirs, &ours, "--force with --dry-run");
+    assert_same_output(&ours, &theirs, "--force with --dry-run");
 }
 
 #[test]
@@ -105,7 +80,7 @@ fn replace_force_recreates_as_kubectl_does() {
     let (theirs, ours) = replace(&twins, &reselected, &[]);
     assert_eq!((theirs.status.code(), ours.status.code()), (Some(1), Some(1)));
     let (theirs, ours) = replace(&twins, &reselected, &["--force"]);
-    assert_same_output(&theirs, &ours, "replace --force");
+    assert_same_output(&ours, &theirs, "replace --force");
     assert_eq!(
         String::from_utf8_lossy(&ours.stdout),
         "deployment.apps \"web\" deleted\ndeployment.apps/web replaced\n"
@@ -113,8 +88,8 @@ fn replace_force_recreates_as_kubectl_does() {
     twins.assert_same("deployments", "after replace --force");
     // What does not exist is just created.
     let (theirs, ours) = replace(&twins, CONFIGMAP, &["--force", "-o", "name"]);
-    assert_same_output(&theirs, &ours, "replace --force of a new object");
+    assert_same_output(&ours, &theirs, "replace --force of a new object");
     twins.assert_same("configmaps", "after replace --force of a new object");
     let (theirs, ours) = replace(&twins, CONFIGMAP, &["--force", "-o", "name"]);
-    assert_same_output(&theirs, &ours, "replace --force -o name");
+    assert_same_output(&ours, &theirs, "replace --force -o name");
 }

@@ -176,6 +176,19 @@ impl TestNamespace {
     }
 }
 
+/// Asserts that kubeupd's output is kubectl's: exit code, stdout and stderr.
+pub fn assert_same_output(ours: &Output, theirs: &Output, context: &str) {
+    let text = |output: &Output| {
+        format!(
+            "exit {:?}\n--- stdout:\n{}--- stderr:\n{}",
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    };
+    assert_eq!(text(ours), text(theirs), "{context}: kubeupd (left) differs from kubectl (right)");
+}
+
 fn same_output(ours: &Output, theirs: &Output) -> bool {
     ours.status.code() == theirs.status.code() && ours.stdout == theirs.stdout && ours.stderr == theirs.stderr
 }
