@@ -313,37 +313,50 @@ fn kubeconfig_files_merge_as_kubectl_merges_them() {
     assert_eq!(stderr(&reversed), "error: You must be logged in to the server (Unauthorized)\n");
 }
 
-/// An HTTP proxy for CONNECT tunnels that counts them and records their Proxy-Authorization.
-struct ConnectProxy {
+/// A proxy that tunnels each connection to where the client asks, and records the credentials
+/// each tunnel came with: an HTTP proxy (CONNECT, `Proxy-Authorization`) or a SOCKS5 proxy
+/// (username and password authentication, recorded as `user:password`).
+struct Proxy {
     url: String,
-    authorizations: Arc<Mutex<Vec<String>>>,
+    credentials: Arc<Mutex<Vec<String>>>,
 }
 
-impl ConnectProxy {
-    fn start() -> Self {
+impl Proxy {
+    fn start(scheme: &'static str) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("127.0.0.1:{}", listener.local_addr().unwrap().port());
-        let authorizations: Arc<Mutex<Vec<String>>> = Arc::default();
-        let seen = authorizations.clone();
+        let credentials: Arc<Mutex<Vec<String>>> = Arc::default();
+        let seen = credentials.clone();
         std::thread::spawn(move || {
             for client in listener.incoming().flatten() {
                 let seen = seen.clone();
-                std::thread::spawn(move || tunnel(client, &seen));
+                std::thread::spawn(move || {
+                    let mut reader = BufReader::new(client.try_clone().unwrap());
+                    let opened = match scheme {
+                        "http" => open_connect(&mut reader, &client),
+                        _ => open_socks5(&mut reader, &client),
+                    };
+                    if let Some((credentials, upstream)) = opened {
+                        seen.lock().unwrap().push(credentials);
+                        relay(reader, client, upstream);
+                    }
+                });
             }
         });
-        ConnectProxy { url, authorizations }
+        Proxy { url, credentials }
     }
 
+    /// The credentials of each tunnel so far.
     fn tunnels(&self) -> Vec<String> {
-        self.authorizations.lock().unwrap().clone()
+        self.credentials.lock().unwrap().clone()
     }
 }
 
-fn tunnel(client: TcpStream, seen: &Mutex<Vec<String>>) {
-    let mut reader = BufReader::new(client.try_clone().unwrap());
+/// Reads a CONNECT request and opens its tunnel.
+fn open_connect(reader: &mut BufReader<TcpStream>, mut client: &TcpStream) -> Option<(String, TcpStream)> {
     let mut request = String::new();
-    reader.read_line(&mut request).unwrap();
-    let target = request.split_whitespace().nth(1).unwrap_or_default().to_string();
+    reader.read_line(&mut request).ok()?;
+    let target = request.split_whitespace().nth(1)?.to_string();
     let mut authorization = String::new();
     loop {
         let mut header = String::new();
@@ -356,37 +369,75 @@ fn tunnel(client: TcpStream, seen: &Mutex<Vec<String>>) {
             authorization = value.trim().to_string();
         }
     }
-    seen.lock().unwrap().push(authorization);
-    let Ok(upstream) = TcpStream::connect(&target) else { return };
-    let mut answer = client.try_clone().unwrap();
-    answer.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n").unwrap();
-    let (mut up_writer, mut up_reader) = (upstream.try_clone().unwrap(), upstream);
-    let buffered = reader.buffer().to_vec();
-    up_writer.write_all(&buffered).unwrap();
+    let upstream = TcpStream::connect(&target).ok()?;
+    client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n").ok()?;
+    Some((authorization, upstream))
+}
+
+/// Reads a SOCKS5 greeting, its username and password, and a CONNECT to an IPv4 address or a
+/// name, and opens the tunnel.
+fn open_socks5(reader: &mut BufReader<TcpStream>, mut client: &TcpStream) -> Option<(String, TcpStream)> {
+    let mut read = |count: usize| {
+        let mut bytes = vec![0; count];
+        reader.read_exact(&mut bytes).ok().map(|_| bytes)
+    };
+    let methods = read(2)?[1] as usize;
+    read(methods)?;
+    client.write_all(&[5, 2]).ok()?;
+    let user_length = read(2)?[1] as usize;
+    let user = String::from_utf8(read(user_length)?).ok()?;
+    let password_length = read(1)?[0] as usize;
+    let password = String::from_utf8(read(password_length)?).ok()?;
+    client.write_all(&[1, 0]).ok()?;
+    let request = read(4)?;
+    let host = match request[3] {
+        1 => read(4)?.iter().map(u8::to_string).collect::<Vec<_>>().join("."),
+        3 => {
+            let length = read(1)?[0] as usize;
+            String::from_utf8(read(length)?).ok()?
+        }
+        _ => return None,
+    };
+    let port = read(2)?;
+    let upstream = TcpStream::connect((host.as_str(), u16::from_be_bytes([port[0], port[1]]))).ok()?;
+    client.write_all(&[5, 0, 0, 1, 0, 0, 0, 0, 0, 0]).ok()?;
+    Some((format!("{user}:{password}"), upstream))
+}
+
+/// Copies bytes both ways until either side closes.
+fn relay(mut from_client: BufReader<TcpStream>, mut to_client: TcpStream, upstream: TcpStream) {
+    let (mut to_upstream, mut from_upstream) = (upstream.try_clone().unwrap(), upstream);
+    if to_upstream.write_all(from_client.buffer()).is_err() {
+        return;
+    }
     std::thread::spawn(move || {
-        let _ = std::io::copy(&mut reader.get_mut().take(u64::MAX), &mut up_writer);
+        let _ = std::io::copy(from_client.get_mut(), &mut to_upstream);
     });
-    let _ = std::io::copy(&mut up_reader, &mut answer);
+    let _ = std::io::copy(&mut from_upstream, &mut to_client);
 }
 
 #[test]
 fn proxy_url_tunnels_through_the_proxy_with_its_credentials() {
-    let proxy = ConnectProxy::start();
     let bare = Bare::new();
-    let cluster = json!({"proxy-url": format!("http://tester:p%40ss@{}", proxy.url)});
-    let config = write_kubeconfig(&bare, "proxied/config", cluster, json!({"token": bare.token}));
-    let get = args(&["--kubeconfig".to_string(), config.to_str().unwrap().to_string()], &GET_DEFAULT);
-    let theirs = bare.run(Command::new("kubectl"), &get, None);
-    assert!(theirs.status.success(), "{}", stderr(&theirs));
-    let kubectl_tunnels = proxy.tunnels().len();
-    assert!(kubectl_tunnels > 0, "kubectl did not use the proxy");
-    let ours = bare.run(Command::new(assert_cmd::cargo::cargo_bin("kubeupd")), &get, None);
-    assert!(ours.status.success(), "{}", stderr(&ours));
-    assert_eq!(stdout(&ours), stdout(&theirs));
-    let tunnels = proxy.tunnels();
-    assert!(tunnels.len() > kubectl_tunnels, "kubeupd did not use the proxy");
-    let basic = format!("Basic {}", base64::engine::general_purpose::STANDARD.encode("tester:p@ss"));
-    assert!(tunnels.iter().all(|authorization| authorization == &basic), "{tunnels:?}");
+    for (scheme, expected) in [
+        ("http", format!("Basic {}", base64::engine::general_purpose::STANDARD.encode("tester:p@ss"))),
+        ("socks5", "tester:p@ss".to_string()),
+    ] {
+        let proxy = Proxy::start(scheme);
+        let cluster = json!({"proxy-url": format!("{scheme}://tester:p%40ss@{}", proxy.url)});
+        let config = write_kubeconfig(&bare, &format!("{scheme}/config"), cluster, json!({"token": bare.token}));
+        let get = args(&["--kubeconfig".to_string(), config.to_str().unwrap().to_string()], &GET_DEFAULT);
+        let theirs = bare.run(Command::new("kubectl"), &get, None);
+        assert!(theirs.status.success(), "{scheme}: {}", stderr(&theirs));
+        let kubectl_tunnels = proxy.tunnels().len();
+        assert!(kubectl_tunnels > 0, "{scheme}: kubectl did not use the proxy");
+        let ours = bare.run(Command::new(assert_cmd::cargo::cargo_bin("kubeupd")), &get, None);
+        assert!(ours.status.success(), "{scheme}: {}", stderr(&ours));
+        assert_eq!(stdout(&ours), stdout(&theirs));
+        let tunnels = proxy.tunnels();
+        assert!(tunnels.len() > kubectl_tunnels, "{scheme}: kubeupd did not use the proxy");
+        assert!(tunnels.iter().all(|credentials| credentials == &expected), "{scheme}: {tunnels:?}");
+    }
 }
 
 /// Headers the real server cannot show: 1.20 ignores `Impersonate-Uid`, compression does not

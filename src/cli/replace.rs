@@ -40,7 +40,7 @@ pub struct ReplaceArgs {
 
 /// Runs `kubeupd replace`.
 pub async fn run(args: ReplaceArgs, global: &GlobalArgs) -> Result {
-    args.output.object_format("replace")?;
+    let format = args.output.object_format("replace")?;
     if args.force && args.dry_run.mode() != DryRun::None {
         return Err(Error::msg("--dry-run can not be used when --force is set"));
     }
@@ -53,12 +53,11 @@ pub async fn run(args: ReplaceArgs, global: &GlobalArgs) -> Result {
         dry_run: args.dry_run.mode(),
     };
     let results = join_all(resolved.iter().map(|item| match item {
-        Resolved::Manifest(manifest) => replace_one(&cluster, manifest, &options, &args),
+        Resolved::Manifest(manifest) => replace_one(&cluster, manifest, &options, &args, format),
         _ => unreachable!("replace reads its objects from files"),
     }))
     .await;
-    let yaml = args.output.object_format("replace")? == Some(OutputFormat::Yaml);
-    super::print_results(if yaml { separated(results) } else { results })
+    super::print_results(if format == Some(OutputFormat::Yaml) { separated(results) } else { results })
 }
 
 /// The objects printed as YAML documents, separated by `---` as kubectl separates them.
@@ -77,6 +76,7 @@ async fn replace_one(
     manifest: &Manifest,
     options: &ModifyOptions,
     args: &ReplaceArgs,
+    format: Option<OutputFormat>,
 ) -> Result<String> {
     let suffix = args.dry_run.suffix();
     if !args.force {
@@ -88,7 +88,7 @@ async fn replace_one(
         apply::recreate(cluster, &manifest.object, &manifest.document, &options.write, DryRun::None).await?;
     let mut printed = String::new();
     if recreated.deleted {
-        printed = match args.output.object_format("replace")? {
+        printed = match format {
             Some(OutputFormat::Name) => format!("{}\n", manifest.object.display_name()),
             _ => format!("{} {:?} deleted\n", manifest.object.rt.group_kind_lower(), manifest.object.name),
         };

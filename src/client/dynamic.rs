@@ -187,7 +187,8 @@ impl Cluster {
         name: &str,
         options: &WriteOptions,
     ) -> Result<Value> {
-        let path = with_query(resource_path(rt, namespace, Some(name), None), &options.query(None));
+        let path = resource_path(rt, namespace, Some(name), None);
+        let path = with_query(path, &options.query(None));
         self.call_json(Method::DELETE, path, "application/json", None).await
     }
 

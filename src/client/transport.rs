@@ -167,9 +167,10 @@ fn build_client(config: &kube::Config) -> Result<kube::Client> {
                     }
                     client_over(&config, socks)
                 }
-                _ => {
+                scheme => {
                     return Err(Error::Config(format!(
-                        "proxy-url {proxy}: only http:// and socks5:// proxies are supported"
+                        "proxy-url: {}:// proxies are not supported; use an http:// or socks5:// proxy",
+                        scheme.unwrap_or_default()
                     )));
                 }
             }
