@@ -287,7 +287,8 @@ const SAME_MANAGER: [(&str, &str); 1] = [("kubeupd", "kubectl")];
 
 /// An object (or a List of them) as it compares with its twin in another namespace: the
 /// namespace's name reads `NAMESPACE` wherever it appears (`metadata.namespace`, the last-applied
-/// annotation), the fields in [`NOT_COMPARED`] are gone, and kubeupd's own managers read as
+/// annotation), the fields in [`NOT_COMPARED`] are gone (and `managedFields` entries are in an order
+/// that does not depend on their times), and kubeupd's own managers read as
 /// kubectl's ([`SAME_MANAGER`]). Field ownership stays: managers, operations and field sets are
 /// part of the result.
 pub fn twin_view(value: Value, namespace: &str) -> Value {
@@ -303,6 +304,13 @@ pub fn twin_view(value: Value, namespace: &str) -> Value {
 fn forget_not_compared(value: &mut Value) {
     if let Some(items) = value.get_mut("items").and_then(Value::as_array_mut) {
         items.iter_mut().for_each(forget_not_compared);
+    }
+    // The server orders managedFields entries by operation, then by the second of their time,
+    // then by manager: without the times, the order the times gave is not compared either.
+    if let Some(entries) = value.pointer_mut("/metadata/managedFields").and_then(Value::as_array_mut) {
+        entries.sort_by_key(|entry| {
+            ["operation", "manager", "apiVersion", "subresource"].map(|key| entry[key].to_string())
+        });
     }
     for pointer in NOT_COMPARED {
         let (parent, field) = pointer.rsplit_once('/').unwrap();
