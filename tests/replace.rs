@@ -41,9 +41,9 @@ fn for_both(twins: &Twins, setup: impl Fn(&TestNamespace)) {
 #[test]
 fn replace_matches_kubectl() {
     let twins = Twins::new("replace");
-    for_both(&twins, |namespace| namespace.apply(&format!("{CONFIGMAP}---{DEPLOYMENT}")));
+    for_both(&twins, |namespace| namespace.apply(&format!("{CONFIGMAP}---\n{DEPLOYMENT}")));
     let changed = format!(
-        "{}---{}",
+        "{}---\n{}",
         CONFIGMAP.replace("b: \"2\"", "c: \"3\"").replace("labels: {tier: web}", "labels: {tier: api}"),
         DEPLOYMENT.replace("replicas: 2", "replicas: 3").replace("nginx:1.25", "nginx:1.27")
     );
