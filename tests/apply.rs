@@ -387,34 +387,6 @@ fn force_recreates_an_object_whose_immutable_fields_changed() {
 }
 
 #[test]
-fn force_never_deletes_an_object_the_server_would_refuse_to_create_again() {
-    let namespace = TestNamespace::new("apply-force-refused");
-    let apply = |yaml: &str, extra: &[&str]| {
-        namespace
-            .kubeupd()
-            .args(["apply", "-n", &namespace.name, "-f", "-"])
-            .args(extra)
-            .write_stdin(yaml.to_string())
-            .output()
-            .unwrap()
-    };
-    assert!(apply(DEPLOYMENT_V1, &[]).status.success());
-    let live =
-        || parse_json(namespace.kubectl_ok(&["get", "deploy", "web", "-n", &namespace.name, "-o", "json"]).as_bytes());
-    let before = live();
-    let refused = apply(&DEPLOYMENT_V1.replace("replicas: 2", "replicas: -1"), &["--force"]);
-    assert_eq!(refused.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert!(
-        stderr.contains("the server refuses the new object, so the live one was not deleted: The Deployment \"web\" is invalid: spec.replicas"),
-        "{stderr}"
-    );
-    let after = live();
-    assert_eq!(after["metadata"]["uid"], before["metadata"]["uid"], "the object was not deleted");
-    assert_eq!(after["spec"], before["spec"]);
-}
-
-#[test]
 fn dry_runs_send_nothing() {
     let namespace = TestNamespace::new("apply-dry");
     for mode in ["--dry-run=client", "--dry-run=server"] {

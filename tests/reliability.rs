@@ -7,41 +7,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use support::TestNamespace;
-use support::fault_proxy::{Fault, FaultProxy};
-
-/// A test namespace, a proxy in front of the apiserver, and kubeupd pointed at the proxy.
-struct Rig {
-    namespace: TestNamespace,
-    proxy: FaultProxy,
-    dir: tempfile::TempDir,
-}
-
-impl Rig {
-    fn new(prefix: &str) -> Self {
-        Rig { namespace: TestNamespace::new(prefix), proxy: FaultProxy::start(), dir: tempfile::tempdir().unwrap() }
-    }
-
-    fn kubeupd(&self, args: &[&str], stdin: &str) -> (std::process::Output, Duration) {
-        let started = Instant::now();
-        let output = assert_cmd::Command::cargo_bin("kubeupd")
-            .unwrap()
-            .arg("--kubeconfig")
-            .arg(self.proxy.kubeconfig(self.dir.path()))
-            .arg("--cache-dir")
-            .arg(self.dir.path().join("cache"))
-            .args(["-n", &self.namespace.name])
-            .args(args)
-            .env_remove("KUBECONFIG")
-            .write_stdin(stdin.to_string())
-            .output()
-            .unwrap();
-        (output, started.elapsed())
-    }
-
-    fn count(&self, method: &str, path_contains: &str) -> usize {
-        self.proxy.seen().iter().filter(|seen| seen.method == method && seen.path.contains(path_contains)).count()
-    }
-}
+use support::fault_proxy::{Fault, Rig};
 
 fn configmap(name: &str, value: &str) -> String {
     format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}}}\ndata: {{v: \"{value}\"}}\n")
@@ -332,77 +298,4 @@ fn when_the_server_stops_answering_the_apply_stops_and_says_so_once() {
     );
     assert_eq!(summary, expected, "{stderr}");
     assert!(stderr.lines().count() <= 4, "no line per object: {stderr}");
-}
-
-/// An immutable ConfigMap: changing its data takes `apply --force`.
-fn immutable(value: &str) -> String {
-    format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: frozen}}\nimmutable: true\ndata: {{v: \"{value}\"}}\n")
-}
-
-#[test]
-fn force_puts_the_original_back_when_the_new_object_is_refused_after_the_delete() {
-    let rig = Rig::new("rel-force");
-    let (created, _) = rig.kubeupd(&["apply", "-f", "-"], &immutable("1"));
-    assert!(created.status.success(), "{}", stderr(&created));
-    // The create after the delete fails; the dry run before it (`?dryRun=All&...`) goes through.
-    rig.proxy.inject(
-        "POST",
-        "/configmaps?fieldManager",
-        Fault::Status { code: 500, reason: "InternalError", retry_after: None },
-        1,
-    );
-    let (output, _) = rig.kubeupd(&["apply", "--force", "-f", "-"], &immutable("2"));
-    assert_eq!(output.status.code(), Some(1));
-    assert!(
-        stderr(&output).contains(
-            "the new object was refused after the live one was deleted, and the original was created again: Error from \
-             server (InternalError): injected 500 InternalError"
-        ),
-        "{}",
-        stderr(&output)
-    );
-    assert_eq!(
-        rig.namespace.kubectl_ok(&["get", "cm", "frozen", "-n", &rig.namespace.name, "-o", "jsonpath={.data.v}"]),
-        "1"
-    );
-    // Without the fault, --force replaces it.
-    let (forced, _) = rig.kubeupd(&["apply", "--force", "-f", "-"], &immutable("2"));
-    assert!(forced.status.success(), "{}", stderr(&forced));
-    assert_eq!(
-        rig.namespace.kubectl_ok(&["get", "cm", "frozen", "-n", &rig.namespace.name, "-o", "jsonpath={.data.v}"]),
-        "2"
-    );
-}
-
-#[test]
-fn force_saves_the_original_to_a_file_when_it_cannot_be_created_again() {
-    let rig = Rig::new("rel-force-lost");
-    let (created, _) = rig.kubeupd(&["apply", "-f", "-"], &immutable("1"));
-    assert!(created.status.success(), "{}", stderr(&created));
-    rig.proxy.inject(
-        "POST",
-        "/configmaps?fieldManager",
-        Fault::Status { code: 500, reason: "InternalError", retry_after: None },
-        2,
-    );
-    let (output, _) = rig.kubeupd(&["apply", "--force", "-f", "-"], &immutable("2"));
-    assert_eq!(output.status.code(), Some(1));
-    let text = stderr(&output);
-    let saved =
-        text.split("it is saved in ").nth(1).and_then(|rest| rest.split(':').next()).expect("a saved file named");
-    let saved = std::path::PathBuf::from(saved);
-    let original = support::parse_json(&std::fs::read(&saved).unwrap());
-    assert_eq!(original["data"]["v"], "1", "the file holds the original");
-    assert_eq!(
-        std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&saved).unwrap().permissions()) & 0o777,
-        0o600
-    );
-    // What the message says to do brings it back.
-    let (restored, _) = rig.kubeupd(&["apply", "-f", saved.to_str().unwrap()], "");
-    assert!(restored.status.success(), "{}", stderr(&restored));
-    assert_eq!(
-        rig.namespace.kubectl_ok(&["get", "cm", "frozen", "-n", &rig.namespace.name, "-o", "jsonpath={.data.v}"]),
-        "1"
-    );
-    std::fs::remove_file(saved).unwrap();
 }

@@ -4,6 +4,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
+use base64::Engine as _;
 use serde_json::Value;
 use support::{TestNamespace, kubeconfig};
 
@@ -55,32 +56,11 @@ fn credentials_and_secret_data_never_reach_the_logs() {
     let namespace = TestNamespace::new("sec-logs");
     let dir = tempfile::tempdir().unwrap();
     // A client certificate and key that the server ignores (it authenticates the token).
-    let status = std::process::Command::new("openssl")
-        .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=kubeupd-test"])
-        .arg("-keyout")
-        .arg(dir.path().join("client.key"))
-        .arg("-out")
-        .arg(dir.path().join("client.crt"))
-        .output()
-        .expect("openssl is installed");
-    assert!(status.status.success());
-    let key = std::fs::read_to_string(dir.path().join("client.key")).unwrap();
-    let b64 = |path: &str| {
-        use std::io::Write as _;
-        let mut child = std::process::Command::new("base64")
-            .arg("-w0")
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(&std::fs::read(dir.path().join(path)).unwrap()).unwrap();
-        String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
-    };
-    let (key_data, cert_data) = (b64("client.key"), b64("client.crt"));
-    let token = serde_saphyr::from_str::<Value>(&std::fs::read_to_string(kubeconfig()).unwrap()).unwrap()["users"][0]["user"]["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let (certificate, key_path) = support::client_certificate(dir.path());
+    let key = std::fs::read_to_string(&key_path).unwrap();
+    let b64 = |path: &Path| base64::engine::general_purpose::STANDARD.encode(std::fs::read(path).unwrap());
+    let (key_data, cert_data) = (b64(&key_path), b64(&certificate));
+    let token = support::credentials().token;
     let config = kubeconfig_variant(dir.path(), "with-key", |config| {
         let user = &mut config["users"][0]["user"];
         user["client-key-data"] = Value::String(key_data.clone());
@@ -138,10 +118,7 @@ fn credentials_and_secret_data_never_reach_the_logs() {
 #[test]
 fn exec_credential_plugins_provide_tokens() {
     let dir = tempfile::tempdir().unwrap();
-    let token = serde_saphyr::from_str::<Value>(&std::fs::read_to_string(kubeconfig()).unwrap()).unwrap()["users"][0]["user"]["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let token = support::credentials().token;
     let plugin = dir.path().join("credential-plugin");
     std::fs::write(
         &plugin,

@@ -309,3 +309,26 @@ fn published(namespace: &TestNamespace, texts: &[&str]) -> bool {
         }
     })
 }
+
+#[test]
+fn replace_checks_its_files_too() {
+    let namespace = TestNamespace::new("validate-replace");
+    let n = namespace.name.as_str();
+    namespace.apply("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: one}\ndata: {a: \"1\"}\n");
+    let typo = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: one}\ndata: {a: \"2\"}\nextra: typo\n";
+    for force in [&[][..], &["--force"]] {
+        let output = with_stdin(namespace.kubeupd_process().args(["replace", "-n", n, "-f", "-"]).args(force), typo);
+        assert_eq!(output.status.code(), Some(1), "{force:?}");
+        assert!(
+            stderr(&output)
+                .contains(r#"ValidationError(ConfigMap): unknown field "extra" in io.k8s.api.core.v1.ConfigMap"#),
+            "{force:?}: {}",
+            stderr(&output)
+        );
+        assert_eq!(namespace.kubectl_ok(&["get", "cm", "one", "-n", n, "-o", "jsonpath={.data.a}"]), "1");
+    }
+    let accepted =
+        with_stdin(namespace.kubeupd_process().args(["replace", "--validate=false", "-n", n, "-f", "-"]), typo);
+    assert!(accepted.status.success(), "{}", stderr(&accepted));
+    assert_eq!(namespace.kubectl_ok(&["get", "cm", "one", "-n", n, "-o", "jsonpath={.data.a}"]), "2");
+}

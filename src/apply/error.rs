@@ -1,5 +1,7 @@
 //! Why an object could not be applied.
 
+use std::path::PathBuf;
+
 use crate::client;
 use crate::merge::{MergeError, PatchError};
 use crate::resource;
@@ -43,18 +45,55 @@ pub enum Error {
     /// The run stopped (interrupted, or the server stopped answering) before this object started.
     #[error("not applied: the run stopped before this object")]
     NotApplied,
-    /// `--force` could not replace the object as asked (the object is never lost: see the error).
+    /// `--force` deleted the object, and it did not go away.
+    #[error("{resource} {name:?} was deleted but is still there after a minute")]
+    StillThere { resource: String, name: String },
+    /// `--force` did not delete the object: the server refuses to create it from the new
+    /// configuration (a dry-run create said so).
+    #[error("{name} was not deleted (--force): the server refuses to create it from the new configuration: {refused}")]
+    RecreateRefused { name: String, refused: client::Error },
+    /// `--force` deleted the object, the server refused to create it from the new configuration,
+    /// and the original was created again.
+    #[error(
+        "{name} was deleted (--force) but could not be created from the new configuration: {refused}; the original was created again"
+    )]
+    Restored { name: String, refused: client::Error },
+    /// `--force` deleted the object, and neither the new configuration nor the original could be
+    /// created.
     #[error(transparent)]
-    Recreate(#[from] super::RecreateError),
+    NotRestored(Box<NotRestored>),
+}
+
+/// The object `--force` deleted and could not create again, neither from the new configuration
+/// nor as it was: where the original is kept.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{name} was deleted (--force) but could not be created from the new configuration: {refused}; creating the \
+     original again failed too: {restore}; {kept}"
+)]
+pub struct NotRestored {
+    pub name: String,
+    pub refused: client::Error,
+    pub restore: client::Error,
+    pub kept: Kept,
+}
+
+/// Where the original of an object that could not be created again is kept.
+#[derive(Debug, thiserror::Error)]
+pub enum Kept {
+    /// In this file, as YAML.
+    #[error("the original is saved in {}", .0.display())]
+    File(PathBuf),
+    /// Only in this message: the file could not be written.
+    #[error("it could not be saved ({unsaved}), so here it is:\n{original}")]
+    Nowhere { unsaved: String, original: String },
 }
 
 impl Error {
     /// The server's error behind this one, if the server refused.
     pub fn client(&self) -> Option<&client::Error> {
         match self {
-            Error::Client(err)
-            | Error::Resolve(resource::Error::Client(err))
-            | Error::Recreate(super::RecreateError::Client(err)) => Some(err),
+            Error::Client(err) | Error::Resolve(resource::Error::Client(err)) => Some(err),
             _ => None,
         }
     }

@@ -6,7 +6,8 @@
 //! the rest with bounded concurrency, reading the live objects of a type with one list. Each
 //! object is applied client-side (kubectl's three-way patch and last-applied annotation, retried
 //! on conflicts, re-created under `--force`) or server-side, and its [`Outcome`] is handed back to
-//! the caller to report. [`read_modify_write`] is `update`'s engine.
+//! the caller to report. [`read_modify_write`] is `update`'s and `replace`'s engine, and
+//! [`recreate`] the safe delete-and-create of `apply --force` and `replace --force`.
 
 mod crd;
 mod error;
@@ -27,9 +28,9 @@ use crate::client::{FieldValidation, RetryPolicy, WriteOptions};
 use crate::merge::Patch;
 use crate::resource::ObjectRef;
 
-pub use error::{ANNOTATIONS_LIMIT, Error};
+pub use error::{ANNOTATIONS_LIMIT, Error, Kept, NotRestored};
 pub use plan::Plan;
-pub use recreate::{RecreateError, replace_by_recreating};
+pub use recreate::{Recreated, recreate};
 pub use stop::{Stop, StopReason};
 pub use update::{Modified, ModifyError, ModifyOptions, read_modify_write};
 pub use validate::{InvalidFields, Verdict, check as validate};

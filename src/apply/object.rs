@@ -35,7 +35,18 @@ pub(super) async fn apply(
             let applied = client_side(cluster, manifest, live, options, overwrite).await;
             match applied {
                 Err(Error::Client(client::Error::Conflict(_) | client::Error::Invalid(_))) if force => {
-                    recreate::recreate(cluster, manifest, &modified(manifest, options), options).await
+                    let modified = modified(manifest, options);
+                    let write = options.write_options();
+                    let recreated = recreate::recreate(cluster, &manifest.object, &modified, &write).await?;
+                    Ok(Outcome {
+                        action: Action::Configured,
+                        target: manifest.object.clone(),
+                        object: recreated.object,
+                        before: None,
+                        patch: None,
+                        missing_last_applied: false,
+                        warnings: Vec::new(),
+                    })
                 }
                 applied => applied,
             }

@@ -276,10 +276,7 @@ mod tests {
 
     #[test]
     fn other_errors_say_where() {
-        let err = apply::Error::Recreate(apply::RecreateError::StillThere {
-            resource: "configmaps".into(),
-            name: "x".into(),
-        });
+        let err = apply::Error::StillThere { resource: "configmaps".into(), name: "x".into() };
         assert_eq!(
             failure("STDIN (document 2)", &err),
             "error: when applying STDIN (document 2): configmaps \"x\" was deleted but is still there after a minute"

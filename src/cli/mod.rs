@@ -16,8 +16,10 @@ mod field_path;
 mod flags;
 mod get;
 mod patch;
+mod replace;
 mod update;
 mod validation;
+mod version;
 mod wait;
 mod wait_report;
 
@@ -27,9 +29,10 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{ArgAction, Args, CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
+use secrecy::SecretString;
 
-use crate::client::{Cluster, ConnectOptions};
+use crate::client::{Cluster, ConnectOptions, Overrides};
 
 pub use error::{Error, Result};
 
@@ -64,12 +67,61 @@ pub struct GlobalArgs {
     /// Directory for the discovery and OpenAPI caches (default: ~/.kube/cache).
     #[arg(long, global = true, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
+    /// The address and port of the Kubernetes API server, e.g. https://10.0.0.1:6443.
+    #[arg(short = 's', long, global = true, value_name = "URL")]
+    pub server: Option<String>,
+    /// The kubeconfig cluster to use.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub cluster: Option<String>,
+    /// The kubeconfig user to use.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub user: Option<String>,
+    /// Path to a cert file for the certificate authority.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub certificate_authority: Option<PathBuf>,
+    /// Server name to use for server certificate validation (default: the server URL's host).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub tls_server_name: Option<String>,
     /// Do not verify the server's certificate (insecure).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, value_name = "BOOL", num_args = 0..=1, require_equals = true,
+          default_missing_value = "true", default_value_t = false, action = ArgAction::Set)]
     pub insecure_skip_tls_verify: bool,
     /// Treat warnings from the server as errors: exit non-zero when any arrived.
     #[arg(long, global = true)]
     pub warnings_as_errors: bool,
+    /// Ask the server for uncompressed answers.
+    #[arg(long, global = true, value_name = "BOOL", num_args = 0..=1, require_equals = true,
+          default_missing_value = "true", default_value_t = false, action = ArgAction::Set)]
+    pub disable_compression: bool,
+    /// Bearer token for authentication to the API server.
+    #[arg(long, global = true, value_name = "TOKEN", value_parser = secret)]
+    pub token: Option<SecretString>,
+    /// Path to a client certificate file for TLS.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub client_certificate: Option<PathBuf>,
+    /// Path to a client key file for TLS.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub client_key: Option<PathBuf>,
+    /// Username for basic authentication to the API server.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub username: Option<String>,
+    /// Password for basic authentication to the API server.
+    #[arg(long, global = true, value_name = "PASSWORD", value_parser = secret)]
+    pub password: Option<SecretString>,
+    /// Username to impersonate for the operation: a user or a service account.
+    #[arg(long = "as", global = true, value_name = "USER")]
+    pub impersonate: Option<String>,
+    /// Group to impersonate for the operation; repeat for several groups.
+    #[arg(long = "as-group", global = true, value_name = "GROUP")]
+    pub impersonate_groups: Vec<String>,
+    /// UID to impersonate for the operation.
+    #[arg(long = "as-uid", global = true, value_name = "UID")]
+    pub impersonate_uid: Option<String>,
+}
+
+/// Keeps a credential out of `Debug` output.
+fn secret(text: &str) -> Result<SecretString, std::convert::Infallible> {
+    Ok(SecretString::from(text))
 }
 
 /// How many distinct warnings the server sent in this run.
@@ -84,7 +136,23 @@ impl GlobalArgs {
             namespace: self.namespace.clone(),
             request_timeout: (!self.request_timeout.is_zero()).then_some(self.request_timeout),
             cache_dir: self.cache_dir.clone(),
-            insecure_skip_tls_verify: self.insecure_skip_tls_verify,
+            overrides: Overrides {
+                server: self.server.clone(),
+                cluster: self.cluster.clone(),
+                user: self.user.clone(),
+                certificate_authority: self.certificate_authority.clone(),
+                tls_server_name: self.tls_server_name.clone(),
+                insecure_skip_tls_verify: self.insecure_skip_tls_verify,
+                disable_compression: self.disable_compression,
+                token: self.token.clone(),
+                client_certificate: self.client_certificate.clone(),
+                client_key: self.client_key.clone(),
+                username: self.username.clone(),
+                password: self.password.clone(),
+                impersonate: self.impersonate.clone(),
+                impersonate_groups: self.impersonate_groups.clone(),
+                impersonate_uid: self.impersonate_uid.clone(),
+            },
         }
     }
 
@@ -107,6 +175,8 @@ pub enum Command {
     Get(get::GetArgs),
     /// Replace objects, or change their fields, by read-modify-write, retrying on conflicts.
     Update(update::UpdateArgs),
+    /// Replace objects with the ones in files (kubectl's name for `update -f`); --force deletes and re-creates them.
+    Replace(replace::ReplaceArgs),
     /// Update fields of an object with a strategic merge, JSON merge or JSON patch.
     Patch(patch::PatchArgs),
     /// Apply a configuration to objects by file name or stdin.
@@ -117,13 +187,19 @@ pub enum Command {
     Edit(edit::EditArgs),
     /// Wait until objects are ready, deleted, or meet a condition.
     Wait(wait::WaitArgs),
+    /// Print the client and server versions.
+    Version(version::VersionArgs),
     /// Print a shell completion script.
     Completion(completion::CompletionArgs),
 }
 
 /// Parses the command line, runs the verb, prints errors the way kubectl does and returns the exit code.
 pub fn run() -> ExitCode {
-    let cli = Cli::parse();
+    let mut command = Cli::command();
+    if let Some(plugin) = std::env::args_os().next().as_deref().and_then(plugin_name) {
+        command = command.display_name(format!("kubectl-{plugin}")).bin_name(format!("kubectl {plugin}"));
+    }
+    let cli = Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|err| err.exit());
     init_logging(cli.global.verbosity);
     let warnings_as_errors = cli.global.warnings_as_errors;
     let result = match cli.command {
@@ -153,15 +229,24 @@ pub fn run() -> ExitCode {
     }
 }
 
+/// `upd` when the program was invoked as `kubectl-upd`: kubectl runs plugins named `kubectl-NAME`
+/// on the PATH for `kubectl NAME ...`, with the arguments after NAME.
+fn plugin_name(argv0: &std::ffi::OsStr) -> Option<String> {
+    let file = std::path::Path::new(argv0).file_stem()?.to_str()?;
+    file.strip_prefix("kubectl-").filter(|name| !name.is_empty()).map(String::from)
+}
+
 async fn dispatch(command: Command, global: GlobalArgs) -> Result {
     match command {
         Command::Get(args) => get::run(args, &global).await,
         Command::Update(args) => update::run(args, &global).await,
+        Command::Replace(args) => replace::run(args, &global).await,
         Command::Patch(args) => patch::run(args, &global).await,
         Command::Apply(args) => apply::run(args, &global).await,
         Command::Diff(args) => diff::run(args, &global).await,
         Command::Edit(args) => edit::run(args, &global).await,
         Command::Wait(args) => wait::run(args, &global).await,
+        Command::Version(args) => version::run(args, &global).await,
         Command::Completion(_) => unreachable!("completion runs without a runtime"),
     }
 }
@@ -237,6 +322,15 @@ mod tests {
         assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
         assert!(parse_duration("5 parsecs").is_err());
         assert!(parse_duration("").is_err());
+    }
+
+    #[test]
+    fn kubectl_plugin_names_are_recognised() {
+        let name = |argv0: &str| plugin_name(std::ffi::OsStr::new(argv0));
+        assert_eq!(name("/usr/local/bin/kubectl-upd").as_deref(), Some("upd"));
+        assert_eq!(name("kubectl-upd.exe").as_deref(), Some("upd"));
+        assert_eq!(name("/usr/bin/kubeupd"), None);
+        assert_eq!(name("kubectl-"), None);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use super::validation;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, DryRun, ModifyError, ModifyOptions};
 use crate::client::{self, Cluster, FieldValidation, RetryPolicy, WriteOptions};
-use crate::resource::{Named, ObjectRef, Resolved, Resolver, Rules};
+use crate::resource::{Manifest, Named, ObjectRef, Resolved, Resolver, Rules};
 
 /// Options of `kubeupd update`.
 #[derive(Debug, Args)]
@@ -86,7 +86,7 @@ pub async fn run(args: UpdateArgs, global: &GlobalArgs) -> Result {
     let plan = plan(&args)?;
     let cluster = global.connect().await?;
     let resolved = Resolver::new(&cluster, global.namespace.as_deref(), false).resolve(plan.objects).await?;
-    check_files(&cluster, &resolved, args.validate.directive).await?;
+    validation::check_files(&cluster, &resolved, args.validate.directive).await?;
     let options = ModifyOptions {
         retry: RetryPolicy::default().with_attempts(args.retries),
         write: WriteOptions {
@@ -103,21 +103,6 @@ pub async fn run(args: UpdateArgs, global: &GlobalArgs) -> Result {
     super::print_results(results)
 }
 
-/// Checks every object of the files before the first write; all refusals are shown.
-async fn check_files(cluster: &Cluster, resolved: &[Resolved], validation: FieldValidation) -> Result {
-    let mut refused = false;
-    for item in resolved {
-        if let Resolved::Manifest(manifest) = item {
-            let what = validation::document(&manifest.source);
-            if let Err(err) = validation::check(cluster, &what, &manifest.document, validation).await {
-                eprintln!("{}", err.line());
-                refused = true;
-            }
-        }
-    }
-    if refused { Err(Error::Reported(1)) } else { Ok(()) }
-}
-
 async fn update_one(
     cluster: &Cluster,
     item: &Resolved,
@@ -125,54 +110,69 @@ async fn update_one(
     options: &ModifyOptions,
     args: &UpdateArgs,
 ) -> Result<String> {
-    let (target, replacement) = match item {
-        Resolved::Manifest(manifest) => (&manifest.object, Some(&manifest.document)),
-        Resolved::Object(object) => (object, None),
-        Resolved::List { .. } => unreachable!("update names objects"),
-    };
-    let pinned = replacement.and_then(resource_version).map(String::from);
-    let (object, changed) = match (replacement, pinned) {
-        (Some(replacement), Some(pinned)) => replace_pinned(cluster, target, replacement, &pinned, options).await?,
-        (replacement, _) => {
+    let (object, changed) = match item {
+        Resolved::Manifest(manifest) => replace_from_file(cluster, manifest, options).await?,
+        Resolved::Object(target) => {
             // Changed fields are checked as they are made; files were checked before.
-            let schema = match (replacement, options.write.field_validation) {
-                (None, Some(validation)) if validation != FieldValidation::Ignore => {
+            let schema = match options.write.field_validation {
+                Some(validation) if validation != FieldValidation::Ignore => {
                     cluster.kind_schema(&target.rt.api_version(), &target.rt.kind).await
                 }
                 _ => None,
             };
             let mut warnings = Vec::new();
-            let modified = apply::read_modify_write(cluster, target, options, |object| match replacement {
-                Some(replacement) => {
-                    *object = replacement.clone();
-                    Ok(())
-                }
-                None => {
-                    changes.iter().try_for_each(|change| change.apply(object))?;
-                    let Some(schema) = &schema else { return Ok(()) };
-                    let errors = crate::schema::validate(schema.node(), &target.rt.kind, object);
-                    match options.write.field_validation {
-                        _ if errors.is_empty() => Ok(()),
-                        Some(FieldValidation::Warn) => {
-                            warnings.push(validation::warning(&target.display_name(), &errors));
-                            Ok(())
-                        }
-                        _ => Err(anyhow::anyhow!(validation::refused(&target.display_name(), errors))),
+            let change = |object: &mut Value| {
+                changes.iter().try_for_each(|change| change.apply(object))?;
+                let Some(schema) = &schema else { return Ok(()) };
+                let errors = crate::schema::validate(schema.node(), &target.rt.kind, object);
+                match options.write.field_validation {
+                    _ if errors.is_empty() => Ok(()),
+                    Some(FieldValidation::Warn) => {
+                        warnings.push(validation::warning(&target.display_name(), &errors));
+                        Ok(())
                     }
+                    _ => Err(anyhow::anyhow!(validation::refused(&target.display_name(), errors))),
                 }
-            })
-            .await
-            .map_err(|err| match err {
-                ModifyError::Client(err) => gave_up(err, target, options.retry.attempts),
-                ModifyError::Change(err) => Error::Other(err),
-            })?;
+            };
+            let modified = apply::read_modify_write(cluster, target, options, change)
+                .await
+                .map_err(|err| modify_failed(err, target, options))?;
             if let Some(warning) = warnings.last() {
                 eprintln!("{warning}");
             }
             (modified.object, modified.changed)
         }
+        Resolved::List { .. } => unreachable!("update names objects"),
     };
     Ok(args.output.written(&object, "updated", changed, args.dry_run.suffix()))
+}
+
+/// Replaces the live object with the one a file holds; returns the object written and whether it
+/// changed. `update -f` and `replace` do this.
+pub(super) async fn replace_from_file(
+    cluster: &Cluster,
+    manifest: &Manifest,
+    options: &ModifyOptions,
+) -> Result<(Value, bool)> {
+    let (target, replacement) = (&manifest.object, &manifest.document);
+    if let Some(pinned) = resource_version(replacement) {
+        return replace_pinned(cluster, target, replacement, pinned, options).await;
+    }
+    let replace = |object: &mut Value| -> anyhow::Result<()> {
+        *object = replacement.clone();
+        Ok(())
+    };
+    let modified = apply::read_modify_write(cluster, target, options, replace)
+        .await
+        .map_err(|err| modify_failed(err, target, options))?;
+    Ok((modified.object, modified.changed))
+}
+
+fn modify_failed(err: ModifyError<anyhow::Error>, target: &ObjectRef, options: &ModifyOptions) -> Error {
+    match err {
+        ModifyError::Client(err) => gave_up(err, target, options.retry.attempts),
+        ModifyError::Change(err) => Error::Other(err),
+    }
 }
 
 /// The file pins a resourceVersion: the user asked for optimistic locking, so one attempt only,

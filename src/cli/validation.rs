@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::Error;
 use crate::apply::{self, InvalidFields, Verdict};
 use crate::client::{Cluster, FieldValidation};
-use crate::resource::Source;
+use crate::resource::{Resolved, Source};
 use crate::schema::FieldError;
 
 /// How a file's document is named in validation messages: `"app.yaml" (document 2)`, kubectl's
@@ -37,4 +37,19 @@ pub async fn check(cluster: &Cluster, what: &str, document: &Value, validation: 
         }
         Verdict::Refuse(errors) => Err(Error::msg(refused(what, errors))),
     }
+}
+
+/// Checks every object of the files before the first write; all refusals are shown.
+pub async fn check_files(cluster: &Cluster, resolved: &[Resolved], validation: FieldValidation) -> Result<(), Error> {
+    let mut refused = false;
+    for item in resolved {
+        if let Resolved::Manifest(manifest) = item {
+            let what = document(&manifest.source);
+            if let Err(err) = check(cluster, &what, &manifest.document, validation).await {
+                eprintln!("{}", err.line());
+                refused = true;
+            }
+        }
+    }
+    if refused { Err(Error::Reported(1)) } else { Ok(()) }
 }

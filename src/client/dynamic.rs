@@ -1,7 +1,7 @@
 //! Reading and writing objects of any resource type as JSON.
 
 use http::{Method, Request, header};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::Cluster;
 use super::error::{Error, Result};
@@ -211,6 +211,25 @@ impl Cluster {
         let options = WriteOptions { field_validation: None, ..options.clone() };
         let path = with_query(path, &options.query(None));
         self.call_json(Method::DELETE, path, "application/json", None).await
+    }
+
+    /// Deletes `object` as it was read: if it changed since (another `resourceVersion`), or is
+    /// another object of the same name (another `uid`), the server refuses (409 Conflict) and
+    /// nothing is deleted.
+    pub async fn delete_exactly(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        object: &Value,
+        options: &WriteOptions,
+    ) -> Result<Value> {
+        let metadata = &object["metadata"];
+        let name = metadata["name"].as_str().unwrap_or_default();
+        let path = with_query(resource_path(rt, namespace, Some(name), None), &options.query(None));
+        let preconditions = json!({"uid": metadata["uid"], "resourceVersion": metadata["resourceVersion"]});
+        let body = json!({"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": preconditions});
+        let body = serde_json::to_vec(&body).expect("a JSON value always serializes");
+        self.call_json(Method::DELETE, path, "application/json", Some(body)).await
     }
 
     async fn call_json(

@@ -107,13 +107,16 @@ impl Status {
     }
 }
 
-/// kubectl's wording: `Error from server (NotFound): ...`, or the `The X "y" is invalid: ...` form.
+/// kubectl's wording: `Error from server (NotFound): ...`, the `The X "y" is invalid: ...` form, or
+/// `error: You must be logged in to the server (...)` when the credentials were not accepted.
 impl fmt::Display for Status {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let (true, Some(details)) = (self.is_invalid(), &self.details) {
             return self.fmt_invalid(details, f);
         }
-        if self.reason.is_empty() {
+        if self.reason == "Unauthorized" {
+            write!(f, "error: You must be logged in to the server ({})", self.message)
+        } else if self.reason.is_empty() {
             write!(f, "Error from server: {}", self.message)
         } else {
             write!(f, "Error from server ({}): {}", self.reason, self.message)
@@ -200,7 +203,11 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// The error for a failed response, by its HTTP status and `metav1.Status` body.
     pub fn from_response(status: http::StatusCode, body: &[u8]) -> Self {
-        let status = Status::from_response(status, body);
+        Error::from_status(Status::from_response(status, body))
+    }
+
+    /// The error for the server's account of a failure, by its code and reason.
+    fn from_status(status: Status) -> Self {
         match (status.code, status.reason.as_str()) {
             (_, "Invalid") | (422, _) => Error::Invalid(status),
             (404, _) => Error::NotFound(status),
@@ -241,6 +248,17 @@ impl Error {
             | Error::TooManyRequests(status)
             | Error::Server(status) => Some(status),
             _ => None,
+        }
+    }
+
+    /// The error with `context` before the server's message, as kubectl says where a request came
+    /// from: `Error from server (NotFound): error when replacing "app.yaml": configmaps "x" not found`.
+    pub fn in_context(self, context: &str) -> Self {
+        match self.status() {
+            Some(status) => {
+                Error::from_status(Status { message: format!("{context}: {}", status.message), ..status.clone() })
+            }
+            None => self,
         }
     }
 
@@ -291,6 +309,25 @@ mod tests {
         let body = br#"{"kind":"Status","reason":"Invalid","message":"m","details":{"name":"web","kind":"Deployment","causes":[{"field":"a","message":"x"},{"field":"b","message":"y"},{"field":"a","message":"x"}]},"code":422}"#;
         let err = Status::from_response(http::StatusCode::UNPROCESSABLE_ENTITY, body);
         assert_eq!(err.to_string(), "The Deployment \"web\" is invalid: \n* a: x\n* b: y");
+    }
+
+    #[test]
+    fn context_goes_before_the_servers_message() {
+        let body = br#"{"kind":"Status","message":"configmaps \"x\" not found","reason":"NotFound","code":404}"#;
+        let err = Error::from_response(http::StatusCode::NOT_FOUND, body).in_context("error when replacing \"a.yaml\"");
+        assert!(matches!(err, Error::NotFound(_)));
+        assert_eq!(
+            err.line(),
+            r#"Error from server (NotFound): error when replacing "a.yaml": configmaps "x" not found"#
+        );
+    }
+
+    #[test]
+    fn unauthorized_asks_to_log_in() {
+        let body =
+            br#"{"kind":"Status","status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}"#;
+        let err = Status::from_response(http::StatusCode::UNAUTHORIZED, body);
+        assert_eq!(err.to_string(), "error: You must be logged in to the server (Unauthorized)");
     }
 
     #[test]

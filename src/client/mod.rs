@@ -14,6 +14,7 @@ mod openapi;
 mod resource;
 mod retry;
 mod transport;
+mod version;
 mod warnings;
 mod watch;
 
@@ -21,7 +22,7 @@ use std::sync::Arc;
 
 use tokio::sync::Mutex;
 
-pub use config::ConnectOptions;
+pub use config::{ConnectOptions, Overrides};
 pub use discovery::Discovery;
 pub use dynamic::{FieldValidation, ListScope, WriteOptions};
 pub use error::{Error, Result, Status, StatusCause, StatusDetails};
@@ -29,6 +30,7 @@ pub use json::decode as decode_json;
 pub use mapping::MappingError;
 pub use resource::ResourceType;
 pub use retry::RetryPolicy;
+pub use version::VersionInfo;
 pub use watch::{Selectors, WatchEvent, WatchOptions, WatchStream};
 
 use disk_cache::{DISCOVERY_TTL, DiskCache};

@@ -96,7 +96,7 @@ impl Cluster {
     /// Whether the server checks fields itself when asked (`fieldValidation`, Kubernetes 1.25 and
     /// later), by its version, which is cached for as long as discovery.
     pub async fn supports_field_validation(&self) -> bool {
-        match self.server_version().await {
+        match self.cached_server_version().await {
             Ok(version) => {
                 let number = |key: &str| {
                     let text = version[key].as_str().unwrap_or_default();
@@ -210,7 +210,7 @@ impl Cluster {
     }
 
     /// The server's `/version`, cached for as long as discovery.
-    async fn server_version(&self) -> Result<Value> {
+    async fn cached_server_version(&self) -> Result<Value> {
         if let Some(version) = self.cached_small(VERSION) {
             return Ok(version);
         }
@@ -221,7 +221,7 @@ impl Cluster {
 
     /// The cache file of the whole v2 document, by server version.
     async fn v2_cache_name(&self) -> Result<String> {
-        let version = self.server_version().await?;
+        let version = self.cached_server_version().await?;
         let git_version = version["gitVersion"].as_str().unwrap_or("unknown");
         Ok(format!("v2-{}.json", git_version.replace(|c: char| !c.is_ascii_alphanumeric() && c != '.', "_")))
     }

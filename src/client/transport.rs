@@ -4,16 +4,20 @@ use std::error::Error as StdError;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
 use bytes::Bytes;
 use futures::{Stream, TryStreamExt as _};
 use http::{Method, Request, StatusCode};
 use http_body_util::BodyExt as _;
-use hyper_util::client::legacy::connect::HttpConnector;
+use hyper::rt::{Read, Write};
+use hyper_util::client::legacy::connect::proxy::{SocksV5, Tunnel};
+use hyper_util::client::legacy::connect::{Connection, HttpConnector};
 use hyper_util::rt::TokioExecutor;
 use kube::client::retry::RetryPolicy;
 use kube::client::{Body, ConfigExt as _};
-use tower::ServiceBuilder;
 use tower::retry::RetryLayer;
+use tower::{Service, ServiceBuilder};
 use tower_http::decompression::DecompressionLayer;
 
 use super::error::{Error, Result};
@@ -42,8 +46,7 @@ impl Transport {
     /// A client for the server in `config`, each request limited to `timeout`.
     pub(crate) fn new(config: &kube::Config, timeout: Option<Duration>) -> Result<Self> {
         let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
-        let client =
-            build_client(config).map_err(|err| Error::Config(format!("cannot set up a client for {server}: {err}")))?;
+        let client = build_client(config)?;
         Ok(Transport { client, server, timeout, warnings: Arc::default() })
     }
 
@@ -171,8 +174,10 @@ impl Transport {
 
 /// kube's client stack (base URI, gzip, bounded retries on 429/503/504, credentials, extra headers) over a connector with
 /// `TCP_NODELAY`: without it, the request written right after the TLS handshake waits for the
-/// server's delayed ACK, about 40 ms on every new connection.
-fn build_client(config: &kube::Config) -> kube::Result<kube::Client> {
+/// server's delayed ACK, about 40 ms on every new connection. The connection goes through the
+/// proxy of the kubeconfig's `proxy-url` (or of `$HTTPS_PROXY`) when there is one: `http://` (a
+/// CONNECT tunnel) or `socks5://`, with the credentials of its URL.
+fn build_client(config: &kube::Config) -> Result<kube::Client> {
     let mut config = config.clone();
     let agent = http::HeaderValue::from_str(&user_agent()).expect("the user agent is ASCII");
     config.headers.push((http::header::USER_AGENT, agent));
@@ -180,7 +185,50 @@ fn build_client(config: &kube::Config) -> kube::Result<kube::Client> {
     http.enforce_http(false);
     http.set_nodelay(true);
     http.set_connect_timeout(config.connect_timeout);
-    let https = config.rustls_https_connector_with_connector(http)?;
+    let built = match config.proxy_url.clone() {
+        None => client_over(&config, http),
+        Some(proxy) => {
+            let credentials = proxy_credentials(&proxy);
+            match proxy.scheme_str() {
+                Some("http") => {
+                    let mut tunnel = Tunnel::new(proxy, http);
+                    if let Some((user, password)) = credentials {
+                        let basic = BASE64.encode(format!("{user}:{password}"));
+                        if let Ok(header) = http::HeaderValue::from_str(&format!("Basic {basic}")) {
+                            tunnel = tunnel.with_auth(header);
+                        }
+                    }
+                    client_over(&config, tunnel)
+                }
+                Some("socks5") => {
+                    let mut socks = SocksV5::new(proxy, http).local_dns(false);
+                    if let Some((user, password)) = credentials {
+                        socks = socks.with_auth(user, password);
+                    }
+                    client_over(&config, socks)
+                }
+                scheme => {
+                    return Err(Error::Config(format!(
+                        "proxy-url: {}:// proxies are not supported; use an http:// or socks5:// proxy",
+                        scheme.unwrap_or_default()
+                    )));
+                }
+            }
+        }
+    };
+    let server = config.cluster_url.to_string();
+    built.map_err(|err| Error::Config(format!("cannot set up a client for {}: {err}", server.trim_end_matches('/'))))
+}
+
+/// The client stack over `connector`, whatever reaches the server: a direct connection or a proxy.
+fn client_over<C>(config: &kube::Config, connector: C) -> kube::Result<kube::Client>
+where
+    C: Service<http::Uri> + Clone + Send + Sync + 'static,
+    C::Response: Connection + Read + Write + Send + Unpin + 'static,
+    C::Future: Send + 'static,
+    C::Error: Into<tower::BoxError>,
+{
+    let https = config.rustls_https_connector_with_connector(connector)?;
     let hyper_client = hyper_util::client::legacy::Client::builder(TokioExecutor::new()).build::<_, Body>(https);
     let service = ServiceBuilder::new()
         .layer(config.base_uri_layer())
@@ -191,6 +239,14 @@ fn build_client(config: &kube::Config) -> kube::Result<kube::Client> {
         .map_err(tower::BoxError::from)
         .service(hyper_client);
     Ok(kube::Client::new(service, config.default_namespace.clone()))
+}
+
+/// The user and password in a proxy's URL (`http://user:pass@proxy:3128`), percent-decoded.
+fn proxy_credentials(proxy: &http::Uri) -> Option<(String, String)> {
+    let (userinfo, _) = proxy.authority()?.as_str().rsplit_once('@')?;
+    let decode = |text: &str| percent_encoding::percent_decode_str(text).decode_utf8_lossy().into_owned();
+    let (user, password) = userinfo.split_once(':').unwrap_or((userinfo, ""));
+    Some((decode(user), decode(password)))
 }
 
 /// Answers of 429, 503 and 504 are retried at most four times, 100 ms to 2 s apart (or after the

@@ -6,14 +6,23 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
-/// One request: method, path with its query, the headers that matter, and the body.
+/// One request: method, path with its query, the headers that matter, every header, and the body.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Seen {
     pub method: String,
     pub path: String,
     pub content_type: Option<String>,
     pub accept: Option<String>,
+    /// Every header in order, names in lower case.
+    pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
+}
+
+impl Seen {
+    /// The values of the header `name` (lower case), in order.
+    pub fn header(&self, name: &str) -> Vec<&str> {
+        self.headers.iter().filter(|(header, _)| header == name).map(|(_, value)| value.as_str()).collect()
+    }
 }
 
 /// What the server does with a request.
@@ -127,13 +136,14 @@ fn serve(stream: TcpStream, handler: &(dyn Fn(&Seen) -> Answer + Send + Sync), r
                 break;
             }
             if let Some((name, value)) = header.split_once(':') {
-                let value = value.trim().to_string();
-                match name.to_ascii_lowercase().as_str() {
+                let (name, value) = (name.to_ascii_lowercase(), value.trim().to_string());
+                match name.as_str() {
                     "content-length" => length = value.parse().unwrap_or(0),
-                    "content-type" => seen.content_type = Some(value),
-                    "accept" => seen.accept = Some(value),
+                    "content-type" => seen.content_type = Some(value.clone()),
+                    "accept" => seen.accept = Some(value.clone()),
                     _ => {}
                 }
+                seen.headers.push((name, value));
             }
         }
         seen.body = vec![0; length];

@@ -2,8 +2,9 @@
 //! forwards to the apiserver (over TLS, with the test credentials) unless a rule says otherwise.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use super::TestNamespace;
 use super::fake_server::{Answer, FakeServer, Reply, Seen};
 
 /// A fault to inject into matching requests.
@@ -88,6 +89,45 @@ impl FaultProxy {
     /// A kubeconfig pointing at the proxy, written into `dir`.
     pub fn kubeconfig(&self, dir: &std::path::Path) -> std::path::PathBuf {
         self.server.kubeconfig(dir)
+    }
+}
+
+/// A test namespace, a proxy in front of the apiserver, and kubeupd pointed at the proxy.
+pub struct Rig {
+    pub namespace: TestNamespace,
+    pub proxy: FaultProxy,
+    pub dir: tempfile::TempDir,
+}
+
+impl Rig {
+    pub fn new(prefix: &str) -> Self {
+        Rig { namespace: TestNamespace::new(prefix), proxy: FaultProxy::start(), dir: tempfile::tempdir().unwrap() }
+    }
+
+    /// kubeupd through the proxy, in the rig's namespace, with `args`.
+    pub fn command(&self, args: &[&str]) -> assert_cmd::Command {
+        let mut command = assert_cmd::Command::cargo_bin("kubeupd").unwrap();
+        command
+            .arg("--kubeconfig")
+            .arg(self.proxy.kubeconfig(self.dir.path()))
+            .arg("--cache-dir")
+            .arg(self.dir.path().join("cache"))
+            .args(["-n", &self.namespace.name])
+            .args(args)
+            .env_remove("KUBECONFIG");
+        command
+    }
+
+    /// Runs kubeupd through the proxy with `stdin`; returns its output and how long it took.
+    pub fn kubeupd(&self, args: &[&str], stdin: &str) -> (std::process::Output, Duration) {
+        let started = Instant::now();
+        let output = self.command(args).write_stdin(stdin.to_string()).output().unwrap();
+        (output, started.elapsed())
+    }
+
+    /// How many requests with `method` and a path containing `path_contains` the proxy received.
+    pub fn count(&self, method: &str, path_contains: &str) -> usize {
+        self.proxy.seen().iter().filter(|seen| seen.method == method && seen.path.contains(path_contains)).count()
     }
 }
 

@@ -41,6 +41,45 @@ pub fn kubeconfig() -> PathBuf {
         .clone()
 }
 
+/// What the test cluster's kubeconfig holds, for tests that pass it as flags instead.
+pub struct Credentials {
+    /// The server's URL.
+    pub server: String,
+    /// The certificate authority of the server's certificate, as PEM.
+    pub ca_pem: Vec<u8>,
+    /// The bearer token of a user in `system:masters`.
+    pub token: String,
+}
+
+/// The server, CA and token of the test cluster's kubeconfig.
+pub fn credentials() -> Credentials {
+    use base64::Engine as _;
+    let config: Value = serde_saphyr::from_str(&std::fs::read_to_string(kubeconfig()).unwrap()).unwrap();
+    let cluster = &config["clusters"][0]["cluster"];
+    let text = |value: &Value| value.as_str().expect("the test kubeconfig has it").to_string();
+    Credentials {
+        server: text(&cluster["server"]),
+        ca_pem: base64::engine::general_purpose::STANDARD.decode(text(&cluster["certificate-authority-data"])).unwrap(),
+        token: text(&config["users"][0]["user"]["token"]),
+    }
+}
+
+/// A self-signed client certificate and its key, made with openssl as `client.crt` and
+/// `client.key` in `dir`. The test server does not check client certificates.
+pub fn client_certificate(dir: &Path) -> (PathBuf, PathBuf) {
+    let (certificate, key) = (dir.join("client.crt"), dir.join("client.key"));
+    let made = Command::new("openssl")
+        .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=kubeupd-test"])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&certificate)
+        .output()
+        .expect("openssl is installed");
+    assert!(made.status.success(), "openssl failed: {}", String::from_utf8_lossy(&made.stderr));
+    (certificate, key)
+}
+
 /// The repository's `testdata` directory.
 pub fn testdata(relative: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(relative)
@@ -146,6 +185,19 @@ impl TestNamespace {
         );
         ours
     }
+}
+
+/// Asserts that kubeupd's output is kubectl's: exit code, stdout and stderr.
+pub fn assert_same_output(ours: &Output, theirs: &Output, context: &str) {
+    let text = |output: &Output| {
+        format!(
+            "exit {:?}\n--- stdout:\n{}--- stderr:\n{}",
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    };
+    assert_eq!(text(ours), text(theirs), "{context}: kubeupd (left) differs from kubectl (right)");
 }
 
 fn same_output(ours: &Output, theirs: &Output) -> bool {
