@@ -207,10 +207,7 @@ impl Cluster {
         name: &str,
         options: &WriteOptions,
     ) -> Result<Value> {
-        let path = resource_path(rt, namespace, Some(name), None);
-        let options = WriteOptions { field_validation: None, ..options.clone() };
-        let path = with_query(path, &options.query(None));
-        self.call_json(Method::DELETE, path, "application/json", None).await
+        self.call_json(Method::DELETE, delete_path(rt, namespace, name, options), "application/json", None).await
     }
 
     /// Deletes `object` as it was read: if it changed since (another `resourceVersion`), or is
@@ -225,7 +222,7 @@ impl Cluster {
     ) -> Result<Value> {
         let metadata = &object["metadata"];
         let name = metadata["name"].as_str().unwrap_or_default();
-        let path = with_query(resource_path(rt, namespace, Some(name), None), &options.query(None));
+        let path = delete_path(rt, namespace, name, options);
         let preconditions = json!({"uid": metadata["uid"], "resourceVersion": metadata["resourceVersion"]});
         let body = json!({"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": preconditions});
         let body = serde_json::to_vec(&body).expect("a JSON value always serializes");
@@ -264,6 +261,12 @@ impl Cluster {
         }
         Ok(document)
     }
+}
+
+/// The path of a DELETE: a delete checks no fields, so `fieldValidation` is left out.
+fn delete_path(rt: &ResourceType, namespace: Option<&str>, name: &str, options: &WriteOptions) -> String {
+    let options = WriteOptions { field_validation: None, ..options.clone() };
+    with_query(resource_path(rt, namespace, Some(name), None), &options.query(None))
 }
 
 #[cfg(test)]
