@@ -42,6 +42,9 @@ pub enum Error {
         annotation = super::last_applied::ANNOTATION
     )]
     AnnotationsTooLong { recorded: usize, total: usize },
+    /// The ApplySet cannot be used, or the object belongs to another one.
+    #[error(transparent)]
+    ApplySet(#[from] super::applyset::Error),
     /// The run stopped (interrupted, or the server stopped answering) before this object started.
     #[error("not applied: the run stopped before this object")]
     NotApplied,
@@ -93,7 +96,9 @@ impl Error {
     /// The server's error behind this one, if the server refused.
     pub fn client(&self) -> Option<&client::Error> {
         match self {
-            Error::Client(err) | Error::Resolve(resource::Error::Client(err)) => Some(err),
+            Error::Client(err)
+            | Error::Resolve(resource::Error::Client(err))
+            | Error::ApplySet(super::applyset::Error::Client(err)) => Some(err),
             _ => None,
         }
     }

@@ -8,7 +8,10 @@
 //! on conflicts, re-created under `--force`) or server-side, and its [`Outcome`] is handed back to
 //! the caller to report. [`read_modify_write`] is `update`'s and `replace`'s engine, and
 //! [`recreate`] the safe delete-and-create of `apply --force` and `replace --force`.
+//! [`applyset`] and [`prune`] find and delete what an earlier apply made and this one no longer
+//! has (`--prune`).
 
+pub mod applyset;
 mod crd;
 mod error;
 pub mod last_applied;
@@ -16,6 +19,7 @@ mod live;
 mod object;
 mod ownership;
 mod plan;
+pub mod prune;
 mod recreate;
 mod server_side;
 mod stop;

@@ -2,23 +2,26 @@
 //! in the files. Flags are read and checked, every document is resolved and checked before the
 //! first write, the engine applies them, and the report prints each object's result in input order.
 
+use std::collections::{BTreeSet, HashSet};
 use std::time::Duration;
 
 use clap::{ArgAction, Args};
 
 use super::apply_last_applied::LastAppliedCommand;
 use super::apply_report::Report;
-use super::flags::{DryRunArg, FieldManagerArg, FileArgs, Format, OutputArgs, ValidateArg};
+use super::flags::{DryRunArg, FieldManagerArg, FileArgs, Format, OutputArgs, PruneArgs, ValidateArg};
+use super::prune::Pruning;
 use super::validation;
 use super::wait::parse_timeout;
 use super::{Error, GlobalArgs, Result};
 
 use tokio::signal::unix::{SignalKind, signal};
 
-use crate::apply::{self, ApplyOptions, DryRun, Mode, Plan, Stop};
+use crate::apply::applyset::ApplySet;
+use crate::apply::{self, ApplyOptions, DryRun, Mode, Plan, Stop, prune};
 use crate::client::Cluster;
 use crate::manifest;
-use crate::resource::{Entry, Resolver, Source};
+use crate::resource::{Entry, LabelSelector, Resolver, Source};
 use crate::wait::Target;
 
 /// Options of `kubeupd apply`, or one of its subcommands.
@@ -57,6 +60,8 @@ pub struct ApplyFlags {
     pub validate: ValidateArg,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub prune: PruneArgs,
     /// Print the patch sent (or that would be sent) for each object.
     #[arg(long)]
     pub show_patch: bool,
@@ -79,18 +84,34 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
     }
     let flags = args.flags;
     let options = options(&flags)?;
+    let pruning = flags.prune.pruning()?;
     let cluster = global.connect().await?;
     let resolver = Resolver::new(&cluster, global.namespace.as_deref(), false);
-    let plan = plan(&flags.files, &cluster, &resolver, &options, "applied").await?;
+    let applyset = match pruning {
+        Pruning::ApplySet(parent) => Some(open_applyset(&cluster, parent, global).await?),
+        _ => None,
+    };
+    let membership = Membership { selector: flags.prune.selector.as_ref(), applyset: applyset.as_ref() };
+    let plan = plan(&flags.files, &cluster, &resolver, &options, "applied", &membership).await?;
+    let members = applyset.as_ref().map(|set| set.members(plan.entries()));
+    if let (Some(set), Some(members)) = (&applyset, &members) {
+        // Widened before any member is written: a run cut short leaves no member the parent does
+        // not lead to.
+        set.record(&cluster, &set.recorded.union(members), options.dry_run).await.map_err(apply::Error::from)?;
+    }
     let mut report = Report::new(plan.entries(), &flags);
     // A dry run writes nothing to wait for.
     let wait = flags.wait && options.dry_run == DryRun::None;
     let mut written = Vec::new();
+    let mut applied = Applied::default();
     let stop = Stop::default();
     {
         let run = plan.run(&cluster, &resolver, &options, &stop, |index, result| {
-            if let (true, Ok(outcome)) = (wait, &result) {
-                written.push((index, Target::written(outcome.target.clone(), outcome.object.clone())));
+            if let Ok(outcome) = &result {
+                applied.add(outcome);
+                if wait {
+                    written.push((index, Target::written(outcome.target.clone(), outcome.object.clone())));
+                }
             }
             report.record(index, result)
         });
@@ -108,6 +129,41 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
             }
         }
     }
+    let mut pruned = Vec::new();
+    if !matches!(pruning, Pruning::Off) {
+        if report.all_applied() && stop.reason().is_none() {
+            let scope = match (&pruning, &applyset, &members) {
+                (Pruning::Selector { selector, allowlist }, _, _) => prune::Scope::Selector {
+                    selector: selector.map(LabelSelector::as_str),
+                    allowlist,
+                    namespaces: &applied.namespaces,
+                },
+                (_, Some(set), Some(members)) => prune::Scope::ApplySet { set, members },
+                _ => unreachable!("an ApplySet was opened for --applyset"),
+            };
+            let found = prune::run(&cluster, scope, &applied.uids, options.dry_run, |object, result| {
+                if result.is_ok() {
+                    pruned.push(Target::deleted(object.target.clone(), object.uid.clone()));
+                }
+                report.pruned(&object.target, result);
+            })
+            .await;
+            match found {
+                Err(err) => report.prune_failed(&err.into()),
+                // Narrowed once everything it no longer lists is gone.
+                Ok(found) if found.len() == pruned.len() => {
+                    if let (Some(set), Some(members)) = (&applyset, &members)
+                        && let Err(err) = set.record(&cluster, members, options.dry_run).await
+                    {
+                        report.prune_failed(&err.into());
+                    }
+                }
+                Ok(_) => {}
+            }
+        } else {
+            report.not_pruned();
+        }
+    }
     match report.finish(stop.reason()) {
         0 => {}
         status => return Err(Error::Reported(status)),
@@ -115,7 +171,7 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
     if wait {
         let lines_to_stderr = flags.output.output.is_some();
         tokio::select! {
-            waited = super::wait::until_applied_are_ready(&cluster, written, flags.timeout, lines_to_stderr) => waited?,
+            waited = super::wait::until_applied_are_ready(&cluster, written, pruned, flags.timeout, lines_to_stderr) => waited?,
             () = interrupted() => {
                 // Every object was applied; only the waiting stops.
                 eprintln!("interrupted: every object was applied; stopped waiting for them to be ready");
@@ -124,6 +180,27 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
         }
     }
     Ok(())
+}
+
+/// What the objects applied in this run are, for pruning what they are not: their uids, and for
+/// kubectl's older prune, their namespaces.
+#[derive(Default)]
+struct Applied {
+    uids: HashSet<String>,
+    namespaces: BTreeSet<String>,
+}
+
+impl Applied {
+    fn add(&mut self, outcome: &apply::Outcome) {
+        self.uids.extend(outcome.object["metadata"]["uid"].as_str().map(String::from));
+        self.namespaces.extend(outcome.target.namespace.clone());
+    }
+}
+
+/// The ApplySet `parent` names, in `-n`'s namespace (or the context's).
+pub(super) async fn open_applyset(cluster: &Cluster, parent: &str, global: &GlobalArgs) -> Result<ApplySet> {
+    let namespace = global.namespace.as_deref().unwrap_or(cluster.default_namespace());
+    Ok(ApplySet::open(cluster, parent, Some(namespace)).await.map_err(apply::Error::from)?)
 }
 
 /// How long the writes in flight may take to finish after an interruption (a second one ends the
@@ -182,6 +259,14 @@ fn options(flags: &ApplyFlags) -> Result<ApplyOptions> {
     })
 }
 
+/// What `--prune` changes in reading the files: only the objects `selector` matches are applied,
+/// and they are labelled as members of `applyset`.
+#[derive(Default)]
+pub(super) struct Membership<'a> {
+    pub selector: Option<&'a LabelSelector>,
+    pub applyset: Option<&'a ApplySet>,
+}
+
 /// Reads every document of the files, resolves it and checks it: known kind (or one defined by a
 /// CustomResourceDefinition in the same input), namespace, and what `options` require. Any
 /// problem is printed, one line per document, and stops everything before a write; `verb` says
@@ -192,8 +277,12 @@ pub(super) async fn plan(
     resolver: &Resolver<'_>,
     options: &ApplyOptions,
     verb: &str,
+    membership: &Membership<'_>,
 ) -> Result<Plan> {
-    let objects = manifest::read_paths(&files.filenames, files.recursive).map_err(crate::resource::Error::from)?;
+    let mut objects = manifest::read_paths(&files.filenames, files.recursive).map_err(crate::resource::Error::from)?;
+    if let Some(selector) = membership.selector {
+        objects.retain(|object| selector.matches(&object.object));
+    }
     if objects.is_empty() {
         let names: Vec<String> = files.filenames.iter().map(|path| path.display().to_string()).collect();
         return Err(Error::msg(format!("no objects passed to apply: {} holds none", names.join(", "))));
@@ -207,6 +296,13 @@ pub(super) async fn plan(
                 let message = format!("{}: {err}", source.location());
                 failures.push((source, message));
             }
+        }
+    }
+    if let Some(set) = membership.applyset {
+        set.label(&mut entries);
+        for (source, err) in set.members_of_other_sets(cluster, &entries).await {
+            let message = format!("{}: {err}", source.location());
+            failures.push((source, message));
         }
     }
     match Plan::new(cluster, entries, options).await {

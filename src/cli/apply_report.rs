@@ -12,7 +12,7 @@ use crate::apply::{self, Action, Outcome, StopReason, last_applied};
 use crate::client;
 use crate::gocompat;
 use crate::output::{self, OutputFormat};
-use crate::resource::Entry;
+use crate::resource::{Entry, ObjectRef};
 
 /// Inputs with more objects than this get a progress bar on a terminal.
 const PROGRESS_FROM: usize = 5;
@@ -143,6 +143,55 @@ impl Report {
             None => lines.stdout.push(format!("{} {word}{}", entry.display, self.suffix)),
         }
         lines
+    }
+
+    /// Whether every object was applied: pruning depends on it.
+    pub(super) fn all_applied(&self) -> bool {
+        self.failed == 0 && self.not_applied == 0 && self.next == self.entries.len()
+    }
+
+    /// An object pruned (or, with `result` an error, not), in kubectl's words: `configmap/c pruned`.
+    pub(super) fn pruned(&mut self, target: &ObjectRef, result: Result<(), client::Error>) {
+        let lines = match result {
+            Ok(()) => {
+                *self.counts.entry("pruned").or_default() += 1;
+                let line = format!("{} pruned{}", target.display_name(), self.suffix);
+                match self.output {
+                    // stdout carries the objects.
+                    Some(OutputFormat::Json | OutputFormat::Yaml) => Lines { stderr: vec![line], ..Lines::default() },
+                    _ => Lines { stdout: vec![line], ..Lines::default() },
+                }
+            }
+            Err(err) => {
+                self.failed += 1;
+                let line = err.line();
+                let reason = line.strip_prefix("error: ").unwrap_or(&line);
+                Lines {
+                    stderr: vec![format!("error: pruning {}: {reason}", target.display_name())],
+                    ..Lines::default()
+                }
+            }
+        };
+        self.print(lines);
+    }
+
+    /// Pruning could not go on.
+    pub(super) fn prune_failed(&mut self, err: &apply::Error) {
+        self.failed += 1;
+        let line = err.line();
+        self.print(Lines {
+            stderr: vec![format!("error: pruning: {}", line.strip_prefix("error: ").unwrap_or(&line))],
+            ..Lines::default()
+        });
+    }
+
+    /// Nothing is pruned after a run where some object was not applied: what it would prune
+    /// may be what failed.
+    pub(super) fn not_pruned(&self) {
+        self.print(Lines {
+            stderr: vec!["error: nothing was pruned, because not every object was applied".to_string()],
+            ..Lines::default()
+        });
     }
 
     fn print(&self, lines: Lines) {

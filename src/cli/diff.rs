@@ -72,7 +72,7 @@ async fn compare_all(args: &DiffArgs, global: &GlobalArgs) -> Result<bool> {
     };
     let cluster = global.connect().await?;
     let resolver = Resolver::new(&cluster, global.namespace.as_deref(), false);
-    let plan = super::apply::plan(&args.files, &cluster, &resolver, &options, "compared").await?;
+    let plan = super::apply::plan(&args.files, &cluster, &resolver, &options, "compared", &Default::default()).await?;
     let mut results: BTreeMap<usize, Result<Outcome, apply::Error>> = BTreeMap::new();
     plan.run(&cluster, &resolver, &options, &Stop::default(), |index, result| {
         results.insert(index, result);

@@ -219,3 +219,26 @@ mod tests {
         assert!(managed.written(&deployment, "patched", true, "").contains("managedFields: []"));
     }
 }
+
+/// `--prune` and what says which objects it removes, shared by `apply` and `diff`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct PruneArgs {
+    /// Delete the objects an earlier apply made that the files no longer have: the members of
+    /// --applyset, or (kubectl's older prune) the objects matching -l, or every one with --all.
+    #[arg(long)]
+    pub prune: bool,
+    /// With --prune: the ApplySet, by its parent: NAME (a Secret), configmaps/NAME, or
+    /// KIND.GROUP/NAME for a custom resource whose definition allows it.
+    #[arg(long, value_name = "PARENT")]
+    pub applyset: Option<String>,
+    /// Only the objects of the files whose labels match (e.g. app=web,tier!=db); with --prune,
+    /// only matching objects are pruned.
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<resource::LabelSelector>,
+    /// With --prune and no selector: prune every object of the allowlisted kinds.
+    #[arg(long)]
+    pub all: bool,
+    /// With --prune: a kind to prune, as group/version/kind (core/v1/ConfigMap); repeatable.
+    #[arg(long = "prune-allowlist", value_name = "GVK")]
+    pub prune_allowlist: Vec<apply::prune::AllowedKind>,
+}

@@ -16,6 +16,7 @@ mod field_path;
 mod flags;
 mod get;
 mod patch;
+mod prune;
 mod replace;
 mod update;
 mod validation;

@@ -2,6 +2,7 @@
 //! `condition=NAME[=VALUE]` and `jsonpath=EXPR[=VALUE]` as kubectl has them, and `ready` (the
 //! default) by kstatus's rules.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -85,11 +86,13 @@ pub async fn run(args: WaitArgs, global: &GlobalArgs) -> Result {
     if failed { Err(Error::Reported(1)) } else { Ok(()) }
 }
 
-/// Waits until the objects `apply` just wrote are ready, for at most `timeout`: a line per object
-/// as it gets there (to stderr with `lines_to_stderr`), and one per object that does not, saying why.
+/// Waits until the objects `apply` just wrote are ready and the objects it pruned are gone, for
+/// at most `timeout`: a line per object as it gets there (to stderr with `lines_to_stderr`), and
+/// one per object that does not, saying why.
 pub(super) async fn until_applied_are_ready(
     cluster: &Cluster,
     mut written: Vec<(usize, Target)>,
+    pruned: Vec<Target>,
     timeout: Duration,
     lines_to_stderr: bool,
 ) -> Result {
@@ -102,25 +105,36 @@ pub(super) async fn until_applied_are_ready(
         }
     }
     targets.reverse();
-    let names: Vec<String> = targets.iter().map(|target| target.object.display_name()).collect();
-    let mut live = LiveList::new(names.clone(), lines_to_stderr);
+    let first_pruned = targets.len();
+    let names: Vec<String> = targets.iter().chain(&pruned).map(|target| target.object.display_name()).collect();
+    let live = RefCell::new(LiveList::new(names.clone(), lines_to_stderr));
     let started = Instant::now();
-    let outcomes = wait::wait(cluster, targets, &Condition::Ready, timeout, |index, progress| match progress {
-        Progress::Waiting(reason) => live.waiting(index, reason),
-        Progress::Done(outcome) => {
-            live.done(index);
-            if let Outcome::Met { after, .. } = outcome {
-                live.print(&format!("{} ready after {}", names[index], seconds(*after)));
+    let progress = |offset: usize, word: &'static str| {
+        let (live, names) = (&live, &names);
+        move |index: usize, progress: Progress<'_>| {
+            let index = offset + index;
+            match progress {
+                Progress::Waiting(reason) => live.borrow_mut().waiting(index, reason),
+                Progress::Done(outcome) => {
+                    live.borrow_mut().done(index);
+                    if let Outcome::Met { after, .. } = outcome {
+                        live.borrow().print(&format!("{} {word} after {}", names[index], seconds(*after)));
+                    }
+                }
             }
         }
-    })
-    .await;
-    live.finish();
+    };
+    let (ready, gone) = tokio::join!(
+        wait::wait(cluster, targets, &Condition::Ready, timeout, progress(0, "ready")),
+        wait::wait(cluster, pruned, &Condition::Deleted, timeout, progress(first_pruned, "deleted")),
+    );
+    live.into_inner().finish();
     let elapsed = started.elapsed();
+    let outcomes =
+        ready.iter().map(|outcome| (outcome, "ready")).chain(gone.iter().map(|outcome| (outcome, "deleted")));
     let failures: Vec<String> = outcomes
-        .iter()
         .zip(&names)
-        .filter_map(|(outcome, name)| not_ready_line(name, outcome, timeout, elapsed))
+        .filter_map(|((outcome, word), name)| not_ready_line(name, outcome, word, timeout, elapsed))
         .collect();
     for line in &failures {
         eprintln!("{line}");
@@ -152,7 +166,7 @@ fn failure_line(
     match (outcome, condition) {
         (Outcome::Met { .. }, _) => None,
         (Outcome::Error(err), _) => Some(err.line()),
-        (_, Condition::Ready) => not_ready_line(name, outcome, timeout, elapsed),
+        (_, Condition::Ready) => not_ready_line(name, outcome, "ready", timeout, elapsed),
         (Outcome::NotMet(_), _) if timeout.is_zero() => Some(format!("error: condition not met for {location}")),
         (Outcome::NotMet(_), _) => Some(format!("error: timed out waiting for the condition on {location}")),
         (Outcome::Failed(reason), _) => Some(format!("error: {reason}")),

@@ -84,15 +84,21 @@ impl LiveList {
     }
 }
 
-/// Why the object `name` is not ready, after waiting `timeout` in all (`elapsed` when the wait
+/// Why the object `name` is not `word` (ready, deleted), after waiting `timeout` in all (`elapsed` when the wait
 /// ended early), or `None` when it is: `error: deployment.apps/web not ready after 5m0s: 1 of 3
 /// replicas available`.
-pub(super) fn not_ready_line(name: &str, outcome: &Outcome, timeout: Duration, elapsed: Duration) -> Option<String> {
+pub(super) fn not_ready_line(
+    name: &str,
+    outcome: &Outcome,
+    word: &str,
+    timeout: Duration,
+    elapsed: Duration,
+) -> Option<String> {
     match outcome {
         Outcome::Met { .. } => None,
         Outcome::Failed(reason) => Some(format!("error: {name} failed after {}: {reason}", seconds(elapsed))),
         Outcome::NotMet(reason) => {
-            Some(format!("error: {name} not ready after {}: {reason}", seconds(timeout.min(elapsed))))
+            Some(format!("error: {name} not {word} after {}: {reason}", seconds(timeout.min(elapsed))))
         }
         Outcome::Error(err) => Some(format!("error: {name}: {}", err.line().trim_start_matches("error: "))),
     }
@@ -132,14 +138,20 @@ mod tests {
         let timeout = Duration::from_secs(300);
         let reason = "1 of 3 replicas available".to_string();
         assert_eq!(
-            not_ready_line("deployment.apps/web", &Outcome::NotMet(reason.clone()), timeout, timeout).unwrap(),
+            not_ready_line("deployment.apps/web", &Outcome::NotMet(reason.clone()), "ready", timeout, timeout).unwrap(),
             "error: deployment.apps/web not ready after 5m0s: 1 of 3 replicas available"
         );
         assert_eq!(
-            not_ready_line("deployment.apps/web", &Outcome::Failed(reason), timeout, Duration::from_millis(2_100)),
+            not_ready_line(
+                "deployment.apps/web",
+                &Outcome::Failed(reason),
+                "ready",
+                timeout,
+                Duration::from_millis(2_100)
+            ),
             Some("error: deployment.apps/web failed after 2.1s: 1 of 3 replicas available".into())
         );
         let met = Outcome::Met { object: None, after: Duration::ZERO };
-        assert_eq!(not_ready_line("configmap/x", &met, timeout, timeout), None);
+        assert_eq!(not_ready_line("configmap/x", &met, "ready", timeout, timeout), None);
     }
 }

@@ -9,6 +9,7 @@
 
 mod args;
 mod resolve;
+mod selector;
 
 use serde_json::Value;
 
@@ -17,6 +18,7 @@ use crate::manifest::{self, ManifestObject};
 
 pub use args::{Named, Rules, parse};
 pub use resolve::{Entry, Resolver};
+pub use selector::{BadSelector, LabelSelector};
 
 /// Why what the user named cannot be resolved.
 #[derive(Debug, thiserror::Error)]

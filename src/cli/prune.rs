@@ -1,0 +1,89 @@
+//! `--prune`: which objects it removes, with kubectl's checks of the flags; shared by `apply` and
+//! `diff`.
+
+use super::flags::PruneArgs;
+use super::{Error, Result};
+use crate::apply::prune::{AllowedKind, default_allowlist};
+use crate::resource::LabelSelector;
+
+/// What `--prune` removes.
+pub(super) enum Pruning<'a> {
+    Off,
+    /// The members of the ApplySet whose parent this names.
+    ApplySet(&'a str),
+    /// kubectl's older prune: objects of the allowlisted kinds matching `selector` (every one
+    /// without a selector, with `--all`).
+    Selector {
+        selector: Option<&'a LabelSelector>,
+        allowlist: Vec<AllowedKind>,
+    },
+}
+
+impl PruneArgs {
+    /// What the flags ask to prune; contradictory flags are refused as kubectl refuses them.
+    pub(super) fn pruning(&self) -> Result<Pruning<'_>> {
+        if !self.prune {
+            return match self.applyset {
+                Some(_) => Err(Error::msg("--applyset requires --prune")),
+                None => Ok(Pruning::Off),
+            };
+        }
+        if let Some(parent) = &self.applyset {
+            let refused = [
+                (self.selector.is_some(), "--selector"),
+                (self.all, "--all"),
+                (!self.prune_allowlist.is_empty(), "--prune-allowlist"),
+            ];
+            if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
+                return Err(Error::msg(format!("{flag} is incompatible with --applyset")));
+            }
+            return Ok(Pruning::ApplySet(parent));
+        }
+        match (self.all, &self.selector) {
+            (true, Some(_)) => Err(Error::msg("cannot set --all and --selector at the same time")),
+            (false, None) => Err(Error::msg(
+                "all resources selected for prune without explicitly passing --all. To prune all resources, pass the \
+                 --all flag. If you did not mean to prune all resources, specify a label selector",
+            )),
+            (_, selector) => {
+                let allowlist =
+                    if self.prune_allowlist.is_empty() { default_allowlist() } else { self.prune_allowlist.clone() };
+                Ok(Pruning::Selector { selector: selector.as_ref(), allowlist })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser as _;
+
+    fn pruning_error(line: &[&str]) -> Option<String> {
+        let cli = crate::cli::Cli::try_parse_from(["kubeupd", "apply", "-f", "x.yaml"].iter().chain(line)).unwrap();
+        let crate::cli::Command::Apply(args) = cli.command else { unreachable!() };
+        args.flags.prune.pruning().err().map(|err| err.to_string())
+    }
+
+    #[test]
+    fn contradictory_flags_are_refused_as_kubectl_refuses_them() {
+        let cases: &[(&[&str], Option<&str>)] = &[
+            (&["--applyset=s"], Some("--applyset requires --prune")),
+            (&["--prune"], Some("all resources selected for prune without explicitly passing --all.")),
+            (&["--prune", "--applyset=s", "-l", "a=b"], Some("--selector is incompatible with --applyset")),
+            (&["--prune", "--all", "-l", "a=b"], Some("cannot set --all and --selector at the same time")),
+            (&["--prune", "--applyset=s"], None),
+            (&["--prune", "-l", "a=b"], None),
+            (&["--prune", "--all", "--prune-allowlist=core/v1/ConfigMap"], None),
+            (&[], None),
+        ];
+        for (line, expected) in cases {
+            let error = pruning_error(line);
+            match expected {
+                Some(expected) => {
+                    assert!(error.as_deref().is_some_and(|e| e.starts_with(expected)), "{line:?}: {error:?}")
+                }
+                None => assert_eq!(error, None, "{line:?}"),
+            }
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! Label selectors (`-l app=web,tier!=db,env in (a,b),!legacy`), matched against objects read
+//! from files: `apply -l` applies only the objects of the files that match, as kubectl does.
+
+use serde_json::Value;
+
+/// A label selector: every requirement must hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LabelSelector {
+    text: String,
+    requirements: Vec<Requirement>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Requirement {
+    Equals(String, String),
+    NotEquals(String, String),
+    In(String, Vec<String>),
+    NotIn(String, Vec<String>),
+    Exists(String),
+    NotExists(String),
+}
+
+/// A selector that cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unable to parse requirement: {0:?}")]
+pub struct BadSelector(String);
+
+impl std::str::FromStr for LabelSelector {
+    type Err = BadSelector;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let requirements = split_top_level(text)
+            .into_iter()
+            .map(str::trim)
+            .filter(|part| !part.is_empty())
+            .map(requirement)
+            .collect::<Result<_, _>>()?;
+        Ok(LabelSelector { text: text.to_string(), requirements })
+    }
+}
+
+impl LabelSelector {
+    /// The selector as given, for the server (`labelSelector`).
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Whether `object`'s labels satisfy every requirement.
+    pub fn matches(&self, object: &Value) -> bool {
+        let labels = &object["metadata"]["labels"];
+        let value = |key: &str| labels.get(key).and_then(Value::as_str);
+        self.requirements.iter().all(|requirement| match requirement {
+            Requirement::Equals(key, wanted) => value(key) == Some(wanted),
+            Requirement::NotEquals(key, unwanted) => value(key) != Some(unwanted),
+            Requirement::In(key, values) => value(key).is_some_and(|value| values.iter().any(|v| v == value)),
+            Requirement::NotIn(key, values) => value(key).is_none_or(|value| values.iter().all(|v| v != value)),
+            Requirement::Exists(key) => value(key).is_some(),
+            Requirement::NotExists(key) => value(key).is_none(),
+        })
+    }
+}
+
+/// The requirements of `text`, split at the commas outside parentheses.
+fn split_top_level(text: &str) -> Vec<&str> {
+    let (mut parts, mut depth, mut start) = (Vec::new(), 0usize, 0);
+    for (at, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                parts.push(&text[start..at]);
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts
+}
+
+fn requirement(text: &str) -> Result<Requirement, BadSelector> {
+    let bad = || BadSelector(text.to_string());
+    let key = |key: &str| {
+        let key = key.trim();
+        if key.is_empty() || key.contains(char::is_whitespace) { Err(bad()) } else { Ok(key.to_string()) }
+    };
+    if let Some(rest) = text.strip_prefix('!') {
+        return Ok(Requirement::NotExists(key(rest)?));
+    }
+    for (operator, make) in [
+        ("!=", Requirement::NotEquals as fn(String, String) -> Requirement),
+        ("==", Requirement::Equals),
+        ("=", Requirement::Equals),
+    ] {
+        if let Some((left, right)) = text.split_once(operator) {
+            return Ok(make(key(left)?, right.trim().to_string()));
+        }
+    }
+    for (operator, make) in
+        [(" notin ", Requirement::NotIn as fn(String, Vec<String>) -> Requirement), (" in ", Requirement::In)]
+    {
+        if let Some((left, right)) = text.split_once(operator) {
+            let values = right.trim().strip_prefix('(').and_then(|rest| rest.strip_suffix(')')).ok_or_else(bad)?;
+            return Ok(make(key(left)?, values.split(',').map(|value| value.trim().to_string()).collect()));
+        }
+    }
+    Ok(Requirement::Exists(key(text)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_kind_of_requirement_matches_as_kubernetes_does() {
+        let object = json!({"metadata": {"labels": {"app": "web", "env": "prod"}}});
+        let unlabelled = json!({"metadata": {}});
+        let cases = [
+            ("app=web", true, false),
+            ("app==web,env=prod", true, false),
+            ("app!=db", true, true),
+            ("app", true, false),
+            ("!app", false, true),
+            ("env in (prod, dev)", true, false),
+            ("env notin (prod)", false, true),
+            ("app=web,env in (dev)", false, false),
+            ("", true, true),
+        ];
+        for (text, labelled, bare) in cases {
+            let selector: LabelSelector = text.parse().unwrap();
+            assert_eq!((selector.matches(&object), selector.matches(&unlabelled)), (labelled, bare), "{text}");
+        }
+        assert!("env in prod".parse::<LabelSelector>().is_err());
+        assert!("a b=c".parse::<LabelSelector>().is_err());
+    }
+}
