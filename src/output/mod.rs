@@ -2,6 +2,7 @@
 //! output byte for byte (through [`crate::gocompat`]). Pure: printers return text or write to the
 //! writer they are given; they know nothing of the server or of the command line.
 
+mod changes;
 mod diff;
 mod json;
 mod name;
@@ -10,6 +11,7 @@ mod yaml;
 
 use serde_json::{Value, json};
 
+pub use changes::changed_paths;
 pub use diff::unified_diff;
 pub use json::{to_json, to_json_indented};
 pub use name::object_name;
