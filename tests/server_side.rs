@@ -128,6 +128,28 @@ fn switching_to_server_side_apply_and_back_matches_kubectl() {
 }
 
 #[test]
+fn a_server_side_apply_that_changes_client_side_values_matches_kubectl() {
+    let twins = Twins::new("ssa-values");
+    apply_both(&twins, CREATED, &[]);
+    // Values client-side apply set change: the server forgives those conflicts to the manager
+    // `kubectl` only; kubeupd's own manager takes the fields over first.
+    let changed = CREATED.replace("replicas: 2", "replicas: 4").replace(r#"x: "1""#, r#"x: "7""#);
+    let dry_run = twins
+        .ours
+        .kubeupd()
+        .args(["apply", "--server-side", "--dry-run=server", "-n", &twins.ours.name, "-f", "-"])
+        .write_stdin(changed.clone())
+        .output()
+        .unwrap();
+    assert!(dry_run.status.success(), "{}", stderr(&dry_run));
+    apply_both(&twins, &changed, &["--server-side"]);
+    let switched = assert_same_but_generation(&twins, "values changed server-side");
+    assert_eq!(switched[1]["spec"]["replicas"], 4);
+    apply_both(&twins, CREATED, &[]);
+    assert_same_but_generation(&twins, "back to client-side");
+}
+
+#[test]
 fn server_dry_runs_and_diff_show_the_migrated_result() {
     let twins = Twins::new("ssa-dry");
     apply_both(&twins, CREATED, &[]);

@@ -57,6 +57,18 @@ pub fn client_side_managers(object: &Value) -> Vec<String> {
     managers
 }
 
+/// Whether every conflict of a refused server-side apply is with one of `managers`: the server
+/// names each conflicting manager in a cause (`conflict with "kubectl-client-side-apply" using
+/// apps/v1`).
+pub fn conflicts_only_with(status: &crate::client::Status, managers: &[String]) -> bool {
+    let causes: Vec<_> = status.details.iter().flat_map(|details| &details.causes).collect();
+    !causes.is_empty()
+        && causes.iter().all(|cause| {
+            let named = cause.message.strip_prefix("conflict with \"").and_then(|rest| rest.split_once('"'));
+            named.is_some_and(|(manager, _)| managers.iter().any(|known| known == manager))
+        })
+}
+
 /// Whether a server-side apply manager already owns the last-applied annotation.
 pub fn annotation_has_apply_owner(object: &Value) -> bool {
     let path = annotation_path();

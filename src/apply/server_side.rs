@@ -35,7 +35,12 @@ pub(super) async fn apply(
     };
     let configuration = Patch::Apply(manifest.document.clone());
     let write = options.write_options();
-    let applied = cluster.patch(rt, namespace, name, &configuration, &write).await?;
+    let applied = match cluster.patch(rt, namespace, name, &configuration, &write).await {
+        // The server forgives conflicts with client-side apply's fields to the manager `kubectl`
+        // only; for any other, those fields are migrated first, then the configuration applied.
+        Err(client::Error::Conflict(status)) => take_over_client_side(cluster, manifest, status, options).await?,
+        applied => applied?,
+    };
     let client_side = ownership::client_side_managers(&applied);
     let recorded = last_applied::text(&applied).is_some().then(|| last_applied::server_side_text(&manifest.document));
     let mut warnings = Vec::new();
@@ -84,6 +89,41 @@ pub(super) async fn apply(
         missing_last_applied: false,
         warnings,
     })
+}
+
+/// After a server-side apply conflicted only with client-side apply's managers: moves their
+/// fields to the applying manager and applies again (a server dry run, which cannot move them,
+/// applies as if they had moved: with force). Any other conflict stays an error.
+async fn take_over_client_side(
+    cluster: &Cluster,
+    manifest: &Manifest,
+    conflict: client::Status,
+    options: &ApplyOptions,
+) -> Result<Value, Error> {
+    let target = &manifest.object;
+    let (rt, namespace, name) = (&target.rt, target.namespace.as_deref(), target.name.as_str());
+    let live = cluster.get(rt, namespace, name).await?;
+    let client_side = ownership::client_side_managers(&live);
+    if client_side.is_empty() || !ownership::conflicts_only_with(&conflict, &client_side) {
+        return Err(client::Error::Conflict(conflict).into());
+    }
+    let configuration = Patch::Apply(manifest.document.clone());
+    let write = options.write_options();
+    if options.dry_run == DryRun::Server {
+        let forced = WriteOptions { force: true, ..write };
+        return Ok(cluster.patch(rt, namespace, name, &configuration, &forced).await?);
+    }
+    // The annotation first, so that it stays with its own manager, not the applying one.
+    let mut object = live;
+    if last_applied::text(&object).is_some() {
+        let recorded = last_applied::server_side_text(&manifest.document);
+        if let Some(updated) = keep_annotation(cluster, manifest, &object, &recorded).await? {
+            object = updated;
+        }
+    }
+    // Client-side apply's managers as the annotation named them before it moved.
+    migrate(cluster, manifest, object, &client_side, options.field_manager()).await?;
+    Ok(cluster.patch(rt, namespace, name, &configuration, &write).await?)
 }
 
 /// Keeps the last-applied annotation in step with the configuration, owned by its own manager,
