@@ -306,3 +306,40 @@ fn wait_for_ready_follows_the_rollout() {
     assert!(ready.status.success(), "{}", text(&ready.stderr));
     assert_eq!(text(&ready.stdout), "deployment.apps/web condition met\n");
 }
+
+#[test]
+fn a_watch_from_a_version_the_server_no_longer_keeps_lists_again() {
+    use support::fault_proxy::{Fault, Rig};
+    let rig = Rig::new("wait-gone");
+    let n = rig.namespace.name.clone();
+    rig.namespace.apply(CONFIG_MAP);
+    // The first list answers late, and the watch from its version is answered 410 Gone: the
+    // change made meanwhile is only seen by listing again.
+    rig.proxy.inject("GET", "configmaps?fieldSelector", Fault::Slow(Duration::from_secs(3)), 1);
+    rig.proxy.inject(
+        "GET",
+        "configmaps?watch=true",
+        Fault::Status { code: 410, reason: "Expired", retry_after: None },
+        1,
+    );
+    let writer = {
+        let namespace = n.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_secs(1));
+            let patch = r#"{"data":{"a":"2"}}"#;
+            let status = std::process::Command::new("kubectl")
+                .args(["--kubeconfig", support::kubeconfig().to_str().unwrap()])
+                .args(["patch", "configmap", "conf", "-n", &namespace, "--type=merge", "-p", patch])
+                .output()
+                .unwrap()
+                .status;
+            assert!(status.success());
+        })
+    };
+    let (output, _) = rig.kubeupd(&["wait", "configmap/conf", "--for=jsonpath={.data.a}=2", "--timeout=20s"], "");
+    writer.join().unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), "configmap/conf condition met\n");
+    let lists = rig.count("GET", "configmaps?fieldSelector");
+    assert_eq!(lists, 2, "listed, then listed again after 410 Gone");
+}
