@@ -343,3 +343,23 @@ fn a_watch_from_a_version_the_server_no_longer_keeps_lists_again() {
     let lists = rig.count("GET", "configmaps?fieldSelector");
     assert_eq!(lists, 2, "listed, then listed again after 410 Gone");
 }
+
+#[test]
+fn selectors_and_all_pick_the_objects_as_kubectls_wait_does() {
+    let namespace = TestNamespace::new("wait-select");
+    let n = namespace.name.as_str();
+    let unique = format!("sel-{n}");
+    namespace.apply(&format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: a, labels: {{app: {unique}}}}}\n"));
+    namespace.apply("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n");
+    let selector = format!("app={unique}");
+    for args in [
+        &["wait", "-n", n, "cm", "-l", &selector, "--for=create", "--timeout=2s"][..],
+        &["wait", "-n", n, "cm", "--all", "--for=create", "--timeout=2s"],
+        &["wait", "-n", n, "cm", "--for=create", "--timeout=2s"],
+        &["wait", "-n", n, "cm", "-l", "app=none", "--for=create", "--timeout=1s"],
+        &["wait", "-n", n, "cm", "-l", "app=none", "--for=delete", "--timeout=1s"],
+        &["wait", "-A", "cm", "-l", &selector, "--for=create", "--timeout=2s"],
+    ] {
+        namespace.assert_same_as_kubectl(args);
+    }
+}
