@@ -6,7 +6,9 @@ mod support;
 
 use std::process::Output;
 
+use base64::Engine as _;
 use serde_json::Value;
+use sha2::Digest as _;
 use support::fault_proxy::{Fault, Rig};
 use support::{TestNamespace, Twins, parse_json, with_stdin};
 
@@ -94,7 +96,7 @@ fn the_set_id_is_kubectls_so_kubeupd_takes_over_kubectls_members() {
     assert_eq!(refused.status.code(), Some(1));
     assert_eq!(
         text(&refused.stderr),
-        "error: ApplySet parent object \"secrets/app\" already exists and is managed by tooling \"kubectl\" instead of \"kubeupd\"\n"
+        "error: ApplySet parent object \"secrets./app\" already exists and is managed by tooling \"kubectl\" instead of \"kubeupd\"\n"
     );
     // Without kubectl's parent, kubeupd's parent for the same name has kubectl's id, and the
     // members kubectl labelled are its own.
@@ -232,4 +234,48 @@ fn diff_previews_the_prune_as_a_summary_and_as_json() {
     assert_eq!(names(&namespace, "configmaps"), "configmap/a\nconfigmap/b\nconfigmap/c\n");
     let value: Value = parse_json(namespace.kubectl_ok(&["get", "cm", "a", "-n", n, "-o", "json"]).as_bytes());
     assert_eq!(value["data"]["k"], "v");
+}
+
+#[test]
+fn a_custom_resource_parent_has_kubectls_id_when_its_definition_allows_it() {
+    let namespace = TestNamespace::new("prune-cr");
+    let n = namespace.name.as_str();
+    support::ensure_cluster_fixture(&namespace, "crd/appsets.yaml");
+    let set = ["--prune", "--applyset=appsets.prune.kubeupd.test/team"];
+    // Custom resource parents are made by their owners, with the tooling annotation.
+    let missing = kubeupd_apply(&namespace, &set, &configmap("a", ""));
+    assert_eq!(text(&missing.stderr), "error: custom resource ApplySet parents cannot be created automatically\n");
+    // kubectl takes a custom resource parent only with its id, which is checked, so the id the
+    // specification defines is kubectl's when kubectl accepts it.
+    let digest = sha2::Sha256::digest(format!("team.{n}.AppSet.prune.kubeupd.test").as_bytes());
+    let id = format!("applyset-{}-v1", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(digest));
+    let without_id = "apiVersion: prune.kubeupd.test/v1\nkind: AppSet\nmetadata: {name: team, annotations: \
+                      {applyset.kubernetes.io/tooling: kubectl/v1.32.4}}\n";
+    namespace.apply(without_id);
+    let (ours, theirs) =
+        (kubeupd_apply(&namespace, &set, &configmap("a", "")), kubectl_apply(&namespace, &set, &configmap("a", "")));
+    assert_eq!(
+        text(&theirs.stderr),
+        "error: ApplySet parent object \"appsets.prune.kubeupd.test/team\" exists and does not have required label \
+         applyset.kubernetes.io/id\n"
+    );
+    assert!(text(&ours.stderr).contains("managed by tooling \"kubectl\""), "{}", text(&ours.stderr));
+    let (kind, id_label) = ("appsets.prune.kubeupd.test", format!("applyset.kubernetes.io/id={id}"));
+    namespace.kubectl_ok(&["label", kind, "team", "-n", n, &id_label]);
+    namespace.kubectl_ok(&["annotate", kind, "team", "-n", n, "applyset.kubernetes.io/contains-group-kinds="]);
+    let made = kubectl_apply(&namespace, &set, &configmaps(&["a", "b"], ""));
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    // Handed over to kubeupd, the parent's id (kubectl's) is the one kubeupd computes.
+    let tooling = format!("applyset.kubernetes.io/tooling=kubeupd/{}", env!("CARGO_PKG_VERSION"));
+    namespace.kubectl_ok(&["annotate", "appsets.prune.kubeupd.test", "team", "-n", n, "--overwrite", &tooling]);
+    let taken = kubeupd_apply(&namespace, &set, &configmaps(&["a"], ""));
+    assert!(taken.status.success(), "{}", text(&taken.stderr));
+    assert_eq!(text(&taken.stdout), "configmap/a unchanged\nconfigmap/b pruned\n");
+    let refused = kubeupd_apply(&namespace, &["--prune", "--applyset=notes.prune.kubeupd.test/x"], &configmap("a", ""));
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        text(&refused.stderr).starts_with("error: notes.prune.kubeupd.test cannot be an ApplySet parent"),
+        "{}",
+        text(&refused.stderr)
+    );
 }

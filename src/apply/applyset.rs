@@ -46,13 +46,24 @@ pub enum Error {
     /// A namespaced parent needs a namespace.
     #[error("the ApplySet parent {0} is namespaced: name its namespace with -n")]
     NoNamespace(String),
+    /// A custom resource parent must exist before the first apply.
+    #[error("custom resource ApplySet parents cannot be created automatically")]
+    CustomParentMissing,
+    /// The parent exists without the tooling annotation.
+    #[error("ApplySet parent object {0:?} already exists and is missing required annotation {TOOLING:?}")]
+    NoTooling(String),
     /// The parent exists, managed by another tool.
     #[error(
         "ApplySet parent object {parent:?} already exists and is managed by tooling {tooling:?} instead of {TOOL:?}"
     )]
     OtherTooling { parent: String, tooling: String },
+    /// The parent exists without the set's id.
+    #[error("ApplySet parent object {0:?} exists and does not have required label {ID}")]
+    NoId(String),
     /// The parent exists but is not this set's parent.
-    #[error("ApplySet parent object {parent:?} already exists and has label {ID}={found:?} instead of {expected:?}")]
+    #[error(
+        "ApplySet parent object {parent:?} exists and has incorrect value for label {ID:?} (got: {found}, want: {expected})"
+    )]
     OtherId { parent: String, found: String, expected: String },
     /// An object to apply belongs to another set.
     #[error(
@@ -123,7 +134,8 @@ impl ApplySet {
         let parent = ObjectRef { rt, namespace, name: name.to_string() };
         let recorded = match cluster.get(&parent.rt, parent.namespace.as_deref(), &parent.name).await {
             Ok(live) => recorded(&live, &parent, &id)?,
-            Err(client::Error::NotFound(_)) => Members::default(),
+            Err(client::Error::NotFound(_)) if parent_type => Members::default(),
+            Err(client::Error::NotFound(_)) => return Err(Error::CustomParentMissing),
             Err(err) => return Err(err.into()),
         };
         Ok(ApplySet { parent, id, recorded })
@@ -248,17 +260,23 @@ async fn is_parent_type(cluster: &Cluster, rt: &ResourceType) -> Result<bool, Er
 
 /// What the live parent records, after checking that it is this set's, managed by kubeupd.
 fn recorded(live: &Value, parent: &ObjectRef, id: &str) -> Result<Members, Error> {
-    let name = format!("{}/{}", parent.rt.group_resource(), parent.name);
+    // kubectl's way of naming the parent: `secrets./name`, `appsets.example.com/name`.
+    let name = format!("{}.{}/{}", parent.rt.resource, parent.rt.group, parent.name);
     let metadata = &live["metadata"];
-    let found = metadata["labels"][ID].as_str().unwrap_or_default();
-    if found != id {
-        return Err(Error::OtherId { parent: name, found: found.to_string(), expected: id.to_string() });
-    }
-    let annotation = |key: &str| metadata["annotations"][key].as_str().unwrap_or_default();
-    let tool = annotation(TOOLING).split('/').next().unwrap_or_default();
+    let annotation = |key: &str| metadata["annotations"][key].as_str();
+    let Some(tooling) = annotation(TOOLING) else { return Err(Error::NoTooling(name)) };
+    let tool = tooling.split('/').next().unwrap_or_default();
     if tool != TOOL {
         return Err(Error::OtherTooling { parent: name, tooling: tool.to_string() });
     }
+    match metadata["labels"][ID].as_str() {
+        None => return Err(Error::NoId(name)),
+        Some(found) if found != id => {
+            return Err(Error::OtherId { parent: name, found: found.to_string(), expected: id.to_string() });
+        }
+        Some(_) => {}
+    }
+    let annotation = |key: &str| annotation(key).unwrap_or_default();
     let list = |text: &str| text.split(',').filter(|item| !item.is_empty()).map(String::from).collect::<BTreeSet<_>>();
     let mut members = Members { group_kinds: list(annotation(GROUP_KINDS)), namespaces: list(annotation(NAMESPACES)) };
     members.namespaces.extend(parent.namespace.clone());
@@ -299,6 +317,11 @@ mod tests {
         assert_eq!(members.group_kinds, BTreeSet::from(["ConfigMap".to_string(), "Deployment.apps".to_string()]));
         assert_eq!(members.namespaces, BTreeSet::from(["ns".to_string(), "other".to_string()]));
         assert!(matches!(recorded(&live("x", "kubectl/v1.32.4"), &parent, "x"), Err(Error::OtherTooling { .. })));
+        let untooled = json!({"metadata": {"labels": {ID: "x"}}});
+        assert_eq!(
+            recorded(&untooled, &parent, "x").unwrap_err().to_string(),
+            "ApplySet parent object \"secrets./set\" already exists and is missing required annotation \"applyset.kubernetes.io/tooling\""
+        );
         assert!(matches!(recorded(&live("y", "kubeupd/0.1.0"), &parent, "x"), Err(Error::OtherId { .. })));
     }
 }
