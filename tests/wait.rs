@@ -141,10 +141,16 @@ fn apply_wait_returns_once_the_controller_reports_the_rollout_client_and_server_
 #[test]
 fn a_deployment_past_its_progress_deadline_fails_the_wait_early() {
     let namespace = TestNamespace::new("wait-deadline");
+    // A pruned object that a finalizer holds: waiting for it to go must not outlast the failure.
+    let held = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: held, finalizers: [kubeupd.test/hold]}\n";
+    let set = ["--prune", "--applyset=deadline"];
+    let first =
+        namespace.kubeupd().args(["apply", "-n", &namespace.name, "-f", "-"]).args(set).write_stdin(held).output();
+    assert!(first.unwrap().status.success());
     let file = manifest(&deployment("web", 3, "nginx:1.25"));
     let started = Instant::now();
     let timeout = Duration::from_secs(90);
-    let mut apply = start_apply_wait(&namespace, &file, &["--timeout=90s"]);
+    let mut apply = start_apply_wait(&namespace, &file, &["--timeout=90s", set[0], set[1]]);
     await_generation(&namespace, "web", 1);
     assert_still_waiting(&mut apply, "apply --wait");
     let mut status = rolled_out(1, 1);
@@ -159,6 +165,17 @@ fn a_deployment_past_its_progress_deadline_fails_the_wait_early() {
     let stderr = text(&output.stderr);
     assert!(stderr.contains("error: deployment.apps/web failed after "), "{stderr}");
     assert!(stderr.contains(": Progressing: ReplicaSet \"web-5d9\" has timed out progressing.\n"), "{stderr}");
+    assert!(text(&output.stdout).contains("configmap/held pruned\n"), "{}", text(&output.stdout));
+    namespace.kubectl_ok(&[
+        "patch",
+        "cm",
+        "held",
+        "-n",
+        &namespace.name,
+        "--type=merge",
+        "-p",
+        r#"{"metadata":{"finalizers":null}}"#,
+    ]);
 }
 
 #[test]

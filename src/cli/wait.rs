@@ -158,10 +158,20 @@ pub(super) async fn until_applied_are_ready(
             }
         }
     };
-    let (ready, gone) = tokio::join!(
-        wait::wait(cluster, targets, &Condition::Ready, timeout, progress(0, "ready")),
-        wait::wait(cluster, pruned, &Condition::Deleted, timeout, progress(first_pruned, "deleted")),
-    );
+    let (ready, gone) = {
+        let ready = wait::wait(cluster, targets, &Condition::Ready, timeout, progress(0, "ready"));
+        let gone = wait::wait(cluster, pruned, &Condition::Deleted, timeout, progress(first_pruned, "deleted"));
+        tokio::pin!(ready, gone);
+        // An object that failed ends the whole wait, pruned objects included.
+        let failed = |outcomes: &[Outcome]| outcomes.iter().any(|outcome| matches!(outcome, Outcome::Failed(_)));
+        tokio::select! {
+            ready = &mut ready => {
+                let gone = if failed(&ready) { Vec::new() } else { gone.await };
+                (ready, gone)
+            }
+            gone = &mut gone => (ready.await, gone),
+        }
+    };
     live.into_inner().finish();
     let elapsed = started.elapsed();
     let outcomes =
