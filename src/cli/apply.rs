@@ -129,41 +129,17 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
             }
         }
     }
-    let mut pruned = Vec::new();
-    if !matches!(pruning, Pruning::Off) {
-        if report.all_applied() && stop.reason().is_none() {
-            let scope = match (&pruning, &applyset, &members) {
-                (Pruning::Selector { selector, allowlist }, _, _) => prune::Scope::Selector {
-                    selector: selector.map(LabelSelector::as_str),
-                    allowlist,
-                    namespaces: &applied.namespaces,
-                },
-                (_, Some(set), Some(members)) => prune::Scope::ApplySet { set, members },
-                _ => unreachable!("an ApplySet was opened for --applyset"),
-            };
-            let found = prune::run(&cluster, scope, &applied.uids, options.dry_run, |object, result| {
-                if result.is_ok() {
-                    pruned.push(Target::deleted(object.target.clone(), object.uid.clone()));
-                }
-                report.pruned(&object.target, result);
-            })
-            .await;
-            match found {
-                Err(err) => report.prune_failed(&err.into()),
-                // Narrowed once everything it no longer lists is gone.
-                Ok(found) if found.len() == pruned.len() => {
-                    if let (Some(set), Some(members)) = (&applyset, &members)
-                        && let Err(err) = set.record(&cluster, members, options.dry_run).await
-                    {
-                        report.prune_failed(&err.into());
-                    }
-                }
-                Ok(_) => {}
-            }
-        } else {
-            report.not_pruned();
+    let scope = pruning.scope(applyset.as_ref(), members.as_ref(), &applied.namespaces);
+    let pruned = match scope {
+        Some(scope) if report.all_applied() && stop.reason().is_none() => {
+            prune_after(&cluster, scope, &applied, options.dry_run, &mut report).await
         }
-    }
+        Some(_) => {
+            report.not_pruned();
+            Vec::new()
+        }
+        None => Vec::new(),
+    };
     match report.finish(stop.reason()) {
         0 => {}
         status => return Err(Error::Reported(status)),
@@ -180,6 +156,38 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
         }
     }
     Ok(())
+}
+
+/// Prunes what `scope` holds beyond the objects `applied`, reporting each object; then narrows
+/// an ApplySet's parent to this apply's members, once everything it no longer lists is gone.
+/// Returns the objects pruned, to wait until they are gone.
+async fn prune_after(
+    cluster: &Cluster,
+    scope: prune::Scope<'_>,
+    applied: &Applied,
+    dry_run: DryRun,
+    report: &mut Report,
+) -> Vec<Target> {
+    let mut pruned = Vec::new();
+    let found = prune::run(cluster, scope, &applied.uids, dry_run, |object, result| {
+        if result.is_ok() {
+            pruned.push(Target::deleted(object.target.clone(), object.uid.clone()));
+        }
+        report.pruned(&object.target, result);
+    })
+    .await;
+    match found {
+        Err(err) => report.prune_failed(&err.into()),
+        Ok(found) if found.len() == pruned.len() => {
+            if let prune::Scope::ApplySet { set, members } = scope
+                && let Err(err) = set.record(cluster, members, dry_run).await
+            {
+                report.prune_failed(&err.into());
+            }
+        }
+        Ok(_) => {}
+    }
+    pruned
 }
 
 /// What the objects applied in this run are, for pruning what they are not: their uids, and for

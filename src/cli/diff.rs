@@ -15,7 +15,7 @@ use super::prune::Pruning;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, ApplyOptions, DryRun, Mode, Outcome, Stop, prune};
 use crate::output::{self, OutputFormat};
-use crate::resource::{LabelSelector, ObjectRef, Resolver};
+use crate::resource::{ObjectRef, Resolver};
 
 /// Options of `kubeupd diff`.
 #[derive(Debug, Args)]
@@ -116,16 +116,7 @@ async fn compare_all(args: &DiffArgs, global: &GlobalArgs) -> Result<bool> {
     if failed {
         return Err(Error::Reported(FAILED));
     }
-    let scope = match (&pruning, &applyset, &members) {
-        (Pruning::Off, _, _) => None,
-        (Pruning::Selector { selector, allowlist }, _, _) => Some(prune::Scope::Selector {
-            selector: selector.map(LabelSelector::as_str),
-            allowlist,
-            namespaces: &namespaces,
-        }),
-        (_, Some(set), Some(members)) => Some(prune::Scope::ApplySet { set, members }),
-        _ => unreachable!("an ApplySet was opened for --applyset"),
-    };
+    let scope = pruning.scope(applyset.as_ref(), members.as_ref(), &namespaces);
     if let Some(scope) = scope {
         let found = prune::find(&cluster, scope, &applied).await.map_err(apply::Error::from)?;
         changes.extend(found.into_iter().map(|object| Change::pruned(object, args.show_managed_fields, color)));

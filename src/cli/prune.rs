@@ -1,9 +1,12 @@
 //! `--prune`: which objects it removes, with kubectl's checks of the flags; shared by `apply` and
 //! `diff`.
 
+use std::collections::BTreeSet;
+
 use super::flags::PruneArgs;
 use super::{Error, Result};
-use crate::apply::prune::{AllowedKind, default_allowlist};
+use crate::apply::applyset::{ApplySet, Members};
+use crate::apply::prune::{AllowedKind, Scope, default_allowlist};
 use crate::resource::LabelSelector;
 
 /// What `--prune` removes.
@@ -50,6 +53,27 @@ impl PruneArgs {
                     if self.prune_allowlist.is_empty() { default_allowlist() } else { self.prune_allowlist.clone() };
                 Ok(Pruning::Selector { selector: selector.as_ref(), allowlist })
             }
+        }
+    }
+}
+
+impl Pruning<'_> {
+    /// What to look through for objects to prune: the ApplySet `set` (opened for `--applyset`)
+    /// with this apply's `members`, or the allowlisted kinds in `namespaces`, those this apply
+    /// wrote to. `None` without `--prune`.
+    pub(super) fn scope<'a>(
+        &'a self,
+        set: Option<&'a ApplySet>,
+        members: Option<&'a Members>,
+        namespaces: &'a BTreeSet<String>,
+    ) -> Option<Scope<'a>> {
+        match (self, set, members) {
+            (Pruning::Off, _, _) => None,
+            (Pruning::Selector { selector, allowlist }, _, _) => {
+                Some(Scope::Selector { selector: selector.map(LabelSelector::as_str), allowlist, namespaces })
+            }
+            (Pruning::ApplySet(_), Some(set), Some(members)) => Some(Scope::ApplySet { set, members }),
+            (Pruning::ApplySet(_), _, _) => unreachable!("an ApplySet is opened for --applyset"),
         }
     }
 }
