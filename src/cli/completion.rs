@@ -1,6 +1,6 @@
 //! `kubeupd completion <shell>`: print a completion script.
 
-use clap::{Args, CommandFactory};
+use clap::Args;
 use clap_complete::Shell;
 
 #[derive(Debug, Args)]
@@ -10,7 +10,7 @@ pub struct CompletionArgs {
 }
 
 pub fn run(args: &CompletionArgs) -> super::Result {
-    let mut command = super::Cli::command();
+    let mut command = super::command();
     clap_complete::generate(args.shell, &mut command, "kubeupd", &mut std::io::stdout());
     Ok(())
 }

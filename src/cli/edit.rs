@@ -356,20 +356,11 @@ impl Session<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser as _;
 
     #[test]
     fn flags_parse() {
-        let cli = crate::cli::Cli::try_parse_from([
-            "kubeupd",
-            "edit",
-            "cm/a",
-            "--output-patch",
-            "--save-config",
-            "-o",
-            "json",
-        ])
-        .unwrap();
+        let cli =
+            crate::cli::parse(["kubeupd", "edit", "cm/a", "--output-patch", "--save-config", "-o", "json"]).unwrap();
         let crate::cli::Command::Edit(args) = cli.command else { unreachable!() };
         assert!(args.show_patch && args.save_config);
         assert_eq!(

@@ -16,6 +16,7 @@ mod field_path;
 mod flags;
 mod get;
 mod patch;
+mod pflag;
 mod prune;
 mod replace;
 mod update;
@@ -194,13 +195,43 @@ pub enum Command {
     Completion(completion::CompletionArgs),
 }
 
-/// Parses the command line, runs the verb, prints errors the way kubectl does and returns the exit code.
-pub fn run() -> ExitCode {
-    let mut command = Cli::command();
-    if let Some(plugin) = std::env::args_os().next().as_deref().and_then(plugin_name) {
+/// The whole command tree, with kubectl's flag grammar (see [`pflag`]).
+pub fn command() -> clap::Command {
+    pflag::with_pflag_booleans(Cli::command())
+}
+
+/// Parses `args` (the program name first) as `run` does; the error is kubectl's text for it.
+pub fn parse<I, T>(args: I) -> std::result::Result<Cli, String>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString>,
+{
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    let mut command = command();
+    if let Some(plugin) = args.first().and_then(|argv0| plugin_name(argv0)) {
         command = command.display_name(format!("kubectl-{plugin}")).bin_name(format!("kubectl {plugin}"));
     }
-    let cli = Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|err| err.exit());
+    command.build();
+    let matches = command.clone().try_get_matches_from(&args).map_err(|err| {
+        pflag::usage_error(&err, &command, &args).unwrap_or_else(|| {
+            // Help and version: shown as clap renders them.
+            let _ = err.print();
+            String::new()
+        })
+    })?;
+    Cli::from_arg_matches(&matches).map_err(|err| err.to_string())
+}
+
+/// Parses the command line, runs the verb, prints errors the way kubectl does and returns the exit code.
+pub fn run() -> ExitCode {
+    let cli = match parse(std::env::args_os()) {
+        Ok(cli) => cli,
+        Err(text) if text.is_empty() => return ExitCode::SUCCESS,
+        Err(text) => {
+            eprint!("{text}");
+            return ExitCode::FAILURE;
+        }
+    };
     init_logging(cli.global.verbosity);
     let warnings_as_errors = cli.global.warnings_as_errors;
     let result = match cli.command {
@@ -337,6 +368,6 @@ mod tests {
     #[test]
     fn command_tree_is_consistent() {
         use clap::CommandFactory;
-        Cli::command().debug_assert();
+        command().debug_assert();
     }
 }

@@ -273,11 +273,9 @@ fn adds_fields(before: &Value, after: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser as _;
 
     fn parse(line: &[&str]) -> Result<Plan> {
-        let cli =
-            crate::cli::Cli::try_parse_from(["kubeupd", "patch"].iter().chain(line)).map_err(anyhow::Error::from)?;
+        let cli = crate::cli::parse(["kubeupd", "patch"].iter().chain(line)).map_err(anyhow::Error::msg)?;
         match cli.command {
             crate::cli::Command::Patch(args) => plan(&args),
             _ => unreachable!(),

@@ -80,10 +80,8 @@ impl Pruning<'_> {
 
 #[cfg(test)]
 mod tests {
-    use clap::Parser as _;
-
     fn pruning_error(line: &[&str]) -> Option<String> {
-        let cli = crate::cli::Cli::try_parse_from(["kubeupd", "apply", "-f", "x.yaml"].iter().chain(line)).unwrap();
+        let cli = crate::cli::parse(["kubeupd", "apply", "-f", "x.yaml"].iter().chain(line)).unwrap();
         let crate::cli::Command::Apply(args) = cli.command else { unreachable!() };
         args.flags.prune.pruning().err().map(|err| err.to_string())
     }

@@ -226,11 +226,9 @@ fn resource_version(object: &Value) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser as _;
 
     fn parse(line: &[&str]) -> Result<Plan> {
-        let cli =
-            crate::cli::Cli::try_parse_from(["kubeupd", "update"].iter().chain(line)).map_err(anyhow::Error::from)?;
+        let cli = crate::cli::parse(["kubeupd", "update"].iter().chain(line)).map_err(anyhow::Error::msg)?;
         match cli.command {
             crate::cli::Command::Update(args) => plan(&args),
             _ => unreachable!(),

@@ -1,0 +1,311 @@
+//! kubectl's flag grammar (spf13/pflag) on top of clap, applied to the whole command tree in one
+//! place so that no verb has to remember it:
+//!
+//! - every boolean flag takes `--flag`, `--flag=true|false` and the other spellings of Go's
+//!   `strconv.ParseBool` (`1`, `t`, `T`, `TRUE`, `True`, ...); as in pflag, `--flag false` is the
+//!   flag followed by the argument `false`;
+//! - usage errors are printed in kubectl's words (`Error: unknown flag: --foo`, then
+//!   `See 'kubeupd apply --help' for usage.`), with exit status 1.
+
+use std::ffi::OsString;
+
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{Arg, ArgAction, Command};
+
+/// `command` with pflag's grammar for every boolean flag, in it and in all its subcommands.
+pub fn with_pflag_booleans(command: Command) -> Command {
+    command.mut_args(pflag_boolean).mut_subcommands(with_pflag_booleans)
+}
+
+/// A boolean flag as pflag takes it: the value only after `=`, a bare flag meaning `true`, and
+/// the default kept (`false` for a plain switch).
+fn pflag_boolean(arg: Arg) -> Arg {
+    let takes_bool = arg.get_value_parser().type_id() == std::any::TypeId::of::<bool>();
+    let switch = matches!(arg.get_action(), ArgAction::SetTrue | ArgAction::Set);
+    if !takes_bool || !switch || arg.is_positional() {
+        return arg;
+    }
+    let default = match arg.get_default_values() {
+        [value] if parse_bool(&value.to_string_lossy()) == Ok(true) => "true",
+        _ => "false",
+    };
+    arg.action(ArgAction::Set)
+        .num_args(0..=1)
+        .require_equals(true)
+        .default_missing_value("true")
+        .default_value(default)
+        .value_parser(parse_bool)
+        .hide_possible_values(true)
+}
+
+/// Go's `strconv.ParseBool`, which pflag uses, with its error text.
+pub fn parse_bool(text: &str) -> Result<bool, String> {
+    match text {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" => Ok(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" => Ok(false),
+        _ => Err(format!("strconv.ParseBool: parsing {text:?}: invalid syntax")),
+    }
+}
+
+/// kubectl's text for a usage error, or `None` for what clap shows as it is (help, version).
+/// `args` is the command line as given, to tell `-l` from `--selector` as pflag does.
+pub fn usage_error(err: &clap::Error, command: &Command, args: &[OsString]) -> Option<String> {
+    let (path, verb) = command_path(command, args);
+    let usage_of = || format!("See '{path} --help' for usage.");
+    let text = match err.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            return None;
+        }
+        ErrorKind::InvalidSubcommand => {
+            let name = context_text(err, ContextKind::InvalidSubcommand).unwrap_or_default();
+            let root = path.split(' ').next().unwrap_or_default();
+            let mut text = format!("Error: unknown command {name:?} for {root:?}");
+            if let Some(ContextValue::Strings(suggested)) = err.get(ContextKind::SuggestedSubcommand) {
+                text += "\n\nDid you mean this?\n";
+                for name in suggested {
+                    text += &format!("\t{name}\n");
+                }
+            }
+            return Some(text.trim_end().to_string() + "\n");
+        }
+        ErrorKind::UnknownArgument => {
+            let arg = context_text(err, ContextKind::InvalidArg).unwrap_or_default();
+            match arg.strip_prefix("--") {
+                Some(_) => format!("Error: unknown flag: {}", arg.split('=').next().unwrap_or(&arg)),
+                None if arg.starts_with('-') => {
+                    let letter = arg.chars().nth(1).unwrap_or('-');
+                    let given = given_short(args, letter).unwrap_or(arg.clone());
+                    format!("Error: unknown shorthand flag: '{letter}' in {given}")
+                }
+                None => {
+                    return Some(format!(
+                        "error: Unexpected args: [{}]\nSee '{path} -h' for help and examples\n",
+                        trailing(err).join(" "),
+                    ));
+                }
+            }
+        }
+        ErrorKind::InvalidValue | ErrorKind::NoEquals if is_missing_value(err) => {
+            format!("Error: flag needs an argument: {}", as_given(&flag_name(err, verb), args))
+        }
+        ErrorKind::InvalidValue | ErrorKind::ValueValidation => {
+            let value = context_text(err, ContextKind::InvalidValue).unwrap_or_default();
+            let reason = match std::error::Error::source(err) {
+                Some(source) => source.to_string(),
+                None => match err.get(ContextKind::ValidValue) {
+                    Some(ContextValue::Strings(valid)) => format!("must be one of {}", valid.join(", ")),
+                    _ => "invalid value".to_string(),
+                },
+            };
+            format!("Error: invalid argument {value:?} for {:?} flag: {reason}", flag_name(err, verb))
+        }
+        _ => {
+            let rendered = err.kind().as_str().map(str::to_string).unwrap_or_else(|| err.to_string());
+            format!("Error: {}", rendered.lines().next().unwrap_or_default().trim_start_matches("error: "))
+        }
+    };
+    Some(format!("{text}\n{}\n", usage_of()))
+}
+
+fn context_text(err: &clap::Error, kind: ContextKind) -> Option<String> {
+    match err.get(kind)? {
+        ContextValue::String(text) => Some(text.clone()),
+        ContextValue::Strings(texts) => texts.first().cloned(),
+        ContextValue::StyledStr(text) => Some(text.to_string()),
+        _ => None,
+    }
+}
+
+/// The arguments clap found unexpected (the first, and any after it).
+fn trailing(err: &clap::Error) -> Vec<String> {
+    context_text(err, ContextKind::InvalidArg).into_iter().collect()
+}
+
+fn is_missing_value(err: &clap::Error) -> bool {
+    matches!(err.get(ContextKind::InvalidValue), Some(ContextValue::String(value)) if value.is_empty())
+        || err.kind() == ErrorKind::NoEquals
+}
+
+/// The command as the user would type it for help, e.g. `kubeupd apply` or `kubectl upd apply`:
+/// the subcommands named in `args`, skipping the values of flags that take one.
+fn command_path<'a>(command: &'a Command, args: &[OsString]) -> (String, &'a Command) {
+    let mut path = vec![command.get_bin_name().unwrap_or(command.get_name()).to_string()];
+    let mut current = command;
+    let mut words = args.iter().skip(1).filter_map(|arg| arg.to_str());
+    while let Some(word) = words.next() {
+        if word == "--" {
+            break;
+        }
+        if let Some(flag) = word.strip_prefix('-') {
+            let takes_value = |arg: &Arg| arg.get_num_args().is_some_and(|n| n.min_values() > 0);
+            let named = match flag.strip_prefix('-') {
+                Some(long) => current.get_arguments().find(|arg| arg.get_long() == Some(long)),
+                None => flag
+                    .chars()
+                    .last()
+                    .and_then(|letter| current.get_arguments().find(|arg| arg.get_short() == Some(letter))),
+            };
+            if !word.contains('=') && named.is_some_and(takes_value) {
+                words.next();
+            }
+            continue;
+        }
+        match current.find_subcommand(word) {
+            Some(sub) => {
+                path.push(sub.get_name().to_string());
+                current = sub;
+            }
+            None => break,
+        }
+    }
+    (path.join(" "), current)
+}
+
+/// The flag in pflag's naming: `--selector`, or `-l, --selector` for a flag with a shorthand.
+fn flag_name(err: &clap::Error, verb: &Command) -> String {
+    // clap renders the flag as `--selector <SELECTOR>`, `--server-side[=<BOOL>]` or `-l <SELECTOR>`.
+    let rendered = context_text(err, ContextKind::InvalidArg).unwrap_or_default();
+    let word = rendered.split([' ', '[', '<', '=']).next().unwrap_or_default();
+    let arg = match word.strip_prefix("--") {
+        Some(long) => verb.get_arguments().find(|arg| arg.get_long() == Some(long)),
+        None => word.chars().nth(1).and_then(|letter| verb.get_arguments().find(|arg| arg.get_short() == Some(letter))),
+    };
+    match arg.map(|arg| (arg.get_short(), arg.get_long())) {
+        Some((Some(short), Some(long))) => format!("-{short}, --{long}"),
+        Some((None, Some(long))) => format!("--{long}"),
+        _ => word.to_string(),
+    }
+}
+
+/// The spelling the user gave of a flag that lacks its value: `'l' in -l` for a shorthand, else
+/// the long name.
+fn as_given(names: &str, args: &[OsString]) -> String {
+    let long = names.split(", ").find(|name| name.starts_with("--")).unwrap_or(names).to_string();
+    let short = names.split(", ").find(|name| name.len() == 2).and_then(|name| name.chars().nth(1));
+    match short.and_then(|letter| given_short(args, letter).map(|given| (letter, given))) {
+        Some((letter, given)) if !args.iter().any(|arg| arg.to_str() == Some(long.as_str())) => {
+            format!("'{letter}' in {given}")
+        }
+        _ => long,
+    }
+}
+
+/// The last argument that spells the shorthand `letter` (`-l`, or a cluster such as `-Al`).
+fn given_short(args: &[OsString], letter: char) -> Option<String> {
+    args.iter().rev().filter_map(|arg| arg.to_str()).find_map(|arg| {
+        let cluster = arg.strip_prefix('-').filter(|rest| !rest.starts_with('-'))?;
+        cluster.split('=').next()?.contains(letter).then(|| arg.to_string())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    #[command(name = "kubeupd")]
+    struct Example {
+        #[command(subcommand)]
+        verb: Verb,
+    }
+
+    #[derive(Debug, clap::Subcommand)]
+    enum Verb {
+        Apply {
+            #[arg(long)]
+            server_side: bool,
+            #[arg(short = 'R', long)]
+            recursive: bool,
+            #[arg(short = 'A', long)]
+            all_namespaces: bool,
+            #[arg(long, default_value_t = true, action = ArgAction::Set)]
+            overwrite: bool,
+            #[arg(short = 'l', long)]
+            selector: Option<String>,
+            #[arg(short = 'f', long = "filename")]
+            files: Vec<String>,
+            #[arg(long)]
+            grace_period: Option<i64>,
+            names: Vec<String>,
+        },
+    }
+
+    fn parse(line: &[&str]) -> Result<Verb, String> {
+        let args: Vec<OsString> = ["kubeupd"].iter().chain(line).map(OsString::from).collect();
+        let mut command = with_pflag_booleans(<Example as clap::CommandFactory>::command());
+        command.build();
+        let matches =
+            command.clone().try_get_matches_from(&args).map_err(|err| usage_error(&err, &command, &args).unwrap())?;
+        Ok(<Example as clap::FromArgMatches>::from_arg_matches(&matches).unwrap().verb)
+    }
+
+    fn flags(line: &[&str]) -> (bool, bool, bool, bool, Vec<String>) {
+        let Verb::Apply { server_side, recursive, all_namespaces, overwrite, names, .. } = parse(line).unwrap();
+        (server_side, recursive, all_namespaces, overwrite, names)
+    }
+
+    #[test]
+    fn booleans_take_every_spelling_of_go() {
+        for yes in ["1", "t", "T", "TRUE", "true", "True"] {
+            assert!(flags(&["apply", &format!("--server-side={yes}")]).0, "{yes}");
+        }
+        for no in ["0", "f", "F", "FALSE", "false", "False"] {
+            assert!(!flags(&["apply", &format!("--server-side={no}")]).0, "{no}");
+            assert!(!flags(&["apply", &format!("--overwrite={no}")]).3, "{no}");
+        }
+        assert_eq!(flags(&["apply"]), (false, false, false, true, vec![]));
+        assert_eq!(flags(&["apply", "--server-side", "--overwrite"]), (true, false, false, true, vec![]));
+        // As in pflag, a value after a space is an argument of its own.
+        assert_eq!(flags(&["apply", "--server-side", "false"]), (true, false, false, true, vec!["false".into()]));
+    }
+
+    #[test]
+    fn short_booleans_combine_and_take_values() {
+        assert_eq!(flags(&["apply", "-R"]).1, true);
+        assert_eq!(flags(&["apply", "-R=false"]).1, false);
+        let (_, recursive, all, _, _) = flags(&["apply", "-AR"]);
+        assert!(recursive && all);
+    }
+
+    #[test]
+    fn values_take_pflag_forms() {
+        for line in
+            [&["apply", "-l", "a=b"][..], &["apply", "-la=b"], &["apply", "-l=a=b"], &["apply", "--selector=a=b"]]
+        {
+            let Verb::Apply { selector, .. } = parse(line).unwrap();
+            assert_eq!(selector.as_deref(), Some("a=b"), "{line:?}");
+        }
+        let Verb::Apply { names, server_side, .. } = parse(&["apply", "--", "--server-side"]).unwrap();
+        assert_eq!((names, server_side), (vec!["--server-side".to_string()], false));
+    }
+
+    #[test]
+    fn usage_errors_in_kubectls_words() {
+        let see = "\nSee 'kubeupd apply --help' for usage.\n";
+        assert_eq!(parse(&["apply", "--foo"]).unwrap_err(), format!("Error: unknown flag: --foo{see}"));
+        assert_eq!(parse(&["apply", "--foo=bar"]).unwrap_err(), format!("Error: unknown flag: --foo{see}"));
+        assert_eq!(parse(&["apply", "-x"]).unwrap_err(), format!("Error: unknown shorthand flag: 'x' in -x{see}"));
+        assert_eq!(
+            parse(&["apply", "--server-side=maybe"]).unwrap_err(),
+            format!(
+                "Error: invalid argument \"maybe\" for \"--server-side\" flag: strconv.ParseBool: parsing \"maybe\": \
+                 invalid syntax{see}"
+            )
+        );
+        assert_eq!(parse(&["apply", "-l"]).unwrap_err(), format!("Error: flag needs an argument: 'l' in -l{see}"));
+        assert_eq!(
+            parse(&["apply", "--selector"]).unwrap_err(),
+            format!("Error: flag needs an argument: --selector{see}")
+        );
+        assert!(
+            parse(&["apply", "--grace-period=abc"])
+                .unwrap_err()
+                .starts_with("Error: invalid argument \"abc\" for \"--grace-period\" flag: ")
+        );
+        assert_eq!(
+            parse(&["aply"]).unwrap_err(),
+            "Error: unknown command \"aply\" for \"kubeupd\"\n\nDid you mean this?\n\tapply\n"
+        );
+    }
+}
