@@ -34,7 +34,7 @@ use crate::resource::ObjectRef;
 
 pub use error::{ANNOTATIONS_LIMIT, Error, Kept, NotRestored};
 pub use plan::Plan;
-pub use recreate::{Recreated, recreate};
+pub use recreate::{Deletion, Recreated, recreate};
 pub use stop::{Stop, StopReason};
 pub use update::{Modified, ModifyError, ModifyOptions, read_modify_write};
 pub use validate::{InvalidFields, Verdict, check as validate};
@@ -88,6 +88,13 @@ pub struct ApplyOptions {
     pub concurrency: usize,
     /// Attempts, and pauses between them, while an object keeps changing under us.
     pub retry: RetryPolicy,
+    /// How `--force` deletes an object before creating it again.
+    pub deletion: Deletion,
+    /// With server-side apply: the subresource applied to (`--subresource`), not the object.
+    pub subresource: Option<String>,
+    /// Take strategic-merge metadata from the server's OpenAPI documents (`--openapi-patch`);
+    /// `false` uses the metadata built into kubeupd, as kubectl then uses its built-in types.
+    pub openapi_patch: bool,
 }
 
 impl ApplyOptions {
@@ -102,6 +109,9 @@ impl ApplyOptions {
             validation: FieldValidation::Strict,
             concurrency: 8,
             retry: RetryPolicy::default(),
+            deletion: Deletion::default(),
+            subresource: None,
+            openapi_patch: true,
         }
     }
 
@@ -119,7 +129,7 @@ impl ApplyOptions {
             dry_run: self.dry_run == DryRun::Server,
             field_manager: Some(self.field_manager().to_string()),
             force: matches!(self.mode, Mode::ServerSide { force_conflicts: true }),
-            subresource: None,
+            subresource: self.subresource.clone(),
             field_validation: Some(self.validation),
         }
     }

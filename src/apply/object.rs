@@ -9,6 +9,7 @@ use super::{Action, ApplyOptions, Error, Mode, Outcome, last_applied, recreate};
 use crate::client::{self, Cluster};
 use crate::merge::KindPatcher;
 use crate::resource::Manifest;
+use crate::schema::KindSchema;
 
 /// What is known of the live object before applying: nothing yet, or what a list showed.
 #[derive(Debug, Clone, Default)]
@@ -37,7 +38,8 @@ pub(super) async fn apply(
                 Err(Error::Client(client::Error::Conflict(_) | client::Error::Invalid(_))) if force => {
                     let modified = modified(manifest, options);
                     let write = options.write_options();
-                    let recreated = recreate::recreate(cluster, &manifest.object, &modified, &write).await?;
+                    let recreated =
+                        recreate::recreate(cluster, &manifest.object, &modified, &write, &options.deletion).await?;
                     Ok(Outcome {
                         action: Action::Configured,
                         target: manifest.object.clone(),
@@ -123,7 +125,11 @@ async fn client_side(
                 Err(err) => return Err(err.into()),
             };
             if schema.is_none() {
-                schema = Some(cluster.patch_schema(&rt.api_version(), &rt.kind).await);
+                schema = Some(if options.openapi_patch {
+                    cluster.patch_schema(&rt.api_version(), &rt.kind).await
+                } else {
+                    KindSchema::for_builtin(None, &rt.api_version(), &rt.kind)
+                });
             }
             let patcher = KindPatcher::for_kind(schema.as_ref().expect("just looked up").as_ref());
             let missing_last_applied = last_applied::recorded(&live).is_none();

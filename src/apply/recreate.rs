@@ -12,12 +12,20 @@ use serde_json::Value;
 
 use super::Error;
 use super::error::{Kept, NotRestored};
-use crate::client::{self, Cluster, WriteOptions};
+use crate::client::{self, Cluster, DeleteOptions, WriteOptions};
 use crate::output;
 use crate::resource::ObjectRef;
 
-/// How long a deleted object may take to go away.
+/// How long a deleted object may take to go away, unless the user says (`--timeout`).
 const DELETION_PATIENCE: Duration = Duration::from_secs(60);
+
+/// How `--force` deletes the object: kubectl's `--grace-period` and `--cascade`, and how long
+/// the object may take to go (`--timeout`; `None` for a minute).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Deletion {
+    pub options: DeleteOptions,
+    pub timeout: Option<Duration>,
+}
 
 /// What the server sets on an object, and a create must not carry. `status` stays: where the
 /// server owns it, a create ignores it; elsewhere (some custom resources) it is the user's data.
@@ -49,6 +57,7 @@ pub async fn recreate(
     target: &ObjectRef,
     object: &Value,
     write: &WriteOptions,
+    deletion: &Deletion,
 ) -> Result<Recreated, Error> {
     let (rt, namespace, name) = (&target.rt, target.namespace.as_deref(), target.name.as_str());
     let mut object = object.clone();
@@ -74,8 +83,8 @@ pub async fn recreate(
         }
         Err(err) => return Err(err.into()),
     };
-    cluster.delete_exactly(rt, namespace, &original, write).await?;
-    wait_until_gone(cluster, target).await?;
+    cluster.delete_exactly(rt, namespace, &original, write, &deletion.options).await?;
+    wait_until_gone(cluster, target, deletion.timeout.unwrap_or(DELETION_PATIENCE)).await?;
     let refused = match cluster.create(rt, namespace, &object, write).await {
         Ok(created) => return Ok(Recreated { object: created, deleted: true }),
         Err(refused) => refused,
@@ -94,9 +103,9 @@ pub async fn recreate(
     }
 }
 
-async fn wait_until_gone(cluster: &Cluster, target: &ObjectRef) -> Result<(), Error> {
+async fn wait_until_gone(cluster: &Cluster, target: &ObjectRef, patience: Duration) -> Result<(), Error> {
     let (rt, namespace, name) = (&target.rt, target.namespace.as_deref(), target.name.as_str());
-    let deadline = tokio::time::Instant::now() + DELETION_PATIENCE;
+    let deadline = tokio::time::Instant::now() + patience;
     loop {
         match cluster.get(rt, namespace, name).await {
             Err(client::Error::NotFound(_)) => return Ok(()),

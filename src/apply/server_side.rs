@@ -41,8 +41,12 @@ pub(super) async fn apply(
         Err(client::Error::Conflict(status)) => take_over_client_side(cluster, manifest, status, options).await?,
         applied => applied?,
     };
-    let client_side = ownership::client_side_managers(&applied);
-    let recorded = last_applied::text(&applied).is_some().then(|| last_applied::server_side_text(&manifest.document));
+    // A subresource's apply (`--subresource`) is only that: the object's annotation and
+    // ownership are not the subresource's to migrate.
+    let client_side =
+        if options.subresource.is_some() { Vec::new() } else { ownership::client_side_managers(&applied) };
+    let recorded = (options.subresource.is_none() && last_applied::text(&applied).is_some())
+        .then(|| last_applied::server_side_text(&manifest.document));
     let mut warnings = Vec::new();
     let object = if options.dry_run == DryRun::Server {
         dry_run_result(cluster, manifest, applied, &client_side, recorded, options).await?

@@ -9,7 +9,7 @@ use clap::{ArgAction, Args};
 
 use super::apply_last_applied::LastAppliedCommand;
 use super::apply_report::Report;
-use super::flags::{DryRunArg, FieldManagerArg, FileArgs, Format, OutputArgs, PruneArgs, ValidateArg};
+use super::flags::{DeletionArgs, DryRunArg, FieldManagerArg, FileArgs, Format, OutputArgs, PruneArgs, ValidateArg};
 use super::prune::Pruning;
 use super::validation;
 use super::wait::parse_timeout;
@@ -36,7 +36,6 @@ pub struct ApplyArgs {
 
 /// Options of applying files.
 #[derive(Debug, Args)]
-#[command(mut_arg("filenames", |arg| arg.required(true)))]
 pub struct ApplyFlags {
     #[command(flatten)]
     pub files: FileArgs,
@@ -55,6 +54,15 @@ pub struct ApplyFlags {
     #[arg(long)]
     pub force: bool,
     #[command(flatten)]
+    pub deletion: DeletionArgs,
+    /// Take strategic-merge metadata from the server's OpenAPI documents; false uses the metadata
+    /// built into kubeupd.
+    #[arg(long, default_value_t = true, action = ArgAction::Set)]
+    pub openapi_patch: bool,
+    /// With --server-side: apply to this subresource of each object (e.g. status, scale).
+    #[arg(long, value_name = "NAME")]
+    pub subresource: Option<String>,
+    #[command(flatten)]
     pub dry_run: DryRunArg,
     #[command(flatten)]
     pub validate: ValidateArg,
@@ -72,10 +80,14 @@ pub struct ApplyFlags {
     /// one fails or the time runs out.
     #[arg(long)]
     pub wait: bool,
-    /// With --wait: how long to wait, e.g. 90s, 10m; a negative duration waits a week.
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_timeout, allow_hyphen_values = true, requires = "wait")]
-    pub timeout: Duration,
+    /// How long --wait waits (default 5m; a negative duration waits a week), and how long --force
+    /// waits for an object to be deleted (default 1m).
+    #[arg(long, value_name = "DURATION", value_parser = parse_timeout, allow_hyphen_values = true)]
+    pub timeout: Option<Duration>,
 }
+
+/// How long `apply --wait` waits unless `--timeout` says.
+const WAIT_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Applies the files, or runs `view-last-applied` / `set-last-applied`.
 pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
@@ -147,7 +159,7 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
     if wait {
         let lines_to_stderr = flags.output.output.is_some();
         tokio::select! {
-            waited = super::wait::until_applied_are_ready(&cluster, written, pruned, flags.timeout, lines_to_stderr) => waited?,
+            waited = super::wait::until_applied_are_ready(&cluster, written, pruned, flags.timeout.unwrap_or(WAIT_TIMEOUT), lines_to_stderr) => waited?,
             () = interrupted() => {
                 // Every object was applied; only the waiting stops.
                 eprintln!("interrupted: every object was applied; stopped waiting for them to be ready");
@@ -253,6 +265,14 @@ fn options(flags: &ApplyFlags) -> Result<ApplyOptions> {
     if flags.concurrency == 0 {
         return Err(Error::msg("--concurrency must be at least 1"));
     }
+    if flags.subresource.is_some() && !flags.server_side {
+        return Err(Error::msg("--subresource can only be specified for --server-side"));
+    }
+    flags.files.require()?;
+    let (delete_options, warning) = flags.deletion.options()?;
+    if let Some(warning) = warning {
+        eprintln!("{warning}");
+    }
     let mode = if flags.server_side {
         Mode::ServerSide { force_conflicts: flags.force_conflicts }
     } else {
@@ -263,6 +283,9 @@ fn options(flags: &ApplyFlags) -> Result<ApplyOptions> {
         dry_run: flags.dry_run.mode(),
         validation: flags.validate.directive,
         concurrency: flags.concurrency,
+        deletion: apply::Deletion { options: delete_options, timeout: flags.timeout.filter(|t| !t.is_zero()) },
+        subresource: flags.subresource.clone(),
+        openapi_patch: flags.openapi_patch,
         ..ApplyOptions::new(mode)
     })
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::Error;
 use crate::apply;
-use crate::client::FieldValidation;
+use crate::client::{DeleteOptions, FieldValidation, Propagation};
 use crate::output::{self, OutputFormat};
 use crate::resource::{self, Named, Rules};
 
@@ -38,6 +38,55 @@ pub struct FileArgs {
     /// Read directories recursively.
     #[arg(short = 'R', long)]
     pub recursive: bool,
+}
+
+impl FileArgs {
+    /// kubectl's check that a verb which reads its objects from files was given some.
+    pub fn require(&self) -> Result<(), Error> {
+        if self.filenames.is_empty() {
+            return Err(Error::msg("must specify one of -f and -k"));
+        }
+        Ok(())
+    }
+}
+
+/// `--cascade` and `--grace-period`: how `--force` deletes an object before creating it again.
+#[derive(Debug, Clone, Args)]
+pub struct DeletionArgs {
+    /// What happens to the objects the deleted one owns: background, foreground or orphan.
+    #[arg(long, value_name = "MODE", default_value = "background", num_args = 0..=1, require_equals = true,
+          default_missing_value = "background")]
+    pub cascade: String,
+    /// Seconds the object gets to terminate gracefully; negative for its own default.
+    #[arg(long, value_name = "SECONDS", default_value_t = -1, allow_hyphen_values = true)]
+    pub grace_period: i64,
+}
+
+impl DeletionArgs {
+    /// The delete's options, with kubectl's deprecation warning for the boolean spellings of
+    /// `--cascade`.
+    pub fn options(&self) -> Result<(DeleteOptions, Option<String>), Error> {
+        let (propagation, warning) = match self.cascade.as_str() {
+            "background" => (Propagation::Background, None),
+            "foreground" => (Propagation::Foreground, None),
+            "orphan" => (Propagation::Orphan, None),
+            "true" => (Propagation::Background, Some("background")),
+            "false" => (Propagation::Orphan, Some("orphan")),
+            other => {
+                return Err(Error::msg(format!(
+                    "invalid cascade value ({other}). Must be \"background\", \"foreground\", or \"orphan\""
+                )));
+            }
+        };
+        let warning = warning.map(|mode| {
+            format!(
+                "warning: --cascade={} is deprecated (boolean value) and can be replaced with --cascade={mode}.",
+                self.cascade
+            )
+        });
+        let grace_period = u32::try_from(self.grace_period).ok();
+        Ok((DeleteOptions { grace_period, propagation: Some(propagation) }, warning))
+    }
 }
 
 /// `--dry-run`, with kubectl's spelling: the mode only after `=`, a bare flag meaning `client`.

@@ -7,11 +7,11 @@
 use clap::Args;
 use futures::future::join_all;
 
-use super::flags::{DryRunArg, FieldManagerArg, FileArgs, OutputArgs, ValidateArg};
+use super::flags::{DeletionArgs, DryRunArg, FieldManagerArg, FileArgs, OutputArgs, ValidateArg};
 use super::update::replace_from_file;
 use super::validation;
 use super::{Error, GlobalArgs, Result};
-use crate::apply::{self, DryRun, ModifyOptions};
+use crate::apply::{self, DryRun, ModifyOptions, last_applied};
 use crate::client::{Cluster, RetryPolicy, WriteOptions};
 use crate::output::OutputFormat;
 use crate::resource::{self, Manifest, Resolved, Resolver, Rules};
@@ -23,7 +23,6 @@ const RULES: Rules = Rules { verb: "replace", types_alone: false, selector: fals
 
 /// Options of `kubeupd replace`.
 #[derive(Debug, Args)]
-#[command(mut_arg("filenames", |arg| arg.required(true)))]
 pub struct ReplaceArgs {
     #[command(flatten)]
     pub files: FileArgs,
@@ -31,6 +30,25 @@ pub struct ReplaceArgs {
     /// not deleted; if the create fails anyway, the original is created again.
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub deletion: DeletionArgs,
+    /// With --force: how long to wait for each object to be deleted (0: a minute).
+    #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = super::parse_duration)]
+    pub timeout: std::time::Duration,
+    /// With --force: wait until each object is deleted before creating it again (kubeupd always
+    /// does; the flag is accepted for kubectl's scripts).
+    #[arg(long)]
+    pub wait: bool,
+    /// Record the file's configuration in the last-applied annotation, as `apply` would.
+    #[arg(long)]
+    pub save_config: bool,
+    /// Send the file as it is with a PUT to this path of the server (e.g.
+    /// /api/v1/namespaces/default/configmaps/x) and print the answer as it is.
+    #[arg(long, value_name = "PATH")]
+    pub raw: Option<String>,
+    /// Replace this subresource of each object (e.g. status, scale) instead of the object.
+    #[arg(long, value_name = "NAME")]
+    pub subresource: Option<String>,
     #[command(flatten)]
     pub dry_run: DryRunArg,
     #[command(flatten)]
@@ -44,8 +62,24 @@ pub struct ReplaceArgs {
 /// Runs `kubeupd replace`.
 pub async fn run(args: ReplaceArgs, global: &GlobalArgs) -> Result {
     let format = args.output.object_format("replace")?;
+    args.files.require()?;
     if args.force && args.dry_run.mode() != DryRun::None {
         return Err(Error::msg("--dry-run can not be used when --force is set"));
+    }
+    if args.deletion.grace_period >= 0 && !args.force {
+        return Err(Error::msg("--grace-period must have --force specified"));
+    }
+    if !args.timeout.is_zero() && !args.force {
+        return Err(Error::msg("--timeout must have --force specified"));
+    }
+    let (delete_options, warning) = args.deletion.options()?;
+    if let Some(warning) = warning {
+        eprintln!("{warning}");
+    }
+    let deletion =
+        apply::Deletion { options: delete_options, timeout: (!args.timeout.is_zero()).then_some(args.timeout) };
+    if let Some(path) = &args.raw {
+        return replace_raw(&args, path, global).await;
     }
     let named = resource::parse(&[], &args.files.filenames, args.files.recursive, RULES)?;
     let cluster = global.connect().await?;
@@ -56,12 +90,13 @@ pub async fn run(args: ReplaceArgs, global: &GlobalArgs) -> Result {
         write: WriteOptions {
             field_manager: Some(args.field_manager.or(FIELD_MANAGER)),
             field_validation: Some(args.validate.directive),
+            subresource: args.subresource.clone(),
             ..WriteOptions::default()
         },
         dry_run: args.dry_run.mode(),
     };
     let results = join_all(resolved.iter().map(|item| match item {
-        Resolved::Manifest(manifest) => replace_one(&cluster, manifest, &options, &args, format),
+        Resolved::Manifest(manifest) => replace_one(&cluster, manifest, &options, &deletion, &args, format),
         _ => unreachable!("replace reads its objects from files"),
     }))
     .await;
@@ -83,16 +118,24 @@ async fn replace_one(
     cluster: &Cluster,
     manifest: &Manifest,
     options: &ModifyOptions,
+    deletion: &apply::Deletion,
     args: &ReplaceArgs,
     format: Option<OutputFormat>,
 ) -> Result<String> {
     let suffix = args.dry_run.suffix();
+    let saved;
+    let manifest = if args.save_config {
+        saved = Manifest { document: last_applied::with_annotation(&manifest.document), ..manifest.clone() };
+        &saved
+    } else {
+        manifest
+    };
     if !args.force {
         let (object, _) =
             replace_from_file(cluster, manifest, options).await.map_err(|err| in_source(err, &manifest.source.file))?;
         return Ok(args.output.written(&object, "replaced", true, suffix));
     }
-    let recreated = apply::recreate(cluster, &manifest.object, &manifest.document, &options.write).await?;
+    let recreated = apply::recreate(cluster, &manifest.object, &manifest.document, &options.write, deletion).await?;
     let mut printed = String::new();
     if recreated.deleted {
         printed = match format {
@@ -102,6 +145,27 @@ async fn replace_one(
     }
     printed.push_str(&args.output.written(&recreated.object, "replaced", true, suffix));
     Ok(printed)
+}
+
+/// `replace --raw PATH -f FILE`: the file's bytes sent with a PUT to PATH, the answer printed as
+/// it came, as kubectl does.
+async fn replace_raw(args: &ReplaceArgs, path: &str, global: &GlobalArgs) -> Result {
+    let [file] = args.files.filenames.as_slice() else {
+        return Err(Error::msg("--raw can only use a single local file or stdin"));
+    };
+    if args.force || args.dry_run.mode() != DryRun::None {
+        return Err(Error::msg("--raw cannot be used with --force or --dry-run"));
+    }
+    let body = if file.as_os_str() == "-" {
+        let mut body = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut body).map_err(|err| Error::Other(err.into()))?;
+        body
+    } else {
+        std::fs::read(file).map_err(|err| Error::msg(format!("cannot read {}: {err}", file.display())))?
+    };
+    let cluster = global.connect().await?;
+    let answer = cluster.raw(http::Method::PUT, path, Some(body)).await?;
+    super::write_stdout(&String::from_utf8_lossy(&answer))
 }
 
 /// The server's error with the file named, as kubectl words it: `Error from server (NotFound):

@@ -1,5 +1,6 @@
 //! Reading and writing objects of any resource type as JSON.
 
+use bytes::Bytes;
 use http::{Method, Request, header};
 use serde_json::{Value, json};
 
@@ -57,6 +58,53 @@ pub struct WriteOptions {
     pub subresource: Option<String>,
     /// Ask the server to check fields (not sent with deletes).
     pub field_validation: Option<FieldValidation>,
+}
+
+/// How a delete proceeds, beyond the write's options: kubectl's `--grace-period` and `--cascade`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeleteOptions {
+    /// Seconds the object's pods get to stop; `None` for the object's own default.
+    pub grace_period: Option<u32>,
+    /// What happens to the objects the deleted one owns; `None` for the server's default.
+    pub propagation: Option<Propagation>,
+}
+
+/// `propagationPolicy`: what a delete does with the objects the deleted one owns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Propagation {
+    /// Delete the object now, its dependents afterwards.
+    Background,
+    /// Delete the dependents first, then the object.
+    Foreground,
+    /// Leave the dependents.
+    Orphan,
+}
+
+impl Propagation {
+    fn as_str(self) -> &'static str {
+        match self {
+            Propagation::Background => "Background",
+            Propagation::Foreground => "Foreground",
+            Propagation::Orphan => "Orphan",
+        }
+    }
+}
+
+impl DeleteOptions {
+    /// The `DeleteOptions` body the server reads, with `preconditions` if given.
+    fn body(&self, preconditions: Option<Value>) -> Value {
+        let mut body = json!({"apiVersion": "v1", "kind": "DeleteOptions"});
+        if let Some(preconditions) = preconditions {
+            body["preconditions"] = preconditions;
+        }
+        if let Some(seconds) = self.grace_period {
+            body["gracePeriodSeconds"] = json!(seconds);
+        }
+        if let Some(propagation) = self.propagation {
+            body["propagationPolicy"] = json!(propagation.as_str());
+        }
+        body
+    }
 }
 
 impl WriteOptions {
@@ -219,14 +267,27 @@ impl Cluster {
         namespace: Option<&str>,
         object: &Value,
         options: &WriteOptions,
+        deletion: &DeleteOptions,
     ) -> Result<Value> {
         let metadata = &object["metadata"];
         let name = metadata["name"].as_str().unwrap_or_default();
         let path = delete_path(rt, namespace, name, options);
         let preconditions = json!({"uid": metadata["uid"], "resourceVersion": metadata["resourceVersion"]});
-        let body = json!({"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": preconditions});
-        let body = serde_json::to_vec(&body).expect("a JSON value always serializes");
+        let body = serde_json::to_vec(&deletion.body(Some(preconditions))).expect("a JSON value always serializes");
         self.call_json(Method::DELETE, path, "application/json", Some(body)).await
+    }
+
+    /// Sends `body` (if any) to `path` as it is and returns the answer's bytes as they are:
+    /// kubectl's `--raw`.
+    pub async fn raw(&self, method: Method, path: &str, body: Option<Vec<u8>>) -> Result<Bytes> {
+        let mut request = Request::builder().method(method).uri(path);
+        if body.is_some() {
+            request = request.header(header::CONTENT_TYPE, "application/json");
+        }
+        let request = request
+            .body(body.unwrap_or_default())
+            .map_err(|err| Error::InvalidRequest { path: path.to_string(), reason: err.to_string() })?;
+        self.transport.send(request).await
     }
 
     async fn call_json(

@@ -1,7 +1,10 @@
 //! `kubeupd diff`: for each object in the files, the live object against what `apply` would make
 //! of it, as a unified diff. The apply engine runs as a server dry run, so the comparison is with
 //! exactly what apply would send. Exit status as kubectl's: 0 when nothing differs, 1 when
-//! something does, above 1 on errors.
+//! something does, above 1 on errors. With `KUBECTL_EXTERNAL_DIFF` set, that program compares
+//! the objects instead (see [`external`]).
+
+mod external;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::IsTerminal as _;
@@ -19,7 +22,6 @@ use crate::resource::{ObjectRef, Resolver};
 
 /// Options of `kubeupd diff`.
 #[derive(Debug, Args)]
-#[command(mut_arg("filenames", |arg| arg.required(true)))]
 pub struct DiffArgs {
     #[command(flatten)]
     files: FileArgs,
@@ -36,6 +38,9 @@ pub struct DiffArgs {
     /// Keep `metadata.managedFields` in the compared objects.
     #[arg(long)]
     show_managed_fields: bool,
+    /// Show Secret values instead of `***`.
+    #[arg(long)]
+    show_secrets: bool,
     /// How many objects to compare at once.
     #[arg(long, value_name = "N", default_value_t = 8)]
     concurrency: usize,
@@ -82,7 +87,9 @@ async fn compare_all(args: &DiffArgs, global: &GlobalArgs) -> Result<bool> {
         concurrency: args.concurrency.max(1),
         ..ApplyOptions::new(mode)
     };
+    args.files.require()?;
     let pruning = args.prune.pruning()?;
+    let external = external::Program::from_env();
     let cluster = global.connect().await?;
     let resolver = Resolver::new(&cluster, global.namespace.as_deref(), false);
     let applyset = match pruning {
@@ -97,7 +104,7 @@ async fn compare_all(args: &DiffArgs, global: &GlobalArgs) -> Result<bool> {
         results.insert(index, result);
     })
     .await;
-    let color = std::io::stdout().is_terminal() && !args.summary && args.output.is_none();
+    let shown = Shown { managed_fields: args.show_managed_fields, secrets: args.show_secrets };
     let mut changes = Vec::new();
     let (mut applied, mut namespaces, mut failed) = (HashSet::new(), BTreeSet::new(), false);
     for result in results.into_values() {
@@ -105,7 +112,7 @@ async fn compare_all(args: &DiffArgs, global: &GlobalArgs) -> Result<bool> {
             Ok(outcome) => {
                 applied.extend(outcome.object["metadata"]["uid"].as_str().map(String::from));
                 namespaces.extend(outcome.target.namespace.clone());
-                changes.push(Change::applied(outcome, args.show_managed_fields, color));
+                changes.push(Change::applied(outcome, shown));
             }
             Err(err) => {
                 failed = true;
@@ -119,17 +126,30 @@ async fn compare_all(args: &DiffArgs, global: &GlobalArgs) -> Result<bool> {
     let scope = pruning.scope(applyset.as_ref(), members.as_ref(), &namespaces);
     if let Some(scope) = scope {
         let found = prune::find(&cluster, scope, &applied).await.map_err(apply::Error::from)?;
-        changes.extend(found.into_iter().map(|object| Change::pruned(object, args.show_managed_fields, color)));
+        changes.extend(found.into_iter().map(|object| Change::pruned(object, shown)));
     }
     let differs = changes.iter().any(|change| change.action != Action::Unchanged);
     if args.output.is_some() {
         print!("{}", output::to_json(&change_set(&changes)));
     } else if args.summary {
         print!("{}", summary(&changes));
+    } else if let Some(program) = external {
+        // The program's verdict is the result, as kubectl has it.
+        return program.compare(&changes).map(|status| status == 1);
     } else {
-        changes.iter().for_each(|change| print!("{}", change.diff));
+        let color = std::io::stdout().is_terminal();
+        changes
+            .iter()
+            .for_each(|change| print!("{}", output::unified_diff(&change.name, &change.before, &change.after, color)));
     }
     Ok(differs)
+}
+
+/// What the compared YAML keeps that kubectl hides by default.
+#[derive(Debug, Clone, Copy)]
+struct Shown {
+    managed_fields: bool,
+    secrets: bool,
 }
 
 /// What applying (and pruning) would do to an object.
@@ -152,28 +172,63 @@ impl Action {
     }
 }
 
-/// One object's change: what happens to it, its changed field paths, and its diff.
+/// One object's change: what happens to it, its changed field paths, and the two sides compared
+/// as YAML (empty for an object that is new, or pruned), under kubectl's name for the object
+/// (`apps.v1.Deployment.default.web`).
 struct Change {
     action: Action,
     target: ObjectRef,
     fields: Vec<String>,
-    diff: String,
+    name: String,
+    before: String,
+    after: String,
 }
 
 impl Change {
-    fn applied(outcome: Outcome, show_managed_fields: bool, color: bool) -> Change {
+    fn applied(outcome: Outcome, shown: Shown) -> Change {
         let fields = output::changed_paths(outcome.before.as_ref(), Some(&outcome.object));
         let action = if outcome.before.is_none() { Action::Create } else { Action::Change };
-        let target = outcome.target;
-        let diff = diff(&target, outcome.before, Some(outcome.object), show_managed_fields, color);
-        let action = if diff.is_empty() { Action::Unchanged } else { action };
-        Change { action, target, fields: if action == Action::Unchanged { Vec::new() } else { fields }, diff }
+        let change = Change::new(action, outcome.target, fields, outcome.before, Some(outcome.object), shown);
+        if change.before == change.after {
+            Change { action: Action::Unchanged, fields: Vec::new(), ..change }
+        } else {
+            change
+        }
     }
 
-    fn pruned(object: prune::Prunable, show_managed_fields: bool, color: bool) -> Change {
+    fn pruned(object: prune::Prunable, shown: Shown) -> Change {
         let fields = output::changed_paths(Some(&object.object), None);
-        let diff = diff(&object.target, Some(object.object), None, show_managed_fields, color);
-        Change { action: Action::Prune, target: object.target, fields, diff }
+        Change::new(Action::Prune, object.target, fields, Some(object.object), None, shown)
+    }
+
+    fn new(
+        action: Action,
+        target: ObjectRef,
+        fields: Vec<String>,
+        mut live: Option<Value>,
+        mut merged: Option<Value>,
+        shown: Shown,
+    ) -> Change {
+        if target.rt.group.is_empty() && target.rt.kind == "Secret" && !shown.secrets {
+            mask_secret_data(live.as_mut(), merged.as_mut());
+        }
+        let yaml = |object: Option<Value>| match object {
+            None => String::new(),
+            Some(mut object) => {
+                if !shown.managed_fields {
+                    output::strip_managed_fields(&mut object);
+                }
+                output::render_objects(OutputFormat::Yaml, vec![object], true)
+            }
+        };
+        let name = format!(
+            "{}.{}.{}.{}",
+            target.rt.api_version().replace('/', "."),
+            target.rt.kind,
+            target.namespace.as_deref().unwrap_or(""),
+            target.name
+        );
+        Change { action, target, fields, name, before: yaml(live), after: yaml(merged) }
     }
 }
 
@@ -233,37 +288,6 @@ fn change_set(changes: &[Change]) -> Value {
         })
         .collect();
     json!({"objects": objects, "totals": totals})
-}
-
-/// The live object (`None` when it is new) against what it would become (`None` when pruned), as
-/// a unified diff; empty when they are the same.
-fn diff(
-    target: &ObjectRef,
-    mut live: Option<Value>,
-    mut merged: Option<Value>,
-    show_managed_fields: bool,
-    color: bool,
-) -> String {
-    if target.rt.group.is_empty() && target.rt.kind == "Secret" {
-        mask_secret_data(live.as_mut(), merged.as_mut());
-    }
-    let yaml = |object: Option<Value>| match object {
-        None => String::new(),
-        Some(mut object) => {
-            if !show_managed_fields {
-                output::strip_managed_fields(&mut object);
-            }
-            output::render_objects(OutputFormat::Yaml, vec![object], true)
-        }
-    };
-    let name = format!(
-        "{}.{}.{}.{}",
-        target.rt.api_version().replace('/', "."),
-        target.rt.kind,
-        target.namespace.as_deref().unwrap_or(""),
-        target.name
-    );
-    output::unified_diff(&name, &yaml(live), &yaml(merged), color)
 }
 
 /// Hides Secret values as kubectl does: `***` where a value is the same on both sides, `*** (before)`
