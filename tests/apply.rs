@@ -227,7 +227,7 @@ fn server_side_apply_reports_conflicts_with_their_managers_and_forces_them() {
         .iter()
         .filter_map(|entry| entry["manager"].as_str())
         .collect();
-    assert!(managers.contains(&"kubeupd"), "{managers:?}");
+    assert!(managers.contains(&"kubectl"), "kubectl's default manager: {managers:?}");
 }
 
 #[test]

@@ -83,18 +83,12 @@ fn apply_both(twins: &Twins, yaml: &str, args: &[&str]) {
     assert_eq!(stdout(&ours), stdout(&theirs), "apply {args:?}");
 }
 
-/// The objects of both twins, which must be the same but for `metadata.generation`: the server
-/// keeps the last-applied annotation in step within the apply itself only for the manager named
-/// `kubectl`, while kubeupd writes it in a request of its own, and a Deployment counts an
-/// annotation change as a generation.
-fn assert_same_but_generation(twins: &Twins, context: &str) -> Value {
+/// The objects of both twins, which must be the same, `metadata.generation` and field ownership
+/// included; returns them.
+fn assert_same_objects(twins: &Twins, context: &str) -> Value {
     let view = |namespace: &support::TestNamespace| {
         let text = namespace.kubectl_ok(&["get", KINDS, "-n", &namespace.name, "-o", "json", "--show-managed-fields"]);
-        let mut list = twin_view(parse_json(text.as_bytes()), &namespace.name);
-        for item in list["items"].as_array_mut().unwrap() {
-            item["metadata"].as_object_mut().unwrap().remove("generation");
-        }
-        list["items"].take()
+        twin_view(parse_json(text.as_bytes()), &namespace.name)["items"].take()
     };
     let ours = view(&twins.ours);
     assert_eq!(ours, view(&twins.theirs), "{context}: the objects differ (left: kubeupd, right: kubectl)");
@@ -109,7 +103,7 @@ fn switching_to_server_side_apply_and_back_matches_kubectl() {
     apply_both(&twins, &changed(), &[]);
     twins.assert_same(KINDS, "changed client-side");
     apply_both(&twins, &server_side(), &["--server-side"]);
-    let switched = assert_same_but_generation(&twins, "applied server-side");
+    let switched = assert_same_objects(&twins, "applied server-side");
     let settings = &switched[0];
     assert_eq!(settings["data"], serde_json::json!({"x": "1", "z": "9"}), "k is gone");
     assert_eq!(settings["metadata"]["labels"], serde_json::json!({"a": "1"}), "b is gone");
@@ -121,9 +115,9 @@ fn switching_to_server_side_apply_and_back_matches_kubectl() {
         .collect();
     assert!(!managers.contains(&"kubectl-client-side-apply"), "{managers:?}");
     apply_both(&twins, &server_side(), &["--server-side"]);
-    assert_same_but_generation(&twins, "applied server-side again");
+    assert_same_objects(&twins, "applied server-side again");
     apply_both(&twins, &client_side_again(), &[]);
-    let back = assert_same_but_generation(&twins, "back to client-side");
+    let back = assert_same_objects(&twins, "back to client-side");
     assert_eq!(back[0]["data"], serde_json::json!({"x": "1", "w": "4"}), "z, applied server-side, is gone");
 }
 
@@ -132,7 +126,7 @@ fn a_server_side_apply_that_changes_client_side_values_matches_kubectl() {
     let twins = Twins::new("ssa-values");
     apply_both(&twins, CREATED, &[]);
     // Values client-side apply set change: the server forgives those conflicts to the manager
-    // `kubectl` only; kubeupd's own manager takes the fields over first.
+    // `kubectl`, which is kubeupd's default too.
     let changed = CREATED.replace("replicas: 2", "replicas: 4").replace(r#"x: "1""#, r#"x: "7""#);
     let dry_run = twins
         .ours
@@ -143,10 +137,10 @@ fn a_server_side_apply_that_changes_client_side_values_matches_kubectl() {
         .unwrap();
     assert!(dry_run.status.success(), "{}", stderr(&dry_run));
     apply_both(&twins, &changed, &["--server-side"]);
-    let switched = assert_same_but_generation(&twins, "values changed server-side");
+    let switched = assert_same_objects(&twins, "values changed server-side");
     assert_eq!(switched[1]["spec"]["replicas"], 4);
     apply_both(&twins, CREATED, &[]);
-    assert_same_but_generation(&twins, "back to client-side");
+    assert_same_objects(&twins, "back to client-side");
 }
 
 #[test]
@@ -228,4 +222,59 @@ fn any_field_manager_migrates_and_keeps_the_annotation_in_step() {
     apply(&client_side_again(), &[]);
     let settings = parse_json(ns.kubectl_ok(&["get", "cm", "settings", "-n", &ns.name, "-o", "json"]).as_bytes());
     assert_eq!(settings["data"], serde_json::json!({"x": "1", "w": "4"}));
+}
+
+/// kubectl and kubeupd take turns at server-side apply on one object (kubectl alone on its
+/// twin): no conflict between them, and the same objects and field ownership, because both apply
+/// under kubectl's default manager.
+#[test]
+fn kubectl_and_kubeupd_take_turns_at_server_side_apply() {
+    let twins = Twins::new("ssa-turns");
+    let steps = [
+        CREATED.to_string(),
+        CREATED.replace("replicas: 2", "replicas: 4").replace(r#"x: "1""#, r#"x: "7""#),
+        CREATED.replace("replicas: 2", "replicas: 3").replace("nginx:1.25", "nginx:1.27"),
+    ];
+    for (step, yaml) in steps.iter().enumerate() {
+        let theirs = support::with_stdin(
+            twins.theirs.kubectl().args(["apply", "--server-side", "-n", &twins.theirs.name, "-f", "-"]),
+            yaml,
+        );
+        let ours = if step == 1 {
+            twins
+                .ours
+                .kubeupd()
+                .args(["apply", "--server-side", "-n", &twins.ours.name, "-f", "-"])
+                .write_stdin(yaml.clone())
+                .output()
+                .unwrap()
+        } else {
+            support::with_stdin(
+                twins.ours.kubectl().args(["apply", "--server-side", "-n", &twins.ours.name, "-f", "-"]),
+                yaml,
+            )
+        };
+        assert!(theirs.status.success(), "kubectl, step {step}: {}", stderr(&theirs));
+        assert!(ours.status.success(), "step {step} on the object the other tool applied: {}", stderr(&ours));
+        assert_eq!(stdout(&ours), stdout(&theirs), "step {step}");
+        let objects = assert_same_objects(&twins, &format!("step {step}"));
+        let live = twins.ours.kubectl_ok(&[
+            "get",
+            "cm",
+            "settings",
+            "-n",
+            &twins.ours.name,
+            "-o",
+            "json",
+            "--show-managed-fields",
+        ]);
+        let managers: Vec<String> = parse_json(live.as_bytes())["metadata"]["managedFields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|entry| format!("{}/{}", entry["manager"].as_str().unwrap(), entry["operation"].as_str().unwrap()))
+            .collect();
+        assert_eq!(managers, ["kubectl/Apply"], "step {step}: one owner, kubectl's manager");
+        assert_eq!(objects[1]["spec"]["replicas"], [2, 4, 3][step]);
+    }
 }

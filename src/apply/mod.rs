@@ -43,8 +43,9 @@ pub use validate::{InvalidFields, Verdict, check as validate};
 /// either tool recognise the fields these applies set.
 pub const CLIENT_SIDE_MANAGER: &str = "kubectl-client-side-apply";
 
-/// The default field manager of server-side applies.
-pub const SERVER_SIDE_MANAGER: &str = "kubeupd";
+/// The default field manager of server-side applies: kubectl's, so that objects applied by
+/// either tool stay interchangeable (the same owner, no conflicts between the two).
+pub const SERVER_SIDE_MANAGER: &str = "kubectl";
 
 /// Whether a write is sent, only computed, or only checked by the server.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use serde_json::json;
 use super::flags::{DryRunArg, FileArgs, OutputArgs, TargetArgs};
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{DryRun, last_applied};
-use crate::client::{Cluster, WriteOptions};
+use crate::client::{Cluster, Selectors, WriteOptions};
 use crate::gocompat;
 use crate::merge::Patch;
 use crate::output::{self, OutputFormat};
@@ -34,13 +34,18 @@ pub enum ViewFormat {
 pub struct ViewArgs {
     #[command(flatten)]
     targets: TargetArgs,
+    /// The objects of the types named that match this label selector.
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    selector: Option<String>,
+    /// Every object of the types named.
+    #[arg(long)]
+    all: bool,
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = ViewFormat::Yaml)]
     output: ViewFormat,
 }
 
 /// Options of `apply set-last-applied`.
 #[derive(Debug, Args)]
-#[command(mut_arg("filenames", |arg| arg.required(true)))]
 pub struct SetArgs {
     /// Files holding the configurations to record.
     #[command(flatten)]
@@ -64,9 +69,14 @@ pub async fn run(command: LastAppliedCommand, global: &GlobalArgs) -> Result {
 }
 
 async fn view(args: ViewArgs, cluster: &Cluster, resolver: &Resolver<'_>) -> Result {
-    let rules = Rules { verb: "apply view-last-applied", types_alone: false, selector: false };
-    let resolved = resolver.resolve(args.targets.named(rules)?).await?;
-    for target in resolved.iter().filter_map(Resolved::object) {
+    let listing = args.selector.is_some() || args.all;
+    let rules = Rules { verb: "apply view-last-applied", types_alone: listing, selector: args.selector.is_some() };
+    let selectors = Selectors { label: args.selector.as_deref(), field: None };
+    let mut targets = Vec::new();
+    for resolved in resolver.resolve(args.targets.named(rules)?).await? {
+        targets.extend(resolved.objects(cluster, selectors).await?);
+    }
+    for target in &targets {
         let object = cluster.get(&target.rt, target.namespace.as_deref(), &target.name).await?;
         let Some(recorded) = last_applied::recorded(&object) else {
             return Err(Error::msg(format!(

@@ -23,7 +23,7 @@ use super::flags::{FieldManagerArg, TargetArgs, ValidateArg};
 use super::validation;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, Verdict, last_applied};
-use crate::client::{self, Cluster, ResourceType, Status, WriteOptions};
+use crate::client::{self, Cluster, ResourceType, Selectors, Status, WriteOptions};
 use crate::gocompat;
 use crate::merge::{KindPatcher, MergeError};
 use crate::output;
@@ -48,6 +48,15 @@ pub struct EditArgs {
     /// Print each patch before sending it.
     #[arg(long, alias = "output-patch")]
     pub show_patch: bool,
+    /// Keep `metadata.managedFields` in the edited text and the printed objects.
+    #[arg(long)]
+    pub show_managed_fields: bool,
+    /// Edit this subresource of each object (e.g. status) instead of the object.
+    #[arg(long, value_name = "NAME")]
+    pub subresource: Option<String>,
+    /// Give the editor CRLF line endings (kubectl's default on Windows).
+    #[arg(long)]
+    pub windows_line_endings: bool,
     #[command(flatten)]
     pub field_manager: FieldManagerArg,
     #[command(flatten)]
@@ -56,11 +65,11 @@ pub struct EditArgs {
 
 /// Runs `kubeupd edit`.
 pub async fn run(args: EditArgs, global: &GlobalArgs) -> Result {
-    let objects = args.targets.named(Rules { verb: "edit", types_alone: false, selector: false })?;
+    let objects = args.targets.named(Rules { verb: "edit", types_alone: true, selector: false })?;
     let editor = Editor::from_env()?;
     let cluster = global.connect().await?;
-    let targets = fetch(&cluster, objects, global.namespace.as_deref()).await?;
-    let printer = Printer { format: args.output, printed: 0 };
+    let targets = fetch(&cluster, objects, global.namespace.as_deref(), &args).await?;
+    let printer = Printer { format: args.output, printed: 0, show_managed_fields: args.show_managed_fields };
     let session = Session { cluster: &cluster, args: &args, targets, schemas: HashMap::new(), printer };
     session.run(&editor).await
 }
@@ -88,13 +97,26 @@ impl Target {
     }
 }
 
-/// Resolves and fetches the objects, in the order asked for, each once.
-async fn fetch(cluster: &Cluster, objects: Vec<Named>, namespace_flag: Option<&str>) -> Result<Vec<Target>> {
+/// Resolves and fetches the objects, in the order asked for, each once; a type alone (`edit
+/// deployments`) stands for every object of the type in the namespace, as kubectl has it.
+async fn fetch(
+    cluster: &Cluster,
+    objects: Vec<Named>,
+    namespace_flag: Option<&str>,
+    args: &EditArgs,
+) -> Result<Vec<Target>> {
     let resolved = Resolver::new(cluster, namespace_flag, false).resolve(objects).await?;
-    let fetches = resolved.into_iter().filter_map(|item| item.object().cloned()).map(|object| async move {
+    let mut named = Vec::new();
+    for item in resolved {
+        named.extend(item.objects(cluster, Selectors::default()).await?);
+    }
+    let subresource = args.subresource.as_deref();
+    let fetches = named.into_iter().map(|object| async move {
         let namespace = object.namespace.unwrap_or_default();
-        let mut fetched = cluster.get(&object.rt, Some(&namespace), &object.name).await?;
-        output::strip_managed_fields(&mut fetched);
+        let mut fetched = cluster.get_subresource(&object.rt, Some(&namespace), &object.name, subresource).await?;
+        if !args.show_managed_fields {
+            output::strip_managed_fields(&mut fetched);
+        }
         Ok::<_, Error>(Target {
             rt: object.rt,
             namespace,
@@ -184,10 +206,19 @@ fn fixable(err: &client::Error) -> Option<&Status> {
 struct Printer {
     format: Option<EditFormat>,
     printed: usize,
+    show_managed_fields: bool,
 }
 
 impl Printer {
     fn print(&mut self, object: &Value, action: &str) {
+        let mut shown;
+        let object = if self.show_managed_fields {
+            object
+        } else {
+            shown = object.clone();
+            output::strip_managed_fields(&mut shown);
+            &shown
+        };
         let text = match self.format {
             None => format!("{} {action}\n", output::object_name(object)),
             Some(EditFormat::Json) => output::to_json(object),
@@ -221,12 +252,13 @@ impl Session<'_> {
         let mut rejections: Vec<Rejection> = Vec::new();
         loop {
             let reasons: Vec<Reason> = rejections.iter().map(|rejection| rejection.reason.clone()).collect();
-            file.write(&text::compose(&reasons, &body))?;
+            let text = text::compose(&reasons, &body);
+            file.write(&if self.args.windows_line_endings { text.replace('\n', "\r\n") } else { text })?;
             if let Err(err) = editor.edit(file.path()).await {
                 file.keep();
                 return Err(err.into());
             }
-            let saved = file.read()?;
+            let saved = file.read()?.replace("\r\n", "\n");
             if let Some(last) = rejections.last()
                 && text::body(&saved).trim_end() == body.trim_end()
             {
@@ -311,12 +343,12 @@ impl Session<'_> {
             }
             let options = WriteOptions {
                 field_manager: Some(self.args.field_manager.or("kubectl-edit")),
+                subresource: self.args.subresource.clone(),
                 ..WriteOptions::default()
             };
             let name = object["metadata"]["name"].as_str().unwrap_or_default();
             match self.cluster.patch(&target.rt, Some(&target.namespace), name, &patch, &options).await {
-                Ok(mut patched) => {
-                    output::strip_managed_fields(&mut patched);
+                Ok(patched) => {
                     self.printer.print(&patched, "edited");
                     (target.accepted, target.base, target.sent) = (object, desired, true);
                 }

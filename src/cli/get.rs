@@ -25,6 +25,9 @@ pub struct GetArgs {
     pub selector: Option<String>,
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Read this path of the server (e.g. /readyz, /apis/apps/v1) and print the answer as it is.
+    #[arg(long, value_name = "PATH")]
+    pub raw: Option<String>,
 }
 
 /// What is read at once: a list, or objects of one type in one namespace, shown together.
@@ -47,6 +50,14 @@ impl Visit {
 
 /// Runs `kubeupd get`.
 pub async fn run(args: GetArgs, global: &GlobalArgs) -> Result {
+    if let Some(path) = &args.raw {
+        if !args.targets.targets.is_empty() || !args.targets.files.filenames.is_empty() {
+            return Err(Error::msg("arguments may not be passed when --raw is specified"));
+        }
+        let cluster = global.connect().await?;
+        let answer = cluster.raw(http::Method::GET, path, None).await?;
+        return super::write_stdout(&String::from_utf8_lossy(&answer));
+    }
     let rules = Rules { verb: "get", types_alone: true, selector: args.selector.is_some() };
     let named = args.targets.named(rules)?;
     let cluster = global.connect().await?;

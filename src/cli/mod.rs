@@ -119,6 +119,38 @@ pub struct GlobalArgs {
     /// UID to impersonate for the operation.
     #[arg(long = "as-uid", global = true, value_name = "UID")]
     pub impersonate_uid: Option<String>,
+    /// An extra field of the user to impersonate, KEY=VALUE; repeat for several values.
+    #[arg(long = "as-user-extra", global = true, value_name = "KEY=VALUE", value_parser = key_value)]
+    pub impersonate_extra: Vec<(String, String)>,
+    /// The proxy to reach the server through (http:// or socks5://), over the kubeconfig's.
+    #[arg(long, global = true, value_name = "URL")]
+    pub proxy_url: Option<String>,
+    /// Accepted for kubectl's scripts; kubeupd writes its log lines as they come.
+    #[arg(long, global = true, value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
+    pub log_flush_frequency: Duration,
+    /// Accepted for kubectl's scripts; kubeupd filters its log by -v only.
+    #[arg(long, global = true, value_name = "PATTERN=N,...")]
+    pub vmodule: Option<String>,
+    /// Refused: kubeupd has no Kubernetes version of its own for the server's to match.
+    #[arg(long, global = true)]
+    pub match_server_version: bool,
+    /// Only `none`: kubeupd has no Go profiles to capture.
+    #[arg(long, global = true, value_name = "NAME", default_value = "none")]
+    pub profile: String,
+    /// Where --profile writes (unused: only --profile=none is taken).
+    #[arg(long, global = true, value_name = "PATH", default_value = "profile.pprof")]
+    pub profile_output: PathBuf,
+    /// The command line as `--record` records it (see [`pflag::change_cause`]).
+    #[arg(skip)]
+    pub change_cause: String,
+}
+
+/// `KEY=VALUE`, as `--as-user-extra` takes it.
+fn key_value(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key.to_string(), value.to_string())),
+        _ => Err(format!("{text:?} is not KEY=VALUE")),
+    }
 }
 
 /// Keeps a credential out of `Debug` output.
@@ -130,6 +162,22 @@ fn secret(text: &str) -> Result<SecretString, std::convert::Infallible> {
 static WARNINGS_RECEIVED: AtomicUsize = AtomicUsize::new(0);
 
 impl GlobalArgs {
+    /// Refuses kubectl's global flags that have no meaning here, saying why.
+    fn check(&self) -> Result {
+        if self.match_server_version {
+            return Err(Error::msg(
+                "--match-server-version is not supported: kubeupd has no Kubernetes version of its own to match",
+            ));
+        }
+        if self.profile != "none" {
+            return Err(Error::msg(format!(
+                "--profile={} is not supported: kubeupd is not a Go program and has no Go profiles to capture",
+                self.profile
+            )));
+        }
+        Ok(())
+    }
+
     /// How to reach the cluster, as the flags say.
     pub fn connect_options(&self) -> ConnectOptions {
         ConnectOptions {
@@ -154,6 +202,8 @@ impl GlobalArgs {
                 impersonate: self.impersonate.clone(),
                 impersonate_groups: self.impersonate_groups.clone(),
                 impersonate_uid: self.impersonate_uid.clone(),
+                impersonate_extra: self.impersonate_extra.clone(),
+                proxy_url: self.proxy_url.clone(),
             },
         }
     }
@@ -219,7 +269,9 @@ where
             String::new()
         })
     })?;
-    Cli::from_arg_matches(&matches).map_err(|err| err.to_string())
+    let mut cli = Cli::from_arg_matches(&matches).map_err(|err| err.to_string())?;
+    cli.global.change_cause = pflag::change_cause(&command, &args);
+    Ok(cli)
 }
 
 /// Parses the command line, runs the verb, prints errors the way kubectl does and returns the exit code.
@@ -235,6 +287,7 @@ pub fn run() -> ExitCode {
     init_logging(cli.global.verbosity);
     let warnings_as_errors = cli.global.warnings_as_errors;
     let result = match cli.command {
+        _ if let Err(err) = cli.global.check() => Err(err),
         Command::Completion(args) => completion::run(&args),
         command => tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -330,7 +383,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
-    let value: f64 = number.parse().map_err(|_| format!("invalid duration {text:?}"))?;
+    let value: f64 = number.parse().map_err(|_| format!("time: invalid duration {text:?}"))?;
     let seconds = match unit {
         "" | "s" => value,
         "ms" => value / 1000.0,

@@ -47,6 +47,9 @@ pub struct PatchArgs {
     pub field_manager: FieldManagerArg,
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Deprecated: record the command line in the `kubernetes.io/change-cause` annotation.
+    #[arg(long)]
+    pub record: bool,
 }
 
 /// `--type`: the patch types a user writes.
@@ -137,6 +140,9 @@ fn plan(args: &PatchArgs) -> Result<Plan> {
 /// Runs `kubeupd patch`.
 pub async fn run(args: PatchArgs, global: &GlobalArgs) -> Result {
     let plan = plan(&args)?;
+    if global.change_cause.split(' ').any(|word| word.starts_with("--record=")) {
+        eprintln!("Flag --record has been deprecated, --record will be removed in the future");
+    }
     if args.local {
         return run_local(plan, &args);
     }
@@ -147,7 +153,7 @@ pub async fn run(args: PatchArgs, global: &GlobalArgs) -> Result {
         resolved
             .iter()
             .filter_map(|item| item.object())
-            .map(|object| patch_one(&cluster, object, &plan.patch, source, &args)),
+            .map(|object| patch_one(&cluster, object, &plan.patch, source, &args, global)),
     )
     .await;
     super::print_results(results)
@@ -161,6 +167,7 @@ async fn patch_one(
     patch: &Patch,
     source: Option<&str>,
     args: &PatchArgs,
+    global: &GlobalArgs,
 ) -> Result<String> {
     let subresource = args.subresource.map(Subresource::as_str);
     let object = match source {
@@ -196,7 +203,21 @@ async fn patch_one(
             .await
             .map_err(|err| server_failure(err, patch, &before, &object))?
     };
+    let after = if args.record && args.dry_run.mode() == DryRun::None {
+        record_change_cause(cluster, target, &global.change_cause, args).await?
+    } else {
+        after
+    };
     Ok(args.output.written(&after, "patched", after != before, ""))
+}
+
+/// `--record`: the command line in the `kubernetes.io/change-cause` annotation, sent as a patch of
+/// its own after the user's, as kubectl sends it.
+async fn record_change_cause(cluster: &Cluster, target: &ObjectRef, cause: &str, args: &PatchArgs) -> Result<Value> {
+    let record = serde_json::json!({"metadata": {"annotations": {"kubernetes.io/change-cause": cause}}});
+    let write = WriteOptions { field_manager: Some(args.field_manager.or("kubectl-patch")), ..WriteOptions::default() };
+    let patch = Patch::Merge(record);
+    Ok(cluster.patch(&target.rt, target.namespace.as_deref(), &target.name, &patch, &write).await?)
 }
 
 /// The server's refusal, in words that say what to do: custom resources take no strategic merge

@@ -91,6 +91,10 @@ pub fn usage_error(err: &clap::Error, command: &Command, args: &[OsString]) -> O
         ErrorKind::InvalidValue | ErrorKind::ValueValidation => {
             let value = context_text(err, ContextKind::InvalidValue).unwrap_or_default();
             let reason = match std::error::Error::source(err) {
+                // Go's words for a number that does not parse, as pflag reports them.
+                Some(source) if source.is::<std::num::ParseIntError>() => {
+                    format!("strconv.ParseInt: parsing {value:?}: invalid syntax")
+                }
                 Some(source) => source.to_string(),
                 None => match err.get(ContextKind::ValidValue) {
                     Some(ContextValue::Strings(valid)) => format!("must be one of {}", valid.join(", ")),
@@ -159,6 +163,65 @@ fn command_path<'a>(command: &'a Command, args: &[OsString]) -> (String, &'a Com
         }
     }
     (path.join(" "), current)
+}
+
+/// The command line as kubectl records it in the `kubernetes.io/change-cause` annotation
+/// (`--record`): the program's file name, the arguments, then each flag given, in the order
+/// given, as `--name=value` (credentials as `CLASSIFIED`).
+pub fn change_cause(command: &Command, args: &[OsString]) -> String {
+    let program = args.first().map(std::path::Path::new).and_then(|path| path.file_name());
+    let mut words = vec![program.map(|name| name.to_string_lossy().into_owned()).unwrap_or_default()];
+    let mut flags = Vec::new();
+    let mut current = command;
+    let mut given = args.iter().skip(1).map(|arg| arg.to_string_lossy().into_owned());
+    let mut flag = |arg: &Arg, value: Option<String>, given: &mut dyn Iterator<Item = String>| {
+        let takes_value = arg.get_num_args().is_some_and(|n| n.min_values() > 0);
+        let value = match value {
+            Some(value) => value,
+            None if takes_value => given.next().unwrap_or_default(),
+            None => "true".to_string(),
+        };
+        let name = arg.get_long().unwrap_or(arg.get_id().as_str());
+        let value = if matches!(name, "token" | "password") { "CLASSIFIED".to_string() } else { value };
+        flags.push(format!("--{name}={value}"));
+    };
+    while let Some(word) = given.next() {
+        if word == "--" {
+            words.extend(given.by_ref());
+            break;
+        }
+        if let Some(long) = word.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((name, value)) => (name, Some(value.to_string())),
+                None => (long, None),
+            };
+            if let Some(arg) = current.get_arguments().find(|arg| arg.get_long() == Some(name)) {
+                flag(arg, value, &mut given);
+            }
+        } else if let Some(shorts) = word.strip_prefix('-').filter(|shorts| !shorts.is_empty()) {
+            for (at, letter) in shorts.char_indices() {
+                let Some(arg) = current.get_arguments().find(|arg| arg.get_short() == Some(letter)) else { break };
+                let rest = &shorts[at + letter.len_utf8()..];
+                let takes_value = arg.get_num_args().is_some_and(|n| n.min_values() > 0);
+                if let Some(value) = rest.strip_prefix('=') {
+                    flag(arg, Some(value.to_string()), &mut given);
+                    break;
+                }
+                if takes_value && !rest.is_empty() {
+                    flag(arg, Some(rest.to_string()), &mut given);
+                    break;
+                }
+                flag(arg, None, &mut given);
+            }
+        } else {
+            if let Some(sub) = current.find_subcommand(&word) {
+                current = sub;
+            }
+            words.push(word);
+        }
+    }
+    words.extend(flags);
+    words.join(" ")
 }
 
 /// The flag in pflag's naming: `--selector`, or `-l, --selector` for a flag with a shorthand.
@@ -281,6 +344,22 @@ mod tests {
     }
 
     #[test]
+    fn the_change_cause_is_the_command_line_as_kubectl_records_it() {
+        let mut command = with_pflag_booleans(<Example as clap::CommandFactory>::command());
+        command.build();
+        let args: Vec<OsString> =
+            ["/usr/bin/kubeupd", "apply", "web", "-l", "a=b", "--server-side", "-AR=false", "-fx.yaml", "--", "-y"]
+                .into_iter()
+                .map(OsString::from)
+                .collect();
+        assert_eq!(
+            change_cause(&command, &args),
+            "kubeupd apply web -y --selector=a=b --server-side=true --all-namespaces=true --recursive=false \
+             --filename=x.yaml"
+        );
+    }
+
+    #[test]
     fn usage_errors_in_kubectls_words() {
         let see = "\nSee 'kubeupd apply --help' for usage.\n";
         assert_eq!(parse(&["apply", "--foo"]).unwrap_err(), format!("Error: unknown flag: --foo{see}"));
@@ -298,10 +377,12 @@ mod tests {
             parse(&["apply", "--selector"]).unwrap_err(),
             format!("Error: flag needs an argument: --selector{see}")
         );
-        assert!(
-            parse(&["apply", "--grace-period=abc"])
-                .unwrap_err()
-                .starts_with("Error: invalid argument \"abc\" for \"--grace-period\" flag: ")
+        assert_eq!(
+            parse(&["apply", "--grace-period=abc"]).unwrap_err(),
+            format!(
+                "Error: invalid argument \"abc\" for \"--grace-period\" flag: strconv.ParseInt: parsing \"abc\": \
+                 invalid syntax{see}"
+            )
         );
         assert_eq!(
             parse(&["aply"]).unwrap_err(),

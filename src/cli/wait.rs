@@ -11,8 +11,8 @@ use clap::Args;
 use super::flags::{OutputArgs, TargetArgs};
 use super::wait_report::{LiveList, not_ready_line, seconds};
 use super::{Error, GlobalArgs, Result, parse_duration};
-use crate::client::{Cluster, ListScope, ResourceType, Selectors};
-use crate::resource::{ObjectRef, Resolved, Resolver, Rules};
+use crate::client::{Cluster, Selectors};
+use crate::resource::{Resolver, Rules};
 use crate::wait::{self, Condition, Outcome, Progress, Target};
 
 /// How long a negative `--timeout` waits: kubectl's week.
@@ -26,9 +26,15 @@ pub struct WaitArgs {
     /// Wait for the objects of the types named that match this label selector.
     #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<String>,
+    /// Wait for the objects of the types named that match this field selector.
+    #[arg(long, value_name = "SELECTOR")]
+    pub field_selector: Option<String>,
     /// Wait for every object of the types named.
     #[arg(long)]
     pub all: bool,
+    /// Refused: a condition can only be waited for on the server (kubectl 1.32 crashes on it).
+    #[arg(long)]
+    pub local: bool,
     /// With -l or --all: in every namespace.
     #[arg(short = 'A', long)]
     pub all_namespaces: bool,
@@ -56,16 +62,17 @@ pub(super) fn parse_timeout(text: &str) -> Result<Duration, String> {
 pub async fn run(args: WaitArgs, global: &GlobalArgs) -> Result {
     let condition = Condition::parse(&args.condition).map_err(Error::msg)?;
     args.output.object_format("wait")?;
-    let listing = args.selector.is_some() || args.all;
+    if args.local {
+        return Err(Error::msg("wait --local is not supported: a condition can only be waited for on the server"));
+    }
+    let listing = args.selector.is_some() || args.field_selector.is_some() || args.all;
     let named = args.targets.named(Rules { verb: "wait", types_alone: listing, selector: args.selector.is_some() })?;
     let cluster = global.connect().await?;
     let resolver = Resolver::new(&cluster, global.namespace.as_deref(), args.all_namespaces);
     let mut objects = Vec::new();
+    let selectors = Selectors { label: args.selector.as_deref(), field: args.field_selector.as_deref() };
     for resolved in resolver.resolve(named).await? {
-        match resolved {
-            Resolved::List { rt, namespace } => objects.extend(list(&cluster, rt, namespace, &args).await?),
-            resolved => objects.extend(resolved.object().cloned()),
-        }
+        objects.extend(resolved.objects(&cluster, selectors).await?);
     }
     if objects.is_empty() && condition != Condition::Deleted {
         return Err(Error::msg("no matching resources found"));
@@ -99,25 +106,6 @@ pub async fn run(args: WaitArgs, global: &GlobalArgs) -> Result {
         }
     }
     if failed { Err(Error::Reported(1)) } else { Ok(()) }
-}
-
-/// The objects of type `rt` in `namespace` (every namespace: `None`) that `-l` selects, by name.
-async fn list(
-    cluster: &Cluster,
-    rt: ResourceType,
-    namespace: Option<String>,
-    args: &WaitArgs,
-) -> Result<Vec<ObjectRef>> {
-    let scope = namespace.as_deref().map_or(ListScope::AllNamespaces, ListScope::Namespace);
-    let list = cluster.list(&rt, scope, Selectors { label: args.selector.as_deref(), field: None }).await?;
-    let items = list["items"].as_array().into_iter().flatten();
-    Ok(items
-        .filter_map(|item| {
-            let name = item["metadata"]["name"].as_str()?.to_string();
-            let namespace = item["metadata"]["namespace"].as_str().map(String::from);
-            Some(ObjectRef { rt: rt.clone(), namespace, name })
-        })
-        .collect())
 }
 
 /// Waits until the objects `apply` just wrote are ready and the objects it pruned are gone, for

@@ -63,6 +63,10 @@ pub struct Overrides {
     pub impersonate_groups: Vec<String>,
     /// `--as-uid`: the UID to impersonate (with `--as`).
     pub impersonate_uid: Option<String>,
+    /// `--as-user-extra KEY=VALUE`: extra fields of the user to impersonate (with `--as`).
+    pub impersonate_extra: Vec<(String, String)>,
+    /// `--proxy-url`: the proxy to reach the server through, over the kubeconfig's.
+    pub proxy_url: Option<String>,
 }
 
 impl ConnectOptions {
@@ -238,6 +242,9 @@ fn override_cluster(cluster: &mut kube::config::Cluster, flags: &Overrides) -> R
     if let Some(server) = &flags.server {
         cluster.server = Some(server.clone());
     }
+    if let Some(proxy) = &flags.proxy_url {
+        cluster.proxy_url = Some(proxy.clone());
+    }
     if flags.server.is_some() || flags.tls_server_name.is_some() {
         cluster.tls_server_name = flags.tls_server_name.clone();
     }
@@ -287,6 +294,9 @@ fn override_user(user: &mut AuthInfo, flags: &Overrides) {
     }
     if let Some(uid) = &flags.impersonate_uid {
         user.impersonate_uid = Some(uid.clone());
+    }
+    for (key, value) in &flags.impersonate_extra {
+        user.impersonate_user_extra.get_or_insert_default().entry(key.clone()).or_default().push(value.clone());
     }
 }
 

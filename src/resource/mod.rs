@@ -150,6 +150,28 @@ pub enum Resolved {
 }
 
 impl Resolved {
+    /// The objects this names: a list's are read from the server, those `selectors` select.
+    pub async fn objects(
+        self,
+        cluster: &client::Cluster,
+        selectors: client::Selectors<'_>,
+    ) -> client::Result<Vec<ObjectRef>> {
+        let (rt, namespace) = match self {
+            Resolved::List { rt, namespace } => (rt, namespace),
+            other => return Ok(other.object().cloned().into_iter().collect()),
+        };
+        let scope = namespace.as_deref().map_or(client::ListScope::AllNamespaces, client::ListScope::Namespace);
+        let list = cluster.list(&rt, scope, selectors).await?;
+        let items = list["items"].as_array().into_iter().flatten();
+        Ok(items
+            .filter_map(|item| {
+                let name = item["metadata"]["name"].as_str()?.to_string();
+                let namespace = item["metadata"]["namespace"].as_str().map(String::from);
+                Some(ObjectRef { rt: rt.clone(), namespace, name })
+            })
+            .collect())
+    }
+
     /// The object this names, unless it is a list.
     pub fn object(&self) -> Option<&ObjectRef> {
         match self {
