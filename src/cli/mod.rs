@@ -15,6 +15,7 @@ mod error;
 mod field_path;
 mod flags;
 mod get;
+mod kuberc;
 mod patch;
 mod pflag;
 mod prune;
@@ -140,6 +141,9 @@ pub struct GlobalArgs {
     /// Where --profile writes (unused: only --profile=none is taken).
     #[arg(long, global = true, value_name = "PATH", default_value = "profile.pprof")]
     pub profile_output: PathBuf,
+    /// kubectl's preferences file (default: $KUBERC, else ~/.kube/kuberc): default options and aliases.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub kuberc: Option<PathBuf>,
     /// The command line as `--record` records it (see [`pflag::change_cause`]).
     #[arg(skip)]
     pub change_cause: String,
@@ -262,6 +266,7 @@ where
         command = command.display_name(format!("kubectl-{plugin}")).bin_name(format!("kubectl {plugin}"));
     }
     command.build();
+    let args = kuberc::apply(&command, args).map_err(|err| format!("{err}\n"))?;
     let matches = command.clone().try_get_matches_from(&args).map_err(|err| {
         pflag::usage_error(&err, &command, &args).unwrap_or_else(|| {
             // Help and version: shown as clap renders them.

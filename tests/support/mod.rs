@@ -131,6 +131,17 @@ impl TestNamespace {
         command
     }
 
+    /// kubectl 1.37 (for what kubectl 1.32 predates, such as kuberc) against the test cluster with a
+    /// cache of its own, configured through the environment so that the first word can be an
+    /// alias. `scripts/test.sh` installs it and names it in `KUBEUPD_TEST_KUBECTL_NEW`.
+    pub fn newer_kubectl(&self) -> Command {
+        let path = std::env::var_os("KUBEUPD_TEST_KUBECTL_NEW")
+            .expect("KUBEUPD_TEST_KUBECTL_NEW is not set: run the cluster tests with scripts/test.sh");
+        let mut command = Command::new(path);
+        command.env("KUBECONFIG", kubeconfig()).env("KUBECACHEDIR", self.cache.path().join("kubectl-new"));
+        command
+    }
+
     /// Runs kubectl with `args`, asserts it succeeded and returns its standard output.
     pub fn kubectl_ok(&self, args: &[&str]) -> String {
         let output = self.kubectl().args(args).output().expect("kubectl runs");
