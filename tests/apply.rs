@@ -593,3 +593,72 @@ fn directories_recursion_several_files_json_and_lists_are_applied_in_order() {
         "configmap/a1 unchanged\nconfigmap/a2 unchanged\nconfigmap/b created\nconfigmap/l1 created\nconfigmap/l2 created\n"
     );
 }
+
+/// `KUBECTL_EXTERNAL_DIFF`: the program kubectl runs, with the same two directories of the same
+/// files (live objects, and what they would become), and its exit status as the result.
+#[test]
+fn diff_runs_the_external_program_as_kubectl_does() {
+    let twins = Twins::new("diff-external");
+    let existing = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: old}\ndata: {a: \"1\"}\n";
+    let secret = "apiVersion: v1\nkind: Secret\nmetadata: {name: key}\nstringData: {k: hidden}\n";
+    for namespace in [&twins.ours, &twins.theirs] {
+        namespace.kubectl_ok(&["create", "cm", "old", "-n", &namespace.name, "--from-literal=a=1", "--save-config"]);
+    }
+    let input = format!(
+        "{}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: new}}\n---\n{secret}",
+        existing.replace("\"1\"", "\"2\"")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("show");
+    // Prints its arguments (the directories as LIVE and MERGED), then every file, without what
+    // differs between twins (names of namespaces, uids, times, versions).
+    std::fs::write(
+        &program,
+        "#!/bin/sh\necho \"$(basename \"$1\" | cut -c1-5) $(basename \"$2\" | cut -c1-7) $3 $4\"\n\
+         for f in \"$1\"/* \"$2\"/*; do echo \"== $(basename \"$(dirname \"$f\")\" | cut -c1-4) $(basename \"$f\" | sed 's/\\.[^.]*\\.[^.]*$//')\"; \
+         grep -v -e uid: -e creationTimestamp: -e resourceVersion: -e namespace: \"$f\"; done\nexit \"$EXIT\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&program, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    for (exit, extra) in [("0", ""), ("1", " -N --color=always"), ("3", "")] {
+        let variable = format!("{}{extra}", program.display());
+        let theirs = with_stdin(
+            twins
+                .theirs
+                .kubectl()
+                .args(["diff", "-n", &twins.theirs.name, "-f", "-"])
+                .env("KUBECTL_EXTERNAL_DIFF", &variable)
+                .env("EXIT", exit),
+            &input,
+        );
+        let ours = twins
+            .ours
+            .kubeupd()
+            .args(["diff", "-n", &twins.ours.name, "-f", "-"])
+            .env("KUBECTL_EXTERNAL_DIFF", &variable)
+            .env("EXIT", exit)
+            .write_stdin(input.clone())
+            .output()
+            .unwrap();
+        let text = |output: &Output| {
+            let names = [&twins.ours.name, &twins.theirs.name];
+            let mut stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+            for name in names {
+                stdout = stdout.replace(name.as_str(), "NAMESPACE");
+            }
+            (output.status.code(), stdout, String::from_utf8_lossy(&output.stderr).into_owned())
+        };
+        assert_eq!(text(&ours), text(&theirs), "exit {exit}: kubeupd (left) differs from kubectl (right)");
+        assert!(String::from_utf8_lossy(&ours.stdout).contains("k: '***'"), "Secrets are masked");
+    }
+    let shown = twins
+        .ours
+        .kubeupd()
+        .args(["diff", "--show-secrets", "-n", &twins.ours.name, "-f", "-"])
+        .env("KUBECTL_EXTERNAL_DIFF", program.display().to_string())
+        .env("EXIT", "1")
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&shown.stdout).contains("k: aGlkZGVu"), "--show-secrets shows them");
+}

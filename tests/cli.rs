@@ -40,10 +40,26 @@ fn every_shell_gets_a_script() {
     }
 }
 
+/// Usage errors as kubectl (pflag and cobra) prints them: the words, `See '... --help' for
+/// usage.` with kubeupd's name, and exit status 1; compared with kubectl's own output.
 #[test]
-fn usage_errors_exit_two() {
-    let output = assert_cmd::Command::cargo_bin("kubeupd").unwrap().args(["apply"]).output().unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let output = assert_cmd::Command::cargo_bin("kubeupd").unwrap().args(["frobnicate"]).output().unwrap();
-    assert_eq!(output.status.code(), Some(2));
+fn usage_errors_in_kubectls_words() {
+    for line in [
+        &["apply", "--foo"][..],
+        &["apply", "-x"],
+        &["apply", "--server-side=maybe"],
+        &["apply", "-f"],
+        &["get", "--selector"],
+        &["apply", "--grace-period=soon"],
+        &["get", "-v=loud"],
+        &["aply"],
+        &["frobnicate"],
+    ] {
+        let ours = assert_cmd::Command::cargo_bin("kubeupd").unwrap().args(line).output().unwrap();
+        let theirs = Command::new("kubectl").args(line).output().expect("kubectl runs");
+        let text = |output: &std::process::Output, name: &str| {
+            (output.status.code(), String::from_utf8_lossy(&output.stderr).replace(name, "TOOL"))
+        };
+        assert_eq!(text(&ours, "kubeupd"), text(&theirs, "kubectl"), "{line:?}");
+    }
 }

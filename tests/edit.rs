@@ -451,3 +451,46 @@ fn save_config_records_the_edited_configuration() {
     let viewed = ns.kubectl_ok(&["apply", "view-last-applied", "cm/settings", "-n", &ns.name, "-o", "json"]);
     assert_eq!(parse_json(viewed.as_bytes()), recorded);
 }
+
+/// `edit TYPE`: every object of the type in the namespace, as one List, as kubectl does.
+#[test]
+fn a_type_alone_edits_every_object_of_the_type_like_kubectl() {
+    let (ours, theirs) = (app("edit-type"), app("edit-type-kubectl"));
+    let both_numbers = "sed -i 's/number: \"123\"/number: \"124\"/' \"$file\"";
+    let editor = ScriptedEditor::new(&[both_numbers]);
+    let output = kubeupd_edit(&ours, &editor, &["configmaps"]);
+    let kubectl = kubectl_edit(&theirs, &ScriptedEditor::new(&[both_numbers]), &["configmaps"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stdout(&output), stdout(&kubectl), "the same lines as kubectl");
+    assert!(editor.seen(1).contains("kind: List"), "one List: {}", editor.seen(1));
+    let objects = |ns: &TestNamespace| twin_view(get(ns, "configmaps"), &ns.name);
+    assert_eq!(objects(&ours), objects(&theirs), "the same objects as kubectl edit made");
+}
+
+/// `--windows-line-endings`: the editor gets CRLF lines, and the saved text is read back.
+#[test]
+fn windows_line_endings_reach_the_editor_and_come_back() {
+    let (ours, theirs) = (app("edit-crlf"), app("edit-crlf-kubectl"));
+    let edit = "grep -q \"$(printf '\\r')\" \"$file\" && sed -i 's/flag: \"true\"/flag: \"false\"/' \"$file\"";
+    let editor = ScriptedEditor::new(&[edit]);
+    let output = kubeupd_edit(&ours, &editor, &["cm/one", "--windows-line-endings"]);
+    let kubectl = kubectl_edit(&theirs, &ScriptedEditor::new(&[edit]), &["cm/one", "--windows-line-endings=true"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(editor.seen(1).contains("\r\n"), "CRLF lines");
+    assert_eq!(stdout(&output), stdout(&kubectl));
+    assert_eq!(get(&ours, "cm/one")["data"]["flag"], "false");
+    assert_eq!(twin_view(get(&ours, "cm/one"), &ours.name), twin_view(get(&theirs, "cm/one"), &theirs.name));
+}
+
+/// `--subresource=status`: the status is what is shown and patched, as with kubectl.
+#[test]
+fn a_subresource_is_edited_like_kubectl() {
+    let (ours, theirs) = (app("edit-status"), app("edit-status-kubectl"));
+    let edit = "sed -i 's/^status: {}/status: {observedGeneration: 7}/; s/^  observedGeneration: .*/  observedGeneration: 7/' \"$file\"";
+    let editor = ScriptedEditor::new(&[edit]);
+    let output = kubeupd_edit(&ours, &editor, &["deploy/web", "--subresource=status"]);
+    let kubectl = kubectl_edit(&theirs, &ScriptedEditor::new(&[edit]), &["deploy/web", "--subresource=status"]);
+    assert_eq!(stdout(&output), stdout(&kubectl), "{}", stderr(&output));
+    assert_eq!(get(&ours, "deploy/web")["status"]["observedGeneration"], 7, "{}", editor.seen(1));
+    assert_eq!(twin_view(get(&ours, "deploy/web"), &ours.name), twin_view(get(&theirs, "deploy/web"), &theirs.name));
+}

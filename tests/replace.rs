@@ -93,3 +93,30 @@ fn replace_force_recreates_as_kubectl_does() {
     let (theirs, ours) = replace(&twins, CONFIGMAP, &["--force", "-o", "name"]);
     assert_same_output(&ours, &theirs, "replace --force -o name");
 }
+
+/// kubectl's flags of the deletion behind `--force` (`--grace-period`, `--cascade`, `--timeout`,
+/// `--wait`), refused without `--force` in kubectl's words; `--save-config` and `--subresource`.
+#[test]
+fn replace_takes_kubectls_deletion_and_recording_flags() {
+    let twins = Twins::new("replace-flags");
+    for_both(&twins, |namespace| namespace.apply(DEPLOYMENT));
+    for args in [&["--grace-period=3"][..], &["--timeout=5s"], &["--cascade=sideways", "--force"]] {
+        let (theirs, ours) = replace(&twins, DEPLOYMENT, args);
+        assert_same_output(&ours, &theirs, &format!("replace {args:?}"));
+        assert_eq!(ours.status.code(), Some(1), "{args:?}");
+    }
+    let reselected = DEPLOYMENT.replace("{app: web}", "{app: web, v: \"2\"}");
+    // Background: the server deletes the object at once (orphan and foreground wait for the
+    // garbage collector, which this cluster does not run).
+    let forced = ["--force", "--grace-period=0", "--cascade=background", "--timeout=30s", "--wait=true"];
+    let (theirs, ours) = replace(&twins, &reselected, &forced);
+    assert_same_output(&ours, &theirs, "replace --force with the deletion's flags");
+    twins.assert_same("deployments", "after replace --force with the deletion's flags");
+    let (theirs, ours) = replace(&twins, &reselected.replace("replicas: 2", "replicas: 5"), &["--save-config"]);
+    assert_same_output(&ours, &theirs, "replace --save-config");
+    twins.assert_same("deployments", "after replace --save-config: the annotation recorded as kubectl records it");
+    let status = format!("{reselected}status: {{observedGeneration: 9}}\n");
+    let (theirs, ours) = replace(&twins, &status, &["--subresource=status"]);
+    assert_eq!(ours.status.code(), theirs.status.code(), "{}", String::from_utf8_lossy(&ours.stderr));
+    twins.assert_same("deployments", "after replace --subresource=status");
+}

@@ -48,8 +48,8 @@ pub enum Error {
     /// The run stopped (interrupted, or the server stopped answering) before this object started.
     #[error("not applied: the run stopped before this object")]
     NotApplied,
-    /// `--force` deleted the object, and it did not go away.
-    #[error("{resource} {name:?} was deleted but is still there after a minute")]
+    /// `--force` deleted the object, and it did not go away in time (kubectl's words).
+    #[error("timed out waiting for the condition on {resource}/{name}")]
     StillThere { resource: String, name: String },
     /// `--force` did not delete the object: the server refuses to create it from the new
     /// configuration (a dry-run create said so).

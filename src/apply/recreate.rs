@@ -111,7 +111,7 @@ async fn wait_until_gone(cluster: &Cluster, target: &ObjectRef, patience: Durati
             Err(client::Error::NotFound(_)) => return Ok(()),
             Err(err) => return Err(err.into()),
             Ok(_) if tokio::time::Instant::now() > deadline => {
-                return Err(Error::StillThere { resource: rt.group_resource(), name: name.to_string() });
+                return Err(Error::StillThere { resource: rt.resource.clone(), name: name.to_string() });
             }
             Ok(_) => tokio::time::sleep(Duration::from_millis(200)).await,
         }

@@ -328,7 +328,7 @@ mod tests {
         let err = apply::Error::StillThere { resource: "configmaps".into(), name: "x".into() };
         assert_eq!(
             failure("STDIN (document 2)", &err),
-            "error: when applying STDIN (document 2): configmaps \"x\" was deleted but is still there after a minute"
+            "error: when applying STDIN (document 2): timed out waiting for the condition on configmaps/x"
         );
     }
 }

@@ -66,7 +66,8 @@ pub fn usage_error(err: &clap::Error, command: &Command, args: &[OsString]) -> O
                     text += &format!("\t{name}\n");
                 }
             }
-            return Some(text.trim_end().to_string() + "\n");
+            // cobra ends the suggestions with a blank line.
+            return Some(text + "\n");
         }
         ErrorKind::UnknownArgument => {
             let arg = context_text(err, ContextKind::InvalidArg).unwrap_or_default();
@@ -386,7 +387,7 @@ mod tests {
         );
         assert_eq!(
             parse(&["aply"]).unwrap_err(),
-            "Error: unknown command \"aply\" for \"kubeupd\"\n\nDid you mean this?\n\tapply\n"
+            "Error: unknown command \"aply\" for \"kubeupd\"\n\nDid you mean this?\n\tapply\n\n"
         );
     }
 }

@@ -135,13 +135,22 @@ async fn replace_one(
             replace_from_file(cluster, manifest, options).await.map_err(|err| in_source(err, &manifest.source.file))?;
         return Ok(args.output.written(&object, "replaced", true, suffix));
     }
-    let recreated = apply::recreate(cluster, &manifest.object, &manifest.document, &options.write, deletion).await?;
+    let deleted_line = || match format {
+        Some(OutputFormat::Name) => format!("{}\n", manifest.object.display_name()),
+        _ => format!("{} {:?} deleted\n", manifest.object.rt.group_kind_lower(), manifest.object.name),
+    };
+    let recreated = match apply::recreate(cluster, &manifest.object, &manifest.document, &options.write, deletion).await
+    {
+        Err(err @ apply::Error::StillThere { .. }) => {
+            // Deleted, but not gone in time: kubectl says both.
+            super::write_stdout(&deleted_line())?;
+            return Err(err.into());
+        }
+        recreated => recreated?,
+    };
     let mut printed = String::new();
     if recreated.deleted {
-        printed = match format {
-            Some(OutputFormat::Name) => format!("{}\n", manifest.object.display_name()),
-            _ => format!("{} {:?} deleted\n", manifest.object.rt.group_kind_lower(), manifest.object.name),
-        };
+        printed = deleted_line();
     }
     printed.push_str(&args.output.written(&recreated.object, "replaced", true, suffix));
     Ok(printed)

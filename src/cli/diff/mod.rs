@@ -209,10 +209,13 @@ impl Change {
         mut merged: Option<Value>,
         shown: Shown,
     ) -> Change {
-        if target.rt.group.is_empty() && target.rt.kind == "Secret" && !shown.secrets {
+        let secret = target.rt.group.is_empty() && target.rt.kind == "Secret";
+        if secret && !shown.secrets {
             mask_secret_data(live.as_mut(), merged.as_mut());
         }
         let yaml = |object: Option<Value>| match object {
+            // kubectl's masking of a Secret leaves an absent side as YAML's null.
+            None if secret => "null\n".to_string(),
             None => String::new(),
             Some(mut object) => {
                 if !shown.managed_fields {
@@ -290,18 +293,17 @@ fn change_set(changes: &[Change]) -> Value {
     json!({"objects": objects, "totals": totals})
 }
 
-/// Hides Secret values as kubectl does: `***` where a value is the same on both sides, `*** (before)`
-/// and `*** (after)` where it changes.
+/// Hides Secret values as kubectl does: `*** (before)` and `*** (after)` where a key is on both
+/// sides with other values, `***` everywhere else.
 fn mask_secret_data(live: Option<&mut Value>, merged: Option<&mut Value>) {
     let live_data = live.as_ref().map(|live| live["data"].clone()).unwrap_or(Value::Null);
     let merged_data = merged.as_ref().map(|merged| merged["data"].clone()).unwrap_or(Value::Null);
     let mask = |data: &mut Value, other: &Value, changed: &str| {
         if let Some(values) = data.as_object_mut() {
             for (key, value) in values.iter_mut() {
-                *value = Value::String(if other.get(key) == Some(value) {
-                    "***".into()
-                } else {
-                    format!("*** ({changed})")
+                *value = Value::String(match other.get(key) {
+                    Some(theirs) if theirs != value => format!("*** ({changed})"),
+                    _ => "***".into(),
                 });
             }
         }
@@ -324,7 +326,7 @@ mod tests {
         let mut live = json!({"data": {"same": "YQ==", "changed": "Yg==", "gone": "Yw=="}});
         let mut merged = json!({"data": {"same": "YQ==", "changed": "Yw==", "new": "ZA=="}});
         mask_secret_data(Some(&mut live), Some(&mut merged));
-        assert_eq!(live["data"], json!({"same": "***", "changed": "*** (before)", "gone": "*** (before)"}));
-        assert_eq!(merged["data"], json!({"same": "***", "changed": "*** (after)", "new": "*** (after)"}));
+        assert_eq!(live["data"], json!({"same": "***", "changed": "*** (before)", "gone": "***"}));
+        assert_eq!(merged["data"], json!({"same": "***", "changed": "*** (after)", "new": "***"}));
     }
 }
