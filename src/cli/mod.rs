@@ -425,7 +425,6 @@ mod tests {
 
     #[test]
     fn command_tree_is_consistent() {
-        use clap::CommandFactory;
         command().debug_assert();
     }
 }

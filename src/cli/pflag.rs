@@ -326,8 +326,8 @@ mod tests {
 
     #[test]
     fn short_booleans_combine_and_take_values() {
-        assert_eq!(flags(&["apply", "-R"]).1, true);
-        assert_eq!(flags(&["apply", "-R=false"]).1, false);
+        assert!(flags(&["apply", "-R"]).1);
+        assert!(!flags(&["apply", "-R=false"]).1);
         let (_, recursive, all, _, _) = flags(&["apply", "-AR"]);
         assert!(recursive && all);
     }
