@@ -349,3 +349,23 @@ fn verbose_logs_never_show_credentials() {
         }
     }
 }
+
+/// `--subresource`: the status and scale of named objects, as kubectl reads them; refused for a
+/// list, in kubectl's words.
+#[test]
+fn subresources_read_like_kubectl() {
+    let ns = app("get-subresource");
+    let n = ns.name.as_str();
+    for args in [
+        vec!["get", "deploy", "web", "--subresource=status", "-o", "json", "-n", n],
+        vec!["get", "deploy", "web", "--subresource", "scale", "-o", "yaml", "-n", n],
+        vec!["get", "deploy", "web", "--subresource=scale", "-o", "name", "-n", n],
+        vec!["get", "deploy", "--subresource=status", "-n", n],
+    ] {
+        let ours = ns.kubeupd().args(&args).output().unwrap();
+        let theirs = ns.kubectl().args(&args).output().unwrap();
+        assert_eq!(ours.status.code(), theirs.status.code(), "{args:?}: {}", stderr(&ours));
+        assert_eq!(stdout(&ours), stdout(&theirs), "{args:?}");
+        assert_eq!(stderr(&ours), stderr(&theirs), "{args:?}");
+    }
+}

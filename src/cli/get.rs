@@ -28,6 +28,9 @@ pub struct GetArgs {
     /// Read this path of the server (e.g. /readyz, /apis/apps/v1) and print the answer as it is.
     #[arg(long, value_name = "PATH")]
     pub raw: Option<String>,
+    /// Read this subresource of the objects named (e.g. status, scale) instead of the objects.
+    #[arg(long, value_name = "NAME")]
+    pub subresource: Option<String>,
 }
 
 /// What is read at once: a list, or objects of one type in one namespace, shown together.
@@ -70,6 +73,9 @@ pub async fn run(args: GetArgs, global: &GlobalArgs) -> Result {
         }
         resolved => resolved?,
     };
+    if args.subresource.is_some() && resolved.iter().any(|item| matches!(item, Resolved::List { .. })) {
+        return Err(Error::msg("subresource cannot be used when bulk resources are specified"));
+    }
     let single_object = matches!(resolved.as_slice(), [Resolved::Object(_) | Resolved::Manifest(_)]);
     let visits = visits(resolved);
     let mut errors = Vec::new();
@@ -114,18 +120,21 @@ fn visits(resolved: Vec<Resolved>) -> Vec<Visit> {
 }
 
 /// Fetches every visit's table concurrently; a visit's tables are one per named object, or one list.
-async fn fetch_tables(cluster: &Cluster, visits: &[Visit], selector: Option<&str>) -> Vec<Vec<Result<Table>>> {
+async fn fetch_tables(
+    cluster: &Cluster,
+    visits: &[Visit],
+    selector: Option<&str>,
+    subresource: Option<&str>,
+) -> Vec<Vec<Result<Table>>> {
     let table = |document: client::Result<Value>| -> Result<Table> {
         Table::from_document(document?).map_err(|err| Error::msg(format!("the server sent an invalid Table: {err}")))
     };
     join_all(visits.iter().map(|visit| async move {
         match &visit.names {
             Some(names) => {
-                join_all(
-                    names.iter().map(|name| async {
-                        table(cluster.get_table(&visit.rt, visit.namespace.as_deref(), name).await)
-                    }),
-                )
+                join_all(names.iter().map(|name| async {
+                    table(cluster.get_table(&visit.rt, visit.namespace.as_deref(), name, subresource).await)
+                }))
                 .await
             }
             None => vec![table(
@@ -138,7 +147,7 @@ async fn fetch_tables(cluster: &Cluster, visits: &[Visit], selector: Option<&str
 
 async fn print_tables(cluster: &Cluster, visits: &[Visit], args: &GetArgs, errors: &mut Vec<Error>) -> String {
     let several_types = visits.iter().any(|visit| visit.rt != visits[0].rt);
-    let fetched = fetch_tables(cluster, visits, args.selector.as_deref()).await;
+    let fetched = fetch_tables(cluster, visits, args.selector.as_deref(), args.subresource.as_deref()).await;
     let mut out = String::new();
     for (visit, results) in visits.iter().zip(fetched) {
         let mut merged: Option<Table> = None;
@@ -180,11 +189,13 @@ async fn print_objects(
     single_object: bool,
     errors: &mut Vec<Error>,
 ) -> Result {
-    let selector = args.selector.as_deref();
+    let (selector, subresource) = (args.selector.as_deref(), args.subresource.as_deref());
     let fetched = join_all(visits.iter().map(|visit| async move {
         match &visit.names {
             Some(names) => {
-                join_all(names.iter().map(|name| cluster.get(&visit.rt, visit.namespace.as_deref(), name))).await
+                let namespace = visit.namespace.as_deref();
+                join_all(names.iter().map(|name| cluster.get_subresource(&visit.rt, namespace, name, subresource)))
+                    .await
             }
             None => {
                 vec![

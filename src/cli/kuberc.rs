@@ -12,6 +12,8 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Arg, Command};
+
+use super::pflag::CommandWords;
 use serde_json::Value;
 
 /// The preferences that concern one command line.
@@ -147,14 +149,16 @@ fn parse(text: &str, path: &std::path::Path) -> Result<Preferences, String> {
 
 /// The command line with the alias it starts with expanded, or the defaults of its command added.
 fn expand(root: &Command, args: Vec<OsString>, preferences: &Preferences) -> Result<Vec<OsString>, String> {
+    let named = CommandWords::of(root, &args);
     let words: Vec<String> = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
-    let Some(first) = first_positional(root, &words) else { return Ok(args) };
-    let alias = preferences
-        .aliases
-        .iter()
-        .find(|alias| alias.name == words[first] && root.find_subcommand(&words[first]).is_none());
+    let alias = match (named.subcommands.first(), named.first_other) {
+        (None, Some(first)) => {
+            preferences.aliases.iter().find(|alias| alias.name == words[first]).map(|alias| (first, alias))
+        }
+        _ => None,
+    };
     let (mut line, path_end, options, command_name) = match alias {
-        Some(alias) => {
+        Some((first, alias)) => {
             let mut line: Vec<String> = words[..first].to_vec();
             line.extend(alias.command.split(' ').map(String::from));
             let path_end = line.len();
@@ -164,14 +168,16 @@ fn expand(root: &Command, args: Vec<OsString>, preferences: &Preferences) -> Res
             (line, path_end, alias.options.clone(), alias.command.clone())
         }
         None => {
-            let (path, path_end) = command_path(root, &words, first);
+            let Some((last, _)) = named.subcommands.last() else { return Ok(args) };
+            let path: Vec<&str> = named.subcommands.iter().map(|(_, sub)| sub.get_name()).collect();
+            let path = path.join(" ");
             let options = preferences
                 .defaults
                 .iter()
                 .find(|(command, _)| *command == path)
                 .map(|(_, options)| options.clone())
                 .unwrap_or_default();
-            (words, path_end, options, path)
+            (words, last + 1, options, path)
         }
     };
     let Some(verb) = command_name.split(' ').try_fold(root, |command, name| command.find_subcommand(name)) else {
@@ -191,48 +197,6 @@ fn expand(root: &Command, args: Vec<OsString>, preferences: &Preferences) -> Res
     }
     line.splice(path_end..path_end, added);
     Ok(line.into_iter().map(OsString::from).collect())
-}
-
-/// Where the first positional word is (after the program name), skipping flags and their values.
-fn first_positional(root: &Command, words: &[String]) -> Option<usize> {
-    let mut at = 1;
-    while at < words.len() {
-        let word = &words[at];
-        if word == "--" {
-            return None;
-        }
-        match word.strip_prefix('-') {
-            Some(flag) if !flag.is_empty() => {
-                let arg = match flag.strip_prefix('-') {
-                    Some(long) => root.get_arguments().find(|arg| arg.get_long() == Some(long)),
-                    None => {
-                        flag.chars().last().and_then(|c| root.get_arguments().find(|arg| arg.get_short() == Some(c)))
-                    }
-                };
-                let takes_value = arg.is_some_and(|arg| arg.get_num_args().is_some_and(|n| n.min_values() > 0));
-                at += if takes_value && !word.contains('=') { 2 } else { 1 };
-            }
-            _ => return Some(at),
-        }
-    }
-    None
-}
-
-/// The command named from `first` on (`apply`, `apply view-last-applied`), and where it ends.
-fn command_path(root: &Command, words: &[String], first: usize) -> (String, usize) {
-    let mut names = Vec::new();
-    let mut command = root;
-    let mut at = first;
-    while let Some(sub) = words.get(at).and_then(|word| command.find_subcommand(word)) {
-        names.push(sub.get_name().to_string());
-        command = sub;
-        at += 1;
-        // A subcommand's own subcommand follows its flags only in the simplest lines.
-        if words.get(at).is_some_and(|word| word.starts_with('-')) {
-            break;
-        }
-    }
-    (names.join(" "), at)
 }
 
 /// Whether `words` set the option `arg`, by its long name or its shorthand.

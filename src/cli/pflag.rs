@@ -131,39 +131,74 @@ fn is_missing_value(err: &clap::Error) -> bool {
         || err.kind() == ErrorKind::NoEquals
 }
 
-/// The command as the user would type it for help, e.g. `kubeupd apply` or `kubectl upd apply`:
-/// the subcommands named in `args`, skipping the values of flags that take one.
-fn command_path<'a>(command: &'a Command, args: &[OsString]) -> (String, &'a Command) {
-    let mut path = vec![command.get_bin_name().unwrap_or(command.get_name()).to_string()];
-    let mut current = command;
-    let mut words = args.iter().skip(1).filter_map(|arg| arg.to_str());
-    while let Some(word) = words.next() {
-        if word == "--" {
-            break;
-        }
-        if let Some(flag) = word.strip_prefix('-') {
-            let takes_value = |arg: &Arg| arg.get_num_args().is_some_and(|n| n.min_values() > 0);
-            let named = match flag.strip_prefix('-') {
-                Some(long) => current.get_arguments().find(|arg| arg.get_long() == Some(long)),
-                None => flag
-                    .chars()
-                    .last()
-                    .and_then(|letter| current.get_arguments().find(|arg| arg.get_short() == Some(letter))),
-            };
-            if !word.contains('=') && named.is_some_and(takes_value) {
-                words.next();
+/// How a command line names its command: the words (by index in `args`) that name subcommands,
+/// each with its command, and the first other positional word; flags and their values skipped.
+pub struct CommandWords<'a> {
+    pub subcommands: Vec<(usize, &'a Command)>,
+    pub first_other: Option<usize>,
+}
+
+impl<'a> CommandWords<'a> {
+    /// Reads `args` (the program name first) against `root`.
+    pub fn of(root: &'a Command, args: &[OsString]) -> CommandWords<'a> {
+        let mut words = CommandWords { subcommands: Vec::new(), first_other: None };
+        let mut current = root;
+        let mut at = 1;
+        while let Some(word) = args.get(at).and_then(|arg| arg.to_str()) {
+            at += 1;
+            if word == "--" {
+                break;
             }
-            continue;
-        }
-        match current.find_subcommand(word) {
-            Some(sub) => {
-                path.push(sub.get_name().to_string());
-                current = sub;
+            if let Some(long) = word.strip_prefix("--") {
+                let named = current.get_arguments().find(|arg| arg.get_long() == Some(long));
+                at += usize::from(named.is_some_and(takes_value));
+                continue;
             }
-            None => break,
+            if let Some(shorts) = word.strip_prefix('-').filter(|shorts| !shorts.is_empty()) {
+                // A cluster of shorthands ends at the first that takes a value: the rest of the
+                // word, or else the next word, is that value.
+                for (offset, letter) in shorts.char_indices() {
+                    match current.get_arguments().find(|arg| arg.get_short() == Some(letter)) {
+                        Some(arg) if takes_value(arg) => {
+                            at += usize::from(offset + letter.len_utf8() == shorts.len());
+                            break;
+                        }
+                        Some(_) => {}
+                        None => break,
+                    }
+                }
+                continue;
+            }
+            match current.find_subcommand(word) {
+                Some(sub) => {
+                    words.subcommands.push((at - 1, sub));
+                    current = sub;
+                }
+                None => {
+                    words.first_other = Some(at - 1);
+                    break;
+                }
+            }
         }
+        words
     }
-    (path.join(" "), current)
+
+    /// The command named last (the root when none is).
+    pub fn command(&self, root: &'a Command) -> &'a Command {
+        self.subcommands.last().map_or(root, |(_, command)| command)
+    }
+}
+
+fn takes_value(arg: &Arg) -> bool {
+    arg.get_num_args().is_some_and(|n| n.min_values() > 0)
+}
+
+/// The command as the user would type it for help, e.g. `kubeupd apply` or `kubectl upd apply`.
+fn command_path<'a>(command: &'a Command, args: &[OsString]) -> (String, &'a Command) {
+    let words = CommandWords::of(command, args);
+    let mut path = vec![command.get_bin_name().unwrap_or(command.get_name()).to_string()];
+    path.extend(words.subcommands.iter().map(|(_, sub)| sub.get_name().to_string()));
+    (path.join(" "), words.command(command))
 }
 
 /// The command line as kubectl records it in the `kubernetes.io/change-cause` annotation

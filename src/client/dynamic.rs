@@ -191,9 +191,16 @@ impl Cluster {
         self.call_json(Method::GET, path, "application/json", None).await
     }
 
-    /// The server-printed `meta.k8s.io/v1` Table of one object, as the server sent it.
-    pub async fn get_table(&self, rt: &ResourceType, namespace: Option<&str>, name: &str) -> Result<Value> {
-        let path = resource_path(rt, namespace, Some(name), None);
+    /// The server-printed `meta.k8s.io/v1` Table of one object (or of its `subresource`), as the
+    /// server sent it.
+    pub async fn get_table(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        name: &str,
+        subresource: Option<&str>,
+    ) -> Result<Value> {
+        let path = resource_path(rt, namespace, Some(name), subresource);
         self.call_table(path).await
     }
 
