@@ -28,12 +28,26 @@ pub struct InvalidFields(pub Vec<FieldError>);
 
 impl fmt::Display for InvalidFields {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let errors: Vec<String> = self.0.iter().map(ToString::to_string).collect();
         write!(
             f,
-            "error validating data: [{}]; if you choose to ignore these errors, turn validation off with --validate=false",
-            errors.join(", ")
+            "error validating data: {}; if you choose to ignore these errors, turn validation off with --validate=false",
+            aggregate(&self.0)
         )
+    }
+}
+
+/// Several errors as kubectl joins them (Kubernetes' error aggregate): each message once, one
+/// alone as it is, several in `[...]` separated by `, `.
+pub fn aggregate(errors: &[FieldError]) -> String {
+    let mut messages: Vec<String> = Vec::with_capacity(errors.len());
+    for message in errors.iter().map(ToString::to_string) {
+        if !messages.contains(&message) {
+            messages.push(message);
+        }
+    }
+    match messages.as_slice() {
+        [one] => one.clone(),
+        _ => format!("[{}]", messages.join(", ")),
     }
 }
 
