@@ -8,7 +8,7 @@ use std::process::Output;
 
 use serde_json::json;
 use support::fake_server::{FakeServer, Reply};
-use support::{TestNamespace, Twins, ensure_cluster_fixture, parse_json, with_stdin};
+use support::{TestNamespace, Twins, ensure_cluster_fixture, parse_json, published, with_stdin};
 
 const TYPOS: &str = r#"apiVersion: v1
 kind: ConfigMap
@@ -296,18 +296,6 @@ fn a_field_added_to_a_custom_resource_definition_since_the_cache_is_accepted() {
         "the new field is known, though the cached schema predates it: {}",
         stderr(&second)
     );
-}
-
-/// Whether the server's OpenAPI document comes to hold every one of `texts` within 30 seconds: it
-/// publishes a CustomResourceDefinition's schema a moment after the definition is established.
-fn published(namespace: &TestNamespace, texts: &[&str]) -> bool {
-    (0..60).any(|_| {
-        let document = namespace.kubectl_ok(&["get", "--raw", "/openapi/v2"]);
-        texts.iter().all(|text| document.contains(text)) || {
-            std::thread::sleep(std::time::Duration::from_millis(500));
-            false
-        }
-    })
 }
 
 #[test]
