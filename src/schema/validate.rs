@@ -271,6 +271,43 @@ mod tests {
     }
 
     #[test]
+    fn openapi_v3_documents_are_checked_by_the_same_rules() {
+        // As a 1.27 server serves `/openapi/v3/apis/apps/v1`: references through `allOf`, the
+        // int-or-string extension, and Quantity a plain string.
+        let document = json!({"components": {"schemas": {
+            "io.k8s.api.apps.v1.Deployment": {"type": "object",
+                "x-kubernetes-group-version-kind": [{"group": "apps", "version": "v1", "kind": "Deployment"}],
+                "properties": {"spec": {"allOf": [{"$ref": "#/components/schemas/io.k8s.api.apps.v1.DeploymentSpec"}], "default": {}}}},
+            "io.k8s.api.apps.v1.DeploymentSpec": {"type": "object", "required": ["selector"], "properties": {
+                "selector": {"type": "object"}, "replicas": {"type": "integer", "format": "int32"},
+                "maxSurge": {"allOf": [{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.util.intstr.IntOrString"}]},
+                "limits": {"type": "object", "additionalProperties": {"allOf": [{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity"}], "default": {}}}}},
+            "io.k8s.apimachinery.pkg.util.intstr.IntOrString": {"type": "string", "format": "int-or-string", "x-kubernetes-int-or-string": true},
+            "io.k8s.apimachinery.pkg.api.resource.Quantity": {"type": "string"}
+        }}});
+        let schema = OpenApiSchema::from_document(&document).unwrap();
+        let node = schema.for_kind("apps/v1", "Deployment").unwrap();
+        let check = |object: Value| -> Vec<String> {
+            validate(node, "Deployment", &object).iter().map(ToString::to_string).collect()
+        };
+        assert_eq!(
+            check(
+                json!({"spec": {"selector": {}, "replicas": 2.0, "maxSurge": "25%", "limits": {"cpu": 0.5, "memory": "1Gi"}}})
+            ),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            check(json!({"spec": {"replicas": "2", "maxSurge": {"a": 1}, "limits": {"cpu": null}}})),
+            [
+                r#"unknown object type "nil" in Deployment.spec.limits.cpu"#,
+                r#"ValidationError(Deployment.spec.maxSurge): invalid type for io.k8s.apimachinery.pkg.util.intstr.IntOrString: got "map", expected "string""#,
+                r#"ValidationError(Deployment.spec.replicas): invalid type for io.k8s.api.apps.v1.DeploymentSpec.replicas: got "string", expected "integer""#,
+                r#"ValidationError(Deployment.spec): missing required field "selector" in io.k8s.api.apps.v1.DeploymentSpec"#,
+            ]
+        );
+    }
+
+    #[test]
     fn preserved_unknown_fields_and_int_or_string_take_anything() {
         let document = json!({"definitions": {"example.v1.Widget": {
         "x-kubernetes-group-version-kind": [{"group": "example.com", "version": "v1", "kind": "Widget"}],
