@@ -37,6 +37,15 @@ pub enum Problem {
     NullValue,
 }
 
+impl FieldError {
+    /// Whether a server that checks fields itself (`fieldValidation=Strict`) refuses this too: an
+    /// unknown field, or a value that cannot be decoded as its type. A missing required field or a
+    /// `null` it may take.
+    pub fn refused_by_every_server(&self) -> bool {
+        matches!(self.problem, Problem::UnknownField { .. } | Problem::WrongType { .. })
+    }
+}
+
 impl fmt::Display for FieldError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let path = &self.path;
