@@ -350,6 +350,12 @@ fn every_type_and_format_takes_what_kubectl_takes_and_refuses_what_it_refuses() 
         }
     }
     println!("{table}");
+    // Every object got a verdict read from the output, and the table holds all three kinds.
+    for kind in ["created", "refused by validation", "refused by the server"] {
+        assert!(theirs.values().any(|verdict| verdict.starts_with(kind)), "no case was {kind}:\n{table}");
+    }
+    let unread: Vec<&String> = theirs.values().filter(|verdict| verdict.starts_with("unrecognised")).collect();
+    assert!(unread.is_empty(), "kubectl's output not understood: {unread:?}");
     assert!(differences.is_empty(), "{} of {} cases differ:\n{}", differences.len(), cases.len(), differences.concat());
 }
 
