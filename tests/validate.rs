@@ -243,18 +243,8 @@ fn servers_that_check_fields_are_asked_to_and_their_refusal_is_shown() {
             _ => Reply::status(404, "NotFound", "the fake server has no such path"),
         }
     });
-    let dir = tempfile::tempdir().unwrap();
     let deployment = TYPOS.split("---\n").nth(1).unwrap();
-    let output = with_stdin(
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("kubeupd"))
-            .arg("--kubeconfig")
-            .arg(server.kubeconfig(dir.path()))
-            .arg("--cache-dir")
-            .arg(dir.path())
-            .args(["apply", "-f", "-"])
-            .env_remove("KUBECONFIG"),
-        deployment,
-    );
+    let output = apply_to_fake_server(&server, deployment);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let create = server.seen().into_iter().find(|seen| seen.method == "POST").expect("the object was sent");
     assert!(create.path.contains("fieldValidation=Strict"), "{}", create.path);
@@ -320,6 +310,21 @@ fn replace_checks_its_files_too() {
     assert_eq!(namespace.kubectl_ok(&["get", "cm", "one", "-n", n, "-o", "jsonpath={.data.a}"]), "2");
 }
 
+/// `kubeupd apply -f -` of `yaml` against `server`, with a cache of its own.
+fn apply_to_fake_server(server: &FakeServer, yaml: &str) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    with_stdin(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("kubeupd"))
+            .arg("--kubeconfig")
+            .arg(server.kubeconfig(dir.path()))
+            .arg("--cache-dir")
+            .arg(dir.path())
+            .args(["apply", "-f", "-"])
+            .env_remove("KUBECONFIG"),
+        yaml,
+    )
+}
+
 /// A fake 1.27 server with an OpenAPI v3 document for ConfigMaps, which takes every ConfigMap it
 /// is sent.
 fn server_that_checks_fields() -> FakeServer {
@@ -360,15 +365,8 @@ fn server_that_checks_fields() -> FakeServer {
 #[test]
 fn servers_that_check_fields_decide_what_kubectl_leaves_to_them() {
     let apply = |server: &FakeServer, data: &str| {
-        let dir = tempfile::tempdir().unwrap();
-        let output = with_stdin(
-            std::process::Command::new(assert_cmd::cargo::cargo_bin("kubeupd"))
-                .arg("--kubeconfig")
-                .arg(server.kubeconfig(dir.path()))
-                .arg("--cache-dir")
-                .arg(dir.path())
-                .args(["apply", "-f", "-"])
-                .env_remove("KUBECONFIG"),
+        let output = apply_to_fake_server(
+            server,
             &format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c}}\ndata: {data}\n"),
         );
         let sent = server.seen().iter().any(|seen| seen.method == "POST");
