@@ -340,10 +340,10 @@ fn renaming_is_refused_before_anything_is_sent() {
 #[test]
 fn several_objects_are_edited_as_a_list_and_only_what_failed_is_edited_again() {
     let (ours, theirs) = (app("edit-list"), app("edit-list-kubectl"));
-    // One's new value is not a string: the check against the schema refuses it before it is sent
-    // (kubectl sends it, and relays the server's refusal), two's change goes through.
-    let first = "sed -i 's/^    a: \"1\"$/    a: \"9\"/; s/^    flag: \"true\"$/    flag: 7/' \"$file\"";
-    let second = "sed -i 's/^    flag: 7$/    flag: \"7\"/' \"$file\"";
+    // One's new value is a list, not a string: the check against the schema refuses it before it
+    // is sent (kubectl sends it, and relays the server's refusal), two's change goes through.
+    let first = "sed -i 's/^    a: \"1\"$/    a: \"9\"/; s/^    flag: \"true\"$/    flag: [7]/' \"$file\"";
+    let second = "sed -i 's/^    flag: \\[7\\]$/    flag: \"7\"/' \"$file\"";
     let editor = ScriptedEditor::new(&[first, second]);
     let args = ["cm", "one", "two", "three"];
     let output = kubeupd_edit(&ours, &editor, &args);
@@ -353,7 +353,7 @@ fn several_objects_are_edited_as_a_list_and_only_what_failed_is_edited_again() {
     assert!(
         editor.seen(2).contains(
             "# configmaps \"one\" was not valid:\n# * ValidationError(ConfigMap.data.flag): invalid type for \
-             io.k8s.api.core.v1.ConfigMap.data: got \"integer\", expected \"string\"\n"
+             io.k8s.api.core.v1.ConfigMap.data: got \"array\", expected \"string\"\n"
         ),
         "{}",
         editor.seen(2)

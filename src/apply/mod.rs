@@ -37,7 +37,7 @@ pub use plan::Plan;
 pub use recreate::{Deletion, Recreated, recreate};
 pub use stop::{Stop, StopReason};
 pub use update::{Modified, ModifyError, ModifyOptions, read_modify_write};
-pub use validate::{InvalidFields, Verdict, check as validate};
+pub use validate::{InvalidFields, Verdict, aggregate, check as validate};
 
 /// The field manager of client-side applies: kubectl's, so that later server-side applies by
 /// either tool recognise the fields these applies set.

@@ -28,21 +28,37 @@ pub struct InvalidFields(pub Vec<FieldError>);
 
 impl fmt::Display for InvalidFields {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let errors: Vec<String> = self.0.iter().map(ToString::to_string).collect();
         write!(
             f,
-            "error validating data: [{}]; if you choose to ignore these errors, turn validation off with --validate=false",
-            errors.join(", ")
+            "error validating data: {}; if you choose to ignore these errors, turn validation off with --validate=false",
+            aggregate(&self.0)
         )
+    }
+}
+
+/// Several errors as kubectl joins them (Kubernetes' error aggregate): each message once, one
+/// alone as it is, several in `[...]` separated by `, `.
+pub fn aggregate(errors: &[FieldError]) -> String {
+    let mut messages: Vec<String> = Vec::with_capacity(errors.len());
+    for message in errors.iter().map(ToString::to_string) {
+        if !messages.contains(&message) {
+            messages.push(message);
+        }
+    }
+    match messages.as_slice() {
+        [one] => one.clone(),
+        _ => format!("[{}]", messages.join(", ")),
     }
 }
 
 /// Checks `document` as `validation` asks: against the server's schema of its kind, when there is
 /// one. With `Warn`, a server that warns itself is left to it.
 pub async fn check(cluster: &Cluster, document: &Value, validation: FieldValidation) -> Verdict {
-    if validation == FieldValidation::Ignore
-        || (validation == FieldValidation::Warn && cluster.supports_field_validation().await)
-    {
+    if validation == FieldValidation::Ignore {
+        return Verdict::Valid;
+    }
+    let server_checks = cluster.supports_field_validation().await;
+    if validation == FieldValidation::Warn && server_checks {
         return Verdict::Valid;
     }
     let api_version = document["apiVersion"].as_str().unwrap_or_default();
@@ -57,6 +73,12 @@ pub async fn check(cluster: &Cluster, document: &Value, validation: FieldValidat
         if let Some(fresh) = cluster.fresh_kind_schema(api_version, kind).await {
             errors = schema::validate(fresh.node(), kind, document);
         }
+    }
+    if server_checks {
+        // kubectl checks nothing itself on such a server: what the server may take (a missing
+        // required field it defaults, a `null`) is left to it; what it refuses too (unknown
+        // fields, wrong types) still stops every document before the first write.
+        errors.retain(FieldError::refused_by_every_server);
     }
     match (errors.is_empty(), validation) {
         (true, _) => Verdict::Valid,

@@ -22,8 +22,7 @@ pub fn refused(what: &str, errors: Vec<FieldError>) -> String {
 
 /// The warning for an object whose fields are wrong, with `--validate=warn`.
 pub fn warning(what: &str, errors: &[FieldError]) -> String {
-    let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
-    format!("Warning: error validating {what}: [{}]", errors.join(", "))
+    format!("Warning: error validating {what}: {}", apply::aggregate(errors))
 }
 
 /// Checks `document` as `validation` asks: a refusal is an error, wrong fields under `warn` are

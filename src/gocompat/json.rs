@@ -80,6 +80,29 @@ impl<F: Formatter> Formatter for GoFormatter<F> {
     }
 }
 
+/// The integer a float becomes in Go's JSON round trip through `interface{}`, as kubectl reads
+/// manifests (YAML or JSON): a whole float within int64 (`2.0`, `8.0e1`, `1e3`) is written `2`
+/// and read back as an integer; any other float stays one.
+pub fn go_integer(value: f64) -> Option<i64> {
+    let limit = 9_223_372_036_854_775_808.0; // 2^63
+    (value.fract() == 0.0 && (-limit..limit).contains(&value)).then_some(value as i64)
+}
+
+/// Turns every whole float in `value` into the integer kubectl would send in its place, so that
+/// `replicas: 2.0` reaches the server as `2` (which it takes) rather than `2.0` (which it refuses).
+pub fn whole_floats_as_integers(value: &mut Value) {
+    match value {
+        Value::Number(number) => {
+            if let Some(integer) = number.as_f64().filter(|_| number.is_f64()).and_then(go_integer) {
+                *value = Value::from(integer);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_floats_as_integers),
+        Value::Object(fields) => fields.values_mut().for_each(whole_floats_as_integers),
+        _ => {}
+    }
+}
+
 /// Go's `encoding/json` float format: plain decimals from 1e-6 up to 1e21, else `1e+21`, `1e-7`.
 fn float_json(value: f64) -> String {
     let magnitude = value.abs();
@@ -111,6 +134,13 @@ mod tests {
             indented(&value),
             "{\n    \"a\": {\n        \"c\": []\n    },\n    \"b\": [\n        1,\n        {}\n    ]\n}\n"
         );
+    }
+
+    #[test]
+    fn whole_floats_become_integers_as_in_gos_round_trip() {
+        let mut value = json!({"a": [2.0, 80.0, 0.5, -0.0, 1e3, 1e19, 3], "b": {"c": 1.5e300}});
+        whole_floats_as_integers(&mut value);
+        assert_eq!(to_compact(&value), r#"{"a":[2,80,0.5,0,1000,10000000000000000000,3],"b":{"c":1.5e+300}}"#);
     }
 
     #[test]

@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::gocompat;
+
 /// Why the inputs could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -133,8 +135,10 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, Error> {
         documents
     };
     let mut objects = Vec::new();
-    for (index, document) in documents.into_iter().enumerate() {
+    for (index, mut document) in documents.into_iter().enumerate() {
         let document_number = index + 1;
+        // Numbers as kubectl reads them, so that both tools send the same object.
+        gocompat::json::whole_floats_as_integers(&mut document);
         if document.is_null() {
             continue;
         }

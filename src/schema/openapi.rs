@@ -27,22 +27,35 @@ type ShapeId = u32;
 /// The shape of a value, with `$ref`s already resolved to the shapes they name.
 #[derive(Debug)]
 enum Shape {
-    /// No schema, or one that allows anything (`x-kubernetes-preserve-unknown-fields`, int-or-string).
+    /// No schema, or one that allows anything (`x-kubernetes-preserve-unknown-fields`).
     Unknown,
-    Primitive(Box<str>),
+    /// A scalar of JSON type `kind`; `name` is where the schema says so (a definition, or
+    /// `Definition.field`), as validation messages name it.
+    Primitive {
+        kind: Box<str>,
+        name: Box<str>,
+    },
+    /// A `format: int-or-string` (or `x-kubernetes-int-or-string`) value: a number or a string.
+    IntOrString {
+        name: Box<str>,
+    },
     /// An object with declared properties (a Kubernetes struct); `open` when it also keeps fields
-    /// it does not declare (`x-kubernetes-preserve-unknown-fields`).
+    /// it does not declare (`x-kubernetes-preserve-unknown-fields`); `required` lists the fields
+    /// it must have.
     Object {
         name: Box<str>,
         fields: HashMap<Box<str>, Field>,
         open: bool,
+        required: Box<[Box<str>]>,
     },
     /// An object whose keys are free (`additionalProperties`), e.g. labels.
     Map {
         values: ShapeId,
+        name: Box<str>,
     },
     Array {
         items: ShapeId,
+        name: Box<str>,
     },
     /// A definition that is only a `$ref` to another definition.
     Alias(ShapeId),
@@ -146,11 +159,17 @@ impl OpenApiSchema {
         if body.get("format").and_then(Value::as_str) == Some("int-or-string")
             || body.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true))
         {
-            return Shape::Unknown;
+            return Shape::IntOrString { name: name.into() };
         }
         let open = body.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
         if let Some(properties) = body.get("properties").and_then(Value::as_object) {
-            return Shape::Object { name: name.into(), fields: self.compile_fields(properties, name), open };
+            let required = body.get("required").and_then(Value::as_array).into_iter().flatten();
+            return Shape::Object {
+                name: name.into(),
+                fields: self.compile_fields(properties, name),
+                open,
+                required: required.filter_map(Value::as_str).map(Box::from).collect(),
+            };
         }
         if open && kind != Some("object") {
             return Shape::Unknown;
@@ -160,14 +179,16 @@ impl OpenApiSchema {
                 Some(values @ Value::Object(_)) => self.compile_nested(values, name),
                 _ => UNKNOWN,
             };
-            return Shape::Map { values };
+            return Shape::Map { values, name: name.into() };
         }
         if kind == Some("array") || body.get("items").is_some() {
             let items = body.get("items").map_or(UNKNOWN, |items| self.compile_nested(items, name));
-            return Shape::Array { items };
+            return Shape::Array { items, name: name.into() };
         }
         match kind {
-            Some(kind @ ("string" | "integer" | "number" | "boolean")) => Shape::Primitive(kind.into()),
+            Some(kind @ ("string" | "integer" | "number" | "boolean")) => {
+                Shape::Primitive { kind: kind.into(), name: name.into() }
+            }
             _ => Shape::Unknown,
         }
     }
@@ -249,7 +270,7 @@ impl<'a> SchemaNode<'a> {
     /// describes; `None` for structures and for values it says nothing about (int-or-string).
     pub fn scalar_type(&self) -> Option<&'a str> {
         match self.schema?.shape(self.id).1 {
-            Shape::Primitive(kind) => Some(kind),
+            Shape::Primitive { kind, .. } => Some(kind),
             _ => None,
         }
     }
@@ -257,12 +278,13 @@ impl<'a> SchemaNode<'a> {
     /// What the value this schema describes must be, for validation.
     pub fn expects(&self) -> Expected<'a> {
         let Some(schema) = self.schema else { return Expected::Anything };
-        match schema.shape(self.id) {
-            (_, Shape::Unknown | Shape::Alias(_)) => Expected::Anything,
-            (_, Shape::Primitive(kind)) => Expected::Scalar(kind),
-            (_, Shape::Object { name, open, .. }) => Expected::Struct { name, open: *open },
-            (_, Shape::Map { values }) => Expected::Map { values: self.at(*values) },
-            (_, Shape::Array { items }) => Expected::List { items: self.at(*items) },
+        match schema.shape(self.id).1 {
+            Shape::Unknown | Shape::Alias(_) => Expected::Anything,
+            Shape::Primitive { kind, name } => Expected::Scalar { kind, name },
+            Shape::IntOrString { name } => Expected::Scalar { kind: "string", name },
+            Shape::Object { name, open, required, .. } => Expected::Struct { name, open: *open, required },
+            Shape::Map { values, name } => Expected::Map { values: self.at(*values), name },
+            Shape::Array { items, name } => Expected::List { items: self.at(*items), name },
         }
     }
 
@@ -283,25 +305,27 @@ impl<'a> SchemaNode<'a> {
     }
 }
 
-/// What a schema allows a value to be.
+/// What a schema allows a value to be; `name` is where the schema says so (a definition, or
+/// `Definition.field`), as kubectl's validation names it.
 #[derive(Debug, Clone, Copy)]
 pub enum Expected<'a> {
-    /// Anything: no schema, int-or-string, or unknown fields preserved.
+    /// Anything: no schema, or unknown fields preserved.
     Anything,
-    /// A scalar of this JSON type: `string`, `integer`, `number` or `boolean`.
-    Scalar(&'a str),
-    /// An object with declared fields, named after its definition; `open` keeps others too.
-    Struct { name: &'a str, open: bool },
+    /// A scalar of this JSON type: `string`, `integer`, `number` or `boolean` (int-or-string
+    /// says `string`, as Kubernetes' OpenAPI v2 document does).
+    Scalar { kind: &'a str, name: &'a str },
+    /// An object with declared fields, some `required`; `open` keeps undeclared ones too.
+    Struct { name: &'a str, open: bool, required: &'a [Box<str>] },
     /// An object with free keys whose values are `values`.
-    Map { values: SchemaNode<'a> },
+    Map { values: SchemaNode<'a>, name: &'a str },
     /// A list of `items`.
-    List { items: SchemaNode<'a> },
+    List { items: SchemaNode<'a>, name: &'a str },
 }
 
 fn describe(shape: &Shape) -> &str {
     match shape {
-        Shape::Unknown | Shape::Alias(_) => "anything",
-        Shape::Primitive(kind) => kind,
+        Shape::Unknown | Shape::Alias(_) | Shape::IntOrString { .. } => "anything",
+        Shape::Primitive { kind, .. } => kind,
         Shape::Object { .. } => "an object",
         Shape::Map { .. } => "a map",
         Shape::Array { .. } => "a list",
@@ -312,13 +336,13 @@ impl LookupPatchMeta for SchemaNode<'_> {
     fn lookup_field(&self, key: &str) -> Result<(Self, PatchMeta), SchemaError> {
         let Some(schema) = self.schema else { return Ok((*self, PatchMeta::default())) };
         match schema.shape(self.id).1 {
-            Shape::Unknown | Shape::Alias(_) => Ok((*self, PatchMeta::default())),
+            Shape::Unknown | Shape::Alias(_) | Shape::IntOrString { .. } => Ok((*self, PatchMeta::default())),
             Shape::Object { fields, open, .. } => match fields.get(key) {
                 Some(field) => Ok((self.at(field.shape), field.meta.clone())),
                 None if *open => Ok((self.at(UNKNOWN), PatchMeta::default())),
                 None => Err(SchemaError::FieldNotFound { field: key.into(), parent: self.name() }),
             },
-            Shape::Map { values } => Ok((self.at(*values), PatchMeta::default())),
+            Shape::Map { values, .. } => Ok((self.at(*values), PatchMeta::default())),
             shape => Err(self.wrong_shape(key, "an object", describe(shape))),
         }
     }
@@ -326,18 +350,18 @@ impl LookupPatchMeta for SchemaNode<'_> {
     fn lookup_list(&self, key: &str) -> Result<(Self, PatchMeta), SchemaError> {
         let Some(schema) = self.schema else { return Ok((*self, PatchMeta::default())) };
         let (value, meta) = match schema.shape(self.id).1 {
-            Shape::Unknown | Shape::Alias(_) => return Ok((*self, PatchMeta::default())),
+            Shape::Unknown | Shape::Alias(_) | Shape::IntOrString { .. } => return Ok((*self, PatchMeta::default())),
             Shape::Object { fields, open, .. } => match fields.get(key) {
                 Some(field) => (field.shape, field.meta.clone()),
                 None if *open => (UNKNOWN, PatchMeta::default()),
                 None => return Err(SchemaError::FieldNotFound { field: key.into(), parent: self.name() }),
             },
-            Shape::Map { values } => (*values, PatchMeta::default()),
+            Shape::Map { values, .. } => (*values, PatchMeta::default()),
             shape => return Err(self.wrong_shape(key, "a list", describe(shape))),
         };
         match schema.shape(value) {
-            (_, Shape::Array { items }) => Ok((self.at(*items), meta)),
-            (_, Shape::Unknown | Shape::Alias(_)) => Ok((self.at(UNKNOWN), meta)),
+            (_, Shape::Array { items, .. }) => Ok((self.at(*items), meta)),
+            (_, Shape::Unknown | Shape::Alias(_) | Shape::IntOrString { .. }) => Ok((self.at(UNKNOWN), meta)),
             // A list where the schema names a struct: its items are that struct (as Kubernetes does).
             (object, Shape::Object { .. }) => Ok((self.at(object), meta)),
             (_, shape) => Err(self.wrong_shape(key, "a list", describe(shape))),

@@ -1,6 +1,6 @@
 //! Shrinks an OpenAPI document to what patching and validation need, so that a cached copy is
-//! small and quick to read: structure (`properties`, `items`, `additionalProperties`, `$ref`,
-//! `allOf`, `type`), the int-or-string format, the patch and structural extensions and the kinds
+//! small and quick to read: structure (`properties`, `required`, `items`, `additionalProperties`,
+//! `$ref`, `allOf`, `type`), the int-or-string format, the patch and structural extensions and the kinds
 //! of definitions. Descriptions, other formats and defaults go.
 
 use serde_json::{Map, Value};
@@ -17,7 +17,7 @@ const KEPT: [&str; 7] = [
 
 /// Marks what this pruning keeps, so that a copy cached by an older kubeupd, which kept less, is
 /// not mistaken for one.
-pub const PRUNED_FORMAT: (&str, u64) = ("x-kubeupd-pruned", 2);
+pub const PRUNED_FORMAT: (&str, u64) = ("x-kubeupd-pruned", 3);
 
 /// The definitions (v2 `definitions`, v3 `components.schemas` or `$defs`) of `document`, pruned,
 /// as a document of `definitions` marked with [`PRUNED_FORMAT`].
@@ -84,6 +84,7 @@ fn prune_schema(body: &Value) -> Value {
         let value = match key.as_str() {
             "$ref" | "type" | "additionalProperties" if !value.is_object() => value.clone(),
             "format" if value == "int-or-string" => value.clone(),
+            "required" if value.is_array() => value.clone(),
             "items" | "additionalProperties" => prune_schema(value),
             "allOf" => Value::Array(value.as_array().into_iter().flatten().map(prune_schema).collect()),
             "properties" => Value::Object(

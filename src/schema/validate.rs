@@ -1,12 +1,17 @@
-//! Validating an object against its kind's schema, as kubectl does before sending when the server
-//! cannot (Kubernetes before 1.25): every field the schema does not declare, and every value of
-//! the wrong type, named by its path. Pure: no I/O.
+//! Validating an object against its kind's schema by kubectl's rules (kube-openapi's OpenAPI
+//! validation, which kubectl runs before sending when the server cannot check fields itself,
+//! Kubernetes before 1.25): fields the schema does not declare, required fields missing, values
+//! of the wrong type, and `null` where kubectl takes none, each named by its path. Its type rules
+//! are kubectl's, lenient on purpose: a string field takes any scalar (so a Quantity or an
+//! int-or-string takes `cpu: 0.5`), an integer field any number; what kubectl lets through, the
+//! server decides. Pure: no I/O.
 
 use std::fmt;
 
 use serde_json::Value;
 
 use super::{Expected, SchemaNode};
+use crate::gocompat::json::go_integer;
 
 /// One thing wrong with an object, in kubectl's words.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,68 +26,77 @@ pub struct FieldError {
 pub enum Problem {
     /// The struct `parent` (a definition name) declares no field `field`.
     UnknownField { field: String, parent: String },
-    /// The value is of JSON type `got` where the schema of `field` (`Definition.field`) wants
-    /// `expected`.
-    WrongType { field: String, got: &'static str, expected: String },
+    /// The struct `parent` requires the field `field`, which is missing or `null`.
+    MissingField { field: String, parent: String },
+    /// The value is of JSON type `got` where the schema `schema` (a definition, or
+    /// `Definition.field`) wants `expected`.
+    WrongType { schema: String, got: &'static str, expected: String },
+    /// The list item `item` (a path) is `null`.
+    NullItem { item: String },
+    /// The map's value at the path is `null` (kubectl names it without `ValidationError(...)`).
+    NullValue,
+}
+
+impl FieldError {
+    /// Whether a server that checks fields itself (`fieldValidation=Strict`) refuses this too: an
+    /// unknown field, or a value that cannot be decoded as its type. A missing required field or a
+    /// `null` it may take.
+    pub fn refused_by_every_server(&self) -> bool {
+        matches!(self.problem, Problem::UnknownField { .. } | Problem::WrongType { .. })
+    }
 }
 
 impl fmt::Display for FieldError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = &self.path;
         match &self.problem {
             Problem::UnknownField { field, parent } => {
-                write!(f, "ValidationError({}): unknown field {field:?} in {parent}", self.path)
+                write!(f, "ValidationError({path}): unknown field {field:?} in {parent}")
             }
-            Problem::WrongType { field, got, expected } => {
-                write!(
-                    f,
-                    "ValidationError({}): invalid type for {field}: got {got:?}, expected {expected:?}",
-                    self.path
-                )
+            Problem::MissingField { field, parent } => {
+                write!(f, "ValidationError({path}): missing required field {field:?} in {parent}")
             }
+            Problem::WrongType { schema, got, expected } => {
+                write!(f, "ValidationError({path}): invalid type for {schema}: got {got:?}, expected {expected:?}")
+            }
+            Problem::NullItem { item } => write!(f, "ValidationError({path}): unknown object type \"nil\" in {item}"),
+            Problem::NullValue => write!(f, "unknown object type \"nil\" in {path}"),
         }
     }
 }
 
-/// Everything wrong with `object`, an object of `kind` whose schema is `node`, in document order
-/// (keys sorted, as the object holds them).
+/// Everything wrong with `object`, an object of `kind` whose schema is `node`, in kubectl's order:
+/// fields by name (as the object holds them), then the required fields a struct misses.
 pub fn validate(node: SchemaNode<'_>, kind: &str, object: &Value) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    walk(node, object, &mut kind.to_string(), Holder { parent: kind, field: None }, &mut errors);
+    walk(node, object, &mut kind.to_string(), &mut errors);
     errors
 }
 
-/// The schema that holds a value: a struct's field (`Definition.field`), or the kind itself.
-#[derive(Clone, Copy)]
-struct Holder<'a> {
-    parent: &'a str,
-    field: Option<&'a str>,
-}
-
-impl Holder<'_> {
-    fn name(self) -> String {
-        match self.field {
-            Some(field) => format!("{}.{field}", self.parent),
-            None => self.parent.to_string(),
-        }
-    }
-}
-
-/// Checks `value` against `node`; `path` is where it is, `holder` the schema that holds it.
-fn walk(node: SchemaNode<'_>, value: &Value, path: &mut String, holder: Holder<'_>, errors: &mut Vec<FieldError>) {
-    if let Some(expected) = mismatch(node, value) {
-        let problem = Problem::WrongType { field: holder.name(), got: json_type(value), expected };
-        errors.push(FieldError { path: path.clone(), problem });
-        return;
-    }
+/// Checks `value` (not `null`) against `node`; `path` is where it is.
+fn walk(node: SchemaNode<'_>, value: &Value, path: &mut String, errors: &mut Vec<FieldError>) {
+    let wrong_type = |schema: &str, expected: &str| FieldError {
+        path: path.clone(),
+        problem: Problem::WrongType {
+            schema: schema.to_string(),
+            got: json_type(value),
+            expected: expected.to_string(),
+        },
+    };
     let length = path.len();
     match (node.expects(), value) {
-        (Expected::Struct { name, open }, Value::Object(fields)) => {
+        (Expected::Anything, _) => {}
+        (Expected::Scalar { kind, name }, value) => {
+            if !scalar_fits(kind, value) {
+                errors.push(wrong_type(name, kind));
+            }
+        }
+        (Expected::Struct { name, open, required }, Value::Object(fields)) => {
             for (key, child) in fields.iter().filter(|(_, child)| !child.is_null()) {
                 match node.declared_field(key) {
                     Some(declared) => {
-                        path.push('.');
-                        path.push_str(key);
-                        walk(declared, child, path, Holder { parent: name, field: Some(key) }, errors);
+                        push_field(path, key);
+                        walk(declared, child, path, errors);
                         path.truncate(length);
                     }
                     None if open => {}
@@ -92,53 +106,69 @@ fn walk(node: SchemaNode<'_>, value: &Value, path: &mut String, holder: Holder<'
                     }
                 }
             }
+            for field in required.iter().filter(|field| fields.get(&***field).is_none_or(Value::is_null)) {
+                let problem = Problem::MissingField { field: field.to_string(), parent: name.to_string() };
+                errors.push(FieldError { path: path.clone(), problem });
+            }
         }
-        (Expected::Map { values }, Value::Object(entries)) => {
-            for (key, child) in entries.iter().filter(|(_, child)| !child.is_null()) {
-                path.push('.');
-                path.push_str(key);
-                walk(values, child, path, holder, errors);
+        (Expected::Map { values, .. }, Value::Object(entries)) => {
+            for (key, child) in entries {
+                push_field(path, key);
+                if child.is_null() {
+                    errors.push(FieldError { path: path.clone(), problem: Problem::NullValue });
+                } else {
+                    walk(values, child, path, errors);
+                }
                 path.truncate(length);
             }
         }
-        (Expected::List { items }, Value::Array(list)) => {
+        (Expected::List { items, .. }, Value::Array(list)) => {
             for (index, item) in list.iter().enumerate() {
                 use std::fmt::Write as _;
                 let _ = write!(path, "[{index}]");
-                walk(items, item, path, holder, errors);
-                path.truncate(length);
+                if item.is_null() {
+                    let problem = Problem::NullItem { item: path.clone() };
+                    path.truncate(length);
+                    errors.push(FieldError { path: path.clone(), problem });
+                } else {
+                    walk(items, item, path, errors);
+                    path.truncate(length);
+                }
             }
         }
-        _ => {}
+        (Expected::Struct { name, .. } | Expected::Map { name, .. }, _) => errors.push(wrong_type(name, "map")),
+        (Expected::List { name, .. }, _) => errors.push(wrong_type(name, "array")),
     }
 }
 
-/// The JSON type the schema wants, when `value` is not of it.
-fn mismatch(node: SchemaNode<'_>, value: &Value) -> Option<String> {
-    let fits = match (node.expects(), value) {
-        (Expected::Anything, _) => true,
-        (Expected::Scalar("string"), Value::String(_)) => true,
-        (Expected::Scalar("boolean"), Value::Bool(_)) => true,
-        (Expected::Scalar("integer"), Value::Number(number)) => number.is_i64() || number.is_u64(),
-        (Expected::Scalar("number"), Value::Number(_)) => true,
-        (Expected::Scalar(_), _) => false,
-        (Expected::Struct { .. } | Expected::Map { .. }, Value::Object(_)) => true,
-        (Expected::List { .. }, Value::Array(_)) => true,
-        _ => false,
-    };
-    (!fits).then(|| match node.expects() {
-        Expected::Scalar(kind) => kind.to_string(),
-        Expected::List { .. } => "array".to_string(),
-        _ => "map".to_string(),
-    })
+fn push_field(path: &mut String, key: &str) {
+    path.push('.');
+    path.push_str(key);
 }
 
-/// The type kubectl names for a JSON value.
+/// Whether a scalar schema of JSON type `kind` takes `value`, by kubectl's rules: a string takes
+/// any scalar, an integer or a number takes any number, a boolean only a boolean.
+fn scalar_fits(kind: &str, value: &Value) -> bool {
+    match value {
+        Value::Array(_) | Value::Object(_) | Value::Null => false,
+        _ if kind == "string" => true,
+        Value::Number(_) => matches!(kind, "integer" | "number"),
+        Value::Bool(_) => kind == "boolean",
+        Value::String(_) => false,
+    }
+}
+
+/// The type kubectl names for a JSON value. kubectl reads a whole number written as a float
+/// (`2.0`, `8.0e1`) as an integer.
 fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
-        Value::Number(number) if number.is_f64() => "number",
+        Value::Number(number)
+            if number.as_f64().filter(|_| number.is_f64()).is_some_and(|float| go_integer(float).is_none()) =>
+        {
+            "number"
+        }
         Value::Number(_) => "integer",
         Value::String(_) => "string",
         Value::Array(_) => "array",
@@ -152,18 +182,55 @@ mod tests {
     use crate::schema::{OpenApiSchema, builtin};
     use serde_json::json;
 
+    /// The definitions of a Deployment that these tests touch, as Kubernetes 1.20 serves them.
+    fn deployment_schema() -> OpenApiSchema {
+        let reference = |name: &str| json!({"$ref": format!("#/definitions/{name}")});
+        let list = |name: &str| json!({"type": "array", "items": {"$ref": format!("#/definitions/{name}")}});
+        let map =
+            |name: &str| json!({"type": "object", "additionalProperties": {"$ref": format!("#/definitions/{name}")}});
+        let strings = json!({"type": "object", "additionalProperties": {"type": "string"}});
+        let document = json!({"definitions": {
+            "io.k8s.api.apps.v1.Deployment": {"x-kubernetes-group-version-kind": [{"group": "apps", "version": "v1", "kind": "Deployment"}],
+                "type": "object", "properties": {"metadata": reference("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                "spec": reference("io.k8s.api.apps.v1.DeploymentSpec")}},
+            "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta": {"type": "object", "properties": {"name": {"type": "string"},
+                "labels": strings, "creationTimestamp": reference("io.k8s.apimachinery.pkg.apis.meta.v1.Time")}},
+            "io.k8s.apimachinery.pkg.apis.meta.v1.Time": {"type": "string", "format": "date-time"},
+            "io.k8s.api.apps.v1.DeploymentSpec": {"type": "object", "required": ["selector", "template"], "properties": {
+                "replicas": {"type": "integer", "format": "int32"}, "paused": {"type": "boolean"},
+                "selector": reference("io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"),
+                "strategy": {"type": "object", "properties": {"rollingUpdate": {"type": "object", "properties": {
+                    "maxSurge": reference("io.k8s.apimachinery.pkg.util.intstr.IntOrString"),
+                    "maxUnavailable": reference("io.k8s.apimachinery.pkg.util.intstr.IntOrString")}}}},
+                "template": {"type": "object", "properties": {"metadata": reference("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                    "spec": reference("io.k8s.api.core.v1.PodSpec")}}}},
+            "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector": {"type": "object", "properties": {"matchLabels": strings}},
+            "io.k8s.apimachinery.pkg.util.intstr.IntOrString": {"type": "string", "format": "int-or-string"},
+            "io.k8s.api.core.v1.PodSpec": {"type": "object", "required": ["containers"], "properties": {"containers": list("io.k8s.api.core.v1.Container")}},
+            "io.k8s.api.core.v1.Container": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"},
+                "image": {"type": "string"}, "ports": list("io.k8s.api.core.v1.ContainerPort"),
+                "resources": {"type": "object", "properties": {"limits": map("io.k8s.apimachinery.pkg.api.resource.Quantity")}}}},
+            "io.k8s.api.core.v1.ContainerPort": {"type": "object", "required": ["containerPort"], "properties": {"containerPort": {"type": "integer", "format": "int32"}}},
+            "io.k8s.apimachinery.pkg.api.resource.Quantity": {"type": "string"}
+        }});
+        OpenApiSchema::from_document(&document).unwrap()
+    }
+
     fn messages(object: &Value) -> Vec<String> {
-        let node = builtin().for_kind("apps/v1", "Deployment").unwrap();
+        let schema = deployment_schema();
+        let node = schema.for_kind("apps/v1", "Deployment").unwrap();
         validate(node, "Deployment", object).iter().map(ToString::to_string).collect()
     }
 
     #[test]
     fn unknown_fields_are_named_with_their_path_and_parent() {
+        let node = builtin().for_kind("apps/v1", "Deployment").unwrap();
         let typos = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "labels": {"a": "b"}},
             "spec": {"replica": 3, "selector": {"matchLabels": {"app": "web"}}, "template": {"spec": {
                 "containers": [{"name": "app", "image": "nginx", "portz": [{"containerPort": 80}]}]}}}});
+        let found: Vec<String> = validate(node, "Deployment", &typos).iter().map(ToString::to_string).collect();
         assert_eq!(
-            messages(&typos),
+            found,
             [
                 r#"ValidationError(Deployment.spec): unknown field "replica" in io.k8s.api.apps.v1.DeploymentSpec"#,
                 r#"ValidationError(Deployment.spec.template.spec.containers[0]): unknown field "portz" in io.k8s.api.core.v1.Container"#,
@@ -172,21 +239,80 @@ mod tests {
     }
 
     #[test]
-    fn values_of_the_wrong_type_are_named() {
-        let wrong = json!({"metadata": {"labels": {"a": 1}}, "spec": {"replicas": "3", "paused": 1, "selector": [],
-            "strategy": {"rollingUpdate": {"maxSurge": "25%"}}, "template": {"spec": {"containers": {"name": "app"}}}}});
+    fn values_are_checked_by_kubectls_rules() {
+        // kubectl 1.32 against a 1.20 server says exactly these, in this order, for this object.
+        let wrong = json!({"metadata": {"name": "web", "labels": {"a": 1, "b": null}},
+            "spec": {"replicas": 2.5, "paused": 2.0, "selector": [], "strategy": {"rollingUpdate": {"maxSurge": [1]}},
+                "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"image": "nginx",
+                    "ports": [{"containerPort": 8.0e1}, null], "resources": {"limits": {"cpu": null, "memory": [1]}}}]}}}});
         assert_eq!(
             messages(&wrong),
             [
-                r#"ValidationError(Deployment.metadata.labels.a): invalid type for io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta.labels: got "integer", expected "string""#,
+                r#"unknown object type "nil" in Deployment.metadata.labels.b"#,
                 r#"ValidationError(Deployment.spec.paused): invalid type for io.k8s.api.apps.v1.DeploymentSpec.paused: got "integer", expected "boolean""#,
-                r#"ValidationError(Deployment.spec.replicas): invalid type for io.k8s.api.apps.v1.DeploymentSpec.replicas: got "string", expected "integer""#,
-                r#"ValidationError(Deployment.spec.selector): invalid type for io.k8s.api.apps.v1.DeploymentSpec.selector: got "array", expected "map""#,
-                r#"ValidationError(Deployment.spec.template.spec.containers): invalid type for io.k8s.api.core.v1.PodSpec.containers: got "map", expected "array""#,
+                r#"ValidationError(Deployment.spec.selector): invalid type for io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector: got "array", expected "map""#,
+                r#"ValidationError(Deployment.spec.strategy.rollingUpdate.maxSurge): invalid type for io.k8s.apimachinery.pkg.util.intstr.IntOrString: got "array", expected "string""#,
+                r#"ValidationError(Deployment.spec.template.spec.containers[0].ports): unknown object type "nil" in Deployment.spec.template.spec.containers[0].ports[1]"#,
+                r#"unknown object type "nil" in Deployment.spec.template.spec.containers[0].resources.limits.cpu"#,
+                r#"ValidationError(Deployment.spec.template.spec.containers[0].resources.limits.memory): invalid type for io.k8s.apimachinery.pkg.api.resource.Quantity: got "array", expected "string""#,
+                r#"ValidationError(Deployment.spec.template.spec.containers[0]): missing required field "name" in io.k8s.api.core.v1.Container"#,
             ]
         );
-        assert!(
-            messages(&json!({"spec": {"replicas": null, "strategy": {"rollingUpdate": {"maxSurge": 1}}}})).is_empty()
+        let types =
+            json!({"spec": {"replicas": "3", "paused": 0.5, "template": {"spec": {"containers": {"name": "app"}}}}});
+        assert_eq!(
+            messages(&types),
+            [
+                r#"ValidationError(Deployment.spec.paused): invalid type for io.k8s.api.apps.v1.DeploymentSpec.paused: got "number", expected "boolean""#,
+                r#"ValidationError(Deployment.spec.replicas): invalid type for io.k8s.api.apps.v1.DeploymentSpec.replicas: got "string", expected "integer""#,
+                r#"ValidationError(Deployment.spec.template.spec.containers): invalid type for io.k8s.api.core.v1.PodSpec.containers: got "map", expected "array""#,
+                r#"ValidationError(Deployment.spec): missing required field "selector" in io.k8s.api.apps.v1.DeploymentSpec"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn numbers_where_strings_are_expected_and_nulls_in_structs_are_taken() {
+        let taken = json!({"metadata": {"name": 1, "labels": {"a": true}}, "spec": {"replicas": null,
+            "selector": {"matchLabels": {"app": "web"}}, "strategy": {"rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0.5}},
+            "template": {"spec": {"containers": [{"name": "app", "resources": {"limits": {"cpu": 0.5, "memory": 1e3}}}]}}}});
+        assert_eq!(messages(&taken), Vec::<String>::new());
+    }
+
+    #[test]
+    fn openapi_v3_documents_are_checked_by_the_same_rules() {
+        // As a 1.27 server serves `/openapi/v3/apis/apps/v1`: references through `allOf`, the
+        // int-or-string extension, and Quantity a plain string.
+        let document = json!({"components": {"schemas": {
+            "io.k8s.api.apps.v1.Deployment": {"type": "object",
+                "x-kubernetes-group-version-kind": [{"group": "apps", "version": "v1", "kind": "Deployment"}],
+                "properties": {"spec": {"allOf": [{"$ref": "#/components/schemas/io.k8s.api.apps.v1.DeploymentSpec"}], "default": {}}}},
+            "io.k8s.api.apps.v1.DeploymentSpec": {"type": "object", "required": ["selector"], "properties": {
+                "selector": {"type": "object"}, "replicas": {"type": "integer", "format": "int32"},
+                "maxSurge": {"allOf": [{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.util.intstr.IntOrString"}]},
+                "limits": {"type": "object", "additionalProperties": {"allOf": [{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity"}], "default": {}}}}},
+            "io.k8s.apimachinery.pkg.util.intstr.IntOrString": {"type": "string", "format": "int-or-string", "x-kubernetes-int-or-string": true},
+            "io.k8s.apimachinery.pkg.api.resource.Quantity": {"type": "string"}
+        }}});
+        let schema = OpenApiSchema::from_document(&document).unwrap();
+        let node = schema.for_kind("apps/v1", "Deployment").unwrap();
+        let check = |object: Value| -> Vec<String> {
+            validate(node, "Deployment", &object).iter().map(ToString::to_string).collect()
+        };
+        assert_eq!(
+            check(
+                json!({"spec": {"selector": {}, "replicas": 2.0, "maxSurge": "25%", "limits": {"cpu": 0.5, "memory": "1Gi"}}})
+            ),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            check(json!({"spec": {"replicas": "2", "maxSurge": {"a": 1}, "limits": {"cpu": null}}})),
+            [
+                r#"unknown object type "nil" in Deployment.spec.limits.cpu"#,
+                r#"ValidationError(Deployment.spec.maxSurge): invalid type for io.k8s.apimachinery.pkg.util.intstr.IntOrString: got "map", expected "string""#,
+                r#"ValidationError(Deployment.spec.replicas): invalid type for io.k8s.api.apps.v1.DeploymentSpec.replicas: got "string", expected "integer""#,
+                r#"ValidationError(Deployment.spec): missing required field "selector" in io.k8s.api.apps.v1.DeploymentSpec"#,
+            ]
         );
     }
 

@@ -246,6 +246,18 @@ pub fn ensure_cluster_fixture(namespace: &TestNamespace, relative: &str) {
     applied.push(relative.to_string());
 }
 
+/// Whether the server's OpenAPI document comes to hold every one of `texts` within 30 seconds: it
+/// publishes a CustomResourceDefinition's schema a moment after the definition is established.
+pub fn published(namespace: &TestNamespace, texts: &[&str]) -> bool {
+    (0..60).any(|_| {
+        let document = namespace.kubectl_ok(&["get", "--raw", "/openapi/v2"]);
+        texts.iter().all(|text| document.contains(text)) || {
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            false
+        }
+    })
+}
+
 /// Runs `command` with `input` on its standard input and collects what it printed.
 pub fn with_stdin(command: &mut Command, input: &str) -> Output {
     let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("runs");
@@ -298,9 +310,9 @@ impl Twins {
 }
 
 /// What differs between twins made the same way in two namespaces, and is never compared: the
-/// metadata the server sets per object, the cluster IPs it allocates, and the times of
-/// `managedFields` entries.
-const NOT_COMPARED: [&str; 7] = [
+/// metadata the server sets per object, the cluster IPs and node ports it allocates, and the times
+/// of `managedFields` entries.
+const NOT_COMPARED: [&str; 8] = [
     "/metadata/uid",
     "/metadata/resourceVersion",
     "/metadata/creationTimestamp",
@@ -308,6 +320,7 @@ const NOT_COMPARED: [&str; 7] = [
     "/metadata/managedFields/*/time",
     "/spec/clusterIP",
     "/spec/clusterIPs",
+    "/spec/ports/*/nodePort",
 ];
 
 /// The field managers that differ between the tools by name only: the default manager the
