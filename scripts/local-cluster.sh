@@ -109,7 +109,7 @@ up() {
   setsid "$APISERVER" --etcd-servers "http://127.0.0.1:$client_port" \
     --cert-dir "$RUN/certs" --secure-port "$api_port" \
     --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --insecure-port 0 \
-    --service-cluster-ip-range 10.0.0.0/24 --token-auth-file "$RUN/tokens.csv" \
+    --service-cluster-ip-range 10.0.0.0/16 --token-auth-file "$RUN/tokens.csv" \
     --service-account-issuer https://kubernetes.default.svc.cluster.local \
     --service-account-key-file "$RUN/sa.key" --service-account-signing-key-file "$RUN/sa.key" \
     --authorization-mode RBAC --disable-admission-plugins ServiceAccount \

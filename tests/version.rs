@@ -88,6 +88,11 @@ fn kubectl_runs_kubeupd_as_the_upd_plugin() {
     );
     // Usage and errors name the command as it was typed.
     let usage = kubectl(&["upd", "no-such-verb"], "");
-    assert_eq!(usage.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&usage.stderr).contains("Usage: kubectl upd [OPTIONS] <COMMAND>"));
+    assert_eq!(usage.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&usage.stderr), "Error: unknown command \"no-such-verb\" for \"kubectl upd\"\n");
+    let usage = kubectl(&["upd", "apply", "--no-such-flag"], "");
+    assert_eq!(
+        String::from_utf8_lossy(&usage.stderr),
+        "Error: unknown flag: --no-such-flag\nSee 'kubectl upd apply --help' for usage.\n"
+    );
 }

@@ -29,9 +29,10 @@ pub struct PatchArgs {
     /// A file holding the patch, as JSON or YAML.
     #[arg(long, value_name = "FILE")]
     pub patch_file: Option<PathBuf>,
-    /// The type of patch.
-    #[arg(long = "type", value_enum, value_name = "TYPE", default_value_t = PatchKind::Strategic)]
-    pub patch_type: PatchKind,
+    /// The type of patch: strategic, merge or json (checked with the other options, as kubectl
+    /// checks it).
+    #[arg(long = "type", value_name = "TYPE", default_value = "strategic")]
+    pub patch_type: String,
     /// Patch the objects of the -f files and print them (as YAML unless -o says otherwise),
     /// without contacting the server.
     #[arg(long)]
@@ -128,7 +129,9 @@ fn plan(args: &PatchArgs) -> Result<Plan> {
         }
     }
     let source = args.patch_file.as_ref().map(|path| path.display().to_string());
-    let patch = Patch::parse(args.patch_type.into(), &text).map_err(|err| match &source {
+    let kind = PatchKind::from_str(&args.patch_type, false)
+        .map_err(|_| Error::msg(format!("--type must be one of [json merge strategic], not {:?}", args.patch_type)))?;
+    let patch = Patch::parse(kind.into(), &text).map_err(|err| match &source {
         Some(source) => anyhow!(err).context(source.clone()),
         None => anyhow!(err),
     })?;

@@ -58,7 +58,7 @@ pub fn usage_error(err: &clap::Error, command: &Command, args: &[OsString]) -> O
         }
         ErrorKind::InvalidSubcommand => {
             let name = context_text(err, ContextKind::InvalidSubcommand).unwrap_or_default();
-            let root = path.split(' ').next().unwrap_or_default();
+            let root = command.get_bin_name().unwrap_or(command.get_name());
             let mut text = format!("Error: unknown command {name:?} for {root:?}");
             if let Some(ContextValue::Strings(suggested)) = err.get(ContextKind::SuggestedSubcommand) {
                 text += "\n\nDid you mean this?\n";
