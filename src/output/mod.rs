@@ -5,6 +5,7 @@
 mod changes;
 mod diff;
 mod json;
+pub mod jsonpath;
 mod name;
 mod table;
 mod yaml;
