@@ -14,7 +14,7 @@ use super::flags::{FieldManagerArg, FileArgs, PruneArgs, ValidateArg};
 use super::prune::Pruning;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, ApplyOptions, DryRun, Mode, Outcome, Stop, prune};
-use crate::output::{self, OutputFormat};
+use crate::output;
 use crate::resource::{ObjectRef, Resolver};
 
 /// Options of `kubeupd diff`.
@@ -253,7 +253,7 @@ fn diff(
             if !show_managed_fields {
                 output::strip_managed_fields(&mut object);
             }
-            output::render_objects(OutputFormat::Yaml, vec![object], true)
+            output::to_yaml(&object)
         }
     };
     let name = format!(

@@ -6,10 +6,10 @@ use clap::Args;
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::flags::{Format, OutputArgs, TargetArgs};
+use super::flags::{OutputArgs, TargetArgs};
 use super::{Error, GlobalArgs, Result};
 use crate::client::{self, Cluster, ListScope, ResourceType, Selectors};
-use crate::output::{self, OutputFormat, Table, TableOptions};
+use crate::output::{self, Printer, Table, TableOptions, Verb};
 use crate::resource::{self, ObjectRef, Resolved, Resolver, Rules};
 
 /// Options of `kubeupd get`.
@@ -23,8 +23,38 @@ pub struct GetArgs {
     /// Label selector to filter lists on, e.g. `app=web,tier!=db`.
     #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<String>,
+    /// Field selector to filter lists on, e.g. `metadata.name=web,status.phase!=Running`.
+    #[arg(long, value_name = "SELECTOR")]
+    pub field_selector: Option<String>,
+    /// Leave out the header line of tables and custom columns.
+    #[arg(long)]
+    pub no_headers: bool,
+    /// Add a LABELS column with every label of the object.
+    #[arg(long)]
+    pub show_labels: bool,
+    /// Add a column with the value of this label (repeatable, or comma-separated).
+    #[arg(short = 'L', long = "label-columns", value_name = "KEY", value_delimiter = ',')]
+    pub label_columns: Vec<String>,
+    /// Sort by the value this JSONPath finds in each object, e.g. `.metadata.creationTimestamp`.
+    #[arg(long, value_name = "PATH")]
+    pub sort_by: Option<String>,
+    /// Print nothing (and succeed) for objects that do not exist.
+    #[arg(long)]
+    pub ignore_not_found: bool,
+    /// Name objects as `kind/name` even when only one type is shown.
+    #[arg(long)]
+    pub show_kind: bool,
+    /// Read lists in pages of this many objects (0: all at once).
+    #[arg(long, value_name = "COUNT", default_value_t = 500)]
+    pub chunk_size: u32,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+impl GetArgs {
+    fn selectors(&self) -> Selectors<'_> {
+        Selectors { label: self.selector.as_deref(), field: self.field_selector.as_deref() }
+    }
 }
 
 /// What is read at once: a list, or objects of one type in one namespace, shown together.
@@ -47,7 +77,14 @@ impl Visit {
 
 /// Runs `kubeupd get`.
 pub async fn run(args: GetArgs, global: &GlobalArgs) -> Result {
-    let rules = Rules { verb: "get", types_alone: true, selector: args.selector.is_some() };
+    let printer = args.output.printer(Verb::Get)?.cloned();
+    if let Some(path) = &args.sort_by {
+        output::jsonpath::relaxed(path)
+            .and_then(|relaxed| output::jsonpath::JsonPath::parse(&relaxed))
+            .map_err(|err| Error::msg(err.to_string()))?;
+    }
+    let selecting = args.selector.is_some() || args.field_selector.is_some();
+    let rules = Rules { verb: "get", types_alone: true, selector: selecting };
     let named = args.targets.named(rules)?;
     let cluster = global.connect().await?;
     let resolver = Resolver::new(&cluster, global.namespace.as_deref(), args.all_namespaces);
@@ -62,11 +99,15 @@ pub async fn run(args: GetArgs, global: &GlobalArgs) -> Result {
     let single_object = matches!(resolved.as_slice(), [Resolved::Object(_) | Resolved::Manifest(_)]);
     let visits = visits(resolved);
     let mut errors = Vec::new();
-    match args.output.output {
-        None | Some(Format::Wide) => {
-            super::write_stdout(&print_tables(&cluster, &visits, &args, &mut errors).await)?;
+    match printer {
+        None | Some(Printer::Wide) => {
+            let wide = printer.is_some();
+            super::write_stdout(&print_tables(&cluster, &visits, &args, wide, &mut errors).await)?;
         }
-        Some(format) => print_objects(&cluster, &visits, &args, format.into(), single_object, &mut errors).await?,
+        Some(printer) => print_objects(&cluster, &visits, &args, printer, single_object, &mut errors).await?,
+    }
+    if args.ignore_not_found {
+        errors.retain(|err| !err.is_not_found());
     }
     if errors.is_empty() {
         return Ok(());
@@ -103,31 +144,34 @@ fn visits(resolved: Vec<Resolved>) -> Vec<Visit> {
 }
 
 /// Fetches every visit's table concurrently; a visit's tables are one per named object, or one list.
-async fn fetch_tables(cluster: &Cluster, visits: &[Visit], selector: Option<&str>) -> Vec<Vec<Result<Table>>> {
+async fn fetch_tables(cluster: &Cluster, visits: &[Visit], args: &GetArgs) -> Vec<Vec<Result<Table>>> {
+    let whole_objects = args.sort_by.is_some();
     let table = |document: client::Result<Value>| -> Result<Table> {
         Table::from_document(document?).map_err(|err| Error::msg(format!("the server sent an invalid Table: {err}")))
     };
     join_all(visits.iter().map(|visit| async move {
         match &visit.names {
             Some(names) => {
-                join_all(
-                    names.iter().map(|name| async {
-                        table(cluster.get_table(&visit.rt, visit.namespace.as_deref(), name).await)
-                    }),
-                )
+                join_all(names.iter().map(|name| async {
+                    table(cluster.get_table(&visit.rt, visit.namespace.as_deref(), name, whole_objects).await)
+                }))
                 .await
             }
-            None => vec![table(
-                cluster.list_table(&visit.rt, visit.scope(), Selectors { label: selector, field: None }).await,
-            )],
+            None => vec![table(cluster.list_table(&visit.rt, visit.scope(), args.selectors(), whole_objects).await)],
         }
     }))
     .await
 }
 
-async fn print_tables(cluster: &Cluster, visits: &[Visit], args: &GetArgs, errors: &mut Vec<Error>) -> String {
+async fn print_tables(
+    cluster: &Cluster,
+    visits: &[Visit],
+    args: &GetArgs,
+    wide: bool,
+    errors: &mut Vec<Error>,
+) -> String {
     let several_types = visits.iter().any(|visit| visit.rt != visits[0].rt);
-    let fetched = fetch_tables(cluster, visits, args.selector.as_deref()).await;
+    let fetched = fetch_tables(cluster, visits, args).await;
     let mut out = String::new();
     for (visit, results) in visits.iter().zip(fetched) {
         let mut merged: Option<Table> = None;
@@ -138,10 +182,18 @@ async fn print_tables(cluster: &Cluster, visits: &[Visit], args: &GetArgs, error
                 (Err(err), _) => errors.push(err),
             }
         }
+        if let (Some(path), Some(table)) = (&args.sort_by, &mut merged)
+            && let Err(err) = output::sort::sort_by(&mut table.rows, path, |row| &row.object)
+        {
+            errors.push(Error::msg(err.to_string()));
+        }
         let options = TableOptions {
-            wide: args.output.output == Some(Format::Wide),
+            wide,
             namespace_column: args.all_namespaces && visit.rt.namespaced,
-            kind_prefix: several_types.then(|| visit.rt.group_kind_lower()),
+            kind_prefix: (several_types || args.show_kind).then(|| visit.rt.group_kind_lower()),
+            no_headers: args.no_headers,
+            label_columns: args.label_columns.clone(),
+            show_labels: args.show_labels,
         };
         let text = merged.map(|table| output::render_table(&table, &options)).unwrap_or_default();
         if !text.is_empty() && !out.is_empty() {
@@ -149,7 +201,7 @@ async fn print_tables(cluster: &Cluster, visits: &[Visit], args: &GetArgs, error
         }
         out.push_str(&text);
     }
-    if out.is_empty() && errors.is_empty() {
+    if out.is_empty() && errors.is_empty() && !args.ignore_not_found {
         let every_type_namespaced = visits.iter().all(|visit| visit.rt.namespaced);
         match visits.first().and_then(|visit| visit.namespace.as_deref()) {
             Some(namespace) if every_type_namespaced && !args.all_namespaces => {
@@ -165,24 +217,19 @@ async fn print_objects(
     cluster: &Cluster,
     visits: &[Visit],
     args: &GetArgs,
-    format: OutputFormat,
+    mut printer: Printer,
     single_object: bool,
     errors: &mut Vec<Error>,
 ) -> Result {
-    let selector = args.selector.as_deref();
+    if let Printer::CustomColumns(columns) = &mut printer {
+        columns.no_headers = args.no_headers;
+    }
     let fetched = join_all(visits.iter().map(|visit| async move {
         match &visit.names {
             Some(names) => {
                 join_all(names.iter().map(|name| cluster.get(&visit.rt, visit.namespace.as_deref(), name))).await
             }
-            None => {
-                vec![
-                    cluster
-                        .list(&visit.rt, visit.scope(), Selectors { label: selector, field: None })
-                        .await
-                        .map(|list| list_items(list, &visit.rt)),
-                ]
-            }
+            None => vec![list_all(cluster, visit, args).await],
         }
     }))
     .await;
@@ -200,10 +247,35 @@ async fn print_objects(
     if single_object && objects.is_empty() {
         return Ok(());
     }
+    if let Some(path) = &args.sort_by {
+        output::sort::sort_by(&mut objects, path, |object| object).map_err(|err| Error::msg(err.to_string()))?;
+    }
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
-    match output::write_objects(&mut stdout, format, objects, single_object).and_then(|()| stdout.flush()) {
-        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Other(err.into())),
-        _ => Ok(()),
+    let written = printer.write(&mut stdout, objects, single_object);
+    match written.and_then(|()| stdout.flush().map_err(output::PrintError::Io)) {
+        Err(output::PrintError::Io(err)) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(err) => Err(super::flags::print_error(err)),
+        Ok(()) => Ok(()),
+    }
+}
+
+/// Every object of a list, read in pages of `--chunk-size` with the server's continue tokens.
+async fn list_all(cluster: &Cluster, visit: &Visit, args: &GetArgs) -> client::Result<Value> {
+    if args.chunk_size == 0 {
+        return cluster.list(&visit.rt, visit.scope(), args.selectors()).await.map(|list| list_items(list, &visit.rt));
+    }
+    let mut items = Vec::new();
+    let mut token: Option<String> = None;
+    loop {
+        let page =
+            cluster.list_page(&visit.rt, visit.scope(), args.selectors(), args.chunk_size, token.as_deref()).await?;
+        token = page.pointer("/metadata/continue").and_then(Value::as_str).filter(|t| !t.is_empty()).map(String::from);
+        if let Value::Array(page_items) = list_items(page, &visit.rt) {
+            items.extend(page_items);
+        }
+        if token.is_none() {
+            return Ok(Value::Array(items));
+        }
     }
 }
 

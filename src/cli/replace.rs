@@ -13,7 +13,7 @@ use super::validation;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, DryRun, ModifyOptions};
 use crate::client::{Cluster, RetryPolicy, WriteOptions};
-use crate::output::OutputFormat;
+use crate::output::{Printer, Verb};
 use crate::resource::{self, Manifest, Resolved, Resolver, Rules};
 
 /// kubectl's field manager for `replace`.
@@ -43,7 +43,7 @@ pub struct ReplaceArgs {
 
 /// Runs `kubeupd replace`.
 pub async fn run(args: ReplaceArgs, global: &GlobalArgs) -> Result {
-    let format = args.output.object_format("replace")?;
+    let printer = args.output.printer(Verb::Write)?;
     if args.force && args.dry_run.mode() != DryRun::None {
         return Err(Error::msg("--dry-run can not be used when --force is set"));
     }
@@ -61,11 +61,11 @@ pub async fn run(args: ReplaceArgs, global: &GlobalArgs) -> Result {
         dry_run: args.dry_run.mode(),
     };
     let results = join_all(resolved.iter().map(|item| match item {
-        Resolved::Manifest(manifest) => replace_one(&cluster, manifest, &options, &args, format),
+        Resolved::Manifest(manifest) => replace_one(&cluster, manifest, &options, &args, printer),
         _ => unreachable!("replace reads its objects from files"),
     }))
     .await;
-    super::print_results(if format == Some(OutputFormat::Yaml) { separated(results) } else { results })
+    super::print_results(if matches!(printer, Some(Printer::Yaml)) { separated(results) } else { results })
 }
 
 /// The objects printed as YAML documents, separated by `---` as kubectl separates them.
@@ -84,23 +84,23 @@ async fn replace_one(
     manifest: &Manifest,
     options: &ModifyOptions,
     args: &ReplaceArgs,
-    format: Option<OutputFormat>,
+    printer: Option<&Printer>,
 ) -> Result<String> {
     let suffix = args.dry_run.suffix();
     if !args.force {
         let (object, _) =
             replace_from_file(cluster, manifest, options).await.map_err(|err| in_source(err, &manifest.source.file))?;
-        return Ok(args.output.written(&object, "replaced", true, suffix));
+        return args.output.written(&object, "replaced", true, suffix);
     }
     let recreated = apply::recreate(cluster, &manifest.object, &manifest.document, &options.write).await?;
     let mut printed = String::new();
     if recreated.deleted {
-        printed = match format {
-            Some(OutputFormat::Name) => format!("{}\n", manifest.object.display_name()),
+        printed = match printer {
+            Some(Printer::Name) => format!("{}\n", manifest.object.display_name()),
             _ => format!("{} {:?} deleted\n", manifest.object.rt.group_kind_lower(), manifest.object.name),
         };
     }
-    printed.push_str(&args.output.written(&recreated.object, "replaced", true, suffix));
+    printed.push_str(&args.output.written(&recreated.object, "replaced", true, suffix)?);
     Ok(printed)
 }
 
