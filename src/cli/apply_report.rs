@@ -137,8 +137,10 @@ impl Report {
         }
         match &self.output {
             Some(Printer::Name) => lines.stdout.push(entry.display.clone()),
-            Some(_) => {
-                output::strip_managed_fields(&mut outcome.object);
+            Some(printer) => {
+                if printer.hides_managed_fields() {
+                    output::strip_managed_fields(&mut outcome.object);
+                }
                 self.objects.push(outcome.object);
             }
             None => lines.stdout.push(format!("{} {word}{}", entry.display, self.suffix)),

@@ -187,7 +187,8 @@ impl OutputArgs {
 
     /// `object` as `printer` prints it, without `metadata.managedFields` unless asked for.
     pub fn render(&self, printer: &Printer, object: &Value) -> Result<String, Error> {
-        let printed = if self.show_managed_fields || object.pointer("/metadata/managedFields").is_none() {
+        let shown_whole = self.show_managed_fields || !printer.hides_managed_fields();
+        let printed = if shown_whole || object.pointer("/metadata/managedFields").is_none() {
             printer.render(object)
         } else {
             let mut shown = object.clone();

@@ -157,7 +157,10 @@ async fn fetch_tables(cluster: &Cluster, visits: &[Visit], args: &GetArgs) -> Ve
                 }))
                 .await
             }
-            None => vec![table(cluster.list_table(&visit.rt, visit.scope(), args.selectors(), whole_objects).await)],
+            None => {
+                let list = cluster.list_table(&visit.rt, visit.scope(), args.selectors(), whole_objects).await;
+                vec![table(list.map_err(|err| list_error(err, &visit.rt, args)))]
+            }
         }
     }))
     .await
@@ -229,7 +232,7 @@ async fn print_objects(
             Some(names) => {
                 join_all(names.iter().map(|name| cluster.get(&visit.rt, visit.namespace.as_deref(), name))).await
             }
-            None => vec![list_all(cluster, visit, args).await],
+            None => vec![list_all(cluster, visit, args).await.map_err(|err| list_error(err, &visit.rt, args))],
         }
     }))
     .await;
@@ -241,7 +244,7 @@ async fn print_objects(
             Err(err) => errors.push(err.into()),
         }
     }
-    if !args.output.show_managed_fields {
+    if !args.output.show_managed_fields && printer.hides_managed_fields() {
         objects.iter_mut().for_each(output::strip_managed_fields);
     }
     if single_object && objects.is_empty() {
@@ -256,6 +259,30 @@ async fn print_objects(
         Err(output::PrintError::Io(err)) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(err) => Err(super::flags::print_error(err)),
         Ok(()) => Ok(()),
+    }
+}
+
+/// A list the server refused (400 or 404), in kubectl's words: `Unable to find "/v1,
+/// Resource=configmaps" that match label selector "", field selector "x=1": ...`.
+fn list_error(err: client::Error, rt: &ResourceType, args: &GetArgs) -> client::Error {
+    let resource = format!("{}/{}, Resource={}", rt.group, rt.version, rt.resource);
+    let reword = |mut status: client::Status| {
+        status.message = if args.selector.is_none() && args.field_selector.is_none() {
+            format!("Unable to list {resource:?}: {}", status.message)
+        } else {
+            format!(
+                "Unable to find {resource:?} that match label selector {:?}, field selector {:?}: {}",
+                args.selector.as_deref().unwrap_or_default(),
+                args.field_selector.as_deref().unwrap_or_default(),
+                status.message
+            )
+        };
+        status
+    };
+    match err {
+        client::Error::BadRequest(status) => client::Error::BadRequest(reword(status)),
+        client::Error::NotFound(status) => client::Error::NotFound(reword(status)),
+        other => other,
     }
 }
 

@@ -168,6 +168,12 @@ impl Printer {
         Ok(String::from_utf8(out).expect("printers write UTF-8"))
     }
 
+    /// Whether kubectl leaves `metadata.managedFields` out unless `--show-managed-fields`: for
+    /// JSON and YAML only (templates see the whole object).
+    pub fn hides_managed_fields(&self) -> bool {
+        matches!(self, Printer::Json | Printer::Yaml)
+    }
+
     /// Whether this printer shows whole objects (JSON or YAML), rather than lines from them.
     pub fn prints_objects(&self) -> bool {
         !matches!(self, Printer::Name | Printer::Wide)
