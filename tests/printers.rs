@@ -191,3 +191,68 @@ fn ages_are_masked_keeping_their_width() {
     assert_ne!(without_ages(b"one 7s"), without_ages(b"two 7s"));
     assert_eq!(without_ages(b"s 5 sm x1"), "s 5 sm x1");
 }
+
+/// `get -w` prints the object, then its change, as kubectl's watch does.
+#[test]
+fn watch_prints_each_change_like_kubectl() {
+    use std::io::{BufRead, BufReader};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let ns = TestNamespace::new("printers-watch");
+    let n = ns.name.as_str();
+    ns.kubectl_ok(&["create", "configmap", "watched", "--from-literal=k=1", "-n", n]);
+    let args = ["get", "cm", "watched", "-w", "-o", r#"jsonpath={.data.k}{"\n"}"#, "-n", n];
+    let events_args = [
+        "get",
+        "cm",
+        "-w",
+        "--output-watch-events",
+        "-o",
+        r#"jsonpath={.type} {.object.metadata.name}{"\n"}"#,
+        "-n",
+        n,
+    ];
+    let start = |mut command: std::process::Command| {
+        let mut child = command.stdout(std::process::Stdio::piped()).spawn().expect("the watch starts");
+        let (send, lines) = mpsc::channel();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = send.send(line);
+            }
+        });
+        (child, lines)
+    };
+    let next = |lines: &mpsc::Receiver<String>, who: &str| {
+        lines.recv_timeout(Duration::from_secs(60)).unwrap_or_else(|_| panic!("{who} printed no line"))
+    };
+    let mut ours_command = ns.kubeupd_process();
+    ours_command.args(args);
+    let mut theirs_command = ns.kubectl();
+    theirs_command.args(args);
+    let mut events_ours_command = ns.kubeupd_process();
+    events_ours_command.args(events_args);
+    let mut events_theirs_command = ns.kubectl();
+    events_theirs_command.args(events_args);
+    let watchers = [
+        ("kubeupd", start(ours_command)),
+        ("kubectl", start(theirs_command)),
+        ("kubeupd events", start(events_ours_command)),
+        ("kubectl events", start(events_theirs_command)),
+    ];
+    let firsts: Vec<String> = watchers.iter().map(|(who, (_, lines))| next(lines, who)).collect();
+    ns.kubectl_ok(&["patch", "cm", "watched", "-p", r#"{"data":{"k":"2"}}"#, "-n", n]);
+    let seconds: Vec<String> = watchers.iter().map(|(who, (_, lines))| next(lines, who)).collect();
+    for (_, (mut child, _)) in watchers {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    assert_eq!(firsts[0], "1");
+    assert_eq!(seconds[0], "2");
+    assert_eq!(firsts[0], firsts[1], "first lines: {firsts:?}");
+    assert_eq!(seconds[0], seconds[1], "after the change: {seconds:?}");
+    assert_eq!(firsts[2], firsts[3], "events: {firsts:?}");
+    assert_eq!(seconds[2], seconds[3], "events after the change: {seconds:?}");
+    assert_eq!(seconds[2], "MODIFIED watched");
+}

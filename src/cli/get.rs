@@ -47,6 +47,16 @@ pub struct GetArgs {
     /// Read lists in pages of this many objects (0: all at once).
     #[arg(long, value_name = "COUNT", default_value_t = 500)]
     pub chunk_size: u32,
+    /// After printing the objects, print each change to them as it happens (until interrupted or
+    /// the server ends the watch).
+    #[arg(short = 'w', long)]
+    pub watch: bool,
+    /// Print only the changes, not the objects as they are first.
+    #[arg(long)]
+    pub watch_only: bool,
+    /// With --watch: print each object inside its event, `{"type": "MODIFIED", "object": ...}`.
+    #[arg(long)]
+    pub output_watch_events: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -98,6 +108,9 @@ pub async fn run(args: GetArgs, global: &GlobalArgs) -> Result {
     };
     let single_object = matches!(resolved.as_slice(), [Resolved::Object(_) | Resolved::Manifest(_)]);
     let visits = visits(resolved);
+    if args.watch || args.watch_only {
+        return watch(&cluster, &visits, &args, printer).await;
+    }
     let mut errors = Vec::new();
     match printer {
         None | Some(Printer::Wide) => {
@@ -317,4 +330,65 @@ fn list_items(list: Value, rt: &ResourceType) -> Value {
         }
     }
     Value::Array(items)
+}
+
+/// How long one watch may stay open; the server may end it sooner, which ends `get --watch` as it
+/// ends kubectl's.
+const WATCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30 * 60);
+
+/// `--watch`/`--watch-only`: the objects as they are (unless `--watch-only`), then each change,
+/// every object printed alone as it comes. Tables are not printed in watch mode yet.
+async fn watch(cluster: &Cluster, visits: &[Visit], args: &GetArgs, printer: Option<Printer>) -> Result {
+    let [visit] = visits else {
+        return Err(Error::msg(format!(
+            "watch is only supported on individual resources and resource collections, but {} resources were found",
+            visits.len()
+        )));
+    };
+    let Some(printer) = printer.filter(|printer| !matches!(printer, Printer::Wide)) else {
+        return Err(Error::msg(
+            "kubeupd does not print tables in watch mode yet: use -o name, json, yaml, jsonpath or custom-columns",
+        ));
+    };
+    let name_selector = match visit.names.as_deref() {
+        Some([name]) => Some(format!("metadata.name={name}")),
+        Some(_) => return Err(Error::msg("watch is only supported on a single named object or a list")),
+        None => None,
+    };
+    let field = match (&name_selector, &args.field_selector) {
+        (Some(name), Some(field)) => Some(format!("{name},{field}")),
+        (name, field) => name.clone().or_else(|| field.clone()),
+    };
+    let selectors = Selectors { label: args.selector.as_deref(), field: field.as_deref() };
+    let list =
+        cluster.list(&visit.rt, visit.scope(), selectors).await.map_err(|err| list_error(err, &visit.rt, args))?;
+    let version = list.pointer("/metadata/resourceVersion").and_then(Value::as_str).map(String::from);
+    let print = |kind: &str, mut object: Value| -> Result {
+        if !args.output.show_managed_fields && printer.hides_managed_fields() {
+            output::strip_managed_fields(&mut object);
+        }
+        let shown = if args.output_watch_events { serde_json::json!({"type": kind, "object": object}) } else { object };
+        let text = printer.render(&shown).map_err(super::flags::print_error)?;
+        super::write_stdout(&text)?;
+        // Each change is shown as it happens, even when the printer ends no line.
+        std::io::Write::flush(&mut std::io::stdout()).map_err(|err| Error::Other(err.into()))
+    };
+    if !args.watch_only
+        && let Value::Array(items) = list_items(list, &visit.rt)
+    {
+        for item in items {
+            print("ADDED", item)?;
+        }
+    }
+    let options = client::WatchOptions { selectors, resource_version: version.as_deref(), timeout: WATCH_TIMEOUT };
+    let mut events = cluster.watch(&visit.rt, visit.scope(), &options).await?;
+    while let Some(event) = futures::StreamExt::next(&mut events).await {
+        match event? {
+            client::WatchEvent::Added(object) => print("ADDED", object)?,
+            client::WatchEvent::Modified(object) => print("MODIFIED", object)?,
+            client::WatchEvent::Deleted(object) => print("DELETED", object)?,
+            client::WatchEvent::Bookmark(_) => {}
+        }
+    }
+    Ok(())
 }
