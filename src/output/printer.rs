@@ -54,41 +54,30 @@ pub enum Error {
     Execute(String),
 }
 
+/// Every `-o` format in kubectl's order, and whether only `get` takes it.
+const FORMATS: [(&str, bool); 13] = [
+    ("custom-columns", true),
+    ("custom-columns-file", true),
+    ("go-template", false),
+    ("go-template-file", false),
+    ("json", false),
+    ("jsonpath", false),
+    ("jsonpath-as-json", false),
+    ("jsonpath-file", false),
+    ("name", false),
+    ("template", false),
+    ("templatefile", false),
+    ("wide", true),
+    ("yaml", false),
+];
+
 /// The `-o` formats of `verb`, in kubectl's order for its error.
-pub fn formats(verb: Verb) -> &'static [&'static str] {
-    match verb {
-        Verb::Get => &[
-            "custom-columns",
-            "custom-columns-file",
-            "go-template",
-            "go-template-file",
-            "json",
-            "jsonpath",
-            "jsonpath-as-json",
-            "jsonpath-file",
-            "name",
-            "template",
-            "templatefile",
-            "wide",
-            "yaml",
-        ],
-        Verb::Write => &[
-            "go-template",
-            "go-template-file",
-            "json",
-            "jsonpath",
-            "jsonpath-as-json",
-            "jsonpath-file",
-            "name",
-            "template",
-            "templatefile",
-            "yaml",
-        ],
-    }
+pub fn formats(verb: Verb) -> impl Iterator<Item = &'static str> {
+    FORMATS.into_iter().filter(move |(_, get_only)| verb == Verb::Get || !get_only).map(|(format, _)| format)
 }
 
 fn allowed(verb: Verb) -> String {
-    formats(verb).join(",")
+    formats(verb).collect::<Vec<_>>().join(",")
 }
 
 /// The JSONPath printer: the template as given (for messages) and parsed.
