@@ -88,11 +88,6 @@ impl Visit {
 /// Runs `kubeupd get`.
 pub async fn run(args: GetArgs, global: &GlobalArgs) -> Result {
     let printer = args.output.printer(Verb::Get)?.cloned();
-    if let Some(path) = &args.sort_by {
-        output::jsonpath::relaxed(path)
-            .and_then(|relaxed| output::jsonpath::JsonPath::parse(&relaxed))
-            .map_err(|err| Error::msg(err.to_string()))?;
-    }
     let selecting = args.selector.is_some() || args.field_selector.is_some();
     let rules = Rules { verb: "get", types_alone: true, selector: selecting };
     let named = args.targets.named(rules)?;
@@ -198,10 +193,11 @@ async fn print_tables(
                 (Err(err), _) => errors.push(err),
             }
         }
+        // A table that cannot be sorted shows nothing ("No resources found"), as kubectl's does.
         if let (Some(path), Some(table)) = (&args.sort_by, &mut merged)
-            && let Err(err) = output::sort::sort_by(&mut table.rows, path, |row| &row.object)
+            && output::sort::sort_by(&mut table.rows, path, |row| &row.object).is_err()
         {
-            errors.push(Error::msg(err.to_string()));
+            table.rows.clear();
         }
         let options = TableOptions {
             wide,

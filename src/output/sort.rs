@@ -9,14 +9,22 @@ use serde_json::Value;
 use super::jsonpath::{self, JsonPath};
 
 /// Sorts `items` by the value `path` (kubectl's relaxed spelling, e.g. `.metadata.name`) finds in
-/// `object(item)`; items that compare equal keep their order.
+/// `object(item)`; items that compare equal keep their order. When no item has the value, that is
+/// kubectl's error: `couldn't find any field with path "{.x}" in the list of objects`.
 pub fn sort_by<T>(items: &mut [T], path: &str, object: impl Fn(&T) -> &Value) -> Result<(), jsonpath::Error> {
-    let path = JsonPath::parse(&jsonpath::relaxed(path)?)?;
+    let relaxed = jsonpath::relaxed(path)?;
+    let path = JsonPath::parse(&relaxed)?;
     let mut keyed: Vec<(Option<Value>, usize)> = Vec::with_capacity(items.len());
     for (index, item) in items.iter().enumerate() {
         let groups = path.find(object(item), true)?;
         let key = groups.into_iter().next().and_then(|group| group.into_iter().next()).map(|value| value.into_owned());
         keyed.push((key, index));
+    }
+    if !keyed.is_empty() && keyed.iter().all(|(key, _)| key.is_none()) {
+        return Err(jsonpath::Error(format!(
+            "couldn't find any field with path {} in the list of objects",
+            jsonpath::go_quote(&relaxed)
+        )));
     }
     keyed.sort_by(|(a, _), (b, _)| match (a, b) {
         (None, None) => Ordering::Equal,
@@ -105,5 +113,7 @@ mod tests {
         let mut objects = vec![json!({"n": 10}), json!({"n": 9}), json!({}), json!({"n": 9.5})];
         sort_by(&mut objects, ".n", |object| object).unwrap();
         assert_eq!(objects, vec![json!({}), json!({"n": 9}), json!({"n": 9.5}), json!({"n": 10})]);
+        let err = sort_by(&mut objects, "x", |object| object).unwrap_err();
+        assert_eq!(err.to_string(), r#"couldn't find any field with path "{.x}" in the list of objects"#);
     }
 }
