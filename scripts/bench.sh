@@ -111,6 +111,15 @@ for name in $tools; do
   $(tool $name) get -n "$warm" deployment web >/dev/null
 done
 
+# 3 000 ConfigMaps, made once, for reading one field of each back (get -o jsonpath): paged reads
+# and the JSONPath printer.
+big=bench-big-$$
+$kubectl create namespace "$big" >/dev/null
+for i in $(seq 0 2999); do
+  printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big-%d}\ndata: {v: "%d"}\n---\n' "$i" "$i"
+done >"$work/big.yaml"
+$kubeupd --cache-dir "$work/cache-kubeupd" apply -n "$big" -f "$work/big.yaml" >/dev/null 2>&1
+
 # Which tool goes first alternates (rotates, with a baseline) from run to run.
 order() {
   local list=($tools) i
@@ -139,6 +148,7 @@ for run in $(seq 1 "$RUNS_MANY"); do
     measure "apply 300 objects: configure" $name $cmd apply -n "$ns" -f "$work/many-v2.yaml"
     measure "apply 300 objects: unchanged" $name $cmd apply -n "$ns" -f "$work/many-v2.yaml"
     measure "get 300 objects -o json" $name $cmd get -n "$ns" configmaps,deployments -o json
+    measure "get 3000 objects -o jsonpath" $name $cmd get -n "$big" configmaps -o "jsonpath={.items[*].data.v}"
   done
 done
 
@@ -147,7 +157,7 @@ median() { awk -v c="$2" '{print $c}' "$1" | sort -g | awk '{a[NR]=$1} END {prin
 
 scenarios=("apply one Deployment: create" "apply one Deployment: configure" "apply one Deployment: unchanged"
   "get one object" "20 sequential patches" "apply 300 objects: create" "apply 300 objects: configure"
-  "apply 300 objects: unchanged" "get 300 objects -o json")
+  "apply 300 objects: unchanged" "get 300 objects -o json" "get 3000 objects -o jsonpath")
 if [ -z "$baseline_rev" ]; then
   echo "| scenario | kubectl | kubeupd | time ratio | kubectl peak RSS | kubeupd peak RSS | RSS ratio |"
   echo "| --- | --- | --- | --- | --- | --- | --- |"

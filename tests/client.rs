@@ -193,7 +193,12 @@ async fn tables_come_from_the_server() {
     let cluster = connect(&ns).await;
     let configmaps = cluster.resolve("cm").await.unwrap();
     let table = cluster
-        .list_table(&configmaps, ListScope::Namespace(&ns.name), Selectors { label: Some("tier=front"), field: None })
+        .list_table(
+            &configmaps,
+            ListScope::Namespace(&ns.name),
+            Selectors { label: Some("tier=front"), field: None },
+            false,
+        )
         .await
         .unwrap();
     let table = Table::from_document(table).unwrap();
@@ -202,7 +207,8 @@ async fn tables_come_from_the_server() {
     assert_eq!(table.rows.len(), 1);
     assert_eq!(table.rows[0].cells[0], "one");
     assert_eq!(table.rows[0].namespace(), Some(ns.name.as_str()));
-    let row = Table::from_document(cluster.get_table(&configmaps, Some(&ns.name), "two", None).await.unwrap()).unwrap();
+    let row = Table::from_document(cluster.get_table(&configmaps, Some(&ns.name), "two", None, false).await.unwrap())
+        .unwrap();
     assert_eq!(row.rows[0].cells[1], 1);
     let everywhere = cluster
         .list(&configmaps, ListScope::AllNamespaces, Selectors { label: Some("tier"), field: None })

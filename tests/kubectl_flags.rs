@@ -99,27 +99,12 @@ fn base(verb: &str) -> Vec<String> {
     line
 }
 
-/// Flags that belong to open issues of their own (kubeupd's printers and get's script flags: the
-/// printers issue; `-k`: the kustomize issue).
+/// Flags that belong to open issues of their own: `-k` (the kustomize issue), and the printers
+/// issue's `get --server-print` and `edit`'s template printers.
 fn pending(verb: &str, flag: &Flag) -> bool {
-    const PRINTERS: &[&str] = &["allow-missing-template-keys", "template"];
-    const GET_SCRIPTS: &[&str] = &[
-        "chunk-size",
-        "field-selector",
-        "ignore-not-found",
-        "label-columns",
-        "no-headers",
-        "output-watch-events",
-        "server-print",
-        "show-kind",
-        "show-labels",
-        "sort-by",
-        "watch",
-        "watch-only",
-    ];
     flag.long == "kustomize"
-        || PRINTERS.contains(&flag.long.as_str())
-        || (verb == "get" && GET_SCRIPTS.contains(&flag.long.as_str()))
+        || (verb == "get" && flag.long == "server-print")
+        || (verb == "edit" && ["template", "allow-missing-template-keys"].contains(&flag.long.as_str()))
 }
 
 fn parses(line: &[String]) -> Result<(), String> {

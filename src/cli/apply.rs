@@ -9,11 +9,12 @@ use clap::{ArgAction, Args};
 
 use super::apply_last_applied::LastAppliedCommand;
 use super::apply_report::Report;
-use super::flags::{DeletionArgs, DryRunArg, FieldManagerArg, FileArgs, Format, OutputArgs, PruneArgs, ValidateArg};
+use super::flags::{DeletionArgs, DryRunArg, FieldManagerArg, FileArgs, OutputArgs, PruneArgs, ValidateArg};
 use super::prune::Pruning;
 use super::validation;
 use super::wait::parse_timeout;
 use super::{Error, GlobalArgs, Result};
+use crate::output::Verb;
 
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -245,9 +246,7 @@ async fn interrupted() {
 
 /// Checks the flags and turns them into the engine's options.
 fn options(flags: &ApplyFlags) -> Result<ApplyOptions> {
-    if flags.output.output == Some(Format::Wide) {
-        return Err(Error::msg("--output wide is not supported by apply; use json, yaml or name"));
-    }
+    flags.output.printer(Verb::Write)?;
     if flags.force_conflicts && !flags.server_side {
         return Err(Error::msg("--force-conflicts only works with --server-side"));
     }

@@ -10,7 +10,7 @@ use crate::apply::{DryRun, last_applied};
 use crate::client::{Cluster, Selectors, WriteOptions};
 use crate::gocompat;
 use crate::merge::Patch;
-use crate::output::{self, OutputFormat};
+use crate::output::{self, Printer, Verb};
 use crate::resource::{Resolved, Resolver, Rules};
 
 /// The subcommands of `apply`.
@@ -86,14 +86,14 @@ async fn view(args: ViewArgs, cluster: &Cluster, resolver: &Resolver<'_>) -> Res
         };
         match args.output {
             ViewFormat::Json => print!("{}", output::to_json_indented(&recorded, "  ")),
-            ViewFormat::Yaml => print!("{}", output::render_objects(OutputFormat::Yaml, vec![recorded], true)),
+            ViewFormat::Yaml => print!("{}", output::to_yaml(&recorded)),
         }
     }
     Ok(())
 }
 
 async fn set(args: SetArgs, cluster: &Cluster, resolver: &Resolver<'_>) -> Result {
-    let format = args.output.object_format("apply set-last-applied")?;
+    let printer = args.output.printer(Verb::Write)?;
     let rules = Rules { verb: "apply set-last-applied", types_alone: false, selector: false };
     let named = TargetArgs { targets: Vec::new(), files: args.files.clone() }.named(rules)?;
     for resolved in resolver.resolve(named).await? {
@@ -116,10 +116,10 @@ async fn set(args: SetArgs, cluster: &Cluster, resolver: &Resolver<'_>) -> Resul
             let write = WriteOptions { dry_run: args.dry_run.mode() == DryRun::Server, ..WriteOptions::default() };
             cluster.patch(rt, namespace, name, &patch, &write).await?
         };
-        match format {
+        match printer {
             None => println!("{} configured{}", target.display_name(), args.dry_run.suffix()),
-            Some(OutputFormat::Name) => println!("{}", target.display_name()),
-            Some(format) => print!("{}", args.output.render(format, &object)),
+            Some(Printer::Name) => println!("{}", target.display_name()),
+            Some(printer) => print!("{}", args.output.render(printer, &object)?),
         }
     }
     Ok(())

@@ -11,7 +11,7 @@ use super::apply::{ApplyFlags, display_name};
 use crate::apply::{self, Action, Outcome, StopReason, last_applied};
 use crate::client;
 use crate::gocompat;
-use crate::output::{self, OutputFormat};
+use crate::output::{self, Printer, Verb};
 use crate::resource::{Entry, ObjectRef};
 
 /// Inputs with more objects than this get a progress bar on a terminal.
@@ -37,7 +37,7 @@ pub(super) struct Report {
     entries: Vec<Line>,
     pending: BTreeMap<usize, Result<Outcome, apply::Error>>,
     next: usize,
-    output: Option<OutputFormat>,
+    output: Option<Printer>,
     suffix: &'static str,
     show_patch: bool,
     objects: Vec<Value>,
@@ -67,7 +67,8 @@ impl Report {
             entries: lines,
             pending: BTreeMap::new(),
             next: 0,
-            output: flags.output.output.map(OutputFormat::from),
+            // Checked with the other flags before the run.
+            output: flags.output.printer(Verb::Write).ok().flatten().cloned(),
             suffix: flags.dry_run.suffix(),
             show_patch: flags.show_patch,
             objects: Vec::new(),
@@ -134,10 +135,12 @@ impl Report {
                 gocompat::json::to_compact(&patch.to_json())
             ));
         }
-        match self.output {
-            Some(OutputFormat::Name) => lines.stdout.push(entry.display.clone()),
-            Some(_) => {
-                output::strip_managed_fields(&mut outcome.object);
+        match &self.output {
+            Some(Printer::Name) => lines.stdout.push(entry.display.clone()),
+            Some(printer) => {
+                if printer.hides_managed_fields() {
+                    output::strip_managed_fields(&mut outcome.object);
+                }
                 self.objects.push(outcome.object);
             }
             None => lines.stdout.push(format!("{} {word}{}", entry.display, self.suffix)),
@@ -156,9 +159,9 @@ impl Report {
             Ok(()) => {
                 *self.counts.entry("pruned").or_default() += 1;
                 let line = format!("{} pruned{}", target.display_name(), self.suffix);
-                match self.output {
+                match &self.output {
                     // stdout carries the objects.
-                    Some(OutputFormat::Json | OutputFormat::Yaml) => Lines { stderr: vec![line], ..Lines::default() },
+                    Some(printer) if printer.prints_objects() => Lines { stderr: vec![line], ..Lines::default() },
                     _ => Lines { stdout: vec![line], ..Lines::default() },
                 }
             }
@@ -215,10 +218,15 @@ impl Report {
         if let Some(bar) = &self.progress {
             bar.finish_and_clear();
         }
-        if let Some(format @ (OutputFormat::Json | OutputFormat::Yaml)) = self.output {
+        let mut printed = true;
+        if let Some(printer) = self.output.as_ref().filter(|printer| printer.prints_objects()) {
             let single = self.objects.len() == 1;
             if !self.objects.is_empty() {
-                print!("{}", output::render_objects(format, self.objects, single));
+                let mut stdout = std::io::stdout().lock();
+                if let Err(err) = printer.write(&mut stdout, self.objects, single) {
+                    eprintln!("{}", super::flags::print_error(err).line());
+                    printed = false;
+                }
             }
         }
         let mut parts: Vec<String> = self.counts.iter().map(|(word, count)| format!("{count} {word}")).collect();
@@ -244,7 +252,7 @@ impl Report {
         if self.entries.len() > 1 {
             eprintln!("{} objects: {}{}", self.entries.len(), parts.join(", "), self.suffix);
         }
-        u8::from(self.failed > 0)
+        u8::from(self.failed > 0 || !printed)
     }
 }
 

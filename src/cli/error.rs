@@ -40,6 +40,11 @@ impl Error {
         Error::Other(anyhow::anyhow!("{message}"))
     }
 
+    /// Whether the server said the object does not exist (`--ignore-not-found`).
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, Error::Client(client::Error::NotFound(_)))
+    }
+
     /// The process's exit status.
     pub fn exit_status(&self) -> u8 {
         match self {

@@ -3,13 +3,15 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use std::sync::OnceLock;
+
+use clap::{ArgAction, Args, ValueEnum};
 use serde_json::Value;
 
 use super::Error;
 use crate::apply;
 use crate::client::{DeleteOptions, FieldValidation, Propagation};
-use crate::output::{self, OutputFormat};
+use crate::output::{self, Printer, Verb};
 use crate::resource::{self, Named, Rules};
 
 /// The objects a verb works on: `TYPE NAME...`, `TYPE/NAME...`, or the objects in `-f` files.
@@ -162,81 +164,107 @@ impl FieldManagerArg {
     }
 }
 
-/// The values of `-o`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// Indented JSON.
-    Json,
-    /// YAML.
-    Yaml,
-    /// `kind.group/name` per object.
-    Name,
-    /// The table with every column (`get` only).
-    Wide,
-}
-
-impl From<Format> for OutputFormat {
-    fn from(format: Format) -> Self {
-        match format {
-            Format::Json => OutputFormat::Json,
-            Format::Yaml => OutputFormat::Yaml,
-            Format::Name => OutputFormat::Name,
-            Format::Wide => OutputFormat::Wide,
-        }
-    }
-}
-
-/// `-o` and `--show-managed-fields`.
-#[derive(Debug, Clone, Default, Args)]
+/// `-o`, its templates, and `--show-managed-fields`.
+#[derive(Debug, Clone, Args)]
 pub struct OutputArgs {
-    /// Print the objects in this format instead of a line each (a table for get).
-    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
-    pub output: Option<Format>,
+    /// Output format: json, yaml, name, jsonpath=TEMPLATE, jsonpath-file=PATH, jsonpath-as-json=TEMPLATE;
+    /// for get also wide, custom-columns=HEADER:PATH,... and custom-columns-file=PATH.
+    #[arg(short = 'o', long, value_name = "FORMAT")]
+    pub output: Option<String>,
+    /// The template (or template file) of -o jsonpath or jsonpath-file when not given after `=`.
+    #[arg(long, value_name = "TEMPLATE")]
+    pub template: Option<String>,
+    /// With a template: a field that is missing prints nothing instead of failing.
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = ArgAction::Set, num_args = 0..=1,
+          require_equals = true, default_missing_value = "true")]
+    pub allow_missing_template_keys: bool,
     /// Keep `metadata.managedFields` in JSON and YAML output.
     #[arg(long)]
     pub show_managed_fields: bool,
+    /// The printer, made from the flags the first time it is asked for.
+    #[arg(skip)]
+    printer: OnceLock<Result<Option<Printer>, String>>,
+}
+
+impl Default for OutputArgs {
+    fn default() -> Self {
+        OutputArgs {
+            output: None,
+            template: None,
+            allow_missing_template_keys: true,
+            show_managed_fields: false,
+            printer: OnceLock::new(),
+        }
+    }
 }
 
 impl OutputArgs {
-    /// The format, for verbs that write objects: they print objects or names, not tables.
-    pub fn object_format(&self, verb: &str) -> Result<Option<OutputFormat>, Error> {
-        match self.output {
-            Some(Format::Wide) => {
-                Err(Error::msg(format!("--output wide is not supported by {verb}; use json, yaml or name")))
-            }
-            format => Ok(format.map(OutputFormat::from)),
-        }
+    /// The printer `-o` asks for (`None`: the verb's own lines, or get's table), as `verb` accepts
+    /// it; the flags are read once, template files included.
+    pub fn printer(&self, verb: Verb) -> Result<Option<&Printer>, Error> {
+        let made = self.printer.get_or_init(|| self.make_printer(verb));
+        made.as_ref().map(Option::as_ref).map_err(|err| Error::msg(err.clone()))
     }
 
-    /// `object` in `format`, without `metadata.managedFields` unless asked for, as kubectl prints it.
-    pub fn render(&self, format: OutputFormat, object: &Value) -> String {
-        if self.show_managed_fields || object.pointer("/metadata/managedFields").is_none() {
-            return render(format, object);
-        }
-        let mut shown = object.clone();
-        output::strip_managed_fields(&mut shown);
-        render(format, &shown)
+    fn make_printer(&self, verb: Verb) -> Result<Option<Printer>, String> {
+        let Some(output) = self.output.as_deref() else { return Ok(None) };
+        let (format, inline) = match output.split_once('=') {
+            Some((format, template)) => (format, Some(template)),
+            None => (output, None),
+        };
+        let template = inline.or(self.template.as_deref());
+        let from_file;
+        let template = match (format.ends_with("-file") || format == "templatefile", template) {
+            (true, Some(path)) if !path.is_empty() => {
+                from_file = std::fs::read_to_string(path).map_err(|err| {
+                    let reason = match err.kind() {
+                        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+                        _ => err.to_string(),
+                    };
+                    format!("error reading --template {path}, open {path}: {reason}")
+                })?;
+                Some(from_file.as_str())
+            }
+            (_, template) => template,
+        };
+        let printer = Printer::new(format, template, self.allow_missing_template_keys, verb).map_err(|err| match err {
+            output::PrinterError::Unknown { verb, .. } => output::PrinterError::Unknown { format: output.into(), verb },
+            err => err,
+        });
+        printer.map(Some).map_err(|err| err.to_string())
+    }
+
+    /// `object` as `printer` prints it, without `metadata.managedFields` unless asked for.
+    pub fn render(&self, printer: &Printer, object: &Value) -> Result<String, Error> {
+        let shown_whole = self.show_managed_fields || !printer.hides_managed_fields();
+        let printed = if shown_whole || object.pointer("/metadata/managedFields").is_none() {
+            printer.render(object)
+        } else {
+            let mut shown = object.clone();
+            output::strip_managed_fields(&mut shown);
+            printer.render(&shown)
+        };
+        printed.map_err(print_error)
     }
 
     /// What a writing verb prints for one object: the object with `-o`, else kubectl's line
     /// `deployment.apps/web patched`, with ` (no change)` when the write changed nothing.
-    pub fn written(&self, object: &Value, operation: &str, changed: bool, suffix: &str) -> String {
-        match self.output {
-            Some(format) => self.render(format.into(), object),
+    pub fn written(&self, object: &Value, operation: &str, changed: bool, suffix: &str) -> Result<String, Error> {
+        match self.printer(Verb::Write)? {
+            Some(printer) => self.render(printer, object),
             None => {
                 let unchanged = if changed { "" } else { " (no change)" };
-                format!("{} {operation}{unchanged}{suffix}\n", output::object_name(object))
+                Ok(format!("{} {operation}{unchanged}{suffix}\n", output::object_name(object)))
             }
         }
     }
 }
 
-/// One object in `format`: indented JSON, YAML, or `kind.group/name`, each ending with a newline.
-fn render(format: OutputFormat, object: &Value) -> String {
-    match format {
-        OutputFormat::Json => output::to_json(object),
-        OutputFormat::Yaml => output::to_yaml(object),
-        OutputFormat::Name | OutputFormat::Wide => output::object_name(object) + "\n",
+/// A printer's failure as the cli reports it.
+pub fn print_error(err: output::PrintError) -> Error {
+    match err {
+        output::PrintError::Template(err) => Error::msg(err.to_string()),
+        output::PrintError::Io(err) => Error::Other(err.into()),
     }
 }
 
@@ -251,21 +279,23 @@ mod tests {
             json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "managedFields": []}});
         let lines = OutputArgs::default();
         let server = DryRunArg { mode: DryRunMode::Server };
-        assert_eq!(lines.written(&deployment, "patched", true, ""), "deployment.apps/web patched\n");
-        assert_eq!(lines.written(&deployment, "patched", false, ""), "deployment.apps/web patched (no change)\n");
+        let written = |args: &OutputArgs, operation, changed, suffix| {
+            args.written(&deployment, operation, changed, suffix).unwrap()
+        };
+        assert_eq!(written(&lines, "patched", true, ""), "deployment.apps/web patched\n");
+        assert_eq!(written(&lines, "patched", false, ""), "deployment.apps/web patched (no change)\n");
+        assert_eq!(written(&lines, "updated", true, server.suffix()), "deployment.apps/web updated (server dry run)\n");
+        let with = |format: &str| OutputArgs { output: Some(format.into()), ..OutputArgs::default() };
+        assert_eq!(written(&with("name"), "patched", true, ""), "deployment.apps/web\n");
         assert_eq!(
-            lines.written(&deployment, "updated", true, server.suffix()),
-            "deployment.apps/web updated (server dry run)\n"
-        );
-        let name = OutputArgs { output: Some(Format::Name), ..OutputArgs::default() };
-        assert_eq!(name.written(&deployment, "patched", true, ""), "deployment.apps/web\n");
-        let yaml = OutputArgs { output: Some(Format::Yaml), ..OutputArgs::default() };
-        assert_eq!(
-            yaml.written(&deployment, "patched", true, ""),
+            written(&with("yaml"), "patched", true, ""),
             "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n"
         );
-        let managed = OutputArgs { show_managed_fields: true, ..yaml };
-        assert!(managed.written(&deployment, "patched", true, "").contains("managedFields: []"));
+        assert_eq!(written(&with("jsonpath={.kind}"), "patched", true, ""), "Deployment");
+        let managed = OutputArgs { show_managed_fields: true, ..with("yaml") };
+        assert!(written(&managed, "patched", true, "").contains("managedFields: []"));
+        let wide = with("wide").written(&deployment, "patched", true, "").unwrap_err().line();
+        assert!(wide.starts_with("error: unable to match a printer suitable for the output format \"wide\""), "{wide}");
     }
 }
 

@@ -6,10 +6,10 @@ use clap::Args;
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::flags::{Format, OutputArgs, TargetArgs};
+use super::flags::{OutputArgs, TargetArgs};
 use super::{Error, GlobalArgs, Result};
 use crate::client::{self, Cluster, ListScope, ResourceType, Selectors};
-use crate::output::{self, OutputFormat, Table, TableOptions};
+use crate::output::{self, Printer, Table, TableOptions, Verb};
 use crate::resource::{self, ObjectRef, Resolved, Resolver, Rules};
 
 /// Options of `kubeupd get`.
@@ -23,6 +23,40 @@ pub struct GetArgs {
     /// Label selector to filter lists on, e.g. `app=web,tier!=db`.
     #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<String>,
+    /// Field selector to filter lists on, e.g. `metadata.name=web,status.phase!=Running`.
+    #[arg(long, value_name = "SELECTOR")]
+    pub field_selector: Option<String>,
+    /// Leave out the header line of tables and custom columns.
+    #[arg(long)]
+    pub no_headers: bool,
+    /// Add a LABELS column with every label of the object.
+    #[arg(long)]
+    pub show_labels: bool,
+    /// Add a column with the value of this label (repeatable, or comma-separated).
+    #[arg(short = 'L', long = "label-columns", value_name = "KEY", value_delimiter = ',')]
+    pub label_columns: Vec<String>,
+    /// Sort by the value this JSONPath finds in each object, e.g. `.metadata.creationTimestamp`.
+    #[arg(long, value_name = "PATH")]
+    pub sort_by: Option<String>,
+    /// Print nothing (and succeed) for objects that do not exist.
+    #[arg(long)]
+    pub ignore_not_found: bool,
+    /// Name objects as `kind/name` even when only one type is shown.
+    #[arg(long)]
+    pub show_kind: bool,
+    /// Read lists in pages of this many objects (0: all at once).
+    #[arg(long, value_name = "COUNT", default_value_t = 500)]
+    pub chunk_size: u32,
+    /// After printing the objects, print each change to them as it happens (until interrupted or
+    /// the server ends the watch).
+    #[arg(short = 'w', long)]
+    pub watch: bool,
+    /// Print only the changes, not the objects as they are first.
+    #[arg(long)]
+    pub watch_only: bool,
+    /// With --watch: print each object inside its event, `{"type": "MODIFIED", "object": ...}`.
+    #[arg(long)]
+    pub output_watch_events: bool,
     #[command(flatten)]
     pub output: OutputArgs,
     /// Read this path of the server (e.g. /readyz, /apis/apps/v1) and print the answer as it is.
@@ -31,6 +65,12 @@ pub struct GetArgs {
     /// Read this subresource of the objects named (e.g. status, scale) instead of the objects.
     #[arg(long, value_name = "NAME")]
     pub subresource: Option<String>,
+}
+
+impl GetArgs {
+    fn selectors(&self) -> Selectors<'_> {
+        Selectors { label: self.selector.as_deref(), field: self.field_selector.as_deref() }
+    }
 }
 
 /// What is read at once: a list, or objects of one type in one namespace, shown together.
@@ -61,7 +101,9 @@ pub async fn run(args: GetArgs, global: &GlobalArgs) -> Result {
         let answer = cluster.raw(http::Method::GET, path, None).await?;
         return super::write_stdout(&String::from_utf8_lossy(&answer));
     }
-    let rules = Rules { verb: "get", types_alone: true, selector: args.selector.is_some() };
+    let printer = args.output.printer(Verb::Get)?.cloned();
+    let selecting = args.selector.is_some() || args.field_selector.is_some();
+    let rules = Rules { verb: "get", types_alone: true, selector: selecting };
     let named = args.targets.named(rules)?;
     let cluster = global.connect().await?;
     let resolver = Resolver::new(&cluster, global.namespace.as_deref(), args.all_namespaces);
@@ -78,12 +120,19 @@ pub async fn run(args: GetArgs, global: &GlobalArgs) -> Result {
     }
     let single_object = matches!(resolved.as_slice(), [Resolved::Object(_) | Resolved::Manifest(_)]);
     let visits = visits(resolved);
+    if args.watch || args.watch_only {
+        return watch(&cluster, &visits, &args, printer).await;
+    }
     let mut errors = Vec::new();
-    match args.output.output {
-        None | Some(Format::Wide) => {
-            super::write_stdout(&print_tables(&cluster, &visits, &args, &mut errors).await)?;
+    match printer {
+        None | Some(Printer::Wide) => {
+            let wide = printer.is_some();
+            super::write_stdout(&print_tables(&cluster, &visits, &args, wide, &mut errors).await)?;
         }
-        Some(format) => print_objects(&cluster, &visits, &args, format.into(), single_object, &mut errors).await?,
+        Some(printer) => print_objects(&cluster, &visits, &args, printer, single_object, &mut errors).await?,
+    }
+    if args.ignore_not_found {
+        errors.retain(|err| !err.is_not_found());
     }
     if errors.is_empty() {
         return Ok(());
@@ -120,12 +169,9 @@ fn visits(resolved: Vec<Resolved>) -> Vec<Visit> {
 }
 
 /// Fetches every visit's table concurrently; a visit's tables are one per named object, or one list.
-async fn fetch_tables(
-    cluster: &Cluster,
-    visits: &[Visit],
-    selector: Option<&str>,
-    subresource: Option<&str>,
-) -> Vec<Vec<Result<Table>>> {
+async fn fetch_tables(cluster: &Cluster, visits: &[Visit], args: &GetArgs) -> Vec<Vec<Result<Table>>> {
+    let whole_objects = args.sort_by.is_some();
+    let subresource = args.subresource.as_deref();
     let table = |document: client::Result<Value>| -> Result<Table> {
         Table::from_document(document?).map_err(|err| Error::msg(format!("the server sent an invalid Table: {err}")))
     };
@@ -133,21 +179,32 @@ async fn fetch_tables(
         match &visit.names {
             Some(names) => {
                 join_all(names.iter().map(|name| async {
-                    table(cluster.get_table(&visit.rt, visit.namespace.as_deref(), name, subresource).await)
+                    table(
+                        cluster
+                            .get_table(&visit.rt, visit.namespace.as_deref(), name, subresource, whole_objects)
+                            .await,
+                    )
                 }))
                 .await
             }
-            None => vec![table(
-                cluster.list_table(&visit.rt, visit.scope(), Selectors { label: selector, field: None }).await,
-            )],
+            None => {
+                let list = cluster.list_table(&visit.rt, visit.scope(), args.selectors(), whole_objects).await;
+                vec![table(list.map_err(|err| list_error(err, &visit.rt, args)))]
+            }
         }
     }))
     .await
 }
 
-async fn print_tables(cluster: &Cluster, visits: &[Visit], args: &GetArgs, errors: &mut Vec<Error>) -> String {
+async fn print_tables(
+    cluster: &Cluster,
+    visits: &[Visit],
+    args: &GetArgs,
+    wide: bool,
+    errors: &mut Vec<Error>,
+) -> String {
     let several_types = visits.iter().any(|visit| visit.rt != visits[0].rt);
-    let fetched = fetch_tables(cluster, visits, args.selector.as_deref(), args.subresource.as_deref()).await;
+    let fetched = fetch_tables(cluster, visits, args).await;
     let mut out = String::new();
     for (visit, results) in visits.iter().zip(fetched) {
         let mut merged: Option<Table> = None;
@@ -158,10 +215,19 @@ async fn print_tables(cluster: &Cluster, visits: &[Visit], args: &GetArgs, error
                 (Err(err), _) => errors.push(err),
             }
         }
+        // A table that cannot be sorted shows nothing ("No resources found"), as kubectl's does.
+        if let (Some(path), Some(table)) = (&args.sort_by, &mut merged)
+            && output::sort::sort_by(&mut table.rows, path, |row| &row.object).is_err()
+        {
+            table.rows.clear();
+        }
         let options = TableOptions {
-            wide: args.output.output == Some(Format::Wide),
+            wide,
             namespace_column: args.all_namespaces && visit.rt.namespaced,
-            kind_prefix: several_types.then(|| visit.rt.group_kind_lower()),
+            kind_prefix: (several_types || args.show_kind).then(|| visit.rt.group_kind_lower()),
+            no_headers: args.no_headers,
+            label_columns: args.label_columns.clone(),
+            show_labels: args.show_labels,
         };
         let text = merged.map(|table| output::render_table(&table, &options)).unwrap_or_default();
         if !text.is_empty() && !out.is_empty() {
@@ -169,7 +235,7 @@ async fn print_tables(cluster: &Cluster, visits: &[Visit], args: &GetArgs, error
         }
         out.push_str(&text);
     }
-    if out.is_empty() && errors.is_empty() {
+    if out.is_empty() && errors.is_empty() && !args.ignore_not_found {
         let every_type_namespaced = visits.iter().all(|visit| visit.rt.namespaced);
         match visits.first().and_then(|visit| visit.namespace.as_deref()) {
             Some(namespace) if every_type_namespaced && !args.all_namespaces => {
@@ -185,11 +251,14 @@ async fn print_objects(
     cluster: &Cluster,
     visits: &[Visit],
     args: &GetArgs,
-    format: OutputFormat,
+    mut printer: Printer,
     single_object: bool,
     errors: &mut Vec<Error>,
 ) -> Result {
-    let (selector, subresource) = (args.selector.as_deref(), args.subresource.as_deref());
+    if let Printer::CustomColumns(columns) = &mut printer {
+        columns.no_headers = args.no_headers;
+    }
+    let subresource = args.subresource.as_deref();
     let fetched = join_all(visits.iter().map(|visit| async move {
         match &visit.names {
             Some(names) => {
@@ -197,14 +266,7 @@ async fn print_objects(
                 join_all(names.iter().map(|name| cluster.get_subresource(&visit.rt, namespace, name, subresource)))
                     .await
             }
-            None => {
-                vec![
-                    cluster
-                        .list(&visit.rt, visit.scope(), Selectors { label: selector, field: None })
-                        .await
-                        .map(|list| list_items(list, &visit.rt)),
-                ]
-            }
+            None => vec![list_all(cluster, visit, args).await.map_err(|err| list_error(err, &visit.rt, args))],
         }
     }))
     .await;
@@ -216,16 +278,65 @@ async fn print_objects(
             Err(err) => errors.push(err.into()),
         }
     }
-    if !args.output.show_managed_fields {
+    if !args.output.show_managed_fields && printer.hides_managed_fields() {
         objects.iter_mut().for_each(output::strip_managed_fields);
     }
     if single_object && objects.is_empty() {
         return Ok(());
     }
+    if let Some(path) = &args.sort_by {
+        output::sort::sort_by(&mut objects, path, |object| object).map_err(|err| Error::msg(err.to_string()))?;
+    }
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
-    match output::write_objects(&mut stdout, format, objects, single_object).and_then(|()| stdout.flush()) {
-        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Other(err.into())),
-        _ => Ok(()),
+    let written = printer.write(&mut stdout, objects, single_object);
+    match written.and_then(|()| stdout.flush().map_err(output::PrintError::Io)) {
+        Err(output::PrintError::Io(err)) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(err) => Err(super::flags::print_error(err)),
+        Ok(()) => Ok(()),
+    }
+}
+
+/// A list the server refused (400 or 404), in kubectl's words: `Unable to find "/v1,
+/// Resource=configmaps" that match label selector "", field selector "x=1": ...`.
+fn list_error(err: client::Error, rt: &ResourceType, args: &GetArgs) -> client::Error {
+    let resource = format!("{}/{}, Resource={}", rt.group, rt.version, rt.resource);
+    let reword = |mut status: client::Status| {
+        status.message = if args.selector.is_none() && args.field_selector.is_none() {
+            format!("Unable to list {resource:?}: {}", status.message)
+        } else {
+            format!(
+                "Unable to find {resource:?} that match label selector {:?}, field selector {:?}: {}",
+                args.selector.as_deref().unwrap_or_default(),
+                args.field_selector.as_deref().unwrap_or_default(),
+                status.message
+            )
+        };
+        status
+    };
+    match err {
+        client::Error::BadRequest(status) => client::Error::BadRequest(reword(status)),
+        client::Error::NotFound(status) => client::Error::NotFound(reword(status)),
+        other => other,
+    }
+}
+
+/// Every object of a list, read in pages of `--chunk-size` with the server's continue tokens.
+async fn list_all(cluster: &Cluster, visit: &Visit, args: &GetArgs) -> client::Result<Value> {
+    if args.chunk_size == 0 {
+        return cluster.list(&visit.rt, visit.scope(), args.selectors()).await.map(|list| list_items(list, &visit.rt));
+    }
+    let mut items = Vec::new();
+    let mut token: Option<String> = None;
+    loop {
+        let page =
+            cluster.list_page(&visit.rt, visit.scope(), args.selectors(), args.chunk_size, token.as_deref()).await?;
+        token = page.pointer("/metadata/continue").and_then(Value::as_str).filter(|t| !t.is_empty()).map(String::from);
+        if let Value::Array(page_items) = list_items(page, &visit.rt) {
+            items.extend(page_items);
+        }
+        if token.is_none() {
+            return Ok(Value::Array(items));
+        }
     }
 }
 
@@ -240,4 +351,65 @@ fn list_items(list: Value, rt: &ResourceType) -> Value {
         }
     }
     Value::Array(items)
+}
+
+/// How long one watch may stay open; the server may end it sooner, which ends `get --watch` as it
+/// ends kubectl's.
+const WATCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30 * 60);
+
+/// `--watch`/`--watch-only`: the objects as they are (unless `--watch-only`), then each change,
+/// every object printed alone as it comes. Tables are not printed in watch mode yet.
+async fn watch(cluster: &Cluster, visits: &[Visit], args: &GetArgs, printer: Option<Printer>) -> Result {
+    let [visit] = visits else {
+        return Err(Error::msg(format!(
+            "watch is only supported on individual resources and resource collections, but {} resources were found",
+            visits.len()
+        )));
+    };
+    let Some(printer) = printer.filter(|printer| !matches!(printer, Printer::Wide)) else {
+        return Err(Error::msg(
+            "kubeupd does not print tables in watch mode yet: use -o name, json, yaml, jsonpath or custom-columns",
+        ));
+    };
+    let name_selector = match visit.names.as_deref() {
+        Some([name]) => Some(format!("metadata.name={name}")),
+        Some(_) => return Err(Error::msg("watch is only supported on a single named object or a list")),
+        None => None,
+    };
+    let field = match (&name_selector, &args.field_selector) {
+        (Some(name), Some(field)) => Some(format!("{name},{field}")),
+        (name, field) => name.clone().or_else(|| field.clone()),
+    };
+    let selectors = Selectors { label: args.selector.as_deref(), field: field.as_deref() };
+    let list =
+        cluster.list(&visit.rt, visit.scope(), selectors).await.map_err(|err| list_error(err, &visit.rt, args))?;
+    let version = list.pointer("/metadata/resourceVersion").and_then(Value::as_str).map(String::from);
+    let print = |kind: &str, mut object: Value| -> Result {
+        if !args.output.show_managed_fields && printer.hides_managed_fields() {
+            output::strip_managed_fields(&mut object);
+        }
+        let shown = if args.output_watch_events { serde_json::json!({"type": kind, "object": object}) } else { object };
+        let text = printer.render(&shown).map_err(super::flags::print_error)?;
+        super::write_stdout(&text)?;
+        // Each change is shown as it happens, even when the printer ends no line.
+        std::io::Write::flush(&mut std::io::stdout()).map_err(|err| Error::Other(err.into()))
+    };
+    if !args.watch_only
+        && let Value::Array(items) = list_items(list, &visit.rt)
+    {
+        for item in items {
+            print("ADDED", item)?;
+        }
+    }
+    let options = client::WatchOptions { selectors, resource_version: version.as_deref(), timeout: WATCH_TIMEOUT };
+    let mut events = cluster.watch(&visit.rt, visit.scope(), &options).await?;
+    while let Some(event) = futures::StreamExt::next(&mut events).await {
+        match event? {
+            client::WatchEvent::Added(object) => print("ADDED", object)?,
+            client::WatchEvent::Modified(object) => print("MODIFIED", object)?,
+            client::WatchEvent::Deleted(object) => print("DELETED", object)?,
+            client::WatchEvent::Bookmark(_) => {}
+        }
+    }
+    Ok(())
 }

@@ -14,7 +14,7 @@ use super::{Error, GlobalArgs, Result};
 use crate::apply::DryRun;
 use crate::client::{self, Cluster, WriteOptions};
 use crate::merge::{Patch, PatchError, PatchType};
-use crate::output::OutputFormat;
+use crate::output::{Printer, Verb};
 use crate::resource::{Named, ObjectRef, Resolver, Rules};
 use crate::schema::KindSchema;
 
@@ -98,8 +98,6 @@ struct Plan {
     objects: Vec<Named>,
     /// The patch file, named in errors.
     source: Option<String>,
-    /// `-o`: the objects in this format instead of a line each.
-    format: Option<OutputFormat>,
 }
 
 const RULES: Rules = Rules { verb: "patch", types_alone: false, selector: false };
@@ -135,9 +133,9 @@ fn plan(args: &PatchArgs) -> Result<Plan> {
         Some(source) => anyhow!(err).context(source.clone()),
         None => anyhow!(err),
     })?;
-    let format = args.output.object_format("patch")?;
+    args.output.printer(Verb::Write)?;
     let objects = args.targets.named(RULES)?;
-    Ok(Plan { patch, objects, source, format })
+    Ok(Plan { patch, objects, source })
 }
 
 /// Runs `kubeupd patch`.
@@ -206,12 +204,13 @@ async fn patch_one(
             .await
             .map_err(|err| server_failure(err, patch, &before, &object))?
     };
+    let changed = after != before;
     let after = if args.record && args.dry_run.mode() == DryRun::None {
         record_change_cause(cluster, target, &global.change_cause, args).await?
     } else {
         after
     };
-    Ok(args.output.written(&after, "patched", after != before, ""))
+    args.output.written(&after, "patched", changed, "")
 }
 
 /// `--record`: the command line in the `kubernetes.io/change-cause` annotation, sent as a patch of
@@ -250,7 +249,7 @@ fn local_failure(err: PatchError, object: &str) -> Error {
 
 /// `--local`: patches the objects of the files with the embedded patch metadata and prints them.
 fn run_local(plan: Plan, args: &PatchArgs) -> Result {
-    let format = plan.format.unwrap_or(OutputFormat::Yaml);
+    let printer = args.output.printer(Verb::Write)?.unwrap_or(&Printer::Yaml);
     let results = plan
         .objects
         .into_iter()
@@ -272,7 +271,7 @@ fn run_local(plan: Plan, args: &PatchArgs) -> Result {
                     ))),
                 },
             )?;
-            Ok(args.output.render(format, &patched))
+            args.output.render(printer, &patched)
         })
         .collect();
     super::print_results(results)
@@ -344,7 +343,10 @@ mod tests {
             (&["deploy", "web", "--local", "-p", "{}"], "cannot specify --local and server resources"),
             (&["--local", "-p", "{}"], "give them with -f"),
             (&["deploy", "-p", "{}"], "no name was specified"),
-            (&["deploy", "web", "-p", "{}", "-o", "wide"], "--output wide is not supported by patch"),
+            (
+                &["deploy", "web", "-p", "{}", "-o", "wide"],
+                "unable to match a printer suitable for the output format \"wide\"",
+            ),
         ];
         for (line, expected) in cases {
             let err = parse(line).unwrap_err().to_string();

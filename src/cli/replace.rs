@@ -13,7 +13,7 @@ use super::validation;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, DryRun, ModifyOptions, last_applied};
 use crate::client::{Cluster, RetryPolicy, WriteOptions};
-use crate::output::OutputFormat;
+use crate::output::{Printer, Verb};
 use crate::resource::{self, Manifest, Resolved, Resolver, Rules};
 
 /// kubectl's field manager for `replace`.
@@ -61,7 +61,7 @@ pub struct ReplaceArgs {
 
 /// Runs `kubeupd replace`.
 pub async fn run(args: ReplaceArgs, global: &GlobalArgs) -> Result {
-    let format = args.output.object_format("replace")?;
+    let printer = args.output.printer(Verb::Write)?;
     args.files.require()?;
     if args.force && args.dry_run.mode() != DryRun::None {
         return Err(Error::msg("--dry-run can not be used when --force is set"));
@@ -96,11 +96,11 @@ pub async fn run(args: ReplaceArgs, global: &GlobalArgs) -> Result {
         dry_run: args.dry_run.mode(),
     };
     let results = join_all(resolved.iter().map(|item| match item {
-        Resolved::Manifest(manifest) => replace_one(&cluster, manifest, &options, &deletion, &args, format),
+        Resolved::Manifest(manifest) => replace_one(&cluster, manifest, &options, &deletion, &args, printer),
         _ => unreachable!("replace reads its objects from files"),
     }))
     .await;
-    super::print_results(if format == Some(OutputFormat::Yaml) { separated(results) } else { results })
+    super::print_results(if matches!(printer, Some(Printer::Yaml)) { separated(results) } else { results })
 }
 
 /// The objects printed as YAML documents, separated by `---` as kubectl separates them.
@@ -120,7 +120,7 @@ async fn replace_one(
     options: &ModifyOptions,
     deletion: &apply::Deletion,
     args: &ReplaceArgs,
-    format: Option<OutputFormat>,
+    printer: Option<&Printer>,
 ) -> Result<String> {
     let suffix = args.dry_run.suffix();
     let saved;
@@ -133,10 +133,10 @@ async fn replace_one(
     if !args.force {
         let (object, _) =
             replace_from_file(cluster, manifest, options).await.map_err(|err| in_source(err, &manifest.source.file))?;
-        return Ok(args.output.written(&object, "replaced", true, suffix));
+        return args.output.written(&object, "replaced", true, suffix);
     }
-    let deleted_line = || match format {
-        Some(OutputFormat::Name) => format!("{}\n", manifest.object.display_name()),
+    let deleted_line = || match printer {
+        Some(Printer::Name) => format!("{}\n", manifest.object.display_name()),
         _ => format!("{} {:?} deleted\n", manifest.object.rt.group_kind_lower(), manifest.object.name),
     };
     let recreated = match apply::recreate(cluster, &manifest.object, &manifest.document, &options.write, deletion).await
@@ -152,7 +152,7 @@ async fn replace_one(
     if recreated.deleted {
         printed = deleted_line();
     }
-    printed.push_str(&args.output.written(&recreated.object, "replaced", true, suffix));
+    printed.push_str(&args.output.written(&recreated.object, "replaced", true, suffix)?);
     Ok(printed)
 }
 

@@ -12,6 +12,7 @@ use super::validation;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, DryRun, ModifyError, ModifyOptions};
 use crate::client::{self, Cluster, FieldValidation, RetryPolicy, WriteOptions};
+use crate::output::Verb;
 use crate::resource::{Manifest, Named, ObjectRef, Resolved, Resolver, Rules};
 
 /// Options of `kubeupd update`.
@@ -65,7 +66,7 @@ fn plan(args: &UpdateArgs) -> Result<Plan> {
     changes.extend(args.set.iter().map(|arg| FieldChange::set(arg)).collect::<anyhow::Result<Vec<_>>>()?);
     changes.extend(args.set_string.iter().map(|arg| FieldChange::set_string(arg)).collect::<anyhow::Result<Vec<_>>>()?);
     changes.extend(args.unset.iter().map(|arg| FieldChange::unset(arg)).collect::<anyhow::Result<Vec<_>>>()?);
-    args.output.object_format("update")?;
+    args.output.printer(Verb::Write)?;
     let replacing = !args.targets.files.filenames.is_empty();
     if replacing && !changes.is_empty() {
         return Err(Error::msg(
@@ -144,7 +145,7 @@ async fn update_one(
         }
         Resolved::List { .. } => unreachable!("update names objects"),
     };
-    Ok(args.output.written(&object, "updated", changed, args.dry_run.suffix()))
+    args.output.written(&object, "updated", changed, args.dry_run.suffix())
 }
 
 /// Replaces the live object with the one a file holds; returns the object written and whether it

@@ -12,6 +12,7 @@ use super::flags::{OutputArgs, TargetArgs};
 use super::wait_report::{LiveList, not_ready_line, seconds};
 use super::{Error, GlobalArgs, Result, parse_duration};
 use crate::client::{Cluster, Selectors};
+use crate::output::Verb;
 use crate::resource::{Resolver, Rules};
 use crate::wait::{self, Condition, Outcome, Progress, Target};
 
@@ -61,7 +62,7 @@ pub(super) fn parse_timeout(text: &str) -> Result<Duration, String> {
 /// `-o`) for each in order; exits 1 when any did not get there.
 pub async fn run(args: WaitArgs, global: &GlobalArgs) -> Result {
     let condition = Condition::parse(&args.condition).map_err(Error::msg)?;
-    args.output.object_format("wait")?;
+    args.output.printer(Verb::Write)?;
     if args.local {
         return Err(Error::msg("wait --local is not supported: a condition can only be waited for on the server"));
     }
@@ -179,7 +180,9 @@ pub(super) async fn until_applied_are_ready(
 fn met_line(output: &OutputArgs, outcome: &Outcome) -> Option<String> {
     match outcome {
         Outcome::Met { object: Some(object), .. } => {
-            Some(output.written(object, "condition met", true, "").trim_end_matches('\n').to_string())
+            // A template that fails on the object shows its error in the object's place.
+            let line = output.written(object, "condition met", true, "").unwrap_or_else(|err| err.line());
+            Some(line.trim_end_matches('\n').to_string())
         }
         _ => None,
     }

@@ -191,22 +191,49 @@ impl Cluster {
         self.call_json(Method::GET, path, "application/json", None).await
     }
 
+    /// One page of the list: at most `limit` objects, from where `continue_token` (the previous
+    /// page's `metadata.continue`) says, so a long list is never held whole in memory.
+    pub async fn list_page(
+        &self,
+        rt: &ResourceType,
+        scope: ListScope<'_>,
+        selectors: Selectors<'_>,
+        limit: u32,
+        continue_token: Option<&str>,
+    ) -> Result<Value> {
+        let mut query = selectors.query();
+        query.push(("limit", limit.to_string()));
+        query.extend(continue_token.map(|token| ("continue", token.to_string())));
+        let path = with_query(resource_path(rt, scope_namespace(scope), None, None), &query);
+        self.call_json(Method::GET, path, "application/json", None).await
+    }
+
     /// The server-printed `meta.k8s.io/v1` Table of one object (or of its `subresource`), as the
-    /// server sent it.
+    /// server sent it; with `whole_objects`, each row carries the whole object rather than its
+    /// metadata.
     pub async fn get_table(
         &self,
         rt: &ResourceType,
         namespace: Option<&str>,
         name: &str,
         subresource: Option<&str>,
+        whole_objects: bool,
     ) -> Result<Value> {
-        let path = resource_path(rt, namespace, Some(name), subresource);
+        let path = with_query(resource_path(rt, namespace, Some(name), subresource), &include_object(whole_objects));
         self.call_table(path).await
     }
 
-    /// The server-printed `meta.k8s.io/v1` Table of a list, as the server sent it.
-    pub async fn list_table(&self, rt: &ResourceType, scope: ListScope<'_>, selectors: Selectors<'_>) -> Result<Value> {
-        let path = with_query(resource_path(rt, scope_namespace(scope), None, None), &selectors.query());
+    /// The server-printed `meta.k8s.io/v1` Table of a list, as the server sent it (see [`Self::get_table`]).
+    pub async fn list_table(
+        &self,
+        rt: &ResourceType,
+        scope: ListScope<'_>,
+        selectors: Selectors<'_>,
+        whole_objects: bool,
+    ) -> Result<Value> {
+        let mut query = selectors.query();
+        query.extend(include_object(whole_objects));
+        let path = with_query(resource_path(rt, scope_namespace(scope), None, None), &query);
         self.call_table(path).await
     }
 
@@ -329,6 +356,11 @@ impl Cluster {
         }
         Ok(document)
     }
+}
+
+/// `includeObject=Object` when a table's rows must carry whole objects (for `--sort-by`).
+fn include_object(whole_objects: bool) -> Vec<(&'static str, String)> {
+    if whole_objects { vec![("includeObject", "Object".to_string())] } else { Vec::new() }
 }
 
 /// The path of a DELETE: a delete checks no fields, so `fieldValidation` is left out.

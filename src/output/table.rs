@@ -67,6 +67,12 @@ pub struct TableOptions {
     pub namespace_column: bool,
     /// Prefix names with `kind.group/`, as kubectl does when several types are shown.
     pub kind_prefix: Option<String>,
+    /// Leave out the header line (`--no-headers`).
+    pub no_headers: bool,
+    /// A column per label key, headed by the key's last segment (`-L app.kubernetes.io/name`: NAME).
+    pub label_columns: Vec<String>,
+    /// A last LABELS column with every label, `k=v` by key order (`--show-labels`).
+    pub show_labels: bool,
 }
 
 /// The lines of `table`, header first; empty when the table has no rows.
@@ -82,7 +88,13 @@ pub fn render(table: &Table, options: &TableOptions) -> String {
         header.push("NAMESPACE".into());
     }
     header.extend(shown.iter().map(|&i| table.columns[i].name.to_uppercase()));
-    lines.push(header);
+    header.extend(options.label_columns.iter().map(|key| key.rsplit('/').next().unwrap_or(key).to_uppercase()));
+    if options.show_labels {
+        header.push("LABELS".into());
+    }
+    if !options.no_headers {
+        lines.push(header);
+    }
     for row in &table.rows {
         let mut line = Vec::with_capacity(shown.len() + 1);
         if options.namespace_column {
@@ -95,13 +107,21 @@ pub fn render(table: &Table, options: &TableOptions) -> String {
                 _ => line.push(cell),
             }
         }
+        let labels = row.object.pointer("/metadata/labels").and_then(Value::as_object);
+        let label = |key: &str| labels.and_then(|labels| labels.get(key)).and_then(Value::as_str).unwrap_or_default();
+        line.extend(options.label_columns.iter().map(|key| label(key).to_string()));
+        if options.show_labels {
+            let all: Vec<String> =
+                labels.into_iter().flatten().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default())).collect();
+            line.push(if all.is_empty() { "<none>".into() } else { all.join(",") });
+        }
         lines.push(line);
     }
     align(&lines)
 }
 
 /// Pads every cell but the last of each line to its column's width.
-fn align(lines: &[Vec<String>]) -> String {
+pub(super) fn align(lines: &[Vec<String>]) -> String {
     let columns = lines.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns.saturating_sub(1))
         .map(|column| {
@@ -155,7 +175,12 @@ mod tests {
 
     #[test]
     fn wide_namespace_and_kind_prefix() {
-        let options = TableOptions { wide: true, namespace_column: true, kind_prefix: Some("configmap".into()) };
+        let options = TableOptions {
+            wide: true,
+            namespace_column: true,
+            kind_prefix: Some("configmap".into()),
+            ..TableOptions::default()
+        };
         let text = render(&table(), &options);
         assert_eq!(
             text,
@@ -163,6 +188,25 @@ mod tests {
              default       configmap/one           1      5s    \n\
              kube-system   configmap/a-long-name   12     3d    n1\n"
         );
+    }
+
+    #[test]
+    fn label_columns_and_labels_follow_the_server_columns() {
+        let mut table = table();
+        table.rows[0].object = json!({"metadata": {"labels": {"app.kubernetes.io/name": "web", "tier": "db"}}});
+        table.rows.truncate(1);
+        let options = TableOptions {
+            no_headers: false,
+            label_columns: vec!["app.kubernetes.io/name".into(), "other".into()],
+            show_labels: true,
+            ..TableOptions::default()
+        };
+        assert_eq!(
+            render(&table, &options),
+            "NAME   DATA   AGE   NAME   OTHER   LABELS\none    1      5s    web            app.kubernetes.io/name=web,tier=db\n"
+        );
+        let bare = TableOptions { no_headers: true, ..TableOptions::default() };
+        assert_eq!(render(&table, &bare), "one   1     5s\n");
     }
 
     #[test]

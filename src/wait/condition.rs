@@ -1,9 +1,9 @@
 //! What to wait for (`--for`, in kubectl's syntax, plus `ready`), and whether an object's state meets it.
 
-use jsonpath_rust::JsonPath as _;
 use serde_json::Value;
 
 use super::Error;
+use crate::output::jsonpath::{self, JsonPath};
 use crate::status::{self, Readiness};
 
 /// What an object must come to.
@@ -23,13 +23,23 @@ pub enum Condition {
 }
 
 /// `--for=jsonpath=...`: an expression in kubectl's JSONPath (`{.status.phase}`) and the value to see.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct JsonPathCondition {
-    /// The expression as an RFC 9535 query (`$.status.phase`).
+    /// The expression, braced and with its leading dot (`{.status.phase}`).
     query: String,
+    /// `query` parsed.
+    path: JsonPath,
     /// The value to see; `None`: any value.
     value: Option<String>,
 }
+
+impl PartialEq for JsonPathCondition {
+    fn eq(&self, other: &Self) -> bool {
+        self.query == other.query && self.value == other.value
+    }
+}
+
+impl Eq for JsonPathCondition {}
 
 /// What a condition says of an object's state.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,28 +144,28 @@ impl JsonPathCondition {
         if inner.is_empty() {
             return Err(Error::JsonPath("jsonpath expression cannot be empty".into()));
         }
-        let query = match inner.strip_prefix('$') {
-            Some(rest) => format!("${rest}"),
-            None if inner.starts_with('.') || inner.starts_with('[') => format!("${inner}"),
-            None => format!("$.{inner}"),
-        };
-        if let Err(err) = jsonpath_rust::parser::parse_json_path(&query) {
-            return Err(Error::JsonPath(format!("invalid jsonpath expression {expression:?}: {err}")));
-        }
-        Ok(JsonPathCondition { query, value })
+        let invalid =
+            |err: jsonpath::Error| Error::JsonPath(format!("invalid jsonpath expression {expression:?}: {err}"));
+        let query = jsonpath::relaxed(inner).map_err(invalid)?;
+        let path = JsonPath::parse(&query).map_err(invalid)?;
+        Ok(JsonPathCondition { query, path, value })
     }
 
     /// kubectl's rule: exactly one value found; a nested object or list only when any value will do;
     /// otherwise its text equal to the value, spaces around either aside.
     fn check(&self, object: &Value) -> Check {
-        let found = match object.query(&self.query) {
-            Ok(found) => found,
+        let groups = match self.path.find(object, true) {
+            Ok(groups) => groups,
             Err(err) => return Check::Failed(format!("cannot evaluate {}: {err}", self.query)),
         };
-        let found = match found.as_slice() {
+        let found = match groups.as_slice() {
             [] => return Check::Waiting(format!("{} has no value", self.query)),
-            [one] => *one,
-            _ => return Check::Failed("given jsonpath expression matches more than one value".into()),
+            [group] => match group.as_slice() {
+                [] => return Check::Waiting(format!("{} has no value", self.query)),
+                [one] => one.as_ref(),
+                _ => return Check::Failed("given jsonpath expression matches more than one value".into()),
+            },
+            _ => return Check::Failed("given jsonpath expression matches more than one list".into()),
         };
         let Some(expected) = &self.value else { return Check::Met };
         let text = match found {
@@ -255,9 +265,12 @@ mod tests {
         assert_eq!(check("jsonpath={.status.conditions}", &pod), Check::Met);
         assert_eq!(
             check("jsonpath={.status.phase}=Pending", &pod),
-            Check::Waiting(r#"$.status.phase is "Running", not "Pending""#.into())
+            Check::Waiting(r#"{.status.phase} is "Running", not "Pending""#.into())
         );
-        assert_eq!(check("jsonpath={.status.missing}=x", &pod), Check::Waiting("$.status.missing has no value".into()));
+        assert_eq!(
+            check("jsonpath={.status.missing}=x", &pod),
+            Check::Waiting("{.status.missing} has no value".into())
+        );
         assert_eq!(
             check("jsonpath={.status.conditions}=x", &pod),
             Check::Failed("jsonpath leads to a nested object or list which is not supported".into())

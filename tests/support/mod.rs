@@ -175,8 +175,9 @@ impl TestNamespace {
         self.apply(&yaml);
     }
 
-    /// Runs kubectl, kubeupd, then kubectl again with the same `args` and asserts kubeupd's stdout,
-    /// stderr and exit code equal kubectl's from one of the two runs (ages may tick in between).
+    /// Runs kubectl, kubeupd, then kubectl again with the same `args` and asserts kubeupd's stdout
+    /// (ages masked, see [`without_ages`]), stderr and exit code equal kubectl's from one of the
+    /// two runs (an age may still change its width in between).
     pub fn assert_same_as_kubectl(&self, args: &[&str]) -> Output {
         let before = self.kubectl().args(args).output().expect("kubectl runs");
         let ours = self.kubeupd().args(args).output().expect("kubeupd runs");
@@ -204,7 +205,7 @@ pub fn assert_same_output(ours: &Output, theirs: &Output, context: &str) {
         format!(
             "exit {:?}\n--- stdout:\n{}--- stderr:\n{}",
             output.status.code(),
-            String::from_utf8_lossy(&output.stdout),
+            without_ages(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         )
     };
@@ -212,7 +213,49 @@ pub fn assert_same_output(ours: &Output, theirs: &Output, context: &str) {
 }
 
 fn same_output(ours: &Output, theirs: &Output) -> bool {
-    ours.status.code() == theirs.status.code() && ours.stdout == theirs.stdout && ours.stderr == theirs.stderr
+    ours.status.code() == theirs.status.code()
+        && without_ages(&ours.stdout) == without_ages(&theirs.stdout)
+        && ours.stderr == theirs.stderr
+}
+
+/// `text` with every age (a cell such as `7s`, `6m17s`, `3d4h`) masked by `#`s of its width, so
+/// that two runs on either side of a second compare equal: the AGE column keeps its width and
+/// every other cell is still compared byte for byte.
+pub fn without_ages(text: &[u8]) -> String {
+    let text = String::from_utf8_lossy(text);
+    let is_age = |word: &str| {
+        let mut rest = word;
+        let mut units = 0;
+        while !rest.is_empty() {
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            let Some(unit) = rest[digits..].chars().next().filter(|unit| "smhdy".contains(*unit)) else { return false };
+            if digits == 0 {
+                return false;
+            }
+            rest = &rest[digits + unit.len_utf8()..];
+            units += 1;
+        }
+        units > 0
+    };
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let mut word_start = None;
+        for (at, c) in line.char_indices().chain([(line.len(), ' ')]) {
+            match (c.is_whitespace(), word_start) {
+                (false, None) => word_start = Some(at),
+                (true, Some(start)) => {
+                    let word = &line[start..at];
+                    out.push_str(&if is_age(word) { "#".repeat(word.len()) } else { word.to_string() });
+                    word_start = None;
+                }
+                _ => {}
+            }
+            if c.is_whitespace() && at < line.len() {
+                out.push(c);
+            }
+        }
+    }
+    out
 }
 
 impl Drop for TestNamespace {

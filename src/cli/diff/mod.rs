@@ -17,7 +17,7 @@ use super::flags::{FieldManagerArg, FileArgs, PruneArgs, ValidateArg};
 use super::prune::Pruning;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, ApplyOptions, DryRun, Mode, Outcome, Stop, prune};
-use crate::output::{self, OutputFormat};
+use crate::output;
 use crate::resource::{ObjectRef, Resolver};
 
 /// Options of `kubeupd diff`.
@@ -221,7 +221,7 @@ impl Change {
                 if !shown.managed_fields {
                     output::strip_managed_fields(&mut object);
                 }
-                output::render_objects(OutputFormat::Yaml, vec![object], true)
+                output::to_yaml(&object)
             }
         };
         let name = format!(

@@ -1,0 +1,261 @@
+//! kubectl's printers (`-o jsonpath`, `jsonpath-file`, `jsonpath-as-json`, `custom-columns`,
+//! `custom-columns-file`) and `get`'s script flags, against a real kube-apiserver with kubectl as
+//! the oracle: the same command on the same objects gives the same bytes and exit code.
+
+mod support;
+
+use support::{TestNamespace, testdata, without_ages};
+
+/// A namespace with two Deployments (`web`: 2 replicas, one container; `api`: 1 replica, two
+/// containers) and three ConfigMaps (`one`, `two`, `three`).
+fn objects(prefix: &str) -> TestNamespace {
+    let namespace = TestNamespace::new(prefix);
+    namespace.apply_testdata("get/app.yaml");
+    namespace.apply_testdata("printers/extra.yaml");
+    namespace
+}
+
+/// Every case runs through kubectl and kubeupd; output and exit code must be kubectl's.
+#[test]
+fn jsonpath_and_custom_columns_match_kubectl() {
+    let ns = objects("printers");
+    let n = ns.name.as_str();
+    let names_file = format!("jsonpath-file={}", testdata("printers/names.jsonpath").display());
+    let columns_file = format!("custom-columns-file={}", testdata("printers/columns.txt").display());
+    let deploys = ["get", "deploy", "-n", n];
+    let web = ["get", "deploy", "web", "-n", n];
+    let cms = ["get", "cm", "-n", n];
+    let api = ["get", "deploy", "api", "-n", n];
+    let one = ["get", "cm", "one", "-n", n];
+    let cases: Vec<(&[&str], &str)> = vec![
+        // Fields, lists, indexes, slices, unions.
+        (&web, "jsonpath={.metadata.name}"),
+        (&deploys, "jsonpath={.items[*].metadata.name}"),
+        (&deploys, "jsonpath={.items[0].metadata.name}"),
+        (&deploys, "jsonpath={.items[-1].metadata.name}"),
+        (&deploys, "jsonpath={.items[-1:].metadata.name}"),
+        (&cms, "jsonpath={.items[0:2].metadata.name}"),
+        (&cms, "jsonpath={.items[::2].metadata.name}"),
+        (&cms, "jsonpath={.items[1:].metadata.name}"),
+        (&cms, "jsonpath={.items[0,2].metadata.name}"),
+        (&deploys, "jsonpath={.items[*].spec.replicas}"),
+        (&web, "jsonpath={.spec.template.spec.containers[0].image}"),
+        (&web, "jsonpath={.spec.template.spec.containers[0].ports[0].containerPort}"),
+        (&web, "jsonpath={.spec.template.spec.containers[0].args}"),
+        (&web, "jsonpath={.spec.template.spec.containers[*].args[*]}"),
+        (&deploys, "jsonpath={.items[*].spec.template.spec.containers[*].name}"),
+        (&web, "jsonpath={.spec.strategy}"),
+        (&web, "jsonpath={.metadata.labels}"),
+        (&web, "jsonpath={.metadata.annotations.description}"),
+        // Keys with dots: escaped, and kubectl's quoted form (which splits on the dots).
+        (&api, r"jsonpath={.metadata.labels.app\.kubernetes\.io/name}"),
+        (&api, "jsonpath={.metadata.labels['app.kubernetes.io/name']}"),
+        (&one, r"jsonpath={.data.config\.ini}"),
+        (&one, "jsonpath={.data}"),
+        (&one, "jsonpath={.data.unicode} {.data.tabbed} {.data.quote}"),
+        // Filters and their comparisons.
+        (&cms, r#"jsonpath={.items[?(@.metadata.name=="two")].data.a}"#),
+        (&cms, r#"jsonpath={.items[?(@.metadata.name!="two")].metadata.name}"#),
+        (&deploys, "jsonpath={.items[?(@.spec.replicas>1)].metadata.name}"),
+        (&deploys, "jsonpath={.items[?(@.spec.replicas<=1)].metadata.name}"),
+        (&deploys, "jsonpath={.items[?(@.spec.replicas==2)].metadata.name}"),
+        (&cms, "jsonpath={.items[?(@.metadata.labels.tier)].metadata.name}"),
+        (&cms, "jsonpath={.items[?(@.metadata.labels.tier=='back')].metadata.name}"),
+        (&deploys, "jsonpath={.items[?(@.spec.replicas>1.5)].metadata.name}"),
+        // Recursive descent and wildcards.
+        (&deploys, "jsonpath={..image}"),
+        (&deploys, "jsonpath={..containerPort}"),
+        // (A wildcard over a map's values is left out: kubectl prints them in Go's random map order.)
+        (&api, "jsonpath={.spec.template.spec.containers.*.name}"),
+        // range/end, literals.
+        (&deploys, r#"jsonpath={range .items[*]}{.metadata.name}{"\t"}{.spec.replicas}{"\n"}{end}"#),
+        (
+            &deploys,
+            r#"jsonpath={range .items[*]}{.metadata.name}:{range .spec.template.spec.containers[*]}[{.name}]{end}{"\n"}{end}"#,
+        ),
+        (&web, "jsonpath=name: {.metadata.name}, kind: {.kind}"),
+        (&web, "jsonpath={'single'} {\"double\"}"),
+        (&cms, "jsonpath={.kind} {.metadata}"),
+        // Missing fields: nothing by default; an error without --allow-missing-template-keys.
+        (&web, "jsonpath={.status.nothing}"),
+        (&web, "jsonpath={.spec.replicas}{.missing}"),
+        // Errors: parse, evaluation, format.
+        (&web, "jsonpath={.metadata.name"),
+        (&web, "jsonpath={.spec.template.spec.containers[x]}"),
+        (&web, "jsonpath={.spec.template.spec.containers[3]}"),
+        (&web, "jsonpath={.metadata[0]}"),
+        (&web, "jsonpath={end}"),
+        (&web, "jsonpath={metadata.name}"),
+        (&web, "jsonpath={.spec.template.spec.containers[?(@.name='x')]}"),
+        (&web, "jsonpath"),
+        (&web, "jsonpath="),
+        (&web, "foo"),
+        (&web, "custom-columns="),
+        (&web, "custom-columns=NAME"),
+        // The other spellings.
+        (&deploys, "jsonpath-as-json={.items[*].metadata.name}"),
+        (&web, "jsonpath-as-json={.spec.replicas}{.metadata.name}"),
+        (&deploys, &names_file),
+        (&deploys, "jsonpath-file=/nonexistent/template"),
+        // Custom columns.
+        (&deploys, "custom-columns=NAME:.metadata.name,REPLICAS:.spec.replicas"),
+        (&deploys, "custom-columns=NAME:metadata.name,IMAGES:{.spec.template.spec.containers[*].image}"),
+        (&deploys, "custom-columns=NAME:.metadata.name,LABELS:.metadata.labels,NONE:.status.nothing"),
+        (&cms, "custom-columns=NAME:.metadata.name,TIER:.metadata.labels.tier"),
+        (&web, "custom-columns=A:{.a}{.b}"),
+        (&deploys, &columns_file),
+        (&deploys, "name"),
+    ];
+    assert!(cases.len() >= 40);
+    for (args, format) in &cases {
+        let mut line = args.to_vec();
+        line.extend(["-o", format]);
+        ns.assert_same_as_kubectl(&line);
+    }
+    // Flags that change the printers.
+    for line in [
+        vec!["get", "deploy", "web", "-o", "jsonpath={.nope}", "--allow-missing-template-keys=false", "-n", n],
+        vec!["get", "deploy", "-o", "jsonpath", "--template={.items[*].spec.replicas}", "-n", n],
+        vec!["get", "deploy", "-o", "custom-columns=NAME:.metadata.name", "--no-headers", "-n", n],
+        vec!["get", "deploy", "-o", "jsonpath={.items[*].metadata.name}", "--sort-by=.spec.replicas", "-n", n],
+    ] {
+        ns.assert_same_as_kubectl(&line);
+    }
+}
+
+#[test]
+fn get_flags_match_kubectl() {
+    let ns = objects("get-flags");
+    let n = ns.name.as_str();
+    for line in [
+        vec!["get", "cm", "--show-labels", "-n", n],
+        vec!["get", "deploy", "-L", "tier", "-L", "app.kubernetes.io/name,app", "-n", n],
+        vec!["get", "deploy", "--show-labels", "-L", "tier", "-o", "wide", "-n", n],
+        vec!["get", "cm", "--no-headers", "-n", n],
+        vec!["get", "cm", "--show-kind", "-n", n],
+        vec!["get", "cm", "--sort-by=.metadata.name", "-n", n],
+        vec!["get", "cm", "--sort-by={.metadata.labels.tier}", "-o", "name", "-n", n],
+        vec!["get", "deploy", "--sort-by=.spec.replicas", "-n", n],
+        vec!["get", "deploy", "--sort-by=.spec.replicas", "-o", "name", "-n", n],
+        vec!["get", "cm", "--sort-by=.data.a", "-n", n],
+        vec!["get", "cm", "--sort-by=.metadata.nothing", "-n", n],
+        vec!["get", "cm", "--sort-by=.metadata.nothing", "-o", "name", "-n", n],
+        vec!["get", "cm", "--field-selector", "metadata.name=two", "-n", n],
+        vec!["get", "cm", "--field-selector=metadata.name!=two", "-o", "name", "-n", n],
+        vec!["get", "cm", "--field-selector", "bogus=1", "-n", n],
+        vec!["get", "cm", "nope", "--ignore-not-found", "-n", n],
+        vec!["get", "cm", "nope", "two", "--ignore-not-found", "-n", n],
+        vec!["get", "cm", "nope", "--ignore-not-found", "-o", "json", "-n", n],
+    ] {
+        ns.assert_same_as_kubectl(&line);
+    }
+}
+
+/// Writing verbs print with the same printers.
+#[test]
+fn write_verbs_print_through_templates_like_kubectl() {
+    let ns = objects("printers-write");
+    let n = ns.name.as_str();
+    let file = testdata("printers/extra.yaml");
+    let file = file.to_str().unwrap();
+    for line in [
+        vec!["apply", "-f", file, "-o", "jsonpath={.kind}/{.metadata.name}", "-n", n],
+        vec!["patch", "cm", "two", "-p", r#"{"data":{"b":"2"}}"#, "-o", "jsonpath={.data}", "-n", n],
+        vec!["patch", "cm", "two", "-p", r#"{"data":{"b":"2"}}"#, "-o", "jsonpath-as-json={.data.b}", "-n", n],
+        vec!["patch", "cm", "two", "-p", "{}", "-o", "wide", "-n", n],
+        vec!["patch", "cm", "two", "-p", "{}", "-o", "custom-columns=A:.a", "-n", n],
+    ] {
+        ns.assert_same_as_kubectl(&line);
+    }
+}
+
+/// A list longer than one page is read in pages and printed whole, as kubectl prints it.
+#[test]
+fn chunked_lists_read_every_page() {
+    let ns = TestNamespace::new("printers-chunks");
+    let n = ns.name.as_str();
+    for index in 0..7 {
+        ns.kubectl_ok(&["create", "configmap", &format!("c{index}"), "-n", n]);
+    }
+    ns.assert_same_as_kubectl(&["get", "cm", "--chunk-size=2", "-o", "name", "-n", n]);
+    ns.assert_same_as_kubectl(&["get", "cm", "--chunk-size=3", "-o", "jsonpath={.items[*].metadata.name}", "-n", n]);
+    let ours = ns.kubeupd().args(["get", "cm", "--chunk-size=2", "-o", "name", "-n", n, "-v=6"]).output().unwrap();
+    let log = String::from_utf8_lossy(&ours.stderr);
+    let pages = log.lines().filter(|line| line.contains("limit=2")).count();
+    assert!(pages >= 4, "7 objects in pages of 2 take 4 requests:\n{log}");
+    assert!(log.contains("continue="), "later pages carry the continue token:\n{log}");
+}
+
+#[test]
+fn ages_are_masked_keeping_their_width() {
+    let table = b"NAME   DATA   AGE\none    1      8s\ntwo    1      6m17s\n";
+    assert_eq!(without_ages(table), "NAME   DATA   AGE\none    1      ##\ntwo    1      #####\n");
+    assert_eq!(without_ages(b"AGE 7s"), without_ages(b"AGE 8s"));
+    assert_ne!(without_ages(b"one 7s"), without_ages(b"two 7s"));
+    assert_eq!(without_ages(b"s 5 sm x1"), "s 5 sm x1");
+}
+
+/// `get -w` prints the object, then its change, as kubectl's watch does.
+#[test]
+fn watch_prints_each_change_like_kubectl() {
+    use std::io::{BufRead, BufReader};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let ns = TestNamespace::new("printers-watch");
+    let n = ns.name.as_str();
+    ns.kubectl_ok(&["create", "configmap", "watched", "--from-literal=k=1", "-n", n]);
+    let args = ["get", "cm", "watched", "-w", "-o", r#"jsonpath={.data.k}{"\n"}"#, "-n", n];
+    let events_args = [
+        "get",
+        "cm",
+        "-w",
+        "--output-watch-events",
+        "-o",
+        r#"jsonpath={.type} {.object.metadata.name}{"\n"}"#,
+        "-n",
+        n,
+    ];
+    let start = |mut command: std::process::Command| {
+        let mut child = command.stdout(std::process::Stdio::piped()).spawn().expect("the watch starts");
+        let (send, lines) = mpsc::channel();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = send.send(line);
+            }
+        });
+        (child, lines)
+    };
+    let next = |lines: &mpsc::Receiver<String>, who: &str| {
+        lines.recv_timeout(Duration::from_secs(60)).unwrap_or_else(|_| panic!("{who} printed no line"))
+    };
+    let mut ours_command = ns.kubeupd_process();
+    ours_command.args(args);
+    let mut theirs_command = ns.kubectl();
+    theirs_command.args(args);
+    let mut events_ours_command = ns.kubeupd_process();
+    events_ours_command.args(events_args);
+    let mut events_theirs_command = ns.kubectl();
+    events_theirs_command.args(events_args);
+    let watchers = [
+        ("kubeupd", start(ours_command)),
+        ("kubectl", start(theirs_command)),
+        ("kubeupd events", start(events_ours_command)),
+        ("kubectl events", start(events_theirs_command)),
+    ];
+    let firsts: Vec<String> = watchers.iter().map(|(who, (_, lines))| next(lines, who)).collect();
+    ns.kubectl_ok(&["patch", "cm", "watched", "-p", r#"{"data":{"k":"2"}}"#, "-n", n]);
+    let seconds: Vec<String> = watchers.iter().map(|(who, (_, lines))| next(lines, who)).collect();
+    for (_, (mut child, _)) in watchers {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    assert_eq!(firsts[0], "1");
+    assert_eq!(seconds[0], "2");
+    assert_eq!(firsts[0], firsts[1], "first lines: {firsts:?}");
+    assert_eq!(seconds[0], seconds[1], "after the change: {seconds:?}");
+    assert_eq!(firsts[2], firsts[3], "events: {firsts:?}");
+    assert_eq!(seconds[2], seconds[3], "events after the change: {seconds:?}");
+    assert_eq!(seconds[2], "MODIFIED watched");
+}
