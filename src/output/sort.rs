@@ -26,15 +26,40 @@ pub fn sort_by<T>(items: &mut [T], path: &str, object: impl Fn(&T) -> &Value) ->
             jsonpath::go_quote(&relaxed)
         )));
     }
-    keyed.sort_by(|(a, _), (b, _)| match (a, b) {
-        (None, None) => Ordering::Equal,
-        (None, Some(_)) => Ordering::Less,
-        (Some(_), None) => Ordering::Greater,
-        (Some(a), Some(b)) => compare(a, b),
-    });
+    if keyed.len() <= GO_INSERTION_SORT_MAX {
+        // Go's sort with kubectl's comparison, which calls an object without the value less than
+        // any other, even than another without it: such objects come first, in reverse order.
+        for next in 1..keyed.len() {
+            let mut at = next;
+            while at > 0 && (keyed[at].0.is_none() || less(&keyed[at].0, &keyed[at - 1].0)) {
+                keyed.swap(at, at - 1);
+                at -= 1;
+            }
+        }
+    } else {
+        // Longer lists: objects without the value first, in their order (Go's order among them
+        // follows its pattern-defeating quicksort).
+        keyed.sort_by(|(a, _), (b, _)| match (a, b) {
+            (None, None) => Ordering::Equal,
+            (None, Some(_)) => Ordering::Less,
+            (Some(_), None) => Ordering::Greater,
+            (Some(a), Some(b)) => compare(a, b),
+        });
+    }
     let order: Vec<usize> = keyed.into_iter().map(|(_, index)| index).collect();
     permute(items, order);
     Ok(())
+}
+
+/// Up to this many items Go's `sort.Sort` is an insertion sort.
+const GO_INSERTION_SORT_MAX: usize = 12;
+
+/// kubectl's "less" for two present values; a missing one on the right is never greater.
+fn less(a: &Option<Value>, b: &Option<Value>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => compare(a, b) == Ordering::Less,
+        _ => false,
+    }
 }
 
 /// Puts `items[order[i]]` at `i`.
@@ -110,9 +135,9 @@ mod tests {
 
     #[test]
     fn objects_sort_by_a_field_missing_ones_first() {
-        let mut objects = vec![json!({"n": 10}), json!({"n": 9}), json!({}), json!({"n": 9.5})];
+        let mut objects = vec![json!({"n": 10}), json!({"n": 9}), json!({}), json!({"n": 9.5}), json!({"m": 1})];
         sort_by(&mut objects, ".n", |object| object).unwrap();
-        assert_eq!(objects, vec![json!({}), json!({"n": 9}), json!({"n": 9.5}), json!({"n": 10})]);
+        assert_eq!(objects, vec![json!({"m": 1}), json!({}), json!({"n": 9}), json!({"n": 9.5}), json!({"n": 10})]);
         let err = sort_by(&mut objects, "x", |object| object).unwrap_err();
         assert_eq!(err.to_string(), r#"couldn't find any field with path "{.x}" in the list of objects"#);
     }
