@@ -242,3 +242,37 @@ pub struct PruneArgs {
     #[arg(long = "prune-allowlist", value_name = "GVK")]
     pub prune_allowlist: Vec<apply::prune::AllowedKind>,
 }
+
+/// `-l`, `--field-selector`, `--all` and `-A`: choose objects of the named types by what they are,
+/// not by name; shared by the verbs that change objects in bulk (`label`, `annotate`, `scale`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct SelectionArgs {
+    /// Selector (label query) to filter on, e.g. `app=web,tier!=db`.
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<resource::LabelSelector>,
+    /// Selector (field query) to filter on, e.g. `metadata.name=web`; the server supports few fields per type.
+    #[arg(long, value_name = "SELECTOR")]
+    pub field_selector: Option<String>,
+    /// Select all objects of the named types in the namespace.
+    #[arg(long)]
+    pub all: bool,
+    /// With -l, --field-selector or --all: the objects of every namespace.
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+}
+
+impl SelectionArgs {
+    /// Whether the types are given alone, their objects chosen by selector or `--all`.
+    pub fn by_type(&self) -> bool {
+        self.all || self.selector.is_some() || self.field_selector.is_some()
+    }
+
+    /// kubectl's checks of flags that exclude each other.
+    pub fn validate(&self) -> Result<(), Error> {
+        match (self.all, &self.selector, &self.field_selector) {
+            (true, Some(_), _) => Err(Error::msg("cannot set --all and --selector at the same time")),
+            (true, _, Some(_)) => Err(Error::msg("cannot set --all and --field-selector at the same time")),
+            _ => Ok(()),
+        }
+    }
+}

@@ -15,12 +15,14 @@ mod error;
 mod field_path;
 mod flags;
 mod get;
+mod label;
 mod patch;
 mod prune;
 mod replace;
 mod update;
 mod validation;
 mod version;
+mod visit;
 mod wait;
 mod wait_report;
 
@@ -33,6 +35,7 @@ use std::time::Duration;
 use clap::{ArgAction, Args, CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
 use secrecy::SecretString;
 
+use crate::change;
 use crate::client::{Cluster, ConnectOptions, Overrides};
 
 pub use error::{Error, Result};
@@ -184,6 +187,12 @@ pub enum Command {
     Apply(apply::ApplyArgs),
     /// Show what `apply` would change: the live objects against the configuration, as a diff.
     Diff(diff::DiffArgs),
+    /// Set or remove labels of objects: KEY=VALUE sets, KEY- removes.
+    #[command(after_help = LABEL_EXAMPLES)]
+    Label(label::MetadataArgs),
+    /// Set or remove annotations of objects: KEY=VALUE sets, KEY- removes.
+    #[command(after_help = ANNOTATE_EXAMPLES)]
+    Annotate(label::MetadataArgs),
     /// Edit an object in your editor and send the difference as a patch.
     Edit(edit::EditArgs),
     /// Wait until objects are ready, deleted, or meet a condition.
@@ -193,6 +202,27 @@ pub enum Command {
     /// Print a shell completion script.
     Completion(completion::CompletionArgs),
 }
+
+const LABEL_EXAMPLES: &str = "Examples:
+  # Label deployment web with tier=frontend; a key that has another value needs --overwrite
+  kubeupd label deploy web tier=frontend
+  kubeupd label --overwrite deploy/web tier=backend
+
+  # Remove the label tier from every pod labelled app=web
+  kubeupd label pods -l app=web tier-
+
+  # Show the labels of a config map
+  kubeupd label configmap settings --list";
+
+const ANNOTATE_EXAMPLES: &str = "Examples:
+  # Annotate deployment web, replacing the value the key may have
+  kubeupd annotate --overwrite deploy web description='my frontend'
+
+  # Annotate deployment web only if it is still at resourceVersion 42
+  kubeupd annotate deploy web --resource-version=42 checked=yes
+
+  # Remove the annotation description from every config map in the namespace
+  kubeupd annotate configmaps --all description-";
 
 /// Parses the command line, runs the verb, prints errors the way kubectl does and returns the exit code.
 pub fn run() -> ExitCode {
@@ -246,6 +276,8 @@ async fn dispatch(command: Command, global: GlobalArgs) -> Result {
         Command::Apply(args) => apply::run(args, &global).await,
         Command::Diff(args) => diff::run(args, &global).await,
         Command::Edit(args) => edit::run(args, &global).await,
+        Command::Label(args) => label::run(args, change::metadata::MetadataMap::Labels, &global).await,
+        Command::Annotate(args) => label::run(args, change::metadata::MetadataMap::Annotations, &global).await,
         Command::Wait(args) => wait::run(args, &global).await,
         Command::Version(args) => version::run(args, &global).await,
         Command::Completion(_) => unreachable!("completion runs without a runtime"),
@@ -266,6 +298,29 @@ fn print_results(results: Vec<Result<String>>) -> Result {
         }
     }
     if failed { Err(Error::Reported(1)) } else { Ok(()) }
+}
+
+/// Prints what each object's change printed, then the errors the way kubectl reports those of a
+/// visit over several objects: one error as `error: ...`, several one per line without the prefix.
+fn print_visited(results: Vec<Result<String, Vec<Error>>>) -> Result {
+    let mut errors = Vec::new();
+    for result in results {
+        match result {
+            Ok(text) => write_stdout(&text)?,
+            Err(failures) => errors.extend(failures),
+        }
+    }
+    match errors.as_slice() {
+        [] => return Ok(()),
+        [one] => eprintln!("{}", one.line()),
+        several => {
+            for err in several {
+                let line = err.line();
+                eprintln!("{}", line.strip_prefix("error: ").unwrap_or(&line));
+            }
+        }
+    }
+    Err(Error::Reported(1))
 }
 
 /// Writes the output in one go; a closed pipe (`| head`) is not an error.
