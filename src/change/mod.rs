@@ -3,6 +3,7 @@
 //! changes a copy here, and sends the difference as a patch through [`crate::merge`]; no I/O.
 
 pub mod metadata;
+pub mod scale;
 
 /// kubectl's split of a verb's arguments into objects and `KEY=VALUE` / `KEY-` pairs: every
 /// object comes first; `pair_type` (`label`, `annotation`) names the pairs in the error.

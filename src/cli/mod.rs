@@ -19,6 +19,7 @@ mod label;
 mod patch;
 mod prune;
 mod replace;
+mod scale;
 mod update;
 mod validation;
 mod version;
@@ -193,6 +194,9 @@ pub enum Command {
     /// Set or remove annotations of objects: KEY=VALUE sets, KEY- removes.
     #[command(after_help = ANNOTATE_EXAMPLES)]
     Annotate(label::MetadataArgs),
+    /// Set the number of replicas of objects through their scale subresource.
+    #[command(after_help = SCALE_EXAMPLES)]
+    Scale(scale::ScaleArgs),
     /// Edit an object in your editor and send the difference as a patch.
     Edit(edit::EditArgs),
     /// Wait until objects are ready, deleted, or meet a condition.
@@ -223,6 +227,16 @@ const ANNOTATE_EXAMPLES: &str = "Examples:
 
   # Remove the annotation description from every config map in the namespace
   kubeupd annotate configmaps --all description-";
+
+const SCALE_EXAMPLES: &str = "Examples:
+  # Scale deployment web to 3 replicas
+  kubeupd scale --replicas=3 deploy/web
+
+  # Scale it to 5 only if it has 3 now
+  kubeupd scale --current-replicas=3 --replicas=5 deployment web
+
+  # Scale every stateful set labelled app=db to 0
+  kubeupd scale statefulsets -l app=db --replicas=0";
 
 /// Parses the command line, runs the verb, prints errors the way kubectl does and returns the exit code.
 pub fn run() -> ExitCode {
@@ -276,6 +290,7 @@ async fn dispatch(command: Command, global: GlobalArgs) -> Result {
         Command::Apply(args) => apply::run(args, &global).await,
         Command::Diff(args) => diff::run(args, &global).await,
         Command::Edit(args) => edit::run(args, &global).await,
+        Command::Scale(args) => scale::run(args, &global).await,
         Command::Label(args) => label::run(args, change::metadata::MetadataMap::Labels, &global).await,
         Command::Annotate(args) => label::run(args, change::metadata::MetadataMap::Annotations, &global).await,
         Command::Wait(args) => wait::run(args, &global).await,
