@@ -2,6 +2,7 @@
 //! annotations (`label`, `annotate`), container images (`set image`). Each verb reads the object,
 //! changes a copy here, and sends the difference as a patch through [`crate::merge`]; no I/O.
 
+pub mod image;
 pub mod metadata;
 pub mod scale;
 

@@ -20,6 +20,7 @@ mod patch;
 mod prune;
 mod replace;
 mod scale;
+mod set;
 mod update;
 mod validation;
 mod version;
@@ -188,6 +189,8 @@ pub enum Command {
     Apply(apply::ApplyArgs),
     /// Show what `apply` would change: the live objects against the configuration, as a diff.
     Diff(diff::DiffArgs),
+    /// Set fields of pod templates: `set image`.
+    Set(set::SetArgs),
     /// Set or remove labels of objects: KEY=VALUE sets, KEY- removes.
     #[command(after_help = LABEL_EXAMPLES)]
     Label(label::MetadataArgs),
@@ -291,6 +294,7 @@ async fn dispatch(command: Command, global: GlobalArgs) -> Result {
         Command::Diff(args) => diff::run(args, &global).await,
         Command::Edit(args) => edit::run(args, &global).await,
         Command::Scale(args) => scale::run(args, &global).await,
+        Command::Set(args) => set::run(args, &global).await,
         Command::Label(args) => label::run(args, change::metadata::MetadataMap::Labels, &global).await,
         Command::Annotate(args) => label::run(args, change::metadata::MetadataMap::Annotations, &global).await,
         Command::Wait(args) => wait::run(args, &global).await,
@@ -330,8 +334,7 @@ fn print_visited(results: Vec<Result<String, Vec<Error>>>) -> Result {
         [one] => eprintln!("{}", one.line()),
         several => {
             for err in several {
-                let line = err.line();
-                eprintln!("{}", line.strip_prefix("error: ").unwrap_or(&line));
+                eprintln!("{}", err.message());
             }
         }
     }

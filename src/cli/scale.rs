@@ -36,14 +36,6 @@ pub struct ScaleArgs {
     pub output: OutputArgs,
 }
 
-/// kubectl's answer when nothing is named.
-const NOTHING_NAMED: &str = "You must provide one or more resources by argument or filename.
-Example resource specifications include:
-   '-f rsrc.yaml'
-   '--filename=rsrc.json'
-   '<resource> <name>'
-   '<resource>'";
-
 struct Plan {
     replicas: i64,
     preconditions: Preconditions,
@@ -63,7 +55,7 @@ fn plan(args: &ScaleArgs) -> Result<Plan> {
     };
     args.selection.validate()?;
     if args.targets.targets.is_empty() && args.targets.files.filenames.is_empty() {
-        return Err(Error::msg(NOTHING_NAMED));
+        return Err(Error::msg(visit::NOTHING_NAMED));
     }
     let preconditions = Preconditions {
         replicas: (args.current_replicas >= 0).then_some(args.current_replicas),

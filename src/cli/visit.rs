@@ -11,6 +11,14 @@ use super::{Error, GlobalArgs, Result};
 use crate::client::{Cluster, ListScope, Selectors};
 use crate::resource::{Named, ObjectRef, Resolved, Resolver, Rules};
 
+/// kubectl's answer when nothing is named.
+pub const NOTHING_NAMED: &str = "You must provide one or more resources by argument or filename.
+Example resource specifications include:
+   '-f rsrc.yaml'
+   '--filename=rsrc.json'
+   '<resource> <name>'
+   '<resource>'";
+
 /// One object as the server has it now.
 #[derive(Debug, Clone)]
 pub struct Visited {
