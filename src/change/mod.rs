@@ -4,6 +4,7 @@
 
 pub mod image;
 pub mod metadata;
+pub mod rollout;
 pub mod scale;
 
 /// kubectl's split of a verb's arguments into objects and `KEY=VALUE` / `KEY-` pairs: every

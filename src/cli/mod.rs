@@ -19,6 +19,7 @@ mod label;
 mod patch;
 mod prune;
 mod replace;
+mod rollout;
 mod scale;
 mod set;
 mod update;
@@ -189,6 +190,8 @@ pub enum Command {
     Apply(apply::ApplyArgs),
     /// Show what `apply` would change: the live objects against the configuration, as a diff.
     Diff(diff::DiffArgs),
+    /// Manage the rollout of Deployments, DaemonSets and StatefulSets: restart, pause, resume.
+    Rollout(rollout::RolloutArgs),
     /// Set fields of pod templates: `set image`.
     Set(set::SetArgs),
     /// Set or remove labels of objects: KEY=VALUE sets, KEY- removes.
@@ -295,6 +298,7 @@ async fn dispatch(command: Command, global: GlobalArgs) -> Result {
         Command::Edit(args) => edit::run(args, &global).await,
         Command::Scale(args) => scale::run(args, &global).await,
         Command::Set(args) => set::run(args, &global).await,
+        Command::Rollout(args) => rollout::run(args, &global).await,
         Command::Label(args) => label::run(args, change::metadata::MetadataMap::Labels, &global).await,
         Command::Annotate(args) => label::run(args, change::metadata::MetadataMap::Annotations, &global).await,
         Command::Wait(args) => wait::run(args, &global).await,
