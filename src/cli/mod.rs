@@ -9,6 +9,7 @@ mod apply;
 mod apply_last_applied;
 mod apply_report;
 mod completion;
+mod delete;
 mod diff;
 mod edit;
 mod error;
@@ -200,6 +201,9 @@ pub enum Command {
     /// Set or remove annotations of objects: KEY=VALUE sets, KEY- removes.
     #[command(after_help = ANNOTATE_EXAMPLES)]
     Annotate(label::MetadataArgs),
+    /// Delete objects by name, by file, or by label selector, and wait until they are gone.
+    #[command(after_help = DELETE_EXAMPLES)]
+    Delete(delete::DeleteArgs),
     /// Set the number of replicas of objects through their scale subresource.
     #[command(after_help = SCALE_EXAMPLES)]
     Scale(scale::ScaleArgs),
@@ -233,6 +237,17 @@ const ANNOTATE_EXAMPLES: &str = "Examples:
 
   # Remove the annotation description from every config map in the namespace
   kubeupd annotate configmaps --all description-";
+
+const DELETE_EXAMPLES: &str = "Examples:
+  # Delete the objects of a file, and wait until they are gone
+  kubeupd delete -f app.yaml
+
+  # Delete config maps by name, and the pods labelled app=web without waiting
+  kubeupd delete configmap settings defaults
+  kubeupd delete pods -l app=web --wait=false
+
+  # Delete a deployment and leave its replica sets in place
+  kubeupd delete deployment/web --cascade=orphan";
 
 const SCALE_EXAMPLES: &str = "Examples:
   # Scale deployment web to 3 replicas
@@ -296,6 +311,7 @@ async fn dispatch(command: Command, global: GlobalArgs) -> Result {
         Command::Apply(args) => apply::run(args, &global).await,
         Command::Diff(args) => diff::run(args, &global).await,
         Command::Edit(args) => edit::run(args, &global).await,
+        Command::Delete(args) => delete::run(args, &global).await,
         Command::Scale(args) => scale::run(args, &global).await,
         Command::Set(args) => set::run(args, &global).await,
         Command::Rollout(args) => rollout::run(args, &global).await,

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::flags::{SelectionArgs, TargetArgs};
 use super::{Error, GlobalArgs, Result};
-use crate::client::{Cluster, ListScope, Selectors};
+use crate::client::{Cluster, ListScope, ResourceType, Selectors};
 use crate::resource::{Named, ObjectRef, Resolved, Resolver, Rules};
 
 /// kubectl's answer when nothing is named.
@@ -54,36 +54,50 @@ pub async fn resolve(
     Ok((resolver.resolve(named).await?, single))
 }
 
-/// Reads every object `resolved` names: named objects one by one, types as lists.
-pub async fn read(cluster: &Cluster, resolved: Vec<Resolved>, selection: &SelectionArgs, single: bool) -> Visit {
-    let selectors = Selectors {
+/// The selectors of `selection`, for lists.
+pub fn selectors(selection: &SelectionArgs) -> Selectors<'_> {
+    Selectors {
         label: selection.selector.as_ref().map(|selector| selector.as_str()),
         field: selection.field_selector.as_deref(),
-    };
+    }
+}
+
+/// The objects of a type that `selectors` select, in `namespace` (`None`: every namespace).
+pub async fn list(
+    cluster: &Cluster,
+    rt: &ResourceType,
+    namespace: Option<&str>,
+    selectors: Selectors<'_>,
+) -> Result<Vec<Visited>> {
+    let scope = namespace.map_or(ListScope::AllNamespaces, ListScope::Namespace);
+    let list = cluster.list(rt, scope, selectors).await?;
+    Ok(list["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|item| {
+            let mut live = item.clone();
+            live["apiVersion"] = rt.api_version().into();
+            live["kind"] = rt.kind.clone().into();
+            let target = ObjectRef {
+                namespace: item["metadata"]["namespace"].as_str().map(String::from),
+                name: item["metadata"]["name"].as_str().unwrap_or_default().to_string(),
+                rt: rt.clone(),
+            };
+            Visited { target, live }
+        })
+        .collect())
+}
+
+/// Reads every object `resolved` names: named objects one by one, types as lists.
+pub async fn read(cluster: &Cluster, resolved: Vec<Resolved>, selection: &SelectionArgs, single: bool) -> Visit {
+    let selectors = selectors(selection);
     let reads = join_all(resolved.into_iter().map(|item| async move {
         match item {
-            Resolved::List { rt, namespace } => {
-                let scope = namespace.as_deref().map_or(ListScope::AllNamespaces, ListScope::Namespace);
-                match cluster.list(&rt, scope, selectors).await {
-                    Ok(list) => list["items"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .map(|item| {
-                            let mut live = item.clone();
-                            live["apiVersion"] = rt.api_version().into();
-                            live["kind"] = rt.kind.clone().into();
-                            let target = ObjectRef {
-                                namespace: item["metadata"]["namespace"].as_str().map(String::from),
-                                name: item["metadata"]["name"].as_str().unwrap_or_default().to_string(),
-                                rt: rt.clone(),
-                            };
-                            Ok(Visited { target, live })
-                        })
-                        .collect(),
-                    Err(err) => vec![Err(Error::from(err))],
-                }
-            }
+            Resolved::List { rt, namespace } => match list(cluster, &rt, namespace.as_deref(), selectors).await {
+                Ok(objects) => objects.into_iter().map(Ok).collect(),
+                Err(err) => vec![Err(err)],
+            },
             Resolved::Object(target) | Resolved::Manifest(crate::resource::Manifest { object: target, .. }) => {
                 let live = cluster.get(&target.rt, target.namespace.as_deref(), &target.name).await;
                 vec![live.map(|live| Visited { target, live }).map_err(Error::from)]

@@ -78,6 +78,54 @@ impl WriteOptions {
     }
 }
 
+/// What happens to an object's dependents when it is deleted (`propagationPolicy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Propagation {
+    /// The object goes at once; the garbage collector deletes the dependents after.
+    Background,
+    /// The object stays (with a finalizer) until its dependents are deleted.
+    Foreground,
+    /// The dependents stay, without owner.
+    Orphan,
+}
+
+impl Propagation {
+    fn as_str(self) -> &'static str {
+        match self {
+            Propagation::Background => "Background",
+            Propagation::Foreground => "Foreground",
+            Propagation::Orphan => "Orphan",
+        }
+    }
+}
+
+/// The options of one delete, sent as its `DeleteOptions` body.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DeleteParams {
+    /// Seconds the object gets to end gracefully; `None`: the kind's default.
+    pub grace_period: Option<i64>,
+    pub propagation: Option<Propagation>,
+    /// Let the server check the delete without carrying it out (`dryRun=All`).
+    pub dry_run: bool,
+}
+
+impl DeleteParams {
+    fn body(&self) -> Value {
+        let mut body = serde_json::Map::new();
+        if let Some(seconds) = self.grace_period {
+            body.insert("gracePeriodSeconds".into(), seconds.into());
+        }
+        if let Some(propagation) = self.propagation {
+            body.insert("propagationPolicy".into(), propagation.as_str().into());
+        }
+        // The body's options replace the query's: a dry run must be said here.
+        if self.dry_run {
+            body.insert("dryRun".into(), json!(["All"]));
+        }
+        Value::Object(body)
+    }
+}
+
 /// The URL path of an object (`name` given) or of a collection, with an optional subresource.
 /// `namespace` is left out for cluster-scoped types; `None` on a namespaced type means all namespaces.
 pub(crate) fn resource_path(
@@ -208,6 +256,20 @@ impl Cluster {
         options: &WriteOptions,
     ) -> Result<Value> {
         self.call_json(Method::DELETE, delete_path(rt, namespace, name, options), "application/json", None).await
+    }
+
+    /// Deletes the object `name` with `params`; returns what the server answers: the object (when
+    /// it stays for finalizers or a grace period) or a Status.
+    pub async fn delete_with(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        name: &str,
+        params: &DeleteParams,
+    ) -> Result<Value> {
+        let body = serde_json::to_vec(&params.body()).expect("a JSON value always serializes");
+        let path = resource_path(rt, namespace, Some(name), None);
+        self.call_json(Method::DELETE, path, "application/json", Some(body)).await
     }
 
     /// Deletes `object` as it was read: if it changed since (another `resourceVersion`), or is

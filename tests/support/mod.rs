@@ -206,6 +206,9 @@ fn same_output(ours: &Output, theirs: &Output) -> bool {
 
 impl Drop for TestNamespace {
     fn drop(&mut self) {
+        // The test cluster runs no namespace controller: a deleted namespace keeps its objects,
+        // and its Services keep their cluster IPs, of which there are 254. Services go first.
+        let _ = self.kubectl().args(["delete", "services", "--all", "-n", &self.name, "--wait=false"]).output();
         let _ = self.kubectl().args(["delete", "namespace", &self.name, "--wait=false"]).output();
     }
 }
