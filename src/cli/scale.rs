@@ -76,8 +76,23 @@ pub async fn run(args: ScaleArgs, global: &GlobalArgs) -> Result {
     if plan.preconditions.resource_version.is_some() && read.len() > 1 {
         return Err(Error::msg("cannot use --resource-version with multiple resources"));
     }
-    if read.is_empty() && unreadable.is_empty() {
-        return Err(Error::msg("no objects passed to scale"));
+    if read.is_empty() {
+        // kubectl names the objects it could not read inside its message, as Go joins errors.
+        let mut reasons: Vec<String> = Vec::new();
+        for err in unreadable.into_iter().filter_map(Result::err) {
+            let reason = match &err {
+                Error::Client(client) => client.status().map_or_else(|| err.message(), |status| status.message.clone()),
+                other => other.message(),
+            };
+            if !reasons.contains(&reason) {
+                reasons.push(reason);
+            }
+        }
+        return Err(Error::msg(match reasons.as_slice() {
+            [] => "no objects passed to scale".to_string(),
+            [one] => format!("no objects passed to scale {one}"),
+            several => format!("no objects passed to scale [{}]", several.join(", ")),
+        }));
     }
     for object in read.into_iter().flatten() {
         super::write_stdout(&scale_one(&cluster, &plan, &args, object).await?)?;
