@@ -17,16 +17,9 @@ fn twins(prefix: &str) -> Twins {
     twins
 }
 
-/// `kubeupd ARGS` in ours and `kubectl ARGS` in theirs.
-fn run_both(twins: &Twins, args: &[&str]) -> (Output, Output) {
-    let ours = twins.ours.kubeupd().args(["-n", &twins.ours.name]).args(args).output().unwrap();
-    let theirs = twins.theirs.kubectl().args(["-n", &twins.theirs.name]).args(args).output().unwrap();
-    (ours, theirs)
-}
-
-/// [`run_both`], which must print the same and exit the same way.
+/// [`Twins::run_both`], which must print the same and exit the same way.
 fn both(twins: &Twins, args: &[&str]) -> (Output, Output) {
-    let (ours, theirs) = run_both(twins, args);
+    let (ours, theirs) = twins.run_both(args);
     assert_same_output(&ours, &theirs, &format!("{args:?}"));
     (ours, theirs)
 }
@@ -127,7 +120,7 @@ fn changed_objects_print_like_kubectls() {
         &["label", "cm", "settings", "more=1", "-o", "json", "--dry-run=client"],
         &["annotate", "svc", "web", "x=1", "-o", "json", "--dry-run=server"],
     ] {
-        assert_same_objects(&twins, run_both(&twins, args), &format!("{args:?}"));
+        assert_same_objects(&twins, twins.run_both(args), &format!("{args:?}"));
         twins.assert_same("cm/settings", &format!("after {args:?}"));
     }
     let (ours, _) = both(&twins, &["label", "cm", "settings", "named=1", "-o", "name"]);

@@ -31,8 +31,7 @@ fn twins(prefix: &str) -> Twins {
 
 /// `kubeupd ARGS` in ours and `kubectl ARGS` in theirs: the same output and exit code.
 fn both(twins: &Twins, args: &[&str]) -> Output {
-    let ours = twins.ours.kubeupd().args(["-n", &twins.ours.name]).args(args).output().unwrap();
-    let theirs = twins.theirs.kubectl().args(["-n", &twins.theirs.name]).args(args).output().unwrap();
+    let (ours, theirs) = twins.run_both(args);
     assert_same_output(&ours, &theirs, &format!("{args:?}"));
     ours
 }

@@ -33,15 +33,9 @@ fn twins(prefix: &str) -> Twins {
     twins
 }
 
-fn run_both(twins: &Twins, args: &[&str]) -> (Output, Output) {
-    let ours = twins.ours.kubeupd().args(["-n", &twins.ours.name]).args(args).output().unwrap();
-    let theirs = twins.theirs.kubectl().args(["-n", &twins.theirs.name]).args(args).output().unwrap();
-    (ours, theirs)
-}
-
 /// `kubeupd ARGS` in ours and `kubectl ARGS` in theirs: the same output and exit code.
 fn both(twins: &Twins, args: &[&str]) -> Output {
-    let (ours, theirs) = run_both(twins, args);
+    let (ours, theirs) = twins.run_both(args);
     assert_same_output(&ours, &theirs, &format!("{args:?}"));
     ours
 }
@@ -99,7 +93,7 @@ fn images_are_set_like_kubectl_sets_them() {
     let web = twins.assert_same("deploy/web", "at the end");
     assert!(web["metadata"]["managedFields"].as_array().unwrap().iter().any(|entry| entry["manager"] == "kubectl-set"));
 
-    let (ours, theirs) = run_both(&twins, &["set", "image", "deploy/web", "app=nginx:5", "-o", "json"]);
+    let (ours, theirs) = twins.run_both(&["set", "image", "deploy/web", "app=nginx:5", "-o", "json"]);
     assert_eq!(
         twin_view(parse_json(&ours.stdout), &twins.ours.name),
         twin_view(parse_json(&theirs.stdout), &twins.theirs.name)

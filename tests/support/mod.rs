@@ -279,6 +279,21 @@ impl Twins {
         ours
     }
 
+    /// `kubeupd -n OURS ARGS` and `kubectl -n THEIRS ARGS`, each run to its end (kubeupd within a
+    /// minute), for comparing what they print.
+    pub fn run_both(&self, args: &[&str]) -> (Output, Output) {
+        let ours = self
+            .ours
+            .kubeupd()
+            .args(["-n", &self.ours.name])
+            .args(args)
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .expect("kubeupd runs");
+        let theirs = self.theirs.kubectl().args(["-n", &self.theirs.name]).args(args).output().expect("kubectl runs");
+        (ours, theirs)
+    }
+
     fn view(&self, namespace: &TestNamespace, what: &str) -> Value {
         let text = namespace.kubectl_ok(&["get", what, "-n", &namespace.name, "-o", "json", "--show-managed-fields"]);
         let view = twin_view(parse_json(text.as_bytes()), &namespace.name);
