@@ -12,10 +12,12 @@
 //! - [`client`]: the API server: REST calls, discovery, OpenAPI, retries, typed errors.
 //! - [`output`]: printers of objects, tables and diffs, matching kubectl's bytes.
 //! - [`manifest`]: reading `-f` inputs.
+//! - [`change`]: what the update verbs (`label`, `annotate`, `set`) change in an object, pure.
 //! - [`merge`]: the pure patch engine, guided by [`schema`] patch metadata.
 //! - [`gocompat`]: what must match Go byte for byte, at the bottom.
 
 pub mod apply;
+pub mod change;
 pub mod cli;
 pub mod client;
 pub mod gocompat;

@@ -16,7 +16,15 @@ fn bash_completions(words: &[&str]) -> Vec<String> {
         String::from_utf8(script.stdout).unwrap(),
         words.len() - 1,
     );
-    let output = Command::new("bash").arg("-c").arg(probe).output().expect("bash runs");
+    // On stdin: the script is longer than one argument may be (128 KiB on Linux).
+    let mut bash = Command::new("bash")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("bash runs");
+    std::io::Write::write_all(&mut bash.stdin.take().unwrap(), probe.as_bytes()).unwrap();
+    let output = bash.wait_with_output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     String::from_utf8(output.stdout).unwrap().lines().map(String::from).collect()
 }

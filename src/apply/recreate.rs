@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::Error;
 use super::error::{Kept, NotRestored};
-use crate::client::{self, Cluster, DeleteOptions, WriteOptions};
+use crate::client::{self, Cluster, DeleteParams, WriteOptions};
 use crate::output;
 use crate::resource::ObjectRef;
 
@@ -21,9 +21,9 @@ const DELETION_PATIENCE: Duration = Duration::from_secs(60);
 
 /// How `--force` deletes the object: kubectl's `--grace-period` and `--cascade`, and how long
 /// the object may take to go (`--timeout`; `None` for a minute).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Deletion {
-    pub options: DeleteOptions,
+    pub options: DeleteParams,
     pub timeout: Option<Duration>,
 }
 

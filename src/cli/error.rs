@@ -31,7 +31,23 @@ impl Error {
             Error::Client(err) => err.line(),
             Error::Resource(err) => err.line(),
             Error::Apply(err) => err.line(),
-            Error::Other(err) => format!("error: {err:#}"),
+            // As kubectl, a message that starts with `error: ` already does not get it twice.
+            Error::Other(err) => match format!("{err:#}").trim_end_matches('\n') {
+                message if message.starts_with("error: ") => message.to_string(),
+                message => format!("error: {message}"),
+            },
+        }
+    }
+
+    /// The message kubectl prints for this error among several: the server's words as they
+    /// are, others without the `error: ` that [`Error::line`] adds.
+    pub fn message(&self) -> String {
+        match self {
+            Error::Other(err) => format!("{err:#}"),
+            other => {
+                let line = other.line();
+                line.strip_prefix("error: ").map(String::from).unwrap_or(line)
+            }
         }
     }
 

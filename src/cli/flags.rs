@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::Error;
 use crate::apply;
-use crate::client::{DeleteOptions, FieldValidation, Propagation};
+use crate::client::{DeleteParams, FieldValidation, Propagation};
 use crate::output::{self, Printer, Verb};
 use crate::resource::{self, Named, Rules};
 
@@ -67,7 +67,7 @@ pub struct DeletionArgs {
 impl DeletionArgs {
     /// The delete's options, with kubectl's deprecation warning for the boolean spellings of
     /// `--cascade`.
-    pub fn options(&self) -> Result<(DeleteOptions, Option<String>), Error> {
+    pub fn options(&self) -> Result<(DeleteParams, Option<String>), Error> {
         let (propagation, warning) = match self.cascade.as_str() {
             "background" => (Propagation::Background, None),
             "foreground" => (Propagation::Foreground, None),
@@ -86,8 +86,8 @@ impl DeletionArgs {
                 self.cascade
             )
         });
-        let grace_period = u32::try_from(self.grace_period).ok();
-        Ok((DeleteOptions { grace_period, propagation: Some(propagation) }, warning))
+        let grace_period = (self.grace_period >= 0).then_some(self.grace_period);
+        Ok((DeleteParams { grace_period, propagation: Some(propagation), dry_run: false }, warning))
     }
 }
 
@@ -320,4 +320,38 @@ pub struct PruneArgs {
     /// With --prune: a kind to prune, as group/version/kind (core/v1/ConfigMap); repeatable.
     #[arg(long = "prune-allowlist", value_name = "GVK")]
     pub prune_allowlist: Vec<apply::prune::AllowedKind>,
+}
+
+/// `-l`, `--field-selector`, `--all` and `-A`: choose objects of the named types by what they are,
+/// not by name; shared by the verbs that change objects in bulk (`label`, `annotate`, `scale`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct SelectionArgs {
+    /// Selector (label query) to filter on, e.g. `app=web,tier!=db`.
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<resource::LabelSelector>,
+    /// Selector (field query) to filter on, e.g. `metadata.name=web`; the server supports few fields per type.
+    #[arg(long, value_name = "SELECTOR")]
+    pub field_selector: Option<String>,
+    /// Select all objects of the named types in the namespace.
+    #[arg(long)]
+    pub all: bool,
+    /// With -l, --field-selector or --all: the objects of every namespace.
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+}
+
+impl SelectionArgs {
+    /// Whether the types are given alone, their objects chosen by selector or `--all`.
+    pub fn by_type(&self) -> bool {
+        self.all || self.selector.is_some() || self.field_selector.is_some()
+    }
+
+    /// kubectl's checks of flags that exclude each other.
+    pub fn validate(&self) -> Result<(), Error> {
+        match (self.all, &self.selector, &self.field_selector) {
+            (true, Some(_), _) => Err(Error::msg("cannot set --all and --selector at the same time")),
+            (true, _, Some(_)) => Err(Error::msg("cannot set --all and --field-selector at the same time")),
+            _ => Ok(()),
+        }
+    }
 }

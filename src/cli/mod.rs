@@ -9,6 +9,7 @@ mod apply;
 mod apply_last_applied;
 mod apply_report;
 mod completion;
+mod delete;
 mod diff;
 mod edit;
 mod error;
@@ -16,13 +17,18 @@ mod field_path;
 mod flags;
 mod get;
 mod kuberc;
+mod label;
 mod patch;
 mod pflag;
 mod prune;
 mod replace;
+mod rollout;
+mod scale;
+mod set;
 mod update;
 mod validation;
 mod version;
+mod visit;
 mod wait;
 mod wait_report;
 
@@ -35,6 +41,7 @@ use std::time::Duration;
 use clap::{ArgAction, Args, CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
 use secrecy::SecretString;
 
+use crate::change;
 use crate::client::{Cluster, ConnectOptions, Overrides};
 
 pub use error::{Error, Result};
@@ -239,6 +246,22 @@ pub enum Command {
     Apply(apply::ApplyArgs),
     /// Show what `apply` would change: the live objects against the configuration, as a diff.
     Diff(diff::DiffArgs),
+    /// Manage the rollout of Deployments, DaemonSets and StatefulSets: restart, pause, resume.
+    Rollout(rollout::RolloutArgs),
+    /// Set fields of pod templates: `set image`.
+    Set(set::SetArgs),
+    /// Set or remove labels of objects: KEY=VALUE sets, KEY- removes.
+    #[command(after_help = LABEL_EXAMPLES)]
+    Label(label::MetadataArgs),
+    /// Set or remove annotations of objects: KEY=VALUE sets, KEY- removes.
+    #[command(after_help = ANNOTATE_EXAMPLES)]
+    Annotate(label::MetadataArgs),
+    /// Delete objects by name, by file, or by label selector, and wait until they are gone.
+    #[command(after_help = DELETE_EXAMPLES)]
+    Delete(delete::DeleteArgs),
+    /// Set the number of replicas of objects through their scale subresource.
+    #[command(after_help = SCALE_EXAMPLES)]
+    Scale(scale::ScaleArgs),
     /// Edit an object in your editor and send the difference as a patch.
     Edit(edit::EditArgs),
     /// Wait until objects are ready, deleted, or meet a condition.
@@ -248,6 +271,48 @@ pub enum Command {
     /// Print a shell completion script.
     Completion(completion::CompletionArgs),
 }
+
+const LABEL_EXAMPLES: &str = "Examples:
+  # Label deployment web with tier=frontend; a key that has another value needs --overwrite
+  kubeupd label deploy web tier=frontend
+  kubeupd label --overwrite deploy/web tier=backend
+
+  # Remove the label tier from every pod labelled app=web
+  kubeupd label pods -l app=web tier-
+
+  # Show the labels of a config map
+  kubeupd label configmap settings --list";
+
+const ANNOTATE_EXAMPLES: &str = "Examples:
+  # Annotate deployment web, replacing the value the key may have
+  kubeupd annotate --overwrite deploy web description='my frontend'
+
+  # Annotate deployment web only if it is still at resourceVersion 42
+  kubeupd annotate deploy web --resource-version=42 checked=yes
+
+  # Remove the annotation description from every config map in the namespace
+  kubeupd annotate configmaps --all description-";
+
+const DELETE_EXAMPLES: &str = "Examples:
+  # Delete the objects of a file, and wait until they are gone
+  kubeupd delete -f app.yaml
+
+  # Delete config maps by name, and the pods labelled app=web without waiting
+  kubeupd delete configmap settings defaults
+  kubeupd delete pods -l app=web --wait=false
+
+  # Delete a deployment and leave its replica sets in place
+  kubeupd delete deployment/web --cascade=orphan";
+
+const SCALE_EXAMPLES: &str = "Examples:
+  # Scale deployment web to 3 replicas
+  kubeupd scale --replicas=3 deploy/web
+
+  # Scale it to 5 only if it has 3 now
+  kubeupd scale --current-replicas=3 --replicas=5 deployment web
+
+  # Scale every stateful set labelled app=db to 0
+  kubeupd scale statefulsets -l app=db --replicas=0";
 
 /// The whole command tree, with kubectl's flag grammar (see [`pflag`]).
 pub fn command() -> clap::Command {
@@ -335,6 +400,12 @@ async fn dispatch(command: Command, global: GlobalArgs) -> Result {
         Command::Apply(args) => apply::run(args, &global).await,
         Command::Diff(args) => diff::run(args, &global).await,
         Command::Edit(args) => edit::run(args, &global).await,
+        Command::Delete(args) => delete::run(args, &global).await,
+        Command::Scale(args) => scale::run(args, &global).await,
+        Command::Set(args) => set::run(args, &global).await,
+        Command::Rollout(args) => rollout::run(args, &global).await,
+        Command::Label(args) => label::run(args, change::metadata::MetadataMap::Labels, &global).await,
+        Command::Annotate(args) => label::run(args, change::metadata::MetadataMap::Annotations, &global).await,
         Command::Wait(args) => wait::run(args, &global).await,
         Command::Version(args) => version::run(args, &global).await,
         Command::Completion(_) => unreachable!("completion runs without a runtime"),
@@ -355,6 +426,28 @@ fn print_results(results: Vec<Result<String>>) -> Result {
         }
     }
     if failed { Err(Error::Reported(1)) } else { Ok(()) }
+}
+
+/// Prints what each object's change printed, then the errors the way kubectl reports those of a
+/// visit over several objects: one error as `error: ...`, several one per line without the prefix.
+fn print_visited(results: Vec<Result<String, Vec<Error>>>) -> Result {
+    let mut errors = Vec::new();
+    for result in results {
+        match result {
+            Ok(text) => write_stdout(&text)?,
+            Err(failures) => errors.extend(failures),
+        }
+    }
+    match errors.as_slice() {
+        [] => return Ok(()),
+        [one] => eprintln!("{}", one.line()),
+        several => {
+            for err in several {
+                eprintln!("{}", err.message());
+            }
+        }
+    }
+    Err(Error::Reported(1))
 }
 
 /// Writes the output in one go; a closed pipe (`| head`) is not an error.

@@ -60,53 +60,6 @@ pub struct WriteOptions {
     pub field_validation: Option<FieldValidation>,
 }
 
-/// How a delete proceeds, beyond the write's options: kubectl's `--grace-period` and `--cascade`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct DeleteOptions {
-    /// Seconds the object's pods get to stop; `None` for the object's own default.
-    pub grace_period: Option<u32>,
-    /// What happens to the objects the deleted one owns; `None` for the server's default.
-    pub propagation: Option<Propagation>,
-}
-
-/// `propagationPolicy`: what a delete does with the objects the deleted one owns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Propagation {
-    /// Delete the object now, its dependents afterwards.
-    Background,
-    /// Delete the dependents first, then the object.
-    Foreground,
-    /// Leave the dependents.
-    Orphan,
-}
-
-impl Propagation {
-    fn as_str(self) -> &'static str {
-        match self {
-            Propagation::Background => "Background",
-            Propagation::Foreground => "Foreground",
-            Propagation::Orphan => "Orphan",
-        }
-    }
-}
-
-impl DeleteOptions {
-    /// The `DeleteOptions` body the server reads, with `preconditions` if given.
-    fn body(&self, preconditions: Option<Value>) -> Value {
-        let mut body = json!({"apiVersion": "v1", "kind": "DeleteOptions"});
-        if let Some(preconditions) = preconditions {
-            body["preconditions"] = preconditions;
-        }
-        if let Some(seconds) = self.grace_period {
-            body["gracePeriodSeconds"] = json!(seconds);
-        }
-        if let Some(propagation) = self.propagation {
-            body["propagationPolicy"] = json!(propagation.as_str());
-        }
-        body
-    }
-}
-
 impl WriteOptions {
     fn query(&self, patch_type: Option<PatchType>) -> Vec<(&'static str, String)> {
         let mut query = Vec::new();
@@ -123,6 +76,59 @@ impl WriteOptions {
             query.push(("fieldValidation", validation.query_value().to_string()));
         }
         query
+    }
+}
+
+/// What happens to an object's dependents when it is deleted (`propagationPolicy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Propagation {
+    /// The object goes at once; the garbage collector deletes the dependents after.
+    Background,
+    /// The object stays (with a finalizer) until its dependents are deleted.
+    Foreground,
+    /// The dependents stay, without owner.
+    Orphan,
+}
+
+impl Propagation {
+    fn as_str(self) -> &'static str {
+        match self {
+            Propagation::Background => "Background",
+            Propagation::Foreground => "Foreground",
+            Propagation::Orphan => "Orphan",
+        }
+    }
+}
+
+/// The options of one delete, sent as its `DeleteOptions` body.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DeleteParams {
+    /// Seconds the object gets to end gracefully; `None`: the kind's default.
+    pub grace_period: Option<i64>,
+    pub propagation: Option<Propagation>,
+    /// Let the server check the delete without carrying it out (`dryRun=All`).
+    pub dry_run: bool,
+}
+
+impl DeleteParams {
+    /// The body, with `preconditions` (uid, resourceVersion) when the delete must find the object
+    /// as it was read.
+    fn body(&self, preconditions: Option<Value>) -> Value {
+        let mut body = serde_json::Map::new();
+        if let Some(preconditions) = preconditions {
+            body.insert("preconditions".into(), preconditions);
+        }
+        if let Some(seconds) = self.grace_period {
+            body.insert("gracePeriodSeconds".into(), seconds.into());
+        }
+        if let Some(propagation) = self.propagation {
+            body.insert("propagationPolicy".into(), propagation.as_str().into());
+        }
+        // The body's options replace the query's: a dry run must be said here.
+        if self.dry_run {
+            body.insert("dryRun".into(), json!(["All"]));
+        }
+        Value::Object(body)
     }
 }
 
@@ -292,6 +298,20 @@ impl Cluster {
         self.call_json(Method::DELETE, delete_path(rt, namespace, name, options), "application/json", None).await
     }
 
+    /// Deletes the object `name` with `params`; returns what the server answers: the object (when
+    /// it stays for finalizers or a grace period) or a Status.
+    pub async fn delete_with(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        name: &str,
+        params: &DeleteParams,
+    ) -> Result<Value> {
+        let body = serde_json::to_vec(&params.body(None)).expect("a JSON value always serializes");
+        let path = resource_path(rt, namespace, Some(name), None);
+        self.call_json(Method::DELETE, path, "application/json", Some(body)).await
+    }
+
     /// Deletes `object` as it was read: if it changed since (another `resourceVersion`), or is
     /// another object of the same name (another `uid`), the server refuses (409 Conflict) and
     /// nothing is deleted.
@@ -301,7 +321,7 @@ impl Cluster {
         namespace: Option<&str>,
         object: &Value,
         options: &WriteOptions,
-        deletion: &DeleteOptions,
+        deletion: &DeleteParams,
     ) -> Result<Value> {
         let metadata = &object["metadata"];
         let name = metadata["name"].as_str().unwrap_or_default();

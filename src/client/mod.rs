@@ -24,7 +24,7 @@ use tokio::sync::Mutex;
 
 pub use config::{ConnectOptions, Overrides};
 pub use discovery::Discovery;
-pub use dynamic::{DeleteOptions, FieldValidation, ListScope, Propagation, WriteOptions};
+pub use dynamic::{DeleteParams, FieldValidation, ListScope, Propagation, WriteOptions};
 pub use error::{Error, Result, Status, StatusCause, StatusDetails};
 pub use json::decode as decode_json;
 pub use mapping::MappingError;

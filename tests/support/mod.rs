@@ -260,6 +260,9 @@ pub fn without_ages(text: &[u8]) -> String {
 
 impl Drop for TestNamespace {
     fn drop(&mut self) {
+        // The test cluster runs no namespace controller: a deleted namespace keeps its objects,
+        // and its Services keep their cluster IPs, of which there are 254. Services go first.
+        let _ = self.kubectl().args(["delete", "services", "--all", "-n", &self.name, "--wait=false"]).output();
         let _ = self.kubectl().args(["delete", "namespace", &self.name, "--wait=false"]).output();
     }
 }
@@ -340,6 +343,21 @@ impl Twins {
         let theirs = self.view(&self.theirs, what);
         assert_eq!(ours, theirs, "{context}: {what} differs (left: kubeupd, right: kubectl)");
         ours
+    }
+
+    /// `kubeupd -n OURS ARGS` and `kubectl -n THEIRS ARGS`, each run to its end (kubeupd within a
+    /// minute), for comparing what they print.
+    pub fn run_both(&self, args: &[&str]) -> (Output, Output) {
+        let ours = self
+            .ours
+            .kubeupd()
+            .args(["-n", &self.ours.name])
+            .args(args)
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .expect("kubeupd runs");
+        let theirs = self.theirs.kubectl().args(["-n", &self.theirs.name]).args(args).output().expect("kubectl runs");
+        (ours, theirs)
     }
 
     fn view(&self, namespace: &TestNamespace, what: &str) -> Value {

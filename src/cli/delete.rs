@@ -1,0 +1,263 @@
+//! `kubeupd delete`: delete the objects named, the objects of `-f` files, or the objects of
+//! types chosen by `-l` or `--all`, then wait until they are gone, as kubectl does. A delete
+//! touches only what the user named: named objects are deleted by name, and selected ones are
+//! listed first and deleted one by one.
+
+use std::time::Duration;
+
+use clap::{ArgAction, Args};
+use futures::future::join_all;
+
+use super::flags::{DeletionArgs, DryRunArg, SelectionArgs, TargetArgs};
+use super::visit;
+use super::{Error, GlobalArgs, Result};
+use crate::apply::DryRun;
+use crate::client::{self, Cluster, DeleteParams};
+use crate::resource::{ObjectRef, Resolved};
+use crate::wait::{self, Condition, Outcome, Target};
+
+/// Options of `kubeupd delete`.
+#[derive(Debug, Args)]
+pub struct DeleteArgs {
+    #[command(flatten)]
+    pub targets: TargetArgs,
+    #[command(flatten)]
+    pub selection: SelectionArgs,
+    /// Treat objects that are not there as deleted (always so with -l or --all).
+    #[arg(long)]
+    pub ignore_not_found: bool,
+    /// Wait until the objects are gone (finalizers done) before returning.
+    #[arg(long, default_value_t = true, action = ArgAction::Set)]
+    pub wait: bool,
+    #[command(flatten)]
+    pub deletion: DeletionArgs,
+    /// End the objects at once (a grace period of 1 second).
+    #[arg(long)]
+    pub now: bool,
+    /// With --grace-period=0: remove the objects from the API at once, without waiting for them to end.
+    #[arg(long)]
+    pub force: bool,
+    /// How long to wait for the objects to go; 0 waits a week.
+    #[arg(long, value_name = "DURATION", default_value = "0", value_parser = super::parse_duration)]
+    pub timeout: Duration,
+    #[command(flatten)]
+    pub dry_run: DryRunArg,
+    /// `name`: print `TYPE/NAME` per object deleted.
+    #[arg(short = 'o', long, value_name = "FORMAT")]
+    pub output: Option<String>,
+}
+
+/// The checked options.
+#[derive(Debug)]
+struct Plan {
+    params: DeleteParams,
+    ignore_not_found: bool,
+    names_only: bool,
+    /// The word for each object: `deleted`, or `force deleted`.
+    operation: &'static str,
+}
+
+/// What kubectl waits at most for a delete without --timeout.
+const A_WEEK: Duration = Duration::from_secs(168 * 3600);
+
+/// Validates the options as kubectl does; nothing is sent before this succeeds.
+fn plan(args: &DeleteArgs) -> Result<Plan> {
+    let names_only = match args.output.as_deref() {
+        None | Some("") => false,
+        Some("name") => true,
+        Some(other) => {
+            return Err(Error::msg(format!("unexpected -o output mode: {other}. We only support '-o name'")));
+        }
+    };
+    if args.selection.all && args.selection.selector.is_some() {
+        return Err(Error::msg("setting 'all' parameter but found a non empty selector. "));
+    }
+    let (DeleteParams { propagation, .. }, warning) = args.deletion.options()?;
+    if let Some(warning) = warning {
+        eprintln!("{warning}");
+    }
+    let mut grace_period = args.deletion.grace_period;
+    if args.now {
+        if grace_period != -1 {
+            return Err(Error::msg("--now and --grace-period cannot be specified together"));
+        }
+        grace_period = 1;
+    }
+    // kubectl turns --grace-period=0 without --force into 1, and --force alone into 0.
+    if grace_period == 0 && !args.force {
+        grace_period = 1;
+    }
+    if args.force && grace_period < 0 {
+        grace_period = 0;
+    }
+    if args.targets.targets.is_empty() && args.targets.files.filenames.is_empty() {
+        return Err(Error::msg(visit::NOTHING_NAMED));
+    }
+    let force = args.force && grace_period == 0;
+    Ok(Plan {
+        params: DeleteParams {
+            grace_period: (grace_period >= 0).then_some(grace_period),
+            propagation,
+            dry_run: args.dry_run.mode() == DryRun::Server,
+        },
+        ignore_not_found: args.ignore_not_found || args.selection.by_type(),
+        names_only,
+        operation: if force { "force deleted" } else { "deleted" },
+    })
+}
+
+/// One object to delete, and the file it came from (named in errors).
+struct Doomed {
+    target: ObjectRef,
+    file: Option<String>,
+}
+
+/// Runs `kubeupd delete`.
+pub async fn run(args: DeleteArgs, global: &GlobalArgs) -> Result {
+    let plan = plan(&args)?;
+    if plan.operation == "force deleted" {
+        eprintln!(
+            "Warning: Immediate deletion does not wait for confirmation that the running resource has been \
+             terminated. The resource may continue to run on the cluster indefinitely."
+        );
+    }
+    let cluster = global.connect().await?;
+    let (resolved, _) = visit::resolve(&cluster, global, "delete", &args.targets, &args.selection).await?;
+    let mut errors = Vec::new();
+    let mut doomed = Vec::new();
+    let selectors = visit::selectors(&args.selection);
+    for item in resolved {
+        match item {
+            Resolved::List { rt, namespace } => match visit::list(&cluster, &rt, namespace.as_deref(), selectors).await
+            {
+                Ok(objects) => {
+                    doomed.extend(objects.into_iter().map(|object| Doomed { target: object.target, file: None }))
+                }
+                Err(err) => errors.push(err),
+            },
+            Resolved::Object(target) => doomed.push(Doomed { target, file: None }),
+            Resolved::Manifest(manifest) => {
+                doomed.push(Doomed { target: manifest.object, file: Some(manifest.source.file) })
+            }
+        }
+    }
+    if doomed.is_empty() && errors.is_empty() {
+        return super::write_stdout("No resources found\n");
+    }
+    let deletes = join_all(doomed.into_iter().map(|object| delete_one(&cluster, &plan, &args, object))).await;
+    let mut lines = Vec::new();
+    let mut gone = Vec::new();
+    for delete in deletes {
+        match delete {
+            Ok(Some((line, target))) => {
+                lines.push(Ok(line));
+                gone.extend(target);
+            }
+            Ok(None) => {}
+            Err(err) => errors.push(err),
+        }
+    }
+    // As kubectl, a run with failed deletes reports them without waiting for the others.
+    if errors.is_empty() && args.wait && args.dry_run.mode() == DryRun::None && !gone.is_empty() {
+        errors.extend(wait_until_gone(&cluster, gone, args.timeout).await);
+    }
+    lines.push(if errors.is_empty() { Ok(String::new()) } else { Err(errors) });
+    super::print_visited(lines)
+}
+
+/// Deletes one object (unless a client dry run); returns kubectl's line for it and, when it is
+/// to be waited for, the object with its UID. `None`: not there, and that is fine.
+async fn delete_one(
+    cluster: &Cluster,
+    plan: &Plan,
+    args: &DeleteArgs,
+    object: Doomed,
+) -> Result<Option<(String, Option<Target>)>> {
+    let target = object.target;
+    let kind = target.rt.group_kind_lower();
+    let line = if plan.names_only {
+        format!("{kind}/{}\n", target.name)
+    } else {
+        format!("{kind} {:?} {}{}\n", target.name, plan.operation, args.dry_run.suffix())
+    };
+    if args.dry_run.mode() == DryRun::Client {
+        return Ok(Some((line, None)));
+    }
+    match cluster.delete_with(&target.rt, target.namespace.as_deref(), &target.name, &plan.params).await {
+        Ok(answer) => {
+            // The server answers with the object while finalizers or a grace period hold it, and
+            // with a Status naming its UID when it went at once.
+            let uid =
+                answer["metadata"]["uid"].as_str().or_else(|| answer["details"]["uid"].as_str()).map(String::from);
+            Ok(Some((line, Some(Target::deleted(target, uid)))))
+        }
+        Err(client::Error::NotFound(_)) if plan.ignore_not_found => Ok(None),
+        Err(err) => Err(match object.file {
+            Some(file) => err.in_context(&format!("error when deleting {file:?}")).into(),
+            None => err.into(),
+        }),
+    }
+}
+
+/// Waits until every deleted object is gone, on the watch engine; kubectl's words for those that
+/// are still there when the time is up.
+async fn wait_until_gone(cluster: &Cluster, gone: Vec<Target>, timeout: Duration) -> Vec<Error> {
+    let timeout = if timeout.is_zero() { A_WEEK } else { timeout };
+    let names: Vec<String> =
+        gone.iter().map(|target| format!("{}/{}", target.object.rt.resource, target.object.name)).collect();
+    let outcomes = wait::wait(cluster, gone, &Condition::Deleted, timeout, |_, _| {}).await;
+    outcomes
+        .into_iter()
+        .zip(names)
+        .filter_map(|(outcome, name)| match outcome {
+            Outcome::Met { .. } | Outcome::Error(client::Error::NotFound(_)) => None,
+            Outcome::Error(err) => Some(err.into()),
+            Outcome::NotMet(_) | Outcome::Failed(_) => {
+                Some(Error::msg(format!("timed out waiting for the condition on {name}")))
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser as _;
+
+    fn parse(line: &[&str]) -> Result<Plan> {
+        let cli =
+            crate::cli::Cli::try_parse_from(["kubeupd", "delete"].iter().chain(line)).map_err(anyhow::Error::from)?;
+        match cli.command {
+            crate::cli::Command::Delete(args) => plan(&args),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn grace_periods_and_cascades_are_read_as_kubectl_reads_them() {
+        let plan = parse(&["cm", "x"]).unwrap();
+        assert_eq!(
+            plan.params,
+            DeleteParams { grace_period: None, propagation: Some(Propagation::Background), dry_run: false }
+        );
+        assert_eq!(plan.operation, "deleted");
+        assert_eq!(parse(&["cm", "x", "--now"]).unwrap().params.grace_period, Some(1));
+        assert_eq!(parse(&["cm", "x", "--grace-period=0"]).unwrap().params.grace_period, Some(1));
+        let forced = parse(&["cm", "x", "--force"]).unwrap();
+        assert_eq!((forced.params.grace_period, forced.operation), (Some(0), "force deleted"));
+        assert_eq!(parse(&["cm", "x", "--cascade=orphan"]).unwrap().params.propagation, Some(Propagation::Orphan));
+        assert_eq!(parse(&["cm", "x", "--cascade"]).unwrap().params.propagation, Some(Propagation::Background));
+        assert!(parse(&["cm", "--all"]).unwrap().ignore_not_found);
+        for (line, expected) in [
+            (
+                &["cm", "x", "--cascade=bogus"][..],
+                "error: invalid cascade value (bogus). Must be \"background\", \"foreground\", or \"orphan\"",
+            ),
+            (&["cm", "x", "--now", "--grace-period=3"], "error: --now and --grace-period cannot be specified together"),
+            (&["cm", "x", "-o", "yaml"], "error: unexpected -o output mode: yaml. We only support '-o name'"),
+            (&["cm", "--all", "-l", "a=b"], "error: setting 'all' parameter but found a non empty selector. "),
+        ] {
+            assert_eq!(parse(line).unwrap_err().line(), expected, "{line:?}");
+        }
+    }
+}

@@ -1,0 +1,151 @@
+//! `kubeupd rollout restart|pause|resume`: start a new rollout of Deployments, DaemonSets and
+//! StatefulSets, or pause and resume one of a Deployment, each sent as a strategic merge patch
+//! from the object as read to the object changed, with kubectl's manager `kubectl-rollout`.
+
+use std::time::SystemTime;
+
+use anyhow::anyhow;
+use clap::{Args, Subcommand};
+use futures::future::join_all;
+use serde_json::Value;
+
+use super::flags::{FieldManagerArg, OutputArgs, SelectionArgs, TargetArgs};
+use super::visit::{self, Visited};
+use super::{Error, GlobalArgs, Result};
+use crate::change::rollout;
+use crate::client::{Cluster, WriteOptions};
+use crate::merge::KindPatcher;
+use crate::output::{self, Verb};
+use crate::resource::LabelSelector;
+
+/// Options of `kubeupd rollout`.
+#[derive(Debug, Args)]
+pub struct RolloutArgs {
+    #[command(subcommand)]
+    pub command: RolloutCommand,
+}
+
+/// The rollout actions.
+#[derive(Debug, Subcommand)]
+pub enum RolloutCommand {
+    /// Restart the pods of Deployments, DaemonSets and StatefulSets (a new rollout).
+    #[command(
+        after_help = "Examples:\n  kubeupd rollout restart deployment/web\n  kubeupd rollout restart daemonsets -l app=agent"
+    )]
+    Restart(ActionArgs),
+    /// Pause a Deployment's rollout: changes to it start no new rollout until it is resumed.
+    #[command(after_help = "Examples:\n  kubeupd rollout pause deployment/web")]
+    Pause(ActionArgs),
+    /// Resume a paused Deployment's rollout.
+    #[command(after_help = "Examples:\n  kubeupd rollout resume deployment/web")]
+    Resume(ActionArgs),
+}
+
+/// Options of `rollout restart`, `pause` and `resume`.
+#[derive(Debug, Args)]
+pub struct ActionArgs {
+    #[command(flatten)]
+    pub targets: TargetArgs,
+    /// Selector (label query) to filter on, e.g. `app=web`.
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<LabelSelector>,
+    #[command(flatten)]
+    pub field_manager: FieldManagerArg,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// One of the actions, with what it needs.
+#[derive(Debug, Clone, Copy)]
+enum Action {
+    Restart,
+    Pause,
+    Resume,
+}
+
+impl Action {
+    /// kubectl's past tense for the line printed per object.
+    fn done(self) -> &'static str {
+        match self {
+            Action::Restart => "restarted",
+            Action::Pause => "paused",
+            Action::Resume => "resumed",
+        }
+    }
+}
+
+/// Runs `kubeupd rollout`.
+pub async fn run(args: RolloutArgs, global: &GlobalArgs) -> Result {
+    match args.command {
+        RolloutCommand::Restart(args) => run_action(Action::Restart, args, global).await,
+        RolloutCommand::Pause(args) => run_action(Action::Pause, args, global).await,
+        RolloutCommand::Resume(args) => run_action(Action::Resume, args, global).await,
+    }
+}
+
+/// Reads the objects, changes each, and sends the changes; as in kubectl, objects that cannot be
+/// read are reported first, then the objects that cannot take the change, then failed writes.
+async fn run_action(action: Action, args: ActionArgs, global: &GlobalArgs) -> Result {
+    if args.targets.targets.is_empty() && args.targets.files.filenames.is_empty() {
+        return Err(Error::msg("required resource not specified"));
+    }
+    let printer = args.output.printer(Verb::Write)?.cloned();
+    let selection = SelectionArgs { selector: args.selector.clone(), ..SelectionArgs::default() };
+    let cluster = global.connect().await?;
+    let (resolved, single) = visit::resolve(&cluster, global, "rollout", &args.targets, &selection).await?;
+    let (read, unreadable): (Vec<_>, Vec<_>) =
+        visit::read(&cluster, resolved, &selection, single).await.objects.into_iter().partition(Result::is_ok);
+    let mut errors: Vec<Error> = unreadable.into_iter().filter_map(Result::err).collect();
+    let now = rollout::timestamp(SystemTime::now());
+    let mut changed = Vec::new();
+    for object in read.into_iter().flatten() {
+        let mut after = object.live.clone();
+        let outcome = match action {
+            Action::Restart => rollout::restart(&mut after, &now),
+            Action::Pause => rollout::set_paused(&mut after, true),
+            Action::Resume => rollout::set_paused(&mut after, false),
+        };
+        if let Err(err) = outcome {
+            let rt = &object.target.rt;
+            errors.push(Error::msg(format!("error: {} {:?} {err}", rt.group_resource(), object.target.name)));
+        } else if after == object.live {
+            errors.push(Error::msg(format!(
+                "failed to create patch for {}: if restart has already been triggered within the past second, \
+                 please wait before attempting to trigger another",
+                object.target.name
+            )));
+        } else {
+            changed.push((object, after));
+        }
+    }
+    let writes = join_all(changed.into_iter().map(|(object, after)| send(&cluster, &args, object, after))).await;
+    let mut results = Vec::new();
+    for write in writes {
+        match write {
+            Ok(answer) => match &printer {
+                Some(printer) => match args.output.render(printer, &answer) {
+                    Ok(text) => results.push(Ok(text)),
+                    Err(err) => errors.push(err),
+                },
+                None => results.push(Ok(format!("{} {}\n", output::object_name(&answer), action.done()))),
+            },
+            Err(err) => errors.push(err),
+        }
+    }
+    results.push(if errors.is_empty() { Ok(String::new()) } else { Err(errors) });
+    super::print_visited(results)
+}
+
+async fn send(cluster: &Cluster, args: &ActionArgs, object: Visited, after: Value) -> Result<Value> {
+    let target = &object.target;
+    let schema = cluster.patch_schema(&target.rt.api_version(), &target.rt.kind).await;
+    let patch = KindPatcher::for_kind(schema.as_ref())
+        .two_way(&object.live, &after)
+        .map_err(|err| Error::Other(anyhow!(err)))?;
+    let write =
+        WriteOptions { field_manager: Some(args.field_manager.or("kubectl-rollout")), ..WriteOptions::default() };
+    cluster.patch(&target.rt, target.namespace.as_deref(), &target.name, &patch, &write).await.map_err(|err| {
+        let reason = err.status().map_or_else(|| err.to_string(), |status| status.message.clone());
+        Error::msg(format!("failed to patch: {reason}"))
+    })
+}

@@ -1,0 +1,169 @@
+//! `kubeupd scale`: set the replica count of objects through their scale subresource, as kubectl
+//! does: a JSON merge patch, or, with `--current-replicas` or `--resource-version`, a read, a check
+//! and a PUT guarded by the version read.
+
+use anyhow::anyhow;
+use clap::Args;
+
+use super::flags::{DryRunArg, OutputArgs, SelectionArgs, TargetArgs};
+use super::visit::{self, Visited};
+use super::{Error, GlobalArgs, Result};
+use crate::apply::DryRun;
+use crate::change::scale::{self, Preconditions};
+use crate::client::{Cluster, WriteOptions};
+use crate::merge::Patch;
+use crate::output::{self, Printer, Verb};
+
+/// Options of `kubeupd scale`.
+#[derive(Debug, Args)]
+pub struct ScaleArgs {
+    #[command(flatten)]
+    pub targets: TargetArgs,
+    /// The new number of replicas (required, at least 0).
+    #[arg(long, value_name = "COUNT", allow_negative_numbers = true)]
+    pub replicas: Option<i64>,
+    /// Only scale if the current number of replicas is this (-1 or absent: no check).
+    #[arg(long, value_name = "COUNT", default_value_t = -1, allow_negative_numbers = true)]
+    pub current_replicas: i64,
+    /// Only scale if this is the scale's current resourceVersion.
+    #[arg(long, value_name = "VERSION")]
+    pub resource_version: Option<String>,
+    #[command(flatten)]
+    pub selection: SelectionArgs,
+    #[command(flatten)]
+    pub dry_run: DryRunArg,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+struct Plan {
+    replicas: i64,
+    preconditions: Preconditions,
+    printer: Option<Printer>,
+}
+
+/// Validates the options; nothing is sent before this succeeds.
+fn plan(args: &ScaleArgs) -> Result<Plan> {
+    let replicas = match args.replicas {
+        None => return Err(Error::msg("required flag(s) \"replicas\" not set")),
+        Some(count) if count < 0 => {
+            return Err(Error::msg(
+                "The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0",
+            ));
+        }
+        Some(count) => count,
+    };
+    args.selection.validate()?;
+    if args.targets.targets.is_empty() && args.targets.files.filenames.is_empty() {
+        return Err(Error::msg(visit::NOTHING_NAMED));
+    }
+    let preconditions = Preconditions {
+        replicas: (args.current_replicas >= 0).then_some(args.current_replicas),
+        resource_version: args.resource_version.clone().filter(|version| !version.is_empty()),
+    };
+    Ok(Plan { replicas, preconditions, printer: args.output.printer(Verb::Write)?.cloned() })
+}
+
+/// Runs `kubeupd scale`. As in kubectl, objects that cannot be read are reported after the
+/// others are scaled, and the first object that fails to scale stops the rest: its error alone
+/// is reported.
+pub async fn run(args: ScaleArgs, global: &GlobalArgs) -> Result {
+    let plan = plan(&args)?;
+    let cluster = global.connect().await?;
+    let (resolved, single) = visit::resolve(&cluster, global, "scale", &args.targets, &args.selection).await?;
+    let visit = visit::read(&cluster, resolved, &args.selection, single).await;
+    let (read, unreadable): (Vec<_>, Vec<_>) = visit.objects.into_iter().partition(Result::is_ok);
+    if plan.preconditions.resource_version.is_some() && read.len() > 1 {
+        return Err(Error::msg("cannot use --resource-version with multiple resources"));
+    }
+    if read.is_empty() {
+        // kubectl names the objects it could not read inside its message, as Go joins errors.
+        let mut reasons: Vec<String> = Vec::new();
+        for err in unreadable.into_iter().filter_map(Result::err) {
+            let reason = match &err {
+                Error::Client(client) => client.status().map_or_else(|| err.message(), |status| status.message.clone()),
+                other => other.message(),
+            };
+            if !reasons.contains(&reason) {
+                reasons.push(reason);
+            }
+        }
+        return Err(Error::msg(match reasons.as_slice() {
+            [] => "no objects passed to scale".to_string(),
+            [one] => format!("no objects passed to scale {one}"),
+            several => format!("no objects passed to scale [{}]", several.join(", ")),
+        }));
+    }
+    for object in read.into_iter().flatten() {
+        super::write_stdout(&scale_one(&cluster, &plan, &args, object).await?)?;
+    }
+    super::print_visited(
+        unreadable.into_iter().map(|failed| failed.map(|_| String::new()).map_err(|err| vec![err])).collect(),
+    )
+}
+
+/// Scales one object (unless a client dry run) and prints it as it was read, as kubectl does.
+async fn scale_one(cluster: &Cluster, plan: &Plan, args: &ScaleArgs, object: Visited) -> Result<String> {
+    let target = &object.target;
+    let namespace = target.namespace.as_deref();
+    let dry_run = args.dry_run.mode();
+    if dry_run != DryRun::Client {
+        // kubectl names no field manager here: the server records the client's own name.
+        let write = WriteOptions {
+            dry_run: dry_run == DryRun::Server,
+            subresource: Some("scale".into()),
+            ..WriteOptions::default()
+        };
+        if plan.preconditions.any() {
+            let current = cluster.get_subresource(&target.rt, namespace, &target.name, Some("scale")).await?;
+            plan.preconditions.check(&current).map_err(|err| Error::Other(anyhow!(err)))?;
+            let wanted = scale::with_replicas(current, plan.replicas);
+            cluster.replace(&target.rt, namespace, &target.name, &wanted, &write).await?;
+        } else {
+            let patch = Patch::Merge(scale::replicas_patch(plan.replicas));
+            cluster.patch(&target.rt, namespace, &target.name, &patch, &write).await?;
+        }
+    }
+    match &plan.printer {
+        Some(printer) => args.output.render(printer, &object.live),
+        None => Ok(format!("{} scaled{}\n", output::object_name(&object.live), args.dry_run.suffix())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser as _;
+
+    fn parse(line: &[&str]) -> Result<Plan> {
+        let cli =
+            crate::cli::Cli::try_parse_from(["kubeupd", "scale"].iter().chain(line)).map_err(anyhow::Error::from)?;
+        match cli.command {
+            crate::cli::Command::Scale(args) => plan(&args),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn options_are_checked_as_kubectl_checks_them() {
+        let plan = parse(&["deploy", "web", "--replicas=0", "--current-replicas", "2"]).unwrap();
+        assert_eq!(plan.replicas, 0);
+        assert_eq!(plan.preconditions, Preconditions { replicas: Some(2), resource_version: None });
+        assert!(!parse(&["deploy/web", "--replicas", "3"]).unwrap().preconditions.any());
+        for (line, expected) in [
+            (&["deploy", "web"][..], "error: required flag(s) \"replicas\" not set"),
+            (
+                &["deploy", "web", "--replicas=-1"],
+                "error: The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0",
+            ),
+            (&["--replicas=1"], "error: You must provide one or more resources by argument or filename.\nExample"),
+            (
+                &["deploy", "--all", "-l", "a=b", "--replicas=1"],
+                "error: cannot set --all and --selector at the same time",
+            ),
+        ] {
+            let line_of = parse(line).err().unwrap_or_else(|| panic!("{line:?} is accepted")).line();
+            assert!(line_of.starts_with(expected), "{line:?}: {line_of}");
+        }
+    }
+}
