@@ -222,11 +222,10 @@ async fn wait_until_gone(cluster: &Cluster, gone: Vec<Target>, timeout: Duration
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser as _;
+    use crate::client::Propagation;
 
     fn parse(line: &[&str]) -> Result<Plan> {
-        let cli =
-            crate::cli::Cli::try_parse_from(["kubeupd", "delete"].iter().chain(line)).map_err(anyhow::Error::from)?;
+        let cli = crate::cli::parse(["kubeupd", "delete"].iter().chain(line)).map_err(anyhow::Error::msg)?;
         match cli.command {
             crate::cli::Command::Delete(args) => plan(&args),
             _ => unreachable!(),

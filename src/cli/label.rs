@@ -248,10 +248,9 @@ fn list(map: MetadataMap, object: &Value, single: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser as _;
 
     fn parse(verb: &str, line: &[&str]) -> Result<Plan> {
-        let cli = crate::cli::Cli::try_parse_from(["kubeupd", verb].iter().chain(line)).map_err(anyhow::Error::from)?;
+        let cli = crate::cli::parse(["kubeupd", verb].iter().chain(line)).map_err(anyhow::Error::msg)?;
         match cli.command {
             crate::cli::Command::Label(args) => plan(&args, MetadataMap::Labels),
             crate::cli::Command::Annotate(args) => plan(&args, MetadataMap::Annotations),

@@ -133,11 +133,9 @@ async fn scale_one(cluster: &Cluster, plan: &Plan, args: &ScaleArgs, object: Vis
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser as _;
 
     fn parse(line: &[&str]) -> Result<Plan> {
-        let cli =
-            crate::cli::Cli::try_parse_from(["kubeupd", "scale"].iter().chain(line)).map_err(anyhow::Error::from)?;
+        let cli = crate::cli::parse(["kubeupd", "scale"].iter().chain(line)).map_err(anyhow::Error::msg)?;
         match cli.command {
             crate::cli::Command::Scale(args) => plan(&args),
             _ => unreachable!(),
