@@ -19,6 +19,7 @@ pub mod apply;
 pub mod cli;
 pub mod client;
 pub mod gocompat;
+pub mod kustomize;
 pub mod manifest;
 pub mod merge;
 pub mod output;

@@ -40,7 +40,7 @@ pub struct ViewArgs {
 
 /// Options of `apply set-last-applied`.
 #[derive(Debug, Args)]
-#[command(mut_arg("filenames", |arg| arg.required(true)))]
+#[command(mut_arg("filenames", |arg| arg.required_unless_present("kustomize")))]
 pub struct SetArgs {
     /// Files holding the configurations to record.
     #[command(flatten)]

@@ -19,7 +19,7 @@ use crate::resource::{ObjectRef, Resolver};
 
 /// Options of `kubeupd diff`.
 #[derive(Debug, Args)]
-#[command(mut_arg("filenames", |arg| arg.required(true)))]
+#[command(mut_arg("filenames", |arg| arg.required_unless_present("kustomize")))]
 pub struct DiffArgs {
     #[command(flatten)]
     files: FileArgs,

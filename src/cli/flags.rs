@@ -25,19 +25,38 @@ pub struct TargetArgs {
 impl TargetArgs {
     /// What the arguments name, as `rules` allow; files are read here.
     pub fn named(&self, rules: Rules) -> Result<Vec<Named>, resource::Error> {
-        resource::parse(&self.targets, &self.files.filenames, self.files.recursive, rules)
+        resource::parse(&self.targets, &self.files.files(), rules)
     }
 }
 
-/// `-f` and `-R`: files, directories or `-` (stdin) holding objects.
+/// `-f` and `-R`: files, directories or `-` (stdin) holding objects; or `-k`: a kustomization
+/// directory whose built objects are used.
 #[derive(Debug, Clone, Default, Args)]
 pub struct FileArgs {
     /// Files, directories or `-` (stdin) holding the objects.
     #[arg(short = 'f', long = "filename", value_name = "PATH")]
     pub filenames: Vec<PathBuf>,
     /// Read directories recursively.
-    #[arg(short = 'R', long)]
+    #[arg(short = 'R', long, conflicts_with = "kustomize")]
     pub recursive: bool,
+    /// Use the objects the kustomization in DIR builds (as `kubeupd kustomize DIR` prints them).
+    #[arg(short = 'k', long = "kustomize", value_name = "DIR", conflicts_with = "filenames")]
+    pub kustomize: Option<PathBuf>,
+}
+
+impl FileArgs {
+    /// Where the objects are, for `resource`.
+    pub fn files(&self) -> resource::Files<'_> {
+        match &self.kustomize {
+            Some(dir) => resource::Files::Kustomization { dir, load_restrictor: Default::default() },
+            None => resource::Files::Paths { paths: &self.filenames, recursive: self.recursive },
+        }
+    }
+
+    /// Whether `-f` or `-k` was given.
+    pub fn given(&self) -> bool {
+        !self.filenames.is_empty() || self.kustomize.is_some()
+    }
 }
 
 /// `--dry-run`, with kubectl's spelling: the mode only after `=`, a bare flag meaning `client`.

@@ -15,6 +15,7 @@ mod error;
 mod field_path;
 mod flags;
 mod get;
+mod kustomize;
 mod patch;
 mod prune;
 mod replace;
@@ -188,6 +189,8 @@ pub enum Command {
     Edit(edit::EditArgs),
     /// Wait until objects are ready, deleted, or meet a condition.
     Wait(wait::WaitArgs),
+    /// Build a kustomization directory and print the objects, as `kubectl kustomize` does.
+    Kustomize(kustomize::KustomizeArgs),
     /// Print the client and server versions.
     Version(version::VersionArgs),
     /// Print a shell completion script.
@@ -205,6 +208,7 @@ pub fn run() -> ExitCode {
     let warnings_as_errors = cli.global.warnings_as_errors;
     let result = match cli.command {
         Command::Completion(args) => completion::run(&args),
+        Command::Kustomize(args) => kustomize::run(&args),
         command => tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -248,7 +252,7 @@ async fn dispatch(command: Command, global: GlobalArgs) -> Result {
         Command::Edit(args) => edit::run(args, &global).await,
         Command::Wait(args) => wait::run(args, &global).await,
         Command::Version(args) => version::run(args, &global).await,
-        Command::Completion(_) => unreachable!("completion runs without a runtime"),
+        Command::Completion(_) | Command::Kustomize(_) => unreachable!("runs without a runtime"),
     }
 }
 

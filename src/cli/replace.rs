@@ -23,7 +23,7 @@ const RULES: Rules = Rules { verb: "replace", types_alone: false, selector: fals
 
 /// Options of `kubeupd replace`.
 #[derive(Debug, Args)]
-#[command(mut_arg("filenames", |arg| arg.required(true)))]
+#[command(mut_arg("filenames", |arg| arg.required_unless_present("kustomize")))]
 pub struct ReplaceArgs {
     #[command(flatten)]
     pub files: FileArgs,
@@ -47,7 +47,7 @@ pub async fn run(args: ReplaceArgs, global: &GlobalArgs) -> Result {
     if args.force && args.dry_run.mode() != DryRun::None {
         return Err(Error::msg("--dry-run can not be used when --force is set"));
     }
-    let named = resource::parse(&[], &args.files.filenames, args.files.recursive, RULES)?;
+    let named = resource::parse(&[], &args.files.files(), RULES)?;
     let cluster = global.connect().await?;
     let resolved = Resolver::new(&cluster, global.namespace.as_deref(), false).resolve(named).await?;
     validation::check_files(&cluster, &resolved, args.validate.directive).await?;

@@ -14,9 +14,10 @@ mod selector;
 use serde_json::Value;
 
 use crate::client::{self, ResourceType};
+use crate::kustomize;
 use crate::manifest::{self, ManifestObject};
 
-pub use args::{Named, Rules, parse};
+pub use args::{Files, Named, Rules, parse};
 pub use resolve::{Entry, Resolver};
 pub use selector::{BadSelector, LabelSelector};
 
@@ -29,6 +30,9 @@ pub enum Error {
     /// The files could not be read.
     #[error(transparent)]
     Manifest(#[from] manifest::Error),
+    /// The kustomization (`-k`) could not be built.
+    #[error(transparent)]
+    Kustomize(#[from] kustomize::Error),
     /// An object names a namespace other than `-n`.
     #[error(
         "the namespace from the provided object {own:?} does not match the namespace {flag:?}. \
