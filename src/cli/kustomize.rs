@@ -34,9 +34,11 @@ pub fn run(args: &KustomizeArgs) -> Result {
         LoadRestrictorArg::LoadRestrictionsRootOnly => LoadRestrictor::RootOnly,
         LoadRestrictorArg::LoadRestrictionsNone => LoadRestrictor::None,
     };
-    let files = crate::resource::Files::Kustomization { dir: &args.dir, load_restrictor };
-    let objects = files.read()?;
-    let text: Vec<String> = objects.iter().map(|object| output::to_yaml(&object.object)).collect();
+    let built = crate::resource::build_kustomization(&args.dir, load_restrictor)?;
+    for warning in &built.warnings {
+        eprintln!("{warning}");
+    }
+    let text: Vec<String> = built.objects.iter().map(|object| output::to_yaml(&object.object)).collect();
     write_stdout(&text.join("---\n"))?;
     Ok(())
 }

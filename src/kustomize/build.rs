@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::generate::{self, GeneratedKind};
 use super::kustomization::{self, Kustomization};
 use super::loader::{Entry, Loader, normalize};
-use super::{Error, Options, names, order, transform};
+use super::{Built, Error, Options, names, order, transform};
 use crate::manifest::{self, Dialect};
 
 /// An object being built, with what kustomize remembers about it.
@@ -74,15 +74,16 @@ pub fn id_text(object: &Value) -> String {
 
 const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
-pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Vec<Value>, Error> {
+pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Built, Error> {
     let root = normalize(dir);
     let root = if root.as_os_str().is_empty() { PathBuf::from(".") } else { root };
-    let mut builder = Builder { loader, options, stack: Vec::new() };
+    let mut builder = Builder { loader, options, stack: Vec::new(), warnings: Vec::new() };
     let (mut resources, kustomization) = builder.target(&root, Vec::new(), false)?;
     names::add_hashes(&mut resources);
     names::fix_references(&mut resources);
     order::sort(&mut resources, kustomization.sort_options.as_ref()).map_err(Error)?;
-    Ok(resources.into_iter().map(|resource| resource.object).collect())
+    let objects = resources.into_iter().map(|resource| resource.object).collect();
+    Ok(Built { objects, warnings: builder.warnings })
 }
 
 struct Builder<'a> {
@@ -90,6 +91,7 @@ struct Builder<'a> {
     options: Options<'a>,
     /// The directories being built, outermost first, to find cycles.
     stack: Vec<PathBuf>,
+    warnings: Vec<String>,
 }
 
 /// Where a kustomization's problem is: its file.
@@ -131,6 +133,7 @@ impl Builder<'_> {
             })?;
         let place = Place { file: &file };
         let kustomization = self.read_kustomization(&file)?;
+        self.warnings.extend(kustomization.deprecation_warnings());
         let is_component = kustomization.kind.as_deref() == Some("Component");
         if component && !is_component {
             return Err(place.error(format!(

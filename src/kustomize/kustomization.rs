@@ -48,6 +48,25 @@ pub struct Kustomization {
 }
 
 impl Kustomization {
+    /// kustomize's warnings for the deprecated fields this kustomization uses, in its order.
+    pub fn deprecation_warnings(&self) -> Vec<String> {
+        let edit_fix = "Run 'kustomize edit fix' to update your Kustomization automatically.";
+        [
+            ("bases", "resources", !self.bases.is_empty(), ""),
+            ("commonLabels", "labels", !self.common_labels.is_empty(), ""),
+            ("imageTags", "images", !self.image_tags.is_empty(), ""),
+            ("patchesJson6902", "patches", !self.patches_json6902.is_empty(), ""),
+            ("patchesStrategicMerge", "patches", !self.patches_strategic_merge.is_empty(), ""),
+            ("vars", "replacements", !self.vars.is_empty(), "[EXPERIMENTAL] "),
+        ]
+        .into_iter()
+        .filter(|(.., used, _)| *used)
+        .map(|(old, new, _, experimental)| {
+            format!("# Warning: '{old}' is deprecated. Please use '{new}' instead. {experimental}{edit_fix}")
+        })
+        .collect()
+    }
+
     /// The first field set that this build does not support yet, by its kustomization name.
     pub fn unsupported_field(&self) -> Option<&'static str> {
         [

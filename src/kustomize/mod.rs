@@ -43,7 +43,16 @@ impl Default for Options<'_> {
     }
 }
 
-/// The objects the kustomization in `dir` makes, in kustomize's output order.
-pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Vec<Value>, Error> {
+/// What a build makes.
+#[derive(Debug, Clone, Default)]
+pub struct Built {
+    /// The objects, in kustomize's output order.
+    pub objects: Vec<Value>,
+    /// kustomize's warnings (deprecated fields), one line each, for stderr.
+    pub warnings: Vec<String>,
+}
+
+/// What the kustomization in `dir` makes.
+pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Built, Error> {
     build::build(loader, dir, options)
 }

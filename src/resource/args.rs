@@ -47,21 +47,34 @@ impl Files<'_> {
     pub fn read(&self) -> Result<Vec<ManifestObject>, Error> {
         match *self {
             Files::Paths { paths, recursive } => Ok(manifest::read_paths(paths, recursive)?),
-            Files::Kustomization { dir, load_restrictor } => {
-                let absolute = std::path::absolute(dir)
-                    .map_err(|cause| manifest::Error::Read { path: dir.display().to_string(), cause })?;
-                let environment = |key: &str| std::env::var(key).unwrap_or_default();
-                let options = kustomize::Options { load_restrictor, environment: &environment };
-                let objects = kustomize::build(&kustomize::DiskLoader, &absolute, options)?;
-                let source = format!("{} (kustomization)", dir.display());
-                Ok(objects
-                    .into_iter()
-                    .enumerate()
-                    .map(|(index, object)| ManifestObject { source: source.clone(), document: index + 1, object })
-                    .collect())
-            }
+            Files::Kustomization { dir, load_restrictor } => Ok(build_kustomization(dir, load_restrictor)?.objects),
         }
     }
+}
+
+/// The objects the kustomization in `dir` builds, each with where it came from
+/// (`DIR (kustomization)`, its place in the output), and kustomize's warnings.
+pub fn build_kustomization(dir: &Path, load_restrictor: kustomize::LoadRestrictor) -> Result<Kustomized, Error> {
+    let absolute =
+        std::path::absolute(dir).map_err(|cause| manifest::Error::Read { path: dir.display().to_string(), cause })?;
+    let environment = |key: &str| std::env::var(key).unwrap_or_default();
+    let options = kustomize::Options { load_restrictor, environment: &environment };
+    let built = kustomize::build(&kustomize::DiskLoader, &absolute, options)?;
+    let source = format!("{} (kustomization)", dir.display());
+    let objects = built
+        .objects
+        .into_iter()
+        .enumerate()
+        .map(|(index, object)| ManifestObject { source: source.clone(), document: index + 1, object })
+        .collect();
+    Ok(Kustomized { objects, warnings: built.warnings })
+}
+
+/// A kustomization's objects and warnings.
+#[derive(Debug, Clone)]
+pub struct Kustomized {
+    pub objects: Vec<ManifestObject>,
+    pub warnings: Vec<String>,
 }
 
 /// What `args` (positional arguments) or `files` (`-f` or `-k`) name, one way or the other, in

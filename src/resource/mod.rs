@@ -17,7 +17,7 @@ use crate::client::{self, ResourceType};
 use crate::kustomize;
 use crate::manifest::{self, ManifestObject};
 
-pub use args::{Files, Named, Rules, parse};
+pub use args::{Files, Kustomized, Named, Rules, build_kustomization, parse};
 pub use resolve::{Entry, Resolver};
 pub use selector::{BadSelector, LabelSelector};
 
