@@ -329,3 +329,48 @@ fn merge_generated(
         existing.needs_hash = !disabled;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kustomize::{LoadRestrictor, MemoryLoader};
+
+    fn built(loader: &MemoryLoader, dir: &str) -> Result<Built, Error> {
+        build(loader, Path::new(dir), Options::default())
+    }
+
+    #[test]
+    fn an_overlay_renames_and_references_follow() {
+        let loader = MemoryLoader::default()
+            .with("/k/base/kustomization.yaml", "resources: [pod.yaml]\nconfigMapGenerator:\n- name: cfg\n  literals: [a=1]\n")
+            .with(
+                "/k/base/pod.yaml",
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  volumes:\n  - name: v\n    configMap: {name: cfg}\n",
+            )
+            .with("/k/overlay/kustomization.yaml", "namePrefix: o-\nnamespace: ns\nresources: [../base]\n");
+        let built = built(&loader, "/k/overlay").unwrap();
+        let names: Vec<&str> =
+            built.objects.iter().map(|object| object["metadata"]["name"].as_str().unwrap()).collect();
+        let config_map = names[0];
+        assert!(config_map.starts_with("o-cfg-") && config_map.len() == "o-cfg-".len() + 10, "{names:?}");
+        assert_eq!(names[1], "o-p");
+        assert_eq!(built.objects[1]["spec"]["volumes"][0]["configMap"]["name"], config_map);
+        assert!(built.objects.iter().all(|object| object["metadata"]["namespace"] == "ns"));
+        assert!(built.warnings.is_empty());
+    }
+
+    #[test]
+    fn cycles_missing_files_and_files_outside_the_root_are_errors() {
+        let loader = MemoryLoader::default()
+            .with("/k/a/kustomization.yaml", "resources: [../b]\n")
+            .with("/k/b/kustomization.yaml", "resources: [../a]\n")
+            .with("/k/c/kustomization.yaml", "resources: [gone.yaml]\n")
+            .with("/k/d/kustomization.yaml", "resources: [../shared.yaml]\n")
+            .with("/k/shared.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\n");
+        assert_eq!(built(&loader, "/k/a").unwrap_err().to_string(), "cycle detected: /k/a -> /k/b -> /k/a");
+        assert!(built(&loader, "/k/c").unwrap_err().to_string().contains("'/k/c/gone.yaml' does not exist"));
+        assert!(built(&loader, "/k/d").unwrap_err().to_string().contains("security; file '/k/shared.yaml'"));
+        let options = Options { load_restrictor: LoadRestrictor::None, ..Options::default() };
+        assert_eq!(build(&loader, Path::new("/k/d"), options).unwrap().objects.len(), 1);
+    }
+}

@@ -41,11 +41,11 @@ pub fn run(kustomization: &Kustomization, resources: &mut Vec<Resource>, read: &
                     let allow_name_change = entry.options.get("allowNameChange").copied().unwrap_or(false);
                     for resource in resources.iter_mut().filter(|resource| selected(target, resource)) {
                         let mut patch = patch.clone();
-                        if !allow_name_change {
-                            if let Some(metadata) = patch.get_mut("metadata").and_then(Value::as_object_mut) {
-                                metadata.remove("name");
-                                metadata.remove("namespace");
-                            }
+                        if !allow_name_change
+                            && let Some(metadata) = patch.get_mut("metadata").and_then(Value::as_object_mut)
+                        {
+                            metadata.remove("name");
+                            metadata.remove("namespace");
                         }
                         resource.object = strategic(resource.object.clone(), &patch)?;
                     }
@@ -286,11 +286,11 @@ fn set_namespace(resources: &mut [Resource], namespace: &str) {
             spec.apply(object, &mut |value| *value = Value::String(namespace.to_string()));
         }
         // Subjects of (cluster) role bindings named `default` move too (kustomize's default mode).
-        if matches!(object["kind"].as_str(), Some("RoleBinding" | "ClusterRoleBinding")) {
-            if let Some(subjects) = object["subjects"].as_array_mut() {
-                for subject in subjects.iter_mut().filter(|subject| subject["name"] == "default") {
-                    subject["namespace"] = Value::String(namespace.to_string());
-                }
+        if matches!(object["kind"].as_str(), Some("RoleBinding" | "ClusterRoleBinding"))
+            && let Some(subjects) = object["subjects"].as_array_mut()
+        {
+            for subject in subjects.iter_mut().filter(|subject| subject["name"] == "default") {
+                subject["namespace"] = Value::String(namespace.to_string());
             }
         }
     }
@@ -318,14 +318,14 @@ fn set_images(object: &mut Value, image: &Image) {
     match object {
         Value::Object(map) => {
             for (key, value) in map.iter_mut() {
-                if matches!(key.as_str(), "containers" | "initContainers") {
-                    if let Value::Array(containers) = value {
-                        for container in containers.iter_mut() {
-                            if let Some(Value::String(current)) = container.get_mut("image") {
-                                if let Some(updated) = updated_image(current, image) {
-                                    *current = updated;
-                                }
-                            }
+                if matches!(key.as_str(), "containers" | "initContainers")
+                    && let Value::Array(containers) = value
+                {
+                    for container in containers.iter_mut() {
+                        if let Some(Value::String(current)) = container.get_mut("image")
+                            && let Some(updated) = updated_image(current, image)
+                        {
+                            *current = updated;
                         }
                     }
                 }
