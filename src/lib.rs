@@ -11,7 +11,9 @@
 //! - [`resource`]: what the user named (`TYPE/NAME`, `-f` files) resolved into objects.
 //! - [`client`]: the API server: REST calls, discovery, OpenAPI, retries, typed errors.
 //! - [`output`]: printers of objects, tables and diffs, matching kubectl's bytes.
-//! - [`manifest`]: reading `-f` inputs.
+//! - [`kustomize`]: kustomize built in (`-k`, `kubeupd kustomize`): a kustomization in, objects
+//!   out; pure, on top of [`merge`] and [`manifest`], files through a loader trait.
+//! - [`manifest`]: reading `-f` inputs, and label selectors.
 //! - [`merge`]: the pure patch engine, guided by [`schema`] patch metadata.
 //! - [`gocompat`]: what must match Go byte for byte, at the bottom.
 

@@ -9,9 +9,8 @@ use serde_json::{Map, Value};
 use super::build::{Resource, id_text};
 use super::field_specs::{FieldSpec, group_version, tables};
 use super::kustomization::{Image, Kustomization, PatchEntry, Selector};
-use crate::manifest::{self, Dialect};
+use crate::manifest::{self, Dialect, LabelSelector};
 use crate::merge::{KindPatcher, Patch, json_patch};
-use crate::resource::LabelSelector;
 use crate::schema::KindSchema;
 
 /// Reads a file named in the kustomization.

@@ -1,12 +1,16 @@
 //! Reading `-f` inputs: files, directories, stdin; multi-document YAML and JSON; `List`s. Each
-//! object keeps where it came from, and every error names the file and the document.
+//! object keeps where it came from, and every error names the file and the document. Label
+//! selectors, matched against objects read here (and by kustomize's patch targets), live here too.
 
 mod json;
+mod selector;
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+
+pub use selector::{BadSelector, LabelSelector};
 
 /// Why the inputs could not be read.
 #[derive(Debug, thiserror::Error)]

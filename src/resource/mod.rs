@@ -9,7 +9,6 @@
 
 mod args;
 mod resolve;
-mod selector;
 
 use serde_json::Value;
 
@@ -17,9 +16,9 @@ use crate::client::{self, ResourceType};
 use crate::kustomize;
 use crate::manifest::{self, ManifestObject};
 
+pub use crate::manifest::{BadSelector, LabelSelector};
 pub use args::{Files, Kustomized, Named, Rules, build_kustomization, parse};
 pub use resolve::{Entry, Resolver};
-pub use selector::{BadSelector, LabelSelector};
 
 /// Why what the user named cannot be resolved.
 #[derive(Debug, thiserror::Error)]
