@@ -11,7 +11,9 @@
 //! - [`resource`]: what the user named (`TYPE/NAME`, `-f` files) resolved into objects.
 //! - [`client`]: the API server: REST calls, discovery, OpenAPI, retries, typed errors.
 //! - [`output`]: printers of objects, tables and diffs, matching kubectl's bytes.
-//! - [`manifest`]: reading `-f` inputs.
+//! - [`kustomize`]: kustomize built in (`-k`, `kubeupd kustomize`): a kustomization in, objects
+//!   out; pure, on top of [`merge`] and [`manifest`], files through a loader trait.
+//! - [`manifest`]: reading `-f` inputs, and label selectors.
 //! - [`change`]: what the update verbs (`label`, `annotate`, `set`) change in an object, pure.
 //! - [`merge`]: the pure patch engine, guided by [`schema`] patch metadata.
 //! - [`gocompat`]: what must match Go byte for byte, at the bottom.
@@ -21,6 +23,7 @@ pub mod change;
 pub mod cli;
 pub mod client;
 pub mod gocompat;
+pub mod kustomize;
 pub mod manifest;
 pub mod merge;
 pub mod output;

@@ -46,6 +46,7 @@ impl Flag {
             "field-selector" => "metadata.name=web",
             "subresource" => "status",
             "sort-by" => ".metadata.name",
+            "kustomize" => "overlays/prod",
             "template" => "{{.metadata.name}}",
             "label-columns" => "app",
             "patch" => "{}",
@@ -99,11 +100,10 @@ fn base(verb: &str) -> Vec<String> {
     line
 }
 
-/// Flags that belong to open issues of their own: `-k` (the kustomize issue), and the printers
-/// issue's `get --server-print` and `edit`'s template printers.
+/// Flags that belong to an open issue of their own, the printers issue: `get --server-print` and
+/// `edit`'s template printers.
 fn pending(verb: &str, flag: &Flag) -> bool {
-    flag.long == "kustomize"
-        || (verb == "get" && flag.long == "server-print")
+    (verb == "get" && flag.long == "server-print")
         || (verb == "edit" && ["template", "allow-missing-template-keys"].contains(&flag.long.as_str()))
 }
 

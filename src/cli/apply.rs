@@ -21,7 +21,6 @@ use tokio::signal::unix::{SignalKind, signal};
 use crate::apply::applyset::ApplySet;
 use crate::apply::{self, ApplyOptions, DryRun, Mode, Plan, Stop, prune};
 use crate::client::Cluster;
-use crate::manifest;
 use crate::resource::{Entry, LabelSelector, Resolver, Source};
 use crate::wait::Target;
 
@@ -309,12 +308,15 @@ pub(super) async fn plan(
     verb: &str,
     membership: &Membership<'_>,
 ) -> Result<Plan> {
-    let mut objects = manifest::read_paths(&files.filenames, files.recursive).map_err(crate::resource::Error::from)?;
+    let mut objects = files.files().read()?;
     if let Some(selector) = membership.selector {
         objects.retain(|object| selector.matches(&object.object));
     }
     if objects.is_empty() {
-        let names: Vec<String> = files.filenames.iter().map(|path| path.display().to_string()).collect();
+        let names: Vec<String> = match &files.kustomize {
+            Some(dir) => vec![dir.display().to_string()],
+            None => files.filenames.iter().map(|path| path.display().to_string()).collect(),
+        };
         return Err(Error::msg(format!("no objects passed to apply: {} holds none", names.join(", "))));
     }
     let mut entries = Vec::with_capacity(objects.len());

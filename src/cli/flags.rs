@@ -26,12 +26,14 @@ pub struct TargetArgs {
 
 impl TargetArgs {
     /// What the arguments name, as `rules` allow; files are read here.
-    pub fn named(&self, rules: Rules) -> Result<Vec<Named>, resource::Error> {
-        resource::parse(&self.targets, &self.files.filenames, self.files.recursive, rules)
+    pub fn named(&self, rules: Rules) -> Result<Vec<Named>, Error> {
+        self.files.check()?;
+        Ok(resource::parse(&self.targets, &self.files.files(), rules)?)
     }
 }
 
-/// `-f` and `-R`: files, directories or `-` (stdin) holding objects.
+/// `-f` and `-R`: files, directories or `-` (stdin) holding objects; or `-k`: a kustomization
+/// directory whose built objects are used.
 #[derive(Debug, Clone, Default, Args)]
 pub struct FileArgs {
     /// Files, directories or `-` (stdin) holding the objects.
@@ -40,12 +42,38 @@ pub struct FileArgs {
     /// Read directories recursively.
     #[arg(short = 'R', long)]
     pub recursive: bool,
+    /// Use the objects the kustomization in DIR builds (as `kubeupd kustomize DIR` prints them).
+    #[arg(short = 'k', long = "kustomize", value_name = "DIR")]
+    pub kustomize: Option<PathBuf>,
 }
 
 impl FileArgs {
+    /// Where the objects are, for `resource`.
+    pub fn files(&self) -> resource::Files<'_> {
+        match &self.kustomize {
+            Some(dir) => resource::Files::Kustomization { dir, load_restrictor: Default::default() },
+            None => resource::Files::Paths { paths: &self.filenames, recursive: self.recursive },
+        }
+    }
+
+    /// Whether `-f` or `-k` was given.
+    pub fn given(&self) -> bool {
+        !self.filenames.is_empty() || self.kustomize.is_some()
+    }
+
+    /// kubectl's checks of `-f`, `-R` and `-k` together.
+    pub fn check(&self) -> Result<(), Error> {
+        match (&self.kustomize, self.filenames.is_empty()) {
+            (Some(_), false) => Err(Error::msg("only one of -f or -k can be specified")),
+            (Some(_), true) if self.recursive => Err(Error::msg("the -k flag can't be used with -f or -R")),
+            _ => Ok(()),
+        }
+    }
+
     /// kubectl's check that a verb which reads its objects from files was given some.
     pub fn require(&self) -> Result<(), Error> {
-        if self.filenames.is_empty() {
+        self.check()?;
+        if !self.given() {
             return Err(Error::msg("must specify one of -f and -k"));
         }
         Ok(())

@@ -17,6 +17,7 @@ mod field_path;
 mod flags;
 mod get;
 mod kuberc;
+mod kustomize;
 mod label;
 mod patch;
 mod pflag;
@@ -266,6 +267,8 @@ pub enum Command {
     Edit(edit::EditArgs),
     /// Wait until objects are ready, deleted, or meet a condition.
     Wait(wait::WaitArgs),
+    /// Build a kustomization directory and print the objects, as `kubectl kustomize` does.
+    Kustomize(kustomize::KustomizeArgs),
     /// Print the client and server versions.
     Version(version::VersionArgs),
     /// Print a shell completion script.
@@ -359,6 +362,7 @@ pub fn run() -> ExitCode {
     let result = match cli.command {
         _ if let Err(err) = cli.global.check() => Err(err),
         Command::Completion(args) => completion::run(&args),
+        Command::Kustomize(args) => kustomize::run(&args),
         command => tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -408,7 +412,7 @@ async fn dispatch(command: Command, global: GlobalArgs) -> Result {
         Command::Annotate(args) => label::run(args, change::metadata::MetadataMap::Annotations, &global).await,
         Command::Wait(args) => wait::run(args, &global).await,
         Command::Version(args) => version::run(args, &global).await,
-        Command::Completion(_) => unreachable!("completion runs without a runtime"),
+        Command::Completion(_) | Command::Kustomize(_) => unreachable!("runs without a runtime"),
     }
 }
 

@@ -119,7 +119,7 @@ fn plan(args: &PatchArgs) -> Result<Plan> {
         if !args.targets.targets.is_empty() {
             return Err(Error::msg("cannot specify --local and server resources"));
         }
-        if args.targets.files.filenames.is_empty() {
+        if !args.targets.files.given() {
             return Err(Error::msg("--local patches the objects of files: give them with -f"));
         }
         if args.subresource.is_some() || args.dry_run.mode() != DryRun::None {

@@ -81,7 +81,7 @@ pub async fn run(args: ReplaceArgs, global: &GlobalArgs) -> Result {
     if let Some(path) = &args.raw {
         return replace_raw(&args, path, global).await;
     }
-    let named = resource::parse(&[], &args.files.filenames, args.files.recursive, RULES)?;
+    let named = resource::parse(&[], &args.files.files(), RULES)?;
     let cluster = global.connect().await?;
     let resolved = Resolver::new(&cluster, global.namespace.as_deref(), false).resolve(named).await?;
     validation::check_files(&cluster, &resolved, args.validate.directive).await?;

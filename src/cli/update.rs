@@ -67,7 +67,7 @@ fn plan(args: &UpdateArgs) -> Result<Plan> {
     changes.extend(args.set_string.iter().map(|arg| FieldChange::set_string(arg)).collect::<anyhow::Result<Vec<_>>>()?);
     changes.extend(args.unset.iter().map(|arg| FieldChange::unset(arg)).collect::<anyhow::Result<Vec<_>>>()?);
     args.output.printer(Verb::Write)?;
-    let replacing = !args.targets.files.filenames.is_empty();
+    let replacing = args.targets.files.given();
     if replacing && !changes.is_empty() {
         return Err(Error::msg(
             "--set, --set-string and --unset change objects named as TYPE/NAME; with -f the files hold the new objects",

@@ -1,12 +1,16 @@
 //! Reading `-f` inputs: files, directories, stdin; multi-document YAML and JSON; `List`s. Each
-//! object keeps where it came from, and every error names the file and the document.
+//! object keeps where it came from, and every error names the file and the document. Label
+//! selectors, matched against objects read here (and by kustomize's patch targets), live here too.
 
 mod json;
+mod selector;
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+
+pub use selector::{BadSelector, LabelSelector};
 
 use crate::gocompat;
 
@@ -116,24 +120,21 @@ fn manifest_files(dir: &Path, recursive: bool) -> Result<Vec<PathBuf>, Error> {
 /// separated by `---` lines (as kubectl splits them). Empty documents are skipped and `List`
 /// documents contribute their items. Errors name the source and the document.
 pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, Error> {
-    let documents: Vec<Value> = if text.trim_start().starts_with(['{', '[']) {
-        let mut documents = Vec::new();
-        for (index, document) in serde_json::Deserializer::from_str(text).into_iter::<json::Strict>().enumerate() {
-            let document = document.map_err(|err| invalid(source, index + 1, format!("invalid JSON: {err}")))?;
-            documents.push(document.0);
-        }
-        documents
-    } else {
-        let mut documents = Vec::new();
-        for (index, (first_line, document)) in yaml_documents(text).enumerate() {
-            let value: Value = serde_saphyr::from_str_with_options(document, yaml_options()).map_err(|err| {
-                let message = describe_yaml_error(&err.to_string(), first_line);
-                invalid(source, index + 1, format!("invalid YAML: {message}"))
-            })?;
-            documents.push(value);
-        }
-        documents
-    };
+    parse_as(text, source, Dialect::Kubectl)
+}
+
+/// Which YAML a reader speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// kubectl's `-f` reader (go-yaml v2, YAML 1.1): `yes`, `on`, `y` are booleans.
+    Kubectl,
+    /// kustomize's (go-yaml v3, YAML 1.2): only `true` and `false` are.
+    Kustomize,
+}
+
+/// [`parse`], reading YAML as `dialect` does.
+pub fn parse_as(text: &str, source: &str, dialect: Dialect) -> Result<Vec<ManifestObject>, Error> {
+    let documents = parse_documents(text, source, dialect)?;
     let mut objects = Vec::new();
     for (index, mut document) in documents.into_iter().enumerate() {
         let document_number = index + 1;
@@ -156,10 +157,37 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, Error> {
     Ok(objects)
 }
 
+/// The documents of `text` as values, empty ones as `null`: a JSON stream when it starts with
+/// `{` or `[`, else YAML documents separated by `---` lines. Errors name the source and document.
+pub fn parse_documents(text: &str, source: &str, dialect: Dialect) -> Result<Vec<Value>, Error> {
+    let documents: Vec<Value> = if text.trim_start().starts_with(['{', '[']) {
+        let mut documents = Vec::new();
+        for (index, document) in serde_json::Deserializer::from_str(text).into_iter::<json::Strict>().enumerate() {
+            let document = document.map_err(|err| invalid(source, index + 1, format!("invalid JSON: {err}")))?;
+            documents.push(document.0);
+        }
+        documents
+    } else {
+        let mut documents = Vec::new();
+        for (index, (first_line, document)) in yaml_documents(text).enumerate() {
+            let value: Value = serde_saphyr::from_str_with_options(document, yaml_options(dialect)).map_err(|err| {
+                let message = describe_yaml_error(&err.to_string(), first_line);
+                invalid(source, index + 1, format!("invalid YAML: {message}"))
+            })?;
+            documents.push(value);
+        }
+        documents
+    };
+    Ok(documents)
+}
+
 /// The parser's limits: serde-saphyr's defaults (which stop alias bombs and runaway documents),
 /// with nesting allowed as deep as serde_json allows it, for large CustomResourceDefinition schemas.
-fn yaml_options() -> serde_saphyr::Options {
-    serde_saphyr::options! { budget: serde_saphyr::budget! { max_depth: 128 } }
+fn yaml_options(dialect: Dialect) -> serde_saphyr::Options {
+    serde_saphyr::options! {
+        budget: serde_saphyr::budget! { max_depth: 128 },
+        strict_booleans: dialect == Dialect::Kustomize,
+    }
 }
 
 /// The YAML documents of a stream (the text between lines that start with `---`), each with the

@@ -1,8 +1,9 @@
 //! Reading what the user named: positional arguments in kubectl's forms, or `-f` files.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::Error;
+use crate::kustomize;
 use crate::manifest::{self, ManifestObject};
 
 /// One thing the user named, before anything is asked of the server.
@@ -27,10 +28,59 @@ pub struct Rules {
     pub selector: bool,
 }
 
-/// What `args` (positional arguments) or `filenames` (`-f`, read recursively with `recursive`)
-/// name, one way or the other, in order. Files are read here; nothing is asked of the server.
-pub fn parse(args: &[String], filenames: &[PathBuf], recursive: bool, rules: Rules) -> Result<Vec<Named>, Error> {
-    let named = match (args.is_empty(), filenames.is_empty()) {
+/// Where `-f` or `-k` say the objects are.
+#[derive(Debug, Clone, Copy)]
+pub enum Files<'a> {
+    /// `-f` files, directories (read recursively when `recursive`) or `-` (stdin).
+    Paths { paths: &'a [PathBuf], recursive: bool },
+    /// `-k DIR`: the objects the kustomization in `DIR` builds.
+    Kustomization { dir: &'a Path, load_restrictor: kustomize::LoadRestrictor },
+}
+
+impl Files<'_> {
+    /// Whether no files were named.
+    pub fn is_empty(&self) -> bool {
+        matches!(self, Files::Paths { paths: [], .. })
+    }
+
+    /// The objects, read (or built) in order.
+    pub fn read(&self) -> Result<Vec<ManifestObject>, Error> {
+        match *self {
+            Files::Paths { paths, recursive } => Ok(manifest::read_paths(paths, recursive)?),
+            Files::Kustomization { dir, load_restrictor } => Ok(build_kustomization(dir, load_restrictor)?.objects),
+        }
+    }
+}
+
+/// The objects the kustomization in `dir` builds, each with where it came from
+/// (`DIR (kustomization)`, its place in the output), and kustomize's warnings.
+pub fn build_kustomization(dir: &Path, load_restrictor: kustomize::LoadRestrictor) -> Result<Kustomized, Error> {
+    let absolute =
+        std::path::absolute(dir).map_err(|cause| manifest::Error::Read { path: dir.display().to_string(), cause })?;
+    let environment = |key: &str| std::env::var(key).unwrap_or_default();
+    let options = kustomize::Options { load_restrictor, environment: &environment };
+    let built = kustomize::build(&kustomize::DiskLoader, &absolute, options)?;
+    let source = format!("{} (kustomization)", dir.display());
+    let objects = built
+        .objects
+        .into_iter()
+        .enumerate()
+        .map(|(index, object)| ManifestObject { source: source.clone(), document: index + 1, object })
+        .collect();
+    Ok(Kustomized { objects, warnings: built.warnings })
+}
+
+/// A kustomization's objects and warnings.
+#[derive(Debug, Clone)]
+pub struct Kustomized {
+    pub objects: Vec<ManifestObject>,
+    pub warnings: Vec<String>,
+}
+
+/// What `args` (positional arguments) or `files` (`-f` or `-k`) name, one way or the other, in
+/// order. Files are read here; nothing is asked of the server.
+pub fn parse(args: &[String], files: &Files, rules: Rules) -> Result<Vec<Named>, Error> {
+    let named = match (args.is_empty(), files.is_empty()) {
         (true, true) if rules.types_alone => {
             return Err(Error::Usage(format!(
                 "you must specify the type of resource to {verb}, e.g. 'kubeupd {verb} deployments'; \
@@ -43,7 +93,7 @@ pub fn parse(args: &[String], filenames: &[PathBuf], recursive: bool, rules: Rul
             return Err(usage("arguments cannot be given together with -f: put the objects in the files, or drop -f"));
         }
         (false, true) => from_args(args, rules)?,
-        (true, false) => manifest::read_paths(filenames, recursive)?.into_iter().map(Named::Manifest).collect(),
+        (true, false) => files.read()?.into_iter().map(Named::Manifest).collect(),
     };
     if rules.selector && named.iter().any(|named| !matches!(named, Named::Type(_))) {
         return Err(usage("name cannot be provided when a selector is specified"));
@@ -108,7 +158,7 @@ mod tests {
     }
 
     fn named(rules: Rules, line: &str) -> Result<Vec<Named>, Error> {
-        parse(&args(line), &[], false, rules)
+        parse(&args(line), &Files::Paths { paths: &[], recursive: false }, rules)
     }
 
     fn object(type_arg: &str, name: &str) -> Named {
@@ -145,7 +195,10 @@ mod tests {
             assert!(named(PATCH, line).is_err(), "{line:?}");
             assert!(named(GET, line).is_err(), "{line:?}");
         }
-        assert!(parse(&args("deploy web"), &[PathBuf::from("x.yaml")], false, PATCH).is_err());
+        assert!(
+            parse(&args("deploy web"), &Files::Paths { paths: &[PathBuf::from("x.yaml")], recursive: false }, PATCH)
+                .is_err()
+        );
         let mixed = named(GET, "cm cm/a").unwrap_err().to_string();
         assert!(mixed.contains("'kubeupd get resource/<resource_name>'"), "{mixed}");
         assert!(named(GET, "").unwrap_err().to_string().starts_with("you must specify the type of resource to get"));

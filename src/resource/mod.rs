@@ -9,16 +9,16 @@
 
 mod args;
 mod resolve;
-mod selector;
 
 use serde_json::Value;
 
 use crate::client::{self, ResourceType};
+use crate::kustomize;
 use crate::manifest::{self, ManifestObject};
 
-pub use args::{Named, Rules, parse};
+pub use crate::manifest::{BadSelector, LabelSelector};
+pub use args::{Files, Kustomized, Named, Rules, build_kustomization, parse};
 pub use resolve::{Entry, Resolver};
-pub use selector::{BadSelector, LabelSelector};
 
 /// Why what the user named cannot be resolved.
 #[derive(Debug, thiserror::Error)]
@@ -29,6 +29,9 @@ pub enum Error {
     /// The files could not be read.
     #[error(transparent)]
     Manifest(#[from] manifest::Error),
+    /// The kustomization (`-k`) could not be built.
+    #[error(transparent)]
+    Kustomize(#[from] kustomize::Error),
     /// An object names a namespace other than `-n`.
     #[error(
         "the namespace from the provided object {own:?} does not match the namespace {flag:?}. \

@@ -1,0 +1,200 @@
+//! `configMapGenerator` and `secretGenerator`: ConfigMaps and Secrets made from literals, files and
+//! env files, and the content hash kustomize appends to their names.
+
+use std::collections::BTreeMap;
+
+use base64::Engine as _;
+use serde_json::{Map, Value, json};
+use sha2::{Digest as _, Sha256};
+
+use super::kustomization::{Generator, GeneratorOptions};
+
+/// Which kind a generator makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GeneratedKind {
+    ConfigMap,
+    Secret,
+}
+
+/// The key-value pairs of one generator, read from its sources. `read` loads a file named in the
+/// kustomization (relative to it) as text; `environment` looks up a variable (empty when unset).
+pub fn pairs(
+    generator: &Generator,
+    read: &mut dyn FnMut(&str) -> Result<String, String>,
+    environment: &dyn Fn(&str) -> String,
+) -> Result<Vec<(String, String)>, String> {
+    let mut pairs = Vec::new();
+    for literal in &generator.literals {
+        let (key, value) =
+            literal.split_once('=').ok_or_else(|| format!("invalid literal source {literal}, expected key=value"))?;
+        pairs.push((key.to_string(), unquote(value).to_string()));
+    }
+    for source in &generator.files {
+        let (key, path) = match source.split_once('=') {
+            Some((key, path)) => (key.to_string(), path),
+            None => (source.rsplit('/').next().unwrap_or(source).to_string(), source.as_str()),
+        };
+        pairs.push((key, read(path)?));
+    }
+    for path in generator.envs.iter().chain(&generator.env) {
+        pairs.extend(env_pairs(&read(path)?, environment));
+    }
+    Ok(pairs)
+}
+
+/// A literal's value without one pair of surrounding quotes, as kustomize reads it.
+fn unquote(value: &str) -> &str {
+    for quote in ['"', '\''] {
+        if value.len() >= 2 && value.starts_with(quote) && value.ends_with(quote) {
+            return &value[1..value.len() - 1];
+        }
+    }
+    value
+}
+
+/// The `KEY=VALUE` lines of an env file; blank lines and `#` comments are skipped.
+fn env_pairs(text: &str, environment: &dyn Fn(&str) -> String) -> Vec<(String, String)> {
+    let mut pairs = Vec::new();
+    for line in text.lines() {
+        let line = line.trim_start_matches('\u{feff}').trim_end_matches('\r');
+        if line.trim().is_empty() || line.trim_start().starts_with('#') {
+            continue;
+        }
+        match line.split_once('=') {
+            Some((key, value)) => pairs.push((key.trim_start().to_string(), value.to_string())),
+            // A key alone takes its value from the environment, as in kustomize.
+            None => pairs.push((line.trim().to_string(), environment(line.trim()))),
+        }
+    }
+    pairs
+}
+
+/// The object a generator makes from `pairs`, with `options` (the kustomization's
+/// `generatorOptions` merged with the generator's own).
+pub fn object(
+    kind: GeneratedKind,
+    generator: &Generator,
+    pairs: &[(String, String)],
+    options: &GeneratorOptions,
+) -> Value {
+    let mut metadata = Map::new();
+    metadata.insert("name".into(), json!(generator.name));
+    if let Some(namespace) = generator.namespace.as_ref().filter(|namespace| !namespace.is_empty()) {
+        metadata.insert("namespace".into(), json!(namespace));
+    }
+    if !options.labels.is_empty() {
+        metadata.insert("labels".into(), json!(options.labels));
+    }
+    if !options.annotations.is_empty() {
+        metadata.insert("annotations".into(), json!(options.annotations));
+    }
+    let data: BTreeMap<&str, String> = pairs
+        .iter()
+        .map(|(key, value)| {
+            let value = match kind {
+                GeneratedKind::ConfigMap => value.clone(),
+                GeneratedKind::Secret => base64::engine::general_purpose::STANDARD.encode(value),
+            };
+            (key.as_str(), value)
+        })
+        .collect();
+    let mut object = match kind {
+        GeneratedKind::ConfigMap => json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata}),
+        GeneratedKind::Secret => json!({
+            "apiVersion": "v1", "kind": "Secret", "metadata": metadata,
+            "type": generator.secret_type.clone().unwrap_or_else(|| "Opaque".into()),
+        }),
+    };
+    if !data.is_empty() {
+        object["data"] = json!(data);
+    }
+    if options.immutable {
+        object["immutable"] = json!(true);
+    }
+    object
+}
+
+/// `base` overridden by `overlay`: labels and annotations merged, the flags taken from the
+/// overlay when it sets them.
+pub fn merge_options(base: Option<&GeneratorOptions>, overlay: Option<&GeneratorOptions>) -> GeneratorOptions {
+    let mut merged = base.cloned().unwrap_or_default();
+    if let Some(overlay) = overlay {
+        merged.labels.extend(overlay.labels.clone());
+        merged.annotations.extend(overlay.annotations.clone());
+        if overlay.disable_name_suffix_hash.is_some() {
+            merged.disable_name_suffix_hash = overlay.disable_name_suffix_hash;
+        }
+        merged.immutable |= overlay.immutable;
+    }
+    merged
+}
+
+/// The suffix kustomize appends to a generated ConfigMap's or Secret's name: the SHA-256 of a
+/// canonical JSON encoding of its kind, type and data, cut to 10 hex digits with some of them
+/// replaced by letters (so the suffix never reads as a number or a bad word). Kustomize's encoding
+/// looks the name up under a path it never finds, so the name always encodes as "".
+pub fn hash_suffix(object: &Value) -> String {
+    let field = |name: &str| object.get(name).cloned().unwrap_or_else(|| json!(""));
+    let encoded = match object["kind"].as_str() {
+        Some("ConfigMap") => {
+            let mut encoded = json!({"kind": "ConfigMap", "name": "", "data": field("data")});
+            if object["binaryData"].is_object() {
+                encoded["binaryData"] = field("binaryData");
+            }
+            encoded
+        }
+        Some("Secret") => {
+            let mut encoded = json!({"kind": "Secret", "type": field("type"), "name": "", "data": field("data")});
+            if object["stringData"].is_object() {
+                encoded["stringData"] = field("stringData");
+            }
+            encoded
+        }
+        _ => object.clone(),
+    };
+    let digest = Sha256::digest(crate::gocompat::json::to_compact(&encoded).as_bytes());
+    let hex: String = digest.iter().take(5).map(|byte| format!("{byte:02x}")).collect();
+    hex.chars()
+        .map(|c| match c {
+            '0' => 'g',
+            '1' => 'h',
+            '3' => 'k',
+            'a' => 'm',
+            'e' => 't',
+            c => c,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generator(literals: &[&str]) -> Generator {
+        Generator {
+            name: "cfg".into(),
+            literals: literals.iter().map(|s| s.to_string()).collect(),
+            ..Generator::default()
+        }
+    }
+
+    #[test]
+    fn config_map_hash_is_kustomizes() {
+        // `kubectl kustomize` (v5.5.0) names this ConfigMap cfg-7gdc49gk6d, whatever its prefix.
+        let generator = generator(&["b=2", "a=1"]);
+        let pairs = pairs(&generator, &mut |_| unreachable!(), &|_| unreachable!()).unwrap();
+        let object = object(GeneratedKind::ConfigMap, &generator, &pairs, &GeneratorOptions::default());
+        assert_eq!(hash_suffix(&object), "7gdc49gk6d");
+        assert_eq!(object["data"], json!({"a": "1", "b": "2"}));
+    }
+
+    #[test]
+    fn literals_lose_their_quotes_and_env_files_skip_comments() {
+        let generator = Generator { envs: vec!["e.env".into()], ..generator(&["k=\"v=1\""]) };
+        let text = "# comment\n\nA=1\n B= two \nC";
+        let pairs = pairs(&generator, &mut |_| Ok(text.into()), &|key| format!("${key}")).unwrap();
+        let expected =
+            [("k", "v=1"), ("A", "1"), ("B", " two "), ("C", "$C")].map(|(k, v)| (k.to_string(), v.to_string()));
+        assert_eq!(pairs, expected);
+    }
+}

@@ -1,0 +1,210 @@
+//! The Kustomization document (kustomize's `types.Kustomization`), parsed strictly: a field
+//! kustomize does not know is an error, as it is for kustomize.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// One `kustomization.yaml` (or a `Component`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct Kustomization {
+    pub api_version: Option<String>,
+    pub kind: Option<String>,
+    pub metadata: Option<Value>,
+    pub resources: Vec<String>,
+    pub bases: Vec<String>,
+    pub components: Vec<String>,
+    pub namespace: Option<String>,
+    pub name_prefix: Option<String>,
+    pub name_suffix: Option<String>,
+    pub common_labels: BTreeMap<String, String>,
+    pub labels: Vec<Label>,
+    pub common_annotations: BTreeMap<String, String>,
+    pub images: Vec<Image>,
+    pub replicas: Vec<Replica>,
+    pub patches: Vec<PatchEntry>,
+    pub patches_strategic_merge: Vec<String>,
+    pub patches_json6902: Vec<PatchEntry>,
+    pub config_map_generator: Vec<Generator>,
+    pub secret_generator: Vec<Generator>,
+    pub generator_options: Option<GeneratorOptions>,
+    pub sort_options: Option<SortOptions>,
+    // Fields kustomize knows that this build does not carry out yet: refused when set.
+    pub build_metadata: Vec<String>,
+    pub crds: Vec<String>,
+    pub openapi: Option<Value>,
+    pub vars: Vec<Value>,
+    pub replacements: Vec<Value>,
+    pub configurations: Vec<String>,
+    pub generators: Vec<String>,
+    pub transformers: Vec<String>,
+    pub validators: Vec<String>,
+    pub helm_charts: Vec<Value>,
+    pub helm_globals: Option<Value>,
+    pub helm_chart_inflation_generator: Vec<Value>,
+    pub image_tags: Vec<Image>,
+}
+
+impl Kustomization {
+    /// kustomize's warnings for the deprecated fields this kustomization uses, in its order.
+    pub fn deprecation_warnings(&self) -> Vec<String> {
+        let edit_fix = "Run 'kustomize edit fix' to update your Kustomization automatically.";
+        [
+            ("bases", "resources", !self.bases.is_empty(), ""),
+            ("commonLabels", "labels", !self.common_labels.is_empty(), ""),
+            ("imageTags", "images", !self.image_tags.is_empty(), ""),
+            ("patchesJson6902", "patches", !self.patches_json6902.is_empty(), ""),
+            ("patchesStrategicMerge", "patches", !self.patches_strategic_merge.is_empty(), ""),
+            ("vars", "replacements", !self.vars.is_empty(), "[EXPERIMENTAL] "),
+        ]
+        .into_iter()
+        .filter(|(.., used, _)| *used)
+        .map(|(old, new, _, experimental)| {
+            format!("# Warning: '{old}' is deprecated. Please use '{new}' instead. {experimental}{edit_fix}")
+        })
+        .collect()
+    }
+
+    /// The first field set that this build does not support yet, by its kustomization name.
+    pub fn unsupported_field(&self) -> Option<&'static str> {
+        [
+            ("buildMetadata", !self.build_metadata.is_empty()),
+            ("crds", !self.crds.is_empty()),
+            ("openapi", self.openapi.is_some()),
+            ("vars", !self.vars.is_empty()),
+            ("replacements", !self.replacements.is_empty()),
+            ("configurations", !self.configurations.is_empty()),
+            ("generators", !self.generators.is_empty()),
+            ("transformers", !self.transformers.is_empty()),
+            ("validators", !self.validators.is_empty()),
+            ("helmCharts", !self.helm_charts.is_empty()),
+            ("helmGlobals", self.helm_globals.is_some()),
+            ("helmChartInflationGenerator", !self.helm_chart_inflation_generator.is_empty()),
+            ("labels[].fields", self.labels.iter().any(|label| !label.fields.is_empty())),
+        ]
+        .into_iter()
+        .find_map(|(field, set)| set.then_some(field))
+    }
+}
+
+/// An entry of `labels`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct Label {
+    pub pairs: BTreeMap<String, String>,
+    pub include_selectors: bool,
+    pub include_templates: bool,
+    pub fields: Vec<Value>,
+}
+
+/// An entry of `images`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct Image {
+    pub name: String,
+    pub new_name: String,
+    pub new_tag: String,
+    pub digest: String,
+    pub tag_suffix: String,
+}
+
+/// An entry of `replicas`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Replica {
+    pub name: String,
+    pub count: i64,
+}
+
+/// An entry of `patches` or `patchesJson6902`: a file or an inline patch, and what it targets.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PatchEntry {
+    pub path: Option<String>,
+    pub patch: Option<String>,
+    pub target: Option<Selector>,
+    pub options: BTreeMap<String, bool>,
+}
+
+/// Which resources a patch applies to; names and namespaces are anchored regular expressions.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct Selector {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub name: String,
+    pub namespace: String,
+    pub label_selector: String,
+    pub annotation_selector: String,
+}
+
+/// An entry of `configMapGenerator` or `secretGenerator`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct Generator {
+    pub name: String,
+    pub namespace: Option<String>,
+    pub behavior: Option<String>,
+    pub literals: Vec<String>,
+    pub files: Vec<String>,
+    pub envs: Vec<String>,
+    pub env: Option<String>,
+    pub options: Option<GeneratorOptions>,
+    #[serde(rename = "type")]
+    pub secret_type: Option<String>,
+}
+
+/// `generatorOptions`, or a generator's own `options`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct GeneratorOptions {
+    pub labels: BTreeMap<String, String>,
+    pub annotations: BTreeMap<String, String>,
+    pub disable_name_suffix_hash: Option<bool>,
+    pub immutable: bool,
+}
+
+/// `sortOptions`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct SortOptions {
+    pub order: Option<String>,
+    pub legacy_sort_options: Option<LegacySortOptions>,
+}
+
+/// `sortOptions.legacySortOptions`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct LegacySortOptions {
+    pub order_first: Vec<String>,
+    pub order_last: Vec<String>,
+}
+
+/// Parses a kustomization document; errors in kustomize's words (`json: unknown field "x"`).
+pub fn parse(document: Value) -> Result<Kustomization, String> {
+    serde_json::from_value(document).map_err(|err| {
+        let message = err.to_string();
+        match message.strip_prefix("unknown field `").and_then(|rest| rest.split_once('`')) {
+            Some((field, _)) => format!("json: unknown field {field:?}"),
+            None => message,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_fields_are_refused_in_kustomizes_words() {
+        let err = parse(serde_json::json!({"resourcez": ["a.yaml"]})).unwrap_err();
+        assert_eq!(err, r#"json: unknown field "resourcez""#);
+        let err = parse(serde_json::json!({"images": [{"name": "a", "tag": "b"}]})).unwrap_err();
+        assert_eq!(err, r#"json: unknown field "tag""#);
+        let ok = parse(serde_json::json!({"namePrefix": "p-", "resources": ["a.yaml"]})).unwrap();
+        assert_eq!(ok.name_prefix.as_deref(), Some("p-"));
+    }
+}

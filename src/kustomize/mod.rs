@@ -1,0 +1,58 @@
+//! kustomize, built in: a kustomization directory in, the objects it makes out, as
+//! `kubectl kustomize` makes them (kustomize v5.5.0, the version kubectl 1.32 embeds).
+//!
+//! Pure: files are read through a [`Loader`], patches go through [`crate::merge`] with
+//! [`crate::schema`]'s patch metadata, and nothing is printed. The cut follows kustomize's:
+//! [`kustomization`] (the document), [`build`] (one target, recursing into bases and components),
+//! [`generate`] (ConfigMap and Secret generators and their hash), [`transform`] (the built-in
+//! transformers), [`names`] (name references), [`order`] (the legacy order), and [`field_specs`]
+//! (the built-in tables, as data).
+
+mod build;
+mod field_specs;
+mod generate;
+mod kustomization;
+mod loader;
+mod names;
+mod order;
+mod transform;
+
+use std::path::Path;
+
+use serde_json::Value;
+
+pub use loader::{DiskLoader, Entry, LoadRestrictor, Loader, MemoryLoader};
+
+/// Why a kustomization could not be built. The message names the file or directory.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Error(pub String);
+
+/// How to build.
+#[derive(Clone, Copy)]
+pub struct Options<'a> {
+    /// Which files a kustomization may read.
+    pub load_restrictor: LoadRestrictor,
+    /// The value of an environment variable (for env files' bare keys); empty when unset.
+    pub environment: &'a dyn Fn(&str) -> String,
+}
+
+impl Default for Options<'_> {
+    fn default() -> Self {
+        Options { load_restrictor: LoadRestrictor::default(), environment: &|_| String::new() }
+    }
+}
+
+/// What a build makes.
+#[derive(Debug, Clone, Default)]
+pub struct Built {
+    /// The objects, in kustomize's output order.
+    pub objects: Vec<Value>,
+    /// kustomize's warnings (deprecated fields), one line each, for stderr.
+    pub warnings: Vec<String>,
+}
+
+/// What the kustomization in `dir` makes.
+pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Built, Error> {
+    build::build(loader, dir, options)
+}

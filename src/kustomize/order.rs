@@ -1,0 +1,95 @@
+//! The output order: kustomize's `legacy` order (its default; kinds in a fixed order, then by
+//! group, version, kind, namespace and name) or `fifo` (as accumulated).
+
+use std::cmp::Ordering;
+
+use super::build::Resource;
+use super::field_specs::group_version;
+use super::kustomization::SortOptions;
+
+/// kustomize's default: kinds that others depend on first, webhooks last.
+const ORDER_FIRST: &[&str] = &[
+    "Namespace",
+    "ResourceQuota",
+    "StorageClass",
+    "CustomResourceDefinition",
+    "ServiceAccount",
+    "PodSecurityPolicy",
+    "Role",
+    "ClusterRole",
+    "RoleBinding",
+    "ClusterRoleBinding",
+    "ConfigMap",
+    "Secret",
+    "Endpoints",
+    "Service",
+    "LimitRange",
+    "PriorityClass",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "Deployment",
+    "StatefulSet",
+    "CronJob",
+    "PodDisruptionBudget",
+];
+const ORDER_LAST: &[&str] = &["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"];
+
+/// Sorts `resources` as the kustomization's `sortOptions` say.
+pub fn sort(resources: &mut [Resource], options: Option<&SortOptions>) -> Result<(), String> {
+    let order = options.and_then(|options| options.order.as_deref()).unwrap_or("legacy");
+    let legacy = options.and_then(|options| options.legacy_sort_options.as_ref());
+    match order {
+        "fifo" if legacy.is_some() => {
+            Err("the field 'sortOptions.legacySortOptions' is set but the selected sort order is 'fifo', not 'legacy'"
+                .into())
+        }
+        "fifo" => Ok(()),
+        "legacy" => {
+            let (first, last): (Vec<&str>, Vec<&str>) = match legacy {
+                Some(legacy) => (
+                    legacy.order_first.iter().map(String::as_str).collect(),
+                    legacy.order_last.iter().map(String::as_str).collect(),
+                ),
+                None => (ORDER_FIRST.to_vec(), ORDER_LAST.to_vec()),
+            };
+            let rank = |kind: &str| -> i64 {
+                if let Some(at) = first.iter().position(|k| *k == kind) {
+                    at as i64 - first.len() as i64
+                } else if let Some(at) = last.iter().position(|k| *k == kind) {
+                    at as i64 + 1
+                } else {
+                    0
+                }
+            };
+            resources.sort_by(|a, b| compare(a, b, &rank));
+            Ok(())
+        }
+        other => Err(format!("the sort order '{other}' is not one of 'legacy' and 'fifo'")),
+    }
+}
+
+fn compare(a: &Resource, b: &Resource, rank: &dyn Fn(&str) -> i64) -> Ordering {
+    let (a_group, a_version) = group_version(&a.object);
+    let (b_group, b_version) = group_version(&b.object);
+    let gvk = |group: &str, version: &str, kind: &str| {
+        format!("{}_{}_{}", or(group, "~G"), or(version, "~V"), or(kind, "~K"))
+    };
+    let a_gvk = gvk(a_group, a_version, a.kind());
+    let b_gvk = gvk(b_group, b_version, b.kind());
+    if a_gvk != b_gvk {
+        let by_rank = rank(a.kind()).cmp(&rank(b.kind()));
+        if by_rank != Ordering::Equal {
+            return by_rank;
+        }
+        if a.kind() == "Namespace" && b.kind() == "Namespace" && (a_group.is_empty() || b_group.is_empty()) {
+            return b_gvk.cmp(&a_gvk);
+        }
+        return a_gvk.cmp(&b_gvk);
+    }
+    let id = |resource: &Resource| format!("{}|{}", or(resource.namespace(), "~X"), or(resource.name(), "~N"));
+    id(a).cmp(&id(b))
+}
+
+fn or<'a>(text: &'a str, missing: &'a str) -> &'a str {
+    if text.is_empty() { missing } else { text }
+}
