@@ -244,7 +244,7 @@ pub enum Command {
     /// Update fields of an object with a strategic merge, JSON merge or JSON patch.
     Patch(patch::PatchArgs),
     /// Apply a configuration to objects by file name or stdin.
-    Apply(apply::ApplyArgs),
+    Apply(Box<apply::ApplyArgs>),
     /// Show what `apply` would change: the live objects against the configuration, as a diff.
     Diff(diff::DiffArgs),
     /// Manage the rollout of Deployments, DaemonSets and StatefulSets: restart, pause, resume.
@@ -401,7 +401,7 @@ async fn dispatch(command: Command, global: GlobalArgs) -> Result {
         Command::Update(args) => update::run(args, &global).await,
         Command::Replace(args) => replace::run(args, &global).await,
         Command::Patch(args) => patch::run(args, &global).await,
-        Command::Apply(args) => apply::run(args, &global).await,
+        Command::Apply(args) => apply::run(*args, &global).await,
         Command::Diff(args) => diff::run(args, &global).await,
         Command::Edit(args) => edit::run(args, &global).await,
         Command::Delete(args) => delete::run(args, &global).await,
