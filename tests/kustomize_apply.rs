@@ -51,7 +51,7 @@ fn k_and_f_together_are_refused() {
     let output = twins.ours.kubeupd().args(["apply", "-k", dir.to_str().unwrap(), "-f", "x.yaml"]).output().unwrap();
     assert!(!output.status.success());
     assert!(
-        String::from_utf8_lossy(&output.stderr).contains("cannot be used with"),
+        String::from_utf8_lossy(&output.stderr) == "error: only one of -f or -k can be specified\n",
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );

@@ -32,8 +32,8 @@ impl Error {
             Error::Resource(err) => err.line(),
             Error::Apply(err) => err.line(),
             // As kubectl, a message that starts with `error: ` already does not get it twice.
-            Error::Other(err) => match format!("{err:#}").trim_end_matches('\n') {
-                message if message.starts_with("error: ") => message.to_string(),
+            Error::Other(err) => match format!("{err:#}") {
+                message if message.starts_with("error: ") => message.trim_end_matches('\n').to_string(),
                 message => format!("error: {message}"),
             },
         }

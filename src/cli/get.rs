@@ -94,7 +94,7 @@ impl Visit {
 /// Runs `kubeupd get`.
 pub async fn run(args: GetArgs, global: &GlobalArgs) -> Result {
     if let Some(path) = &args.raw {
-        if !args.targets.targets.is_empty() || !args.targets.files.filenames.is_empty() {
+        if !args.targets.targets.is_empty() || args.targets.files.given() {
             return Err(Error::msg("arguments may not be passed when --raw is specified"));
         }
         let cluster = global.connect().await?;
