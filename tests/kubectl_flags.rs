@@ -19,6 +19,15 @@ const VERBS: &[&str] = &[
     "apply view-last-applied",
     "apply set-last-applied",
     "version",
+    "label",
+    "annotate",
+    "scale",
+    "set image",
+    "rollout restart",
+    "rollout pause",
+    "rollout resume",
+    "delete",
+    "kustomize",
 ];
 
 /// One flag of kubectl's help: `-f, --filename=[]:` gives short `f`, long `filename`, default `[]`.
@@ -100,11 +109,16 @@ fn base(verb: &str) -> Vec<String> {
     line
 }
 
-/// Flags that belong to an open issue of their own, the printers issue: `get --server-print` and
-/// `edit`'s template printers.
+/// Flags that belong to open issues of their own: the printers issue (`get --server-print`,
+/// `edit`'s template printers), the update verbs issue (`scale --timeout`, `delete --interactive`
+/// and `--raw`) and the kustomize issue (`kustomize`'s helm, plugin and function flags, `-o`).
 fn pending(verb: &str, flag: &Flag) -> bool {
-    (verb == "get" && flag.long == "server-print")
-        || (verb == "edit" && ["template", "allow-missing-template-keys"].contains(&flag.long.as_str()))
+    let named = |verbs: &str, flags: &[&str]| verb == verbs && flags.contains(&flag.long.as_str());
+    named("get", &["server-print"])
+        || named("edit", &["template", "allow-missing-template-keys"])
+        || named("scale", &["timeout"])
+        || named("delete", &["interactive", "raw"])
+        || (verb == "kustomize" && flag.long != "load-restrictor")
 }
 
 fn parses(line: &[String]) -> Result<(), String> {
