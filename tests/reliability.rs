@@ -107,7 +107,7 @@ fn a_create_whose_answer_is_lost_is_read_back_not_repeated() {
     assert_eq!(String::from_utf8_lossy(&output.stdout), "");
     let text = stderr(&output);
     assert!(text.starts_with("error: when applying STDIN (document 1): Unable to connect to the server: "), "{text}");
-    assert!(text.trim_end().ends_with("read back afterwards, the object is applied"), "{text}");
+    assert!(text.trim_end().ends_with("read back afterwards, the write is applied"), "{text}");
     assert_eq!(rig.count("POST", "/configmaps"), 1, "the object was read back, not created again");
     let listed = rig.namespace.kubectl_ok(&["get", "cm", "-n", &rig.namespace.name, "-o", "name"]);
     assert_eq!(listed.lines().filter(|line| line.starts_with("configmap/x")).count(), 1);
@@ -120,7 +120,7 @@ fn a_patch_whose_answer_is_lost_is_read_back_not_resent() {
     rig.proxy.inject("PATCH", "/configmaps/x", Fault::Reset { after_forwarding: true }, 1);
     let (output, _) = rig.kubeupd(&["apply", "-f", "-"], &configmap("x", "2"));
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
-    assert!(stderr(&output).contains("read back afterwards, the object is applied"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("read back afterwards, the write is applied"), "{}", stderr(&output));
     assert_eq!(rig.count("PATCH", "/configmaps/x"), 1, "the patch was not sent again");
 }
 
@@ -133,7 +133,7 @@ fn a_patch_that_never_reached_the_server_is_reported_not_applied() {
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let text = stderr(&output);
     assert!(text.contains("Unable to connect to the server: "), "{text}");
-    assert!(text.contains("read back afterwards, the object is not applied; run the same command again"), "{text}");
+    assert!(text.contains("read back afterwards, the write is not applied; run the same command again"), "{text}");
     assert_eq!(rig.count("PATCH", "/configmaps/x"), 1, "the patch was not sent again");
     let (again, _) = rig.kubeupd(&["apply", "--server-side", "-f", "-"], &configmap("x", "2"));
     assert!(again.status.success(), "{}", stderr(&again));
@@ -344,8 +344,8 @@ fn one_lost_request_is_not_a_lost_server(server_side: bool) {
     let failed: Vec<&str> = text.lines().filter(|line| line.starts_with("error: when applying STDIN")).collect();
     assert_eq!(failed.len(), 2, "{text}");
     assert!(failed.iter().all(|line| line.contains(": Unable to connect to the server: ")), "{text}");
-    assert_eq!(failed.iter().filter(|line| line.ends_with("the object is applied")).count(), 1, "{text}");
-    assert_eq!(failed.iter().filter(|line| line.contains("the object is not applied")).count(), 1, "{text}");
+    assert_eq!(failed.iter().filter(|line| line.ends_with("the write is applied")).count(), 1, "{text}");
+    assert_eq!(failed.iter().filter(|line| line.contains("the write is not applied")).count(), 1, "{text}");
     assert_eq!(text.lines().last(), Some(format!("300 objects: 298 {word}, 2 failed").as_str()), "{text}");
     assert_eq!(rig.count(method, path), 300, "no write was sent twice");
     assert_eq!(created(&rig), 299);
@@ -364,4 +364,53 @@ fn a_client_side_apply_goes_on_after_one_lost_request() {
 #[test]
 fn a_server_side_apply_goes_on_after_one_lost_request() {
     one_lost_request_is_not_a_lost_server(true);
+}
+
+#[test]
+fn a_prune_whose_delete_is_lost_is_read_back_and_the_others_are_pruned() {
+    let rig = Rig::new("rel-prune");
+    let set = ["apply", "--prune", "--applyset=app", "-f", "-"];
+    let all = [configmap("a", "1"), configmap("b", "1"), configmap("c", "1")].join("---\n");
+    let (first, _) = rig.kubeupd(&set, &all);
+    assert!(first.status.success(), "{}", stderr(&first));
+    rig.proxy.inject("DELETE", "/configmaps/b", Fault::Reset { after_forwarding: true }, 1);
+    let (output, _) = rig.kubeupd(&set, &configmap("a", "1"));
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("error: pruning configmap/b: Unable to connect to the server: ")
+            && text.contains("read back afterwards, the write is applied"),
+        "{text}"
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains("configmap/c pruned"), "the run went on: {text}");
+    assert_eq!(rig.count("DELETE", "/configmaps/b"), 1, "the delete was not sent again");
+    let listed = rig.namespace.kubectl_ok(&["get", "cm", "-n", &rig.namespace.name, "-o", "name"]);
+    assert_eq!(listed.lines().filter(|line| line.starts_with("configmap/")).collect::<Vec<_>>(), ["configmap/a"]);
+}
+
+#[test]
+fn a_replace_whose_answer_is_lost_is_read_back_and_the_others_are_replaced() {
+    let rig = Rig::new("rel-replace");
+    for name in ["a", "b", "c"] {
+        rig.namespace.apply(&configmap(name, "1"));
+    }
+    let file = rig.dir.path().join("all.yaml");
+    std::fs::write(&file, [configmap("a", "2"), configmap("b", "2"), configmap("c", "2")].join("---\n")).unwrap();
+    rig.proxy.inject("PUT", "/configmaps/b", Fault::CloseMidAnswer, 1);
+    rig.proxy.inject("PUT", "/configmaps/c", Fault::Reset { after_forwarding: false }, 1);
+    let (output, _) = rig.kubeupd(&["replace", "-f", file.to_str().unwrap()], "");
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/a replaced\n", "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[0].contains("(configmap/b): Unable to connect to the server: "), "{text}");
+    assert!(lines[0].ends_with("read back afterwards, the write is applied"), "{text}");
+    assert!(lines[1].contains("(configmap/c): Unable to connect to the server: "), "{text}");
+    assert!(lines[1].ends_with("the write is not applied; run the same command again"), "{text}");
+    assert_eq!(rig.count("PUT", "/configmaps/"), 3, "no replace was sent twice");
+    let value = |name: &str| {
+        rig.namespace.kubectl_ok(&["get", "cm", name, "-n", &rig.namespace.name, "-o", "jsonpath={.data.v}"])
+    };
+    assert_eq!([value("a"), value("b"), value("c")], ["2", "2", "1"]);
 }

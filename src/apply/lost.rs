@@ -33,9 +33,11 @@ pub struct AnswerLost {
 
 fn found_text(found: &Found) -> String {
     match found {
-        Found::Applied => "read back afterwards, the object is applied".into(),
-        Found::NotApplied => "read back afterwards, the object is not applied; run the same command again".into(),
-        Found::Unknown(reason) => format!("whether the object is applied is unknown: reading it back failed: {reason}"),
+        Found::Applied => "read back afterwards, the write is applied".into(),
+        Found::NotApplied => "read back afterwards, the write is not applied; run the same command again".into(),
+        Found::Unknown(reason) => {
+            format!("whether the write is applied is unknown: reading the object back failed: {reason}")
+        }
     }
 }
 
@@ -102,7 +104,7 @@ mod tests {
         assert_eq!(
             lost.to_string(),
             "Unable to connect to the server: connection closed before message completed; read back afterwards, \
-             the object is applied"
+             the write is applied"
         );
     }
 }
