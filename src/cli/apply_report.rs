@@ -152,7 +152,7 @@ impl Report {
     }
 
     /// An object pruned (or, with `result` an error, not), in kubectl's words: `configmap/c pruned`.
-    pub(super) fn pruned(&mut self, target: &ObjectRef, result: Result<(), client::Error>) {
+    pub(super) fn pruned(&mut self, target: &ObjectRef, result: Result<(), apply::Error>) {
         let lines = match result {
             Ok(()) => {
                 *self.counts.entry("pruned").or_default() += 1;
