@@ -12,7 +12,7 @@ use super::update::replace_from_file;
 use super::validation;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, DryRun, ModifyOptions};
-use crate::client::{Cluster, RetryPolicy, WriteOptions};
+use crate::client::{self, Cluster, RetryPolicy, WriteOptions};
 use crate::output::OutputFormat;
 use crate::resource::{self, Manifest, Resolved, Resolver, Rules};
 
@@ -88,8 +88,11 @@ async fn replace_one(
 ) -> Result<String> {
     let suffix = args.dry_run.suffix();
     if !args.force {
-        let (object, _) =
-            replace_from_file(cluster, manifest, options).await.map_err(|err| in_source(err, &manifest.source.file))?;
+        let (object, _) = match replace_from_file(cluster, manifest, options).await {
+            Ok(replaced) => replaced,
+            Err(Error::Client(cause)) if cause.is_transport() => return Err(read_back(cluster, manifest, cause).await),
+            Err(err) => return Err(in_source(err, &manifest.source.file)),
+        };
         return Ok(args.output.written(&object, "replaced", true, suffix));
     }
     let recreated = apply::recreate(cluster, &manifest.object, &manifest.document, &options.write).await?;
@@ -102,6 +105,24 @@ async fn replace_one(
     }
     printed.push_str(&args.output.written(&recreated.object, "replaced", true, suffix));
     Ok(printed)
+}
+
+/// A replace that failed at the transport: while the server answers, the object is read back to
+/// say whether it was replaced (never sent again); otherwise the failure as it is.
+async fn read_back(cluster: &Cluster, manifest: &Manifest, cause: client::Error) -> Error {
+    let mut wanted = manifest.document.clone();
+    if let Some(metadata) = wanted.get_mut("metadata").and_then(serde_json::Value::as_object_mut) {
+        metadata.remove("resourceVersion");
+    }
+    let replaced = |live: Option<&serde_json::Value>| live.is_some_and(|live| apply::lost::contains(live, &wanted));
+    match apply::lost::check(cluster, &manifest.object, cause.clone(), replaced).await {
+        Some(lost) => Error::msg(format!(
+            "when replacing {:?} ({}): {lost}",
+            manifest.source.file,
+            manifest.object.display_name()
+        )),
+        None => Error::Client(cause),
+    }
 }
 
 /// The server's error with the file named, as kubectl words it: `Error from server (NotFound):
