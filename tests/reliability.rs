@@ -99,26 +99,48 @@ fn endless_conflicts_give_up_after_the_last_attempt() {
 }
 
 #[test]
-fn a_create_whose_answer_is_lost_is_not_repeated() {
+fn a_create_whose_answer_is_lost_is_read_back_not_repeated() {
     let rig = Rig::new("rel-create");
     rig.proxy.inject("POST", "/configmaps", Fault::Reset { after_forwarding: true }, 1);
     let (output, _) = rig.kubeupd(&["apply", "-f", "-"], &configmap("x", "1"));
-    assert!(output.status.success(), "{}", stderr(&output));
-    assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/x created\n");
-    assert_eq!(rig.count("POST", "/configmaps"), 1, "the object was found, not created again");
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "");
+    let text = stderr(&output);
+    assert!(text.starts_with("error: when applying STDIN (document 1): Unable to connect to the server: "), "{text}");
+    assert!(text.trim_end().ends_with("read back afterwards, the write is applied"), "{text}");
+    assert_eq!(rig.count("POST", "/configmaps"), 1, "the object was read back, not created again");
     let listed = rig.namespace.kubectl_ok(&["get", "cm", "-n", &rig.namespace.name, "-o", "name"]);
     assert_eq!(listed.lines().filter(|line| line.starts_with("configmap/x")).count(), 1);
 }
 
 #[test]
-fn a_patch_whose_answer_is_lost_is_checked_not_resent_blindly() {
+fn a_patch_whose_answer_is_lost_is_read_back_not_resent() {
     let rig = Rig::new("rel-patch");
     rig.namespace.apply(&configmap("x", "1"));
     rig.proxy.inject("PATCH", "/configmaps/x", Fault::Reset { after_forwarding: true }, 1);
     let (output, _) = rig.kubeupd(&["apply", "-f", "-"], &configmap("x", "2"));
-    assert!(output.status.success(), "{}", stderr(&output));
-    assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/x configured\n");
-    assert_eq!(rig.count("PATCH", "/configmaps/x"), 1, "the re-read showed the patch had been applied");
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(stderr(&output).contains("read back afterwards, the write is applied"), "{}", stderr(&output));
+    assert_eq!(rig.count("PATCH", "/configmaps/x"), 1, "the patch was not sent again");
+}
+
+#[test]
+fn a_patch_that_never_reached_the_server_is_reported_not_applied() {
+    let rig = Rig::new("rel-patch-lost");
+    rig.namespace.apply(&configmap("x", "1"));
+    rig.proxy.inject("PATCH", "/configmaps/x", Fault::Reset { after_forwarding: false }, 1);
+    let (output, _) = rig.kubeupd(&["apply", "--server-side", "-f", "-"], &configmap("x", "2"));
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let text = stderr(&output);
+    assert!(text.contains("Unable to connect to the server: "), "{text}");
+    assert!(text.contains("read back afterwards, the write is not applied; run the same command again"), "{text}");
+    assert_eq!(rig.count("PATCH", "/configmaps/x"), 1, "the patch was not sent again");
+    let (again, _) = rig.kubeupd(&["apply", "--server-side", "-f", "-"], &configmap("x", "2"));
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(
+        rig.namespace.kubectl_ok(&["get", "cm", "x", "-n", &rig.namespace.name, "-o", "jsonpath={.data.v}"]),
+        "2"
+    );
 }
 
 #[test]
@@ -298,4 +320,97 @@ fn when_the_server_stops_answering_the_apply_stops_and_says_so_once() {
     );
     assert_eq!(summary, expected, "{stderr}");
     assert!(stderr.lines().count() <= 4, "no line per object: {stderr}");
+}
+
+/// One write in the middle of a 300-object apply has its connection reset before the server saw
+/// it, another has its connection closed halfway through the server's answer: each fails its own
+/// object, read back (the first is not applied, the second is), every other object is applied, and
+/// the same command again converges.
+fn one_lost_request_is_not_a_lost_server(server_side: bool) {
+    let rig = Rig::new(if server_side { "rel-lost-ssa" } else { "rel-lost-csa" });
+    let (method, path) = if server_side { ("PATCH", "/configmaps/cm-") } else { ("POST", "/configmaps") };
+    rig.proxy.inject_nth(method, path, Fault::Reset { after_forwarding: false }, 100, 1);
+    rig.proxy.inject_nth(method, path, Fault::CloseMidAnswer, 200, 1);
+    let mut args = vec!["apply", "-f", "-"];
+    if server_side {
+        args.push("--server-side");
+    }
+    let (output, _) = rig.kubeupd(&args, &many_configmaps(300));
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    let word = if server_side { "serverside-applied" } else { "created" };
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert_eq!(stdout.lines().filter(|line| line.ends_with(&format!(" {word}"))).count(), 298, "{stdout}");
+    let failed: Vec<&str> = text.lines().filter(|line| line.starts_with("error: when applying STDIN")).collect();
+    assert_eq!(failed.len(), 2, "{text}");
+    assert!(failed.iter().all(|line| line.contains(": Unable to connect to the server: ")), "{text}");
+    assert_eq!(failed.iter().filter(|line| line.ends_with("the write is applied")).count(), 1, "{text}");
+    assert_eq!(failed.iter().filter(|line| line.contains("the write is not applied")).count(), 1, "{text}");
+    assert_eq!(text.lines().last(), Some(format!("300 objects: 298 {word}, 2 failed").as_str()), "{text}");
+    assert_eq!(rig.count(method, path), 300, "no write was sent twice");
+    assert_eq!(created(&rig), 299);
+
+    rig.proxy.clear();
+    let (again, _) = rig.kubeupd(&args, &many_configmaps(300));
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(created(&rig), 300);
+}
+
+#[test]
+fn a_client_side_apply_goes_on_after_one_lost_request() {
+    one_lost_request_is_not_a_lost_server(false);
+}
+
+#[test]
+fn a_server_side_apply_goes_on_after_one_lost_request() {
+    one_lost_request_is_not_a_lost_server(true);
+}
+
+#[test]
+fn a_prune_whose_delete_is_lost_is_read_back_and_the_others_are_pruned() {
+    let rig = Rig::new("rel-prune");
+    let set = ["apply", "--prune", "--applyset=app", "-f", "-"];
+    let all = [configmap("a", "1"), configmap("b", "1"), configmap("c", "1")].join("---\n");
+    let (first, _) = rig.kubeupd(&set, &all);
+    assert!(first.status.success(), "{}", stderr(&first));
+    rig.proxy.inject("DELETE", "/configmaps/b", Fault::Reset { after_forwarding: true }, 1);
+    let (output, _) = rig.kubeupd(&set, &configmap("a", "1"));
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("error: pruning configmap/b: Unable to connect to the server: ")
+            && text.contains("read back afterwards, the write is applied"),
+        "{text}"
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains("configmap/c pruned"), "the run went on: {text}");
+    assert_eq!(rig.count("DELETE", "/configmaps/b"), 1, "the delete was not sent again");
+    let listed = rig.namespace.kubectl_ok(&["get", "cm", "-n", &rig.namespace.name, "-o", "name"]);
+    assert_eq!(listed.lines().filter(|line| line.starts_with("configmap/")).collect::<Vec<_>>(), ["configmap/a"]);
+}
+
+#[test]
+fn a_replace_whose_answer_is_lost_is_read_back_and_the_others_are_replaced() {
+    let rig = Rig::new("rel-replace");
+    for name in ["a", "b", "c"] {
+        rig.namespace.apply(&configmap(name, "1"));
+    }
+    let file = rig.dir.path().join("all.yaml");
+    std::fs::write(&file, [configmap("a", "2"), configmap("b", "2"), configmap("c", "2")].join("---\n")).unwrap();
+    rig.proxy.inject("PUT", "/configmaps/b", Fault::CloseMidAnswer, 1);
+    rig.proxy.inject("PUT", "/configmaps/c", Fault::Reset { after_forwarding: false }, 1);
+    let (output, _) = rig.kubeupd(&["replace", "-f", file.to_str().unwrap()], "");
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/a replaced\n", "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[0].contains("(configmap/b): Unable to connect to the server: "), "{text}");
+    assert!(lines[0].ends_with("read back afterwards, the write is applied"), "{text}");
+    assert!(lines[1].contains("(configmap/c): Unable to connect to the server: "), "{text}");
+    assert!(lines[1].ends_with("the write is not applied; run the same command again"), "{text}");
+    assert_eq!(rig.count("PUT", "/configmaps/"), 3, "no replace was sent twice");
+    let value = |name: &str| {
+        rig.namespace.kubectl_ok(&["get", "cm", name, "-n", &rig.namespace.name, "-o", "jsonpath={.data.v}"])
+    };
+    assert_eq!([value("a"), value("b"), value("c")], ["2", "2", "1"]);
 }

@@ -45,6 +45,10 @@ pub enum Error {
     /// The ApplySet cannot be used, or the object belongs to another one.
     #[error(transparent)]
     ApplySet(#[from] super::applyset::Error),
+    /// A request of this object failed at the transport while the server still answers: the
+    /// object was read back to say whether it is applied.
+    #[error(transparent)]
+    AnswerLost(Box<super::lost::AnswerLost>),
     /// The run stopped (interrupted, or the server stopped answering) before this object started.
     #[error("not applied: the run stopped before this object")]
     NotApplied,

@@ -9,13 +9,15 @@
 //! the caller to report. [`read_modify_write`] is `update`'s and `replace`'s engine, and
 //! [`recreate`] the safe delete-and-create of `apply --force` and `replace --force`.
 //! [`applyset`] and [`prune`] find and delete what an earlier apply made and this one no longer
-//! has (`--prune`).
+//! has (`--prune`). [`lost`] tells a request that failed at the transport from a server that is
+//! gone: the object fails on its own, read back to say what is there, and the run goes on.
 
 pub mod applyset;
 mod crd;
 mod error;
 pub mod last_applied;
 mod live;
+pub mod lost;
 mod object;
 mod ownership;
 mod plan;

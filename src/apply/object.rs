@@ -67,8 +67,9 @@ fn modified(manifest: &Manifest, options: &ApplyOptions) -> Value {
 }
 
 /// Each attempt reads the object first (the first may use `live`, e.g. from a list), so that a
-/// conflict, a create that finds the object already there, or a write whose answer was lost (the
-/// connection failed) is followed by a fresh read and a recomputed patch, never by a blind resend.
+/// conflict or a create that finds the object already there is followed by a fresh read and a
+/// recomputed patch. A write whose answer was lost (the connection failed) is not tried again
+/// here: the caller reads the object back (see [`super::lost`]).
 async fn client_side(
     cluster: &Cluster,
     manifest: &Manifest,
@@ -81,17 +82,9 @@ async fn client_side(
     let modified = modified(manifest, options);
     let write = options.write_options();
     let mut schema = None;
-    // The action of a write whose answer was lost: a later read shows whether it happened.
-    let mut unanswered: Option<Action> = None;
     let mut known = live;
-    let retryable = |err: &Error| {
-        matches!(
-            err,
-            Error::Client(
-                client::Error::Conflict(_) | client::Error::AlreadyExists(_) | client::Error::Unreachable { .. }
-            )
-        )
-    };
+    let retryable =
+        |err: &Error| matches!(err, Error::Client(client::Error::Conflict(_) | client::Error::AlreadyExists(_)));
     let outcome = |action, object, before: Option<&Value>, patch, missing_last_applied| Outcome {
         action,
         target: target.clone(),
@@ -117,9 +110,6 @@ async fn client_side(
                     } else {
                         cluster.create(rt, namespace, &modified, &write).await
                     };
-                    if created.as_ref().is_err_and(client::Error::is_unreachable) {
-                        unanswered = Some(Action::Created);
-                    }
                     return Ok(outcome(Action::Created, created?, None, None, false));
                 }
                 Err(err) => return Err(err.into()),
@@ -136,22 +126,14 @@ async fn client_side(
             let original = last_applied::recorded(&live).unwrap_or(Value::Null);
             let patch = patcher.three_way(&original, &modified, &live, overwrite)?;
             if patch.is_empty() {
-                let action = unanswered.unwrap_or(Action::Unchanged);
-                return Ok(outcome(action, live.clone(), Some(&live), Some(patch), missing_last_applied));
+                return Ok(outcome(Action::Unchanged, live.clone(), Some(&live), Some(patch), missing_last_applied));
             }
             if options.dry_run == super::DryRun::Client {
                 let object = patcher.apply(live.clone(), &patch)?;
                 return Ok(outcome(Action::Configured, object, Some(&live), Some(patch), missing_last_applied));
             }
-            match cluster.patch(rt, namespace, name, &patch, &write).await {
-                Ok(object) => Ok(outcome(Action::Configured, object, Some(&live), Some(patch), missing_last_applied)),
-                Err(err) => {
-                    if err.is_unreachable() {
-                        unanswered = Some(Action::Configured);
-                    }
-                    Err(err.into())
-                }
-            }
+            let object = cluster.patch(rt, namespace, name, &patch, &write).await?;
+            Ok(outcome(Action::Configured, object, Some(&live), Some(patch), missing_last_applied))
         })
         .await
 }

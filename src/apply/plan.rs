@@ -9,8 +9,10 @@ use super::error::ANNOTATIONS_LIMIT;
 use super::live::{self, list_key};
 use super::object::{self, Live};
 use super::validate::{self, InvalidFields, Verdict};
-use super::{ApplyOptions, DryRun, Error, Mode, Outcome, Stop, crd, last_applied};
-use crate::client::{self, Cluster};
+use super::{ApplyOptions, DryRun, Error, Mode, Outcome, Stop, crd, last_applied, lost};
+use serde_json::Value;
+
+use crate::client::Cluster;
 use crate::resource::{Entry, Manifest, Resolver, Source};
 
 /// An input checked for applying: nothing in it is known to fail before anything is sent.
@@ -77,7 +79,8 @@ impl Plan {
     /// definitions are established, the objects of their kinds with everything else, up to
     /// `options.concurrency` at once. `report` gets each object's input index and result as soon
     /// as it is known, which is not always in input order. Once `stop` is set (by the caller, or
-    /// here when the server stops answering) no object is started: those get
+    /// here when a request fails at the transport and the server does not answer a probe
+    /// either) no object is started: those get
     /// [`Error::NotApplied`], while the writes in flight finish.
     pub async fn run(
         self,
@@ -141,6 +144,18 @@ fn check_annotation_size(document: &serde_json::Value) -> Result<(), Error> {
     Ok(())
 }
 
+/// Whether `live` is what applying `manifest` makes: for client-side apply, the last-applied
+/// annotation records this configuration (a patch sets it with the rest, or not at all); for
+/// server-side apply, every field of the configuration has its value.
+fn is_applied(manifest: &Manifest, options: &ApplyOptions, live: &Value) -> bool {
+    match options.mode {
+        Mode::ClientSide { .. } if options.record_last_applied => {
+            last_applied::text(live) == Some(last_applied::configuration_text(&manifest.document).as_str())
+        }
+        _ => lost::contains(live, &manifest.document),
+    }
+}
+
 /// Applies `manifests`, several at once; documents of the same object one after the other.
 async fn execute(
     cluster: &Cluster,
@@ -181,10 +196,20 @@ async fn execute(
                     results.push((manifest.source.index, Err(Error::NotApplied)));
                     continue;
                 }
-                let result = object::apply(cluster, &manifest, known, options).await;
-                if matches!(result, Err(Error::Client(client::Error::Unreachable { .. }))) {
-                    stop.server_gone();
-                }
+                let result = match object::apply(cluster, &manifest, known, options).await {
+                    Err(Error::Client(cause)) if cause.is_transport() => {
+                        let applied =
+                            |live: Option<&Value>| live.is_some_and(|live| is_applied(&manifest, options, live));
+                        match lost::check(cluster, &manifest.object, cause.clone(), applied).await {
+                            Some(lost) => Err(Error::AnswerLost(Box::new(lost))),
+                            None => {
+                                stop.server_gone();
+                                Err(Error::Client(cause))
+                            }
+                        }
+                    }
+                    result => result,
+                };
                 results.push((manifest.source.index, result));
             }
             results

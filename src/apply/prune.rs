@@ -165,7 +165,7 @@ pub async fn run(
     scope: Scope<'_>,
     applied: &HashSet<String>,
     dry_run: DryRun,
-    mut report: impl FnMut(&Prunable, Result<(), client::Error>),
+    mut report: impl FnMut(&Prunable, Result<(), super::Error>),
 ) -> Result<Vec<Prunable>, client::Error> {
     let found = find(cluster, scope, applied).await?;
     for object in &found {
@@ -175,8 +175,9 @@ pub async fn run(
 }
 
 /// Deletes `object` (a server dry run only checks; a client dry run sends nothing), in the
-/// background, as kubectl prunes.
-async fn delete(cluster: &Cluster, object: &Prunable, dry_run: DryRun) -> Result<(), client::Error> {
+/// background, as kubectl prunes. A delete that fails at the transport is not sent again: while
+/// the server answers, the object is read back to say whether it is gone (see [`super::lost`]).
+async fn delete(cluster: &Cluster, object: &Prunable, dry_run: DryRun) -> Result<(), super::Error> {
     if dry_run == DryRun::Client {
         return Ok(());
     }
@@ -185,7 +186,20 @@ async fn delete(cluster: &Cluster, object: &Prunable, dry_run: DryRun) -> Result
     match cluster.delete(&target.rt, target.namespace.as_deref(), &target.name, &options).await {
         // Gone already: what pruning wanted.
         Ok(_) | Err(client::Error::NotFound(_)) => Ok(()),
-        Err(err) => Err(err),
+        Err(cause) if cause.is_transport() && dry_run == DryRun::None => {
+            // Deleted means gone, or going (a finalizer holds it), or another object by that name.
+            let deleted = |live: Option<&Value>| {
+                live.is_none_or(|live| {
+                    live["metadata"]["uid"].as_str() != object.uid.as_deref()
+                        || !live["metadata"]["deletionTimestamp"].is_null()
+                })
+            };
+            match super::lost::check(cluster, target, cause.clone(), deleted).await {
+                Some(lost) => Err(super::Error::AnswerLost(Box::new(lost))),
+                None => Err(cause.into()),
+            }
+        }
+        Err(err) => Err(err.into()),
     }
 }
 

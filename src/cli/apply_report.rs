@@ -94,8 +94,9 @@ impl Report {
                     self.not_applied += 1;
                     Lines::default()
                 }
-                // The server went away: said once, with its cause, not for every object.
-                Err(err @ apply::Error::Client(client::Error::Unreachable { .. })) => {
+                // The server went away (a request failed at the transport, and the server did not answer a
+                // probe either): said once, with its cause, not for every object.
+                Err(err) if err.client().is_some_and(client::Error::is_transport) => {
                     self.not_applied += 1;
                     let shown = std::mem::replace(&mut self.unreachable_shown, true);
                     let stderr = if shown { Vec::new() } else { vec![failure(&entry.location, &err)] };
@@ -154,7 +155,7 @@ impl Report {
     }
 
     /// An object pruned (or, with `result` an error, not), in kubectl's words: `configmap/c pruned`.
-    pub(super) fn pruned(&mut self, target: &ObjectRef, result: Result<(), client::Error>) {
+    pub(super) fn pruned(&mut self, target: &ObjectRef, result: Result<(), apply::Error>) {
         let lines = match result {
             Ok(()) => {
                 *self.counts.entry("pruned").or_default() += 1;

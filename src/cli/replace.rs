@@ -12,7 +12,7 @@ use super::update::replace_from_file;
 use super::validation;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, DryRun, ModifyOptions, last_applied};
-use crate::client::{Cluster, RetryPolicy, WriteOptions};
+use crate::client::{self, Cluster, RetryPolicy, WriteOptions};
 use crate::output::{Printer, Verb};
 use crate::resource::{self, Manifest, Resolved, Resolver, Rules};
 
@@ -131,8 +131,11 @@ async fn replace_one(
         manifest
     };
     if !args.force {
-        let (object, _) =
-            replace_from_file(cluster, manifest, options).await.map_err(|err| in_source(err, &manifest.source.file))?;
+        let (object, _) = match replace_from_file(cluster, manifest, options).await {
+            Ok(replaced) => replaced,
+            Err(Error::Client(cause)) if cause.is_transport() => return Err(read_back(cluster, manifest, cause).await),
+            Err(err) => return Err(in_source(err, &manifest.source.file)),
+        };
         return args.output.written(&object, "replaced", true, suffix);
     }
     let deleted_line = || match printer {
@@ -175,6 +178,24 @@ async fn replace_raw(args: &ReplaceArgs, path: &str, global: &GlobalArgs) -> Res
     let cluster = global.connect().await?;
     let answer = cluster.raw(http::Method::PUT, path, Some(body)).await?;
     super::write_stdout(&String::from_utf8_lossy(&answer))
+}
+
+/// A replace that failed at the transport: while the server answers, the object is read back to
+/// say whether it was replaced (never sent again); otherwise the failure as it is.
+async fn read_back(cluster: &Cluster, manifest: &Manifest, cause: client::Error) -> Error {
+    let mut wanted = manifest.document.clone();
+    if let Some(metadata) = wanted.get_mut("metadata").and_then(serde_json::Value::as_object_mut) {
+        metadata.remove("resourceVersion");
+    }
+    let replaced = |live: Option<&serde_json::Value>| live.is_some_and(|live| apply::lost::contains(live, &wanted));
+    match apply::lost::check(cluster, &manifest.object, cause.clone(), replaced).await {
+        Some(lost) => Error::msg(format!(
+            "when replacing {:?} ({}): {lost}",
+            manifest.source.file,
+            manifest.object.display_name()
+        )),
+        None => Error::Client(cause),
+    }
 }
 
 /// The server's error with the file named, as kubectl words it: `Error from server (NotFound):

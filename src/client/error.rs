@@ -267,6 +267,24 @@ impl Error {
         matches!(self, Error::Unreachable { .. })
     }
 
+    /// The request failed at the transport: the connection failed or closed before the whole
+    /// answer came, or no answer came in time. Whether a write happened is not known.
+    pub fn is_transport(&self) -> bool {
+        matches!(self, Error::Unreachable { .. } | Error::Timeout { .. })
+    }
+
+    /// kubectl's words for a request that failed at the transport: `Unable to connect to the
+    /// server: ...`, with the lowest cause; `None` for other errors.
+    pub fn transport_line(&self) -> Option<String> {
+        match self {
+            Error::Unreachable { cause, .. } => Some(format!("Unable to connect to the server: {cause}")),
+            Error::Timeout { limit, .. } => {
+                Some(format!("Unable to connect to the server: the request timed out after {limit}"))
+            }
+            _ => None,
+        }
+    }
+
     /// The write lost a race (409 `Conflict`).
     pub fn is_conflict(&self) -> bool {
         matches!(self, Error::Conflict(_))

@@ -28,3 +28,20 @@ impl Cluster {
             .map_err(|err| Error::InvalidResponse { path: "/version".into(), reason: format!("invalid JSON: {err}") })
     }
 }
+
+/// How long [`Cluster::answers`] waits for the server, when no `--request-timeout` is shorter.
+const PROBE_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+impl Cluster {
+    /// Whether the server answers at all: after one request failed at the transport, this tells a
+    /// failed request (a reset stream, a dropped connection) from a server that is gone. A cheap
+    /// `GET /version` with the same credentials, tried as every read is; any answer counts, even a
+    /// refusal.
+    pub async fn answers(&self) -> bool {
+        match tokio::time::timeout(PROBE_LIMIT, self.server_version()).await {
+            Ok(Ok(_)) => true,
+            Ok(Err(err)) => !err.is_transport() && err.status().is_some(),
+            Err(_) => false,
+        }
+    }
+}

@@ -30,6 +30,8 @@ pub enum Answer {
     Reply(Reply),
     /// Close the connection without answering.
     Reset,
+    /// Send the head and half the body of this answer, then close the connection.
+    Truncated(Reply),
     /// Answer after a pause.
     Slow(std::time::Duration, Reply),
 }
@@ -159,6 +161,19 @@ fn serve(stream: TcpStream, handler: &(dyn Fn(&Seen) -> Answer + Send + Sync), r
             Answer::Slow(pause, reply) => {
                 std::thread::sleep(pause);
                 reply
+            }
+            Answer::Truncated(reply) => {
+                let head = format!(
+                    "HTTP/1.1 {} Fake\r\nContent-Type: {}\r\nContent-Length: {}\r\n\r\n",
+                    reply.status,
+                    reply.content_type,
+                    reply.body.len()
+                );
+                let _ = writer
+                    .write_all(head.as_bytes())
+                    .and_then(|_| writer.write_all(&reply.body[..reply.body.len() / 2]));
+                let _ = writer.shutdown(std::net::Shutdown::Both);
+                return;
             }
             Answer::Reply(reply) => reply,
         };

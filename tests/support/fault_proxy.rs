@@ -14,6 +14,8 @@ pub enum Fault {
     Status { code: u16, reason: &'static str, retry_after: Option<u32> },
     /// Close the connection without answering, after forwarding (the request happened) or not.
     Reset { after_forwarding: bool },
+    /// Forward, then send the head and half the body of the answer and close the connection.
+    CloseMidAnswer,
     /// Forward, then hold the answer back this long.
     Slow(Duration),
 }
@@ -23,6 +25,8 @@ pub struct Rule {
     pub method: &'static str,
     pub path_contains: String,
     pub fault: Fault,
+    /// Matching requests let through before the fault applies.
+    pub skip: usize,
     pub times: usize,
 }
 
@@ -40,15 +44,20 @@ impl FaultProxy {
         let server = FakeServer::start(move |seen: &Seen| -> Answer {
             let fault = {
                 let mut rules = matching.lock().unwrap();
-                rules
-                    .iter_mut()
-                    .find(|rule| {
-                        rule.times > 0 && rule.method == seen.method && seen.path.contains(&rule.path_contains)
-                    })
-                    .map(|rule| {
+                // Every matching rule counts the request; the first one due applies.
+                let mut due = None;
+                for rule in rules.iter_mut() {
+                    if rule.times == 0 || rule.method != seen.method || !seen.path.contains(&rule.path_contains) {
+                        continue;
+                    }
+                    if rule.skip > 0 {
+                        rule.skip -= 1;
+                    } else if due.is_none() {
                         rule.times -= 1;
-                        rule.fault.clone()
-                    })
+                        due = Some(rule.fault.clone());
+                    }
+                }
+                due
             };
             match fault {
                 None => upstream.forward(seen).into(),
@@ -65,6 +74,7 @@ impl FaultProxy {
                     }
                     Answer::Reset
                 }
+                Some(Fault::CloseMidAnswer) => Answer::Truncated(upstream.forward(seen)),
                 Some(Fault::Slow(pause)) => Answer::Slow(pause, upstream.forward(seen)),
             }
         });
@@ -73,7 +83,14 @@ impl FaultProxy {
 
     /// Adds a rule; rules are tried in the order they were added.
     pub fn inject(&self, method: &'static str, path_contains: &str, fault: Fault, times: usize) {
-        self.rules.lock().unwrap().push(Rule { method, path_contains: path_contains.to_string(), fault, times });
+        self.inject_nth(method, path_contains, fault, 1, times);
+    }
+
+    /// Adds a rule that lets the first `nth - 1` matching requests through, then applies `fault`
+    /// `times` times: e.g. the 150th write of a run.
+    pub fn inject_nth(&self, method: &'static str, path_contains: &str, fault: Fault, nth: usize, times: usize) {
+        let rule = Rule { method, path_contains: path_contains.to_string(), fault, skip: nth - 1, times };
+        self.rules.lock().unwrap().push(rule);
     }
 
     /// Drops every rule: from now on requests are forwarded, until rules are added again.

@@ -1,0 +1,110 @@
+//! One request that fails at the transport is not a lost server. A write whose connection was
+//! reset, closed before the whole answer came, or timed out may or may not have happened; the
+//! server may have failed that one request (a panicking handler, a dropped stream) and still
+//! answer every other. [`check`] asks the server whether it answers at all and, if it does,
+//! reads the object back to say what is there. Any verb that writes several objects uses it:
+//! the object fails on its own and the run goes on, or the server is gone and the run stops.
+
+use serde_json::Value;
+
+use crate::client::{self, Cluster};
+use crate::resource::ObjectRef;
+
+/// What reading an object back after its request failed at the transport showed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Found {
+    /// The object is as the write would have left it.
+    Applied,
+    /// The object is not as the write would have left it (or is not there).
+    NotApplied,
+    /// The object could not be read back, for this reason.
+    Unknown(String),
+}
+
+/// A request of an object failed at the transport while the server still answers: the object's
+/// own failure, with what reading it back showed.
+#[derive(Debug, thiserror::Error)]
+#[error("{}; {}", .cause.transport_line().unwrap_or_else(|| .cause.to_string()), found_text(.found))]
+pub struct AnswerLost {
+    /// The failure of the request, as the transport saw it.
+    pub cause: client::Error,
+    pub found: Found,
+}
+
+fn found_text(found: &Found) -> String {
+    match found {
+        Found::Applied => "read back afterwards, the write is applied".into(),
+        Found::NotApplied => "read back afterwards, the write is not applied; run the same command again".into(),
+        Found::Unknown(reason) => {
+            format!("whether the write is applied is unknown: reading the object back failed: {reason}")
+        }
+    }
+}
+
+/// After a request for `target` failed with `cause` at the transport: `None` when the server
+/// does not answer either (the caller stops starting writes), else the object's own failure,
+/// with what the object looks like now. `applied` says whether the object as read back (`None`:
+/// not there) is what the write would have made. Nothing is written again.
+pub async fn check(
+    cluster: &Cluster,
+    target: &ObjectRef,
+    cause: client::Error,
+    applied: impl Fn(Option<&Value>) -> bool,
+) -> Option<AnswerLost> {
+    if !cluster.answers().await {
+        return None;
+    }
+    let found = match cluster.get(&target.rt, target.namespace.as_deref(), &target.name).await {
+        Ok(live) if applied(Some(&live)) => Found::Applied,
+        Ok(_) => Found::NotApplied,
+        Err(client::Error::NotFound(_)) if applied(None) => Found::Applied,
+        Err(client::Error::NotFound(_)) => Found::NotApplied,
+        Err(err) => Found::Unknown(err.transport_line().unwrap_or_else(|| err.line())),
+    };
+    tracing::info!("{}: {cause}; the server answers; read back: {found:?}", target.display_name());
+    Some(AnswerLost { cause, found })
+}
+
+/// Whether `live` holds every field of `wanted` with its value: maps key by key, lists item by
+/// item. What the server adds (defaults, status, metadata) does not count against it.
+pub fn contains(live: &Value, wanted: &Value) -> bool {
+    match (live, wanted) {
+        (Value::Object(live), Value::Object(wanted)) => {
+            wanted.iter().all(|(key, value)| live.get(key).is_some_and(|found| contains(found, value)))
+        }
+        (Value::Array(live), Value::Array(wanted)) => {
+            live.len() == wanted.len() && live.iter().zip(wanted).all(|(found, value)| contains(found, value))
+        }
+        (Value::Number(live), Value::Number(wanted)) => live.as_f64() == wanted.as_f64(),
+        _ => live == wanted,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn contains_ignores_what_the_server_adds() {
+        let live = json!({"metadata": {"name": "x", "uid": "u"}, "spec": {"ports": [{"port": 80, "protocol": "TCP"}]}});
+        assert!(contains(&live, &json!({"metadata": {"name": "x"}, "spec": {"ports": [{"port": 80}]}})));
+        assert!(!contains(&live, &json!({"spec": {"ports": [{"port": 81}]}})));
+        assert!(!contains(&live, &json!({"spec": {"ports": [{"port": 80}, {"port": 81}]}})));
+        assert!(!contains(&live, &json!({"data": {"v": "1"}})));
+    }
+
+    #[test]
+    fn the_line_says_what_was_found() {
+        let cause = client::Error::Unreachable {
+            server: "https://127.0.0.1:6443".into(),
+            cause: "connection closed before message completed".into(),
+        };
+        let lost = AnswerLost { cause, found: Found::Applied };
+        assert_eq!(
+            lost.to_string(),
+            "Unable to connect to the server: connection closed before message completed; read back afterwards, \
+             the write is applied"
+        );
+    }
+}
