@@ -414,3 +414,49 @@ fn a_replace_whose_answer_is_lost_is_read_back_and_the_others_are_replaced() {
     };
     assert_eq!([value("a"), value("b"), value("c")], ["2", "2", "1"]);
 }
+
+/// The sequence on kubernetes/examples' manifests, through both tools on twins: create,
+/// change, apply again, then switch to server-side apply. Whatever requests the 1.20 server fails
+/// on the way, kubeupd ends as kubectl does: the same exit status, objects and field ownership.
+#[test]
+fn the_real_world_sequence_gives_kubectls_objects() {
+    let (groups, _) = support::example_files();
+    for (index, files) in groups.iter().enumerate() {
+        let twins = support::Twins::new(&format!("rel-examples-{index}"));
+        let changed = tempfile::tempdir().unwrap();
+        let changed_files: Vec<std::path::PathBuf> = files
+            .iter()
+            .map(|file| {
+                let text = std::fs::read_to_string(file).unwrap().replace("replicas: 1\n", "replicas: 2\n");
+                let path = changed.path().join(file.file_name().unwrap());
+                std::fs::write(&path, text).unwrap();
+                path
+            })
+            .collect();
+        let steps: [(&str, &[std::path::PathBuf], &[&str]); 4] = [
+            ("create", files, &[]),
+            ("change", &changed_files, &[]),
+            ("apply again", &changed_files, &[]),
+            ("server-side", &changed_files, &["--server-side"]),
+        ];
+        for (step, files, args) in steps {
+            let run = |mut command: std::process::Command, namespace: &str| {
+                command.args(["apply", "-n", namespace]).args(args);
+                for file in files {
+                    command.arg("-f").arg(file);
+                }
+                command.output().unwrap()
+            };
+            let ours = run(twins.ours.kubeupd_process(), &twins.ours.name);
+            let theirs = run(twins.theirs.kubectl(), &twins.theirs.name);
+            assert_eq!(
+                ours.status.code(),
+                theirs.status.code(),
+                "{step}: kubeupd said {} and kubectl {}",
+                String::from_utf8_lossy(&ours.stderr),
+                String::from_utf8_lossy(&theirs.stderr)
+            );
+            twins.assert_same("deployments,pods,replicationcontrollers,services", step);
+        }
+    }
+}

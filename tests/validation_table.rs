@@ -359,28 +359,6 @@ fn every_type_and_format_takes_what_kubectl_takes_and_refuses_what_it_refuses() 
     assert!(differences.is_empty(), "{} of {} cases differ:\n{}", differences.len(), cases.len(), differences.concat());
 }
 
-/// The namespaced documents of kubernetes/examples, in two groups that can each share a namespace
-/// (guestbook-go reuses guestbook's names), and the StatefulSet of the one file that also has a
-/// StorageClass (cluster-scoped, which twins would share), to be given on stdin.
-fn example_files() -> ([Vec<PathBuf>; 2], String) {
-    let dir = testdata("kubernetes-examples");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
-        .collect();
-    files.sort();
-    let shared = dir.join("databases--cassandra--cassandra-statefulset.yaml");
-    files.retain(|path| path != &shared);
-    let text = std::fs::read_to_string(&shared).unwrap();
-    let (stateful_set, storage_class) = text.split_once("\n---\n").expect("two documents");
-    assert!(storage_class.contains("kind: StorageClass") && stateful_set.contains("kind: StatefulSet"));
-    let (guestbook_go, others) = files
-        .into_iter()
-        .partition(|path| path.file_name().unwrap().to_str().unwrap().starts_with("web--guestbook-go--"));
-    ([others, guestbook_go], stateful_set.to_string())
-}
-
 #[test]
 fn kubernetes_examples_are_applied_alike_with_validation_on() {
     // The whole directory, StorageClass included, passes both tools' validation and the server's.
@@ -399,7 +377,7 @@ fn kubernetes_examples_are_applied_alike_with_validation_on() {
     assert_eq!(ours.len(), 32, "every document of the 30 files: {ours:?}");
 
     // Applied for real, each tool in a namespace of its own: the same objects.
-    let (groups, stateful_set) = example_files();
+    let (groups, stateful_set) = support::example_files();
     for (index, files) in groups.iter().enumerate() {
         let twins = Twins::new(&format!("validate-examples-{index}"));
         for (mut command, namespace) in

@@ -38,7 +38,10 @@ pub(super) async fn apply(
     let applied = match cluster.patch(rt, namespace, name, &configuration, &write).await {
         // The server forgives conflicts with client-side apply's fields to the manager `kubectl`
         // only; for any other, those fields are migrated first, then the configuration applied.
-        Err(client::Error::Conflict(status)) => take_over_client_side(cluster, manifest, status, options).await?,
+        // What the server does not forgive `kubectl` stays a conflict, as kubectl reports it.
+        Err(client::Error::Conflict(status)) if options.field_manager() != super::SERVER_SIDE_MANAGER => {
+            take_over_client_side(cluster, manifest, status, options).await?
+        }
         applied => applied?,
     };
     // A subresource's apply (`--subresource`) is only that: the object's annotation and

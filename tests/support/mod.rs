@@ -457,3 +457,25 @@ pub fn without_volatile_fields(mut value: Value) -> Value {
     scrub(&mut value);
     value
 }
+
+/// The namespaced documents of kubernetes/examples, in two groups that can each share a namespace
+/// (guestbook-go reuses guestbook's names), and the StatefulSet of the one file that also has a
+/// StorageClass (cluster-scoped, which twins would share), to be given on stdin.
+pub fn example_files() -> ([Vec<PathBuf>; 2], String) {
+    let dir = testdata("kubernetes-examples");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
+        .collect();
+    files.sort();
+    let shared = dir.join("databases--cassandra--cassandra-statefulset.yaml");
+    files.retain(|path| path != &shared);
+    let text = std::fs::read_to_string(&shared).unwrap();
+    let (stateful_set, storage_class) = text.split_once("\n---\n").expect("two documents");
+    assert!(storage_class.contains("kind: StorageClass") && stateful_set.contains("kind: StatefulSet"));
+    let (guestbook_go, others) = files
+        .into_iter()
+        .partition(|path| path.file_name().unwrap().to_str().unwrap().starts_with("web--guestbook-go--"));
+    ([others, guestbook_go], stateful_set.to_string())
+}
