@@ -7,21 +7,15 @@ mod support;
 
 use std::process::Output;
 
-use support::{Twins, assert_same_output, ensure_cluster_fixture, parse_json, testdata, twin_view};
+use support::{Twins, ensure_cluster_fixture, parse_json, testdata, twin_view};
 
 fn twins(prefix: &str) -> Twins {
-    let twins = Twins::new(prefix);
-    for ns in [&twins.ours, &twins.theirs] {
-        ns.kubectl_ok(&["create", "-n", &ns.name, "-f", testdata("patch/app.yaml").to_str().unwrap()]);
-    }
-    twins
+    Twins::with_objects(prefix, &["patch/app.yaml"], &[])
 }
 
 /// [`Twins::run_both`], which must print the same and exit the same way.
 fn both(twins: &Twins, args: &[&str]) -> (Output, Output) {
-    let (ours, theirs) = twins.run_both(args);
-    assert_same_output(&ours, &theirs, &format!("{args:?}"));
-    (ours, theirs)
+    twins.assert_both(args)
 }
 
 fn stdout(output: &Output) -> String {

@@ -7,7 +7,7 @@ mod support;
 use std::process::Output;
 
 use serde_json::Value;
-use support::{TestNamespace, Twins, assert_same_output, parse_json, testdata, twin_view, with_stdin};
+use support::{TestNamespace, Twins, parse_json, twin_view};
 
 const DAEMON_SET: &str = "apiVersion: apps/v1
 kind: DaemonSet
@@ -22,19 +22,11 @@ spec:
 const RESTARTED_AT: &str = "kubectl.kubernetes.io/restartedAt";
 
 fn twins(prefix: &str) -> Twins {
-    let twins = Twins::new(prefix);
-    for ns in [&twins.ours, &twins.theirs] {
-        ns.kubectl_ok(&["create", "-n", &ns.name, "-f", testdata("patch/app.yaml").to_str().unwrap()]);
-        let created = with_stdin(ns.kubectl().args(["create", "-n", &ns.name, "-f", "-"]), DAEMON_SET);
-        assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
-    }
-    twins
+    Twins::with_objects(prefix, &["patch/app.yaml"], &[DAEMON_SET])
 }
 
 fn both(twins: &Twins, args: &[&str]) -> Output {
-    let (ours, theirs) = twins.run_both(args);
-    assert_same_output(&ours, &theirs, &format!("{args:?}"));
-    ours
+    twins.assert_both(args).0
 }
 
 /// The object as it compares with its twin, the restart time replaced by `RESTARTED`; asserts

@@ -5,7 +5,7 @@ mod support;
 
 use std::process::Output;
 
-use support::{Twins, assert_same_output, testdata, with_stdin};
+use support::{Twins, assert_same_output, testdata};
 
 const STATEFUL_SET: &str = "apiVersion: apps/v1
 kind: StatefulSet
@@ -20,20 +20,12 @@ spec:
 ";
 
 fn twins(prefix: &str) -> Twins {
-    let twins = Twins::new(prefix);
-    for ns in [&twins.ours, &twins.theirs] {
-        ns.kubectl_ok(&["create", "-n", &ns.name, "-f", testdata("patch/app.yaml").to_str().unwrap()]);
-        let created = with_stdin(ns.kubectl().args(["create", "-n", &ns.name, "-f", "-"]), STATEFUL_SET);
-        assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
-    }
-    twins
+    Twins::with_objects(prefix, &["patch/app.yaml"], &[STATEFUL_SET])
 }
 
 /// `kubeupd ARGS` in ours and `kubectl ARGS` in theirs: the same output and exit code.
 fn both(twins: &Twins, args: &[&str]) -> Output {
-    let (ours, theirs) = twins.run_both(args);
-    assert_same_output(&ours, &theirs, &format!("{args:?}"));
-    ours
+    twins.assert_both(args).0
 }
 
 fn assert_same_objects(twins: &Twins, context: &str) -> (i64, i64) {

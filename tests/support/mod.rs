@@ -360,6 +360,29 @@ impl Twins {
         (ours, theirs)
     }
 
+    /// [`Twins::run_both`], asserting the same exit code, stdout and stderr; returns both.
+    pub fn assert_both(&self, args: &[&str]) -> (Output, Output) {
+        let (ours, theirs) = self.run_both(args);
+        assert_same_output(&ours, &theirs, &format!("{args:?}"));
+        (ours, theirs)
+    }
+
+    /// Twins holding the objects of the `testdata` files and of the YAML documents, each created by
+    /// kubectl in both namespaces.
+    pub fn with_objects(prefix: &str, files: &[&str], documents: &[&str]) -> Twins {
+        let twins = Twins::new(prefix);
+        for ns in [&twins.ours, &twins.theirs] {
+            for file in files {
+                ns.kubectl_ok(&["create", "-n", &ns.name, "-f", testdata(file).to_str().unwrap()]);
+            }
+            for yaml in documents {
+                let created = with_stdin(ns.kubectl().args(["create", "-n", &ns.name, "-f", "-"]), yaml);
+                assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
+            }
+        }
+        twins
+    }
+
     fn view(&self, namespace: &TestNamespace, what: &str) -> Value {
         let text = namespace.kubectl_ok(&["get", what, "-n", &namespace.name, "-o", "json", "--show-managed-fields"]);
         let view = twin_view(parse_json(text.as_bytes()), &namespace.name);
