@@ -333,17 +333,26 @@ where
     if let Some(plugin) = args.first().and_then(|argv0| plugin_name(argv0)) {
         command = command.display_name(format!("kubectl-{plugin}")).bin_name(format!("kubectl {plugin}"));
     }
-    command.build();
     let args = kuberc::apply(&command, args).map_err(|err| format!("{err}\n"))?;
-    let matches = command.clone().try_get_matches_from(&args).map_err(|err| {
-        pflag::usage_error(&err, &command, &args).unwrap_or_else(|| {
-            // Help and version: shown as clap renders them.
-            let _ = err.print();
-            String::new()
-        })
-    })?;
+    // clap builds only the subcommands a command line names: a short-lived CLI does not pay for
+    // the whole tree, except to explain a usage error.
+    let matches = match command.try_get_matches_from_mut(&args) {
+        Ok(matches) => matches,
+        Err(err) => {
+            command.build();
+            return Err(pflag::usage_error(&err, &command, &args).unwrap_or_else(|| {
+                // Help and version: shown as clap renders them.
+                let _ = err.print();
+                String::new()
+            }));
+        }
+    };
     let mut cli = Cli::from_arg_matches(&matches).map_err(|err| err.to_string())?;
-    cli.global.change_cause = pflag::change_cause(&command, &args);
+    if args.iter().any(|arg| arg.to_str().is_some_and(|arg| arg.starts_with("--record"))) {
+        cli.global.change_cause = pflag::change_cause(&command, &args);
+    }
+    // The process ends with the verb: freeing the command tree would cost more than parsing.
+    std::mem::forget(command);
     Ok(cli)
 }
 

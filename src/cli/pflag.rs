@@ -150,7 +150,8 @@ impl<'a> CommandWords<'a> {
                 break;
             }
             if let Some(long) = word.strip_prefix("--") {
-                let named = current.get_arguments().find(|arg| arg.get_long() == Some(long));
+                let named =
+                    current.get_arguments().chain(root.get_arguments()).find(|arg| arg.get_long() == Some(long));
                 at += usize::from(named.is_some_and(takes_value));
                 continue;
             }
@@ -158,7 +159,11 @@ impl<'a> CommandWords<'a> {
                 // A cluster of shorthands ends at the first that takes a value: the rest of the
                 // word, or else the next word, is that value.
                 for (offset, letter) in shorts.char_indices() {
-                    match current.get_arguments().find(|arg| arg.get_short() == Some(letter)) {
+                    match current
+                        .get_arguments()
+                        .chain(root.get_arguments())
+                        .find(|arg| arg.get_short() == Some(letter))
+                    {
                         Some(arg) if takes_value(arg) => {
                             at += usize::from(offset + letter.len_utf8() == shorts.len());
                             break;
@@ -189,8 +194,12 @@ impl<'a> CommandWords<'a> {
     }
 }
 
+/// Whether the flag takes a value, before clap builds the command (which sets `num_args`) too.
 fn takes_value(arg: &Arg) -> bool {
-    arg.get_num_args().is_some_and(|n| n.min_values() > 0)
+    match arg.get_num_args() {
+        Some(range) => range.min_values() > 0,
+        None => arg.get_action().takes_values(),
+    }
 }
 
 /// The command as the user would type it for help, e.g. `kubeupd apply` or `kubectl upd apply`.
@@ -211,10 +220,9 @@ pub fn change_cause(command: &Command, args: &[OsString]) -> String {
     let mut current = command;
     let mut given = args.iter().skip(1).map(|arg| arg.to_string_lossy().into_owned());
     let mut flag = |arg: &Arg, value: Option<String>, given: &mut dyn Iterator<Item = String>| {
-        let takes_value = arg.get_num_args().is_some_and(|n| n.min_values() > 0);
         let value = match value {
             Some(value) => value,
-            None if takes_value => given.next().unwrap_or_default(),
+            None if takes_value(arg) => given.next().unwrap_or_default(),
             None => "true".to_string(),
         };
         let name = arg.get_long().unwrap_or(arg.get_id().as_str());
@@ -231,19 +239,24 @@ pub fn change_cause(command: &Command, args: &[OsString]) -> String {
                 Some((name, value)) => (name, Some(value.to_string())),
                 None => (long, None),
             };
-            if let Some(arg) = current.get_arguments().find(|arg| arg.get_long() == Some(name)) {
+            if let Some(arg) =
+                current.get_arguments().chain(command.get_arguments()).find(|arg| arg.get_long() == Some(name))
+            {
                 flag(arg, value, &mut given);
             }
         } else if let Some(shorts) = word.strip_prefix('-').filter(|shorts| !shorts.is_empty()) {
             for (at, letter) in shorts.char_indices() {
-                let Some(arg) = current.get_arguments().find(|arg| arg.get_short() == Some(letter)) else { break };
+                let Some(arg) =
+                    current.get_arguments().chain(command.get_arguments()).find(|arg| arg.get_short() == Some(letter))
+                else {
+                    break;
+                };
                 let rest = &shorts[at + letter.len_utf8()..];
-                let takes_value = arg.get_num_args().is_some_and(|n| n.min_values() > 0);
                 if let Some(value) = rest.strip_prefix('=') {
                     flag(arg, Some(value.to_string()), &mut given);
                     break;
                 }
-                if takes_value && !rest.is_empty() {
+                if takes_value(arg) && !rest.is_empty() {
                     flag(arg, Some(rest.to_string()), &mut given);
                     break;
                 }
@@ -393,6 +406,18 @@ mod tests {
             "kubeupd apply web -y --selector=a=b --server-side=true --all-namespaces=true --recursive=false \
              --filename=x.yaml"
         );
+    }
+
+    #[test]
+    fn global_flags_after_the_verb_are_read_before_the_tree_is_built() {
+        let args: Vec<OsString> = ["kubeupd", "patch", "cm", "x", "-n", "ns", "-p", "{}", "--record"]
+            .into_iter()
+            .map(OsString::from)
+            .collect();
+        let command = crate::cli::command();
+        assert_eq!(change_cause(&command, &args), "kubeupd patch cm x --namespace=ns --patch={} --record=true");
+        let words = CommandWords::of(&command, &args);
+        assert_eq!((words.subcommands.len(), words.first_other), (1, Some(2)));
     }
 
     #[test]
