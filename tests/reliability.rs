@@ -460,3 +460,73 @@ fn the_real_world_sequence_gives_kubectls_objects() {
         }
     }
 }
+
+fn deployment(name: &str) -> String {
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}}}\nspec:\n  replicas: 1\n  selector: {{matchLabels: {{app: {name}}}}}\n  template:\n    metadata: {{labels: {{app: {name}}}}}\n    spec: {{containers: [{{name: app, image: nginx:1}}]}}\n"
+    )
+}
+
+/// Each update verb that writes several objects, behind the proxy: of three Deployments, `b`'s
+/// write reaches the server but its answer is lost, `c`'s never reaches it. Each fails its own
+/// object with what reading it back showed, nothing is sent twice, `a` is written, exit 1.
+#[test]
+fn the_update_verbs_read_back_a_lost_write_and_go_on() {
+    let objects = ["deploy/a", "deploy/b", "deploy/c"];
+    // The verb's arguments, the request that writes, and what shows that an object was written.
+    let cases: [(&[&str], &str, &str, &str); 6] = [
+        (&["label", "tier=web"], "PATCH", "{.metadata.labels.tier}", "web"),
+        (&["annotate", "note=x"], "PATCH", "{.metadata.annotations.note}", "x"),
+        (&["scale", "--replicas=3"], "PATCH", "{.spec.replicas}", "3"),
+        (&["set", "image", "app=nginx:2"], "PATCH", "{.spec.template.spec.containers[0].image}", "nginx:2"),
+        (&["rollout", "restart"], "PATCH", "{.spec.template.metadata.annotations}", "restartedAt"),
+        (&["delete", "--wait=false"], "DELETE", "{.metadata.deletionTimestamp}", "gone"),
+    ];
+    for (verb, method, field, written) in cases {
+        let rig = Rig::new("rel-verbs");
+        for name in ["a", "b", "c"] {
+            rig.namespace.apply(&deployment(name));
+        }
+        rig.proxy.inject(method, "/deployments/b", Fault::Reset { after_forwarding: true }, 1);
+        rig.proxy.inject(method, "/deployments/c", Fault::Reset { after_forwarding: false }, 1);
+        // `set image` and `rollout restart` are two words.
+        let words = if ["set", "rollout"].contains(&verb[0]) { 2 } else { 1 };
+        let mut args = verb[..words].to_vec();
+        args.extend(objects);
+        args.extend(&verb[words..]);
+        let (output, _) = rig.kubeupd(&args, "");
+        let text = stderr(&output);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {text}");
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let only_a = |line: &str| line.starts_with("deployment.apps/a ") || line.starts_with("deployment.apps \"a\" ");
+        assert!(stdout.lines().count() == 1 && stdout.lines().all(only_a), "{args:?}: {stdout}");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{args:?}: {text} / {stdout}");
+        let line_of = |name: &str| lines.iter().find(|line| line.contains(&format!("deployment.apps/{name}: ")));
+        let (b, c) =
+            (line_of("b").unwrap_or_else(|| panic!("{text}")), line_of("c").unwrap_or_else(|| panic!("{text}")));
+        assert!(
+            b.contains("Unable to connect to the server: ") && b.ends_with("the write is applied"),
+            "{args:?}: {b}"
+        );
+        assert!(c.ends_with("the write is not applied; run the same command again"), "{args:?}: {c}");
+        for name in ["b", "c"] {
+            assert_eq!(
+                rig.count(method, &format!("/deployments/{name}")),
+                1,
+                "{args:?}: {name}'s write was sent again"
+            );
+        }
+        let shows = |name: &str| {
+            let namespace = &rig.namespace.name;
+            let path = format!("jsonpath={field}");
+            let read = rig.namespace.kubectl().args(["get", "deploy", name, "-n", namespace, "-o", &path]).output();
+            let read = read.unwrap();
+            match read.status.success() {
+                true => String::from_utf8_lossy(&read.stdout).contains(written),
+                false => written == "gone",
+            }
+        };
+        assert_eq!([shows("a"), shows("b"), shows("c")], [true, true, false], "{args:?}");
+    }
+}

@@ -8,7 +8,9 @@
 use serde_json::Value;
 
 use crate::client::{self, Cluster};
+use crate::merge::Patch;
 use crate::resource::ObjectRef;
+use crate::schema::SchemaNode;
 
 /// What reading an object back after its request failed at the transport showed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,6 +82,54 @@ pub fn contains(live: &Value, wanted: &Value) -> bool {
     }
 }
 
+/// Whether `live` is what a write of `patch` leaves: sending the patch again would change
+/// nothing. A `metadata.resourceVersion` in the patch is a precondition, not a change; empty maps
+/// and nulls count as absent, as the server stores objects. A patch that cannot be applied here
+/// (a strategic one without `schema`) is taken as not applied.
+pub fn patched(live: &Value, patch: &Patch, schema: Option<SchemaNode<'_>>) -> bool {
+    let patch = match patch {
+        Patch::Merge(document) => Patch::Merge(without_precondition(document)),
+        Patch::Strategic(document) => Patch::Strategic(without_precondition(document)),
+        other => other.clone(),
+    };
+    patch.apply(live.clone(), schema).is_ok_and(|again| stored(&again) == stored(live))
+}
+
+/// Whether an object read back after its delete was lost is deleted: gone, going (a finalizer or
+/// a grace period holds it), or another object by that name when `uid`, the deleted one's, is known.
+pub fn deleted(uid: Option<&str>) -> impl Fn(Option<&Value>) -> bool + '_ {
+    move |live| {
+        live.is_none_or(|live| {
+            uid.is_some_and(|uid| live["metadata"]["uid"].as_str() != Some(uid))
+                || !live["metadata"]["deletionTimestamp"].is_null()
+        })
+    }
+}
+
+fn without_precondition(document: &Value) -> Value {
+    let mut document = document.clone();
+    if let Some(metadata) = document.get_mut("metadata").and_then(Value::as_object_mut) {
+        metadata.remove("resourceVersion");
+    }
+    document
+}
+
+/// `value` as the server would store it: without nulls and without maps left empty.
+fn stored(value: &Value) -> Option<Value> {
+    match value {
+        Value::Null => None,
+        Value::Object(map) => {
+            let kept: serde_json::Map<String, Value> =
+                map.iter().filter_map(|(key, value)| Some((key.clone(), stored(value)?))).collect();
+            (!kept.is_empty()).then_some(Value::Object(kept))
+        }
+        Value::Array(items) => {
+            Some(Value::Array(items.iter().map(|item| stored(item).unwrap_or(Value::Null)).collect()))
+        }
+        other => Some(other.clone()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,6 +142,41 @@ mod tests {
         assert!(!contains(&live, &json!({"spec": {"ports": [{"port": 81}]}})));
         assert!(!contains(&live, &json!({"spec": {"ports": [{"port": 80}, {"port": 81}]}})));
         assert!(!contains(&live, &json!({"data": {"v": "1"}})));
+    }
+
+    #[test]
+    fn a_patch_is_in_the_object_when_sending_it_again_changes_nothing() {
+        let live = json!({"metadata": {"name": "x", "resourceVersion": "9", "labels": {"a": "1"}}, "data": {"v": "2"}});
+        let merge = |patch: Value| Patch::Merge(patch);
+        assert!(patched(&live, &merge(json!({"metadata": {"labels": {"a": "1"}}})), None));
+        assert!(patched(&live, &merge(json!({"metadata": {"labels": {"gone": null}}})), None));
+        assert!(patched(&live, &merge(json!({"metadata": {"resourceVersion": "8", "labels": {"a": "1"}}})), None));
+        assert!(!patched(&live, &merge(json!({"metadata": {"labels": {"a": "2"}}})), None));
+        assert!(!patched(&live, &merge(json!({"data": {"v": null}})), None));
+        let schema = crate::schema::builtin().for_kind("apps/v1", "Deployment").expect("built in");
+        let deployment = json!({"spec": {"template": {"spec": {"containers": [{"name": "app", "image": "b"}]}}}});
+        let image = |image: &str| {
+            Patch::Strategic(json!({"spec": {"template": {"spec": {"containers": [{"name": "app", "image": image}]}}}}))
+        };
+        assert!(patched(&deployment, &image("b"), Some(schema)));
+        assert!(!patched(&deployment, &image("c"), Some(schema)));
+        assert!(!patched(&deployment, &image("b"), None), "a strategic patch needs the kind's metadata");
+    }
+
+    #[test]
+    fn deleted_means_gone_going_or_replaced() {
+        let live = |uid: &str, deleting: bool| {
+            let mut object = json!({"metadata": {"name": "x", "uid": uid}});
+            if deleting {
+                object["metadata"]["deletionTimestamp"] = "2026-11-23T00:00:00Z".into();
+            }
+            object
+        };
+        assert!(deleted(Some("u"))(None));
+        assert!(deleted(Some("u"))(Some(&live("u", true))));
+        assert!(deleted(Some("u"))(Some(&live("v", false))));
+        assert!(!deleted(Some("u"))(Some(&live("u", false))));
+        assert!(!deleted(None)(Some(&live("v", false))), "without the UID, an object by that name is the one");
     }
 
     #[test]

@@ -187,14 +187,8 @@ async fn delete(cluster: &Cluster, object: &Prunable, dry_run: DryRun) -> Result
         // Gone already: what pruning wanted.
         Ok(_) | Err(client::Error::NotFound(_)) => Ok(()),
         Err(cause) if cause.is_transport() && dry_run == DryRun::None => {
-            // Deleted means gone, or going (a finalizer holds it), or another object by that name.
-            let deleted = |live: Option<&Value>| {
-                live.is_none_or(|live| {
-                    live["metadata"]["uid"].as_str() != object.uid.as_deref()
-                        || !live["metadata"]["deletionTimestamp"].is_null()
-                })
-            };
-            match super::lost::check(cluster, target, cause.clone(), deleted).await {
+            match super::lost::check(cluster, target, cause.clone(), super::lost::deleted(object.uid.as_deref())).await
+            {
                 Some(lost) => Err(super::Error::AnswerLost(Box::new(lost))),
                 None => Err(cause.into()),
             }

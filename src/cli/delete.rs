@@ -11,7 +11,7 @@ use futures::future::join_all;
 use super::flags::{DeletionArgs, DryRunArg, SelectionArgs, TargetArgs};
 use super::visit;
 use super::{Error, GlobalArgs, Result};
-use crate::apply::DryRun;
+use crate::apply::{DryRun, lost};
 use crate::client::{self, Cluster, DeleteParams};
 use crate::resource::{ObjectRef, Resolved};
 use crate::wait::{self, Condition, Outcome, Target};
@@ -192,6 +192,9 @@ async fn delete_one(
             Ok(Some((line, Some(Target::deleted(target, uid)))))
         }
         Err(client::Error::NotFound(_)) if plan.ignore_not_found => Ok(None),
+        Err(err) if err.is_transport() && !plan.params.dry_run => {
+            Err(visit::write_failed(cluster, &target, None, err, lost::deleted(None)).await)
+        }
         Err(err) => Err(match object.file {
             Some(file) => err.in_context(&format!("error when deleting {file:?}")).into(),
             None => err.into(),

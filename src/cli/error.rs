@@ -15,6 +15,10 @@ pub enum Error {
     Resource(#[from] resource::Error),
     #[error(transparent)]
     Apply(#[from] apply::Error),
+    /// A write of one object failed at the transport while the server still answers; the object
+    /// was read back to say whether the write happened. Only that object failed.
+    #[error("{}{object}: {lost}", .context.map(|context| format!("{context}: ")).unwrap_or_default())]
+    Lost { context: Option<&'static str>, object: String, lost: Box<apply::lost::AnswerLost> },
     /// Anything else: flags that do not fit, unreadable files, the editor.
     #[error("{0:#}")]
     Other(#[from] anyhow::Error),
@@ -31,6 +35,7 @@ impl Error {
             Error::Client(err) => err.line(),
             Error::Resource(err) => err.line(),
             Error::Apply(err) => err.line(),
+            Error::Lost { .. } => format!("error: {self}"),
             // As kubectl, a message that starts with `error: ` already does not get it twice.
             Error::Other(err) => match format!("{err:#}") {
                 message if message.starts_with("error: ") => message.trim_end_matches('\n').to_string(),
@@ -44,6 +49,7 @@ impl Error {
     pub fn message(&self) -> String {
         match self {
             Error::Other(err) => format!("{err:#}"),
+            Error::Lost { .. } => self.to_string(),
             other => {
                 let line = other.line();
                 line.strip_prefix("error: ").map(String::from).unwrap_or(line)

@@ -4,6 +4,7 @@
 
 use anyhow::anyhow;
 use clap::Args;
+use serde_json::Value;
 
 use super::flags::{DryRunArg, OutputArgs, SelectionArgs, TargetArgs};
 use super::visit::{self, Visited};
@@ -94,12 +95,18 @@ pub async fn run(args: ScaleArgs, global: &GlobalArgs) -> Result {
             several => format!("no objects passed to scale [{}]", several.join(", ")),
         }));
     }
+    // As kubectl, the first failure stops the run; a write whose answer was lost while the server
+    // still answers fails only its own object.
+    let mut lost = Vec::new();
     for object in read.into_iter().flatten() {
-        super::write_stdout(&scale_one(&cluster, &plan, &args, object).await?)?;
+        match scale_one(&cluster, &plan, &args, object).await {
+            Ok(line) => super::write_stdout(&line)?,
+            Err(err @ Error::Lost { .. }) => lost.push(Err(vec![err])),
+            Err(err) => return Err(err),
+        }
     }
-    super::print_visited(
-        unreadable.into_iter().map(|failed| failed.map(|_| String::new()).map_err(|err| vec![err])).collect(),
-    )
+    let unreadable = unreadable.into_iter().map(|failed| failed.map(|_| String::new()).map_err(|err| vec![err]));
+    super::print_visited(lost.into_iter().chain(unreadable).collect())
 }
 
 /// Scales one object (unless a client dry run) and prints it as it was read, as kubectl does.
@@ -114,14 +121,20 @@ async fn scale_one(cluster: &Cluster, plan: &Plan, args: &ScaleArgs, object: Vis
             subresource: Some("scale".into()),
             ..WriteOptions::default()
         };
-        if plan.preconditions.any() {
+        let sent = if plan.preconditions.any() {
             let current = cluster.get_subresource(&target.rt, namespace, &target.name, Some("scale")).await?;
             plan.preconditions.check(&current).map_err(|err| Error::Other(anyhow!(err)))?;
             let wanted = scale::with_replicas(current, plan.replicas);
-            cluster.replace(&target.rt, namespace, &target.name, &wanted, &write).await?;
+            cluster.replace(&target.rt, namespace, &target.name, &wanted, &write).await
         } else {
             let patch = Patch::Merge(scale::replicas_patch(plan.replicas));
-            cluster.patch(&target.rt, namespace, &target.name, &patch, &write).await?;
+            cluster.patch(&target.rt, namespace, &target.name, &patch, &write).await
+        };
+        if let Err(cause) = sent {
+            let scaled = |live: Option<&Value>| {
+                !write.dry_run && live.is_some_and(|live| live["spec"]["replicas"] == plan.replicas)
+            };
+            return Err(visit::write_failed(cluster, target, None, cause, scaled).await);
         }
     }
     match &plan.printer {

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::flags::{DryRunArg, FieldManagerArg, OutputArgs, SelectionArgs, TargetArgs};
 use super::visit::{self, Visited};
 use super::{Error, GlobalArgs, Result};
-use crate::apply::DryRun;
+use crate::apply::{DryRun, lost};
 use crate::change::image::{self, ImageUpdates};
 use crate::change::split_pairs;
 use crate::client::{Cluster, WriteOptions};
@@ -186,12 +186,17 @@ async fn send_image(cluster: Option<&Cluster>, plan: &ImagePlan, args: &ImageArg
                 field_manager: Some(args.field_manager.or("kubectl-set")),
                 ..WriteOptions::default()
             };
-            cluster.patch(&target.rt, target.namespace.as_deref(), &target.name, &patch, &write).await.map_err(
-                |err| {
-                    let reason = err.status().map_or_else(|| err.to_string(), |status| status.message.clone());
-                    Error::msg(format!("failed to patch image update to pod template: {reason}"))
-                },
-            )?
+            match cluster.patch(&target.rt, target.namespace.as_deref(), &target.name, &patch, &write).await {
+                Ok(answer) => answer,
+                Err(cause) => {
+                    let node = schema.as_ref().map(|schema| schema.node());
+                    let applied = |live: Option<&Value>| {
+                        !write.dry_run && live.is_some_and(|live| lost::patched(live, &patch, node))
+                    };
+                    let context = Some("failed to patch image update to pod template");
+                    return Err(visit::write_failed(cluster, target, context, cause, applied).await);
+                }
+            }
         }
         _ => object.after,
     };

@@ -8,7 +8,8 @@ use serde_json::Value;
 
 use super::flags::{SelectionArgs, TargetArgs};
 use super::{Error, GlobalArgs, Result};
-use crate::client::{Cluster, ListScope, ResourceType, Selectors};
+use crate::apply::lost;
+use crate::client::{self, Cluster, ListScope, ResourceType, Selectors};
 use crate::resource::{Named, ObjectRef, Resolved, Resolver, Rules};
 
 /// kubectl's answer when nothing is named.
@@ -106,4 +107,29 @@ pub async fn read(cluster: &Cluster, resolved: Vec<Resolved>, selection: &Select
     }))
     .await;
     Visit { objects: reads.into_iter().flatten().collect(), single }
+}
+
+/// A write of `target` that failed. At the transport, while the server still answers, it is the
+/// object's own failure ([`Error::Lost`]), with what reading the object back showed (`applied`
+/// judges it), and never sent again; otherwise the failure as it is. `context` (kubectl's words
+/// for the write, such as `failed to patch`) comes first.
+pub async fn write_failed(
+    cluster: &Cluster,
+    target: &ObjectRef,
+    context: Option<&'static str>,
+    cause: client::Error,
+    applied: impl Fn(Option<&Value>) -> bool,
+) -> Error {
+    let found = match cause.is_transport() {
+        true => lost::check(cluster, target, cause.clone(), applied).await,
+        false => None,
+    };
+    match (found, context) {
+        (Some(lost), context) => Error::Lost { context, object: target.display_name(), lost: Box::new(lost) },
+        (None, Some(context)) => {
+            let reason = cause.status().map_or_else(|| cause.to_string(), |status| status.message.clone());
+            Error::msg(format!("{context}: {reason}"))
+        }
+        (None, None) => cause.into(),
+    }
 }
