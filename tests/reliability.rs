@@ -530,3 +530,28 @@ fn the_update_verbs_read_back_a_lost_write_and_go_on() {
         assert_eq!([shows("a"), shows("b"), shows("c")], [true, true, false], "{args:?}");
     }
 }
+
+/// A watch that breaks is opened again, not fatal: `wait`'s first watch has its connection reset,
+/// the next ones are short (the proxy hands a watch's events over only when it ends); the change
+/// made meanwhile is seen and the wait succeeds.
+#[test]
+fn a_wait_whose_watch_is_reset_watches_again() {
+    let rig = Rig::new("rel-watch");
+    rig.namespace.apply(&configmap("x", "1"));
+    rig.proxy.inject("GET", "watch=true", Fault::Reset { after_forwarding: false }, 1);
+    rig.proxy.inject("GET", "watch=true", Fault::ShortWatch(1), 100);
+    let waiting = rig.command(&["wait", "--for=jsonpath={.data.v}=2", "configmap/x", "--timeout=30s"]);
+    let waiting = std::thread::spawn(move || {
+        let mut waiting = waiting;
+        waiting.output().unwrap()
+    });
+    let started = Instant::now();
+    while rig.count("GET", "watch=true") < 2 && !waiting.is_finished() && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    rig.namespace.apply(&configmap("x", "2"));
+    let output = waiting.join().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/x condition met\n");
+    assert!(rig.count("GET", "watch=true") >= 2, "the watch was opened again");
+}

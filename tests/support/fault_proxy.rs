@@ -18,6 +18,9 @@ pub enum Fault {
     CloseMidAnswer,
     /// Forward, then hold the answer back this long.
     Slow(Duration),
+    /// Forward a watch that the server ends after this many seconds: the proxy answers only when
+    /// the server has ended it, so a long watch would hold every event back.
+    ShortWatch(u32),
 }
 
 /// Which requests a fault applies to, and how many times.
@@ -76,6 +79,11 @@ impl FaultProxy {
                 }
                 Some(Fault::CloseMidAnswer) => Answer::Truncated(upstream.forward(seen)),
                 Some(Fault::Slow(pause)) => Answer::Slow(pause, upstream.forward(seen)),
+                Some(Fault::ShortWatch(seconds)) => {
+                    let mut short = seen.clone();
+                    short.path = with_timeout(&seen.path, seconds);
+                    upstream.forward(&short).into()
+                }
             }
         });
         FaultProxy { server, rules }
@@ -146,6 +154,18 @@ impl Rig {
     pub fn count(&self, method: &str, path_contains: &str) -> usize {
         self.proxy.seen().iter().filter(|seen| seen.method == method && seen.path.contains(path_contains)).count()
     }
+}
+
+/// `path` with its `timeoutSeconds` set to `seconds`.
+fn with_timeout(path: &str, seconds: u32) -> String {
+    let (base, query) = path.split_once('?').unwrap_or((path, ""));
+    let mut pairs: Vec<String> = query
+        .split('&')
+        .filter(|pair| !pair.is_empty() && !pair.starts_with("timeoutSeconds="))
+        .map(String::from)
+        .collect();
+    pairs.push(format!("timeoutSeconds={seconds}"));
+    format!("{base}?{}", pairs.join("&"))
 }
 
 /// The real apiserver, reached with the test cluster's credentials.
