@@ -111,3 +111,77 @@ fn when_the_original_cannot_be_created_either_it_is_saved_to_a_file() {
     rig.namespace.kubectl_ok(&["create", "-n", &rig.namespace.name, "-f", saved]);
     assert_eq!(live(&rig.namespace, "configmap/x")["data"]["v"], "1");
 }
+
+/// The manifest whose apply `--force` turns into a delete and a create: a Deployment's selector
+/// cannot change.
+fn reselected() -> String {
+    DEPLOYMENT.replace("{app: web}", "{app: web, v: \"2\"}")
+}
+
+#[test]
+fn a_delete_whose_answer_is_lost_is_read_back_and_the_create_goes_on() {
+    let rig = Rig::new("force-lost-delete");
+    rig.namespace.apply(DEPLOYMENT);
+    let before = live(&rig.namespace, "deployment/web");
+    rig.proxy.inject("DELETE", "/deployments/web", Fault::Reset { after_forwarding: true }, 1);
+    let (output, _) = rig.kubeupd(&["apply", "--force", "-f", "-"], &reselected());
+    assert!(output.status.success(), "{}", stderr(&output));
+    let after = live(&rig.namespace, "deployment/web");
+    assert_ne!(after["metadata"]["uid"], before["metadata"]["uid"], "created again");
+    assert_eq!(after["spec"]["selector"]["matchLabels"]["v"], "2");
+    assert_eq!(rig.count("DELETE", "/deployments/web"), 1, "the delete was not sent again");
+}
+
+#[test]
+fn a_delete_that_never_reached_the_server_deletes_nothing() {
+    let rig = Rig::new("force-unsent-delete");
+    rig.namespace.apply(DEPLOYMENT);
+    let before = live(&rig.namespace, "deployment/web");
+    rig.proxy.inject("DELETE", "/deployments/web", Fault::Reset { after_forwarding: false }, 1);
+    let (output, _) = rig.kubeupd(&["apply", "--force", "-f", "-"], &reselected());
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{message}");
+    assert!(
+        message.contains("read back afterwards, the write is not applied; run the same command again"),
+        "{message}"
+    );
+    assert_eq!(rig.count("POST", &real_create("deployments")), 0, "nothing was created");
+    assert_eq!(live(&rig.namespace, "deployment/web")["metadata"]["uid"], before["metadata"]["uid"]);
+}
+
+#[test]
+fn a_create_whose_answer_is_lost_after_the_delete_is_read_back_not_undone() {
+    let rig = Rig::new("force-lost-create");
+    rig.namespace.apply(DEPLOYMENT);
+    rig.proxy.inject("POST", &real_create("deployments"), Fault::Reset { after_forwarding: true }, 1);
+    let (output, _) = rig.kubeupd(&["apply", "--force", "-f", "-"], &reselected());
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{message}");
+    assert!(message.contains("Unable to connect to the server: "), "{message}");
+    assert!(message.trim_end().ends_with("read back afterwards, the write is applied"), "{message}");
+    assert_eq!(rig.count("POST", &real_create("deployments")), 1, "the original was not created over it");
+    assert_eq!(live(&rig.namespace, "deployment/web")["spec"]["selector"]["matchLabels"]["v"], "2");
+}
+
+#[test]
+fn when_the_server_stops_answering_after_the_delete_the_original_is_saved() {
+    let rig = Rig::new("force-gone");
+    rig.namespace.apply(DEPLOYMENT);
+    rig.proxy.inject("DELETE", "/deployments/web", Fault::Reset { after_forwarding: true }, 1);
+    rig.proxy.inject("GET", "/version", Fault::Reset { after_forwarding: false }, 100);
+    let temp = tempfile::tempdir().unwrap();
+    let output =
+        rig.command(&["apply", "--force", "-f", "-"]).env("TMPDIR", temp.path()).write_stdin(reselected()).output();
+    let output = output.unwrap();
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{message}");
+    assert!(
+        message.contains("deployment.apps/web: deleting it (--force) failed: Unable to connect to the server: ")
+            && message.contains("whether the object is still there is unknown: the original is saved in "),
+        "{message}"
+    );
+    let saved = message.trim_end().rsplit(" the original is saved in ").next().unwrap();
+    let original = parse_yaml(&std::fs::read(saved).unwrap());
+    assert_eq!(original["spec"]["selector"]["matchLabels"], serde_json::json!({"app": "web"}));
+    assert_eq!(rig.count("POST", &real_create("deployments")), 0, "nothing was created without knowing");
+}

@@ -69,6 +69,10 @@ pub enum Error {
     /// created.
     #[error(transparent)]
     NotRestored(Box<NotRestored>),
+    /// A request of `--force` failed at the transport and the server could not tell what is
+    /// there now: the object may be gone, so the original was kept.
+    #[error("{name}: {step} (--force) failed: {cause}; whether the object is still there is unknown: {kept}")]
+    ForceLost { name: String, step: &'static str, cause: String, kept: Kept },
 }
 
 /// The object `--force` deleted and could not create again, neither from the new configuration

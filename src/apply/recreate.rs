@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::Error;
 use super::error::{Kept, NotRestored};
+use super::lost::{self, AnswerLost, Found};
 use crate::client::{self, Cluster, DeleteParams, WriteOptions};
 use crate::output;
 use crate::resource::ObjectRef;
@@ -83,10 +84,38 @@ pub async fn recreate(
         }
         Err(err) => return Err(err.into()),
     };
-    cluster.delete_exactly(rt, namespace, &original, write, &deletion.options).await?;
-    wait_until_gone(cluster, target, deletion.timeout.unwrap_or(DELETION_PATIENCE)).await?;
+    let uid = original["metadata"]["uid"].as_str().map(String::from);
+    if let Err(cause) = cluster.delete_exactly(rt, namespace, &original, write, &deletion.options).await {
+        // A delete whose answer was lost may have happened: what is there now decides.
+        if !cause.is_transport() {
+            return Err(cause.into());
+        }
+        let deleted = lost::deleted(uid.as_deref());
+        match lost::check(cluster, target, cause.clone(), deleted).await {
+            Some(AnswerLost { found: Found::Applied, .. }) => {}
+            Some(lost @ AnswerLost { found: Found::NotApplied, .. }) => return Err(Error::AnswerLost(Box::new(lost))),
+            _ => return Err(keep(target, original, "deleting it", &cause)),
+        }
+    }
+    match wait_until_gone(cluster, target, deletion.timeout.unwrap_or(DELETION_PATIENCE)).await {
+        Ok(()) => {}
+        // Still there: nothing is lost, the user can run the command again.
+        Err(still @ Error::StillThere { .. }) => return Err(still),
+        Err(Error::Client(cause)) => return Err(keep(target, original, "waiting until it is gone", &cause)),
+        Err(other) => return Err(other),
+    }
     let refused = match cluster.create(rt, namespace, &object, write).await {
         Ok(created) => return Ok(Recreated { object: created, deleted: true }),
+        Err(cause) if cause.is_transport() => {
+            // Whatever is there under a new UID was created from the new configuration.
+            let created =
+                |live: Option<&Value>| live.is_some_and(|live| live["metadata"]["uid"].as_str() != uid.as_deref());
+            match lost::check(cluster, target, cause.clone(), created).await {
+                Some(lost @ AnswerLost { found: Found::Applied, .. }) => return Err(Error::AnswerLost(Box::new(lost))),
+                Some(AnswerLost { found: Found::NotApplied, .. }) => cause,
+                _ => return Err(keep(target, original, "creating it from the new configuration", &cause)),
+            }
+        }
         Err(refused) => refused,
     };
     let original = without_server_fields(original);
@@ -94,12 +123,25 @@ pub async fn recreate(
     match cluster.create(rt, namespace, &original, write).await {
         Ok(_) => Err(Error::Restored { name, refused }),
         Err(restore) => {
-            let kept = match save(target, &original) {
-                Ok(path) => Kept::File(path),
-                Err(unsaved) => Kept::Nowhere { unsaved, original: output::to_yaml(&original) },
-            };
+            let kept = kept(target, &original);
             Err(Error::NotRestored(Box::new(NotRestored { name, refused, restore, kept })))
         }
+    }
+}
+
+/// The failure of a `--force` whose `step` failed at the transport with the object perhaps gone:
+/// the original is kept in a file (or in the message).
+fn keep(target: &ObjectRef, original: Value, step: &'static str, cause: &client::Error) -> Error {
+    let kept = kept(target, &without_server_fields(original));
+    let cause = cause.transport_line().unwrap_or_else(|| cause.to_string());
+    Error::ForceLost { name: target.display_name(), step, cause, kept }
+}
+
+/// `original` kept in a file, or in the message when no file can be written.
+fn kept(target: &ObjectRef, original: &Value) -> Kept {
+    match save(target, original) {
+        Ok(path) => Kept::File(path),
+        Err(unsaved) => Kept::Nowhere { unsaved, original: output::to_yaml(original) },
     }
 }
 
