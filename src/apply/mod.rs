@@ -23,6 +23,7 @@ mod ownership;
 mod plan;
 pub mod prune;
 mod recreate;
+pub mod saved_plan;
 mod server_side;
 mod stop;
 mod update;

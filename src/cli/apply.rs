@@ -9,6 +9,7 @@ use clap::{ArgAction, Args};
 
 use super::apply_last_applied::LastAppliedCommand;
 use super::apply_report::Report;
+use super::diff::{Comparing, Shown};
 use super::flags::{DeletionArgs, DryRunArg, FieldManagerArg, FileArgs, OutputArgs, PruneArgs, ValidateArg};
 use super::prune::Pruning;
 use super::validation;
@@ -19,6 +20,7 @@ use crate::output::Verb;
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::apply::applyset::ApplySet;
+use crate::apply::saved_plan::SavedPlan;
 use crate::apply::{self, ApplyOptions, DryRun, Mode, Plan, Stop, prune};
 use crate::client::Cluster;
 use crate::resource::{Entry, LabelSelector, Resolver, Source};
@@ -84,6 +86,11 @@ pub struct ApplyFlags {
     /// waits for an object to be deleted (default 1m).
     #[arg(long, value_name = "DURATION", value_parser = parse_timeout, allow_hyphen_values = true)]
     pub timeout: Option<Duration>,
+    /// Apply only if this plan, written by `diff --plan-out`, still holds: the same objects and
+    /// actions, no object changed on the server since, the same configurations in the files.
+    /// Otherwise nothing is applied and each difference is named.
+    #[arg(long, value_name = "PLAN")]
+    pub plan: Option<std::path::PathBuf>,
 }
 
 /// How long `apply --wait` waits unless `--timeout` says.
@@ -96,6 +103,9 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
     }
     let flags = args.flags;
     let options = options(&flags)?;
+    if let Some(path) = &flags.plan {
+        check_plan(path, &flags, &options, global).await?;
+    }
     let pruning = flags.prune.pruning()?;
     let cluster = global.connect().await?;
     let resolver = Resolver::new(&cluster, global.namespace.as_deref(), false);
@@ -168,6 +178,38 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
         }
     }
     Ok(())
+}
+
+/// `apply --plan`: the plan is computed again from the files and the server, as `diff
+/// --plan-out` computed it, and must be the same; otherwise each difference is named and nothing
+/// is applied.
+async fn check_plan(path: &std::path::Path, flags: &ApplyFlags, options: &ApplyOptions, global: &GlobalArgs) -> Result {
+    let text = std::fs::read_to_string(path)
+        .map_err(|err| Error::msg(format!("cannot read the plan {}: {err}", path.display())))?;
+    let planned = SavedPlan::read(&text).map_err(|err| Error::msg(format!("{}: {err}", path.display())))?;
+    let mode = match options.mode {
+        Mode::ClientSide { overwrite, .. } => Mode::ClientSide { overwrite, force: false },
+        server_side => server_side,
+    };
+    let comparing = Comparing {
+        files: &flags.files,
+        prune: &flags.prune,
+        mode,
+        field_manager: flags.field_manager.name.clone(),
+        validation: options.validation,
+        concurrency: options.concurrency,
+        shown: Shown { managed_fields: false, secrets: false },
+    };
+    let now = comparing.saved_plan(&comparing.run(global).await?);
+    let differences = planned.differences(&now);
+    if differences.is_empty() {
+        return Ok(());
+    }
+    for difference in &differences {
+        eprintln!("error: {difference}");
+    }
+    eprintln!("error: the plan in {} no longer holds: nothing was applied", path.display());
+    Err(Error::Reported(1))
 }
 
 /// Prunes what `scope` holds beyond the objects `applied`, reporting each object; then narrows

@@ -6,7 +6,7 @@
 
 mod external;
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::IsTerminal as _;
 
 use clap::Args;
@@ -16,9 +16,11 @@ use super::apply::Membership;
 use super::flags::{FieldManagerArg, FileArgs, PruneArgs, ValidateArg};
 use super::prune::Pruning;
 use super::{Error, GlobalArgs, Result};
+use crate::apply::saved_plan::{self, PlannedObject, SavedPlan, Settings};
 use crate::apply::{self, ApplyOptions, DryRun, Mode, Outcome, Stop, prune};
+use crate::client::FieldValidation;
 use crate::output;
-use crate::resource::{ObjectRef, Resolver};
+use crate::resource::{Entry, ObjectRef, Resolver};
 
 /// Options of `kubeupd diff`.
 #[derive(Debug, Args)]
@@ -53,6 +55,10 @@ pub struct DiffArgs {
     /// `json`: instead of the diffs, each object's action and changed field paths, and the totals.
     #[arg(short = 'o', long, value_name = "FORMAT", value_parser = ["json"])]
     output: Option<String>,
+    /// Also write the plan to this file, for `apply --plan` to apply exactly it: each object's
+    /// action, its live resourceVersion and a digest of its configuration (no Secret values).
+    #[arg(long, value_name = "PLAN")]
+    plan_out: Option<std::path::PathBuf>,
 }
 
 /// Exit status for errors (1 means "differences found").
@@ -78,55 +84,21 @@ async fn compare_all(args: &DiffArgs, global: &GlobalArgs) -> Result<bool> {
     } else {
         Mode::ClientSide { overwrite: true, force: false }
     };
-    let options = ApplyOptions {
-        field_manager: args.field_manager.name.clone(),
-        dry_run: DryRun::Server,
-        record_last_applied: false,
-        keep_live: true,
-        validation: args.validate.directive,
-        concurrency: args.concurrency.max(1),
-        ..ApplyOptions::new(mode)
-    };
-    args.files.require()?;
-    let pruning = args.prune.pruning()?;
     let external = external::Program::from_env();
-    let cluster = global.connect().await?;
-    let resolver = Resolver::new(&cluster, global.namespace.as_deref(), false);
-    let applyset = match pruning {
-        Pruning::ApplySet(parent) => Some(super::apply::open_applyset(&cluster, parent, global).await?),
-        _ => None,
+    let comparing = Comparing {
+        files: &args.files,
+        prune: &args.prune,
+        mode,
+        field_manager: args.field_manager.name.clone(),
+        validation: args.validate.directive,
+        concurrency: args.concurrency,
+        shown: Shown { managed_fields: args.show_managed_fields, secrets: args.show_secrets },
     };
-    let membership = Membership { selector: args.prune.selector.as_ref(), applyset: applyset.as_ref() };
-    let plan = super::apply::plan(&args.files, &cluster, &resolver, &options, "compared", &membership).await?;
-    let members = applyset.as_ref().map(|set| set.members(plan.entries()));
-    let mut results: BTreeMap<usize, Result<Outcome, apply::Error>> = BTreeMap::new();
-    plan.run(&cluster, &resolver, &options, &Stop::default(), |index, result| {
-        results.insert(index, result);
-    })
-    .await;
-    let shown = Shown { managed_fields: args.show_managed_fields, secrets: args.show_secrets };
-    let mut changes = Vec::new();
-    let (mut applied, mut namespaces, mut failed) = (HashSet::new(), BTreeSet::new(), false);
-    for result in results.into_values() {
-        match result {
-            Ok(outcome) => {
-                applied.extend(outcome.object["metadata"]["uid"].as_str().map(String::from));
-                namespaces.extend(outcome.target.namespace.clone());
-                changes.push(Change::applied(outcome, shown));
-            }
-            Err(err) => {
-                failed = true;
-                eprintln!("{}", err.line());
-            }
-        }
-    }
-    if failed {
-        return Err(Error::Reported(FAILED));
-    }
-    let scope = pruning.scope(applyset.as_ref(), members.as_ref(), &namespaces);
-    if let Some(scope) = scope {
-        let found = prune::find(&cluster, scope, &applied).await.map_err(apply::Error::from)?;
-        changes.extend(found.into_iter().map(|object| Change::pruned(object, shown)));
+    let changes = comparing.run(global).await?;
+    if let Some(path) = &args.plan_out {
+        let text = comparing.saved_plan(&changes).to_text();
+        std::fs::write(path, text)
+            .map_err(|err| Error::msg(format!("cannot write the plan to {}: {err}", path.display())))?;
     }
     let differs = changes.iter().any(|change| change.action != Action::Unchanged);
     if args.output.is_some() {
@@ -145,11 +117,118 @@ async fn compare_all(args: &DiffArgs, global: &GlobalArgs) -> Result<bool> {
     Ok(differs)
 }
 
+/// How to find what applying files would do: `diff`'s question, which `apply --plan` asks again.
+pub(super) struct Comparing<'a> {
+    pub files: &'a FileArgs,
+    pub prune: &'a PruneArgs,
+    pub mode: Mode,
+    pub field_manager: Option<String>,
+    pub validation: FieldValidation,
+    pub concurrency: usize,
+    pub shown: Shown,
+}
+
+impl Comparing<'_> {
+    /// Each object's change, in input order, then the objects pruning would delete. The apply
+    /// engine runs as a server dry run; an object that fails is printed and fails the whole.
+    pub async fn run(&self, global: &GlobalArgs) -> Result<Vec<Change>> {
+        let options = ApplyOptions {
+            field_manager: self.field_manager.clone(),
+            dry_run: DryRun::Server,
+            record_last_applied: false,
+            keep_live: true,
+            validation: self.validation,
+            concurrency: self.concurrency.max(1),
+            ..ApplyOptions::new(self.mode)
+        };
+        self.files.require()?;
+        let pruning = self.prune.pruning()?;
+        let cluster = global.connect().await?;
+        let resolver = Resolver::new(&cluster, global.namespace.as_deref(), false);
+        let applyset = match pruning {
+            Pruning::ApplySet(parent) => Some(super::apply::open_applyset(&cluster, parent, global).await?),
+            _ => None,
+        };
+        let membership = Membership { selector: self.prune.selector.as_ref(), applyset: applyset.as_ref() };
+        let plan = super::apply::plan(self.files, &cluster, &resolver, &options, "compared", &membership).await?;
+        let members = applyset.as_ref().map(|set| set.members(plan.entries()));
+        let configurations: HashMap<usize, String> = plan
+            .entries()
+            .iter()
+            .map(|entry| {
+                let document = match entry {
+                    Entry::Ready(manifest) => &manifest.document,
+                    Entry::Pending(pending) => &pending.document,
+                };
+                (entry.source().index, saved_plan::digest(document))
+            })
+            .collect();
+        let mut results: BTreeMap<usize, Result<Outcome, apply::Error>> = BTreeMap::new();
+        plan.run(&cluster, &resolver, &options, &Stop::default(), |index, result| {
+            results.insert(index, result);
+        })
+        .await;
+        let mut changes = Vec::new();
+        let (mut applied, mut namespaces, mut failed) = (HashSet::new(), BTreeSet::new(), false);
+        for (index, result) in results {
+            match result {
+                Ok(outcome) => {
+                    applied.extend(outcome.object["metadata"]["uid"].as_str().map(String::from));
+                    namespaces.extend(outcome.target.namespace.clone());
+                    let mut change = Change::applied(outcome, self.shown);
+                    change.configuration = configurations.get(&index).cloned();
+                    changes.push(change);
+                }
+                Err(err) => {
+                    failed = true;
+                    eprintln!("{}", err.line());
+                }
+            }
+        }
+        if failed {
+            return Err(Error::Reported(FAILED));
+        }
+        let scope = pruning.scope(applyset.as_ref(), members.as_ref(), &namespaces);
+        if let Some(scope) = scope {
+            let found = prune::find(&cluster, scope, &applied).await.map_err(apply::Error::from)?;
+            changes.extend(found.into_iter().map(|object| Change::pruned(object, self.shown)));
+        }
+        Ok(changes)
+    }
+
+    /// `changes` as a plan for `apply --plan`.
+    pub fn saved_plan(&self, changes: &[Change]) -> SavedPlan {
+        let options = ApplyOptions { field_manager: self.field_manager.clone(), ..ApplyOptions::new(self.mode) };
+        let (mode, force_conflicts) = match self.mode {
+            Mode::ClientSide { .. } => ("client-side", false),
+            Mode::ServerSide { force_conflicts } => ("server-side", force_conflicts),
+        };
+        let settings = Settings {
+            mode: mode.into(),
+            field_manager: options.field_manager().to_string(),
+            force_conflicts,
+            prune: self.prune.prune,
+        };
+        let objects = changes
+            .iter()
+            .map(|change| PlannedObject {
+                action: change.action.word().into(),
+                object: change.target.display_name(),
+                namespace: change.target.namespace.clone(),
+                resource_version: change.version.clone(),
+                configuration: change.configuration.clone(),
+                fields: change.fields.clone(),
+            })
+            .collect();
+        SavedPlan { settings, objects }
+    }
+}
+
 /// What the compared YAML keeps that kubectl hides by default.
 #[derive(Debug, Clone, Copy)]
-struct Shown {
-    managed_fields: bool,
-    secrets: bool,
+pub(super) struct Shown {
+    pub managed_fields: bool,
+    pub secrets: bool,
 }
 
 /// What applying (and pruning) would do to an object.
@@ -175,13 +254,17 @@ impl Action {
 /// One object's change: what happens to it, its changed field paths, and the two sides compared
 /// as YAML (empty for an object that is new, or pruned), under kubectl's name for the object
 /// (`apps.v1.Deployment.default.web`).
-struct Change {
+pub(super) struct Change {
     action: Action,
     target: ObjectRef,
     fields: Vec<String>,
     name: String,
     before: String,
     after: String,
+    /// The live object's resourceVersion; `None` for an object to create.
+    version: Option<String>,
+    /// The digest of the configuration in the files; `None` for an object to prune.
+    configuration: Option<String>,
 }
 
 impl Change {
@@ -224,6 +307,7 @@ impl Change {
                 output::to_yaml(&object)
             }
         };
+        let version = live.as_ref().and_then(|live| live["metadata"]["resourceVersion"].as_str()).map(String::from);
         let name = format!(
             "{}.{}.{}.{}",
             target.rt.api_version().replace('/', "."),
@@ -231,7 +315,8 @@ impl Change {
             target.namespace.as_deref().unwrap_or(""),
             target.name
         );
-        Change { action, target, fields, name, before: yaml(live), after: yaml(merged) }
+        let (before, after) = (yaml(live), yaml(merged));
+        Change { action, target, fields, name, before, after, version, configuration: None }
     }
 }
 
