@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::generate::{self, GeneratedKind};
 use super::kustomization::{self, Kustomization};
 use super::loader::{Entry, Loader, normalize};
-use super::{Built, Error, Options, names, order, transform};
+use super::{Built, Error, Options, names, order, remote, transform};
 use crate::manifest::{self, Dialect};
 
 /// An object being built, with what kustomize remembers about it.
@@ -190,7 +190,7 @@ impl Builder<'_> {
             || entry.starts_with("git@")
         {
             return Err(place
-                .error(format!("remote resource '{entry}': kubeupd's kustomize does not fetch remote resources yet")));
+                .error(format!("remote resource '{entry}': kubeupd's kustomize fetches git repositories, not files over HTTP or remote components yet")));
         }
         Ok(normalize(&dir.join(entry)))
     }
@@ -212,23 +212,37 @@ impl Builder<'_> {
         entry: &str,
         resources: &mut Vec<Resource>,
     ) -> Result<(), Error> {
-        let path = self.local_path(dir, place, entry)?;
-        let found = match self.loader.entry(&path) {
-            Some(Entry::Dir) => self.target(&path, Vec::new(), false)?.0,
-            Some(Entry::File) => {
-                let text = self
-                    .read_text(dir, place, entry)
-                    .map_err(|message| place.error(format!("accumulating resources from '{entry}': {message}")))?;
-                let objects = manifest::parse_as(&text, &path.display().to_string(), Dialect::Kustomize)
-                    .map_err(|err| Error(err.to_string()))?;
-                objects.into_iter().map(|object| Resource::new(object.object)).collect()
+        let remote = remote::parse(entry).filter(|_| self.loader.entry(&normalize(&dir.join(entry))).is_none());
+        let path = match &remote {
+            Some(repo) => {
+                let root = self.loader.checkout(repo).map_err(|err| {
+                    place.error(format!("accumulating resources from '{entry}': cannot fetch it: {err}"))
+                })?;
+                normalize(&root.join(&repo.path))
             }
-            None => {
-                return Err(
-                    place.error(format!("accumulating resources from '{entry}': '{}' does not exist", path.display()))
-                );
-            }
+            None => self.local_path(dir, place, entry)?,
         };
+        let found =
+            match self.loader.entry(&path) {
+                Some(Entry::Dir) => self.target(&path, Vec::new(), false)?.0,
+                Some(Entry::File) => {
+                    let text = match remote {
+                        // A file of a fetched repository: the repository is its own root.
+                        Some(_) => self.loader.read(&path).map_err(|err| err.to_string()).and_then(|bytes| {
+                            String::from_utf8(bytes).map_err(|_| format!("'{entry}' is not UTF-8 text"))
+                        }),
+                        None => self.read_text(dir, place, entry),
+                    }
+                    .map_err(|message| place.error(format!("accumulating resources from '{entry}': {message}")))?;
+                    let objects = manifest::parse_as(&text, &path.display().to_string(), Dialect::Kustomize)
+                        .map_err(|err| Error(err.to_string()))?;
+                    objects.into_iter().map(|object| Resource::new(object.object)).collect()
+                }
+                None => {
+                    return Err(place
+                        .error(format!("accumulating resources from '{entry}': '{}' does not exist", path.display())));
+                }
+            };
         for resource in found {
             add(resources, resource)
                 .map_err(|message| place.error(format!("accumulating resources from '{entry}': {message}")))?;

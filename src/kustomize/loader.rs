@@ -1,9 +1,14 @@
 //! How a build reads files: a small trait, so that the build itself does no I/O and tests run from
 //! memory. Paths are made absolute and normalized by the build before they get here.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::io;
+use std::io::{self, Read as _};
 use std::path::{Component, Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::remote::RepoSpec;
 
 /// What a path is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,6 +23,12 @@ pub trait Loader {
     fn read(&self, path: &Path) -> io::Result<Vec<u8>>;
     /// Whether `path` is a file or a directory; `None` when it does not exist.
     fn entry(&self, path: &Path) -> Option<Entry>;
+    /// Fetches a remote repository and returns the directory it is checked out in, which the
+    /// other methods then read. Loaders that do not fetch refuse.
+    fn checkout(&self, repo: &RepoSpec) -> io::Result<PathBuf> {
+        let _ = repo;
+        Err(io::Error::new(io::ErrorKind::Unsupported, "this loader does not fetch remote repositories"))
+    }
 }
 
 /// Files on disk.
@@ -33,6 +44,80 @@ impl Loader for DiskLoader {
         let metadata = std::fs::metadata(path).ok()?;
         Some(if metadata.is_dir() { Entry::Dir } else { Entry::File })
     }
+}
+
+/// Files on disk, and remote repositories fetched with `git` into temporary directories that
+/// live as long as the loader.
+#[derive(Debug, Default)]
+pub struct GitLoader {
+    clones: RefCell<Vec<tempfile::TempDir>>,
+}
+
+impl Loader for GitLoader {
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        DiskLoader.read(path)
+    }
+
+    fn entry(&self, path: &Path) -> Option<Entry> {
+        DiskLoader.entry(path)
+    }
+
+    /// As kustomize does: a new repository, a shallow fetch of the ref (or HEAD), a checkout of
+    /// what was fetched, then the submodules; all within the spec's timeout.
+    fn checkout(&self, repo: &RepoSpec) -> io::Result<PathBuf> {
+        let dir = tempfile::Builder::new().prefix("kustomize-").tempdir()?;
+        let root = dir.path().to_path_buf();
+        let deadline = Instant::now() + repo.timeout;
+        let reference = repo.reference.as_deref().unwrap_or("HEAD");
+        let mut steps = vec![
+            vec!["init", "--quiet"],
+            vec!["remote", "add", "origin", &repo.clone_url],
+            vec!["fetch", "--quiet", "--depth=1", "origin", reference],
+            vec!["checkout", "--quiet", "FETCH_HEAD"],
+        ];
+        if repo.submodules {
+            steps.push(vec!["submodule", "update", "--quiet", "--init", "--recursive"]);
+        }
+        for step in steps {
+            git(&root, &step, deadline)?;
+        }
+        self.clones.borrow_mut().push(dir);
+        Ok(root)
+    }
+}
+
+/// Runs `git ARGS` in `dir`, killed at `deadline`; its first line of errors when it fails.
+fn git(dir: &Path, args: &[&str], deadline: Instant) -> io::Result<()> {
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|err| io::Error::new(err.kind(), format!("cannot run git: {err}")))?;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(io::Error::new(io::ErrorKind::TimedOut, format!("git {} timed out", args[0])));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    if status.success() {
+        return Ok(());
+    }
+    let mut errors = String::new();
+    if let Some(mut stderr) = child.stderr.take() {
+        let _ = stderr.read_to_string(&mut errors);
+    }
+    let reason = errors.lines().find(|line| !line.trim().is_empty()).unwrap_or("failed").trim().to_string();
+    Err(io::Error::other(format!("git {}: {reason}", args[0])))
 }
 
 /// Files held in memory, for tests: directories are implied by the files' paths.

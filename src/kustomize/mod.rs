@@ -15,13 +15,14 @@ mod kustomization;
 mod loader;
 mod names;
 mod order;
+pub mod remote;
 mod transform;
 
 use std::path::Path;
 
 use serde_json::Value;
 
-pub use loader::{DiskLoader, Entry, LoadRestrictor, Loader, MemoryLoader};
+pub use loader::{DiskLoader, Entry, GitLoader, LoadRestrictor, Loader, MemoryLoader};
 
 /// Why a kustomization could not be built. The message names the file or directory.
 #[derive(Debug, thiserror::Error)]

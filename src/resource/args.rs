@@ -55,11 +55,22 @@ impl Files<'_> {
 /// The objects the kustomization in `dir` builds, each with where it came from
 /// (`DIR (kustomization)`, its place in the output), and kustomize's warnings.
 pub fn build_kustomization(dir: &Path, load_restrictor: kustomize::LoadRestrictor) -> Result<Kustomized, Error> {
-    let absolute =
-        std::path::absolute(dir).map_err(|cause| manifest::Error::Read { path: dir.display().to_string(), cause })?;
+    let loader = kustomize::GitLoader::default();
+    // A URL of a repository (`https://github.com/org/repo//overlays/prod?ref=v1`), unless a local
+    // path by that name exists, as kustomize decides.
+    let remote = dir.to_str().and_then(kustomize::remote::parse).filter(|_| !dir.exists());
+    let absolute = match &remote {
+        Some(repo) => {
+            let root = kustomize::Loader::checkout(&loader, repo)
+                .map_err(|err| kustomize::Error(format!("{}: cannot fetch it: {err}", dir.display())))?;
+            root.join(&repo.path)
+        }
+        None => std::path::absolute(dir)
+            .map_err(|cause| manifest::Error::Read { path: dir.display().to_string(), cause })?,
+    };
     let environment = |key: &str| std::env::var(key).unwrap_or_default();
     let options = kustomize::Options { load_restrictor, environment: &environment };
-    let built = kustomize::build(&kustomize::DiskLoader, &absolute, options)?;
+    let built = kustomize::build(&loader, &absolute, options)?;
     let source = format!("{} (kustomization)", dir.display());
     let objects = built
         .objects
