@@ -203,7 +203,8 @@ fn server_side_apply_reports_conflicts_with_their_managers_and_forces_them() {
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains(".data.a: managed by \"other-team\""), "{stderr}");
+    let row = stderr.lines().find(|line| line.trim_start().starts_with(".data.a ")).unwrap_or_default();
+    assert_eq!(row.split_whitespace().collect::<Vec<_>>(), [".data.a", "other-team", "1", "2"], "{stderr}");
     assert!(stderr.contains("--force-conflicts"), "{stderr}");
     assert_eq!(namespace.kubectl_ok(&["get", "cm", "owned", "-n", &namespace.name, "-o", "jsonpath={.data.a}"]), "1");
 

@@ -69,6 +69,9 @@ pub enum Error {
     /// created.
     #[error(transparent)]
     NotRestored(Box<NotRestored>),
+    /// A server-side apply refused for fields other managers own: each named, with both values.
+    #[error("{}", .status.message)]
+    ApplyConflicts { status: client::Status, conflicts: Vec<super::Conflict> },
     /// A request of `--force` failed at the transport and the server could not tell what is
     /// there now: the object may be gone, so the original was kept.
     #[error("{name}: {step} (--force) failed: {cause}; whether the object is still there is unknown: {kept}")]

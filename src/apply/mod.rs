@@ -13,6 +13,7 @@
 //! gone: the object fails on its own, read back to say what is there, and the run goes on.
 
 pub mod applyset;
+pub mod conflicts;
 mod crd;
 mod error;
 pub mod last_applied;
@@ -35,6 +36,7 @@ use crate::client::{FieldValidation, RetryPolicy, WriteOptions};
 use crate::merge::Patch;
 use crate::resource::ObjectRef;
 
+pub use conflicts::{Conflict, Taken};
 pub use error::{ANNOTATIONS_LIMIT, Error, Kept, NotRestored};
 pub use plan::Plan;
 pub use recreate::{Deletion, Recreated, recreate};
@@ -165,4 +167,6 @@ pub struct Outcome {
     /// What went wrong after the object was applied, which the next apply will mend (kubectl's
     /// wording, without its `Warning: ` prefix).
     pub warnings: Vec<String>,
+    /// With `--force-conflicts`: the fields taken from other managers.
+    pub taken: Vec<Taken>,
 }

@@ -48,6 +48,7 @@ pub(super) async fn apply(
                         patch: None,
                         missing_last_applied: false,
                         warnings: Vec::new(),
+                        taken: Vec::new(),
                     })
                 }
                 applied => applied,
@@ -93,6 +94,7 @@ async fn client_side(
         patch,
         missing_last_applied,
         warnings: Vec::new(),
+        taken: Vec::new(),
     };
     options
         .retry

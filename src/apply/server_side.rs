@@ -23,8 +23,10 @@ pub(super) async fn apply(
 ) -> Result<Outcome, Error> {
     let target = &manifest.object;
     let (rt, namespace, name) = (&target.rt, target.namespace.as_deref(), target.name.as_str());
+    // What --force-conflicts takes is told from the ownership before and after.
+    let forcing = matches!(options.mode, super::Mode::ServerSide { force_conflicts: true });
     let before = match live {
-        _ if !options.keep_live => None,
+        _ if !options.keep_live && !forcing => None,
         Live::Read(live) => Some(live),
         Live::Absent => None,
         Live::Unread => match cluster.get(rt, namespace, name).await {
@@ -40,7 +42,13 @@ pub(super) async fn apply(
         // only; for any other, those fields are migrated first, then the configuration applied.
         // What the server does not forgive `kubectl` stays a conflict, as kubectl reports it.
         Err(client::Error::Conflict(status)) if options.field_manager() != super::SERVER_SIDE_MANAGER => {
-            take_over_client_side(cluster, manifest, status, options).await?
+            take_over_client_side(cluster, manifest, status, options).await
+        }
+        applied => applied.map_err(Error::from),
+    };
+    let applied = match applied {
+        Err(Error::Client(client::Error::Conflict(status))) => {
+            return Err(named_conflicts(cluster, manifest, status).await);
         }
         applied => applied?,
     };
@@ -87,15 +95,29 @@ pub(super) async fn apply(
         }
         object
     };
+    let taken = match (&before, forcing) {
+        (Some(before), true) => super::conflicts::taken_over(before, &object, options.field_manager()),
+        _ => Vec::new(),
+    };
     Ok(Outcome {
         action: Action::ServerSideApplied,
         target: target.clone(),
         object,
-        before,
+        before: before.filter(|_| options.keep_live),
         patch: Some(configuration),
         missing_last_applied: false,
         warnings,
+        taken,
     })
+}
+
+/// A refused apply's conflicts, each with the live value (the object read now; without it, only
+/// our values) and the configuration's.
+async fn named_conflicts(cluster: &Cluster, manifest: &Manifest, status: client::Status) -> Error {
+    let target = &manifest.object;
+    let live = cluster.get(&target.rt, target.namespace.as_deref(), &target.name).await.ok();
+    let conflicts = super::conflicts::named(&status, live.as_ref(), &manifest.document);
+    Error::ApplyConflicts { status, conflicts }
 }
 
 /// After a server-side apply conflicted only with client-side apply's managers: moves their

@@ -8,6 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 
 use super::apply::{ApplyFlags, display_name};
+use crate::apply::conflicts::shown;
 use crate::apply::{self, Action, Outcome, StopReason, last_applied};
 use crate::client;
 use crate::gocompat;
@@ -128,6 +129,7 @@ impl Report {
             ));
         }
         lines.stderr.extend(outcome.warnings.iter().map(|warning| format!("Warning: {warning}")));
+        lines.stderr.extend(outcome.taken.iter().map(|taken| format!("{}: {taken}", entry.display)));
         if let (true, Some(patch)) = (self.show_patch, &outcome.patch) {
             lines.stdout.push(format!(
                 "# {} {}: {}",
@@ -265,71 +267,75 @@ struct Lines {
 
 /// One error for an object: where it came from, and what went wrong.
 fn failure(location: &str, err: &apply::Error) -> String {
-    if let Some(client::Error::Conflict(status)) = err.client()
-        && let Some(conflicts) = apply_conflicts(status)
+    if let apply::Error::ApplyConflicts { conflicts, .. } = err
+        && !conflicts.is_empty()
     {
-        return format!("error: when applying {location}: {conflicts}");
+        return format!("error: when applying {location}: {}", conflict_table(conflicts));
     }
     // Several causes of an invalid object are listed on one line, each after "* ".
     let line = err.line().replace(": \n* ", ": * ").replace("\n* ", "; * ");
     format!("error: when applying {location}: {}", line.strip_prefix("error: ").unwrap_or(&line))
 }
 
-/// A server-side apply's conflicts, each field with its manager, and how to resolve them.
-fn apply_conflicts(status: &client::Status) -> Option<String> {
-    let causes: Vec<_> = status
-        .details
-        .iter()
-        .flat_map(|details| &details.causes)
-        .filter(|cause| cause.reason == "FieldManagerConflict")
-        .collect();
-    if causes.is_empty() {
-        return None;
-    }
+/// A server-side apply's conflicts as a table (each field, its manager, the live value and ours),
+/// and how to resolve them.
+fn conflict_table(conflicts: &[apply::Conflict]) -> String {
+    let mut rows = vec![["FIELD".to_string(), "MANAGER".into(), "LIVE".into(), "OURS".into()]];
+    rows.extend(conflicts.iter().map(|conflict| {
+        [conflict.field.clone(), conflict.owner.clone(), shown(&conflict.live), shown(&conflict.ours)]
+    }));
+    let widths: Vec<usize> = (0..4).map(|column| rows.iter().map(|row| row[column].len()).max().unwrap_or(0)).collect();
     let mut text = format!(
         "Apply failed with {} conflict{}: these fields have other managers:",
-        causes.len(),
-        if causes.len() == 1 { "" } else { "s" }
+        conflicts.len(),
+        if conflicts.len() == 1 { "" } else { "s" }
     );
-    for cause in causes {
-        let manager = cause.message.strip_prefix("conflict with ").unwrap_or(&cause.message);
-        text.push_str(&format!("\n  {}: managed by {manager}", cause.field));
+    for row in &rows {
+        let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, width)| format!("{cell:<width$}")).collect();
+        text.push_str(&format!("\n  {}", cells.join("   ").trim_end()));
     }
     text.push_str(
         "\nTo take these fields over, apply again with --force-conflicts; to leave them to their managers, \
          remove them from your configuration; to share them, set them to their current values.",
     );
-    Some(text)
+    text
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::{Status, StatusCause, StatusDetails};
+    use crate::client::Status;
 
     #[test]
-    fn apply_conflicts_name_each_field_and_manager() {
-        let cause = |field: &str, manager: &str| StatusCause {
-            reason: "FieldManagerConflict".into(),
-            message: format!("conflict with \"{manager}\" using apps/v1"),
+    fn apply_conflicts_are_a_table_of_fields_managers_and_values() {
+        let conflict = |field: &str, owner: &str, live: serde_json::Value, ours: serde_json::Value| apply::Conflict {
             field: field.into(),
+            owner: owner.into(),
+            live: Some(live),
+            ours: Some(ours),
         };
-        let err = apply::Error::Client(client::Error::Conflict(Status {
-            code: 409,
-            reason: "Conflict".into(),
-            message: "Apply failed with 2 conflicts".into(),
-            details: Some(Box::new(StatusDetails {
-                causes: vec![cause(".spec.replicas", "kubectl"), cause(".spec.paused", "hpa")],
-                ..StatusDetails::default()
-            })),
-        }));
-        let text = failure("app.yaml (document 1)", &err);
-        assert!(
-            text.starts_with("error: when applying app.yaml (document 1): Apply failed with 2 conflicts"),
-            "{text}"
+        let err = apply::Error::ApplyConflicts {
+            status: Status {
+                code: 409,
+                reason: "Conflict".into(),
+                message: "Apply failed with 2 conflicts".into(),
+                details: None,
+            },
+            conflicts: vec![
+                conflict(".spec.replicas", "kube-controller-manager", 10.into(), 3.into()),
+                conflict(".spec.paused", "hpa", true.into(), false.into()),
+            ],
+        };
+        assert_eq!(
+            failure("app.yaml (document 1)", &err),
+            "error: when applying app.yaml (document 1): Apply failed with 2 conflicts: these fields have other \
+             managers:\n  \
+             FIELD            MANAGER                   LIVE   OURS\n  \
+             .spec.replicas   kube-controller-manager   10     3\n  \
+             .spec.paused     hpa                       true   false\n\
+             To take these fields over, apply again with --force-conflicts; to leave them to their managers, remove \
+             them from your configuration; to share them, set them to their current values."
         );
-        assert!(text.contains("\n  .spec.replicas: managed by \"kubectl\" using apps/v1"), "{text}");
-        assert!(text.contains("--force-conflicts"), "{text}");
     }
 
     #[test]

@@ -1,0 +1,86 @@
+//! Server-side apply conflicts named, on the real apiserver: another manager (the test plays an
+//! autoscaler's controller) owns `spec.replicas`; a server-side apply that sets it is refused with
+//! a table of the field, its manager and both values, and nothing changes; with
+//! `--force-conflicts` it says what it took from whom, and the field changes hands.
+mod support;
+
+use serde_json::Value;
+use support::{TestNamespace, parse_json};
+
+const DEPLOYMENT: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: nginx:1.27}]}
+";
+
+fn live(namespace: &TestNamespace) -> Value {
+    let json = namespace.kubectl_ok(&[
+        "get",
+        "deployment",
+        "web",
+        "-n",
+        &namespace.name,
+        "-o",
+        "json",
+        "--show-managed-fields",
+    ]);
+    parse_json(json.as_bytes())
+}
+
+/// The managers that own `spec.replicas`.
+fn owners_of_replicas(object: &Value) -> Vec<String> {
+    let entries = object["metadata"]["managedFields"].as_array().unwrap();
+    let owns = |entry: &&Value| entry["fieldsV1"]["f:spec"].get("f:replicas").is_some();
+    entries.iter().filter(owns).map(|entry| entry["manager"].as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn a_conflict_is_a_table_and_a_forced_takeover_says_what_it_took() {
+    let namespace = TestNamespace::new("conflicts");
+    let apply = |extra: &[&str]| {
+        let mut command = namespace.kubeupd();
+        command.args(["-n", &namespace.name, "apply", "--server-side", "-f", "-"]).args(extra);
+        command.write_stdin(DEPLOYMENT).output().unwrap()
+    };
+    assert!(apply(&[]).status.success());
+    namespace.kubectl_ok(&[
+        "patch",
+        "deployment",
+        "web",
+        "-n",
+        &namespace.name,
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"replicas":10}}"#,
+        "--field-manager=kube-controller-manager",
+    ]);
+
+    let refused = apply(&[]);
+    let message = String::from_utf8_lossy(&refused.stderr).into_owned();
+    assert_eq!(refused.status.code(), Some(1), "{message}");
+    let table: Vec<&str> = message.lines().collect();
+    assert!(table[0].ends_with("Apply failed with 1 conflict: these fields have other managers:"), "{message}");
+    let cells = |line: &str| line.split_whitespace().map(String::from).collect::<Vec<_>>();
+    assert_eq!(cells(table[1]), ["FIELD", "MANAGER", "LIVE", "OURS"], "{message}");
+    assert_eq!(cells(table[2]), [".spec.replicas", "kube-controller-manager", "10", "3"], "{message}");
+    assert!(table[3].starts_with("To take these fields over, apply again with --force-conflicts"), "{message}");
+    assert_eq!(live(&namespace)["spec"]["replicas"], 10, "nothing changed");
+
+    let forced = apply(&["--force-conflicts"]);
+    let message = String::from_utf8_lossy(&forced.stderr).into_owned();
+    assert!(forced.status.success(), "{message}");
+    assert_eq!(String::from_utf8_lossy(&forced.stdout), "deployment.apps/web serverside-applied\n");
+    assert_eq!(message, "deployment.apps/web: .spec.replicas taken from kube-controller-manager (10 -> 3)\n");
+    let after = live(&namespace);
+    assert_eq!(after["spec"]["replicas"], 3);
+    assert_eq!(owners_of_replicas(&after), ["kubectl"]);
+
+    let again = apply(&["--force-conflicts"]);
+    assert!(again.status.success());
+    assert!(again.stderr.is_empty(), "nothing is taken twice: {}", String::from_utf8_lossy(&again.stderr));
+}
