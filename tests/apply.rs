@@ -215,7 +215,7 @@ fn server_side_apply_reports_conflicts_with_their_managers_and_forces_them() {
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/owned serverside-applied\n");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/owned serverside-applied (configured)\n");
     let object = parse_json(
         namespace
             .kubectl_ok(&["get", "cm", "owned", "-n", &namespace.name, "-o", "json", "--show-managed-fields"])
@@ -549,7 +549,10 @@ fn server_side_dry_runs_change_nothing() {
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/owned serverside-applied (server dry run)\n");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "configmap/owned serverside-applied (created) (server dry run)\n"
+    );
     assert!(namespace.kubectl_ok(&["get", "configmaps", "-n", &namespace.name, "-o", "name"]).is_empty());
 }
 

@@ -338,7 +338,7 @@ fn one_lost_request_is_not_a_lost_server(server_side: bool) {
     let (output, _) = rig.kubeupd(&args, &many_configmaps(300));
     let text = stderr(&output);
     assert_eq!(output.status.code(), Some(1), "{text}");
-    let word = if server_side { "serverside-applied" } else { "created" };
+    let word = if server_side { "serverside-applied (created)" } else { "created" };
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     assert_eq!(stdout.lines().filter(|line| line.ends_with(&format!(" {word}"))).count(), 298, "{stdout}");
     let failed: Vec<&str> = text.lines().filter(|line| line.starts_with("error: when applying STDIN")).collect();

@@ -169,4 +169,7 @@ pub struct Outcome {
     pub warnings: Vec<String>,
     /// With `--force-conflicts`: the fields taken from other managers.
     pub taken: Vec<Taken>,
+    /// What a server-side apply did ([`Action::Created`], [`Action::Configured`] or
+    /// [`Action::Unchanged`]), when the object before is known.
+    pub change: Option<Action>,
 }

@@ -49,6 +49,7 @@ pub(super) async fn apply(
                         missing_last_applied: false,
                         warnings: Vec::new(),
                         taken: Vec::new(),
+                        change: None,
                     })
                 }
                 applied => applied,
@@ -95,6 +96,7 @@ async fn client_side(
         missing_last_applied,
         warnings: Vec::new(),
         taken: Vec::new(),
+        change: None,
     };
     options
         .retry

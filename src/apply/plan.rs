@@ -168,10 +168,9 @@ async fn execute(
         manifests.iter().for_each(|manifest| report(manifest.source.index, Err(Error::NotApplied)));
         return;
     }
-    // --force-conflicts tells what it took from the ownership before: read with one list too.
-    let reads_live = matches!(options.mode, Mode::ClientSide { .. } | Mode::ServerSide { force_conflicts: true })
-        || options.keep_live;
-    let mut listed = if reads_live { live::list(cluster, &manifests).await } else { Default::default() };
+    // Server-side apply reads them too (one list per type), to say what it did and what
+    // --force-conflicts took.
+    let mut listed = live::list(cluster, &manifests).await;
     // Objects are started in input order, so that results come (and print) as they are made;
     // documents of the same object go in one group, one after the other.
     let mut groups: Vec<Vec<(Manifest, Live)>> = Vec::new();

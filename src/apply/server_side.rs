@@ -25,8 +25,9 @@ pub(super) async fn apply(
     let (rt, namespace, name) = (&target.rt, target.namespace.as_deref(), target.name.as_str());
     // What --force-conflicts takes is told from the ownership before and after.
     let forcing = matches!(options.mode, super::Mode::ServerSide { force_conflicts: true });
+    // The object before (`None`: it did not exist), to say what the apply did and what
+    // --force-conflicts took: from a list, or read.
     let before = match live {
-        _ if !options.keep_live && !forcing => None,
         Live::Read(live) => Some(live),
         Live::Absent => None,
         Live::Unread => match cluster.get(rt, namespace, name).await {
@@ -95,6 +96,7 @@ pub(super) async fn apply(
         }
         object
     };
+    let change = Some(effect(before.as_ref(), &object, options.dry_run == DryRun::Server));
     let taken = match (&before, forcing) {
         (Some(before), true) => super::conflicts::taken_over(before, &object, options.field_manager()),
         _ => Vec::new(),
@@ -108,7 +110,30 @@ pub(super) async fn apply(
         missing_last_applied: false,
         warnings,
         taken,
+        change,
     })
+}
+
+/// What a server-side apply did to an object, from the object before (`None`: it did not exist)
+/// and after: its resourceVersion moved or not; a server dry run, which moves none, compares
+/// the objects without what the server sets.
+fn effect(before: Option<&Value>, after: &Value, dry_run: bool) -> Action {
+    let Some(before) = before else { return Action::Created };
+    let changed = if dry_run {
+        let content = |object: &Value| {
+            let mut object = object.clone();
+            if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+                for field in ["managedFields", "resourceVersion", "generation"] {
+                    metadata.remove(field);
+                }
+            }
+            object
+        };
+        content(before) != content(after)
+    } else {
+        before["metadata"]["resourceVersion"] != after["metadata"]["resourceVersion"]
+    };
+    if changed { Action::Configured } else { Action::Unchanged }
 }
 
 /// A refused apply's conflicts, each with the live value (the object read now; without it, only

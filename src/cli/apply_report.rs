@@ -146,7 +146,11 @@ impl Report {
                 }
                 self.objects.push(outcome.object);
             }
-            None => lines.stdout.push(format!("{} {word}{}", entry.display, self.suffix)),
+            None => {
+                // kubectl's word first, then what it did when known.
+                let change = outcome.change.map(|change| format!(" ({})", action_word(change))).unwrap_or_default();
+                lines.stdout.push(format!("{} {word}{change}{}", entry.display, self.suffix));
+            }
         }
         lines
     }
