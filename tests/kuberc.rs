@@ -63,7 +63,7 @@ fn both(twins: &Twins, kuberc: &std::path::Path, args: &[&str], stdin: &str) -> 
         .unwrap();
     assert_eq!(
         (ours.status.code(), support::as_kubectl_prints_it(&ours.stdout)),
-        (theirs.status.code(), String::from_utf8_lossy(&theirs.stdout)),
+        (theirs.status.code(), String::from_utf8_lossy(&theirs.stdout).into_owned()),
         "{args:?}: kubeupd (left) differs from kubectl (right); kubeupd said {}",
         String::from_utf8_lossy(&ours.stderr)
     );
