@@ -55,8 +55,9 @@ fn client_side_again() -> String {
 
 const KINDS: &str = "configmaps,deployments";
 
+/// Output as kubectl prints it (kubeupd adds what a server-side apply did, on purpose).
 fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    support::as_kubectl_prints_it(&output.stdout)
 }
 
 fn stderr(output: &Output) -> String {

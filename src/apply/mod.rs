@@ -16,6 +16,7 @@ pub mod applyset;
 pub mod conflicts;
 mod crd;
 mod error;
+pub mod ignore;
 pub mod last_applied;
 mod live;
 pub mod lost;
@@ -101,6 +102,8 @@ pub struct ApplyOptions {
     /// Take strategic-merge metadata from the server's OpenAPI documents (`--openapi-patch`);
     /// `false` uses the metadata built into kubeupd, as kubectl then uses its built-in types.
     pub openapi_patch: bool,
+    /// Fields of existing objects left as they are live.
+    pub ignore: std::sync::Arc<ignore::IgnoreRules>,
 }
 
 impl ApplyOptions {
@@ -118,6 +121,7 @@ impl ApplyOptions {
             deletion: Deletion::default(),
             subresource: None,
             openapi_patch: true,
+            ignore: Default::default(),
         }
     }
 

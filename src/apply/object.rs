@@ -61,10 +61,14 @@ pub(super) async fn apply(
 /// The configuration as client-side apply sends it: with the last-applied annotation when
 /// recording, without it otherwise.
 fn modified(manifest: &Manifest, options: &ApplyOptions) -> Value {
+    modified_of(&manifest.document, options)
+}
+
+fn modified_of(document: &Value, options: &ApplyOptions) -> Value {
     if options.record_last_applied {
-        last_applied::with_annotation(&manifest.document)
+        last_applied::with_annotation(document)
     } else {
-        last_applied::configuration(&manifest.document)
+        last_applied::configuration(document)
     }
 }
 
@@ -127,7 +131,17 @@ async fn client_side(
             }
             let patcher = KindPatcher::for_kind(schema.as_ref().expect("just looked up").as_ref());
             let missing_last_applied = last_applied::recorded(&live).is_none();
-            let original = last_applied::recorded(&live).unwrap_or(Value::Null);
+            let mut original = last_applied::recorded(&live).unwrap_or(Value::Null);
+            // Fields the ignore rules leave alone are neither in the configuration nor in what
+            // it is compared with: the patch neither sets nor removes them.
+            let modified = if options.ignore.any_for(target) {
+                let mut document = manifest.document.clone();
+                options.ignore.strip(target, &mut document, &live);
+                options.ignore.strip(target, &mut original, &live);
+                modified_of(&document, options)
+            } else {
+                modified.clone()
+            };
             let patch = patcher.three_way(&original, &modified, &live, overwrite)?;
             if patch.is_empty() {
                 return Ok(outcome(Action::Unchanged, live.clone(), Some(&live), Some(patch), missing_last_applied));

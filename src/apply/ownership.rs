@@ -103,6 +103,13 @@ pub fn migrated(object: &Value, client_side: &[String], manager: &str) -> Option
     (fields.as_slice() != original).then_some(fields)
 }
 
+/// Takes `set` out of `manager`'s server-side entry in `fields` (managedFields entries).
+pub fn exclude(fields: &mut [Value], manager: &str, set: &Value) {
+    for entry in fields.iter_mut().filter(|entry| entry["manager"] == manager && is_operation(entry, "Apply")) {
+        entry["fieldsV1"] = difference(field_set(entry), set).unwrap_or_else(|| Value::Object(Map::new()));
+    }
+}
+
 /// The union of two field sets.
 pub fn union(a: &Value, b: &Value) -> Value {
     match (a, b) {
@@ -183,7 +190,7 @@ pub fn migrated_dry_run(applied: &Value, client_side: &[String]) -> Option<Value
 
 /// Removes the members of `set` from `value`: leaves and list items whose node is a member go;
 /// a map whose node is a member goes once it is left empty.
-fn remove_fields(value: &mut Value, set: &Value) {
+pub(super) fn remove_fields(value: &mut Value, set: &Value) {
     let Some(set) = set.as_object() else { return };
     match value {
         Value::Object(map) => {

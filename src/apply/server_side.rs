@@ -36,7 +36,14 @@ pub(super) async fn apply(
             Err(err) => return Err(err.into()),
         },
     };
-    let configuration = Patch::Apply(manifest.document.clone());
+    // Fields the ignore rules leave alone are not applied: their owners keep them.
+    let mut document = manifest.document.clone();
+    if let Some(live) = &before
+        && options.ignore.any_for(target)
+    {
+        options.ignore.strip(target, &mut document, live);
+    }
+    let configuration = Patch::Apply(document);
     let write = options.write_options();
     let applied = match cluster.patch(rt, namespace, name, &configuration, &write).await {
         // The server forgives conflicts with client-side apply's fields to the manager `kubectl`
@@ -77,7 +84,7 @@ pub(super) async fn apply(
             }
         }
         if !client_side.is_empty() {
-            match migrate(cluster, manifest, object.clone(), &client_side, options.field_manager()).await {
+            match migrate(cluster, manifest, object.clone(), &client_side, options).await {
                 Ok(false) => {}
                 Ok(true) => match cluster.patch(rt, namespace, name, &configuration, &write).await {
                     Ok(reapplied) => object = reapplied,
@@ -176,7 +183,7 @@ async fn take_over_client_side(
         }
     }
     // Client-side apply's managers as the annotation named them before it moved.
-    migrate(cluster, manifest, object, &client_side, options.field_manager()).await?;
+    migrate(cluster, manifest, object, &client_side, options).await?;
     Ok(cluster.patch(rt, namespace, name, &configuration, &write).await?)
 }
 
@@ -213,9 +220,13 @@ async fn migrate(
     manifest: &Manifest,
     mut object: Value,
     client_side: &[String],
-    manager: &str,
+    options: &ApplyOptions,
 ) -> Result<bool, client::Error> {
+    let manager = options.field_manager();
     let target = &manifest.object;
+    // Fields the ignore rules leave alone do not move to the applying manager: the next apply,
+    // which leaves them out, would remove them.
+    let ignored = options.ignore.field_set(target);
     let (rt, namespace, name) = (&target.rt, target.namespace.as_deref(), target.name.as_str());
     let write = WriteOptions { field_manager: Some(manager.into()), ..WriteOptions::default() };
     RetryPolicy::default()
@@ -223,7 +234,10 @@ async fn migrate(
             if attempt > 1 {
                 object = cluster.get(rt, namespace, name).await?;
             }
-            let Some(fields) = ownership::migrated(&object, client_side, manager) else { return Ok(false) };
+            let Some(mut fields) = ownership::migrated(&object, client_side, manager) else { return Ok(false) };
+            if let Some(ignored) = &ignored {
+                ownership::exclude(&mut fields, manager, ignored);
+            }
             let operations = json!([
                 {"op": "replace", "path": "/metadata/managedFields", "value": fields},
                 // A replace, not a test: a stale version is then a 409 Conflict, which is retried.

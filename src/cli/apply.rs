@@ -11,6 +11,7 @@ use super::apply_last_applied::LastAppliedCommand;
 use super::apply_report::Report;
 use super::diff::{Comparing, Shown};
 use super::flags::{DeletionArgs, DryRunArg, FieldManagerArg, FileArgs, OutputArgs, PruneArgs, ValidateArg};
+use super::ignore::IgnoreArgs;
 use super::prune::Pruning;
 use super::validation;
 use super::wait::parse_timeout;
@@ -72,6 +73,8 @@ pub struct ApplyFlags {
     pub output: OutputArgs,
     #[command(flatten)]
     pub prune: PruneArgs,
+    #[command(flatten)]
+    pub ignore: IgnoreArgs,
     /// Print the patch sent (or that would be sent) for each object.
     #[arg(long)]
     pub show_patch: bool,
@@ -102,7 +105,7 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
         return super::apply_last_applied::run(command, global).await;
     }
     let flags = args.flags;
-    let options = options(&flags)?;
+    let mut options = options(&flags)?;
     if let Some(path) = &flags.plan {
         check_plan(path, &flags, &options, global).await?;
     }
@@ -115,6 +118,7 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
     };
     let membership = Membership { selector: flags.prune.selector.as_ref(), applyset: applyset.as_ref() };
     let plan = plan(&flags.files, &cluster, &resolver, &options, "applied", &membership).await?;
+    options.ignore = std::sync::Arc::new(flags.ignore.rules(&cluster, plan.entries()).await?);
     let members = applyset.as_ref().map(|set| set.members(plan.entries()));
     if let (Some(set), Some(members)) = (&applyset, &members) {
         // Widened before any member is written: a run cut short leaves no member the parent does
@@ -194,6 +198,7 @@ async fn check_plan(path: &std::path::Path, flags: &ApplyFlags, options: &ApplyO
     let comparing = Comparing {
         files: &flags.files,
         prune: &flags.prune,
+        ignore: &flags.ignore,
         mode,
         field_manager: flags.field_manager.name.clone(),
         validation: options.validation,

@@ -16,6 +16,7 @@ mod error;
 mod field_path;
 mod flags;
 mod get;
+mod ignore;
 mod kuberc;
 mod kustomize;
 mod label;

@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 
 use super::apply::Membership;
 use super::flags::{FieldManagerArg, FileArgs, PruneArgs, ValidateArg};
+use super::ignore::IgnoreArgs;
 use super::prune::Pruning;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::saved_plan::{self, PlannedObject, SavedPlan, Settings};
@@ -48,6 +49,8 @@ pub struct DiffArgs {
     concurrency: usize,
     #[command(flatten)]
     prune: PruneArgs,
+    #[command(flatten)]
+    ignore: IgnoreArgs,
     /// Instead of the diffs: one line per object that would change (`+` created, `~` changed,
     /// `-` pruned) and the totals.
     #[arg(long, conflicts_with = "output")]
@@ -88,6 +91,7 @@ async fn compare_all(args: &DiffArgs, global: &GlobalArgs) -> Result<bool> {
     let comparing = Comparing {
         files: &args.files,
         prune: &args.prune,
+        ignore: &args.ignore,
         mode,
         field_manager: args.field_manager.name.clone(),
         validation: args.validate.directive,
@@ -121,6 +125,7 @@ async fn compare_all(args: &DiffArgs, global: &GlobalArgs) -> Result<bool> {
 pub(super) struct Comparing<'a> {
     pub files: &'a FileArgs,
     pub prune: &'a PruneArgs,
+    pub ignore: &'a IgnoreArgs,
     pub mode: Mode,
     pub field_manager: Option<String>,
     pub validation: FieldValidation,
@@ -132,7 +137,7 @@ impl Comparing<'_> {
     /// Each object's change, in input order, then the objects pruning would delete. The apply
     /// engine runs as a server dry run; an object that fails is printed and fails the whole.
     pub async fn run(&self, global: &GlobalArgs) -> Result<Vec<Change>> {
-        let options = ApplyOptions {
+        let mut options = ApplyOptions {
             field_manager: self.field_manager.clone(),
             dry_run: DryRun::Server,
             record_last_applied: false,
@@ -151,6 +156,7 @@ impl Comparing<'_> {
         };
         let membership = Membership { selector: self.prune.selector.as_ref(), applyset: applyset.as_ref() };
         let plan = super::apply::plan(self.files, &cluster, &resolver, &options, "compared", &membership).await?;
+        options.ignore = std::sync::Arc::new(self.ignore.rules(&cluster, plan.entries()).await?);
         let members = applyset.as_ref().map(|set| set.members(plan.entries()));
         let configurations: HashMap<usize, String> = plan
             .entries()
