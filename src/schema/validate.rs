@@ -10,7 +10,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::{Expected, SchemaNode};
+use super::{Expected, ListType, LookupPatchMeta, PatchMeta, SchemaNode, Strategy};
 use crate::gocompat::json::go_integer;
 
 /// One thing wrong with an object, in kubectl's words.
@@ -35,6 +35,10 @@ pub enum Problem {
     NullItem { item: String },
     /// The map's value at the path is `null` (kubectl names it without `ValidationError(...)`).
     NullValue,
+    /// Two items of a keyed list (by `x-kubernetes-list-map-keys` or patch merge key) or of a set
+    /// have the same key, `[name="A"]`: server-side apply refuses them, client-side apply keeps
+    /// one. kubectl does not check this; kubeupd refuses it before the first write.
+    DuplicateEntries { key: String },
 }
 
 impl FieldError {
@@ -42,7 +46,10 @@ impl FieldError {
     /// unknown field, or a value that cannot be decoded as its type. A missing required field or a
     /// `null` it may take.
     pub fn refused_by_every_server(&self) -> bool {
-        matches!(self.problem, Problem::UnknownField { .. } | Problem::WrongType { .. })
+        matches!(
+            self.problem,
+            Problem::UnknownField { .. } | Problem::WrongType { .. } | Problem::DuplicateEntries { .. }
+        )
     }
 }
 
@@ -61,6 +68,9 @@ impl fmt::Display for FieldError {
             }
             Problem::NullItem { item } => write!(f, "ValidationError({path}): unknown object type \"nil\" in {item}"),
             Problem::NullValue => write!(f, "unknown object type \"nil\" in {path}"),
+            Problem::DuplicateEntries { key } => {
+                write!(f, "ValidationError({path}): duplicate entries for key {key}")
+            }
         }
     }
 }
@@ -96,6 +106,9 @@ fn walk(node: SchemaNode<'_>, value: &Value, path: &mut String, errors: &mut Vec
                 match node.declared_field(key) {
                     Some(declared) => {
                         push_field(path, key);
+                        if let (Value::Array(items), Ok((_, meta))) = (child, node.lookup_list(key)) {
+                            duplicates(items, &meta, path, errors);
+                        }
                         walk(declared, child, path, errors);
                         path.truncate(length);
                     }
@@ -138,6 +151,53 @@ fn walk(node: SchemaNode<'_>, value: &Value, path: &mut String, errors: &mut Vec
         }
         (Expected::Struct { name, .. } | Expected::Map { name, .. }, _) => errors.push(wrong_type(name, "map")),
         (Expected::List { name, .. }, _) => errors.push(wrong_type(name, "array")),
+    }
+}
+
+/// The items of a keyed list or a set that repeat a key, each named once (at `path`).
+fn duplicates(items: &[Value], meta: &PatchMeta, path: &str, errors: &mut Vec<FieldError>) {
+    let keys: Vec<&str> = if !meta.list_map_keys.is_empty() {
+        meta.list_map_keys.iter().map(String::as_str).collect()
+    } else if meta.strategy == Strategy::Merge {
+        meta.merge_key.as_deref().into_iter().collect()
+    } else {
+        Vec::new()
+    };
+    let is_set = meta.list_type == Some(ListType::Set) || (meta.strategy == Strategy::Merge && keys.is_empty());
+    let mut seen: Vec<String> = Vec::new();
+    let mut reported: Vec<String> = Vec::new();
+    for item in items.iter().filter(|item| !item.is_null()) {
+        let key = match (item, keys.is_empty()) {
+            (Value::Object(fields), false) => {
+                let pairs: Vec<String> = keys
+                    .iter()
+                    .map(|key| {
+                        // A port's protocol defaults to TCP: `80` and `80/TCP` are one port.
+                        let value = match fields.get(*key) {
+                            None if *key == "protocol" => Value::String("TCP".into()),
+                            None => Value::Null,
+                            Some(value) => value.clone(),
+                        };
+                        format!("{key}={value}")
+                    })
+                    .collect();
+                format!("[{}]", pairs.join(","))
+            }
+            (Value::Object(_) | Value::Array(_), _) => continue,
+            (scalar, true) if is_set => format!("[={scalar}]"),
+            _ => continue,
+        };
+        if seen.contains(&key) {
+            if !reported.contains(&key) {
+                errors.push(FieldError {
+                    path: path.to_string(),
+                    problem: Problem::DuplicateEntries { key: key.clone() },
+                });
+                reported.push(key);
+            }
+        } else {
+            seen.push(key);
+        }
     }
 }
 
@@ -330,5 +390,44 @@ mod tests {
         let widget = json!({"spec": {"size": 1, "port": 80, "extra": {"any": {"thing": 1}}, "open": {"known": "a", "other": 2}, "sise": 2}});
         let found: Vec<String> = validate(node, "Widget", &widget).iter().map(ToString::to_string).collect();
         assert_eq!(found, [r#"ValidationError(Widget.spec): unknown field "sise" in example.v1.Widget.spec"#]);
+    }
+}
+
+#[cfg(test)]
+mod duplicate_tests {
+    use super::*;
+    use crate::schema::builtin;
+    use serde_json::json;
+
+    fn errors_of(document: &Value) -> Vec<String> {
+        let node = builtin().for_kind("apps/v1", "Deployment").expect("built in");
+        validate(node, "Deployment", document).iter().map(ToString::to_string).collect()
+    }
+
+    fn deployment(container: Value) -> Value {
+        json!({
+            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+            "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {
+                "metadata": {"labels": {"app": "web"}}, "spec": {"containers": [container]}}}
+        })
+    }
+
+    #[test]
+    fn repeated_keys_of_keyed_lists_are_named() {
+        let env = json!({"name": "app", "image": "nginx", "env": [
+            {"name": "A", "value": "1"}, {"name": "B"}, {"name": "A", "value": "2"}, {"name": "A"}]});
+        assert_eq!(
+            errors_of(&deployment(env)),
+            [
+                "ValidationError(Deployment.spec.template.spec.containers[0].env): duplicate entries for key [name=\"A\"]"
+            ]
+        );
+        let ports = json!({"name": "app", "image": "nginx", "ports": [
+            {"containerPort": 80}, {"containerPort": 80, "protocol": "UDP"}, {"containerPort": 80, "protocol": "TCP"}]});
+        let errors = errors_of(&deployment(ports));
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].ends_with("duplicate entries for key [containerPort=80,protocol=\"TCP\"]"), "{errors:?}");
+        let distinct = json!({"name": "app", "image": "nginx", "env": [{"name": "A"}, {"name": "B"}]});
+        assert!(errors_of(&deployment(distinct)).is_empty());
     }
 }
