@@ -61,8 +61,8 @@ fn an_autoscaled_deployment_keeps_its_replicas() {
         assert!(output.status.success(), "{mode:?}: {}", text(&output.stderr));
         assert_eq!(
             text(&output.stderr),
-            "deployment.apps/web: spec.replicas is left as it is live: HorizontalPodAutoscaler web scales it \
-             (--ignore-hpa=false sets it)\n",
+            "Warning: deployment.apps/web: spec.replicas is left as it is live: HorizontalPodAutoscaler web \
+             scales it (--ignore-hpa=false sets it)\n",
             "{mode:?}"
         );
         let object = live(&namespace, "deployment/web");

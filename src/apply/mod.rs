@@ -13,6 +13,7 @@
 //! gone: the object fails on its own, read back to say what is there, and the run goes on.
 
 pub mod applyset;
+mod autoscale;
 pub mod conflicts;
 mod crd;
 mod error;
@@ -104,6 +105,8 @@ pub struct ApplyOptions {
     pub openapi_patch: bool,
     /// Fields of existing objects left as they are live.
     pub ignore: std::sync::Arc<ignore::IgnoreRules>,
+    /// Keep the live replicas of objects an autoscaler scales (`--ignore-hpa`); `None`: apply them.
+    pub autoscalers: Option<std::sync::Arc<autoscale::Autoscalers>>,
 }
 
 impl ApplyOptions {
@@ -122,6 +125,7 @@ impl ApplyOptions {
             subresource: None,
             openapi_patch: true,
             ignore: Default::default(),
+            autoscalers: None,
         }
     }
 

@@ -5,9 +5,10 @@
 
 use serde_json::Value;
 
+use super::ignore::IgnoreRules;
 use super::{Action, ApplyOptions, Error, Mode, Outcome, last_applied, recreate};
 use crate::client::{self, Cluster};
-use crate::merge::KindPatcher;
+use crate::merge::{KindPatcher, Patch};
 use crate::resource::Manifest;
 use crate::schema::KindSchema;
 
@@ -72,6 +73,14 @@ fn modified_of(document: &Value, options: &ApplyOptions) -> Value {
     }
 }
 
+/// Whether a client-side apply's patch sets or removes `spec.replicas`.
+fn sets_replicas(patch: &Patch) -> bool {
+    match patch {
+        Patch::Strategic(document) | Patch::Merge(document) => document.pointer("/spec/replicas").is_some(),
+        Patch::Json(_) | Patch::Apply(_) => false,
+    }
+}
+
 /// Each attempt reads the object first (the first may use `live`, e.g. from a list), so that a
 /// conflict or a create that finds the object already there is followed by a fresh read and a
 /// recomputed patch. A write whose answer was lost (the connection failed) is not tried again
@@ -131,27 +140,41 @@ async fn client_side(
             }
             let patcher = KindPatcher::for_kind(schema.as_ref().expect("just looked up").as_ref());
             let missing_last_applied = last_applied::recorded(&live).is_none();
-            let mut original = last_applied::recorded(&live).unwrap_or(Value::Null);
+            let recorded = last_applied::recorded(&live).unwrap_or(Value::Null);
             // Fields the ignore rules leave alone are neither in the configuration nor in what
             // it is compared with: the patch neither sets nor removes them.
-            let modified = if options.ignore.any_for(target) {
-                let mut document = manifest.document.clone();
-                options.ignore.strip(target, &mut document, &live);
-                options.ignore.strip(target, &mut original, &live);
-                modified_of(&document, options)
-            } else {
-                modified.clone()
+            let three_way = |rules: &IgnoreRules| -> Result<Patch, Error> {
+                if !rules.any_for(target) {
+                    return Ok(patcher.three_way(&recorded, &modified, &live, overwrite)?);
+                }
+                let (mut document, mut original) = (manifest.document.clone(), recorded.clone());
+                rules.strip(target, &mut document, &live);
+                rules.strip(target, &mut original, &live);
+                Ok(patcher.three_way(&original, &modified_of(&document, options), &live, overwrite)?)
             };
-            let patch = patcher.three_way(&original, &modified, &live, overwrite)?;
+            let mut patch = three_way(&options.ignore)?;
+            let mut warnings = Vec::new();
+            if let Some(autoscalers) = &options.autoscalers
+                && sets_replicas(&patch)
+                && let Some((rules, line)) = autoscalers.keep_replicas(cluster, target, &options.ignore).await
+            {
+                patch = three_way(&rules)?;
+                warnings.push(line);
+            }
+            let done = |action, object| {
+                let mut done = outcome(action, object, Some(&live), Some(patch.clone()), missing_last_applied);
+                done.warnings = warnings.clone();
+                done
+            };
             if patch.is_empty() {
-                return Ok(outcome(Action::Unchanged, live.clone(), Some(&live), Some(patch), missing_last_applied));
+                return Ok(done(Action::Unchanged, live.clone()));
             }
             if options.dry_run == super::DryRun::Client {
                 let object = patcher.apply(live.clone(), &patch)?;
-                return Ok(outcome(Action::Configured, object, Some(&live), Some(patch), missing_last_applied));
+                return Ok(done(Action::Configured, object));
             }
             let object = cluster.patch(rt, namespace, name, &patch, &write).await?;
-            Ok(outcome(Action::Configured, object, Some(&live), Some(patch), missing_last_applied))
+            Ok(done(Action::Configured, object))
         })
         .await
 }

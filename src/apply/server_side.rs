@@ -7,6 +7,7 @@
 
 use serde_json::{Value, json};
 
+use super::ignore::IgnoreRules;
 use super::object::Live;
 use super::ownership::{self, LAST_APPLIED_MANAGER};
 use super::{Action, ApplyOptions, DryRun, Error, Outcome, last_applied};
@@ -36,12 +37,24 @@ pub(super) async fn apply(
             Err(err) => return Err(err.into()),
         },
     };
-    // Fields the ignore rules leave alone are not applied: their owners keep them.
+    // Fields the ignore rules leave alone are not applied: their owners keep them. Replicas an
+    // autoscaler scales are the autoscaler's, when this apply would change them.
+    let mut warnings = Vec::new();
+    let mut rules = std::borrow::Cow::Borrowed(&*options.ignore);
     let mut document = manifest.document.clone();
-    if let Some(live) = &before
-        && options.ignore.any_for(target)
-    {
-        options.ignore.strip(target, &mut document, live);
+    if let Some(live) = &before {
+        let replicas = document.pointer("/spec/replicas");
+        if let Some(autoscalers) = &options.autoscalers
+            && replicas.is_some()
+            && live.pointer("/spec/replicas") != replicas
+            && let Some((kept, line)) = autoscalers.keep_replicas(cluster, target, &rules).await
+        {
+            rules = std::borrow::Cow::Owned(kept);
+            warnings.push(line);
+        }
+        if rules.any_for(target) {
+            rules.strip(target, &mut document, live);
+        }
     }
     let configuration = Patch::Apply(document);
     let write = options.write_options();
@@ -50,7 +63,7 @@ pub(super) async fn apply(
         // only; for any other, those fields are migrated first, then the configuration applied.
         // What the server does not forgive `kubectl` stays a conflict, as kubectl reports it.
         Err(client::Error::Conflict(status)) if options.field_manager() != super::SERVER_SIDE_MANAGER => {
-            take_over_client_side(cluster, manifest, status, options).await
+            take_over_client_side(cluster, manifest, &configuration, &rules, status, options).await
         }
         applied => applied.map_err(Error::from),
     };
@@ -66,7 +79,6 @@ pub(super) async fn apply(
         if options.subresource.is_some() { Vec::new() } else { ownership::client_side_managers(&applied) };
     let recorded = (options.subresource.is_none() && last_applied::text(&applied).is_some())
         .then(|| last_applied::server_side_text(&manifest.document));
-    let mut warnings = Vec::new();
     let object = if options.dry_run == DryRun::Server {
         dry_run_result(cluster, manifest, applied, &client_side, recorded, options).await?
     } else {
@@ -84,7 +96,7 @@ pub(super) async fn apply(
             }
         }
         if !client_side.is_empty() {
-            match migrate(cluster, manifest, object.clone(), &client_side, options).await {
+            match migrate(cluster, manifest, object.clone(), &client_side, &rules, options).await {
                 Ok(false) => {}
                 Ok(true) => match cluster.patch(rt, namespace, name, &configuration, &write).await {
                     Ok(reapplied) => object = reapplied,
@@ -158,6 +170,8 @@ async fn named_conflicts(cluster: &Cluster, manifest: &Manifest, status: client:
 async fn take_over_client_side(
     cluster: &Cluster,
     manifest: &Manifest,
+    configuration: &Patch,
+    rules: &IgnoreRules,
     conflict: client::Status,
     options: &ApplyOptions,
 ) -> Result<Value, Error> {
@@ -168,11 +182,10 @@ async fn take_over_client_side(
     if client_side.is_empty() || !ownership::conflicts_only_with(&conflict, &client_side) {
         return Err(client::Error::Conflict(conflict).into());
     }
-    let configuration = Patch::Apply(manifest.document.clone());
     let write = options.write_options();
     if options.dry_run == DryRun::Server {
         let forced = WriteOptions { force: true, ..write };
-        return Ok(cluster.patch(rt, namespace, name, &configuration, &forced).await?);
+        return Ok(cluster.patch(rt, namespace, name, configuration, &forced).await?);
     }
     // The annotation first, so that it stays with its own manager, not the applying one.
     let mut object = live;
@@ -183,8 +196,8 @@ async fn take_over_client_side(
         }
     }
     // Client-side apply's managers as the annotation named them before it moved.
-    migrate(cluster, manifest, object, &client_side, options).await?;
-    Ok(cluster.patch(rt, namespace, name, &configuration, &write).await?)
+    migrate(cluster, manifest, object, &client_side, rules, options).await?;
+    Ok(cluster.patch(rt, namespace, name, configuration, &write).await?)
 }
 
 /// Keeps the last-applied annotation in step with the configuration, owned by its own manager,
@@ -220,13 +233,14 @@ async fn migrate(
     manifest: &Manifest,
     mut object: Value,
     client_side: &[String],
+    rules: &IgnoreRules,
     options: &ApplyOptions,
 ) -> Result<bool, client::Error> {
     let manager = options.field_manager();
     let target = &manifest.object;
     // Fields the ignore rules leave alone do not move to the applying manager: the next apply,
     // which leaves them out, would remove them.
-    let ignored = options.ignore.field_set(target);
+    let ignored = rules.field_set(target);
     let (rt, namespace, name) = (&target.rt, target.namespace.as_deref(), target.name.as_str());
     let write = WriteOptions { field_manager: Some(manager.into()), ..WriteOptions::default() };
     RetryPolicy::default()

@@ -106,6 +106,7 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
     }
     let flags = args.flags;
     let mut options = options(&flags)?;
+    flags.ignore.apply_to(&mut options)?;
     if let Some(path) = &flags.plan {
         check_plan(path, &flags, &options, global).await?;
     }
@@ -118,7 +119,6 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
     };
     let membership = Membership { selector: flags.prune.selector.as_ref(), applyset: applyset.as_ref() };
     let plan = plan(&flags.files, &cluster, &resolver, &options, "applied", &membership).await?;
-    options.ignore = std::sync::Arc::new(flags.ignore.rules(&cluster, plan.entries()).await?);
     let members = applyset.as_ref().map(|set| set.members(plan.entries()));
     if let (Some(set), Some(members)) = (&applyset, &members) {
         // Widened before any member is written: a run cut short leaves no member the parent does

@@ -146,6 +146,7 @@ impl Comparing<'_> {
             concurrency: self.concurrency.max(1),
             ..ApplyOptions::new(self.mode)
         };
+        self.ignore.apply_to(&mut options)?;
         self.files.require()?;
         let pruning = self.prune.pruning()?;
         let cluster = global.connect().await?;
@@ -156,7 +157,6 @@ impl Comparing<'_> {
         };
         let membership = Membership { selector: self.prune.selector.as_ref(), applyset: applyset.as_ref() };
         let plan = super::apply::plan(self.files, &cluster, &resolver, &options, "compared", &membership).await?;
-        options.ignore = std::sync::Arc::new(self.ignore.rules(&cluster, plan.entries()).await?);
         let members = applyset.as_ref().map(|set| set.members(plan.entries()));
         let configurations: HashMap<usize, String> = plan
             .entries()
