@@ -67,6 +67,11 @@ pub(crate) async fn fetch(transport: &Transport) -> Result<Discovery> {
         .map(|(g, v, path)| async move {
             match fetch_resource_list(transport, &path).await {
                 Ok(resources) => Ok((g, v, Some(resources))),
+                // A group removed since the list of groups was read (its CRD deleted) is no news.
+                Err(err @ Error::NotFound(_)) => {
+                    tracing::debug!("couldn't get resource list for {path}: {err}");
+                    Ok((g, v, None))
+                }
                 Err(err) if err.status().is_some() => {
                     tracing::warn!("couldn't get resource list for {path}: {err}");
                     Ok((g, v, None))
