@@ -367,14 +367,14 @@ fn force_recreates_an_object_whose_immutable_fields_changed() {
     };
     assert!(apply(DEPLOYMENT_V1, &[]).status.success());
     let uid = namespace.kubectl_ok(&["get", "deploy", "web", "-n", &namespace.name, "-o", "jsonpath={.metadata.uid}"]);
-    // The selector of a Deployment cannot change: the patch is refused...
+    // The selector of a Deployment cannot change: refused before it is sent...
     let reselected = DEPLOYMENT_V1
         .replace("matchLabels: {app: web}", "matchLabels: {app: web, v: \"2\"}")
         .replace("labels: {app: web}}", "labels: {app: web, v: \"2\"}}");
     let refused = apply(&reselected, &[]);
     assert_eq!(refused.status.code(), Some(1));
     assert!(
-        String::from_utf8_lossy(&refused.stderr).contains("field is immutable"),
+        String::from_utf8_lossy(&refused.stderr).contains("deployment.apps/web: spec.selector cannot change"),
         "{}",
         String::from_utf8_lossy(&refused.stderr)
     );

@@ -69,6 +69,13 @@ pub enum Error {
     /// created.
     #[error(transparent)]
     NotRestored(Box<NotRestored>),
+    /// The configuration changes fields the server does not let change: found before the first
+    /// write.
+    #[error(
+        "{object}: {}; to replace the object, apply it with --force (client-side), which deletes and re-creates it",
+        .changes.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+    )]
+    Immutable { object: String, changes: Vec<super::immutable::ImmutableChange> },
     /// A server-side apply refused for fields other managers own: each named, with both values.
     #[error("{}", .status.message)]
     ApplyConflicts { status: client::Status, conflicts: Vec<super::Conflict> },

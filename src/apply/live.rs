@@ -23,7 +23,7 @@ pub(super) fn list_key(manifest: &Manifest) -> ListKey {
 
 /// Lists the live objects of every type and namespace that has at least [`LIST_FROM`] of
 /// `manifests`. Where a list fails, the objects are read one by one instead.
-pub(super) async fn list(cluster: &Cluster, manifests: &[Manifest]) -> Listed {
+pub(super) async fn list<'a>(cluster: &Cluster, manifests: impl IntoIterator<Item = &'a Manifest>) -> Listed {
     let mut counts: HashMap<ListKey, (usize, &ResourceType)> = HashMap::new();
     for manifest in manifests {
         counts.entry(list_key(manifest)).or_insert((0, &manifest.object.rt)).0 += 1;

@@ -18,6 +18,7 @@ pub mod conflicts;
 mod crd;
 mod error;
 pub mod ignore;
+mod immutable;
 pub mod last_applied;
 mod live;
 pub mod lost;

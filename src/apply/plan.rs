@@ -9,7 +9,7 @@ use super::error::ANNOTATIONS_LIMIT;
 use super::live::{self, list_key};
 use super::object::{self, Live};
 use super::validate::{self, InvalidFields, Verdict};
-use super::{ApplyOptions, DryRun, Error, Mode, Outcome, Stop, crd, last_applied, lost};
+use super::{ApplyOptions, DryRun, Error, Mode, Outcome, Stop, crd, immutable, last_applied, lost};
 use serde_json::Value;
 
 use crate::client::Cluster;
@@ -20,6 +20,8 @@ use crate::resource::{Entry, Manifest, Resolver, Source};
 pub struct Plan {
     entries: Vec<Entry>,
     warnings: Vec<(Source, InvalidFields)>,
+    /// The live objects read to check them (`None`: absent), for the apply to use.
+    read: HashMap<Identity, Option<Value>>,
 }
 
 /// Group, kind, namespace and name: documents of the same object are applied one after the other.
@@ -32,9 +34,9 @@ fn identity(manifest: &Manifest) -> Identity {
 
 impl Plan {
     /// Checks every object before anything is written: its fields against the server's schema of
-    /// its kind (as `options.validation` asks), and for client-side apply, that the annotations
-    /// with the last-applied configuration stay within the server's limit. Returns every object
-    /// that fails, in input order.
+    /// its kind (as `options.validation` asks); for client-side apply, that the annotations with
+    /// the last-applied configuration stay within the server's limit; and that no field changes
+    /// that the server does not let change (unless `--force`). Returns every object that fails.
     pub async fn new(
         cluster: &Cluster,
         entries: Vec<Entry>,
@@ -62,7 +64,8 @@ impl Plan {
                 failures.push((source, err));
             }
         }
-        if failures.is_empty() { Ok(Plan { entries, warnings }) } else { Err(failures) }
+        let read = immutable_fields(cluster, &entries, options, &mut failures).await;
+        if failures.is_empty() { Ok(Plan { entries, warnings, read }) } else { Err(failures) }
     }
 
     /// The objects whose fields are wrong, with `--validate=warn` on a server that cannot warn.
@@ -83,7 +86,7 @@ impl Plan {
     /// either) no object is started: those get
     /// [`Error::NotApplied`], while the writes in flight finish.
     pub async fn run(
-        self,
+        mut self,
         cluster: &Cluster,
         resolver: &Resolver<'_>,
         options: &ApplyOptions,
@@ -105,7 +108,7 @@ impl Plan {
             .filter(|manifest| manifest.object.rt.kind == "CustomResourceDefinition")
             .map(|manifest| manifest.object.name.clone())
             .collect();
-        execute(cluster, options, stop, first, &mut report).await;
+        execute(cluster, options, stop, first, &mut self.read, &mut report).await;
         if !pending.is_empty() {
             if options.dry_run == DryRun::None && stop.reason().is_none() {
                 crd::wait_until_established(cluster, &crds).await;
@@ -128,8 +131,63 @@ impl Plan {
             }
             rest.sort_by_key(|manifest| manifest.source.index);
         }
-        execute(cluster, options, stop, rest, &mut report).await;
+        execute(cluster, options, stop, rest, &mut self.read, &mut report).await;
     }
+}
+
+/// Reads the live objects of the kinds that have fields that cannot change (one list per type and
+/// namespace with several, else one read each) and adds a failure for each object whose
+/// configuration changes one. Returns what was read, for the apply to use.
+async fn immutable_fields(
+    cluster: &Cluster,
+    entries: &[Entry],
+    options: &ApplyOptions,
+    failures: &mut Vec<(Source, Error)>,
+) -> HashMap<Identity, Option<Value>> {
+    if matches!(options.mode, Mode::ClientSide { force: true, .. }) || options.subresource.is_some() {
+        return HashMap::new();
+    }
+    let manifests: Vec<&Manifest> = entries
+        .iter()
+        .filter_map(|entry| match entry {
+            Entry::Ready(manifest) if immutable::has_immutable_fields(&manifest.object) => Some(manifest),
+            _ => None,
+        })
+        .collect();
+    let mut listed = live::list(cluster, manifests.iter().copied()).await;
+    let reads = stream::iter(manifests)
+        .map(|manifest| {
+            let listed = listed.get_mut(&list_key(manifest)).map(|by_name| by_name.remove(&manifest.object.name));
+            async move {
+                let object = &manifest.object;
+                let live = match listed {
+                    Some(found) => Ok(found),
+                    None => match cluster.get(&object.rt, object.namespace.as_deref(), &object.name).await {
+                        Ok(live) => Ok(Some(live)),
+                        Err(crate::client::Error::NotFound(_)) => Ok(None),
+                        Err(err) => Err(err),
+                    },
+                };
+                (manifest, live)
+            }
+        })
+        .buffered(options.concurrency.max(1))
+        .collect::<Vec<_>>()
+        .await;
+    let mut read = HashMap::new();
+    for (manifest, live) in reads {
+        // An object that cannot be read now is read again, and fails, when it is applied.
+        let Ok(live) = live else { continue };
+        if let Some(live) = &live {
+            let changes = immutable::changes(&manifest.object, &manifest.document, live);
+            if !changes.is_empty() {
+                let object = manifest.object.display_name();
+                failures.push((manifest.source.clone(), Error::Immutable { object, changes }));
+            }
+        }
+        read.entry(identity(manifest)).or_insert(live);
+    }
+    read
 }
 
 /// The annotations, with the last-applied configuration added, must stay within the server's limit.
@@ -162,6 +220,7 @@ async fn execute(
     options: &ApplyOptions,
     stop: &Stop,
     manifests: Vec<Manifest>,
+    read: &mut HashMap<Identity, Option<Value>>,
     report: &mut impl FnMut(usize, Result<Outcome, Error>),
 ) {
     if stop.reason().is_some() {
@@ -169,8 +228,9 @@ async fn execute(
         return;
     }
     // Server-side apply reads them too (one list per type), to say what it did and what
-    // --force-conflicts took.
-    let mut listed = live::list(cluster, &manifests).await;
+    // --force-conflicts took. What the checks before the first write read is not read again.
+    let unread = manifests.iter().filter(|manifest| !read.contains_key(&identity(manifest)));
+    let mut listed = live::list(cluster, unread).await;
     // Objects are started in input order, so that results come (and print) as they are made;
     // documents of the same object go in one group, one after the other.
     let mut groups: Vec<Vec<(Manifest, Live)>> = Vec::new();
@@ -183,9 +243,11 @@ async fn execute(
         }
         let group = &mut groups[position];
         // A list shows the object as it was before this run: good for its first document only.
-        let known = match listed.get_mut(&list_key(&manifest)) {
-            Some(listed) if group.is_empty() => listed.remove(&manifest.object.name).map_or(Live::Absent, Live::Read),
-            _ => Live::Unread,
+        let known = match (read.remove(&identity(&manifest)), listed.get_mut(&list_key(&manifest))) {
+            _ if !group.is_empty() => Live::Unread,
+            (Some(found), _) => found.map_or(Live::Absent, Live::Read),
+            (None, Some(listed)) => listed.remove(&manifest.object.name).map_or(Live::Absent, Live::Read),
+            (None, None) => Live::Unread,
         };
         group.push((manifest, known));
     }

@@ -1,0 +1,110 @@
+//! The checks before the first write, on the real apiserver: duplicate entries of keyed lists and
+//! changes to fields the server does not let change are refused with the file, document and field,
+//! and nothing of the input is written (kubectl writes the objects before the bad one, then fails
+//! on it; server-side apply fails half-way on duplicates, client-side apply silently keeps one).
+mod support;
+
+use serde_json::Value;
+use support::{TestNamespace, parse_json};
+
+fn apply(namespace: &TestNamespace, args: &[&str], input: &str) -> std::process::Output {
+    let mut command = namespace.kubeupd();
+    command.args(["-n", &namespace.name, "apply"]).args(args).args(["-f", "-"]).write_stdin(input.to_string());
+    command.output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn live(namespace: &TestNamespace, what: &str) -> Value {
+    parse_json(namespace.kubectl_ok(&["get", what, "-n", &namespace.name, "-o", "json"]).as_bytes())
+}
+
+fn configmap(name: &str, value: &str) -> String {
+    format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}}}\ndata: {{v: \"{value}\"}}\n")
+}
+
+fn deployment(labels: &str, env: &str) -> String {
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web}}\nspec:\n  selector: {{matchLabels: {labels}}}\n  template:\n    metadata: {{labels: {labels}}}\n    spec: {{containers: [{{name: app, image: nginx, env: {env}}}]}}\n"
+    )
+}
+
+#[test]
+fn duplicate_entries_are_refused_before_anything_is_written() {
+    let namespace = TestNamespace::new("checks-dup");
+    let input = [configmap("first", "1"), deployment("{app: web}", "[{name: A, value: '1'}, {name: A, value: '2'}]")]
+        .join("---\n");
+    for mode in [&[][..], &["--server-side"]] {
+        let output = apply(&namespace, mode, &input);
+        let message = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{mode:?}: {message}");
+        assert_eq!(
+            message,
+            "error: error validating \"STDIN\" (document 2): error validating data: \
+             ValidationError(Deployment.spec.template.spec.containers[0].env): duplicate entries for key \
+             [name=\"A\"]; if you choose to ignore these errors, turn validation off with --validate=false\n",
+            "{mode:?}"
+        );
+        let listed = namespace.kubectl_ok(&["get", "configmaps,deployments", "-n", &namespace.name, "-o", "name"]);
+        assert!(!listed.contains("configmap/first") && !listed.contains("deployment"), "{mode:?}: {listed}");
+    }
+    let warned = apply(&namespace, &["--validate=warn"], &input);
+    assert!(warned.status.success(), "{}", text(&warned.stderr));
+    assert!(text(&warned.stderr).contains("duplicate entries for key [name=\"A\"]"), "{}", text(&warned.stderr));
+}
+
+#[test]
+fn changes_to_immutable_fields_are_refused_before_anything_is_written() {
+    let namespace = TestNamespace::new("checks-immutable");
+    let job = |image: &str| {
+        format!(
+            "apiVersion: batch/v1\nkind: Job\nmetadata: {{name: once}}\nspec:\n  template:\n    spec: {{restartPolicy: Never, containers: [{{name: a, image: {image}}}]}}\n"
+        )
+    };
+    let service = |ip: &str| {
+        format!(
+            "apiVersion: v1\nkind: Service\nmetadata: {{name: web}}\nspec: {{clusterIP: {ip}, ports: [{{port: 80}}]}}\n"
+        )
+    };
+    let frozen = |value: &str| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: frozen}}\nimmutable: true\ndata: {{v: \"{value}\"}}\n"
+        )
+    };
+    let before = [
+        configmap("other", "1"),
+        deployment("{app: web}", "[]"),
+        job("busybox:1"),
+        service("10.0.200.10"),
+        frozen("1"),
+    ];
+    assert!(apply(&namespace, &[], &before.join("---\n")).status.success());
+    let cases = [
+        (deployment("{app: web, v: '2'}", "[]"), "deployment.apps/web: spec.selector cannot change"),
+        (job("busybox:2"), "job.batch/once: spec.template cannot change"),
+        (
+            service("10.0.200.11"),
+            "service/web: spec.clusterIP cannot change (live \"10.0.200.10\", here \"10.0.200.11\")",
+        ),
+        (frozen("2"), "configmap/frozen: data cannot change"),
+    ];
+    for (changed, expected) in cases {
+        for mode in [&[][..], &["--server-side"]] {
+            let output = apply(&namespace, mode, &[configmap("other", "2"), changed.clone()].join("---\n"));
+            let message = text(&output.stderr);
+            assert_eq!(output.status.code(), Some(1), "{expected}: {message}");
+            assert!(
+                message.starts_with("error: STDIN (document 2): ")
+                    && message.contains(expected)
+                    && message.contains("apply it with --force (client-side), which deletes and re-creates it"),
+                "{mode:?}: {message}"
+            );
+            assert_eq!(live(&namespace, "configmap/other")["data"]["v"], "1", "{expected}: nothing was written");
+        }
+    }
+    let forced = apply(&namespace, &["--force"], &deployment("{app: web, v: '2'}", "[]"));
+    assert!(forced.status.success(), "{}", text(&forced.stderr));
+    assert_eq!(live(&namespace, "deployment/web")["spec"]["selector"]["matchLabels"]["v"], "2");
+}
