@@ -26,6 +26,7 @@ const VERBS: &[&str] = &[
     "rollout restart",
     "rollout pause",
     "rollout resume",
+    "rollout status",
     "delete",
     "kustomize",
 ];

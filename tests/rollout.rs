@@ -90,3 +90,71 @@ fn rollout_actions_match_kubectl() {
         assert!(managers.contains(&"kubectl-rollout"), "{managers:?}");
     }
 }
+
+/// Writes the status of `deploy/web` in both twins, as the deployment controller would.
+fn play_controller(twins: &Twins, status: &str) {
+    for ns in [&twins.ours, &twins.theirs] {
+        ns.kubectl_ok(&[
+            "patch",
+            "deploy",
+            "web",
+            "-n",
+            &ns.name,
+            "--subresource=status",
+            "--type=merge",
+            "-p",
+            status,
+        ]);
+    }
+}
+
+#[test]
+fn rollout_status_matches_kubectl_as_the_controller_moves() {
+    let twins = twins("rollout-status");
+    let once = ["rollout", "status", "deploy/web", "--watch=false"];
+    // Not observed yet, then each of kubectl's waiting lines, for both tools, one look each.
+    both(&twins, &once);
+    for status in [
+        r#"{"status":{"observedGeneration":1,"replicas":3,"updatedReplicas":1}}"#,
+        r#"{"status":{"observedGeneration":1,"replicas":4,"updatedReplicas":3}}"#,
+        r#"{"status":{"observedGeneration":1,"replicas":3,"updatedReplicas":3,"readyReplicas":2,"availableReplicas":2}}"#,
+    ] {
+        play_controller(&twins, status);
+        let out = both(&twins, &once);
+        assert!(String::from_utf8_lossy(&out.stdout).starts_with("Waiting for deployment \"web\" rollout to finish"));
+    }
+    // A watch that runs out of time, in kubectl's words.
+    let (ours, theirs) = twins.run_both(&["rollout", "status", "deploy/web", "--timeout=1s"]);
+    support::assert_same_output(&ours, &theirs, "timed out");
+    assert_eq!(String::from_utf8_lossy(&ours.stderr), "error: timed out waiting for the condition\n");
+
+    // Both watch while the controller finishes the rollout.
+    let watch = |command: std::process::Command| {
+        let mut command = command;
+        command.args(["rollout", "status", "deploy/web", "--timeout=60s"]);
+        command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+        command.spawn().unwrap()
+    };
+    let mut ours_command = twins.ours.kubeupd_process();
+    ours_command.args(["-n", &twins.ours.name]);
+    let mut theirs_command = twins.theirs.kubectl();
+    theirs_command.args(["-n", &twins.theirs.name]);
+    let (ours, theirs) = (watch(ours_command), watch(theirs_command));
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    play_controller(
+        &twins,
+        r#"{"status":{"observedGeneration":1,"replicas":3,"updatedReplicas":3,"readyReplicas":3,"availableReplicas":3}}"#,
+    );
+    let (ours, theirs) = (ours.wait_with_output().unwrap(), theirs.wait_with_output().unwrap());
+    support::assert_same_output(&ours, &theirs, "watched until done");
+    assert!(String::from_utf8_lossy(&ours.stdout).ends_with("deployment \"web\" successfully rolled out\n"));
+
+    // A rollout past its deadline is an error; other kinds have no status.
+    play_controller(
+        &twins,
+        r#"{"status":{"conditions":[{"type":"Progressing","status":"False","reason":"ProgressDeadlineExceeded"}]}}"#,
+    );
+    both(&twins, &once);
+    both(&twins, &["rollout", "status", "cm/settings"]);
+    both(&twins, &["rollout", "status", "deploy/nope"]);
+}

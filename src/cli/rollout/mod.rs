@@ -1,6 +1,9 @@
 //! `kubeupd rollout restart|pause|resume`: start a new rollout of Deployments, DaemonSets and
 //! StatefulSets, or pause and resume one of a Deployment, each sent as a strategic merge patch
 //! from the object as read to the object changed, with kubectl's manager `kubectl-rollout`.
+//! `rollout status` ([`status`]) watches a rollout until it is done.
+
+mod status;
 
 use std::time::SystemTime;
 
@@ -40,6 +43,9 @@ pub enum RolloutCommand {
     /// Resume a paused Deployment's rollout.
     #[command(after_help = "Examples:\n  kubeupd rollout resume deployment/web")]
     Resume(ActionArgs),
+    /// Show the status of the rollout, watching it until it is done (--watch=false: once).
+    #[command(after_help = "Examples:\n  kubeupd rollout status deployment/web --timeout=5m")]
+    Status(status::StatusArgs),
 }
 
 /// Options of `rollout restart`, `pause` and `resume`.
@@ -81,6 +87,7 @@ pub async fn run(args: RolloutArgs, global: &GlobalArgs) -> Result {
         RolloutCommand::Restart(args) => run_action(Action::Restart, args, global).await,
         RolloutCommand::Pause(args) => run_action(Action::Pause, args, global).await,
         RolloutCommand::Resume(args) => run_action(Action::Resume, args, global).await,
+        RolloutCommand::Status(args) => status::run(args, global).await,
     }
 }
 

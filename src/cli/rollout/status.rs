@@ -1,0 +1,135 @@
+//! `kubeupd rollout status`: kubectl's line for the state of each object's rollout, watched
+//! until it is done (one object after the other, as kubectl does), or told once with
+//! `--watch=false`. The state is judged by [`crate::status::rollout`]; the watch is the client's.
+
+use std::time::Duration;
+
+use clap::{ArgAction, Args};
+use futures::StreamExt as _;
+use serde_json::Value;
+
+use super::super::flags::{SelectionArgs, TargetArgs};
+use super::super::visit::{self, Visited};
+use super::super::{Error, GlobalArgs, Result, write_stdout};
+use crate::client::{self, Cluster, ListScope, Selectors, WatchEvent, WatchOptions};
+use crate::resource::LabelSelector;
+use crate::status::rollout;
+
+/// Options of `rollout status`.
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    #[command(flatten)]
+    pub targets: TargetArgs,
+    /// Selector (label query) to filter on, e.g. `app=web`.
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<LabelSelector>,
+    /// Watch the status of the rollout until it's done.
+    #[arg(short = 'w', long, value_name = "BOOL", default_value_t = true, action = ArgAction::Set,
+          num_args = 0..=1, default_missing_value = "true")]
+    pub watch: bool,
+    /// How long to watch each object; zero waits for ever.
+    #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = super::super::parse_duration)]
+    pub timeout: Duration,
+    /// Pin to a specific revision for showing its status; 0 is the last revision.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub revision: i64,
+}
+
+/// The longest a single watch is kept open before it is opened again.
+const LONGEST_WATCH: Duration = Duration::from_secs(300);
+
+/// Runs `kubeupd rollout status`.
+pub async fn run(args: StatusArgs, global: &GlobalArgs) -> Result {
+    if args.targets.targets.is_empty() && args.targets.files.filenames.is_empty() {
+        return Err(Error::msg("required resource not specified"));
+    }
+    if args.revision < 0 {
+        return Err(Error::msg(format!("revision must be a positive integer: {}", args.revision)));
+    }
+    if args.revision > 0 {
+        return Err(Error::msg("--revision is not supported by kubeupd yet: watch the latest rollout without it"));
+    }
+    let selection = SelectionArgs { selector: args.selector.clone(), ..SelectionArgs::default() };
+    let cluster = global.connect().await?;
+    let (resolved, single) = visit::resolve(&cluster, global, "rollout", &args.targets, &selection).await?;
+    // As kubectl: one object after the other; the first that fails ends the run.
+    for read in visit::read(&cluster, resolved, &selection, single).await.objects {
+        follow(&cluster, read?, &args).await?;
+    }
+    Ok(())
+}
+
+/// Prints the rollout state of `object` and, when watching, each change until it is done.
+async fn follow(cluster: &Cluster, object: Visited, args: &StatusArgs) -> Result {
+    let target = &object.target;
+    if !rollout::has_viewer(&target.rt.kind) || target.rt.group != "apps" {
+        return Err(Error::msg(format!("no status viewer has been implemented for {}", target.rt.kind)));
+    }
+    if show(&object.live)? || !args.watch {
+        return Ok(());
+    }
+    let deadline = (!args.timeout.is_zero()).then(|| tokio::time::Instant::now() + args.timeout);
+    let watched = watch_until_done(cluster, object, deadline);
+    match deadline {
+        Some(deadline) => match tokio::time::timeout_at(deadline, watched).await {
+            Ok(result) => result,
+            Err(_) => Err(Error::msg("timed out waiting for the condition")),
+        },
+        None => watched.await,
+    }
+}
+
+/// Prints `object`'s rollout line; whether its rollout is done.
+fn show(object: &Value) -> Result<bool> {
+    let status = rollout::status(object).map_err(Error::msg)?;
+    write_stdout(&status.line)?;
+    Ok(status.done)
+}
+
+/// Watches the object from the version read, printing its line at each change, until its
+/// rollout is done. A watch that ends or breaks is opened again from the last version seen.
+async fn watch_until_done(cluster: &Cluster, object: Visited, deadline: Option<tokio::time::Instant>) -> Result {
+    let target = object.target;
+    let field = format!("metadata.name={}", target.name);
+    let selectors = Selectors { label: None, field: Some(&field) };
+    let scope = target.namespace.as_deref().map_or(ListScope::AllNamespaces, ListScope::Namespace);
+    let mut version = object.live["metadata"]["resourceVersion"].as_str().unwrap_or_default().to_string();
+    loop {
+        let left =
+            deadline.map_or(LONGEST_WATCH, |deadline| deadline.saturating_duration_since(tokio::time::Instant::now()));
+        let timeout = (left + Duration::from_secs(1)).min(LONGEST_WATCH);
+        let options = WatchOptions { selectors, resource_version: Some(&version), timeout };
+        let mut events = match cluster.watch(&target.rt, scope, &options).await {
+            Ok(events) => events,
+            Err(err) if err.is_transport() => {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                continue;
+            }
+            Err(err) => return Err(err.into()),
+        };
+        while let Some(event) = events.next().await {
+            let event = match event {
+                Ok(event) => event,
+                Err(client::Error::Gone(_)) => {
+                    // The version is too old to watch from: read the object again.
+                    let live = cluster.get(&target.rt, target.namespace.as_deref(), &target.name).await?;
+                    if show(&live)? {
+                        return Ok(());
+                    }
+                    version = live["metadata"]["resourceVersion"].as_str().unwrap_or_default().to_string();
+                    break;
+                }
+                Err(err) if err.is_transport() => break,
+                Err(err) => return Err(err.into()),
+            };
+            if let Some(seen) = event.resource_version() {
+                version = seen.to_string();
+            }
+            match event {
+                WatchEvent::Added(object) | WatchEvent::Modified(object) if show(&object)? => return Ok(()),
+                WatchEvent::Deleted(_) => return Err(Error::msg("object has been deleted")),
+                _ => {}
+            }
+        }
+    }
+}
