@@ -27,6 +27,10 @@ const VERBS: &[&str] = &[
     "rollout pause",
     "rollout resume",
     "rollout status",
+    "create configmap",
+    "create secret generic",
+    "create namespace",
+    "create serviceaccount",
     "delete",
     "kustomize",
 ];
@@ -107,6 +111,10 @@ fn kubectl_flags(verb: &str) -> Vec<Flag> {
 fn base(verb: &str) -> Vec<String> {
     let mut line = vec!["kubeupd".to_string()];
     line.extend(if verb == "options" { "get" } else { verb }.split(' ').map(String::from));
+    // The generators of `create` take the object's name.
+    if verb.starts_with("create ") {
+        line.push("x".into());
+    }
     line
 }
 

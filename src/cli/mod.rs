@@ -9,6 +9,7 @@ mod apply;
 mod apply_last_applied;
 mod apply_report;
 mod completion;
+mod create;
 mod delete;
 mod diff;
 mod edit;
@@ -264,6 +265,8 @@ pub enum Command {
     /// Set the number of replicas of objects through their scale subresource.
     #[command(after_help = SCALE_EXAMPLES)]
     Scale(scale::ScaleArgs),
+    /// Create a ConfigMap, Secret, Namespace or ServiceAccount, or print it (--dry-run=client -o yaml).
+    Create(create::CreateArgs),
     /// Edit an object in your editor and send the difference as a patch.
     Edit(edit::EditArgs),
     /// Wait until objects are ready, deleted, or meet a condition.
@@ -416,6 +419,7 @@ async fn dispatch(command: Command, global: GlobalArgs) -> Result {
         Command::Edit(args) => edit::run(args, &global).await,
         Command::Delete(args) => delete::run(args, &global).await,
         Command::Scale(args) => scale::run(args, &global).await,
+        Command::Create(args) => create::run(args, &global).await,
         Command::Set(args) => set::run(args, &global).await,
         Command::Rollout(args) => rollout::run(args, &global).await,
         Command::Label(args) => label::run(args, change::metadata::MetadataMap::Labels, &global).await,

@@ -134,17 +134,23 @@ pub fn merge_options(base: Option<&GeneratorOptions>, overlay: Option<&Generator
 /// replaced by letters (so the suffix never reads as a number or a bad word). Kustomize's encoding
 /// looks the name up under a path it never finds, so the name always encodes as "".
 pub fn hash_suffix(object: &Value) -> String {
+    content_hash(object, "")
+}
+
+/// The content hash of a ConfigMap or Secret encoded with `name` (kubectl's `--append-hash`
+/// encodes the object's name, kustomize an empty one).
+pub fn content_hash(object: &Value, name: &str) -> String {
     let field = |name: &str| object.get(name).cloned().unwrap_or_else(|| json!(""));
     let encoded = match object["kind"].as_str() {
         Some("ConfigMap") => {
-            let mut encoded = json!({"kind": "ConfigMap", "name": "", "data": field("data")});
+            let mut encoded = json!({"kind": "ConfigMap", "name": name, "data": field("data")});
             if object["binaryData"].is_object() {
                 encoded["binaryData"] = field("binaryData");
             }
             encoded
         }
         Some("Secret") => {
-            let mut encoded = json!({"kind": "Secret", "type": field("type"), "name": "", "data": field("data")});
+            let mut encoded = json!({"kind": "Secret", "type": field("type"), "name": name, "data": field("data")});
             if object["stringData"].is_object() {
                 encoded["stringData"] = field("stringData");
             }

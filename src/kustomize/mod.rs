@@ -22,6 +22,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+pub use generate::content_hash;
 pub use loader::{DiskLoader, Entry, GitLoader, LoadRestrictor, Loader, MemoryLoader};
 
 /// Why a kustomization could not be built. The message names the file or directory.

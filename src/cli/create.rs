@@ -1,0 +1,308 @@
+//! `kubeupd create configmap|secret generic|namespace|serviceaccount NAME`: kubectl's generators
+//! for the objects scripts make most, printed (`--dry-run=client -o yaml`, to pipe into `apply`)
+//! or created with kubectl's field manager `kubectl-create`. Sources are read by kubectl's rules
+//! (no quotes taken off literals, keys checked, env files alone), which differ from kustomize's
+//! generators; the `--append-hash` suffix is kustomize's, which kubectl shares.
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
+use clap::{Args, Subcommand};
+use serde_json::{Map, Value, json};
+
+use super::flags::{DryRunArg, FieldManagerArg, OutputArgs, ValidateArg};
+use super::{Error, GlobalArgs, Result, write_stdout};
+use crate::apply::{DryRun, last_applied};
+use crate::client::WriteOptions;
+use crate::output::{self, Verb};
+
+/// Options of `kubeupd create`.
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    #[command(subcommand)]
+    pub command: CreateCommand,
+}
+
+/// The objects `create` makes.
+#[derive(Debug, Subcommand)]
+pub enum CreateCommand {
+    /// Create a ConfigMap from literals, files, directories or env files.
+    #[command(visible_alias = "cm")]
+    Configmap(DataArgs),
+    /// Create a Secret.
+    #[command(subcommand)]
+    Secret(SecretCommand),
+    /// Create a Namespace.
+    #[command(visible_alias = "ns")]
+    Namespace(NameArgs),
+    /// Create a ServiceAccount.
+    #[command(visible_alias = "sa")]
+    Serviceaccount(NameArgs),
+}
+
+/// The kinds of Secret `create secret` makes.
+#[derive(Debug, Subcommand)]
+pub enum SecretCommand {
+    /// Create a Secret from literals, files, directories or env files.
+    Generic(SecretArgs),
+}
+
+/// What every generator takes.
+#[derive(Debug, Args)]
+pub struct CommonArgs {
+    #[command(flatten)]
+    dry_run: DryRunArg,
+    #[command(flatten)]
+    output: OutputArgs,
+    #[command(flatten)]
+    field_manager: FieldManagerArg,
+    #[command(flatten)]
+    validate: ValidateArg,
+    /// Record the object in the last-applied annotation, so that `apply` can follow.
+    #[arg(long)]
+    save_config: bool,
+}
+
+/// `create namespace` and `create serviceaccount`.
+#[derive(Debug, Args)]
+pub struct NameArgs {
+    #[arg(value_name = "NAME")]
+    object: String,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+/// `create configmap` and the data of `create secret generic`.
+#[derive(Debug, Args)]
+pub struct DataArgs {
+    #[arg(value_name = "NAME")]
+    object: String,
+    /// A key and a literal value: KEY=VALUE (repeatable).
+    #[arg(long, value_name = "KEY=VALUE")]
+    from_literal: Vec<String>,
+    /// A file (its name is the key), KEY=FILE, or a directory (each file in it) (repeatable).
+    #[arg(long, value_name = "[KEY=]SOURCE")]
+    from_file: Vec<String>,
+    /// A file of KEY=VALUE lines (repeatable; not with --from-file or --from-literal).
+    #[arg(long, value_name = "FILE")]
+    from_env_file: Vec<PathBuf>,
+    /// Append a hash of the content to the name.
+    #[arg(long)]
+    append_hash: bool,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+/// `create secret generic`.
+#[derive(Debug, Args)]
+pub struct SecretArgs {
+    #[command(flatten)]
+    data: DataArgs,
+    /// The Secret's type.
+    #[arg(long = "type", value_name = "TYPE")]
+    secret_type: Option<String>,
+}
+
+/// Runs `kubeupd create`.
+pub async fn run(args: CreateArgs, global: &GlobalArgs) -> Result {
+    let (object, common) = match &args.command {
+        CreateCommand::Configmap(data) => (data_object("ConfigMap", data, None)?, &data.common),
+        CreateCommand::Secret(SecretCommand::Generic(secret)) => {
+            (data_object("Secret", &secret.data, secret.secret_type.as_deref())?, &secret.data.common)
+        }
+        CreateCommand::Namespace(named) => (
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": named.object}, "spec": {}, "status": {}}),
+            &named.common,
+        ),
+        CreateCommand::Serviceaccount(named) => {
+            (json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": named.object}}), &named.common)
+        }
+    };
+    create(object, common, global).await
+}
+
+/// Prints or creates `object`, as `common` says.
+async fn create(mut object: Value, common: &CommonArgs, global: &GlobalArgs) -> Result {
+    let printer = common.output.printer(Verb::Write)?.cloned();
+    let namespaced = object["kind"] != "Namespace";
+    // kubectl names the namespace in the object only when -n names it.
+    if namespaced && let Some(namespace) = &global.namespace {
+        object["metadata"]["namespace"] = namespace.clone().into();
+    }
+    if common.save_config {
+        object = last_applied::with_annotation(&object);
+    }
+    let dry_run = common.dry_run.mode();
+    let shown = if dry_run == DryRun::Client {
+        // The object as kubectl's generator makes it: a creation time not set yet.
+        object["metadata"]["creationTimestamp"] = Value::Null;
+        object
+    } else {
+        let cluster = global.connect().await?;
+        let rt = cluster.resolve_kind("v1", object["kind"].as_str().unwrap_or_default()).await?;
+        let namespace =
+            namespaced.then(|| global.namespace.clone().unwrap_or_else(|| cluster.default_namespace().into()));
+        let write = WriteOptions {
+            dry_run: dry_run == DryRun::Server,
+            field_manager: Some(common.field_manager.or("kubectl-create")),
+            field_validation: Some(common.validate.directive),
+            ..WriteOptions::default()
+        };
+        cluster.create(&rt, namespace.as_deref(), &object, &write).await.map_err(|err| {
+            // kubectl's generators wrap the server's refusal, each in its own words.
+            let reason = err.status().map_or_else(|| err.to_string(), |status| status.message.clone());
+            match object["kind"].as_str() {
+                Some("ConfigMap") => Error::msg(format!("failed to create configmap: {reason}")),
+                Some("Secret") => Error::msg(format!("failed to create secret {reason}")),
+                Some("ServiceAccount") => Error::msg(format!("failed to create serviceaccount: {reason}")),
+                _ => err.into(),
+            }
+        })?
+    };
+    match &printer {
+        Some(printer) => write_stdout(&common.output.render(printer, &shown)?),
+        None => write_stdout(&format!("{} created{}\n", output::object_name(&shown), common.dry_run.suffix())),
+    }
+}
+
+/// A ConfigMap or Secret of `kind` from the sources of `args`, as kubectl's generators make it.
+fn data_object(kind: &str, args: &DataArgs, secret_type: Option<&str>) -> Result<Value> {
+    if !args.from_env_file.is_empty() && (!args.from_file.is_empty() || !args.from_literal.is_empty()) {
+        return Err(Error::msg("from-env-file cannot be combined with from-file or from-literal"));
+    }
+    let mut entries: Vec<(String, Vec<u8>)> = Vec::new();
+    for literal in &args.from_literal {
+        let (key, value) = literal
+            .split_once('=')
+            .ok_or_else(|| Error::msg(format!("invalid literal source {literal}, expected key=value")))?;
+        entries.push((key.to_string(), value.as_bytes().to_vec()));
+    }
+    for source in &args.from_file {
+        entries.extend(file_source(source)?);
+    }
+    for path in &args.from_env_file {
+        entries.extend(env_file(path)?);
+    }
+    let mut data = Map::new();
+    let mut binary = Map::new();
+    for (key, value) in entries {
+        check_key(kind, &key)?;
+        if data.contains_key(&key) || binary.contains_key(&key) {
+            return Err(Error::msg(format!(
+                "cannot add key {key:?}, another key by that name already exists in Data for {kind} {:?}",
+                args.object
+            )));
+        }
+        match (kind, String::from_utf8(value)) {
+            ("ConfigMap", Ok(text)) => data.insert(key, text.into()),
+            ("ConfigMap", Err(bytes)) => binary.insert(key, encode(bytes.as_bytes()).into()),
+            (_, Ok(text)) => data.insert(key, encode(text.as_bytes()).into()),
+            (_, Err(bytes)) => data.insert(key, encode(bytes.as_bytes()).into()),
+        };
+    }
+    let mut object = json!({"apiVersion": "v1", "kind": kind, "metadata": {"name": args.object}});
+    if !data.is_empty() {
+        object["data"] = Value::Object(data);
+    }
+    if !binary.is_empty() {
+        object["binaryData"] = Value::Object(binary);
+    }
+    if let Some(secret_type) = secret_type {
+        object["type"] = secret_type.into();
+    }
+    if args.append_hash {
+        let hashed = format!("{}-{}", args.object, crate::kustomize::content_hash(&object, &args.object));
+        object["metadata"]["name"] = hashed.into();
+    }
+    Ok(object)
+}
+
+fn encode(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// kubectl's rule for ConfigMap and Secret keys.
+fn check_key(kind: &str, key: &str) -> Result {
+    let valid = !key.is_empty()
+        && key.len() <= 253
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && key != "."
+        && key != ".."
+        && !key.starts_with("..");
+    if valid {
+        return Ok(());
+    }
+    Err(Error::msg(format!(
+        "{key:?} is not a valid key name for a {kind}: a valid config key must consist of alphanumeric characters, \
+         '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is \
+         '[-._a-zA-Z0-9]+')"
+    )))
+}
+
+/// `--from-file`: a file (keyed by its name), `KEY=FILE`, or a directory's regular files.
+fn file_source(source: &str) -> Result<Vec<(String, Vec<u8>)>> {
+    let (key, path) = match source.split_once('=') {
+        Some((key, path)) => (Some(key.to_string()), Path::new(path)),
+        None => (None, Path::new(source)),
+    };
+    let read = |path: &Path| {
+        std::fs::read(path).map_err(|err| Error::msg(format!("error reading {}: {}", path.display(), io_reason(&err))))
+    };
+    if path.is_dir() {
+        if key.is_some() {
+            return Err(Error::msg(format!("cannot give a key name for a directory path {}", path.display())));
+        }
+        let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+            .map_err(|err| Error::msg(format!("error listing files in {}: {err}", path.display())))?
+            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+            .filter(|path| path.is_file())
+            .collect();
+        files.sort();
+        return files
+            .iter()
+            .map(|file| Ok((file.file_name().unwrap_or_default().to_string_lossy().into_owned(), read(file)?)))
+            .collect();
+    }
+    let key = key.unwrap_or_else(|| path.file_name().unwrap_or_default().to_string_lossy().into_owned());
+    Ok(vec![(key, read(path)?)])
+}
+
+/// Go's words for the common I/O errors.
+fn io_reason(err: &std::io::Error) -> String {
+    match err.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => err.to_string(),
+    }
+}
+
+/// `--from-env-file`: KEY=VALUE lines, leading blanks and `#` comments skipped, a key alone
+/// taking its value from the environment.
+fn env_file(path: &Path) -> Result<Vec<(String, Vec<u8>)>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|err| Error::msg(format!("error reading {}: {}", path.display(), io_reason(&err))))?;
+    let mut pairs = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        let line = if number == 0 { line.trim_start_matches('\u{feff}') } else { line };
+        let line = line.trim_start();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (key, value) = match line.split_once('=') {
+            Some((key, value)) => (key, value.to_string()),
+            None => (line, std::env::var(line).unwrap_or_default()),
+        };
+        let valid = !key.is_empty()
+            && !key.starts_with(|c: char| c.is_ascii_digit())
+            && key.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        if !valid {
+            return Err(Error::msg(format!(
+                "{key:?} is not a valid key name: a valid environment variable name must consist of alphabetic \
+                 characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or \
+                 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')"
+            )));
+        }
+        pairs.push((key.to_string(), value.into_bytes()));
+    }
+    Ok(pairs)
+}
