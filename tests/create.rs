@@ -120,3 +120,22 @@ fn created_objects_and_the_apply_pipeline_match_kubectl() {
     apply(&twins.theirs, &theirs.stdout, true);
     twins.assert_same("secret/token", "created by the pipeline");
 }
+
+#[test]
+fn create_from_files_matches_kubectl() {
+    let twins = Twins::new("create-files");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("app.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: f1}\ndata: {a: \"1\"}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: f2}\n",
+    )
+    .unwrap();
+    let path = file.to_str().unwrap();
+    // Created, then refused as existing (each object on its own), then a dry run.
+    same_output(&twins, &["create", "-f", path]);
+    same_output(&twins, &["create", "-f", path]);
+    same_output(&twins, &["create", "-f", path, "--dry-run=client", "-o", "name"]);
+    same_output(&twins, &["create", "-f", path, "--dry-run=server", "-o", "yaml", "--save-config"]);
+    twins.assert_same("configmaps", "created from a file");
+}

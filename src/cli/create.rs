@@ -10,17 +10,25 @@ use base64::Engine as _;
 use clap::{Args, Subcommand};
 use serde_json::{Map, Value, json};
 
-use super::flags::{DryRunArg, FieldManagerArg, OutputArgs, ValidateArg};
-use super::{Error, GlobalArgs, Result, write_stdout};
+use futures::future::join_all;
+
+use super::flags::{DryRunArg, FieldManagerArg, FileArgs, OutputArgs, ValidateArg};
+use super::{Error, GlobalArgs, Result, validation, visit, write_stdout};
 use crate::apply::{DryRun, last_applied};
 use crate::client::WriteOptions;
 use crate::output::{self, Verb};
+use crate::resource::{self, Resolved, Resolver, Rules};
 
-/// Options of `kubeupd create`.
+/// Options of `kubeupd create`: a generator, or `-f` files.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct CreateArgs {
     #[command(subcommand)]
-    pub command: CreateCommand,
+    pub command: Option<CreateCommand>,
+    #[command(flatten)]
+    files: FileArgs,
+    #[command(flatten)]
+    common: CommonArgs,
 }
 
 /// The objects `create` makes.
@@ -105,7 +113,8 @@ pub struct SecretArgs {
 
 /// Runs `kubeupd create`.
 pub async fn run(args: CreateArgs, global: &GlobalArgs) -> Result {
-    let (object, common) = match &args.command {
+    let Some(command) = &args.command else { return create_files(&args.files, &args.common, global).await };
+    let (object, common) = match command {
         CreateCommand::Configmap(data) => (data_object("ConfigMap", data, None)?, &data.common),
         CreateCommand::Secret(SecretCommand::Generic(secret)) => {
             (data_object("Secret", &secret.data, secret.secret_type.as_deref())?, &secret.data.common)
@@ -119,6 +128,51 @@ pub async fn run(args: CreateArgs, global: &GlobalArgs) -> Result {
         }
     };
     create(object, common, global).await
+}
+
+const RULES: Rules = Rules { verb: "create", types_alone: false, selector: false };
+
+/// `create -f`: each object of the files created (checked first, all of them), kubectl's line
+/// for each, the server's refusal of one object in kubectl's words; the others go on.
+async fn create_files(files: &FileArgs, common: &CommonArgs, global: &GlobalArgs) -> Result {
+    files.require()?;
+    common.output.printer(Verb::Write)?;
+    let named = resource::parse(&[], &files.files(), RULES)?;
+    let cluster = global.connect().await?;
+    let resolved = Resolver::new(&cluster, global.namespace.as_deref(), false).resolve(named).await?;
+    validation::check_files(&cluster, &resolved, common.validate.directive).await?;
+    let dry_run = common.dry_run.mode();
+    let write = WriteOptions {
+        dry_run: dry_run == DryRun::Server,
+        field_manager: Some(common.field_manager.or("kubectl-create")),
+        field_validation: Some(common.validate.directive),
+        ..WriteOptions::default()
+    };
+    let results = join_all(resolved.iter().map(|item| async {
+        let Resolved::Manifest(manifest) = item else { unreachable!("create reads its objects from files") };
+        let document = match common.save_config {
+            true => last_applied::with_annotation(&manifest.document),
+            false => manifest.document.clone(),
+        };
+        let target = &manifest.object;
+        let created = match dry_run {
+            DryRun::Client => document,
+            _ => match cluster.create(&target.rt, target.namespace.as_deref(), &document, &write).await {
+                Ok(created) => created,
+                Err(cause) if cause.is_transport() && !write.dry_run => {
+                    let exists = |live: Option<&Value>| live.is_some();
+                    return Err(visit::write_failed(&cluster, target, None, cause, exists).await);
+                }
+                Err(err) => {
+                    let context = format!("error when creating {:?}", manifest.source.file);
+                    return Err(Error::Client(err.in_context(&context)));
+                }
+            },
+        };
+        common.output.written(&created, "created", true, common.dry_run.suffix())
+    }))
+    .await;
+    super::print_results(results)
 }
 
 /// Prints or creates `object`, as `common` says.
