@@ -154,8 +154,11 @@ async fn client_side(
             };
             let mut patch = three_way(&options.ignore)?;
             let mut warnings = Vec::new();
+            // Someone else changed the replicas since the last apply (an autoscaler would have):
+            // only then is it worth asking whether an autoscaler owns them.
             if let Some(autoscalers) = &options.autoscalers
                 && sets_replicas(&patch)
+                && live.pointer("/spec/replicas") != recorded.pointer("/spec/replicas")
                 && let Some((rules, line)) = autoscalers.keep_replicas(cluster, target, &options.ignore).await
             {
                 patch = three_way(&rules)?;
