@@ -8,16 +8,8 @@ mod support;
 use serde_json::Value;
 use support::{TestNamespace, parse_json};
 
-const DEPLOYMENT: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 3
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: app, image: nginx:1.27}]}
-";
+/// A Deployment of 3 replicas, whose replicas another manager takes over in these tests.
+const DEPLOYMENT: &str = include_str!("../testdata/replicas/deployment.yaml");
 
 const HPA: &str = "apiVersion: autoscaling/v1
 kind: HorizontalPodAutoscaler

@@ -209,16 +209,7 @@ mod tests {
 
     fn target(group: &str, kind: &str, name: &str) -> ObjectRef {
         ObjectRef {
-            rt: ResourceType {
-                group: group.into(),
-                version: "v1".into(),
-                resource: format!("{}s", kind.to_lowercase()),
-                kind: kind.into(),
-                namespaced: true,
-                verbs: Vec::new(),
-                short_names: Vec::new(),
-                singular: kind.to_lowercase(),
-            },
+            rt: ResourceType::namespaced_for_tests(group, kind),
             namespace: Some("ns".into()),
             name: name.into(),
         }

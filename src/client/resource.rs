@@ -24,6 +24,22 @@ pub struct ResourceType {
 }
 
 impl ResourceType {
+    /// A namespaced type of `kind` in `group`, version `v1`, for tests of code that only looks at
+    /// the group and kind.
+    #[cfg(test)]
+    pub fn namespaced_for_tests(group: &str, kind: &str) -> ResourceType {
+        ResourceType {
+            group: group.into(),
+            version: "v1".into(),
+            resource: format!("{}s", kind.to_lowercase()),
+            kind: kind.into(),
+            namespaced: true,
+            verbs: Vec::new(),
+            short_names: Vec::new(),
+            singular: kind.to_lowercase(),
+        }
+    }
+
     /// `v1` for the core group, else `group/version`.
     pub fn api_version(&self) -> String {
         if self.group.is_empty() { self.version.clone() } else { format!("{}/{}", self.group, self.version) }
