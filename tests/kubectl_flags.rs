@@ -27,6 +27,8 @@ const VERBS: &[&str] = &[
     "rollout pause",
     "rollout resume",
     "rollout status",
+    "rollout history",
+    "rollout undo",
     "create",
     "create configmap",
     "create secret generic",

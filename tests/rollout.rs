@@ -158,3 +158,125 @@ fn rollout_status_matches_kubectl_as_the_controller_moves() {
     both(&twins, &["rollout", "status", "cm/settings"]);
     both(&twins, &["rollout", "status", "deploy/nope"]);
 }
+
+/// A ReplicaSet of `deploy/web` at `revision`, with `template`'s pod spec (YAML flow mapping),
+/// as the deployment controller would have left it: labelled with its hash, owned by the
+/// Deployment of its namespace.
+fn play_replica_set(ns: &TestNamespace, hash: &str, revision: &str, cause: &str, spec: &str) {
+    let uid = ns.kubectl_ok(&["get", "deploy", "web", "-n", &ns.name, "-o", "jsonpath={.metadata.uid}"]);
+    let cause = if cause.is_empty() { String::new() } else { format!(", kubernetes.io/change-cause: {cause:?}") };
+    let yaml = format!(
+        "apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: web-{hash}
+  labels: {{app: web, pod-template-hash: {hash}}}
+  annotations: {{deployment.kubernetes.io/revision: \"{revision}\"{cause}}}
+  ownerReferences: [{{apiVersion: apps/v1, kind: Deployment, name: web, uid: {uid}, controller: true}}]
+spec:
+  replicas: 0
+  selector: {{matchLabels: {{app: web, pod-template-hash: {hash}}}}}
+  template:
+    metadata: {{labels: {{app: web, pod-template-hash: {hash}}}}}
+    spec: {spec}
+"
+    );
+    let created = support::with_stdin(ns.kubectl().args(["create", "-n", &ns.name, "-f", "-"]), &yaml);
+    assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
+}
+
+/// A pod spec that uses what kubectl's pod template description shows: several ports, command
+/// and arguments, resources, each kind of probe, environment from every source, mounts,
+/// volumes of several types, node selectors and tolerations.
+const RICH_SPEC: &str = r#"{
+  serviceAccountName: builder,
+  initContainers: [{name: init, image: "busybox:1.36", command: [sh, -c, "echo one\necho two"]}],
+  containers: [{
+    name: app, image: "nginx:1.24",
+    ports: [{containerPort: 80, name: http}, {containerPort: 9090, hostPort: 9090, protocol: UDP}],
+    args: [--verbose],
+    resources: {limits: {cpu: 500m, memory: 128Mi}, requests: {cpu: 250m}},
+    livenessProbe: {httpGet: {path: /healthz, port: 8080}, initialDelaySeconds: 3},
+    readinessProbe: {exec: {command: [cat, /tmp/ready]}},
+    startupProbe: {tcpSocket: {port: http}, failureThreshold: 30},
+    envFrom: [{configMapRef: {name: settings}, prefix: CFG_}, {secretRef: {name: creds, optional: true}}],
+    env: [{name: MODE, value: "fast\nsafe"}, {name: NODE, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}},
+          {name: CPU, valueFrom: {resourceFieldRef: {resource: limits.cpu, divisor: 1m}}},
+          {name: MEM, valueFrom: {resourceFieldRef: {resource: limits.memory}}},
+          {name: TOKEN, valueFrom: {secretKeyRef: {name: creds, key: token}}},
+          {name: LEVEL, valueFrom: {configMapKeyRef: {name: settings, key: level, optional: true}}}],
+    volumeMounts: [{name: data, mountPath: /var/data}, {name: config, mountPath: /etc/app, readOnly: true, subPath: app}]
+  }],
+  volumes: [{name: data, emptyDir: {sizeLimit: 1Gi}}, {name: config, configMap: {name: settings}},
+            {name: creds, secret: {secretName: creds, optional: true}}, {name: host, hostPath: {path: /var/log, type: Directory}},
+            {name: claim, persistentVolumeClaim: {claimName: data, readOnly: true}},
+            {name: info, downwardAPI: {items: [{path: labels, fieldRef: {fieldPath: metadata.labels}}]}},
+            {name: token, projected: {sources: [{serviceAccountToken: {path: token, expirationSeconds: 3600}},
+                                                {configMap: {name: settings}}, {downwardAPI: {items: [{path: name, fieldRef: {fieldPath: metadata.name}}]}}]}}],
+  nodeSelector: {disk: ssd, zone: a},
+  tolerations: [{key: dedicated, operator: Equal, value: web, effect: NoSchedule}, {operator: Exists},
+                {key: node.kubernetes.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: 300}]
+}"#;
+
+#[test]
+fn rollout_history_and_undo_match_kubectl() {
+    let twins = twins("rollout-history");
+    // The test plays the deployment controller: revision 1 is a rich template, revision 2 the
+    // Deployment's own, and a ReplicaSet of nobody's is left out.
+    let live = twins.ours.kubectl_ok(&["get", "deploy", "web", "-n", &twins.ours.name, "-o", "json"]);
+    let current = serde_json::to_string(&parse_json(live.as_bytes())["spec"]["template"]["spec"]).unwrap();
+    for ns in [&twins.ours, &twins.theirs] {
+        play_replica_set(ns, "h1", "1", "kubectl apply --filename=v1.yaml", RICH_SPEC);
+        play_replica_set(ns, "h2", "2", "", &current);
+        ns.kubectl_ok(&["annotate", "deploy/web", "-n", &ns.name, "deployment.kubernetes.io/revision=2"]);
+        ns.kubectl_ok(&["create", "cm", "web-h9", "-n", &ns.name]);
+    }
+    let steps: &[&[&str]] = &[
+        &["rollout", "history", "deploy/web"],
+        &["rollout", "history", "deploy/web", "--revision=1"],
+        &["rollout", "history", "deploy/web", "--revision=2"],
+        &["rollout", "history", "deploy/web", "--revision=5"],
+        &["rollout", "history", "deploy/web", "--revision=-1"],
+        &["rollout", "history", "deploy/web", "-o", "name"],
+        &["rollout", "history", "deploy/web", "--revision=1", "-o", "jsonpath={.metadata.name}"],
+        &["rollout", "history", "cm/settings", "deploy/nope"],
+        &["rollout", "status", "deploy/web", "--watch=false", "--revision=3"],
+        &["rollout", "undo", "deploy/web", "--dry-run=client"],
+        &["rollout", "undo", "deploy/web", "--dry-run=server", "-o", "name"],
+        &["rollout", "undo", "deploy/web", "--to-revision=7"],
+        &["rollout", "undo", "cm/settings"],
+    ];
+    for args in steps {
+        both(&twins, args);
+    }
+    // The ReplicaSets themselves, as YAML documents: compared as twins (names and uids differ).
+    let (ours, theirs) = twins.run_both(&["rollout", "history", "deploy/web", "-o", "yaml"]);
+    let documents = |output: &Output, ns: &TestNamespace| -> Vec<Value> {
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        let view = |doc: &str| {
+            let mut set = twin_view(support::parse_yaml(doc.as_bytes()), &ns.name);
+            set["metadata"]["ownerReferences"][0]["uid"] = "the twin's Deployment".into();
+            set
+        };
+        text.split("---\n").map(view).collect()
+    };
+    let sets = documents(&ours, &twins.ours);
+    assert_eq!(sets, documents(&theirs, &twins.theirs), "history -o yaml");
+    assert_eq!(sets.len(), 2, "one document per revision");
+    twins.assert_same("deploy/web", "after dry runs and failures");
+    // Back to revision 1, then again (skipped), then to 2; a paused Deployment is not rolled back.
+    for args in [
+        &["rollout", "undo", "deploy/web"][..],
+        &["rollout", "undo", "deploy/web", "--to-revision=1"],
+        &["rollout", "undo", "deployment", "web", "--to-revision=2"],
+    ] {
+        both(&twins, args);
+        twins.assert_same("deploy/web", &format!("after {args:?}"));
+    }
+    let web = twins.assert_same("deploy/web", "rolled back and forth");
+    assert_eq!(web["spec"]["template"]["spec"]["containers"][0]["image"], "nginx:1.25");
+    assert_eq!(web["spec"]["template"]["metadata"]["labels"], serde_json::json!({"app": "web"}), "no hash label");
+    both(&twins, &["rollout", "pause", "deploy/web"]);
+    let out = both(&twins, &["rollout", "undo", "deploy/web", "--to-revision=1"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("paused"));
+}

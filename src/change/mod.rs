@@ -4,6 +4,7 @@
 
 pub mod image;
 pub mod metadata;
+pub mod rollback;
 pub mod rollout;
 pub mod scale;
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-pub use selector::{BadSelector, LabelSelector};
+pub use selector::{BadSelector, LabelSelector, selector_text};
 
 use crate::gocompat;
 

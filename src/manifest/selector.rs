@@ -39,6 +39,34 @@ impl std::str::FromStr for LabelSelector {
     }
 }
 
+/// An object's `LabelSelector` (`matchLabels`, `matchExpressions`) written as the server reads
+/// `labelSelector`, as apimachinery's `LabelSelectorAsSelector(...).String()` writes it: one
+/// requirement per key, sorted by key, with sorted values; empty for a selector that selects all.
+pub fn selector_text(selector: &Value) -> String {
+    let mut requirements: Vec<(String, String)> = Vec::new();
+    if let Some(labels) = selector["matchLabels"].as_object() {
+        requirements.extend(
+            labels.iter().map(|(key, value)| (key.clone(), format!("{key}={}", value.as_str().unwrap_or_default()))),
+        );
+    }
+    for expression in selector["matchExpressions"].as_array().into_iter().flatten() {
+        let key = expression["key"].as_str().unwrap_or_default();
+        let mut values: Vec<&str> =
+            expression["values"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        values.sort_unstable();
+        let text = match expression["operator"].as_str().unwrap_or_default() {
+            "In" => format!("{key} in ({})", values.join(",")),
+            "NotIn" => format!("{key} notin ({})", values.join(",")),
+            "Exists" => key.to_string(),
+            "DoesNotExist" => format!("!{key}"),
+            _ => continue,
+        };
+        requirements.push((key.to_string(), text));
+    }
+    requirements.sort_by(|a, b| a.0.cmp(&b.0));
+    requirements.into_iter().map(|(_, text)| text).collect::<Vec<_>>().join(",")
+}
+
 impl LabelSelector {
     /// The selector as given, for the server (`labelSelector`).
     pub fn as_str(&self) -> &str {

@@ -3,6 +3,7 @@
 //! writer they are given; they know nothing of the server or of the command line.
 
 mod changes;
+mod describe;
 mod diff;
 mod json;
 pub mod jsonpath;
@@ -15,6 +16,7 @@ mod yaml;
 use serde_json::{Value, json};
 
 pub use changes::changed_paths;
+pub use describe::pod_template as describe_pod_template;
 pub use diff::unified_diff;
 pub use json::{to_json, to_json_indented};
 pub use name::object_name;

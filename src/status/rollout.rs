@@ -28,19 +28,38 @@ fn int(value: &Value) -> i64 {
     value.as_i64().unwrap_or(0)
 }
 
+/// A Deployment's revision annotation (none is 0), or Go's `strconv.ParseInt` error.
+fn running_revision(object: &Value) -> Result<i64, String> {
+    match object["metadata"]["annotations"]["deployment.kubernetes.io/revision"].as_str() {
+        None => Ok(0),
+        Some(text) => text.parse().map_err(|_| format!("strconv.ParseInt: parsing {text:?}: invalid syntax")),
+    }
+}
+
 /// Whether kubectl can tell the rollout status of objects of `kind` (apps group).
 pub fn has_viewer(kind: &str) -> bool {
     matches!(kind, "Deployment" | "DaemonSet" | "StatefulSet")
 }
 
-/// The rollout status of `object` (a Deployment, DaemonSet or StatefulSet) as kubectl tells it.
-pub fn status(object: &Value) -> Result<RolloutStatus, RolloutError> {
+/// The rollout status of `object` (a Deployment, DaemonSet or StatefulSet) as kubectl tells it;
+/// a `revision` above 0 must be a Deployment's running revision (the others ignore it, as in
+/// kubectl).
+pub fn status(object: &Value, revision: i64) -> Result<RolloutStatus, RolloutError> {
     let name = object["metadata"]["name"].as_str().unwrap_or_default();
     let generation = int(&object["metadata"]["generation"]);
     let (spec, status) = (&object["spec"], &object["status"]);
     let observed = int(&status["observedGeneration"]);
     match object["kind"].as_str().unwrap_or_default() {
         "Deployment" => {
+            if revision > 0 {
+                let running = running_revision(object)
+                    .map_err(|err| RolloutError(format!("cannot get the revision of deployment {name:?}: {err}")))?;
+                if running != revision {
+                    return Err(RolloutError(format!(
+                        "desired revision ({revision}) is different from the running revision ({running})"
+                    )));
+                }
+            }
             if generation > observed {
                 return waiting("Waiting for deployment spec update to be observed...\n".into());
             }
@@ -148,7 +167,7 @@ mod tests {
 
     #[test]
     fn a_deployment_goes_through_kubectls_lines() {
-        let line = |object: Value| status(&object).map(|status| (status.line, status.done));
+        let line = |object: Value| status(&object, 0).map(|status| (status.line, status.done));
         assert_eq!(
             line(deployment(2, json!({"observedGeneration": 1}))),
             Ok(("Waiting for deployment spec update to be observed...\n".into(), false))
@@ -197,9 +216,25 @@ mod tests {
         let sts = json!({"kind": "StatefulSet", "metadata": {"name": "db", "generation": 1},
             "spec": {"replicas": 3, "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}},
             "status": {"observedGeneration": 1, "readyReplicas": 3, "updatedReplicas": 3}});
-        assert_eq!(status(&sts).unwrap().line, "partitioned roll out complete: 3 new pods have been updated...\n");
+        assert_eq!(status(&sts, 0).unwrap().line, "partitioned roll out complete: 3 new pods have been updated...\n");
         let ds = json!({"kind": "DaemonSet", "metadata": {"name": "agent", "generation": 1},
             "spec": {"updateStrategy": {"type": "OnDelete"}}, "status": {}});
-        assert_eq!(status(&ds).unwrap_err().0, "rollout status is only available for RollingUpdate strategy type");
+        assert_eq!(status(&ds, 0).unwrap_err().0, "rollout status is only available for RollingUpdate strategy type");
+    }
+
+    #[test]
+    fn a_revision_must_be_the_running_one() {
+        let mut web = deployment(
+            1,
+            json!({"observedGeneration": 1, "updatedReplicas": 3, "replicas": 3, "availableReplicas": 3}),
+        );
+        web["metadata"]["annotations"] = json!({"deployment.kubernetes.io/revision": "2"});
+        assert!(status(&web, 2).unwrap().done);
+        assert_eq!(status(&web, 3).unwrap_err().0, "desired revision (3) is different from the running revision (2)");
+        web["metadata"]["annotations"]["deployment.kubernetes.io/revision"] = json!("x");
+        assert_eq!(
+            status(&web, 1).unwrap_err().0,
+            "cannot get the revision of deployment \"web\": strconv.ParseInt: parsing \"x\": invalid syntax"
+        );
     }
 }

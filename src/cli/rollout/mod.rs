@@ -1,8 +1,10 @@
 //! `kubeupd rollout restart|pause|resume`: start a new rollout of Deployments, DaemonSets and
 //! StatefulSets, or pause and resume one of a Deployment, each sent as a strategic merge patch
 //! from the object as read to the object changed, with kubectl's manager `kubectl-rollout`.
-//! `rollout status` ([`status`]) watches a rollout until it is done.
+//! `rollout status` ([`status`]) watches a rollout until it is done; `rollout history` and
+//! `rollout undo` ([`history`]) read and restore a Deployment's revisions.
 
+mod history;
 mod status;
 
 use std::time::SystemTime;
@@ -46,6 +48,16 @@ pub enum RolloutCommand {
     /// Show the status of the rollout, watching it until it is done (--watch=false: once).
     #[command(after_help = "Examples:\n  kubeupd rollout status deployment/web --timeout=5m")]
     Status(status::StatusArgs),
+    /// Show the revisions of Deployments, or one revision's pod template (--revision).
+    #[command(
+        after_help = "Examples:\n  kubeupd rollout history deployment/web\n  kubeupd rollout history deployment/web --revision=3"
+    )]
+    History(history::HistoryArgs),
+    /// Roll Deployments back to an earlier revision (--to-revision; by default the one before the last).
+    #[command(
+        after_help = "Examples:\n  kubeupd rollout undo deployment/web\n  kubeupd rollout undo deployment/web --to-revision=3"
+    )]
+    Undo(history::UndoArgs),
 }
 
 /// Options of `rollout restart`, `pause` and `resume`.
@@ -88,6 +100,8 @@ pub async fn run(args: RolloutArgs, global: &GlobalArgs) -> Result {
         RolloutCommand::Pause(args) => run_action(Action::Pause, args, global).await,
         RolloutCommand::Resume(args) => run_action(Action::Resume, args, global).await,
         RolloutCommand::Status(args) => status::run(args, global).await,
+        RolloutCommand::History(args) => history::run_history(args, global).await,
+        RolloutCommand::Undo(args) => history::run_undo(args, global).await,
     }
 }
 

@@ -46,9 +46,6 @@ pub async fn run(args: StatusArgs, global: &GlobalArgs) -> Result {
     if args.revision < 0 {
         return Err(Error::msg(format!("revision must be a positive integer: {}", args.revision)));
     }
-    if args.revision > 0 {
-        return Err(Error::msg("--revision is not supported by kubeupd yet: watch the latest rollout without it"));
-    }
     let selection = SelectionArgs { selector: args.selector.clone(), ..SelectionArgs::default() };
     let cluster = global.connect().await?;
     let (resolved, single) = visit::resolve(&cluster, global, "rollout", &args.targets, &selection).await?;
@@ -65,11 +62,11 @@ async fn follow(cluster: &Cluster, object: Visited, args: &StatusArgs) -> Result
     if !rollout::has_viewer(&target.rt.kind) || target.rt.group != "apps" {
         return Err(Error::msg(format!("no status viewer has been implemented for {}", target.rt.kind)));
     }
-    if show(&object.live)? || !args.watch {
+    if show(&object.live, args.revision)? || !args.watch {
         return Ok(());
     }
     let deadline = (!args.timeout.is_zero()).then(|| tokio::time::Instant::now() + args.timeout);
-    let watched = watch_until_done(cluster, object, deadline);
+    let watched = watch_until_done(cluster, object, args.revision, deadline);
     match deadline {
         Some(deadline) => match tokio::time::timeout_at(deadline, watched).await {
             Ok(result) => result,
@@ -80,15 +77,20 @@ async fn follow(cluster: &Cluster, object: Visited, args: &StatusArgs) -> Result
 }
 
 /// Prints `object`'s rollout line; whether its rollout is done.
-fn show(object: &Value) -> Result<bool> {
-    let status = rollout::status(object).map_err(Error::msg)?;
+fn show(object: &Value, revision: i64) -> Result<bool> {
+    let status = rollout::status(object, revision).map_err(Error::msg)?;
     write_stdout(&status.line)?;
     Ok(status.done)
 }
 
 /// Watches the object from the version read, printing its line at each change, until its
 /// rollout is done. A watch that ends or breaks is opened again from the last version seen.
-async fn watch_until_done(cluster: &Cluster, object: Visited, deadline: Option<tokio::time::Instant>) -> Result {
+async fn watch_until_done(
+    cluster: &Cluster,
+    object: Visited,
+    revision: i64,
+    deadline: Option<tokio::time::Instant>,
+) -> Result {
     let target = object.target;
     let field = format!("metadata.name={}", target.name);
     let selectors = Selectors { label: None, field: Some(&field) };
@@ -113,7 +115,7 @@ async fn watch_until_done(cluster: &Cluster, object: Visited, deadline: Option<t
                 Err(client::Error::Gone(_)) => {
                     // The version is too old to watch from: read the object again.
                     let live = cluster.get(&target.rt, target.namespace.as_deref(), &target.name).await?;
-                    if show(&live)? {
+                    if show(&live, revision)? {
                         return Ok(());
                     }
                     version = live["metadata"]["resourceVersion"].as_str().unwrap_or_default().to_string();
@@ -126,7 +128,7 @@ async fn watch_until_done(cluster: &Cluster, object: Visited, deadline: Option<t
                 version = seen.to_string();
             }
             match event {
-                WatchEvent::Added(object) | WatchEvent::Modified(object) if show(&object)? => return Ok(()),
+                WatchEvent::Added(object) | WatchEvent::Modified(object) if show(&object, revision)? => return Ok(()),
                 WatchEvent::Deleted(_) => return Err(Error::msg("object has been deleted")),
                 _ => {}
             }

@@ -1,0 +1,256 @@
+//! `kubeupd rollout history` and `rollout undo` of Deployments: the revisions kept in the
+//! ReplicaSets a Deployment controls ([`crate::change::rollback`] reads them as kubectl does),
+//! listed, shown one by one (`--revision`, described as kubectl describes a pod template), or put
+//! back with kubectl's JSON patch.
+
+use clap::Args;
+use serde_json::Value;
+
+use super::super::flags::{DryRunArg, OutputArgs, SelectionArgs, TargetArgs};
+use super::super::visit::{self, Visited};
+use super::super::{Error, GlobalArgs, Result};
+use crate::apply::DryRun;
+use crate::change::rollback::{self, History};
+use crate::client::{Cluster, ListScope, Selectors, WriteOptions};
+use crate::merge::Patch;
+use crate::output::{self, Printer, Verb};
+use crate::resource::LabelSelector;
+
+/// Options of `rollout history`.
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    #[command(flatten)]
+    pub targets: TargetArgs,
+    /// Selector (label query) to filter on, e.g. `app=web`.
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<LabelSelector>,
+    /// See the details, including the pod template, of this revision.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub revision: i64,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Options of `rollout undo`.
+#[derive(Debug, Args)]
+pub struct UndoArgs {
+    #[command(flatten)]
+    pub targets: TargetArgs,
+    /// Selector (label query) to filter on, e.g. `app=web`.
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<LabelSelector>,
+    /// The revision to roll back to; 0 is the one before the last.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub to_revision: i64,
+    #[command(flatten)]
+    pub dry_run: DryRunArg,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Reads the objects named, in kubectl's order; one that cannot be read is its error.
+async fn objects(
+    cluster: &Cluster,
+    global: &GlobalArgs,
+    targets: &TargetArgs,
+    selector: &Option<LabelSelector>,
+) -> Result<Vec<Result<Visited>>> {
+    if targets.targets.is_empty() && targets.files.filenames.is_empty() {
+        return Err(Error::msg("required resource not specified"));
+    }
+    let selection = SelectionArgs { selector: selector.clone(), ..SelectionArgs::default() };
+    let (resolved, single) = visit::resolve(cluster, global, "rollout", targets, &selection).await?;
+    Ok(visit::read(cluster, resolved, &selection, single).await.objects)
+}
+
+/// The ReplicaSets `deployment` controls, as kubectl lists them: by the Deployment's selector,
+/// then by owner.
+async fn replica_sets(cluster: &Cluster, deployment: &Visited) -> Result<Vec<Value>> {
+    let selector = crate::manifest::selector_text(&deployment.live["spec"]["selector"]);
+    let rt = cluster.resolve_kind("apps/v1", "ReplicaSet").await?;
+    let namespace = deployment.target.namespace.as_deref().unwrap_or_default();
+    let selectors = Selectors { label: Some(&selector), field: None };
+    let list = cluster.list(&rt, ListScope::Namespace(namespace), selectors).await?;
+    // A list's items carry no kind; printed alone, each says what it is.
+    let mut items = list["items"].as_array().cloned().unwrap_or_default();
+    for item in &mut items {
+        item["apiVersion"] = Value::from("apps/v1");
+        item["kind"] = Value::from("ReplicaSet");
+    }
+    Ok(rollback::controlled_replica_sets(&deployment.live, &items))
+}
+
+/// What kubectl calls the helper that a verb needs for a kind: `history viewer`, `rollbacker`.
+#[derive(Clone, Copy)]
+enum Helper {
+    HistoryViewer,
+    Rollbacker,
+}
+
+/// kubectl's refusal of kinds without history; only Deployments keep theirs here (DaemonSets and
+/// StatefulSets keep it in ControllerRevisions, which kubeupd does not read yet).
+fn check_kind(object: &Visited, helper: Helper) -> Result {
+    let rt = &object.target.rt;
+    let (group, kind) = (rt.group.as_str(), rt.kind.as_str());
+    let (name, retrieving) = match helper {
+        Helper::HistoryViewer => ("history viewer", "history"),
+        Helper::Rollbacker => ("rollbacker", "rollbacker"),
+    };
+    let apps = matches!(group, "apps" | "extensions");
+    let known = match kind {
+        "DaemonSet" | "Deployment" | "ReplicaSet" => apps,
+        "StatefulSet" => group == "apps",
+        "Job" | "CronJob" => group == "batch",
+        "Pod" | "ReplicationController" => matches!(group, "" | "core"),
+        _ => false,
+    };
+    if !known {
+        return Err(Error::msg(format!(
+            "error retrieving {retrieving} for {:?}, no visitor method exists for {{{group} {kind}}}",
+            group_kind(object)
+        )));
+    }
+    match kind {
+        "Deployment" => Ok(()),
+        "DaemonSet" | "StatefulSet" => Err(Error::msg(format!(
+            "{} of {kind}s is not supported by kubeupd yet (they keep it in ControllerRevisions): use kubectl for them",
+            match helper {
+                Helper::HistoryViewer => "rollout history",
+                Helper::Rollbacker => "rollout undo",
+            }
+        ))),
+        _ => Err(Error::msg(format!("no {name} has been implemented for {:?}", group_kind(object)))),
+    }
+}
+
+/// Go's `schema.GroupKind.String()`: `Kind.group`, or the kind alone in the core group.
+fn group_kind(object: &Visited) -> String {
+    let rt = &object.target.rt;
+    if rt.group.is_empty() { rt.kind.clone() } else { format!("{}.{}", rt.kind, rt.group) }
+}
+
+/// kubectl's words for a `--revision` the history does not have.
+const NO_SUCH_REVISION: &str = "unable to find the specified revision";
+
+/// Runs `rollout history`.
+pub async fn run_history(args: HistoryArgs, global: &GlobalArgs) -> Result {
+    if args.revision < 0 {
+        return Err(Error::msg(format!("revision must be a positive integer: {}", args.revision)));
+    }
+    let printer = args.output.printer(Verb::Write)?.cloned();
+    let cluster = global.connect().await?;
+    let mut results = Vec::new();
+    let mut errors = Vec::new();
+    for object in objects(&cluster, global, &args.targets, &args.selector).await? {
+        match history_of(&cluster, object, &args, printer.as_ref()).await {
+            Ok(text) => results.push(Ok(text)),
+            Err(err) => errors.push(err),
+        }
+    }
+    results.push(if errors.is_empty() { Ok(String::new()) } else { Err(errors) });
+    super::super::print_visited(results)
+}
+
+async fn history_of(
+    cluster: &Cluster,
+    object: Result<Visited>,
+    args: &HistoryArgs,
+    printer: Option<&Printer>,
+) -> Result<String> {
+    let object = object?;
+    check_kind(&object, Helper::HistoryViewer)?;
+    let history = History::new(&replica_sets(cluster, &object).await?);
+    if let Some(printer) = printer {
+        // kubectl prints the ReplicaSets themselves (and panics on a revision it does not have:
+        // here that is the error it gives without -o).
+        let shown: Vec<&Value> = match args.revision {
+            0 => history.objects().map(|(_, rs)| rs).collect(),
+            revision => vec![history.object(revision).ok_or_else(|| Error::msg(NO_SUCH_REVISION))?],
+        };
+        return render_each(&args.output, printer, &shown);
+    }
+    let (heading, text) = match args.revision {
+        0 => (String::new(), history.table()),
+        revision => {
+            let template = history.template(revision).ok_or_else(|| Error::msg(NO_SUCH_REVISION))?;
+            (format!("with revision #{revision}"), output::describe_pod_template(&template))
+        }
+    };
+    Ok(format!("{} {heading}\n{text}\n", output::object_name(&object.live)))
+}
+
+/// Each object as `printer` prints it, YAML documents separated as kubectl's printer separates them.
+fn render_each(output: &OutputArgs, printer: &Printer, objects: &[&Value]) -> Result<String> {
+    let mut text = String::new();
+    for (i, object) in objects.iter().enumerate() {
+        if i > 0 && matches!(printer, Printer::Yaml) {
+            text.push_str("---\n");
+        }
+        text.push_str(&output.render(printer, object)?);
+    }
+    Ok(text)
+}
+
+/// Runs `rollout undo`: as kubectl, the first object that fails ends the run.
+pub async fn run_undo(args: UndoArgs, global: &GlobalArgs) -> Result {
+    let printer = args.output.printer(Verb::Write)?.cloned();
+    let cluster = global.connect().await?;
+    for object in objects(&cluster, global, &args.targets, &args.selector).await? {
+        let object = object?;
+        let result = undo(&cluster, &object, &args).await?;
+        let text = match &printer {
+            // kubectl prints the object as it read it, before the rollback.
+            Some(printer) => args.output.render(printer, &object.live)?,
+            None => format!("{} {result}{}\n", output::object_name(&object.live), args.dry_run.suffix()),
+        };
+        super::super::write_stdout(&text)?;
+    }
+    Ok(())
+}
+
+/// Rolls `object` back; kubectl's word for what happened.
+async fn undo(cluster: &Cluster, object: &Visited, args: &UndoArgs) -> Result<String> {
+    check_kind(object, Helper::Rollbacker)?;
+    if args.to_revision < 0 {
+        return Err(Error::msg(rollback::Error::NoSuchRevision(args.to_revision).to_string()));
+    }
+    let target = &object.target;
+    // kubectl reads the Deployment again before it reads its ReplicaSets.
+    let live = cluster
+        .get(&target.rt, target.namespace.as_deref(), &target.name)
+        .await
+        .map_err(|err| Error::msg(format!("failed to retrieve Deployment {}: {}", target.name, reason(&err))))?;
+    let deployment = Visited { target: target.clone(), live };
+    let sets = replica_sets(cluster, &deployment).await?;
+    let source = rollback::rollback_source(&deployment.live, &sets, args.to_revision)
+        .map_err(|err| Error::msg(err.to_string()))?;
+    if args.dry_run.mode() == DryRun::Client {
+        return Ok(output::describe_pod_template(&source["spec"]["template"]));
+    }
+    let Some(patch) = rollback::rollback_patch(&deployment.live, source).map_err(|err| Error::msg(err.to_string()))?
+    else {
+        return Ok(format!("skipped rollback (current template already matches revision {})", args.to_revision));
+    };
+    let patch = Patch::Json(serde_json::from_value(patch).map_err(|err| Error::Other(err.into()))?);
+    let write = WriteOptions { dry_run: args.dry_run.mode() == DryRun::Server, ..WriteOptions::default() };
+    let sent = cluster.patch(&target.rt, target.namespace.as_deref(), &target.name, &patch, &write).await;
+    match sent {
+        Ok(_) => Ok("rolled back".to_string()),
+        Err(err) => {
+            let revision = args.to_revision;
+            let written = |live: Option<&Value>| {
+                !write.dry_run
+                    && live.is_some_and(|live| rollback::rollback_patch(live, source).is_ok_and(|p| p.is_none()))
+            };
+            match visit::write_failed(cluster, target, None, err, written).await {
+                lost @ Error::Lost { .. } => Err(lost),
+                err => Err(Error::msg(format!("failed restoring revision {revision}: {}", err.message()))),
+            }
+        }
+    }
+}
+
+/// A client error as kubectl words it after its own context: the server's message.
+fn reason(err: &crate::client::Error) -> String {
+    err.status().map_or_else(|| err.to_string(), |status| status.message.clone())
+}
