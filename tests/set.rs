@@ -1,6 +1,6 @@
-//! `kubeupd set image` against a real kube-apiserver, with kubectl as the oracle on twin
-//! namespaces: the same output and exit code, the same objects, the same field ownership
-//! (`kubectl-set`).
+//! `kubeupd set image|env|resources|serviceaccount` against a real kube-apiserver, with kubectl
+//! as the oracle on twin namespaces: the same output and exit code, the same objects, the same
+//! field ownership (`kubectl-set`).
 
 mod support;
 
@@ -147,4 +147,89 @@ fn custom_resources_have_no_pod_template() {
         String::from_utf8_lossy(&ours.stderr),
         "error: gadgets/sprocket the object is not a pod or does not have a pod template: *unstructured.Unstructured\n"
     );
+}
+
+/// `set env`, `set resources` and `set serviceaccount`, step after step on the same twins: each
+/// step's output and exit code are kubectl's, and so are the objects after it. The sources of
+/// `--from` have one key each (kubectl takes several in Go's random map order).
+#[test]
+fn env_resources_and_service_accounts_are_set_like_kubectl_sets_them() {
+    let twins = twins("set-env");
+    for ns in [&twins.ours, &twins.theirs] {
+        ns.kubectl_ok(&["create", "cm", "levels", "-n", &ns.name, "--from-literal=log.level=debug"]);
+        ns.kubectl_ok(&["create", "secret", "generic", "creds", "-n", &ns.name, "--from-literal=token=abc"]);
+    }
+    let steps: &[&[&str]] = &[
+        &["set", "env", "deploy/web", "A=1", "B=2"],
+        &["set", "env", "deploy/web", "A=1"],
+        &["set", "env", "deploy/web", "A=3", "--overwrite=false"],
+        &["set", "env", "deploy/web", "-c", "app", "C=3", "A-"],
+        &["set", "env", "deploy/web", "-c", "nope", "C=3"],
+        &["set", "env", "deploy/web", "-c", "side*", "-e", "D=4"],
+        &["set", "env", "deploy/web", "--from=configmap/levels", "--prefix=P_"],
+        &["set", "env", "deploy/web", "--from=secret/creds", "--keys=token"],
+        &["set", "env", "deploy/web", "--list"],
+        &["set", "env", "deploy/web", "ds/agent", "--list", "--resolve"],
+        &["set", "env", "deploy/web", "1A=x"],
+        &["set", "env", "A=1", "deploy/web"],
+        &["set", "env", "cm/settings", "deploy/web", "E=5"],
+        &["set", "env", "deploy/web", "--keys=x"],
+        &["set", "env", "deploy/web", "--list", "-o", "yaml"],
+        &["set", "env", "deploy/web", "F=6", "--dry-run=client", "-o", "name"],
+        &["set", "env", "deploy/web", "F=6", "--dry-run=server"],
+        &["set", "env", "ds/agent", "-c", "setup", "G=7", "-o", "jsonpath={.metadata.name}"],
+        &["set", "resources", "deploy/web", "--limits=cpu=200m,memory=512Mi"],
+        &["set", "resources", "deploy/web", "-c", "sidecar", "--requests=cpu=100m"],
+        &["set", "resources", "deploy/web", "ds/agent", "-c", "nope", "--requests=cpu=100m"],
+        &["set", "resources", "deploy/web"],
+        &["set", "resources", "deploy/web", "--limits=cpu=lots"],
+        &["set", "resources", "deploy/web", "--limits=cpu"],
+        &["set", "serviceaccount", "deploy/web", "builder"],
+        &["set", "serviceaccount", "deploy/web", "builder"],
+        &["set", "sa", "deploy/web", "ds/agent", "cm/settings", "runner"],
+        &["set", "sa"],
+    ];
+    for args in steps {
+        both(&twins, args);
+        assert_same_objects(&twins, &format!("after {args:?}"));
+    }
+    let web = twins.assert_same("deploy/web", "at the end");
+    let spec = &web["spec"]["template"]["spec"];
+    assert_eq!(spec["serviceAccountName"], "runner");
+    assert_eq!(spec["containers"][0]["resources"]["limits"]["memory"], "512Mi");
+    let names: Vec<&str> =
+        spec["containers"][0]["env"].as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["B", "C", "P_LOG_LEVEL", "TOKEN", "E"]);
+}
+
+/// `set env -` reads the variables from stdin, as kubectl does; `--local` changes the file's
+/// objects and prints them (by name and JSONPath: kubectl's YAML and JSON of a local object also
+/// show its Go type's empty fields, `creationTimestamp: null`, `status: {}`, which kubeupd does
+/// not print, as the README says).
+#[test]
+fn env_from_stdin_and_local_files() {
+    let twins = twins("set-env-stdin");
+    let stdin = "X=1 # first\n# a comment\nY=two=2\n";
+    let ours = twins
+        .ours
+        .kubeupd()
+        .args(["-n", &twins.ours.name, "set", "env", "deploy/web", "-"])
+        .write_stdin(stdin)
+        .output()
+        .unwrap();
+    let theirs =
+        with_stdin(twins.theirs.kubectl().args(["-n", &twins.theirs.name, "set", "env", "deploy/web", "-"]), stdin);
+    support::assert_same_output(&ours, &theirs, "set env -");
+    assert_same_objects(&twins, "after set env -");
+    let app = testdata("patch/app.yaml");
+    let app = app.to_str().unwrap();
+    both(
+        &twins,
+        &["set", "env", "--local", "-f", app, "Z=9", "-o", "jsonpath={.spec.template.spec.containers[*].env}"],
+    );
+    let limits = "jsonpath={.spec.template.spec.containers[*].resources}";
+    both(&twins, &["set", "resources", "--local", "-f", app, "--limits=cpu=1", "-o", limits]);
+    both(&twins, &["set", "sa", "--local", "-f", app, "builder", "-o", "name"]);
+    both(&twins, &["set", "env", "--local", "-f", app, "Z=9", "--dry-run=server"]);
+    assert_same_objects(&twins, "--local changes nothing on the server");
 }

@@ -2,8 +2,10 @@
 //! annotations (`label`, `annotate`), container images (`set image`). Each verb reads the object,
 //! changes a copy here, and sends the difference as a patch through [`crate::merge`]; no I/O.
 
+pub mod env;
 pub mod image;
 pub mod metadata;
+pub mod pod_template;
 pub mod rollback;
 pub mod rollout;
 pub mod scale;

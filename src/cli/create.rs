@@ -346,15 +346,8 @@ fn env_file(path: &Path) -> Result<Vec<(String, Vec<u8>)>> {
             Some((key, value)) => (key, value.to_string()),
             None => (line, std::env::var(line).unwrap_or_default()),
         };
-        let valid = !key.is_empty()
-            && !key.starts_with(|c: char| c.is_ascii_digit())
-            && key.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-        if !valid {
-            return Err(Error::msg(format!(
-                "{key:?} is not a valid key name: a valid environment variable name must consist of alphabetic \
-                 characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or \
-                 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')"
-            )));
+        if let Err(reason) = crate::change::env::env_var_name(key) {
+            return Err(Error::msg(format!("{key:?} is not a valid key name: {reason}")));
         }
         pairs.push((key.to_string(), value.into_bytes()));
     }

@@ -3,6 +3,7 @@
 //! selectors, matched against objects read here (and by kustomize's patch targets), live here too.
 
 mod json;
+mod quantity;
 mod selector;
 
 use std::io::Read as _;
@@ -10,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+pub use quantity::container_resource;
 pub use selector::{BadSelector, LabelSelector, selector_text};
 
 use crate::gocompat;

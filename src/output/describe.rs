@@ -330,78 +330,16 @@ fn environment(w: &mut Lines, container: &Value) {
     }
 }
 
-/// What kubectl shows for a `resourceFieldRef` (`ExtractContainerResourceValue`): the container's
-/// limit or request in units of the divisor, rounded up; an unset limit of CPU or memory is the
-/// node's allocatable. Resources kubectl does not extract show nothing.
+/// What kubectl shows for a `resourceFieldRef`: the container's value in the divisor's units; an
+/// unset limit of CPU or memory is the node's allocatable. Resources kubectl does not extract
+/// show nothing.
 fn resource_value(container: &Value, reference: &Value) -> String {
     let resource = str_of(&reference["resource"]);
-    let Some((section, name)) = resource.split_once('.') else { return String::new() };
-    let divisor = reference["divisor"].as_str().and_then(nanos).filter(|d| *d != 0).unwrap_or(NANOS_PER_UNIT);
-    let amount = container["resources"][section][name].as_str().and_then(nanos).unwrap_or(0);
-    let value = match name {
-        // CPU in thousandths, the others in whole units, each rounded up before dividing.
-        "cpu" => div_ceil(div_ceil(amount, 1_000_000), div_ceil(divisor, 1_000_000).max(1)),
-        "memory" | "ephemeral-storage" => {
-            div_ceil(div_ceil(amount, NANOS_PER_UNIT), div_ceil(divisor, NANOS_PER_UNIT).max(1))
-        }
-        _ => return String::new(),
-    };
-    if value == 0 && (resource == "limits.cpu" || resource == "limits.memory") {
-        return "node allocatable".to_string();
+    match crate::manifest::container_resource(container, reference) {
+        Some(0) if resource == "limits.cpu" || resource == "limits.memory" => "node allocatable".to_string(),
+        Some(value) => value.to_string(),
+        None => String::new(),
     }
-    value.to_string()
-}
-
-const NANOS_PER_UNIT: i128 = 1_000_000_000;
-
-fn div_ceil(a: i128, b: i128) -> i128 {
-    (a + b - 1).div_euclid(b)
-}
-
-/// A quantity (`500m`, `1.5Gi`, `2e3`) in billionths of its unit; `None` when it is not one.
-fn nanos(quantity: &str) -> Option<i128> {
-    let end =
-        quantity.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '+' || c == '-')).unwrap_or(quantity.len());
-    let (number, suffix) = quantity.split_at(end);
-    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
-    let negative = whole.starts_with('-');
-    let whole = whole.trim_start_matches(['+', '-']);
-    let digits = format!("{whole}{fraction}");
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || digits.len() > 30 {
-        return None;
-    }
-    // number = digits × 10^-len(fraction); times the suffix; in billionths.
-    let mut value: i128 = digits.parse().ok()?;
-    let mut decimal_exponent: i32 = 9 - fraction.len() as i32;
-    let binary = |power: u32| Some((1i128 << power, 0));
-    let (factor, exponent) = match suffix {
-        "" => (1, 0),
-        "n" => (1, -9),
-        "u" => (1, -6),
-        "m" => (1, -3),
-        "k" => (1, 3),
-        "M" => (1, 6),
-        "G" => (1, 9),
-        "T" => (1, 12),
-        "P" => (1, 15),
-        "E" => (1, 18),
-        "Ki" => binary(10)?,
-        "Mi" => binary(20)?,
-        "Gi" => binary(30)?,
-        "Ti" => binary(40)?,
-        "Pi" => binary(50)?,
-        "Ei" => binary(60)?,
-        exponent if exponent.starts_with(['e', 'E']) => (1, exponent[1..].parse().ok()?),
-        _ => return None,
-    };
-    value = value.checked_mul(factor)?;
-    decimal_exponent += exponent;
-    let scaled = if decimal_exponent >= 0 {
-        value.checked_mul(10i128.checked_pow(decimal_exponent as u32)?)?
-    } else {
-        div_ceil(value, 10i128.checked_pow((-decimal_exponent) as u32)?)
-    };
-    Some(if negative { -scaled } else { scaled })
 }
 
 fn mounts(w: &mut Lines, container: &Value) {
@@ -697,9 +635,6 @@ mod tests {
         assert_eq!(field("requests.memory", None), "0");
         let bare = json!({});
         assert_eq!(resource_value(&bare, &json!({"resource": "limits.memory"})), "node allocatable");
-        assert_eq!(nanos("1.5Gi"), Some(1_610_612_736 * NANOS_PER_UNIT));
-        assert_eq!(nanos("2e3"), Some(2000 * NANOS_PER_UNIT));
-        assert_eq!(nanos("x"), None);
     }
 
     #[test]

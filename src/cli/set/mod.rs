@@ -1,0 +1,255 @@
+//! `kubeupd set`: kubectl's setters of pod templates (`image`, `env`, `resources`,
+//! `serviceaccount`). Each reads the objects (or the `-f` files with `--local`), changes a copy
+//! through its [`Setter`], and sends the difference as a strategic merge patch from the object as
+//! read, as kubectl sends it, with kubectl's manager `kubectl-set`.
+
+mod env;
+mod image;
+mod resources;
+
+use anyhow::anyhow;
+use clap::{Args, Subcommand};
+use futures::future::join_all;
+use serde_json::Value;
+
+use super::flags::{DryRunArg, FieldManagerArg, OutputArgs, SelectionArgs, TargetArgs};
+use super::visit::{self, Visited};
+use super::{Error, GlobalArgs, Result};
+use crate::apply::{DryRun, lost};
+use crate::change::pod_template::NO_POD_TEMPLATE;
+use crate::client::{Cluster, WriteOptions};
+use crate::merge::KindPatcher;
+use crate::output::{self, Printer, Verb};
+use crate::resource::{Named, ObjectRef, Rules};
+
+/// Options of `kubeupd set`.
+#[derive(Debug, Args)]
+pub struct SetArgs {
+    #[command(subcommand)]
+    pub command: SetCommand,
+}
+
+/// The setters.
+#[derive(Debug, Subcommand)]
+pub enum SetCommand {
+    /// Set the images of containers: CONTAINER=IMAGE, or *=IMAGE for every container.
+    #[command(after_help = image::EXAMPLES)]
+    Image(image::ImageArgs),
+    /// Set, remove or list environment variables of containers: KEY=VALUE, KEY-, or - (stdin).
+    #[command(after_help = env::EXAMPLES)]
+    Env(env::EnvArgs),
+    /// Set the resource limits and requests of containers.
+    #[command(after_help = resources::EXAMPLES)]
+    Resources(resources::ResourcesArgs),
+    /// Set the service account of pod templates.
+    #[command(visible_alias = "sa", after_help = resources::SERVICE_ACCOUNT_EXAMPLES)]
+    Serviceaccount(resources::ServiceAccountArgs),
+}
+
+/// Runs `kubeupd set`.
+pub async fn run(args: SetArgs, global: &GlobalArgs) -> Result {
+    match args.command {
+        SetCommand::Image(args) => image::run(args, global).await,
+        SetCommand::Env(args) => env::run(args, global).await,
+        SetCommand::Resources(args) => resources::run(args, global).await,
+        SetCommand::Serviceaccount(args) => resources::run_service_account(args, global).await,
+    }
+}
+
+/// What every setter takes besides its own values: the objects, `--local`, selection, dry run,
+/// manager and printer.
+#[derive(Debug, Args)]
+pub struct CommonArgs {
+    /// Change the objects of the -f files and print them, without contacting the server.
+    #[arg(long)]
+    pub local: bool,
+    #[command(flatten)]
+    pub selection: SelectionArgs,
+    #[command(flatten)]
+    pub dry_run: DryRunArg,
+    #[command(flatten)]
+    pub field_manager: FieldManagerArg,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+impl CommonArgs {
+    /// kubectl's checks of the shared flags.
+    fn validate(&self) -> Result {
+        if self.local && self.dry_run.mode() == DryRun::Server {
+            return Err(Error::msg("cannot specify --local and --dry-run=server - did you mean --dry-run=client?"));
+        }
+        self.selection.validate()
+    }
+}
+
+/// Why an object cannot take a setter's change.
+pub enum ObjectError {
+    /// Its kind has no pod spec.
+    NoPodTemplate,
+    /// kubectl's words for this object.
+    Other(String),
+}
+
+/// What a setter found while changing the objects, besides the changes.
+#[derive(Default)]
+pub struct Findings {
+    /// Errors that do not stop the other objects.
+    pub errors: Vec<Error>,
+    /// kubectl's `Warning:` lines.
+    pub warnings: Vec<String>,
+}
+
+/// One of kubectl's setters.
+trait Setter {
+    /// kubectl's words after the object's name: `image updated`.
+    const DONE: &'static str;
+    /// kubectl's words before the reason of a failed patch, separator included.
+    const FAILED: &'static str;
+    /// Whether an object left as it was is sent all the same (kubectl's `set serviceaccount`).
+    const SENDS_UNCHANGED: bool = false;
+    /// Changes `object`'s copy.
+    fn change(&self, object: &mut Value, findings: &mut Findings) -> std::result::Result<(), ObjectError>;
+}
+
+/// One object changed in memory, waiting to be sent.
+struct Changed {
+    target: Option<ObjectRef>,
+    before: Value,
+    after: Value,
+}
+
+/// The objects named, read from the server or (with `--local`) from the files; `verb` names the
+/// command in messages.
+async fn objects(
+    targets: &TargetArgs,
+    common: &CommonArgs,
+    global: &GlobalArgs,
+    verb: &'static str,
+) -> Result<(Option<Cluster>, Vec<(Option<ObjectRef>, Value)>)> {
+    if targets.targets.is_empty() && !targets.files.given() {
+        return Err(Error::msg(visit::NOTHING_NAMED));
+    }
+    let mut objects = Vec::new();
+    if common.local {
+        let rules = Rules { verb, types_alone: false, selector: false };
+        for named in targets.named(rules)? {
+            let Named::Manifest(object) = named else {
+                return Err(Error::msg(format!("--local changes the objects of files: give them with -f ({verb})")));
+            };
+            objects.push((None, object.object));
+        }
+        return Ok((None, objects));
+    }
+    let cluster = global.connect().await?;
+    let (resolved, single) = visit::resolve(&cluster, global, "set", targets, &common.selection).await?;
+    // kubectl reads every object first; one that cannot be read stops all.
+    let (read, unreadable): (Vec<_>, Vec<_>) =
+        visit::read(&cluster, resolved, &common.selection, single).await.objects.into_iter().partition(Result::is_ok);
+    if !unreadable.is_empty() {
+        super::print_visited(
+            unreadable.into_iter().map(|err| err.map(|_| String::new()).map_err(|err| vec![err])).collect(),
+        )?;
+    }
+    objects.extend(read.into_iter().flatten().map(|Visited { target, live }| (Some(target), live)));
+    Ok((Some(cluster), objects))
+}
+
+/// Changes each object with `setter` and sends what changed; kubectl's lines, then its errors.
+async fn run_setter<S: Setter>(
+    setter: &S,
+    cluster: Option<Cluster>,
+    objects: Vec<(Option<ObjectRef>, Value)>,
+    common: &CommonArgs,
+) -> Result {
+    let printer = common.output.printer(Verb::Write)?.cloned();
+    let mut findings = Findings::default();
+    let mut changed = Vec::new();
+    for (target, before) in objects {
+        let mut after = before.clone();
+        match setter.change(&mut after, &mut findings) {
+            Ok(()) if after != before || S::SENDS_UNCHANGED => changed.push(Changed { target, before, after }),
+            // An object the change leaves as it was is skipped without a word, as kubectl skips it.
+            Ok(()) => {}
+            Err(err) => findings.errors.push(object_error(target.as_ref(), &before, err)),
+        }
+    }
+    for warning in &findings.warnings {
+        eprintln!("Warning: {warning}");
+    }
+    let sends = changed.into_iter().map(|object| send::<S>(cluster.as_ref(), printer.as_ref(), common, object));
+    let mut texts = Vec::new();
+    for result in join_all(sends).await {
+        match result {
+            Ok(text) => texts.push(Ok(text)),
+            Err(err) => findings.errors.push(err),
+        }
+    }
+    texts.push(if findings.errors.is_empty() { Ok(String::new()) } else { Err(findings.errors) });
+    super::print_visited(texts)
+}
+
+/// kubectl's words for an object that cannot take the change: `error: deployments/web REASON`,
+/// with Go's type name after an object without a pod spec (`*v1.ConfigMap`;
+/// `*unstructured.Unstructured` for custom resources). Objects of files are named by their kind,
+/// as kubectl names them without a server. The message ends with a newline, as kubectl's does:
+/// among several errors, it leaves an empty line.
+fn object_error(target: Option<&ObjectRef>, object: &Value, err: ObjectError) -> Error {
+    let kind = object["kind"].as_str().unwrap_or_default();
+    let api_version = object["apiVersion"].as_str().unwrap_or_default();
+    let name = object["metadata"]["name"].as_str().unwrap_or_default();
+    let (resource, version) = match target {
+        Some(target) => (target.rt.resource.clone(), target.rt.version.clone()),
+        None => (kind.to_lowercase(), api_version.rsplit('/').next().unwrap_or_default().to_string()),
+    };
+    let reason = match err {
+        ObjectError::Other(reason) => reason,
+        ObjectError::NoPodTemplate if crate::schema::is_builtin(api_version, kind) => {
+            format!("{NO_POD_TEMPLATE}: *{version}.{kind}")
+        }
+        ObjectError::NoPodTemplate => format!("{NO_POD_TEMPLATE}: *unstructured.Unstructured"),
+    };
+    Error::msg(format!("error: {resource}/{name} {reason}\n"))
+}
+
+/// Sends one object's change (unless local or a client dry run) and says what happened.
+async fn send<S: Setter>(
+    cluster: Option<&Cluster>,
+    printer: Option<&Printer>,
+    common: &CommonArgs,
+    object: Changed,
+) -> Result<String> {
+    let shown = match (cluster, &object.target) {
+        (Some(cluster), Some(target)) if common.dry_run.mode() != DryRun::Client => {
+            let api_version = target.rt.api_version();
+            let schema = cluster.patch_schema(&api_version, &target.rt.kind).await;
+            let patch = KindPatcher::for_kind(schema.as_ref())
+                .two_way(&object.before, &object.after)
+                .map_err(|err| Error::Other(anyhow!(err)))?;
+            let write = WriteOptions {
+                dry_run: common.dry_run.mode() == DryRun::Server,
+                field_manager: Some(common.field_manager.or("kubectl-set")),
+                ..WriteOptions::default()
+            };
+            match cluster.patch(&target.rt, target.namespace.as_deref(), &target.name, &patch, &write).await {
+                Ok(answer) => answer,
+                Err(cause) => {
+                    let node = schema.as_ref().map(|schema| schema.node());
+                    let applied = |live: Option<&Value>| {
+                        !write.dry_run && live.is_some_and(|live| lost::patched(live, &patch, node))
+                    };
+                    let reason = cause.status().map_or_else(|| cause.to_string(), |status| status.message.clone());
+                    return Err(match visit::write_failed(cluster, target, None, cause, applied).await {
+                        lost @ Error::Lost { .. } => lost,
+                        _ => Error::msg(format!("{}{reason}", S::FAILED)),
+                    });
+                }
+            }
+        }
+        _ => object.after,
+    };
+    match printer {
+        Some(printer) => common.output.render(printer, &shown),
+        None => Ok(format!("{} {}{}\n", output::object_name(&shown), S::DONE, common.dry_run.suffix())),
+    }
+}
