@@ -139,3 +139,105 @@ fn create_from_files_matches_kubectl() {
     same_output(&twins, &["create", "-f", path, "--dry-run=server", "-o", "yaml", "--save-config"]);
     twins.assert_same("configmaps", "created from a file");
 }
+
+/// `create secret tls` with every pairing of the test certificates and keys in `testdata/tls`
+/// (RSA in PKCS #1 and #8, EC in SEC 1 and PKCS #8, Ed25519, a key of another certificate, the
+/// inputs switched, missing and unreadable files): the same Secret, or the same error, as
+/// kubectl's `tls.X509KeyPair` check gives.
+#[test]
+fn tls_secrets_are_checked_as_kubectl_checks_them() {
+    let twins = Twins::new("create-tls");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("empty.pem"), "").unwrap();
+    std::fs::write(dir.path().join("text.pem"), "not a certificate\n").unwrap();
+    std::fs::write(dir.path().join("junk.pem"), "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")
+        .unwrap();
+    std::fs::write(dir.path().join("public.pem"), "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")
+        .unwrap();
+    let tls = |name: &str| support::testdata(&format!("tls/{name}")).to_str().unwrap().to_string();
+    let scratch = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let certs = [
+        tls("rsa.crt"),
+        tls("ec.crt"),
+        tls("ed.crt"),
+        tls("rsa.key"),
+        scratch("empty.pem"),
+        scratch("junk.pem"),
+        scratch("public.pem"),
+    ];
+    let keys = [
+        tls("rsa.key"),
+        tls("rsa-pkcs1.key"),
+        tls("ec.key"),
+        tls("ec-pkcs8.key"),
+        tls("ed.key"),
+        tls("other-rsa.key"),
+        tls("rsa.crt"),
+        scratch("text.pem"),
+        scratch("public.pem"),
+        scratch("missing.key"),
+    ];
+    let mut accepted = 0;
+    for cert in &certs {
+        for key in &keys {
+            let (cert, key) = (format!("--cert={cert}"), format!("--key={key}"));
+            let args = ["create", "secret", "tls", "web-tls", &cert, &key, "--dry-run=client", "-o", "yaml"];
+            let (ours, _) = same_output(&twins, &args);
+            accepted += usize::from(ours.status.success());
+        }
+    }
+    assert_eq!(accepted, 5, "each certificate with its own keys");
+    same_output(&twins, &["create", "secret", "tls", "web-tls", "--cert", &tls("rsa.crt")]);
+    same_output(
+        &twins,
+        &[
+            "create",
+            "secret",
+            "tls",
+            "web-tls",
+            "--cert",
+            &tls("ec.crt"),
+            "--key",
+            &tls("ec.key"),
+            "--append-hash",
+            "-o",
+            "name",
+        ],
+    );
+    same_output(&twins, &["create", "secret", "tls", "web-tls", "--cert", &tls("rsa.crt"), "--key", &tls("rsa.key")]);
+    twins.assert_same("secret/web-tls", "created");
+}
+
+/// `create secret docker-registry` from the flags (the `.dockerconfigjson` bytes, HTML-escaped as
+/// Go's JSON escapes them) and from files, with kubectl's checks.
+#[test]
+fn docker_registry_secrets_match_kubectl() {
+    let twins = Twins::new("create-docker");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("config.json"), r#"{"auths":{"r.example":{"auth":"eDp5"}}}"#).unwrap();
+    let config = dir.path().join("config.json").to_str().unwrap().to_string();
+    let cases: Vec<Vec<String>> = vec![
+        vec![
+            "--docker-username=bot".into(),
+            "--docker-password=p&<ss>".into(),
+            "--docker-email=bot@example.com".into(),
+        ],
+        vec![
+            "--docker-server=registry.example:5000".into(),
+            "--docker-username=bot".into(),
+            "--docker-password=x".into(),
+        ],
+        vec!["--docker-username=bot".into()],
+        vec![format!("--from-file={config}")],
+        vec![format!("--from-file=.dockerconfigjson={config},extra={config}"), "--append-hash".into()],
+        vec![format!("--from-file={}", dir.path().join("nope").display())],
+    ];
+    for case in &cases {
+        let mut args = vec!["create", "secret", "docker-registry", "pull"];
+        args.extend(case.iter().map(String::as_str));
+        args.extend(["--dry-run=client", "-o", "yaml"]);
+        same_output(&twins, &args);
+    }
+    same_output(&twins, &["create", "secret", "docker-registry", "pull", "--docker-username=u", "--docker-password=p"]);
+    twins.assert_same("secret/pull", "created");
+}

@@ -37,6 +37,8 @@ const VERBS: &[&str] = &[
     "create secret generic",
     "create namespace",
     "create serviceaccount",
+    "create secret tls",
+    "create secret docker-registry",
     "delete",
     "kustomize",
 ];

@@ -53,6 +53,55 @@ pub enum CreateCommand {
 pub enum SecretCommand {
     /// Create a Secret from literals, files, directories or env files.
     Generic(SecretArgs),
+    /// Create a Secret for a Docker registry (type kubernetes.io/dockerconfigjson).
+    DockerRegistry(DockerArgs),
+    /// Create a TLS Secret from a certificate and its private key (type kubernetes.io/tls).
+    Tls(TlsArgs),
+}
+
+/// `create secret docker-registry`.
+#[derive(Debug, Args)]
+pub struct DockerArgs {
+    #[arg(value_name = "NAME")]
+    object: String,
+    /// Username for the registry.
+    #[arg(long, value_name = "USER", default_value = "")]
+    docker_username: String,
+    /// Password for the registry.
+    #[arg(long, value_name = "PASSWORD", default_value = "")]
+    docker_password: String,
+    /// Email for the registry.
+    #[arg(long, value_name = "EMAIL", default_value = "")]
+    docker_email: String,
+    /// The registry's server.
+    #[arg(long, value_name = "SERVER", default_value = "https://index.docker.io/v1/")]
+    docker_server: String,
+    /// A config file (key .dockerconfigjson unless KEY= is given), or a directory (repeatable).
+    #[arg(long, value_name = "[KEY=]SOURCE", value_delimiter = ',')]
+    from_file: Vec<String>,
+    /// Append a hash of the content to the name.
+    #[arg(long)]
+    append_hash: bool,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+/// `create secret tls`.
+#[derive(Debug, Args)]
+pub struct TlsArgs {
+    #[arg(value_name = "NAME")]
+    object: String,
+    /// The PEM certificate (chain) file.
+    #[arg(long, value_name = "PATH", default_value = "")]
+    cert: String,
+    /// The PEM private key file.
+    #[arg(long, value_name = "PATH", default_value = "")]
+    key: String,
+    /// Append a hash of the content to the name.
+    #[arg(long)]
+    append_hash: bool,
+    #[command(flatten)]
+    common: CommonArgs,
 }
 
 /// What every generator takes.
@@ -119,6 +168,8 @@ pub async fn run(args: CreateArgs, global: &GlobalArgs) -> Result {
         CreateCommand::Secret(SecretCommand::Generic(secret)) => {
             (data_object("Secret", &secret.data, secret.secret_type.as_deref())?, &secret.data.common)
         }
+        CreateCommand::Secret(SecretCommand::DockerRegistry(docker)) => (docker_secret(docker)?, &docker.common),
+        CreateCommand::Secret(SecretCommand::Tls(tls)) => (tls_secret(tls)?, &tls.common),
         CreateCommand::Namespace(named) => (
             json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": named.object}, "spec": {}, "status": {}}),
             &named.common,
@@ -266,6 +317,89 @@ fn data_object(kind: &str, args: &DataArgs, secret_type: Option<&str>) -> Result
     }
     if args.append_hash {
         let hashed = format!("{}-{}", args.object, crate::kustomize::content_hash(&object, &args.object));
+        object["metadata"]["name"] = hashed.into();
+    }
+    Ok(object)
+}
+
+/// `create secret docker-registry`: a `.dockerconfigjson` made of the flags (Go's JSON of
+/// kubectl's config types, fields in their order, empty ones left out), or the files given.
+fn docker_secret(args: &DockerArgs) -> Result<Value> {
+    let sources: Vec<String> = args
+        .from_file
+        .iter()
+        .map(|source| if source.contains('=') { source.clone() } else { format!(".dockerconfigjson={source}") })
+        .collect();
+    let incomplete =
+        args.docker_username.is_empty() || args.docker_password.is_empty() || args.docker_server.is_empty();
+    if sources.is_empty() && incomplete {
+        return Err(Error::msg(
+            "either --from-file or the combination of --docker-username, --docker-password and --docker-server is required",
+        ));
+    }
+    let mut data = Map::new();
+    if sources.is_empty() {
+        let mut entry = String::from("{");
+        let fields = [
+            ("username", args.docker_username.clone()),
+            ("password", args.docker_password.clone()),
+            ("email", args.docker_email.clone()),
+            ("auth", encode(format!("{}:{}", args.docker_username, args.docker_password).as_bytes())),
+        ];
+        let fields: Vec<String> = fields
+            .iter()
+            .filter(|(_, value)| !value.is_empty())
+            .map(|(name, value)| {
+                format!("\"{name}\":{}", crate::gocompat::json::to_compact(&Value::from(value.as_str())))
+            })
+            .collect();
+        entry.push_str(&fields.join(","));
+        entry.push('}');
+        let server = crate::gocompat::json::to_compact(&Value::from(args.docker_server.as_str()));
+        data.insert(
+            ".dockerconfigjson".into(),
+            encode(format!("{{\"auths\":{{{server}:{entry}}}}}").as_bytes()).into(),
+        );
+    } else {
+        for source in &sources {
+            for (key, value) in file_source(source)? {
+                check_key("Secret", &key)?;
+                if data.contains_key(&key) {
+                    return Err(Error::msg(format!(
+                        "cannot add key {key:?}, another key by that name already exists in Data for Secret {:?}",
+                        args.object
+                    )));
+                }
+                data.insert(key, encode(&value).into());
+            }
+        }
+    }
+    secret(&args.object, "kubernetes.io/dockerconfigjson", data, args.append_hash)
+}
+
+/// `create secret tls`: the certificate and key, checked as Go's `tls.X509KeyPair` checks them.
+fn tls_secret(args: &TlsArgs) -> Result<Value> {
+    if args.key.is_empty() || args.cert.is_empty() {
+        return Err(Error::msg("key and cert must be specified"));
+    }
+    let read = |path: &str| {
+        std::fs::read(path)
+            .map_err(|err| Error::msg(format!("Cannot read file {path}, open {path}: {}", io_reason(&err))))
+    };
+    let (cert, key) = (read(&args.cert)?, read(&args.key)?);
+    crate::gocompat::tls::check_key_pair(&cert, &key).map_err(Error::msg)?;
+    let mut data = Map::new();
+    data.insert("tls.crt".into(), encode(&cert).into());
+    data.insert("tls.key".into(), encode(&key).into());
+    secret(&args.object, "kubernetes.io/tls", data, args.append_hash)
+}
+
+/// A Secret of `secret_type` holding `data`, its name hashed when asked.
+fn secret(name: &str, secret_type: &str, data: Map<String, Value>, append_hash: bool) -> Result<Value> {
+    let mut object =
+        json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name}, "data": data, "type": secret_type});
+    if append_hash {
+        let hashed = format!("{name}-{}", crate::kustomize::content_hash(&object, name));
         object["metadata"]["name"] = hashed.into();
     }
     Ok(object)

@@ -9,6 +9,7 @@
 pub mod fmt;
 pub mod json;
 pub mod order;
+pub mod tls;
 
 use serde::Deserialize as _;
 
