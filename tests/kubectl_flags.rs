@@ -26,6 +26,8 @@ const VERBS: &[&str] = &[
     "set env",
     "set resources",
     "set serviceaccount",
+    "set selector",
+    "set subject",
     "rollout restart",
     "rollout pause",
     "rollout resume",

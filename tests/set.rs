@@ -233,3 +233,44 @@ fn env_from_stdin_and_local_files() {
     both(&twins, &["set", "env", "--local", "-f", app, "Z=9", "--dry-run=server"]);
     assert_same_objects(&twins, "--local changes nothing on the server");
 }
+
+/// `set selector` (Services only; the first failure ends the run, as kubectl's) and `set subject`
+/// (users, groups and service accounts added to role bindings once), step after step on twins.
+#[test]
+fn selectors_and_subjects_are_set_like_kubectl_sets_them() {
+    let twins = twins("set-selector");
+    for ns in [&twins.ours, &twins.theirs] {
+        ns.kubectl_ok(&["create", "rolebinding", "admin", "--clusterrole=admin", "--user=bob", "-n", &ns.name]);
+    }
+    let app = testdata("patch/app.yaml");
+    let app = app.to_str().unwrap();
+    let steps: &[&[&str]] = &[
+        &["set", "selector", "svc/web", "app=web2,tier=x"],
+        &["set", "selector", "svc/web", "app=web2"],
+        &["set", "selector", "svc/web", "tier in (a,b)"],
+        &["set", "selector", "svc/web", "app!=x"],
+        &["set", "selector", "svc/web"],
+        &["set", "selector", "cm/settings", "svc/web", "app=x"],
+        &["set", "selector", "svc/web", "app=web", "--resource-version=1"],
+        &["set", "selector", "svc/web", "app=web3", "--dry-run=client", "-o", "name"],
+        &["set", "selector", "svc/web", "app=web4", "-o", "jsonpath={.spec.selector}"],
+        &["set", "subject", "rolebinding/admin", "--user=alice", "--user=bob", "--serviceaccount=:deployer"],
+        &["set", "subject", "rolebinding/admin", "--user", "alice"],
+        &["set", "subject", "rolebinding/admin", "--group=ops", "--group=devs,qa", "-o", "name"],
+        &["set", "subject", "rolebinding/admin"],
+        &["set", "subject", "rolebinding/admin", "--serviceaccount=x"],
+        &["set", "subject", "cm/settings", "rolebinding/admin", "--user=carol"],
+        &["set", "subject", "rolebinding/admin", "--local", "--user=a"],
+        &["set", "subject", "rolebinding/admin", "--user=dave", "--dry-run=server"],
+    ];
+    for args in steps {
+        both(&twins, args);
+        twins.assert_same("svc/web", &format!("after {args:?}"));
+        twins.assert_same("rolebinding/admin", &format!("after {args:?}"));
+    }
+    both(&twins, &["set", "selector", "--local", "-f", app, "app=x", "-o", "jsonpath={.items[*].kind}"]);
+    let binding = twins.assert_same("rolebinding/admin", "at the end");
+    let names: Vec<&str> =
+        binding["subjects"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["bob", "alice", "deployer", "devs,qa", "ops", "carol"]);
+}

@@ -131,6 +131,32 @@ fn is_missing_value(err: &clap::Error) -> bool {
         || err.kind() == ErrorKind::NoEquals
 }
 
+/// kubectl's local flags that shadow a global flag of the same name in one command (`set subject
+/// --user` names a subject, not the kubeconfig user): the command's words, the flag, and the
+/// name the local flag has here.
+const SHADOWING: &[(&[&str], &str, &str)] = &[(&["set", "subject"], "--user", "--subject-user")];
+
+/// `args` with the local flags that shadow global ones renamed to their names here, so that the
+/// command's own flag gets the value, as in kubectl.
+pub fn unshadow(root: &Command, mut args: Vec<OsString>) -> Vec<OsString> {
+    let words = CommandWords::of(root, &args);
+    let path: Vec<&str> = words.subcommands.iter().map(|(_, command)| command.get_name()).collect();
+    for (command, global, local) in SHADOWING {
+        if path != *command {
+            continue;
+        }
+        for arg in &mut args {
+            let Some(text) = arg.to_str() else { continue };
+            if text == *global {
+                *arg = OsString::from(*local);
+            } else if let Some(value) = text.strip_prefix(global).and_then(|rest| rest.strip_prefix('=')) {
+                *arg = OsString::from(format!("{local}={value}"));
+            }
+        }
+    }
+    args
+}
+
 /// How a command line names its command: the words (by index in `args`) that name subcommands,
 /// each with its command, and the first other positional word; flags and their values skipped.
 pub struct CommandWords<'a> {
@@ -449,5 +475,19 @@ mod tests {
             parse(&["aply"]).unwrap_err(),
             "Error: unknown command \"aply\" for \"kubeupd\"\n\nDid you mean this?\n\tapply\n\n"
         );
+    }
+}
+#[cfg(test)]
+mod unshadow_tests {
+    #[test]
+    fn set_subject_user_is_the_subjects() {
+        let args: Vec<std::ffi::OsString> =
+            ["kubeupd", "-n", "x", "set", "subject", "rb/a", "--user=alice", "--user", "bob"]
+                .iter()
+                .map(Into::into)
+                .collect();
+        let out = super::unshadow(&crate::cli::command(), args);
+        assert_eq!(out[6], "--subject-user=alice");
+        assert_eq!(out[7], "--subject-user");
     }
 }

@@ -73,6 +73,33 @@ impl LabelSelector {
         &self.text
     }
 
+    /// The labels a Service's `spec.selector` takes from this selector, as `kubectl set selector`
+    /// reads it (`ParseToLabelSelector`): equalities only, kubectl's words for the rest.
+    pub fn service_selector(&self) -> Result<serde_json::Map<String, Value>, String> {
+        let mut labels = serde_json::Map::new();
+        let mut expressions = Vec::new();
+        for requirement in &self.requirements {
+            let (key, operator, values) = match requirement {
+                Requirement::Equals(key, value) => {
+                    labels.insert(key.clone(), Value::String(value.clone()));
+                    continue;
+                }
+                Requirement::NotEquals(..) => return Err("\"!=\" is not a valid label selector operator".to_string()),
+                Requirement::In(key, values) => (key, "In", values.clone()),
+                Requirement::NotIn(key, values) => (key, "NotIn", values.clone()),
+                Requirement::Exists(key) => (key, "Exists", Vec::new()),
+                Requirement::NotExists(key) => (key, "DoesNotExist", Vec::new()),
+            };
+            let mut values = values;
+            values.sort();
+            expressions.push(format!("{{{key} {operator} [{}]}}", values.join(" ")));
+        }
+        if !expressions.is_empty() {
+            return Err(format!("match expression [{}] not supported on this object", expressions.join(" ")));
+        }
+        Ok(labels)
+    }
+
     /// Whether `object`'s labels satisfy every requirement.
     pub fn matches(&self, object: &Value) -> bool {
         let labels = &object["metadata"]["labels"];

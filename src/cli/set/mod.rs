@@ -1,11 +1,13 @@
-//! `kubeupd set`: kubectl's setters of pod templates (`image`, `env`, `resources`,
-//! `serviceaccount`). Each reads the objects (or the `-f` files with `--local`), changes a copy
-//! through its [`Setter`], and sends the difference as a strategic merge patch from the object as
-//! read, as kubectl sends it, with kubectl's manager `kubectl-set`.
+//! `kubeupd set`: kubectl's setters (`image`, `env`, `resources`, `serviceaccount` of pod
+//! templates; `selector` of Services, `subject` of role bindings). Each reads the objects (or the
+//! `-f` files with `--local`), changes a copy through its [`Setter`], and sends the difference as
+//! a strategic merge patch from the object as read, as kubectl sends it, with kubectl's manager
+//! `kubectl-set`.
 
 mod env;
 mod image;
 mod resources;
+mod selector;
 
 use anyhow::anyhow;
 use clap::{Args, Subcommand};
@@ -44,6 +46,12 @@ pub enum SetCommand {
     /// Set the service account of pod templates.
     #[command(visible_alias = "sa", after_help = resources::SERVICE_ACCOUNT_EXAMPLES)]
     Serviceaccount(resources::ServiceAccountArgs),
+    /// Replace the selector of Services.
+    #[command(after_help = selector::SELECTOR_EXAMPLES)]
+    Selector(selector::SelectorArgs),
+    /// Add users, groups or service accounts to RoleBindings and ClusterRoleBindings.
+    #[command(after_help = selector::SUBJECT_EXAMPLES)]
+    Subject(selector::SubjectArgs),
 }
 
 /// Runs `kubeupd set`.
@@ -53,6 +61,8 @@ pub async fn run(args: SetArgs, global: &GlobalArgs) -> Result {
         SetCommand::Env(args) => env::run(args, global).await,
         SetCommand::Resources(args) => resources::run(args, global).await,
         SetCommand::Serviceaccount(args) => resources::run_service_account(args, global).await,
+        SetCommand::Selector(args) => selector::run_selector(args, global).await,
+        SetCommand::Subject(args) => selector::run_subject(args, global).await,
     }
 }
 
@@ -104,7 +114,8 @@ pub struct Findings {
 trait Setter {
     /// kubectl's words after the object's name: `image updated`.
     const DONE: &'static str;
-    /// kubectl's words before the reason of a failed patch, separator included.
+    /// kubectl's words before the reason of a failed patch, separator included; empty: the
+    /// server's error as it is.
     const FAILED: &'static str;
     /// Whether an object left as it was is sent all the same (kubectl's `set serviceaccount`).
     const SENDS_UNCHANGED: bool = false;
@@ -239,8 +250,10 @@ async fn send<S: Setter>(
                         !write.dry_run && live.is_some_and(|live| lost::patched(live, &patch, node))
                     };
                     let reason = cause.status().map_or_else(|| cause.to_string(), |status| status.message.clone());
-                    return Err(match visit::write_failed(cluster, target, None, cause, applied).await {
+                    return Err(match visit::write_failed(cluster, target, None, cause.clone(), applied).await {
                         lost @ Error::Lost { .. } => lost,
+                        // A setter without words of its own reports the server's error as it is.
+                        _ if S::FAILED.is_empty() => cause.into(),
                         _ => Error::msg(format!("{}{reason}", S::FAILED)),
                     });
                 }
