@@ -138,3 +138,32 @@ fn a_matching_resource_version_lets_the_scale_through() {
     }
     assert_eq!(assert_same_objects(&twins, "after the stale scale").0, 7);
 }
+
+/// `--timeout` waits for the scale's status, kubectl's way: with no controller running, the wait
+/// runs out in kubectl's words; once the test, playing the controller, reports the replicas
+/// running, the same command ends at once.
+#[test]
+fn timeout_waits_for_the_replicas_as_kubectl_waits() {
+    let twins = twins("scale-timeout");
+    let (ours, theirs) = twins.run_both(&["scale", "deploy/web", "--replicas=2", "--timeout=2s"]);
+    support::assert_same_output(&ours, &theirs, "timed out");
+    assert_eq!(String::from_utf8_lossy(&ours.stderr), "error: timed out waiting for \"web\" to be synced\n");
+    for ns in [&twins.ours, &twins.theirs] {
+        let status = r#"{"status":{"replicas":2}}"#;
+        ns.kubectl_ok(&[
+            "patch",
+            "deploy",
+            "web",
+            "-n",
+            &ns.name,
+            "--subresource=status",
+            "--type=merge",
+            "-p",
+            status,
+        ]);
+    }
+    let out = both(&twins, &["scale", "deploy/web", "--replicas=2", "--timeout=30s"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "deployment.apps/web scaled\n");
+    both(&twins, &["scale", "deploy/web", "--replicas=1", "--timeout=1s", "--dry-run=server"]);
+    assert_same_objects(&twins, "after the waits");
+}

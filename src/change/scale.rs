@@ -53,6 +53,13 @@ impl Preconditions {
 }
 
 /// The JSON merge patch kubectl sends to the scale subresource when no precondition is asked for.
+/// kubectl's `scale --timeout` condition on a scale subresource: done when its spec and status
+/// both have `replicas`, or when someone else has set another count meanwhile.
+pub fn has_desired_replicas(scale: &Value, replicas: i64) -> bool {
+    let wanted = scale["spec"]["replicas"].as_i64().unwrap_or(0);
+    wanted != replicas || scale["status"]["replicas"].as_i64().unwrap_or(0) == replicas
+}
+
 pub fn replicas_patch(replicas: i64) -> Value {
     json!({"spec": {"replicas": replicas}})
 }
@@ -77,5 +84,14 @@ mod tests {
         assert_eq!(version.check(&scale).unwrap_err().to_string(), "Expected resource version to be 1, was 509");
         assert!(Preconditions { replicas: Some(0), resource_version: None }.check(&json!({"spec": {}})).is_ok());
         assert_eq!(with_replicas(scale, 5)["spec"]["replicas"], 5);
+    }
+
+    #[test]
+    fn a_scale_has_its_replicas_when_the_status_says_so() {
+        let scale =
+            |spec: i64, status: i64| serde_json::json!({"spec": {"replicas": spec}, "status": {"replicas": status}});
+        assert!(!has_desired_replicas(&scale(3, 1), 3));
+        assert!(has_desired_replicas(&scale(3, 3), 3));
+        assert!(has_desired_replicas(&scale(5, 1), 3), "someone else set another count");
     }
 }

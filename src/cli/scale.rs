@@ -1,6 +1,6 @@
 //! `kubeupd scale`: set the replica count of objects through their scale subresource, as kubectl
 //! does: a JSON merge patch, or, with `--current-replicas` or `--resource-version`, a read, a check
-//! and a PUT guarded by the version read.
+//! and a PUT guarded by the version read. `--timeout` then waits for the replicas to run.
 
 use anyhow::anyhow;
 use clap::Args;
@@ -29,6 +29,9 @@ pub struct ScaleArgs {
     /// Only scale if this is the scale's current resourceVersion.
     #[arg(long, value_name = "VERSION")]
     pub resource_version: Option<String>,
+    /// Wait this long for each object's replicas to be running (its scale's status); 0 waits not.
+    #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = super::parse_duration)]
+    pub timeout: std::time::Duration,
     #[command(flatten)]
     pub selection: SelectionArgs,
     #[command(flatten)]
@@ -136,10 +139,31 @@ async fn scale_one(cluster: &Cluster, plan: &Plan, args: &ScaleArgs, object: Vis
             };
             return Err(visit::write_failed(cluster, target, None, cause, scaled).await);
         }
+        if dry_run == DryRun::None && !args.timeout.is_zero() {
+            wait_for_replicas(cluster, &object, plan.replicas, args.timeout).await?;
+        }
     }
     match &plan.printer {
         Some(printer) => args.output.render(printer, &object.live),
         None => Ok(format!("{} scaled{}\n", output::object_name(&object.live), args.dry_run.suffix())),
+    }
+}
+
+/// kubectl's `scale --timeout`: the scale subresource read each second until it has the replicas
+/// (or someone else set another count), else kubectl's words.
+async fn wait_for_replicas(cluster: &Cluster, object: &Visited, replicas: i64, timeout: std::time::Duration) -> Result {
+    let target = &object.target;
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        let scale =
+            cluster.get_subresource(&target.rt, target.namespace.as_deref(), &target.name, Some("scale")).await?;
+        if scale::has_desired_replicas(&scale, replicas) {
+            return Ok(());
+        }
+        if tokio::time::Instant::now() + std::time::Duration::from_secs(1) > deadline {
+            return Err(Error::msg(format!("timed out waiting for {:?} to be synced", target.name)));
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
     }
 }
 
