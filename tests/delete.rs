@@ -106,3 +106,43 @@ fn waits_and_cascades_match_kubectl() {
     assert_eq!(names(&twins, "cm", "after the waits"), ["b", "settings"]);
     assert!(names(&twins, "svc", "after the forced delete").is_empty());
 }
+
+/// `kubeupd ARGS` and `kubectl ARGS` with `input` on stdin: the same output and exit code.
+fn both_with_stdin(twins: &Twins, args: &[&str], input: &str) {
+    let ours = twins.ours.kubeupd().args(["-n", &twins.ours.name]).args(args).write_stdin(input).output().unwrap();
+    let theirs = support::with_stdin(twins.theirs.kubectl().args(["-n", &twins.theirs.name]).args(args), input);
+    assert_same_output(&ours, &theirs, &format!("{args:?} with {input:?} on stdin"));
+}
+
+/// `--interactive` asks as kubectl asks and deletes only on `y` (the first word on stdin);
+/// `--raw` sends a DELETE to a path and prints the answer, with kubectl's checks of the flags.
+#[test]
+fn interactive_and_raw_deletes_match_kubectl() {
+    let twins = twins("delete-ask");
+    for (args, input, left) in [
+        (&["delete", "cm", "a", "b", "-i"][..], "n\n", &["a", "b", "settings"][..]),
+        (&["delete", "cm", "a", "--interactive"], "", &["a", "b", "settings"]),
+        (&["delete", "cm", "a", "-i"], "\n  Y\n", &["b", "settings"]),
+        (&["delete", "cm", "nope", "-i"], "y\n", &["b", "settings"]),
+        (&["delete", "cm", "-l", "nothing=here", "-i"], "y\n", &["b", "settings"]),
+    ] {
+        both_with_stdin(&twins, args, input);
+        assert_eq!(names(&twins, "configmaps", &format!("after {args:?}")), left);
+    }
+    for args in
+        [&["delete", "--raw", "x"][..], &["delete", "--raw", "/x", "-i"], &["delete", "--raw", "/x", "-o", "name"]]
+    {
+        both(&twins, args);
+    }
+    let path = |ns: &support::TestNamespace| format!("/api/v1/namespaces/{}/configmaps/b", ns.name);
+    let ours = twins.ours.kubeupd().args(["delete", "--raw", &path(&twins.ours)]).output().unwrap();
+    let theirs = twins.theirs.kubectl().args(["delete", "--raw", &path(&twins.theirs)]).output().unwrap();
+    let status = |output: &Output, ns: &support::TestNamespace| {
+        let mut answer = support::twin_view(support::parse_json(&output.stdout), &ns.name);
+        answer["details"]["uid"] = "UID".into();
+        (output.status.code(), answer)
+    };
+    assert_eq!(status(&ours, &twins.ours), status(&theirs, &twins.theirs), "delete --raw");
+    assert_eq!(names(&twins, "configmaps", "after delete --raw"), ["settings"]);
+    both(&twins, &["delete", "--raw", &format!("/api/v1/namespaces/{}/configmaps/b", twins.ours.name)]);
+}

@@ -135,7 +135,6 @@ fn pending(verb: &str, flag: &Flag) -> bool {
     let named = |verbs: &str, flags: &[&str]| verb == verbs && flags.contains(&flag.long.as_str());
     named("get", &["server-print"])
         || named("edit", &["template", "allow-missing-template-keys"])
-        || named("delete", &["interactive", "raw"])
         || named("create", &["edit", "raw", "windows-line-endings", "selector"])
         || (verb == "kustomize" && flag.long != "load-restrictor")
 }

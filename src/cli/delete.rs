@@ -45,6 +45,12 @@ pub struct DeleteArgs {
     /// `name`: print `TYPE/NAME` per object deleted.
     #[arg(short = 'o', long, value_name = "FORMAT")]
     pub output: Option<String>,
+    /// List the objects and delete them only if the answer (on stdin) is `y`.
+    #[arg(short = 'i', long)]
+    pub interactive: bool,
+    /// Send a DELETE to this path of the server (with the body of the one -f file) and print the answer.
+    #[arg(long, value_name = "PATH")]
+    pub raw: Option<String>,
 }
 
 /// The checked options.
@@ -90,7 +96,7 @@ fn plan(args: &DeleteArgs) -> Result<Plan> {
     if args.force && grace_period < 0 {
         grace_period = 0;
     }
-    if args.targets.targets.is_empty() && args.targets.files.filenames.is_empty() {
+    if args.targets.targets.is_empty() && args.targets.files.filenames.is_empty() && args.raw.is_none() {
         return Err(Error::msg(visit::NOTHING_NAMED));
     }
     let force = args.force && grace_period == 0;
@@ -112,9 +118,86 @@ struct Doomed {
     file: Option<String>,
 }
 
+/// `delete --raw PATH [-f FILE]`, checked as kubectl checks it: the file's bytes (or none) sent
+/// with a DELETE to PATH, the answer printed as it came.
+async fn delete_raw(args: &DeleteArgs, path: &str, global: &GlobalArgs) -> Result {
+    let files = &args.targets.files;
+    if args.interactive {
+        return Err(Error::msg("--interactive can not be used with --raw"));
+    }
+    if files.filenames.len() > 1 {
+        return Err(Error::msg("--raw can only use a single local file or stdin"));
+    }
+    if files.filenames.first().is_some_and(|file| {
+        let file = file.to_string_lossy();
+        file.starts_with("http://") || file.starts_with("https://")
+    }) {
+        return Err(Error::msg("--raw cannot read from a url"));
+    }
+    if files.recursive {
+        return Err(Error::msg("--raw and --recursive are mutually exclusive"));
+    }
+    if args.output.as_deref().is_some_and(|output| !output.is_empty()) {
+        return Err(Error::msg("--raw and --output are mutually exclusive"));
+    }
+    if !path.starts_with('/') && !path.contains("://") {
+        return Err(Error::msg(format!("--raw must be a valid URL path: parse {path:?}: invalid URI for request")));
+    }
+    let body = match files.filenames.first() {
+        None => Vec::new(),
+        Some(file) if file.as_os_str() == "-" => {
+            let mut body = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin(), &mut body).map_err(|err| Error::Other(err.into()))?;
+            body
+        }
+        Some(file) => std::fs::read(file).map_err(|err| {
+            let reason = if err.kind() == std::io::ErrorKind::NotFound {
+                "no such file or directory".into()
+            } else {
+                err.to_string()
+            };
+            Error::msg(format!("open {}: {reason}", file.display()))
+        })?,
+    };
+    let cluster = global.connect().await?;
+    let answer = cluster.raw(http::Method::DELETE, path, Some(body)).await?;
+    super::write_stdout(&String::from_utf8_lossy(&answer))
+}
+
+/// `--interactive`: kubectl's list of the objects and question; whether the answer (the first
+/// word on stdin) is `y`.
+fn confirmed(doomed: &[Doomed]) -> Result<bool> {
+    let mut question = format!("You are about to delete the following {} resource(s):\n", doomed.len());
+    for object in doomed {
+        question.push_str(&format!("{}/{}\n", object.target.rt.group_kind_lower(), object.target.name));
+    }
+    question.push_str("Do you want to continue? (y/n): ");
+    super::write_stdout(&question)?;
+    std::io::Write::flush(&mut std::io::stdout()).map_err(|err| Error::Other(err.into()))?;
+    let mut answer = String::new();
+    let mut stdin = std::io::stdin().lock();
+    // Go's fmt.Fscan: the first word, across lines.
+    loop {
+        let mut line = String::new();
+        match std::io::BufRead::read_line(&mut stdin, &mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {
+                if let Some(word) = line.split_whitespace().next() {
+                    answer = word.to_string();
+                    break;
+                }
+            }
+        }
+    }
+    Ok(answer.eq_ignore_ascii_case("y"))
+}
+
 /// Runs `kubeupd delete`.
 pub async fn run(args: DeleteArgs, global: &GlobalArgs) -> Result {
     let plan = plan(&args)?;
+    if let Some(path) = &args.raw {
+        return delete_raw(&args, path, global).await;
+    }
     if plan.operation == "force deleted" {
         eprintln!(
             "Warning: Immediate deletion does not wait for confirmation that the running resource has been \
@@ -143,6 +226,15 @@ pub async fn run(args: DeleteArgs, global: &GlobalArgs) -> Result {
     }
     if doomed.is_empty() && errors.is_empty() {
         return super::write_stdout("No resources found\n");
+    }
+    if args.interactive {
+        // kubectl asks only when every object could be listed.
+        if !errors.is_empty() {
+            return Err(errors.remove(0));
+        }
+        if !confirmed(&doomed)? {
+            return super::write_stdout("deletion is cancelled\n");
+        }
     }
     let deletes = join_all(doomed.into_iter().map(|object| delete_one(&cluster, &plan, &args, object))).await;
     let mut lines = Vec::new();
