@@ -241,3 +241,105 @@ fn docker_registry_secrets_match_kubectl() {
     same_output(&twins, &["create", "secret", "docker-registry", "pull", "--docker-username=u", "--docker-password=p"]);
     twins.assert_same("secret/pull", "created");
 }
+
+/// `create --edit` with editors that change, keep and empty the objects: the same lines, kept
+/// files, exit codes and created objects (field ownership included) as kubectl.
+#[test]
+fn editing_before_create_matches_kubectl() {
+    let twins = Twins::new("create-edit");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("two.yaml");
+    // The second object's `mode: y` becomes YAML 1.1's true once edited: the server refuses it.
+    std::fs::write(
+        &file,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: edited, labels: {app: web}}\ndata: {mode: one}\n---\n\
+         apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\ndata: {mode: x}\n",
+    )
+    .unwrap();
+    let editor = |name: &str, script: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{script}\n")).unwrap();
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let change = editor("change", r#"sed -i 's/one/two/; s/mode: x/mode: y/; s/"x"/"z"/' "$1""#);
+    let keep = editor("keep", "exit 0");
+    // Empties the file; once reopened with kubectl's reason on top, gives up.
+    let empty = editor("empty", r#"grep -q 'was not valid' "$1" || : > "$1""#);
+    let path = file.to_str().unwrap();
+    let run = |editor: &str, args: &[&str]| {
+        let run = |mut command: assert_cmd::Command, ns: &str| {
+            let output = command.env("EDITOR", editor).env_remove("KUBE_EDITOR").args(["-n", ns]).args(args).output();
+            let output = output.expect("runs");
+            let kept = regex_free_temp_names(&String::from_utf8_lossy(&output.stderr));
+            let stdout = String::from_utf8_lossy(&output.stdout).replace(ns, "NAMESPACE");
+            (output.status.code(), without_volatile_lines(&stdout), kept)
+        };
+        let ours = run(twins.ours.kubeupd(), &twins.ours.name);
+        let theirs = run(assert_cmd::Command::from_std(twins.theirs.kubectl()), &twins.theirs.name);
+        assert_eq!(ours, theirs, "{args:?} with {editor} (left: kubeupd)");
+    };
+    run(&keep, &["create", "--edit", "-f", path]);
+    run(&empty, &["create", "--edit", "-f", path]);
+    run(&change, &["create", "--edit", "--save-config", "-f", path]);
+    twins.assert_same("configmaps", "created after editing");
+    run(&change, &["create", "--edit", "-o", "json", "--windows-line-endings", "-f", path]);
+    // -l selects among the files' objects, but not when editing (as in kubectl).
+    run(&keep, &["create", "-l", "app=none", "-f", path]);
+    twins.ours.kubectl_ok(&["delete", "configmap", "edited", "-n", &twins.ours.name]);
+    twins.theirs.kubectl_ok(&["delete", "configmap", "edited", "-n", &twins.theirs.name]);
+    run(&change, &["create", "--edit", "-l", "app=none", "-o", "yaml", "-f", path]);
+    run(&keep, &["create", "-l", "app=web", "-f", path]);
+    twins.assert_same("configmaps", "created after editing and selecting");
+}
+
+/// The temporary files kubectl and kubeupd keep have random names.
+fn regex_free_temp_names(text: &str) -> String {
+    text.split('"')
+        .map(|part| if part.starts_with(&std::env::temp_dir().to_string_lossy().into_owned()) { "TEMP" } else { part })
+        .collect::<Vec<_>>()
+        .join("\"")
+}
+
+/// Printed objects without what the server makes different for each twin.
+fn without_volatile_lines(text: &str) -> String {
+    let volatile = ["resourceVersion", "uid", "creationTimestamp"];
+    text.lines()
+        .filter(|line| !volatile.iter().any(|key| line.trim_start().trim_start_matches('"').starts_with(key)))
+        .map(|line| format!("{line}\n"))
+        .collect()
+}
+
+/// `create --raw`: the file's bytes POSTed to the path, the server's answer printed; kubectl's
+/// refusals of what cannot go with it.
+#[test]
+fn raw_creates_match_kubectl() {
+    let twins = Twins::new("create-raw");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cm.json");
+    std::fs::write(&file, r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"raw"},"data":{"a":"b"}}"#)
+        .unwrap();
+    let path = file.to_str().unwrap();
+    for args in [
+        &["create", "--raw", "/api/v1/namespaces/default/configmaps", "-f", path, "-o", "json"][..],
+        &["create", "--raw", "/api/v1/namespaces/default/configmaps", "-f", path, "-l", "a=b"],
+        &["create", "--raw", "/api/v1/namespaces/default/configmaps", "-f", path, "--edit"],
+        &["create", "--raw", "/api/v1/namespaces/default/configmaps", "-f", path, "-f", path],
+        &["create", "--raw", "/api/v1/namespaces/default/configmaps", "-f", "https://example.com/x.yaml"],
+        &["create", "--raw", "/api/v1/namespaces/default/configmaps", "-f", path, "-R"],
+        &["create", "--raw", "api", "-f", path],
+    ] {
+        twins.assert_both(args);
+    }
+    let created = |ns: &support::TestNamespace, kubectl: bool| {
+        let url = format!("/api/v1/namespaces/{}/configmaps", ns.name);
+        let output = match kubectl {
+            true => ns.kubectl().args(["create", "--raw", &url, "-f", path]).output().unwrap(),
+            false => ns.kubeupd_process().args(["create", "--raw", &url, "-f", path]).output().unwrap(),
+        };
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        support::without_volatile_fields(twin_view(parse_json(&output.stdout), &ns.name))
+    };
+    assert_eq!(created(&twins.ours, false), created(&twins.theirs, true), "the server's answer (left: kubeupd)");
+    twins.assert_same("configmap/raw", "created raw");
+}

@@ -129,13 +129,12 @@ fn base(verb: &str) -> Vec<String> {
 }
 
 /// Flags that belong to open issues of their own: the printers issue (`get --server-print`,
-/// `edit`'s template printers), the update verbs issue (`scale --timeout`, `delete --interactive`
-/// and `--raw`, `create --edit`, `--raw`, `--windows-line-endings` and `-l`) and the kustomize issue (`kustomize`'s helm, plugin and function flags, `-o`).
+/// `edit`'s template printers) and the kustomize issue (`kustomize`'s helm, plugin and function
+/// flags, `-o`).
 fn pending(verb: &str, flag: &Flag) -> bool {
     let named = |verbs: &str, flags: &[&str]| verb == verbs && flags.contains(&flag.long.as_str());
     named("get", &["server-print"])
         || named("edit", &["template", "allow-missing-template-keys"])
-        || named("create", &["edit", "raw", "windows-line-endings", "selector"])
         || (verb == "kustomize" && flag.long != "load-restrictor")
 }
 

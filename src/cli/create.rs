@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 
 use futures::future::join_all;
 
+use super::edit::before_create::{self, EditFormat, ToEdit};
 use super::flags::{DryRunArg, FieldManagerArg, FileArgs, OutputArgs, ValidateArg};
 use super::{Error, GlobalArgs, Result, validation, visit, write_stdout};
 use crate::apply::{DryRun, last_applied};
@@ -29,6 +30,18 @@ pub struct CreateArgs {
     files: FileArgs,
     #[command(flatten)]
     common: CommonArgs,
+    /// Only the objects of the files whose labels match, e.g. `app=web`.
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    selector: Option<resource::LabelSelector>,
+    /// POST the one -f file to this path of the server and print the answer.
+    #[arg(long, value_name = "PATH")]
+    raw: Option<String>,
+    /// Open each object in the editor before it is created.
+    #[arg(long)]
+    edit: bool,
+    /// With --edit: give the editor CRLF line endings.
+    #[arg(long)]
+    windows_line_endings: bool,
 }
 
 /// The objects `create` makes.
@@ -162,7 +175,7 @@ pub struct SecretArgs {
 
 /// Runs `kubeupd create`.
 pub async fn run(args: CreateArgs, global: &GlobalArgs) -> Result {
-    let Some(command) = &args.command else { return create_files(&args.files, &args.common, global).await };
+    let Some(command) = &args.command else { return create_files(&args, global).await };
     let (object, common) = match command {
         CreateCommand::Configmap(data) => (data_object("ConfigMap", data, None)?, &data.common),
         CreateCommand::Secret(SecretCommand::Generic(secret)) => {
@@ -185,10 +198,27 @@ const RULES: Rules = Rules { verb: "create", types_alone: false, selector: false
 
 /// `create -f`: each object of the files created (checked first, all of them), kubectl's line
 /// for each, the server's refusal of one object in kubectl's words; the others go on.
-async fn create_files(files: &FileArgs, common: &CommonArgs, global: &GlobalArgs) -> Result {
+async fn create_files(args: &CreateArgs, global: &GlobalArgs) -> Result {
+    let (files, common) = (&args.files, &args.common);
     files.require()?;
+    if let Some(path) = &args.raw {
+        return create_raw(args, path, global).await;
+    }
     common.output.printer(Verb::Write)?;
-    let named = resource::parse(&[], &files.files(), RULES)?;
+    let mut named = resource::parse(&[], &files.files(), RULES)?;
+    if args.edit {
+        // kubectl's edit-before-create reads the files alone: -l does not apply.
+        return edit_then_create(args, named, global).await;
+    }
+    if let Some(selector) = &args.selector {
+        named.retain(|named| match named {
+            resource::Named::Manifest(manifest) => selector.matches(&manifest.object),
+            _ => true,
+        });
+    }
+    if named.is_empty() {
+        return Err(Error::msg("no objects passed to create"));
+    }
     let cluster = global.connect().await?;
     let resolved = Resolver::new(&cluster, global.namespace.as_deref(), false).resolve(named).await?;
     validation::check_files(&cluster, &resolved, common.validate.directive).await?;
@@ -224,6 +254,99 @@ async fn create_files(files: &FileArgs, common: &CommonArgs, global: &GlobalArgs
     }))
     .await;
     super::print_results(results)
+}
+
+/// `create --raw PATH -f FILE`, checked as kubectl checks it: the file's bytes POSTed to PATH, the
+/// answer printed as it came.
+async fn create_raw(args: &CreateArgs, path: &str, global: &GlobalArgs) -> Result {
+    let files = &args.files;
+    if args.edit {
+        return Err(Error::msg("--raw and --edit are mutually exclusive"));
+    }
+    let [file] = files.filenames.as_slice() else {
+        return Err(Error::msg("--raw can only use a single local file or stdin"));
+    };
+    let name = file.to_string_lossy();
+    if name.starts_with("http://") || name.starts_with("https://") {
+        return Err(Error::msg("--raw cannot read from a url"));
+    }
+    if files.recursive {
+        return Err(Error::msg("--raw and --recursive are mutually exclusive"));
+    }
+    if args.selector.is_some() {
+        return Err(Error::msg("--raw and --selector (-l) are mutually exclusive"));
+    }
+    if args.common.output.output.as_deref().is_some_and(|output| !output.is_empty()) {
+        return Err(Error::msg("--raw and --output are mutually exclusive"));
+    }
+    if !path.starts_with('/') && !path.contains("://") {
+        return Err(Error::msg(format!("--raw must be a valid URL path: parse {path:?}: invalid URI for request")));
+    }
+    let body = if name == "-" {
+        let mut body = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut body).map_err(|err| Error::Other(err.into()))?;
+        body
+    } else {
+        std::fs::read(file).map_err(|err| Error::msg(format!("open {name}: {}", io_reason(&err))))?
+    };
+    let cluster = global.connect().await?;
+    let answer = cluster.raw(http::Method::POST, path, Some(body)).await?;
+    write_stdout(&String::from_utf8_lossy(&answer))
+}
+
+/// `create --edit`: each object opened in the editor, then what was saved created with
+/// kubectl-create (recorded in the last-applied annotation with `--save-config`).
+async fn edit_then_create(args: &CreateArgs, named: Vec<resource::Named>, global: &GlobalArgs) -> Result {
+    let cluster = global.connect().await?;
+    // Resolved as kubectl's builder does: the editor shows each object with its namespace.
+    let resolved = Resolver::new(&cluster, global.namespace.as_deref(), false).resolve(named).await?;
+    let objects = resolved.into_iter().filter_map(|resolved| match resolved {
+        Resolved::Manifest(manifest) => {
+            let label = format!("{} {:?}", manifest.object.rt.group_resource(), manifest.object.name);
+            Some(ToEdit { label, object: manifest.document })
+        }
+        _ => None,
+    });
+    let common = &args.common;
+    let format = match common.output.output.as_deref().unwrap_or_default() {
+        "" | "yaml" => EditFormat::Yaml,
+        "json" => EditFormat::Json,
+        other => {
+            let allowed = "allowed formats are: json,yaml";
+            return Err(Error::msg(format!(
+                "unable to match a printer suitable for the output format {other:?}, {allowed}"
+            )));
+        }
+    };
+    let dry_run = common.dry_run.mode();
+    let write = WriteOptions {
+        dry_run: dry_run == DryRun::Server,
+        field_manager: Some(common.field_manager.or("kubectl-create")),
+        field_validation: Some(common.validate.directive),
+        ..WriteOptions::default()
+    };
+    let create = async |edited: Vec<Value>| {
+        for object in edited {
+            let object = if common.save_config { last_applied::with_annotation(&object) } else { object };
+            let api_version = object["apiVersion"].as_str().unwrap_or_default();
+            let rt = cluster.resolve_kind(api_version, object["kind"].as_str().unwrap_or_default()).await?;
+            let namespace = rt.namespaced.then(|| {
+                object["metadata"]["namespace"]
+                    .as_str()
+                    .map(String::from)
+                    .or_else(|| global.namespace.clone())
+                    .unwrap_or_else(|| cluster.default_namespace().to_string())
+            });
+            let created = match dry_run {
+                DryRun::Client => object,
+                _ => cluster.create(&rt, namespace.as_deref(), &object, &write).await?,
+            };
+            write_stdout(&common.output.written(&created, "created", true, common.dry_run.suffix())?)?;
+        }
+        Ok(())
+    };
+    let failures = before_create::edit_each(objects.collect(), format, args.windows_line_endings, create).await?;
+    super::print_visited(vec![if failures.is_empty() { Ok(String::new()) } else { Err(failures) }])
 }
 
 /// Prints or creates `object`, as `common` says.

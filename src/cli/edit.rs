@@ -5,6 +5,7 @@
 //! not parse, or that the server rejects, reopens the editor on the user's text with the errors on
 //! top; whenever the edit fails, the text is kept in a file so that no edit is lost.
 
+pub mod before_create;
 mod changes;
 mod edit_file;
 mod editor;
