@@ -280,3 +280,98 @@ fn rollout_history_and_undo_match_kubectl() {
     let out = both(&twins, &["rollout", "undo", "deploy/web", "--to-revision=1"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("paused"));
 }
+
+const STATEFUL_SET: &str = "apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: db, image: postgres:16}]}
+";
+
+/// A ControllerRevision of `owner` (`daemonset/agent`) at `revision`, its pod template the
+/// owner's with the first container's `image`, as the DaemonSet and StatefulSet controllers
+/// store one: the template as a strategic merge patch replacing it, owned by the controller,
+/// labelled as its pods.
+fn play_controller_revision(ns: &TestNamespace, owner: &str, revision: i64, image: &str, cause: &str) {
+    let live = parse_json(ns.kubectl_ok(&["get", owner, "-n", &ns.name, "-o", "json"]).as_bytes());
+    let mut template = live["spec"]["template"].clone();
+    template["spec"]["containers"][0]["image"] = image.into();
+    template["$patch"] = "replace".into();
+    let name = live["metadata"]["name"].as_str().unwrap();
+    let mut annotations = serde_json::Map::new();
+    if !cause.is_empty() {
+        annotations.insert("kubernetes.io/change-cause".into(), cause.into());
+    }
+    let controller_revision = serde_json::json!({
+        "apiVersion": "apps/v1", "kind": "ControllerRevision",
+        "metadata": {
+            "name": format!("{name}-{revision}"),
+            "labels": live["spec"]["selector"]["matchLabels"],
+            "annotations": annotations,
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": live["kind"], "name": name,
+                                 "uid": live["metadata"]["uid"], "controller": true}],
+        },
+        "data": {"spec": {"template": template}},
+        "revision": revision,
+    });
+    let created =
+        support::with_stdin(ns.kubectl().args(["create", "-n", &ns.name, "-f", "-"]), &controller_revision.to_string());
+    assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
+}
+
+#[test]
+fn daemon_set_and_stateful_set_history_and_undo_match_kubectl() {
+    let twins = Twins::with_objects("rollout-revisions", &[], &[DAEMON_SET, STATEFUL_SET]);
+    // The test plays the controllers: the DaemonSet has two revisions (the second its own
+    // template), the StatefulSet one; a ControllerRevision of nobody's is left out.
+    for ns in [&twins.ours, &twins.theirs] {
+        play_controller_revision(ns, "ds/agent", 1, "fluent-bit:2", "kubectl set image ds/agent agent=fluent-bit:2");
+        play_controller_revision(ns, "ds/agent", 2, "fluent-bit:3", "");
+        play_controller_revision(ns, "sts/db", 1, "postgres:16", "");
+    }
+    let steps: &[&[&str]] = &[
+        &["rollout", "history", "ds/agent"],
+        &["rollout", "history", "daemonset", "agent", "--revision=1"],
+        &["rollout", "history", "ds/agent", "--revision=2"],
+        &["rollout", "history", "ds/agent", "--revision=9"],
+        &["rollout", "history", "ds/agent", "--revision=1", "-o", "jsonpath={.spec.template.spec.containers[0].image}"],
+        &["rollout", "history", "ds/agent", "-o", "name"],
+        &["rollout", "history", "sts/db"],
+        &["rollout", "undo", "sts/db"],
+        &["rollout", "undo", "sts/db", "--to-revision=1"],
+        &["rollout", "undo", "ds/agent", "--dry-run=client"],
+        &["rollout", "undo", "ds/agent", "--dry-run=server", "-o", "name"],
+        &["rollout", "undo", "ds/agent", "--to-revision=9"],
+        &["rollout", "undo", "ds/agent", "--to-revision=-2"],
+    ];
+    for args in steps {
+        both(&twins, args);
+    }
+    // The DaemonSet as it was at each revision, as YAML documents, compared as twins.
+    let (ours, theirs) = twins.run_both(&["rollout", "history", "ds/agent", "-o", "yaml"]);
+    let documents = |output: &Output, ns: &TestNamespace| -> Vec<Value> {
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        text.split("---\n").map(|doc| twin_view(support::parse_yaml(doc.as_bytes()), &ns.name)).collect()
+    };
+    let shown = documents(&ours, &twins.ours);
+    assert_eq!(shown, documents(&theirs, &twins.theirs), "history -o yaml");
+    let images: Vec<&Value> =
+        shown.iter().map(|ds| &ds["spec"]["template"]["spec"]["containers"][0]["image"]).collect();
+    assert_eq!(images, ["fluent-bit:2", "fluent-bit:3"], "the DaemonSet at each revision");
+    twins.assert_same("ds/agent", "after dry runs and failures");
+    // Back to revision 1, then again (skipped), then to 2.
+    for args in [
+        &["rollout", "undo", "ds/agent"][..],
+        &["rollout", "undo", "ds/agent", "--to-revision=1"],
+        &["rollout", "undo", "daemonset", "agent", "--to-revision=2"],
+        &["rollout", "undo", "sts/db", "--to-revision=1"],
+    ] {
+        both(&twins, args);
+        twins.assert_same("ds/agent", &format!("after {args:?}"));
+        twins.assert_same("sts/db", &format!("after {args:?}"));
+    }
+}

@@ -1,6 +1,7 @@
-//! `rollout history` and `rollout undo` of Deployments: the revisions a Deployment keeps in the
-//! ReplicaSets it controls, read as kubectl reads them, and the JSON patch that puts an old
-//! revision's pod template back (kubectl's `DeploymentRollbacker`).
+//! `rollout history` and `rollout undo`: the revisions a Deployment keeps in the ReplicaSets it
+//! controls, read as kubectl reads them, and the JSON patch that puts an old revision's pod
+//! template back (kubectl's `DeploymentRollbacker`); the revisions DaemonSets and StatefulSets
+//! keep in ControllerRevisions, each a strategic merge patch that replaces the pod template.
 
 use std::collections::BTreeMap;
 
@@ -31,23 +32,21 @@ pub enum Error {
     NoHistory(String),
     #[error("you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again")]
     Paused,
+    #[error("no last revision to roll back to")]
+    NoLastRevision,
+}
+
+/// Whether `object` names `owner` as its controller.
+fn controlled_by(object: &Value, owner: &Value) -> bool {
+    let uid = &owner["metadata"]["uid"];
+    let owners = object["metadata"]["ownerReferences"].as_array().into_iter().flatten();
+    owners.into_iter().any(|reference| reference["controller"] == true && &reference["uid"] == uid)
 }
 
 /// The ReplicaSets a Deployment controls, in kubectl's order: the old ones by creation time
 /// (then name), then the current one (the oldest whose template is the Deployment's).
 pub fn controlled_replica_sets(deployment: &Value, listed: &[Value]) -> Vec<Value> {
-    let uid = &deployment["metadata"]["uid"];
-    let mut owned: Vec<Value> = listed
-        .iter()
-        .filter(|rs| {
-            rs["metadata"]["ownerReferences"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .any(|owner| owner["controller"] == true && &owner["uid"] == uid)
-        })
-        .cloned()
-        .collect();
+    let mut owned: Vec<Value> = listed.iter().filter(|rs| controlled_by(rs, deployment)).cloned().collect();
     let created = |rs: &Value| {
         (
             rs["metadata"]["creationTimestamp"].as_str().unwrap_or_default().to_string(),
@@ -108,25 +107,28 @@ impl History {
 
     /// kubectl's overview: a `REVISION  CHANGE-CAUSE` table, or a sentence when there is none.
     pub fn table(&self) -> String {
-        if self.revisions.is_empty() {
-            return "No rollout history found.".to_string();
-        }
-        let rows: Vec<(String, &str)> = self
-            .revisions
-            .iter()
-            .map(|(revision, rs)| {
-                let cause = rs["metadata"]["annotations"][CHANGE_CAUSE].as_str().filter(|c| !c.is_empty());
-                (revision.to_string(), cause.unwrap_or("<none>"))
-            })
-            .collect();
-        // Go's tabwriter with padding 2: the first column as wide as its widest cell plus two.
-        let width = rows.iter().map(|(revision, _)| revision.len()).max().unwrap_or(0).max("REVISION".len()) + 2;
-        let mut table = format!("{:width$}CHANGE-CAUSE\n", "REVISION");
-        for (revision, cause) in rows {
-            table.push_str(&format!("{revision:width$}{cause}\n"));
-        }
-        table
+        table(self.revisions.iter().map(|(revision, rs)| (*revision, rs)))
     }
+}
+
+/// kubectl's overview of revisions, each with the change cause its object records.
+fn table<'a>(revisions: impl Iterator<Item = (i64, &'a Value)>) -> String {
+    let rows: Vec<(String, &str)> = revisions
+        .map(|(revision, object)| {
+            let cause = object["metadata"]["annotations"][CHANGE_CAUSE].as_str().filter(|c| !c.is_empty());
+            (revision.to_string(), cause.unwrap_or("<none>"))
+        })
+        .collect();
+    if rows.is_empty() {
+        return "No rollout history found.".to_string();
+    }
+    // Go's tabwriter with padding 2: the first column as wide as its widest cell plus two.
+    let width = rows.iter().map(|(revision, _)| revision.len()).max().unwrap_or(0).max("REVISION".len()) + 2;
+    let mut table = format!("{:width$}CHANGE-CAUSE\n", "REVISION");
+    for (revision, cause) in rows {
+        table.push_str(&format!("{revision:width$}{cause}\n"));
+    }
+    table
 }
 
 /// The ReplicaSet a rollback to `to_revision` restores (0: the one before the newest), among
@@ -192,6 +194,72 @@ pub fn rollback_patch(deployment: &Value, source: &Value) -> Result<Option<Value
         {"op": "replace", "path": "/spec/template", "value": template},
         {"op": "replace", "path": "/metadata/annotations", "value": annotations},
     ])))
+}
+
+/// The ControllerRevisions a DaemonSet or StatefulSet controls, in the order listed.
+pub fn controlled_revisions(owner: &Value, listed: &[Value]) -> Vec<Value> {
+    listed.iter().filter(|revision| controlled_by(revision, owner)).cloned().collect()
+}
+
+/// The history of a DaemonSet or StatefulSet: each revision's ControllerRevision (the last one
+/// listed wins, as in kubectl).
+#[derive(Debug, Default)]
+pub struct Revisions {
+    revisions: BTreeMap<i64, Value>,
+}
+
+impl Revisions {
+    /// The history kept in `controller_revisions`.
+    pub fn new(controller_revisions: &[Value]) -> Revisions {
+        let revisions =
+            controller_revisions.iter().map(|cr| (cr["revision"].as_i64().unwrap_or(0), cr.clone())).collect();
+        Revisions { revisions }
+    }
+
+    /// The ControllerRevisions by revision, oldest first.
+    pub fn objects(&self) -> impl Iterator<Item = (i64, &Value)> {
+        self.revisions.iter().map(|(revision, cr)| (*revision, cr))
+    }
+
+    /// The ControllerRevision of `revision`.
+    pub fn object(&self, revision: i64) -> Option<&Value> {
+        self.revisions.get(&revision)
+    }
+
+    /// kubectl's overview, the change causes read from the ControllerRevisions.
+    pub fn table(&self) -> String {
+        table(self.objects())
+    }
+}
+
+/// The ControllerRevision a rollback to `to_revision` restores (0: the one before the newest),
+/// with kubectl's checks in its order.
+pub fn revision_to_restore(to_revision: i64, controller_revisions: &[Value]) -> Result<&Value, Error> {
+    if to_revision < 0 {
+        return Err(Error::NoSuchRevision(to_revision));
+    }
+    if to_revision == 0 {
+        if controller_revisions.len() <= 1 {
+            return Err(Error::NoLastRevision);
+        }
+        let mut by_revision: Vec<&Value> = controller_revisions.iter().collect();
+        by_revision.sort_by_key(|cr| cr["revision"].as_i64().unwrap_or(0));
+        return Ok(by_revision[by_revision.len() - 2]);
+    }
+    controller_revisions
+        .iter()
+        .find(|cr| cr["revision"].as_i64() == Some(to_revision))
+        .ok_or(Error::NoSuchRevision(to_revision))
+}
+
+/// What the controllers store as a revision of `owner`: a strategic merge patch replacing the
+/// pod template. A rollback sends the revision's; when it equals the owner's own, it is skipped.
+pub fn template_patch(owner: &Value) -> Value {
+    let mut template = owner["spec"]["template"].clone();
+    if let Some(template) = template.as_object_mut() {
+        template.insert("$patch".to_string(), Value::from("replace"));
+    }
+    json!({"spec": {"template": template}})
 }
 
 /// Whether two pod templates are the same but for the hash label, as apimachinery's semantic
@@ -283,5 +351,35 @@ mod tests {
         let mut paused = live.clone();
         paused["spec"]["paused"] = json!(true);
         assert_eq!(rollback_patch(&paused, source).unwrap_err(), Error::Paused);
+    }
+
+    fn controller_revision(name: &str, revision: i64, owner_uid: &str) -> Value {
+        json!({"metadata": {"name": name, "ownerReferences": [{"uid": owner_uid, "controller": true}]},
+               "revision": revision, "data": {"spec": {"template": {"spec": {}, "$patch": "replace"}}}})
+    }
+
+    #[test]
+    fn controller_revisions_restore_the_one_asked_for_or_the_one_before_the_newest() {
+        let owner = json!({"metadata": {"uid": "d1"}, "spec": {"template": {"spec": {}}}});
+        let listed = [
+            controller_revision("a-3", 3, "d1"),
+            controller_revision("a-1", 1, "d1"),
+            controller_revision("other", 5, "x9"),
+            controller_revision("a-2", 2, "d1"),
+        ];
+        let owned = controlled_revisions(&owner, &listed);
+        let name = |cr: &Value| cr["metadata"]["name"].as_str().unwrap().to_string();
+        assert_eq!(owned.iter().map(name).collect::<Vec<_>>(), ["a-3", "a-1", "a-2"]);
+        assert_eq!(name(revision_to_restore(0, &owned).unwrap()), "a-2");
+        assert_eq!(name(revision_to_restore(1, &owned).unwrap()), "a-1");
+        assert_eq!(revision_to_restore(7, &owned), Err(Error::NoSuchRevision(7)));
+        assert_eq!(revision_to_restore(-1, &owned), Err(Error::NoSuchRevision(-1)));
+        assert_eq!(revision_to_restore(0, &owned[..1]), Err(Error::NoLastRevision));
+        assert_eq!(
+            Revisions::new(&owned).table(),
+            "REVISION  CHANGE-CAUSE\n1         <none>\n2         <none>\n3         <none>\n"
+        );
+        // The owner's template is what each revision stores: rolling back to it changes nothing.
+        assert_eq!(template_patch(&owner), owned[0]["data"]);
     }
 }

@@ -1,7 +1,8 @@
-//! `kubeupd rollout history` and `rollout undo` of Deployments: the revisions kept in the
-//! ReplicaSets a Deployment controls ([`crate::change::rollback`] reads them as kubectl does),
-//! listed, shown one by one (`--revision`, described as kubectl describes a pod template), or put
-//! back with kubectl's JSON patch.
+//! `kubeupd rollout history` and `rollout undo`: the revisions kept in the ReplicaSets a
+//! Deployment controls, or in the ControllerRevisions of a DaemonSet or StatefulSet
+//! ([`crate::change::rollback`] reads them as kubectl does), listed, shown one by one
+//! (`--revision`, described as kubectl describes a pod template), or put back: kubectl's JSON
+//! patch for a Deployment, the revision's own strategic merge patch for the others.
 
 use clap::Args;
 use serde_json::Value;
@@ -10,9 +11,9 @@ use super::super::flags::{DryRunArg, OutputArgs, SelectionArgs, TargetArgs};
 use super::super::visit::{self, Visited};
 use super::super::{Error, GlobalArgs, Result};
 use crate::apply::DryRun;
-use crate::change::rollback::{self, History};
+use crate::change::rollback::{self, History, Revisions};
 use crate::client::{Cluster, ListScope, Selectors, WriteOptions};
-use crate::merge::Patch;
+use crate::merge::{KindPatcher, Patch};
 use crate::output::{self, Printer, Verb};
 use crate::resource::LabelSelector;
 
@@ -87,9 +88,17 @@ enum Helper {
     Rollbacker,
 }
 
-/// kubectl's refusal of kinds without history; only Deployments keep theirs here (DaemonSets and
-/// StatefulSets keep it in ControllerRevisions, which kubeupd does not read yet).
-fn check_kind(object: &Visited, helper: Helper) -> Result {
+/// Where a kind keeps its revisions.
+#[derive(Clone, Copy)]
+enum Kept {
+    /// In the ReplicaSets a Deployment controls.
+    ReplicaSets,
+    /// In ControllerRevisions; kubectl's name for the kind when it cannot read the object.
+    ControllerRevisions { kind: &'static str },
+}
+
+/// Where `object`'s kind keeps its history, or kubectl's refusal of a kind without one.
+fn check_kind(object: &Visited, helper: Helper) -> Result<Kept> {
     let rt = &object.target.rt;
     let (group, kind) = (rt.group.as_str(), rt.kind.as_str());
     let (name, retrieving) = match helper {
@@ -111,16 +120,37 @@ fn check_kind(object: &Visited, helper: Helper) -> Result {
         )));
     }
     match kind {
-        "Deployment" => Ok(()),
-        "DaemonSet" | "StatefulSet" => Err(Error::msg(format!(
-            "{} of {kind}s is not supported by kubeupd yet (they keep it in ControllerRevisions): use kubectl for them",
-            match helper {
-                Helper::HistoryViewer => "rollout history",
-                Helper::Rollbacker => "rollout undo",
-            }
-        ))),
+        "Deployment" => Ok(Kept::ReplicaSets),
+        "DaemonSet" => Ok(Kept::ControllerRevisions { kind: "DaemonSet" }),
+        "StatefulSet" => Ok(Kept::ControllerRevisions { kind: "Statefulset" }),
         _ => Err(Error::msg(format!("no {name} has been implemented for {:?}", group_kind(object)))),
     }
+}
+
+/// The ControllerRevisions `owner` controls, as kubectl lists them: by the owner's selector,
+/// then by owner.
+async fn controller_revisions(cluster: &Cluster, owner: &Visited) -> Result<Vec<Value>> {
+    let selector = crate::manifest::selector_text(&owner.live["spec"]["selector"]);
+    let rt = cluster.resolve_kind("apps/v1", "ControllerRevision").await?;
+    let namespace = owner.target.namespace.as_deref().unwrap_or_default();
+    let selectors = Selectors { label: Some(&selector), field: None };
+    let list = cluster.list(&rt, ListScope::Namespace(namespace), selectors).await?;
+    Ok(rollback::controlled_revisions(&owner.live, list["items"].as_array().map_or(&[], Vec::as_slice)))
+}
+
+/// `owner` at a revision: the revision's strategic merge patch applied to it, as kubectl shows
+/// a DaemonSet's or StatefulSet's old revisions.
+async fn at_revision(cluster: &Cluster, owner: &Visited, controller_revision: &Value) -> Result<Value> {
+    let rt = &owner.target.rt;
+    let schema = cluster.patch_schema(&rt.api_version(), &rt.kind).await;
+    let patch = Patch::Strategic(controller_revision["data"].clone());
+    let mut applied = KindPatcher::for_kind(schema.as_ref()).apply(owner.live.clone(), &patch).map_err(|_| {
+        let name = controller_revision["metadata"]["name"].as_str().unwrap_or_default();
+        Error::msg(format!("unable to parse history {name}"))
+    })?;
+    applied["apiVersion"] = Value::from(rt.api_version());
+    applied["kind"] = Value::from(rt.kind.clone());
+    Ok(applied)
 }
 
 /// Go's `schema.GroupKind.String()`: `Kind.group`, or the kind alone in the core group.
@@ -158,8 +188,39 @@ async fn history_of(
     printer: Option<&Printer>,
 ) -> Result<String> {
     let object = object?;
-    check_kind(&object, Helper::HistoryViewer)?;
-    let history = History::new(&replica_sets(cluster, &object).await?);
+    let shown = match check_kind(&object, Helper::HistoryViewer)? {
+        Kept::ReplicaSets => replica_set_history(cluster, &object, args, printer).await?,
+        Kept::ControllerRevisions { .. } => controller_revision_history(cluster, &object, args, printer).await?,
+    };
+    match shown {
+        Shown::Objects(text) => Ok(text),
+        Shown::Table(table) => Ok(format!("{} \n{table}\n", output::object_name(&object.live))),
+        Shown::Template(revision, template) => Ok(format!(
+            "{} with revision #{revision}\n{}\n",
+            output::object_name(&object.live),
+            output::describe_pod_template(&template)
+        )),
+    }
+}
+
+/// What `rollout history` shows of one object.
+enum Shown {
+    /// The revisions' objects, printed with `-o`.
+    Objects(String),
+    /// kubectl's overview of the revisions.
+    Table(String),
+    /// The pod template of one revision.
+    Template(i64, Value),
+}
+
+/// A Deployment's history, from its ReplicaSets.
+async fn replica_set_history(
+    cluster: &Cluster,
+    object: &Visited,
+    args: &HistoryArgs,
+    printer: Option<&Printer>,
+) -> Result<Shown> {
+    let history = History::new(&replica_sets(cluster, object).await?);
     if let Some(printer) = printer {
         // kubectl prints the ReplicaSets themselves (and panics on a revision it does not have:
         // here that is the error it gives without -o).
@@ -167,16 +228,43 @@ async fn history_of(
             0 => history.objects().map(|(_, rs)| rs).collect(),
             revision => vec![history.object(revision).ok_or_else(|| Error::msg(NO_SUCH_REVISION))?],
         };
-        return render_each(&args.output, printer, &shown);
+        return Ok(Shown::Objects(render_each(&args.output, printer, &shown)?));
     }
-    let (heading, text) = match args.revision {
-        0 => (String::new(), history.table()),
-        revision => {
-            let template = history.template(revision).ok_or_else(|| Error::msg(NO_SUCH_REVISION))?;
-            (format!("with revision #{revision}"), output::describe_pod_template(&template))
+    Ok(match args.revision {
+        0 => Shown::Table(history.table()),
+        revision => Shown::Template(revision, history.template(revision).ok_or_else(|| Error::msg(NO_SUCH_REVISION))?),
+    })
+}
+
+/// A DaemonSet's or StatefulSet's history, from its ControllerRevisions.
+async fn controller_revision_history(
+    cluster: &Cluster,
+    object: &Visited,
+    args: &HistoryArgs,
+    printer: Option<&Printer>,
+) -> Result<Shown> {
+    let revisions = Revisions::new(&controller_revisions(cluster, object).await?);
+    let wanted = |revision: i64| revisions.object(revision).ok_or_else(|| Error::msg(NO_SUCH_REVISION));
+    if let Some(printer) = printer {
+        // kubectl prints the object as it was at each revision.
+        let mut shown = Vec::new();
+        match args.revision {
+            0 => {
+                for (_, controller_revision) in revisions.objects() {
+                    shown.push(at_revision(cluster, object, controller_revision).await?);
+                }
+            }
+            revision => shown.push(at_revision(cluster, object, wanted(revision)?).await?),
         }
-    };
-    Ok(format!("{} {heading}\n{text}\n", output::object_name(&object.live)))
+        return Ok(Shown::Objects(render_each(&args.output, printer, &shown.iter().collect::<Vec<_>>())?));
+    }
+    Ok(match args.revision {
+        0 => Shown::Table(revisions.table()),
+        revision => {
+            let applied = at_revision(cluster, object, wanted(revision)?).await?;
+            Shown::Template(revision, applied["spec"]["template"].clone())
+        }
+    })
 }
 
 /// Each object as `printer` prints it, YAML documents separated as kubectl's printer separates them.
@@ -210,18 +298,30 @@ pub async fn run_undo(args: UndoArgs, global: &GlobalArgs) -> Result {
 
 /// Rolls `object` back; kubectl's word for what happened.
 async fn undo(cluster: &Cluster, object: &Visited, args: &UndoArgs) -> Result<String> {
-    check_kind(object, Helper::Rollbacker)?;
+    let kept = check_kind(object, Helper::Rollbacker)?;
     if args.to_revision < 0 {
         return Err(Error::msg(rollback::Error::NoSuchRevision(args.to_revision).to_string()));
     }
     let target = &object.target;
-    // kubectl reads the Deployment again before it reads its ReplicaSets.
+    // kubectl reads the object again before it reads its history.
+    let kind = match kept {
+        Kept::ReplicaSets => "Deployment",
+        Kept::ControllerRevisions { kind } => kind,
+    };
     let live = cluster
         .get(&target.rt, target.namespace.as_deref(), &target.name)
         .await
-        .map_err(|err| Error::msg(format!("failed to retrieve Deployment {}: {}", target.name, reason(&err))))?;
-    let deployment = Visited { target: target.clone(), live };
-    let sets = replica_sets(cluster, &deployment).await?;
+        .map_err(|err| Error::msg(format!("failed to retrieve {kind} {}: {}", target.name, reason(&err))))?;
+    let object = Visited { target: target.clone(), live };
+    match kept {
+        Kept::ReplicaSets => undo_deployment(cluster, &object, args).await,
+        Kept::ControllerRevisions { .. } => undo_from_controller_revision(cluster, &object, args).await,
+    }
+}
+
+/// Puts an old ReplicaSet's pod template back into `deployment`.
+async fn undo_deployment(cluster: &Cluster, deployment: &Visited, args: &UndoArgs) -> Result<String> {
+    let sets = replica_sets(cluster, deployment).await?;
     let source = rollback::rollback_source(&deployment.live, &sets, args.to_revision)
         .map_err(|err| Error::msg(err.to_string()))?;
     if args.dry_run.mode() == DryRun::Client {
@@ -229,22 +329,52 @@ async fn undo(cluster: &Cluster, object: &Visited, args: &UndoArgs) -> Result<St
     }
     let Some(patch) = rollback::rollback_patch(&deployment.live, source).map_err(|err| Error::msg(err.to_string()))?
     else {
-        return Ok(format!("skipped rollback (current template already matches revision {})", args.to_revision));
+        return Ok(skipped(args.to_revision));
     };
     let patch = Patch::Json(serde_json::from_value(patch).map_err(|err| Error::Other(err.into()))?);
+    let restored = |live: &Value| rollback::rollback_patch(live, source).is_ok_and(|patch| patch.is_none());
+    restore(cluster, deployment, args, &patch, restored).await
+}
+
+/// Sends a DaemonSet's or StatefulSet's old revision back as the strategic merge patch it is.
+async fn undo_from_controller_revision(cluster: &Cluster, object: &Visited, args: &UndoArgs) -> Result<String> {
+    let listed = controller_revisions(cluster, object).await?;
+    let source = rollback::revision_to_restore(args.to_revision, &listed).map_err(|err| Error::msg(err.to_string()))?;
+    if args.dry_run.mode() == DryRun::Client {
+        let applied = at_revision(cluster, object, source).await?;
+        return Ok(format!("will roll back to {}", output::describe_pod_template(&applied["spec"]["template"])));
+    }
+    let data = &source["data"];
+    if &rollback::template_patch(&object.live) == data {
+        return Ok(skipped(args.to_revision));
+    }
+    let restored = |live: &Value| &rollback::template_patch(live) == data;
+    restore(cluster, object, args, &Patch::Strategic(data.clone()), restored).await
+}
+
+/// kubectl's line when the object already has the revision's template.
+fn skipped(revision: i64) -> String {
+    format!("skipped rollback (current template already matches revision {revision})")
+}
+
+/// Sends `patch`; a request whose answer is lost is read back, and `restored` says whether it
+/// took effect.
+async fn restore(
+    cluster: &Cluster,
+    object: &Visited,
+    args: &UndoArgs,
+    patch: &Patch,
+    restored: impl Fn(&Value) -> bool,
+) -> Result<String> {
+    let target = &object.target;
     let write = WriteOptions { dry_run: args.dry_run.mode() == DryRun::Server, ..WriteOptions::default() };
-    let sent = cluster.patch(&target.rt, target.namespace.as_deref(), &target.name, &patch, &write).await;
-    match sent {
+    match cluster.patch(&target.rt, target.namespace.as_deref(), &target.name, patch, &write).await {
         Ok(_) => Ok("rolled back".to_string()),
         Err(err) => {
-            let revision = args.to_revision;
-            let written = |live: Option<&Value>| {
-                !write.dry_run
-                    && live.is_some_and(|live| rollback::rollback_patch(live, source).is_ok_and(|p| p.is_none()))
-            };
+            let written = |live: Option<&Value>| !write.dry_run && live.is_some_and(&restored);
             match visit::write_failed(cluster, target, None, err, written).await {
                 lost @ Error::Lost { .. } => Err(lost),
-                err => Err(Error::msg(format!("failed restoring revision {revision}: {}", err.message()))),
+                err => Err(Error::msg(format!("failed restoring revision {}: {}", args.to_revision, err.message()))),
             }
         }
     }
