@@ -2,7 +2,7 @@
 //! StatefulSets, or pause and resume one of a Deployment, each sent as a strategic merge patch
 //! from the object as read to the object changed, with kubectl's manager `kubectl-rollout`.
 //! `rollout status` ([`status`]) watches a rollout until it is done; `rollout history` and
-//! `rollout undo` ([`history`]) read and restore a Deployment's revisions.
+//! `rollout undo` ([`history`]) read and restore the revisions of Deployments, DaemonSets and StatefulSets.
 
 mod history;
 mod status;
