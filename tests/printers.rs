@@ -259,3 +259,26 @@ fn watch_prints_each_change_like_kubectl() {
     assert_eq!(seconds[2], seconds[3], "events after the change: {seconds:?}");
     assert_eq!(seconds[2], "MODIFIED watched");
 }
+
+/// `-o kyaml` (kubectl 1.34 and later) against kubectl 1.37 on the same objects: keys quoted
+/// only where YAML could misread them, folded multi-line strings, cuddled lists of maps, lists,
+/// managed fields shown or hidden, and a write verb's output.
+#[test]
+fn kyaml_matches_kubectl_1_37() {
+    let ns = objects("printers-kyaml");
+    ns.apply_testdata("printers/kyaml.yaml");
+    let n = ns.name.as_str();
+    let file = testdata("printers/kyaml.yaml");
+    for args in [
+        &["get", "cm", "kyaml", "-o", "kyaml", "-n", n][..],
+        &["get", "deploy", "-o", "kyaml", "-n", n],
+        &["get", "deploy", "web", "-o", "kyaml", "--show-managed-fields", "-n", n],
+        &["get", "cm,deploy", "-o", "kyaml", "-n", n],
+        &["label", "-f", file.to_str().unwrap(), "--local", "x=y", "-o", "kyaml"],
+    ] {
+        let ours = ns.kubeupd().args(args).output().expect("kubeupd runs");
+        let theirs = ns.newer_kubectl().args(args).output().expect("kubectl 1.37 runs");
+        support::assert_same_output(&ours, &theirs, &format!("{args:?}"));
+        assert!(String::from_utf8_lossy(&ours.stdout).starts_with("---\n{\n"), "{args:?}");
+    }
+}

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use serde_json::Value;
 
 use super::jsonpath::{self, JsonPath};
-use super::{json, list_of, object_name, table, to_yaml};
+use super::{json, list_of, object_name, table, to_kyaml, to_yaml};
 use crate::gocompat;
 
 /// How objects are printed.
@@ -17,6 +17,8 @@ pub enum Printer {
     Json,
     /// YAML.
     Yaml,
+    /// KYAML (kubectl 1.34 and later), each document after its `---`.
+    Kyaml,
     /// `kind.group/name` per object.
     Name,
     /// The server's table with every column (`get` only).
@@ -112,6 +114,8 @@ impl Printer {
         match format {
             "json" => Ok(Printer::Json),
             "yaml" => Ok(Printer::Yaml),
+            // Accepted, but not listed among the formats: the list is kubectl 1.32's, which has none.
+            "kyaml" => Ok(Printer::Kyaml),
             "name" => Ok(Printer::Name),
             "wide" => for_get(Printer::Wide),
             "jsonpath" | "jsonpath-file" | "jsonpath-as-json" => {
@@ -141,6 +145,7 @@ impl Printer {
         match self {
             Printer::Json => json::write_json(out, &document(objects))?,
             Printer::Yaml => out.write_all(to_yaml(&document(objects)).as_bytes())?,
+            Printer::Kyaml => out.write_all(to_kyaml(&document(objects)).as_bytes())?,
             Printer::Name | Printer::Wide => {
                 objects.iter().try_for_each(|object| writeln!(out, "{}", object_name(object)))?
             }
@@ -160,7 +165,7 @@ impl Printer {
     /// Whether kubectl leaves `metadata.managedFields` out unless `--show-managed-fields`: for
     /// JSON and YAML only (templates see the whole object).
     pub fn hides_managed_fields(&self) -> bool {
-        matches!(self, Printer::Json | Printer::Yaml)
+        matches!(self, Printer::Json | Printer::Yaml | Printer::Kyaml)
     }
 
     /// Whether this printer shows whole objects (JSON or YAML), rather than lines from them.
