@@ -195,29 +195,21 @@ fn ages_are_masked_keeping_their_width() {
     assert_eq!(without_ages(b"s 5 sm x1"), "s 5 sm x1");
 }
 
-/// `get -w` prints the object, then its change, as kubectl's watch does.
-#[test]
-fn watch_prints_each_change_like_kubectl() {
+/// Runs `kubeupd ARGS` and `kubectl ARGS` (watches) side by side: reads `before` lines from
+/// each, makes `change`, reads `after` lines more, stops both; returns each tool's lines.
+fn watch_both(
+    ns: &TestNamespace,
+    args: &[&str],
+    before: usize,
+    change: impl FnOnce(),
+    after: usize,
+) -> [Vec<String>; 2] {
     use std::io::{BufRead, BufReader};
     use std::sync::mpsc;
     use std::time::Duration;
 
-    let ns = TestNamespace::new("printers-watch");
-    let n = ns.name.as_str();
-    ns.kubectl_ok(&["create", "configmap", "watched", "--from-literal=k=1", "-n", n]);
-    let args = ["get", "cm", "watched", "-w", "-o", r#"jsonpath={.data.k}{"\n"}"#, "-n", n];
-    let events_args = [
-        "get",
-        "cm",
-        "-w",
-        "--output-watch-events",
-        "-o",
-        r#"jsonpath={.type} {.object.metadata.name}{"\n"}"#,
-        "-n",
-        n,
-    ];
     let start = |mut command: std::process::Command| {
-        let mut child = command.stdout(std::process::Stdio::piped()).spawn().expect("the watch starts");
+        let mut child = command.args(args).stdout(std::process::Stdio::piped()).spawn().expect("the watch starts");
         let (send, lines) = mpsc::channel();
         let stdout = child.stdout.take().unwrap();
         std::thread::spawn(move || {
@@ -227,37 +219,95 @@ fn watch_prints_each_change_like_kubectl() {
         });
         (child, lines)
     };
-    let next = |lines: &mpsc::Receiver<String>, who: &str| {
-        lines.recv_timeout(Duration::from_secs(60)).unwrap_or_else(|_| panic!("{who} printed no line"))
+    let watchers = [("kubeupd", start(ns.kubeupd_process())), ("kubectl", start(ns.kubectl()))];
+    let read = |count: usize, seen: &mut [Vec<String>; 2]| {
+        for ((who, (_, lines)), seen) in watchers.iter().zip(seen.iter_mut()) {
+            for _ in 0..count {
+                let line = lines.recv_timeout(Duration::from_secs(60));
+                seen.push(line.unwrap_or_else(|_| panic!("{who} {args:?} printed only {seen:?}")));
+            }
+        }
     };
-    let mut ours_command = ns.kubeupd_process();
-    ours_command.args(args);
-    let mut theirs_command = ns.kubectl();
-    theirs_command.args(args);
-    let mut events_ours_command = ns.kubeupd_process();
-    events_ours_command.args(events_args);
-    let mut events_theirs_command = ns.kubectl();
-    events_theirs_command.args(events_args);
-    let watchers = [
-        ("kubeupd", start(ours_command)),
-        ("kubectl", start(theirs_command)),
-        ("kubeupd events", start(events_ours_command)),
-        ("kubectl events", start(events_theirs_command)),
-    ];
-    let firsts: Vec<String> = watchers.iter().map(|(who, (_, lines))| next(lines, who)).collect();
-    ns.kubectl_ok(&["patch", "cm", "watched", "-p", r#"{"data":{"k":"2"}}"#, "-n", n]);
-    let seconds: Vec<String> = watchers.iter().map(|(who, (_, lines))| next(lines, who)).collect();
+    let mut seen = [Vec::new(), Vec::new()];
+    read(before, &mut seen);
+    change();
+    read(after, &mut seen);
     for (_, (mut child, _)) in watchers {
         let _ = child.kill();
         let _ = child.wait();
     }
-    assert_eq!(firsts[0], "1");
-    assert_eq!(seconds[0], "2");
-    assert_eq!(firsts[0], firsts[1], "first lines: {firsts:?}");
-    assert_eq!(seconds[0], seconds[1], "after the change: {seconds:?}");
-    assert_eq!(firsts[2], firsts[3], "events: {firsts:?}");
-    assert_eq!(seconds[2], seconds[3], "events after the change: {seconds:?}");
-    assert_eq!(seconds[2], "MODIFIED watched");
+    seen
+}
+
+/// `get -w` prints the object, then its change, as kubectl's watch does.
+#[test]
+fn watch_prints_each_change_like_kubectl() {
+    let ns = TestNamespace::new("printers-watch");
+    let n = ns.name.as_str();
+    ns.kubectl_ok(&["create", "configmap", "watched", "--from-literal=k=1", "-n", n]);
+    let ns = &ns;
+    let patch = |value: &str| {
+        let patch = format!(r#"{{"data":{{"k":"{value}"}}}}"#);
+        move || drop(ns.kubectl_ok(&["patch", "cm", "watched", "-p", &patch, "-n", n]))
+    };
+    let [ours, theirs] =
+        watch_both(ns, &["get", "cm", "watched", "-w", "-o", r#"jsonpath={.data.k}{"\n"}"#, "-n", n], 1, patch("2"), 1);
+    assert_eq!(ours, ["1", "2"]);
+    assert_eq!(ours, theirs);
+    let events = [
+        "get",
+        "cm",
+        "-w",
+        "--output-watch-events",
+        "-o",
+        r#"jsonpath={.type} {.object.metadata.name}{"\n"}"#,
+        "-n",
+        n,
+    ];
+    let [ours, theirs] = watch_both(ns, &events, 1, patch("3"), 1);
+    assert_eq!(ours, ["ADDED watched", "MODIFIED watched"]);
+    assert_eq!(ours, theirs);
+}
+
+/// `get -w` tables: the header once, a row per change, columns that widen as a longer name
+/// comes and never narrow; with events, labels and custom columns, as kubectl's tab writer
+/// lays them out (ages masked, keeping their width).
+#[test]
+fn watch_tables_grow_like_kubectl() {
+    let ns = &TestNamespace::new("printers-watch-tables");
+    let n = ns.name.as_str();
+    ns.kubectl_ok(&["create", "configmap", "a", "--from-literal=k=1", "-n", n]);
+    let create =
+        |name: String| move || drop(ns.kubectl_ok(&["create", "configmap", &name, "--from-literal=k=x\ty", "-n", n]));
+    for (index, args) in [
+        &["get", "cm", "-w", "-n", n][..],
+        &["get", "cm", "-w", "--output-watch-events", "-n", n],
+        &["get", "cm", "-w", "-o", "wide", "--show-labels", "-L", "app", "--show-kind", "-n", n],
+        &["get", "cm", "-w", "--no-headers", "-n", n],
+        &["get", "cm", "-w", "-o", "custom-columns=NAME:.metadata.name,DATA:.data", "-n", n],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let existing = index + 1;
+        let name = format!("a-much-longer-name-{index}");
+        let header = usize::from(!args.contains(&"--no-headers"));
+        let [ours, theirs] = watch_both(ns, args, header + existing, create(name.clone()), 1);
+        let masked = |lines: &[String]| without_ages(lines.join("\n").as_bytes());
+        assert_eq!(masked(&ours), masked(&theirs), "{args:?} (left: kubeupd)");
+        assert!(ours.last().unwrap().contains(&name), "the new object's row: {ours:?}");
+    }
+    // A watch that starts with nothing: the header comes with the first row.
+    let empty = TestNamespace::new("printers-watch-empty");
+    let e = empty.name.as_str();
+    let [ours, theirs] = watch_both(
+        &empty,
+        &["get", "cm", "-w", "-n", e],
+        0,
+        || drop(empty.kubectl_ok(&["create", "cm", "first", "-n", e])),
+        2,
+    );
+    assert_eq!(without_ages(ours.join("\n").as_bytes()), without_ages(theirs.join("\n").as_bytes()));
 }
 
 /// `-o kyaml` (kubectl 1.34 and later) against kubectl 1.37 on the same objects: keys quoted

@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::flags::{OutputArgs, TargetArgs};
 use super::{Error, GlobalArgs, Result};
 use crate::client::{self, Cluster, ListScope, ResourceType, Selectors};
+use crate::gocompat::tabwriter::TabWriter;
 use crate::output::{self, Printer, Table, TableOptions, Verb};
 use crate::resource::{self, ObjectRef, Resolved, Resolver, Rules};
 
@@ -172,9 +173,8 @@ fn visits(resolved: Vec<Resolved>) -> Vec<Visit> {
 async fn fetch_tables(cluster: &Cluster, visits: &[Visit], args: &GetArgs) -> Vec<Vec<Result<Table>>> {
     let whole_objects = args.sort_by.is_some();
     let subresource = args.subresource.as_deref();
-    let table = |document: client::Result<Value>| -> Result<Table> {
-        Table::from_document(document?).map_err(|err| Error::msg(format!("the server sent an invalid Table: {err}")))
-    };
+    let table =
+        |document: client::Result<Value>| -> Result<Table> { Table::from_document(document?).map_err(invalid_table) };
     join_all(visits.iter().map(|visit| async move {
         match &visit.names {
             Some(names) => {
@@ -358,18 +358,14 @@ fn list_items(list: Value, rt: &ResourceType) -> Value {
 const WATCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30 * 60);
 
 /// `--watch`/`--watch-only`: the objects as they are (unless `--watch-only`), then each change,
-/// every object printed alone as it comes. Tables are not printed in watch mode yet.
+/// printed as it comes: tables a row per change, other formats each object alone. As in kubectl,
+/// everything passes through its tab writer, flushed after the first objects and each change.
 async fn watch(cluster: &Cluster, visits: &[Visit], args: &GetArgs, printer: Option<Printer>) -> Result {
     let [visit] = visits else {
         return Err(Error::msg(format!(
             "watch is only supported on individual resources and resource collections, but {} resources were found",
             visits.len()
         )));
-    };
-    let Some(printer) = printer.filter(|printer| !matches!(printer, Printer::Wide)) else {
-        return Err(Error::msg(
-            "kubeupd does not print tables in watch mode yet: use -o name, json, yaml, jsonpath or custom-columns",
-        ));
     };
     let name_selector = match visit.names.as_deref() {
         Some([name]) => Some(format!("metadata.name={name}")),
@@ -381,35 +377,102 @@ async fn watch(cluster: &Cluster, visits: &[Visit], args: &GetArgs, printer: Opt
         (name, field) => name.clone().or_else(|| field.clone()),
     };
     let selectors = Selectors { label: args.selector.as_deref(), field: field.as_deref() };
-    let list =
-        cluster.list(&visit.rt, visit.scope(), selectors).await.map_err(|err| list_error(err, &visit.rt, args))?;
-    let version = list.pointer("/metadata/resourceVersion").and_then(Value::as_str).map(String::from);
-    let print = |kind: &str, mut object: Value| -> Result {
-        if !args.output.show_managed_fields && printer.hides_managed_fields() {
-            output::strip_managed_fields(&mut object);
+    let mut shown = match printer {
+        None | Some(Printer::Wide) => Watched::Tables(output::TableStream::new(TableOptions {
+            wide: printer.is_some(),
+            namespace_column: args.all_namespaces && visit.rt.namespaced,
+            kind_prefix: args.show_kind.then(|| visit.rt.group_kind_lower()),
+            no_headers: args.no_headers,
+            label_columns: args.label_columns.clone(),
+            show_labels: args.show_labels,
+        })),
+        Some(mut printer) => {
+            if let Printer::CustomColumns(columns) = &mut printer {
+                columns.no_headers = args.no_headers;
+            }
+            Watched::Objects(printer, TabWriter::kubectl(), true)
         }
-        let shown = if args.output_watch_events { serde_json::json!({"type": kind, "object": object}) } else { object };
-        let text = printer.render(&shown).map_err(super::flags::print_error)?;
-        super::write_stdout(&text)?;
-        // Each change is shown as it happens, even when the printer ends no line.
-        std::io::Write::flush(&mut std::io::stdout()).map_err(|err| Error::Other(err.into()))
     };
-    if !args.watch_only
-        && let Value::Array(items) = list_items(list, &visit.rt)
-    {
-        for item in items {
-            print("ADDED", item)?;
-        }
+    let tables = matches!(shown, Watched::Tables(_));
+    let list = match tables {
+        true => cluster.list_table(&visit.rt, visit.scope(), selectors, false).await,
+        false => cluster.list(&visit.rt, visit.scope(), selectors).await,
+    };
+    let list = list.map_err(|err| list_error(err, &visit.rt, args))?;
+    let version = list.pointer("/metadata/resourceVersion").and_then(Value::as_str).map(String::from);
+    if !args.watch_only {
+        let text = match &mut shown {
+            Watched::Tables(stream) => {
+                let event = args.output_watch_events.then_some("ADDED");
+                stream.print(event, Table::from_document(list).map_err(invalid_table)?)
+            }
+            Watched::Objects(printer, writer, first) => {
+                let mut text = String::new();
+                if let Value::Array(items) = list_items(list, &visit.rt) {
+                    for item in items {
+                        text.push_str(&writer.write(&object_text(printer, args, "ADDED", item, first)?));
+                    }
+                }
+                text + &writer.flush()
+            }
+        };
+        show(&text)?;
     }
     let options = client::WatchOptions { selectors, resource_version: version.as_deref(), timeout: WATCH_TIMEOUT };
-    let mut events = cluster.watch(&visit.rt, visit.scope(), &options).await?;
+    let mut events = match tables {
+        true => cluster.watch_tables(&visit.rt, visit.scope(), &options).await?,
+        false => cluster.watch(&visit.rt, visit.scope(), &options).await?,
+    };
     while let Some(event) = futures::StreamExt::next(&mut events).await {
-        match event? {
-            client::WatchEvent::Added(object) => print("ADDED", object)?,
-            client::WatchEvent::Modified(object) => print("MODIFIED", object)?,
-            client::WatchEvent::Deleted(object) => print("DELETED", object)?,
-            client::WatchEvent::Bookmark(_) => {}
-        }
+        let (kind, object) = match event? {
+            client::WatchEvent::Added(object) => ("ADDED", object),
+            client::WatchEvent::Modified(object) => ("MODIFIED", object),
+            client::WatchEvent::Deleted(object) => ("DELETED", object),
+            client::WatchEvent::Bookmark(_) => continue,
+        };
+        let text = match &mut shown {
+            Watched::Tables(stream) => {
+                let event = args.output_watch_events.then_some(kind);
+                stream.print(event, Table::from_document(object).map_err(invalid_table)?)
+            }
+            Watched::Objects(printer, writer, first) => {
+                writer.write(&object_text(printer, args, kind, object, first)?) + &writer.flush()
+            }
+        };
+        show(&text)?;
     }
     Ok(())
+}
+
+/// How `get --watch` shows what it sees.
+enum Watched {
+    Tables(output::TableStream),
+    /// A printer of objects, the tab writer, and whether nothing was printed yet.
+    Objects(Printer, TabWriter, bool),
+}
+
+/// One object as `printer` prints it in watch mode, inside its event with `--output-watch-events`;
+/// custom columns as tabbed cells for the tab writer, their header before the `first` object.
+fn object_text(printer: &Printer, args: &GetArgs, kind: &str, mut object: Value, first: &mut bool) -> Result<String> {
+    if !args.output.show_managed_fields && printer.hides_managed_fields() {
+        output::strip_managed_fields(&mut object);
+    }
+    let shown = if args.output_watch_events { serde_json::json!({"type": kind, "object": object}) } else { object };
+    let header = std::mem::replace(first, false);
+    match printer {
+        Printer::CustomColumns(columns) => {
+            columns.tabbed(&shown, header).map_err(|err| super::flags::print_error(err.into()))
+        }
+        printer => printer.render(&shown).map_err(super::flags::print_error),
+    }
+}
+
+/// Prints `text` at once: each change is shown as it happens, even when no line ends.
+fn show(text: &str) -> Result {
+    super::write_stdout(text)?;
+    std::io::Write::flush(&mut std::io::stdout()).map_err(|err| Error::Other(err.into()))
+}
+
+fn invalid_table(err: serde_json::Error) -> Error {
+    Error::msg(format!("the server sent an invalid Table: {err}"))
 }

@@ -11,7 +11,7 @@ use super::watch::Selectors;
 use crate::merge::{Patch, PatchType};
 
 /// The `Accept` header that asks for a server-printed Table, falling back to plain JSON.
-const TABLE_ACCEPT: &str = "application/json;as=Table;v=v1;g=meta.k8s.io, application/json";
+pub(super) const TABLE_ACCEPT: &str = "application/json;as=Table;v=v1;g=meta.k8s.io, application/json";
 
 /// Which objects a list covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -134,9 +134,9 @@ impl Transport {
     /// GETs `path` whose answer is a stream (a watch) and returns the body as it arrives. The
     /// request timeout limits only the wait for the answer to begin: a watch lasts as long as the
     /// `timeoutSeconds` it asks for, which is how kubectl keeps `--request-timeout` from cutting it.
-    pub(crate) async fn stream(&self, path: &str) -> Result<impl Stream<Item = Result<Bytes>> + use<>> {
+    pub(crate) async fn stream(&self, path: &str, accept: &str) -> Result<impl Stream<Item = Result<Bytes>> + use<>> {
         let request = Request::get(path)
-            .header(http::header::ACCEPT, "application/json")
+            .header(http::header::ACCEPT, accept)
             // kube's gzip layer decodes only the first gzip member, and servers gzip a watch per event.
             .header(http::header::ACCEPT_ENCODING, "identity")
             .body(Body::empty())

@@ -82,6 +82,28 @@ impl Cluster {
         scope: ListScope<'_>,
         options: &WatchOptions<'_>,
     ) -> Result<WatchStream> {
+        self.watch_as(rt, scope, options, "application/json").await
+    }
+
+    /// [`Cluster::watch`] with each object printed by the server as a `meta.k8s.io/v1` Table
+    /// (one row; the column definitions may be left out after the first), as `get --watch`
+    /// shows changes.
+    pub async fn watch_tables(
+        &self,
+        rt: &ResourceType,
+        scope: ListScope<'_>,
+        options: &WatchOptions<'_>,
+    ) -> Result<WatchStream> {
+        self.watch_as(rt, scope, options, super::dynamic::TABLE_ACCEPT).await
+    }
+
+    async fn watch_as(
+        &self,
+        rt: &ResourceType,
+        scope: ListScope<'_>,
+        options: &WatchOptions<'_>,
+        accept: &str,
+    ) -> Result<WatchStream> {
         let mut query = vec![("watch", "true".to_string()), ("allowWatchBookmarks", "true".to_string())];
         query.extend(options.selectors.query());
         if let Some(version) = options.resource_version {
@@ -89,7 +111,7 @@ impl Cluster {
         }
         query.push(("timeoutSeconds", options.timeout.as_secs().max(1).to_string()));
         let path = with_query(resource_path(rt, scope_namespace(scope), None, None), &query);
-        let body = self.transport.stream(&path).await?;
+        let body = self.transport.stream(&path, accept).await?;
         Ok(lines(body).map(move |line| decode_event(&path, &line?)).boxed())
     }
 }

@@ -1,6 +1,6 @@
 //! What must match Go byte for byte, shared by the printers, the last-applied annotation and the
 //! merge engine: Go's JSON encoding (escapes, compact and indented forms, float format), Go's `%v`
-//! text of decoded JSON values, and go-yaml's key order.
+//! text of decoded JSON values, go-yaml's key order and the tab writer kubectl's watch prints through.
 //!
 //! kubectl is written in Go, and users compare its output, its annotations and its patches with
 //! ours; this module is the one place that knows how Go writes values. It uses nothing else of the
@@ -9,6 +9,7 @@
 pub mod fmt;
 pub mod json;
 pub mod order;
+pub mod tabwriter;
 pub mod tls;
 
 use serde::Deserialize as _;

@@ -23,7 +23,7 @@ pub use json::{to_json, to_json_indented};
 pub use kyaml::to_kyaml;
 pub use name::object_name;
 pub use printer::{CustomColumns, Error as PrinterError, JsonPathPrinter, PrintError, Printer, Verb, formats};
-pub use table::{Table, TableColumn, TableOptions, TableRow, render as render_table};
+pub use table::{Table, TableColumn, TableOptions, TableRow, TableStream, render as render_table};
 pub use yaml::to_yaml;
 
 /// kubectl's `List` wrapper for several objects.

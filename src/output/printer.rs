@@ -199,8 +199,19 @@ impl JsonPathPrinter {
 
 impl CustomColumns {
     fn render(&self, objects: &[Value]) -> Result<String, Error> {
+        Ok(table::align(&self.lines(objects, !self.no_headers)?))
+    }
+
+    /// `object`'s line with tabs between the cells, after the header line when `header` (unless
+    /// `--no-headers`), for a tab writer to align: how kubectl's watch prints custom columns.
+    pub fn tabbed(&self, object: &Value, header: bool) -> Result<String, Error> {
+        let lines = self.lines(std::slice::from_ref(object), header && !self.no_headers)?;
+        Ok(lines.iter().map(|line| format!("{}\n", line.join("\t"))).collect())
+    }
+
+    fn lines(&self, objects: &[Value], header: bool) -> Result<Vec<Vec<String>>, Error> {
         let mut lines = Vec::with_capacity(objects.len() + 1);
-        if !self.no_headers {
+        if header {
             lines.push(self.columns.iter().map(|(header, _)| header.clone()).collect());
         }
         for object in objects {
@@ -213,7 +224,7 @@ impl CustomColumns {
             }
             lines.push(line);
         }
-        Ok(table::align(&lines))
+        Ok(lines)
     }
 }
 

@@ -5,6 +5,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::gocompat::fmt::value_text;
+use crate::gocompat::tabwriter::TabWriter;
 
 /// The `meta.k8s.io/v1` Table the server prints for `kubectl get`: column definitions and one
 /// row per object.
@@ -77,8 +78,13 @@ pub struct TableOptions {
 
 /// The lines of `table`, header first; empty when the table has no rows.
 pub fn render(table: &Table, options: &TableOptions) -> String {
+    align(&cells(table, options))
+}
+
+/// The cells of `table`'s header (unless `no_headers`) and rows; none when it has no rows.
+fn cells(table: &Table, options: &TableOptions) -> Vec<Vec<String>> {
     if table.rows.is_empty() {
-        return String::new();
+        return Vec::new();
     }
     let shown: Vec<usize> =
         (0..table.columns.len()).filter(|&i| options.wide || table.columns[i].priority == 0).collect();
@@ -117,7 +123,64 @@ pub fn render(table: &Table, options: &TableOptions) -> String {
         }
         lines.push(line);
     }
-    align(&lines)
+    lines
+}
+
+/// Tables as `get --watch` prints them, through kubectl's tab writer: the header once (again
+/// when the columns change), then each change's row; columns widen as wider cells come and
+/// never narrow.
+#[derive(Debug)]
+pub struct TableStream {
+    options: TableOptions,
+    /// The columns of the last table that had them: the server leaves them out of later events.
+    columns: Vec<TableColumn>,
+    printed_headers: bool,
+    writer: TabWriter,
+}
+
+impl TableStream {
+    pub fn new(options: TableOptions) -> TableStream {
+        TableStream { options, columns: Vec::new(), printed_headers: false, writer: TabWriter::kubectl() }
+    }
+
+    /// The text for `table`, with an EVENT column first when `event` (`ADDED`, ...) is given
+    /// (`--output-watch-events`).
+    pub fn print(&mut self, event: Option<&str>, mut table: Table) -> String {
+        let mut options = self.options.clone();
+        if self.printed_headers && (table.columns.is_empty() || table.columns == self.columns) {
+            options.no_headers = true;
+        }
+        if table.columns.is_empty() {
+            table.columns = self.columns.clone();
+        } else if table.columns != self.columns {
+            self.columns = table.columns.clone();
+            self.printed_headers = false;
+        }
+        if !table.rows.is_empty() {
+            self.printed_headers = true;
+        }
+        let mut lines = cells(&table, &options);
+        if let Some(event) = event {
+            for (index, line) in lines.iter_mut().enumerate() {
+                let header = index == 0 && !options.no_headers;
+                line.insert(0, if header { "EVENT".to_string() } else { event_text(event) });
+            }
+        }
+        let mut out = String::new();
+        for line in lines {
+            out.push_str(&self.writer.write(&format!("{}\n", line.join("\t"))));
+        }
+        out.push_str(&self.writer.flush());
+        out
+    }
+}
+
+/// kubectl's EVENT cell: the event's type, padded to eight characters.
+fn event_text(event: &str) -> String {
+    match event {
+        "ADDED" | "MODIFIED" | "DELETED" | "ERROR" => format!("{event:8}"),
+        other => other.to_string(),
+    }
 }
 
 /// Pads every cell but the last of each line to its column's width.
