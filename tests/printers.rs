@@ -332,3 +332,39 @@ fn kyaml_matches_kubectl_1_37() {
         assert!(String::from_utf8_lossy(&ours.stdout).starts_with("---\n{\n"), "{args:?}");
     }
 }
+
+/// Several objects printed by one command: YAML documents separated by `---` where kubectl's verb
+/// prints them with one printer (annotate, set, scale, create, wait), not where it makes a
+/// printer for each (label, patch); apply's `List` with its empty metadata.
+#[test]
+fn several_objects_print_as_kubectl_prints_them() {
+    let ns = objects("printers-several");
+    let n = ns.name.as_str();
+    let file = testdata("get/app.yaml");
+    let file = file.to_str().unwrap();
+    for args in [
+        &["annotate", "cm", "one", "two", "x=y", "--dry-run=client", "-o", "yaml", "-n", n][..],
+        &["annotate", "-f", file, "--local", "x=y", "-o", "yaml"],
+        &["label", "cm", "one", "two", "x=y", "--dry-run=client", "-o", "yaml", "-n", n],
+        &["label", "-f", file, "--local", "x=y", "-o", "yaml"],
+        &["set", "image", "deploy/web", "deploy/api", "*=nginx:2", "--dry-run=client", "-o", "yaml", "-n", n],
+        &["set", "env", "deploy/web", "deploy/api", "A=b", "--dry-run=client", "-o", "yaml", "-n", n],
+        &["scale", "deploy", "web", "api", "--replicas=3", "--dry-run=client", "-o", "yaml", "-n", n],
+        &["patch", "deploy", "web", "-p", "{}", "--dry-run=client", "-o", "yaml", "-n", n],
+        &["patch", "cm", "one", "two", "-p", "{}", "--dry-run=client", "-o", "yaml", "-n", n],
+        &["create", "-f", file, "--dry-run=client", "-o", "yaml", "-n", n],
+        &["wait", "--for=create", "cm/one", "cm/two", "-o", "yaml", "-n", n],
+    ] {
+        ns.assert_same_as_kubectl(args);
+    }
+    // apply adds its summary line on stderr (a difference on purpose): stdout is compared.
+    for args in [
+        &["apply", "-f", file, "--dry-run=server", "-o", "yaml", "-n", n][..],
+        &["apply", "-f", file, "--dry-run=server", "-o", "jsonpath={.kind} {.metadata}", "-n", n],
+    ] {
+        let ours = ns.kubeupd().args(args).output().unwrap();
+        let theirs = ns.kubectl().args(args).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&ours.stdout), String::from_utf8_lossy(&theirs.stdout), "{args:?}");
+        assert_eq!(ours.status.code(), theirs.status.code(), "{args:?}");
+    }
+}

@@ -226,14 +226,13 @@ impl Report {
             bar.finish_and_clear();
         }
         let mut printed = true;
-        if let Some(printer) = self.output.as_ref().filter(|printer| printer.prints_objects()) {
-            let single = self.objects.len() == 1;
-            if !self.objects.is_empty() {
-                let mut stdout = std::io::stdout().lock();
-                if let Err(err) = printer.write(&mut stdout, self.objects, single) {
-                    eprintln!("{}", super::flags::print_error(err).line());
-                    printed = false;
-                }
+        if let Some(printer) = self.output.as_ref().filter(|printer| printer.prints_objects())
+            && !self.objects.is_empty()
+        {
+            let mut stdout = std::io::stdout().lock();
+            if let Err(err) = printer.write_applied(&mut stdout, self.objects) {
+                eprintln!("{}", super::flags::print_error(err).line());
+                printed = false;
             }
         }
         let mut parts: Vec<String> = self.counts.iter().map(|(word, count)| format!("{count} {word}")).collect();

@@ -253,7 +253,7 @@ async fn create_files(args: &CreateArgs, global: &GlobalArgs) -> Result {
         common.output.written(&created, "created", true, common.dry_run.suffix())
     }))
     .await;
-    super::print_results(results)
+    super::print_results(super::yaml_documents(common.output.printer(Verb::Write)?, results))
 }
 
 /// `create --raw PATH -f FILE`, checked as kubectl checks it: the file's bytes POSTed to PATH, the

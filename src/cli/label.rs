@@ -111,7 +111,7 @@ pub async fn run(args: MetadataArgs, map: MetadataMap, global: &GlobalArgs) -> R
                 change_locally(&plan, &args, object.object, !several)
             })
             .collect();
-        return super::print_visited(results);
+        return print(map, &plan, results);
     }
     let verb = match map {
         MetadataMap::Labels => "label",
@@ -130,7 +130,16 @@ pub async fn run(args: MetadataArgs, map: MetadataMap, global: &GlobalArgs) -> R
         }
     }))
     .await;
-    super::print_visited(results)
+    print(map, &plan, results)
+}
+
+/// kubectl's annotate prints every object with one printer, which separates YAML documents;
+/// label makes a printer for each object.
+fn print(map: MetadataMap, plan: &Plan, results: Vec<Result<String, Vec<Error>>>) -> Result {
+    match map {
+        MetadataMap::Annotations => super::print_visited(super::yaml_documents(plan.printer.as_ref(), results)),
+        MetadataMap::Labels => super::print_visited(results),
+    }
 }
 
 /// Changes one object as read, sends the change unless only asked to show it, and says what

@@ -447,6 +447,23 @@ fn print_results(results: Vec<Result<String>>) -> Result {
     if failed { Err(Error::Reported(1)) } else { Ok(()) }
 }
 
+/// kubectl's YAML printer puts `---` before each object it prints after the first: the texts of
+/// several objects printed as YAML made one stream of documents (other printers: as they are).
+fn yaml_documents<E>(
+    printer: Option<&crate::output::Printer>,
+    results: Vec<Result<String, E>>,
+) -> Vec<Result<String, E>> {
+    if !matches!(printer, Some(crate::output::Printer::Yaml)) {
+        return results;
+    }
+    let mut first = true;
+    let mut separated = |text: String| match text.is_empty() || std::mem::replace(&mut first, false) {
+        true => text,
+        false => format!("---\n{text}"),
+    };
+    results.into_iter().map(|result| result.map(&mut separated)).collect()
+}
+
 /// Prints what each object's change printed, then the errors the way kubectl reports those of a
 /// visit over several objects: one error as `error: ...`, several one per line without the prefix.
 fn print_visited(results: Vec<Result<String, Vec<Error>>>) -> Result {

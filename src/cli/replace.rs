@@ -100,18 +100,7 @@ pub async fn run(args: ReplaceArgs, global: &GlobalArgs) -> Result {
         _ => unreachable!("replace reads its objects from files"),
     }))
     .await;
-    super::print_results(if matches!(printer, Some(Printer::Yaml)) { separated(results) } else { results })
-}
-
-/// The objects printed as YAML documents, separated by `---` as kubectl separates them.
-fn separated(results: Vec<Result<String>>) -> Vec<Result<String>> {
-    let mut first = true;
-    results
-        .into_iter()
-        .map(|result| {
-            result.map(|text| if std::mem::replace(&mut first, false) { text } else { format!("---\n{text}") })
-        })
-        .collect()
+    super::print_results(super::yaml_documents(printer, results))
 }
 
 async fn replace_one(

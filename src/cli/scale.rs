@@ -101,9 +101,15 @@ pub async fn run(args: ScaleArgs, global: &GlobalArgs) -> Result {
     // As kubectl, the first failure stops the run; a write whose answer was lost while the server
     // still answers fails only its own object.
     let mut lost = Vec::new();
+    let yaml = matches!(plan.printer, Some(Printer::Yaml));
+    let mut printed = false;
     for object in read.into_iter().flatten() {
         match scale_one(&cluster, &plan, &args, object).await {
-            Ok(line) => super::write_stdout(&line)?,
+            Ok(line) => {
+                // kubectl's YAML printer starts each object after the first with `---`.
+                let separated = yaml && std::mem::replace(&mut printed, true);
+                super::write_stdout(&if separated { format!("---\n{line}") } else { line })?
+            }
             Err(err @ Error::Lost { .. }) => lost.push(Err(vec![err])),
             Err(err) => return Err(err),
         }

@@ -84,6 +84,9 @@ pub async fn run(args: WaitArgs, global: &GlobalArgs) -> Result {
     let targets = objects.into_iter().map(Target::named).collect();
     let mut live = LiveList::new(names.clone(), false);
     let mut in_order = InOrder::default();
+    // kubectl's YAML printer starts each object after the first with `---`.
+    let yaml = matches!(args.output.printer(Verb::Write)?, Some(crate::output::Printer::Yaml));
+    let mut printed = false;
     let started = Instant::now();
     let outcomes = wait::wait(&cluster, targets, &condition, args.timeout, |index, progress| match progress {
         Progress::Waiting(reason) => live.waiting(index, reason),
@@ -91,7 +94,8 @@ pub async fn run(args: WaitArgs, global: &GlobalArgs) -> Result {
             live.done(index);
             in_order.add(index, met_line(&args.output, outcome));
             for line in in_order.ready() {
-                live.print(&line);
+                let separated = yaml && std::mem::replace(&mut printed, true);
+                live.print(&if separated { format!("---\n{line}") } else { line });
             }
         }
     })

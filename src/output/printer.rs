@@ -137,10 +137,28 @@ impl Printer {
     /// Writes `objects`: one alone when one object was asked for by name, else as a `List`
     /// (names and custom columns: one line each).
     pub fn write(&self, out: &mut impl Write, objects: Vec<Value>, single_object: bool) -> Result<(), PrintError> {
+        self.write_documents(out, objects, single_object, list_of)
+    }
+
+    /// Writes what `apply` applied: one object alone, several as the `List` kubectl's apply
+    /// builds, whose metadata is empty (`get`'s has an empty `resourceVersion`).
+    pub fn write_applied(&self, out: &mut impl Write, objects: Vec<Value>) -> Result<(), PrintError> {
+        let list =
+            |items: Vec<Value>| serde_json::json!({"apiVersion": "v1", "items": items, "kind": "List", "metadata": {}});
+        self.write_documents(out, objects, true, list)
+    }
+
+    fn write_documents(
+        &self,
+        out: &mut impl Write,
+        objects: Vec<Value>,
+        single_object: bool,
+        list: fn(Vec<Value>) -> Value,
+    ) -> Result<(), PrintError> {
         let document = |objects: Vec<Value>| match <[Value; 1]>::try_from(objects) {
             Ok([object]) if single_object => object,
-            Ok(objects) => list_of(objects.into()),
-            Err(objects) => list_of(objects),
+            Ok(objects) => list(objects.into()),
+            Err(objects) => list(objects),
         };
         match self {
             Printer::Json => json::write_json(out, &document(objects))?,

@@ -197,7 +197,7 @@ async fn run_setter<S: Setter>(
         }
     }
     texts.push(if findings.errors.is_empty() { Ok(String::new()) } else { Err(findings.errors) });
-    super::print_visited(texts)
+    super::print_visited(super::yaml_documents(printer.as_ref(), texts))
 }
 
 /// kubectl's words for an object that cannot take the change: `error: deployments/web REASON`,

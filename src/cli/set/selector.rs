@@ -82,7 +82,7 @@ pub async fn run_selector(args: SelectorArgs, global: &GlobalArgs) -> Result {
         };
         results.push(result.map_err(|err| vec![err]));
     }
-    super::super::print_visited(results)
+    super::super::print_visited(super::super::yaml_documents(printer, results))
 }
 
 /// Options of `kubeupd set subject`.
