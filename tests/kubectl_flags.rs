@@ -128,13 +128,11 @@ fn base(verb: &str) -> Vec<String> {
     line
 }
 
-/// Flags that belong to open issues of their own: the printers issue (`get --server-print`,
-/// `edit`'s template printers) and the kustomize issue (`kustomize`'s helm, plugin and function
-/// flags, `-o`).
+/// Flags that belong to open issues of their own: the printers issue (`edit`'s template
+/// printers) and the kustomize issue (`kustomize`'s helm, plugin and function flags, `-o`).
 fn pending(verb: &str, flag: &Flag) -> bool {
     let named = |verbs: &str, flags: &[&str]| verb == verbs && flags.contains(&flag.long.as_str());
-    named("get", &["server-print"])
-        || named("edit", &["template", "allow-missing-template-keys"])
+    named("edit", &["template", "allow-missing-template-keys"])
         || (verb == "kustomize" && flag.long != "load-restrictor")
 }
 

@@ -146,6 +146,9 @@ fn get_flags_match_kubectl() {
         vec!["get", "cm", "nope", "--ignore-not-found", "-n", n],
         vec!["get", "cm", "nope", "two", "--ignore-not-found", "-n", n],
         vec!["get", "cm", "nope", "--ignore-not-found", "-o", "json", "-n", n],
+        vec!["get", "cm,deploy", "--server-print=false", "-n", n],
+        vec!["get", "cm", "two", "nope", "--server-print=false", "--show-labels", "-L", "tier", "-n", n],
+        vec!["get", "deploy", "--server-print=false", "--sort-by=.spec.replicas", "-o", "wide", "-n", n],
     ] {
         ns.assert_same_as_kubectl(&line);
     }
@@ -285,6 +288,7 @@ fn watch_tables_grow_like_kubectl() {
         &["get", "cm", "-w", "-o", "wide", "--show-labels", "-L", "app", "--show-kind", "-n", n],
         &["get", "cm", "-w", "--no-headers", "-n", n],
         &["get", "cm", "-w", "-o", "custom-columns=NAME:.metadata.name,DATA:.data", "-n", n],
+        &["get", "cm", "-w", "--server-print=false", "--output-watch-events", "-n", n],
     ]
     .into_iter()
     .enumerate()

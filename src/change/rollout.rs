@@ -1,8 +1,6 @@
 //! `rollout restart`, `pause` and `resume`: the changes to a workload's object that start a new
 //! rollout or stop and resume one, with kubectl's checks.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use serde_json::Value;
 
 /// The pod template annotation whose new value makes the controller roll every pod.
@@ -64,41 +62,10 @@ pub fn set_paused(object: &mut Value, paused: bool) -> Result<(), Error> {
     }
 }
 
-/// `time` as RFC 3339 in UTC to the second (`2026-11-23T21:08:54Z`), the restart annotation's
-/// format.
-pub fn timestamp(time: SystemTime) -> String {
-    let seconds = time.duration_since(UNIX_EPOCH).map_or(0, |since| since.as_secs());
-    let (days, rest) = (seconds / 86_400, seconds % 86_400);
-    let (year, month, day) = civil_from_days(days as i64);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rest / 3600, rest % 3600 / 60, rest % 60)
-}
-
-/// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-    use std::time::Duration;
-
-    #[test]
-    fn timestamps_are_rfc3339_utc() {
-        assert_eq!(timestamp(UNIX_EPOCH), "1970-01-01T00:00:00Z");
-        assert_eq!(timestamp(UNIX_EPOCH + Duration::from_secs(951_782_400)), "2000-02-29T00:00:00Z");
-        assert_eq!(timestamp(UNIX_EPOCH + Duration::from_secs(1_795_468_134)), "2026-11-23T21:08:54Z");
-    }
 
     #[test]
     fn restarts_annotate_the_pod_template() {

@@ -58,6 +58,10 @@ pub struct GetArgs {
     /// With --watch: print each object inside its event, `{"type": "MODIFIED", "object": ...}`.
     #[arg(long)]
     pub output_watch_events: bool,
+    /// Let the server print the table (true), or print only each object's name and age (false).
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set, num_args = 0..=1,
+          require_equals = true, default_missing_value = "true")]
+    pub server_print: bool,
     #[command(flatten)]
     pub output: OutputArgs,
     /// Read this path of the server (e.g. /readyz, /apis/apps/v1) and print the answer as it is.
@@ -173,6 +177,28 @@ fn visits(resolved: Vec<Resolved>) -> Vec<Visit> {
 async fn fetch_tables(cluster: &Cluster, visits: &[Visit], args: &GetArgs) -> Vec<Vec<Result<Table>>> {
     let whole_objects = args.sort_by.is_some();
     let subresource = args.subresource.as_deref();
+    if !args.server_print {
+        return join_all(visits.iter().map(|visit| async move {
+            let objects = match &visit.names {
+                Some(names) => {
+                    let namespace = visit.namespace.as_deref();
+                    join_all(names.iter().map(|name| cluster.get_subresource(&visit.rt, namespace, name, subresource)))
+                        .await
+                }
+                None => vec![list_all(cluster, visit, args).await.map_err(|err| list_error(err, &visit.rt, args))],
+            };
+            let now = std::time::SystemTime::now();
+            let table = |read: client::Result<Value>| {
+                let objects = match read? {
+                    Value::Array(items) => items,
+                    object => vec![object],
+                };
+                Ok(Table::of_objects(objects, now))
+            };
+            objects.into_iter().map(table).collect()
+        }))
+        .await;
+    }
     let table =
         |document: client::Result<Value>| -> Result<Table> { Table::from_document(document?).map_err(invalid_table) };
     join_all(visits.iter().map(|visit| async move {
@@ -393,7 +419,24 @@ async fn watch(cluster: &Cluster, visits: &[Visit], args: &GetArgs, printer: Opt
             Watched::Objects(printer, TabWriter::kubectl(), true)
         }
     };
-    let tables = matches!(shown, Watched::Tables(_));
+    // Tables the server prints, unless --server-print=false: then kubectl's own NAME and AGE.
+    let tables = matches!(shown, Watched::Tables(_)) && args.server_print;
+    let table_of = |object: Value| -> Result<Table> {
+        match args.server_print {
+            true => Table::from_document(object).map_err(invalid_table),
+            false => {
+                // The list first, then each changed object alone.
+                let objects = match object.get("items") {
+                    Some(_) => match list_items(object, &visit.rt) {
+                        Value::Array(items) => items,
+                        _ => Vec::new(),
+                    },
+                    None => vec![object],
+                };
+                Ok(Table::of_objects(objects, std::time::SystemTime::now()))
+            }
+        }
+    };
     let list = match tables {
         true => cluster.list_table(&visit.rt, visit.scope(), selectors, false).await,
         false => cluster.list(&visit.rt, visit.scope(), selectors).await,
@@ -404,7 +447,7 @@ async fn watch(cluster: &Cluster, visits: &[Visit], args: &GetArgs, printer: Opt
         let text = match &mut shown {
             Watched::Tables(stream) => {
                 let event = args.output_watch_events.then_some("ADDED");
-                stream.print(event, Table::from_document(list).map_err(invalid_table)?)
+                stream.print(event, table_of(list)?)
             }
             Watched::Objects(printer, writer, first) => {
                 let mut text = String::new();
@@ -433,7 +476,7 @@ async fn watch(cluster: &Cluster, visits: &[Visit], args: &GetArgs, printer: Opt
         let text = match &mut shown {
             Watched::Tables(stream) => {
                 let event = args.output_watch_events.then_some(kind);
-                stream.print(event, Table::from_document(object).map_err(invalid_table)?)
+                stream.print(event, table_of(object)?)
             }
             Watched::Objects(printer, writer, first) => {
                 writer.write(&object_text(printer, args, kind, object, first)?) + &writer.flush()

@@ -10,6 +10,7 @@ pub mod fmt;
 pub mod json;
 pub mod order;
 pub mod tabwriter;
+pub mod time;
 pub mod tls;
 
 use serde::Deserialize as _;

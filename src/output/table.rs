@@ -6,6 +6,8 @@ use serde_json::Value;
 
 use crate::gocompat::fmt::value_text;
 use crate::gocompat::tabwriter::TabWriter;
+use crate::gocompat::time;
+use std::time::SystemTime;
 
 /// The `meta.k8s.io/v1` Table the server prints for `kubectl get`: column definitions and one
 /// row per object.
@@ -51,6 +53,25 @@ impl Table {
     /// Reads the Table document the server sent.
     pub fn from_document(document: Value) -> Result<Table, serde_json::Error> {
         serde_json::from_value(document)
+    }
+
+    /// The table kubectl prints itself when not asked to let the server print it
+    /// (`--server-print=false`): each object's name and age at `now`.
+    pub fn of_objects(objects: Vec<Value>, now: SystemTime) -> Table {
+        let column = |name: &str| TableColumn { name: name.to_string(), priority: 0 };
+        let rows = objects
+            .into_iter()
+            .map(|object| {
+                let created = object.pointer("/metadata/creationTimestamp").and_then(Value::as_str);
+                let age = match created.and_then(time::parse_timestamp) {
+                    Some(created) => time::human_duration_since(created, now),
+                    None => "<unknown>".to_string(),
+                };
+                let name = object.pointer("/metadata/name").cloned().unwrap_or_default();
+                TableRow { cells: vec![name, Value::String(age)], object }
+            })
+            .collect();
+        Table { columns: vec![column("Name"), column("Age")], rows }
     }
 }
 

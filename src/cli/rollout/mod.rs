@@ -118,7 +118,7 @@ async fn run_action(action: Action, args: ActionArgs, global: &GlobalArgs) -> Re
     let (read, unreadable): (Vec<_>, Vec<_>) =
         visit::read(&cluster, resolved, &selection, single).await.objects.into_iter().partition(Result::is_ok);
     let mut errors: Vec<Error> = unreadable.into_iter().filter_map(Result::err).collect();
-    let now = rollout::timestamp(SystemTime::now());
+    let now = crate::gocompat::time::timestamp(SystemTime::now());
     let mut changed = Vec::new();
     for object in read.into_iter().flatten() {
         let mut after = object.live.clone();

@@ -1,0 +1,167 @@
+//! Times as Kubernetes writes and shows them: RFC 3339 in UTC to the second (metav1.Time), and
+//! apimachinery's `HumanDuration`, the AGE kubectl prints for an object it shows itself.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// `time` as RFC 3339 in UTC to the second (`2026-11-23T21:08:54Z`).
+pub fn timestamp(time: SystemTime) -> String {
+    let seconds = time.duration_since(UNIX_EPOCH).map_or(0, |since| since.as_secs());
+    let (days, rest) = (seconds / 86_400, seconds % 86_400);
+    let (year, month, day) = civil_from_days(days as i64);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rest / 3600, rest % 3600 / 60, rest % 60)
+}
+
+/// The time a metav1.Time text (`2026-11-23T21:08:54Z`, or with an offset) names; `None` when
+/// it is not one.
+pub fn parse_timestamp(text: &str) -> Option<SystemTime> {
+    let number = |range: std::ops::Range<usize>| text.get(range)?.parse::<i64>().ok();
+    let bytes = text.as_bytes();
+    if bytes.len() < 20 || bytes[4] != b'-' || bytes[7] != b'-' || !matches!(bytes[10], b'T' | b't') {
+        return None;
+    }
+    let (year, month, day) = (number(0..4)?, number(5..7)?, number(8..10)?);
+    let (hour, minute, second) = (number(11..13)?, number(14..16)?, number(17..19)?);
+    let mut rest = &text[19..];
+    if let Some(fraction) = rest.strip_prefix('.') {
+        rest = fraction.trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    let offset = match rest {
+        "Z" | "z" => 0,
+        zone if zone.len() == 6 && matches!(&zone[..1], "+" | "-") && &zone[3..4] == ":" => {
+            let minutes = zone[1..3].parse::<i64>().ok()? * 60 + zone[4..6].parse::<i64>().ok()?;
+            if zone.starts_with('-') { -minutes * 60 } else { minutes * 60 }
+        }
+        _ => return None,
+    };
+    let days = days_from_civil(year, month, day);
+    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset;
+    Some(if seconds >= 0 {
+        UNIX_EPOCH + Duration::from_secs(seconds as u64)
+    } else {
+        UNIX_EPOCH - Duration::from_secs(seconds.unsigned_abs())
+    })
+}
+
+/// How long ago `then` was at `now`, as apimachinery's `HumanDuration` says it (`45s`, `5m30s`,
+/// `3h20m`, `2d5h`, `1y20d`); `<invalid>` for more than a second in the future.
+pub fn human_duration_since(then: SystemTime, now: SystemTime) -> String {
+    let seconds: i64 = match now.duration_since(then) {
+        Ok(elapsed) => elapsed.as_secs() as i64,
+        // Go truncates toward zero: less than a whole second ahead is 0.
+        Err(ahead) => -(ahead.duration().as_secs() as i64),
+    };
+    if seconds < -1 {
+        return "<invalid>".to_string();
+    }
+    if seconds < 0 {
+        return "0s".to_string();
+    }
+    if seconds < 120 {
+        return format!("{seconds}s");
+    }
+    let minutes = seconds / 60;
+    if minutes < 10 {
+        return match seconds % 60 {
+            0 => format!("{minutes}m"),
+            rest => format!("{minutes}m{rest}s"),
+        };
+    }
+    if minutes < 180 {
+        return format!("{minutes}m");
+    }
+    let hours = seconds / 3600;
+    if hours < 8 {
+        return match minutes % 60 {
+            0 => format!("{hours}h"),
+            rest => format!("{hours}h{rest}m"),
+        };
+    }
+    if hours < 48 {
+        return format!("{hours}h");
+    }
+    if hours < 24 * 8 {
+        return match hours % 24 {
+            0 => format!("{}d", hours / 24),
+            rest => format!("{}d{rest}h", hours / 24),
+        };
+    }
+    if hours < 24 * 365 * 2 {
+        return format!("{}d", hours / 24);
+    }
+    if hours < 24 * 365 * 8 {
+        return match (hours / 24) % 365 {
+            0 => format!("{}y", hours / 24 / 365),
+            rest => format!("{}y{rest}d", hours / 24 / 365),
+        };
+    }
+    format!("{}y", hours / 24 / 365)
+}
+
+/// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// The days from 1970-01-01 to a proleptic Gregorian date (the inverse of `civil_from_days`).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let yoe = year.rem_euclid(400);
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_rfc3339_utc_and_read_back() {
+        assert_eq!(timestamp(UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        assert_eq!(timestamp(UNIX_EPOCH + Duration::from_secs(951_782_400)), "2000-02-29T00:00:00Z");
+        let time = UNIX_EPOCH + Duration::from_secs(1_795_468_134);
+        assert_eq!(timestamp(time), "2026-11-23T21:08:54Z");
+        assert_eq!(parse_timestamp("2026-11-23T21:08:54Z"), Some(time));
+        assert_eq!(parse_timestamp("2026-11-23T22:08:54.5+01:00"), Some(time));
+        assert_eq!(parse_timestamp("yesterday"), None);
+    }
+
+    #[test]
+    fn durations_read_as_apimachinery_writes_them() {
+        let now = UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+        let ago = |seconds: u64| human_duration_since(now - Duration::from_secs(seconds), now);
+        let cases = [
+            (0, "0s"),
+            (119, "119s"),
+            (120, "2m"),
+            (330, "5m30s"),
+            (600, "10m"),
+            (179 * 60 + 59, "179m"),
+            (3 * 3600, "3h"),
+            (3 * 3600 + 20 * 60, "3h20m"),
+            (8 * 3600, "8h"),
+            (47 * 3600, "47h"),
+            (53 * 3600, "2d5h"),
+            (8 * 86_400, "8d"),
+            (730 * 86_400, "2y"),
+            (750 * 86_400, "2y20d"),
+            (3000 * 86_400, "8y"),
+        ];
+        for (seconds, text) in cases {
+            assert_eq!(ago(seconds), text, "{seconds}s");
+        }
+        assert_eq!(human_duration_since(now + Duration::from_millis(1500), now), "0s");
+        assert_eq!(human_duration_since(now + Duration::from_secs(5), now), "<invalid>");
+    }
+}
