@@ -494,3 +494,18 @@ fn a_subresource_is_edited_like_kubectl() {
     assert_eq!(get(&ours, "deploy/web")["status"]["observedGeneration"], 7, "{}", editor.seen(1));
     assert_eq!(twin_view(get(&ours, "deploy/web"), &ours.name), twin_view(get(&theirs, "deploy/web"), &theirs.name));
 }
+
+/// kubectl's editor takes `-o yaml` or `json` only: any other format is refused in its words,
+/// before the editor opens.
+#[test]
+fn other_output_formats_are_refused_as_kubectl_refuses_them() {
+    let ns = app("edit-formats");
+    for format in ["name", "jsonpath={.metadata.name}", "go-template", "wide"] {
+        let editor = ScriptedEditor::new(&[]);
+        let ours = kubeupd_edit(&ns, &editor, &["cm/one", "-o", format]);
+        let theirs = kubectl_edit(&ns, &editor, &["cm/one", "-o", format]);
+        assert_eq!((ours.status.code(), stderr(&ours)), (theirs.status.code(), stderr(&theirs)), "-o {format}");
+        assert!(stderr(&ours).contains("allowed formats are: json,yaml"), "{}", stderr(&ours));
+        assert_eq!(editor.passes(), 0, "the editor never opened");
+    }
+}

@@ -128,12 +128,10 @@ fn base(verb: &str) -> Vec<String> {
     line
 }
 
-/// Flags that belong to open issues of their own: the printers issue (`edit`'s template
-/// printers) and the kustomize issue (`kustomize`'s helm, plugin and function flags, `-o`).
+/// Flags that belong to an open issue of their own: the kustomize issue (`kustomize`'s helm,
+/// plugin and function flags, `-o`).
 fn pending(verb: &str, flag: &Flag) -> bool {
-    let named = |verbs: &str, flags: &[&str]| verb == verbs && flags.contains(&flag.long.as_str());
-    named("edit", &["template", "allow-missing-template-keys"])
-        || (verb == "kustomize" && flag.long != "load-restrictor")
+    verb == "kustomize" && flag.long != "load-restrictor"
 }
 
 fn parses(line: &[String]) -> Result<(), String> {

@@ -308,16 +308,7 @@ async fn edit_then_create(args: &CreateArgs, named: Vec<resource::Named>, global
         _ => None,
     });
     let common = &args.common;
-    let format = match common.output.output.as_deref().unwrap_or_default() {
-        "" | "yaml" => EditFormat::Yaml,
-        "json" => EditFormat::Json,
-        other => {
-            let allowed = "allowed formats are: json,yaml";
-            return Err(Error::msg(format!(
-                "unable to match a printer suitable for the output format {other:?}, {allowed}"
-            )));
-        }
-    };
+    let format = EditFormat::from_output(common.output.output.as_deref()).map_err(Error::msg)?.unwrap_or_default();
     let dry_run = common.dry_run.mode();
     let write = WriteOptions {
         dry_run: dry_run == DryRun::Server,

@@ -40,9 +40,17 @@ const NO_CHANGES: &str = "Edit cancelled, no changes made.";
 pub struct EditArgs {
     #[command(flatten)]
     pub targets: TargetArgs,
-    /// The format to edit in (default: yaml); when given, edited objects are printed in it too.
-    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
-    pub output: Option<EditFormat>,
+    /// The format to edit in, yaml or json (default: yaml); when given, edited objects are printed
+    /// in it too.
+    #[arg(short = 'o', long, value_name = "FORMAT")]
+    pub output: Option<String>,
+    /// Without -o: print the edited objects through this Go template (not supported yet).
+    #[arg(long, value_name = "TEMPLATE")]
+    pub template: Option<String>,
+    /// With --template: a missing key prints `<no value>` instead of failing.
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set, num_args = 0..=1,
+          require_equals = true, default_missing_value = "true")]
+    pub allow_missing_template_keys: bool,
     /// Also record the edited configuration in the last-applied annotation, for a later apply.
     #[arg(long)]
     pub save_config: bool,
@@ -66,11 +74,15 @@ pub struct EditArgs {
 
 /// Runs `kubeupd edit`.
 pub async fn run(args: EditArgs, global: &GlobalArgs) -> Result {
+    let format = EditFormat::from_output(args.output.as_deref()).map_err(Error::msg)?;
+    if args.template.is_some() && format.is_none() {
+        return Err(Error::msg("edit --template (edited objects printed by a Go template) is not supported yet"));
+    }
     let objects = args.targets.named(Rules { verb: "edit", types_alone: true, selector: false })?;
     let editor = Editor::from_env()?;
     let cluster = global.connect().await?;
     let targets = fetch(&cluster, objects, global.namespace.as_deref(), &args).await?;
-    let printer = Printer { format: args.output, printed: 0, show_managed_fields: args.show_managed_fields };
+    let printer = Printer { format, printed: 0, show_managed_fields: args.show_managed_fields };
     let session = Session { cluster: &cluster, args: &args, targets, schemas: HashMap::new(), printer };
     session.run(&editor).await
 }
@@ -245,7 +257,7 @@ impl Session<'_> {
     /// Opens the editor until the changes are made, the user cancels, or a failure the editor
     /// cannot fix; the edited file is kept on every failure.
     async fn run(mut self, editor: &Editor) -> Result {
-        let format = self.args.output.unwrap_or_default();
+        let format = self.printer.format.unwrap_or_default();
         let file = EditFile::create(format.extension())?;
         let file_name = file.path().file_name().unwrap_or_default().to_string_lossy().into_owned();
         let fetched: Vec<Value> = self.targets.iter().map(|target| target.fetched.clone()).collect();
@@ -388,8 +400,6 @@ impl Session<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn flags_parse() {
         let cli =
@@ -397,8 +407,8 @@ mod tests {
         let crate::cli::Command::Edit(args) = cli.command else { unreachable!() };
         assert!(args.show_patch && args.save_config);
         assert_eq!(
-            (args.output, args.field_manager.or("kubectl-edit")),
-            (Some(EditFormat::Json), "kubectl-edit".into())
+            (args.output.as_deref(), args.field_manager.or("kubectl-edit")),
+            (Some("json"), "kubectl-edit".into())
         );
     }
 }

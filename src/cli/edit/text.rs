@@ -15,7 +15,7 @@ const HEADER: &str = "\
 ";
 
 /// The format the objects are edited in.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum EditFormat {
     #[default]
     Yaml,
@@ -23,6 +23,19 @@ pub enum EditFormat {
 }
 
 impl EditFormat {
+    /// The format `-o` names (none: YAML, objects printed by name); kubectl's editor printer
+    /// takes only these two, and its refusal of the others is kept.
+    pub fn from_output(output: Option<&str>) -> Result<Option<EditFormat>, String> {
+        match output.unwrap_or_default() {
+            "" => Ok(None),
+            "yaml" => Ok(Some(EditFormat::Yaml)),
+            "json" => Ok(Some(EditFormat::Json)),
+            other => Err(format!(
+                "unable to match a printer suitable for the output format {other:?}, allowed formats are: json,yaml"
+            )),
+        }
+    }
+
     /// The temporary file's extension, so that editors highlight it.
     pub(super) fn extension(self) -> &'static str {
         match self {
