@@ -509,3 +509,15 @@ fn other_output_formats_are_refused_as_kubectl_refuses_them() {
         assert_eq!(editor.passes(), 0, "the editor never opened");
     }
 }
+
+/// `--template` without `-o`: the edited object printed through the Go template, as kubectl
+/// prints it.
+#[test]
+fn a_template_prints_the_edited_objects() {
+    let (ours, theirs) = (app("edit-template"), app("edit-template-kubectl"));
+    let args = ["deploy/web", "--template={{.metadata.name}} {{(index .spec.template.spec.containers 0).image}}"];
+    let output = kubeupd_edit(&ours, &ScriptedEditor::new(&[NEW_IMAGE]), &args);
+    let kubectl = kubectl_edit(&theirs, &ScriptedEditor::new(&[NEW_IMAGE]), &args);
+    assert_eq!((output.status.code(), stdout(&output)), (kubectl.status.code(), stdout(&kubectl)));
+    assert_eq!(stdout(&output), "web nginx:1.20");
+}

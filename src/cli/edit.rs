@@ -44,7 +44,7 @@ pub struct EditArgs {
     /// in it too.
     #[arg(short = 'o', long, value_name = "FORMAT")]
     pub output: Option<String>,
-    /// Without -o: print the edited objects through this Go template (not supported yet).
+    /// Without -o: print the edited objects through this Go template.
     #[arg(long, value_name = "TEMPLATE")]
     pub template: Option<String>,
     /// With --template: a missing key prints `<no value>` instead of failing.
@@ -75,14 +75,20 @@ pub struct EditArgs {
 /// Runs `kubeupd edit`.
 pub async fn run(args: EditArgs, global: &GlobalArgs) -> Result {
     let format = EditFormat::from_output(args.output.as_deref()).map_err(Error::msg)?;
-    if args.template.is_some() && format.is_none() {
-        return Err(Error::msg("edit --template (edited objects printed by a Go template) is not supported yet"));
-    }
+    // Without -o, kubectl prints the edited objects through --template, a Go template.
+    let template = match (&args.template, format) {
+        (Some(template), None) if !template.is_empty() => {
+            let verb = output::Verb::Write;
+            let printer = output::Printer::new("go-template", Some(template), args.allow_missing_template_keys, verb);
+            Some(printer.map_err(|err| Error::msg(err.to_string()))?)
+        }
+        _ => None,
+    };
     let objects = args.targets.named(Rules { verb: "edit", types_alone: true, selector: false })?;
     let editor = Editor::from_env()?;
     let cluster = global.connect().await?;
     let targets = fetch(&cluster, objects, global.namespace.as_deref(), &args).await?;
-    let printer = Printer { format, printed: 0, show_managed_fields: args.show_managed_fields };
+    let printer = Printer { format, template, printed: 0, show_managed_fields: args.show_managed_fields };
     let session = Session { cluster: &cluster, args: &args, targets, schemas: HashMap::new(), printer };
     session.run(&editor).await
 }
@@ -218,6 +224,8 @@ fn fixable(err: &client::Error) -> Option<&Status> {
 /// kubectl does.
 struct Printer {
     format: Option<EditFormat>,
+    /// `--template` without `-o`.
+    template: Option<output::Printer>,
     printed: usize,
     show_managed_fields: bool,
 }
@@ -233,6 +241,13 @@ impl Printer {
             &shown
         };
         let text = match self.format {
+            None if let Some(template) = &self.template => match template.render(object) {
+                Ok(text) => text,
+                Err(err) => {
+                    eprintln!("{}", super::flags::print_error(err).line());
+                    return;
+                }
+            },
             None => format!("{} {action}\n", output::object_name(object)),
             Some(EditFormat::Json) => output::to_json(object),
             Some(EditFormat::Yaml) if self.printed > 0 => format!("---\n{}", output::to_yaml(object)),

@@ -235,7 +235,9 @@ impl OutputArgs {
     }
 
     fn make_printer(&self, verb: Verb) -> Result<Option<Printer>, String> {
-        let Some(output) = self.output.as_deref() else { return Ok(None) };
+        // kubectl prints with a Go template when only --template is given.
+        let template_alone = self.template.as_deref().filter(|template| !template.is_empty()).map(|_| "go-template");
+        let Some(output) = self.output.as_deref().or(template_alone) else { return Ok(None) };
         let (format, inline) = match output.split_once('=') {
             Some((format, template)) => (format, Some(template)),
             None => (output, None),
@@ -293,6 +295,10 @@ pub fn print_error(err: output::PrintError) -> Error {
     match err {
         output::PrintError::Template(err) => Error::msg(err.to_string()),
         output::PrintError::Io(err) => Error::Other(err.into()),
+        output::PrintError::Partial { printed, error } => match super::write_stdout(&printed) {
+            Ok(()) => Error::msg(error.to_string()),
+            Err(err) => err,
+        },
     }
 }
 

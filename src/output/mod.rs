@@ -5,6 +5,7 @@
 mod changes;
 mod describe;
 mod diff;
+pub mod go_template;
 mod json;
 pub mod jsonpath;
 mod kyaml;

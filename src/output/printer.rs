@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 
+use super::go_template;
 use super::jsonpath::{self, JsonPath};
 use super::{json, list_of, object_name, table, to_kyaml, to_yaml};
 use crate::gocompat;
@@ -27,6 +28,8 @@ pub enum Printer {
     JsonPath(JsonPathPrinter),
     /// `-o custom-columns=HEADER:PATH,...` (`get` only).
     CustomColumns(CustomColumns),
+    /// `-o go-template=TEMPLATE`, `go-template-file=PATH`, `template`, `templatefile`.
+    GoTemplate(Box<GoTemplatePrinter>),
 }
 
 /// Which verbs a format is for: `get` prints tables, the others print objects they wrote.
@@ -49,6 +52,8 @@ pub enum Error {
     ColumnSpec(String),
     #[error("error parsing jsonpath {template}, {error}")]
     JsonPath { template: String, error: jsonpath::Error },
+    #[error("error parsing template {template}, {error}")]
+    GoTemplate { template: String, error: go_template::Error },
     #[error("{0}")]
     Path(jsonpath::Error),
     /// A template failed on the objects: the whole message, as kubectl words it.
@@ -90,6 +95,14 @@ pub struct JsonPathPrinter {
     options: jsonpath::Options,
 }
 
+/// The Go template printer: the template as given (for messages) and parsed.
+#[derive(Debug, Clone)]
+pub struct GoTemplatePrinter {
+    template: String,
+    parsed: go_template::Template,
+    allow_missing_keys: bool,
+}
+
 /// The custom-columns printer: a header and a path per column.
 #[derive(Debug, Clone)]
 pub struct CustomColumns {
@@ -124,6 +137,16 @@ impl Printer {
                     .map_err(|error| Error::JsonPath { template: template.to_string(), error })?;
                 let options = jsonpath::Options { allow_missing_keys, as_json: format == "jsonpath-as-json" };
                 Ok(Printer::JsonPath(JsonPathPrinter { template: template.to_string(), path, options }))
+            }
+            "go-template" | "go-template-file" | "template" | "templatefile" => {
+                let template = template.filter(|t| !t.is_empty()).ok_or(Error::NoTemplate)?;
+                let parsed = go_template::Template::parse(template)
+                    .map_err(|error| Error::GoTemplate { template: template.to_string(), error })?;
+                Ok(Printer::GoTemplate(Box::new(GoTemplatePrinter {
+                    template: template.to_string(),
+                    parsed,
+                    allow_missing_keys,
+                })))
             }
             "custom-columns" | "custom-columns-file" if verb == Verb::Get => {
                 let spec = template.filter(|t| !t.is_empty()).ok_or(Error::NoColumns)?;
@@ -169,6 +192,7 @@ impl Printer {
             }
             Printer::JsonPath(printer) => out.write_all(printer.render(&document(objects))?.as_bytes())?,
             Printer::CustomColumns(printer) => out.write_all(printer.render(&objects)?.as_bytes())?,
+            Printer::GoTemplate(printer) => printer.write(out, &document(objects))?,
         }
         Ok(())
     }
@@ -176,8 +200,13 @@ impl Printer {
     /// One object, as [`Printer::write`] prints it alone.
     pub fn render(&self, object: &Value) -> Result<String, PrintError> {
         let mut out = Vec::new();
-        self.write(&mut out, vec![object.clone()], true)?;
-        Ok(String::from_utf8(out).expect("printers write UTF-8"))
+        match self.write(&mut out, vec![object.clone()], true) {
+            Ok(()) => Ok(String::from_utf8(out).expect("printers write UTF-8")),
+            Err(PrintError::Template(error)) if !out.is_empty() => {
+                Err(PrintError::Partial { printed: String::from_utf8_lossy(&out).into_owned(), error })
+            }
+            Err(err) => Err(err),
+        }
     }
 
     /// Whether kubectl leaves `metadata.managedFields` out unless `--show-managed-fields`: for
@@ -199,6 +228,33 @@ pub enum PrintError {
     Io(#[from] io::Error),
     #[error(transparent)]
     Template(#[from] Error),
+    /// A template that failed after `printed` was written: kubectl prints it, then the error.
+    #[error("{error}")]
+    Partial { printed: String, error: Error },
+}
+
+impl GoTemplatePrinter {
+    /// Runs the template into `out`; on failure, what it wrote and kubectl's account of the
+    /// failure go to `out` too, before the error.
+    fn write(&self, out: &mut impl Write, data: &Value) -> Result<(), PrintError> {
+        match self.parsed.execute(data, self.allow_missing_keys) {
+            Ok(text) => Ok(out.write_all(text.as_bytes())?),
+            Err(go_template::Error::Execute { message, partial }) => {
+                write!(
+                    out,
+                    "{partial}Error executing template: {message}. Printing more information for debugging the \
+                     template:\n\ttemplate was:\n\t\t{}\n\traw data was:\n\t\t{}\n\tobject given to template engine \
+                     was:\n\t\t{}\n\n",
+                    self.template,
+                    gocompat::json::to_compact(data),
+                    gocompat::fmt::value_text(data),
+                )?;
+                let template = jsonpath::go_quote(&self.template);
+                Err(PrintError::Template(Error::Execute(format!("error executing template {template}: {message}"))))
+            }
+            Err(error) => Err(PrintError::Template(Error::Execute(error.to_string()))),
+        }
+    }
 }
 
 impl JsonPathPrinter {
