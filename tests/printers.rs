@@ -557,3 +557,13 @@ fn go_templates_match_kubectl() {
         ns.assert_same_as_kubectl(args);
     }
 }
+
+/// `get -w --request-timeout`: the watch is one request, which the timeout ends quietly (exit 0),
+/// as kubectl's ends.
+#[test]
+fn a_request_timeout_ends_the_watch_as_kubectls_ends() {
+    let ns = TestNamespace::new("printers-watch-timeout");
+    let n = ns.name.as_str();
+    ns.kubectl_ok(&["create", "configmap", "watched", "-n", n]);
+    ns.assert_same_as_kubectl(&["get", "cm", "-w", "--request-timeout=2s", "-o", "name", "-n", n]);
+}

@@ -126,7 +126,12 @@ pub async fn run(args: GetArgs, global: &GlobalArgs) -> Result {
     let single_object = matches!(resolved.as_slice(), [Resolved::Object(_) | Resolved::Manifest(_)]);
     let visits = visits(resolved);
     if args.watch || args.watch_only {
-        return watch(&cluster, &visits, &args, printer).await;
+        let watching = watch(&cluster, &visits, &args, printer);
+        // kubectl's watch is one request: --request-timeout ends it, quietly.
+        return match global.request_timeout.is_zero() {
+            true => watching.await,
+            false => tokio::time::timeout(global.request_timeout, watching).await.unwrap_or(Ok(())),
+        };
     }
     let mut errors = Vec::new();
     match printer {
