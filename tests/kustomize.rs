@@ -33,8 +33,7 @@ fn kustomizations(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Kustomizations whose build kubeupd refuses on purpose, with the reason.
-const NOT_YET: &[(&str, &str)] =
-    &[("upstream/wordpress", "the field 'vars' is not supported by kubeupd's kustomize yet")];
+const NOT_YET: &[(&str, &str)] = &[];
 
 #[test]
 fn builds_match_kubectl_kustomize_byte_for_byte() {

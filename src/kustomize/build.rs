@@ -9,22 +9,33 @@ use serde_json::Value;
 use super::generate::{self, GeneratedKind};
 use super::kustomization::{self, Kustomization};
 use super::loader::{Entry, Loader, normalize};
-use super::{Built, Error, Options, names, order, remote, transform};
+use super::replace::{replacements, vars};
+use super::{Built, Error, Options, field_specs, names, order, remote, transform};
 use crate::manifest::{self, Dialect};
 
 /// An object being built, with what kustomize remembers about it.
 #[derive(Debug, Clone)]
 pub struct Resource {
     pub object: Value,
-    /// The names it had before prefixes, suffixes and hashes, oldest first.
-    pub previous_names: Vec<String>,
+    /// The names and namespaces it had before prefixes, suffixes, hashes and namespace changes,
+    /// oldest first (kustomize's previous ids, which selections also match).
+    pub previous_ids: Vec<PreviousId>,
     /// Whether a content hash is appended to its name at the end (generated objects).
     pub needs_hash: bool,
+    /// The `vars` whose `objref` named it where they were declared; their values come from it.
+    pub var_names: Vec<String>,
+}
+
+/// A name and namespace a resource had.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreviousId {
+    pub name: String,
+    pub namespace: String,
 }
 
 impl Resource {
     fn new(object: Value) -> Self {
-        Resource { object, previous_names: Vec::new(), needs_hash: false }
+        Resource { object, previous_ids: Vec::new(), needs_hash: false, var_names: Vec::new() }
     }
 
     pub fn kind(&self) -> &str {
@@ -41,15 +52,24 @@ impl Resource {
 
     /// Whether `name` is its name now or was one before.
     pub fn had_name(&self, name: &str) -> bool {
-        self.name() == name || self.previous_names.iter().any(|previous| previous == name)
+        self.name() == name || self.previous_ids.iter().any(|previous| previous.name == name)
+    }
+
+    /// Its names, the ones it had before and the one it has now.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.previous_ids.iter().map(|previous| previous.name.as_str()).chain([self.name()])
+    }
+
+    /// Remembers its name and namespace before they change.
+    pub fn store_previous_id(&mut self) {
+        let id = PreviousId { name: self.name().to_string(), namespace: self.namespace().to_string() };
+        self.previous_ids.push(id);
     }
 
     /// Renames it, remembering the old name.
     pub fn rename(&mut self, name: String) {
-        let old = std::mem::replace(&mut self.object["metadata"]["name"], Value::String(name));
-        if let Value::String(old) = old {
-            self.previous_names.push(old);
-        }
+        self.store_previous_id();
+        self.object["metadata"]["name"] = Value::String(name);
     }
 
     /// kustomize's id, as its messages print it: `ConfigMap.v1.[noGrp]/name.[noNs]`.
@@ -78,12 +98,28 @@ pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Bu
     let root = normalize(dir);
     let root = if root.as_os_str().is_empty() { PathBuf::from(".") } else { root };
     let mut builder = Builder { loader, options, stack: Vec::new(), warnings: Vec::new() };
-    let (mut resources, kustomization) = builder.target(&root, Vec::new(), false)?;
+    let (built, kustomization) = builder.target(&root, Accumulated::default(), false)?;
+    let mut resources = built.resources;
     names::add_hashes(&mut resources);
     names::fix_references(&mut resources);
+    // With every name final, vars take their values.
+    let unused = vars::substitute(&mut resources, &built.vars, field_specs::var_reference()).map_err(|message| {
+        let file = builder.kustomization_file(&root).unwrap_or(root.clone());
+        Place { file: &file }.error(message)
+    })?;
+    if !unused.is_empty() {
+        builder.warnings.push(format!("well-defined vars that were never replaced: {}", unused.join(",")));
+    }
     order::sort(&mut resources, kustomization.sort_options.as_ref()).map_err(Error)?;
     let objects = resources.into_iter().map(|resource| resource.object).collect();
     Ok(Built { objects, warnings: builder.warnings })
+}
+
+/// What a kustomization has built so far: its resources, and the vars declared for them.
+#[derive(Default)]
+struct Accumulated {
+    resources: Vec<Resource>,
+    vars: vars::Vars,
 }
 
 struct Builder<'a> {
@@ -106,13 +142,18 @@ impl Place<'_> {
 }
 
 impl Builder<'_> {
+    /// The kustomization file in `dir`, if there is one.
+    fn kustomization_file(&self, dir: &Path) -> Option<PathBuf> {
+        KUSTOMIZATION_FILES.iter().map(|name| dir.join(name)).find(|path| self.loader.entry(path) == Some(Entry::File))
+    }
+
     /// Builds the kustomization (or component) in `dir` on top of `input`.
     fn target(
         &mut self,
         dir: &Path,
-        input: Vec<Resource>,
+        input: Accumulated,
         component: bool,
-    ) -> Result<(Vec<Resource>, Kustomization), Error> {
+    ) -> Result<(Accumulated, Kustomization), Error> {
         if let Some(position) = self.stack.iter().position(|visited| visited == dir) {
             let cycle: Vec<String> = self.stack[position..]
                 .iter()
@@ -121,16 +162,12 @@ impl Builder<'_> {
                 .collect();
             return Err(Error(format!("cycle detected: {}", cycle.join(" -> "))));
         }
-        let file = KUSTOMIZATION_FILES
-            .iter()
-            .map(|name| dir.join(name))
-            .find(|path| self.loader.entry(path) == Some(Entry::File))
-            .ok_or_else(|| {
-                Error(format!(
-                    "unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{}'",
-                    dir.display()
-                ))
-            })?;
+        let file = self.kustomization_file(dir).ok_or_else(|| {
+            Error(format!(
+                "unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{}'",
+                dir.display()
+            ))
+        })?;
         let place = Place { file: &file };
         let kustomization = self.read_kustomization(&file)?;
         self.warnings.extend(kustomization.deprecation_warnings());
@@ -150,22 +187,26 @@ impl Builder<'_> {
             return Err(place.error(format!("the field '{field}' is not supported by kubeupd's kustomize yet")));
         }
         self.stack.push(dir.to_path_buf());
-        let mut resources = input;
+        let mut built = input;
         for entry in kustomization.resources.iter().chain(&kustomization.bases) {
-            self.accumulate(dir, &place, entry, &mut resources)?;
+            self.accumulate(dir, &place, entry, &mut built)?;
         }
-        self.generate(dir, &place, &kustomization, &mut resources)?;
+        self.generate(dir, &place, &kustomization, &mut built.resources)?;
         for entry in &kustomization.components {
             let path = self.local_path(dir, &place, entry)?;
             if self.loader.entry(&path) != Some(Entry::Dir) {
                 return Err(place.error(format!("component '{entry}' is not a directory")));
             }
-            resources = self.target(&path, resources, true)?.0;
+            built = self.target(&path, built, true)?.0;
         }
         let mut read = |path: &str| self.read_text(dir, &place, path);
-        transform::run(&kustomization, &mut resources, &mut read).map_err(|message| place.error(message))?;
+        let resources = &mut built.resources;
+        transform::run(&kustomization, resources, &mut read).map_err(|message| place.error(message))?;
+        // Replacements are kustomize's last transformer; vars are declared after the transformers.
+        replacements::run(&kustomization.replacements, resources, &mut read).map_err(|message| place.error(message))?;
+        vars::declare(&mut built.vars, &kustomization.vars, resources).map_err(|message| place.error(message))?;
         self.stack.pop();
-        Ok((resources, kustomization))
+        Ok((built, kustomization))
     }
 
     fn read_kustomization(&self, file: &Path) -> Result<Kustomization, Error> {
@@ -205,13 +246,7 @@ impl Builder<'_> {
         String::from_utf8(bytes).map_err(|_| format!("'{entry}' is not UTF-8 text"))
     }
 
-    fn accumulate(
-        &mut self,
-        dir: &Path,
-        place: &Place,
-        entry: &str,
-        resources: &mut Vec<Resource>,
-    ) -> Result<(), Error> {
+    fn accumulate(&mut self, dir: &Path, place: &Place, entry: &str, built: &mut Accumulated) -> Result<(), Error> {
         let remote = remote::parse(entry).filter(|_| self.loader.entry(&normalize(&dir.join(entry))).is_none());
         let path = match &remote {
             Some(repo) => {
@@ -222,9 +257,12 @@ impl Builder<'_> {
             }
             None => self.local_path(dir, place, entry)?,
         };
-        let found =
+        let (found, found_vars) =
             match self.loader.entry(&path) {
-                Some(Entry::Dir) => self.target(&path, Vec::new(), false)?.0,
+                Some(Entry::Dir) => {
+                    let base = self.target(&path, Accumulated::default(), false)?.0;
+                    (base.resources, Some(base.vars))
+                }
                 Some(Entry::File) => {
                     let text = match remote {
                         // A file of a fetched repository: the repository is its own root.
@@ -236,16 +274,19 @@ impl Builder<'_> {
                     .map_err(|message| place.error(format!("accumulating resources from '{entry}': {message}")))?;
                     let objects = manifest::parse_as(&text, &path.display().to_string(), Dialect::Kustomize)
                         .map_err(|err| Error(err.to_string()))?;
-                    objects.into_iter().map(|object| Resource::new(object.object)).collect()
+                    (objects.into_iter().map(|object| Resource::new(object.object)).collect(), None)
                 }
                 None => {
                     return Err(place
                         .error(format!("accumulating resources from '{entry}': '{}' does not exist", path.display())));
                 }
             };
+        let accumulating = |message: String| place.error(format!("accumulating resources from '{entry}': {message}"));
         for resource in found {
-            add(resources, resource)
-                .map_err(|message| place.error(format!("accumulating resources from '{entry}': {message}")))?;
+            add(&mut built.resources, resource).map_err(accumulating)?;
+        }
+        if let Some(vars) = found_vars {
+            built.vars.merge(vars).map_err(accumulating)?;
         }
         Ok(())
     }

@@ -1,6 +1,7 @@
 //! kustomize's built-in tables: which fields get labels, annotations, names, namespaces, images and
-//! replicas, and which fields refer to which kinds. Data, in `builtin-fieldspecs.yaml` (from
-//! kustomize v5.5.0, noted there), loaded once.
+//! replicas, which fields refer to which kinds, and where `vars` are substituted. Data, in
+//! `builtin-fieldspecs.yaml` and `builtin-varreference.yaml` (from kustomize v5.5.0, noted
+//! there), loaded once.
 
 use std::sync::OnceLock;
 
@@ -144,6 +145,22 @@ pub fn tables() -> &'static Tables {
     })
 }
 
+/// kustomize's built-in varReference table (`builtin-varreference.yaml`): the fields where
+/// `$(VAR)` is replaced. A kustomization's `configurations` may add to it.
+pub fn var_reference() -> &'static [FieldSpec] {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct VarReferenceTable {
+        var_reference: Vec<FieldSpec>,
+    }
+    static TABLE: OnceLock<VarReferenceTable> = OnceLock::new();
+    &TABLE
+        .get_or_init(|| {
+            serde_saphyr::from_str(include_str!("builtin-varreference.yaml")).expect("the varReference table parses")
+        })
+        .var_reference
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,6 +177,10 @@ mod tests {
             .flat_map(|entry| &entry.field_specs)
             .find(|spec| spec.path.len() == 3 && spec.path[2].contains('/'));
         assert_eq!(escaped.unwrap().path[2], "nginx.ingress.kubernetes.io/fastcgi-params-configmap");
+        let var_reference = var_reference();
+        assert_eq!(var_reference.len(), 72);
+        assert!(var_reference.iter().any(|spec| spec.kind == "Pod" && spec.path == ["spec", "containers", "command"]));
+        assert_eq!(var_reference.last().unwrap().path, ["metadata", "annotations"]);
     }
 
     #[test]

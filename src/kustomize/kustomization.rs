@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::replace::{replacements, vars::Var};
+
 /// One `kustomization.yaml` (or a `Component`).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase", default)]
@@ -31,12 +33,12 @@ pub struct Kustomization {
     pub secret_generator: Vec<Generator>,
     pub generator_options: Option<GeneratorOptions>,
     pub sort_options: Option<SortOptions>,
+    pub replacements: Vec<replacements::Entry>,
+    pub vars: Vec<Var>,
     // Fields kustomize knows that this build does not carry out yet: refused when set.
     pub build_metadata: Vec<String>,
     pub crds: Vec<String>,
     pub openapi: Option<Value>,
-    pub vars: Vec<Value>,
-    pub replacements: Vec<Value>,
     pub configurations: Vec<String>,
     pub generators: Vec<String>,
     pub transformers: Vec<String>,
@@ -73,8 +75,6 @@ impl Kustomization {
             ("buildMetadata", !self.build_metadata.is_empty()),
             ("crds", !self.crds.is_empty()),
             ("openapi", self.openapi.is_some()),
-            ("vars", !self.vars.is_empty()),
-            ("replacements", !self.replacements.is_empty()),
             ("configurations", !self.configurations.is_empty()),
             ("generators", !self.generators.is_empty()),
             ("transformers", !self.transformers.is_empty()),

@@ -5,8 +5,8 @@
 //! [`crate::schema`]'s patch metadata, and nothing is printed. The cut follows kustomize's:
 //! [`kustomization`] (the document), [`build`] (one target, recursing into bases and components),
 //! [`generate`] (ConfigMap and Secret generators and their hash), [`transform`] (the built-in
-//! transformers), [`names`] (name references), [`order`] (the legacy order), and [`field_specs`]
-//! (the built-in tables, as data).
+//! transformers), [`replace`] (`replacements` and `vars`), [`names`] (name references), [`order`]
+//! (the legacy order), and [`field_specs`] (the built-in tables, as data).
 
 mod build;
 mod field_specs;
@@ -16,6 +16,7 @@ mod loader;
 mod names;
 mod order;
 pub mod remote;
+mod replace;
 mod transform;
 
 use std::path::Path;

@@ -197,12 +197,7 @@ fn selected(target: &Selector, resource: &Resource) -> bool {
     (target.group.is_empty() || target.group == group)
         && (target.version.is_empty() || target.version == version)
         && (target.kind.is_empty() || target.kind == resource.kind())
-        && (target.name.is_empty()
-            || resource
-                .previous_names
-                .iter()
-                .chain([&resource.name().to_string()])
-                .any(|name| pattern_matches(&target.name, name)))
+        && (target.name.is_empty() || resource.names().any(|name| pattern_matches(&target.name, name)))
         && text_matches(&target.namespace, resource.namespace())
         && selector_matches(&target.label_selector, &resource.object["metadata"]["labels"])
         && selector_matches(&target.annotation_selector, &resource.object["metadata"]["annotations"])
@@ -230,7 +225,8 @@ fn pattern_matches(pattern: &str, value: &str) -> bool {
     true
 }
 
-fn selector_matches(selector: &str, pairs: &Value) -> bool {
+/// Whether a label or annotation selector (empty: anything) matches `pairs`.
+pub fn selector_matches(selector: &str, pairs: &Value) -> bool {
     if selector.is_empty() {
         return true;
     }
@@ -248,7 +244,7 @@ fn keeps_its_name(object: &Value) -> bool {
 }
 
 /// Built-in kinds that are not namespaced: kustomize leaves their namespace unset.
-const CLUSTER_SCOPED: &[&str] = &[
+pub const CLUSTER_SCOPED: &[&str] = &[
     "APIService",
     "CertificateSigningRequest",
     "ClusterRole",
@@ -277,6 +273,7 @@ const CLUSTER_SCOPED: &[&str] = &[
 
 fn set_namespace(resources: &mut [Resource], namespace: &str) {
     for resource in resources.iter_mut() {
+        resource.store_previous_id();
         let object = &mut resource.object;
         if !CLUSTER_SCOPED.contains(&object["kind"].as_str().unwrap_or_default()) {
             object["metadata"]["namespace"] = Value::String(namespace.to_string());

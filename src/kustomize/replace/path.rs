@@ -1,0 +1,401 @@
+//! kustomize's dotted field paths (`spec.containers.[name=web].image`), as `replacements` and
+//! `vars` take them: splitting, looking one value up (a source, a var's field), and finding every
+//! field a path matches, maybe creating it (a replacement's targets).
+
+use serde_json::{Map, Value};
+
+/// `path` split at dots as kustomize splits it: `\.` is a dot inside a segment, `[a.b]` is the
+/// one segment `a.b`, and `[name=a.b]` stays one segment with its brackets (a list selector).
+pub fn split(path: &str) -> Vec<String> {
+    let mut pieces: Vec<String> = Vec::new();
+    for piece in path.split('.') {
+        match pieces.last_mut() {
+            Some(last) if last.ends_with('\\') => {
+                last.pop();
+                last.push('.');
+                last.push_str(piece);
+            }
+            _ => pieces.push(piece.to_string()),
+        }
+    }
+    let mut segments = Vec::new();
+    let mut pieces = pieces.into_iter();
+    while let Some(piece) = pieces.next() {
+        if !piece.starts_with('[') || piece.ends_with(']') {
+            segments.push(piece);
+            continue;
+        }
+        let mut bracketed = piece;
+        for next in pieces.by_ref() {
+            bracketed.push('.');
+            bracketed.push_str(&next);
+            if next.ends_with(']') {
+                break;
+            }
+        }
+        if bracketed.contains('=') {
+            segments.push(bracketed);
+        } else {
+            segments.push(bracketed.trim_matches(['[', ']']).to_string());
+        }
+    }
+    segments
+}
+
+/// A `[field=value]` (or `[=value]`) segment's field and value.
+fn list_selector(segment: &str) -> Option<Result<(&str, &str), String>> {
+    let inner = segment.strip_prefix('[')?.strip_suffix(']')?;
+    Some(
+        inner
+            .split_once('=')
+            .ok_or_else(|| "list path element must contain fieldName=fieldValue for element to match".to_string()),
+    )
+}
+
+fn index(segment: &str) -> Option<usize> {
+    segment.parse().ok().filter(|_| segment.bytes().all(|byte| byte.is_ascii_digit()))
+}
+
+/// The text of a scalar as kustomize reads it (maps and lists have none).
+pub fn scalar_text(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Number(number) => number.to_string(),
+        Value::Bool(flag) => flag.to_string(),
+        Value::Null | Value::Array(_) | Value::Object(_) => String::new(),
+    }
+}
+
+/// The value at `path` in `node` (kustomize's `Lookup`): a field, a list index, `-` for the
+/// last item, or the first item a `[field=value]` names exactly. `*` is refused.
+pub fn lookup<'a>(node: &'a Value, path: &[String]) -> Result<Option<&'a Value>, String> {
+    let mut current = node;
+    for segment in path.iter().map(|segment| segment.trim()).filter(|segment| !segment.is_empty()) {
+        let next = if let Ok(number) = segment.parse::<i64>() {
+            if number < 0 {
+                return Err(format!("array index {number} cannot be negative"));
+            }
+            current.as_array().and_then(|items| items.get(number as usize))
+        } else if segment == "-" {
+            current.as_array().and_then(|items| items.last())
+        } else if segment == "*" {
+            return Err("wildcard is not supported in PathGetter".into());
+        } else if let Some(selector) = list_selector(segment) {
+            let (field, wanted) = selector?;
+            current.as_array().and_then(|items| {
+                items.iter().find(|item| match field {
+                    "" => !item.is_object() && !item.is_array() && scalar_text(item) == wanted,
+                    field => item.get(field).is_some_and(|value| !value.is_object() && scalar_text(value) == wanted),
+                })
+            })
+        } else {
+            current.as_object().and_then(|map| map.get(segment))
+        };
+        match next {
+            Some(next) => current = next,
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(current))
+}
+
+/// What a matched field is: there already, or made by the match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    Existing,
+    Created,
+}
+
+/// What [`for_each_match`] creates at the end of a path that is missing, if anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Create {
+    Nothing,
+    Scalar,
+    Map,
+    List,
+}
+
+/// Calls `visit` on every field `path` matches in `node` (kustomize's `PathMatcher`): fields,
+/// list indexes, `*` for every item, and `[field=value]` for every item whose field matches
+/// `value` as a regular expression. With `create`, missing fields are made on the way (an item
+/// `[field=value]` names, an index one past the end); returns how many fields were visited.
+pub fn for_each_match(
+    node: &mut Value,
+    path: &[String],
+    create: Create,
+    visit: &mut dyn FnMut(&mut Value, Found) -> Result<(), String>,
+) -> Result<usize, String> {
+    walk(node, path, create, Found::Existing, visit)
+}
+
+fn walk(
+    node: &mut Value,
+    path: &[String],
+    create: Create,
+    found: Found,
+    visit: &mut dyn FnMut(&mut Value, Found) -> Result<(), String>,
+) -> Result<usize, String> {
+    let Some((segment, rest)) = path.split_first() else {
+        visit(node, found)?;
+        return Ok(1);
+    };
+    let creating = create != Create::Nothing;
+    if let Some(position) = index(segment) {
+        let items = list_items(node, creating)?;
+        if position == items.len() && creating {
+            items.push(placeholder(rest, create));
+            return walk(&mut items[position], rest, create, Found::Created, visit);
+        }
+        let count = items.len();
+        let item = items
+            .get_mut(position)
+            .ok_or_else(|| format!("index {position} specified but only {count} elements found"))?;
+        return walk(item, rest, create, found, visit);
+    }
+    if segment == "*" {
+        let mut visited = 0;
+        for item in list_items(node, false)? {
+            visited += walk(item, rest, create, found, visit)?;
+        }
+        return Ok(visited);
+    }
+    if let Some(selector) = list_selector(segment) {
+        let (field, pattern) = selector?;
+        let pattern = Pattern::parse(pattern);
+        let items = list_items(node, creating)?;
+        let mut visited = 0;
+        let mut matched = false;
+        for item in items.iter_mut() {
+            let text = match field {
+                "" if !item.is_object() && !item.is_array() => scalar_text(item),
+                "" => continue,
+                field => match item.get(field) {
+                    Some(value) if !value.is_null() => scalar_text(value),
+                    _ => continue,
+                },
+            };
+            if pattern.is_match(text.trim()) {
+                matched = true;
+                visited += walk(item, rest, create, found, visit)?;
+            }
+        }
+        if !matched && creating {
+            let value = Value::String(pattern.source.to_string());
+            let item = match field {
+                "" => value,
+                field => Value::Object(Map::from_iter([(field.to_string(), value)])),
+            };
+            items.push(item);
+            let item = items.last_mut().expect("just pushed");
+            return walk(item, rest, create, Found::Created, visit);
+        }
+        return Ok(visited);
+    }
+    if node.is_null() && creating {
+        *node = Value::Object(Map::new());
+    }
+    let map = match node {
+        Value::Object(map) => map,
+        Value::Null => return Ok(0),
+        other => return Err(format!("wrong node kind: expected MappingNode but got {}", node_kind(other))),
+    };
+    match map.get_mut(segment.as_str()) {
+        Some(child) => walk(child, rest, create, found, visit),
+        None if creating => {
+            let child = map.entry(segment.clone()).or_insert(placeholder(rest, create));
+            walk(child, rest, create, Found::Created, visit)
+        }
+        None => Ok(0),
+    }
+}
+
+/// The items of the list `node` is (a missing list becomes one when creating).
+fn list_items(node: &mut Value, creating: bool) -> Result<&mut Vec<Value>, String> {
+    if node.is_null() && creating {
+        *node = Value::Array(Vec::new());
+    }
+    match node {
+        Value::Array(items) => Ok(items),
+        Value::Null => Err("wrong node kind: expected SequenceNode but got ScalarNode".into()),
+        other => Err(format!("wrong node kind: expected SequenceNode but got {}", node_kind(other))),
+    }
+}
+
+/// What a missing field is created as: a list when the next segment indexes one, a map when a
+/// field follows, and at the end of the path what the value to be set is.
+fn placeholder(rest: &[String], create: Create) -> Value {
+    match rest.first() {
+        Some(next) if index(next).is_some() || list_selector(next).is_some() => Value::Array(Vec::new()),
+        Some(_) => Value::Object(Map::new()),
+        None => match create {
+            Create::Map => Value::Object(Map::new()),
+            Create::List => Value::Array(Vec::new()),
+            Create::Scalar | Create::Nothing => Value::Null,
+        },
+    }
+}
+
+fn node_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Object(_) => "MappingNode",
+        Value::Array(_) => "SequenceNode",
+        _ => "ScalarNode",
+    }
+}
+
+/// A regular expression of the subset list selectors use (Go's `regexp`, unanchored): literal
+/// characters, `\` escapes, `.`, `^`, `$`, and `*`, `+`, `?` after an atom.
+struct Pattern<'a> {
+    source: &'a str,
+    tokens: Vec<(Atom, Repeat)>,
+    anchored_start: bool,
+    anchored_end: bool,
+}
+
+#[derive(Clone, Copy)]
+enum Atom {
+    Any,
+    Char(char),
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Repeat {
+    Once,
+    Optional,
+    AnyNumber,
+    AtLeastOnce,
+}
+
+impl<'a> Pattern<'a> {
+    fn parse(source: &'a str) -> Self {
+        let mut text = source;
+        let anchored_start = text.starts_with('^');
+        if anchored_start {
+            text = &text[1..];
+        }
+        let anchored_end = text.ends_with('$') && !text.ends_with("\\$");
+        if anchored_end {
+            text = &text[..text.len() - 1];
+        }
+        let mut tokens: Vec<(Atom, Repeat)> = Vec::new();
+        let mut chars = text.chars();
+        while let Some(c) = chars.next() {
+            let repeat = match c {
+                '*' => Some(Repeat::AnyNumber),
+                '+' => Some(Repeat::AtLeastOnce),
+                '?' => Some(Repeat::Optional),
+                _ => None,
+            };
+            match (repeat, tokens.last_mut()) {
+                (Some(repeat), Some(last)) if last.1 == Repeat::Once => last.1 = repeat,
+                _ => {
+                    let atom = match c {
+                        '.' => Atom::Any,
+                        '\\' => Atom::Char(chars.next().unwrap_or('\\')),
+                        c => Atom::Char(c),
+                    };
+                    tokens.push((atom, Repeat::Once));
+                }
+            }
+        }
+        Pattern { source, tokens, anchored_start, anchored_end }
+    }
+
+    fn is_match(&self, text: &str) -> bool {
+        let chars: Vec<char> = text.chars().collect();
+        let starts = if self.anchored_start { 0..=0 } else { 0..=chars.len() };
+        starts.into_iter().any(|start| self.matches_at(&self.tokens, &chars[start..]))
+    }
+
+    fn matches_at(&self, tokens: &[(Atom, Repeat)], text: &[char]) -> bool {
+        let Some(((atom, repeat), rest)) = tokens.split_first() else {
+            return !self.anchored_end || text.is_empty();
+        };
+        let fits = |c: &char| match atom {
+            Atom::Any => true,
+            Atom::Char(wanted) => wanted == c,
+        };
+        let (least, most) = match repeat {
+            Repeat::Once => (1, 1),
+            Repeat::Optional => (0, 1),
+            Repeat::AnyNumber => (0, usize::MAX),
+            Repeat::AtLeastOnce => (1, usize::MAX),
+        };
+        let available = text.iter().take_while(|c| fits(c)).count().min(most);
+        (least..=available).rev().any(|taken| self.matches_at(rest, &text[taken..]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn segments(path: &str) -> Vec<String> {
+        split(path)
+    }
+
+    #[test]
+    fn paths_split_as_kustomize_splits_them() {
+        assert_eq!(segments("metadata.name"), ["metadata", "name"]);
+        assert_eq!(
+            segments(r"metadata.annotations.config\.kubernetes\.io/local-config")[2],
+            "config.kubernetes.io/local-config"
+        );
+        assert_eq!(
+            segments("metadata.annotations.[config.kubernetes.io/local-config]")[2],
+            "config.kubernetes.io/local-config"
+        );
+        assert_eq!(
+            segments("spec.containers.[name=com.foo.app].image"),
+            ["spec", "containers", "[name=com.foo.app]", "image"]
+        );
+        assert_eq!(segments("spec.containers.*.env.0.value"), ["spec", "containers", "*", "env", "0", "value"]);
+    }
+
+    #[test]
+    fn lookups_take_indexes_the_last_item_and_exact_list_selectors() {
+        let object =
+            json!({"spec": {"containers": [{"name": "app", "image": "a:1"}, {"name": "app-2", "image": "b:2"}]}});
+        let image = |path: &str| lookup(&object, &split(path)).map(|found| found.cloned());
+        assert_eq!(image("spec.containers.[name=app].image"), Ok(Some(json!("a:1"))));
+        assert_eq!(image("spec.containers.-.image"), Ok(Some(json!("b:2"))));
+        assert_eq!(image("spec.containers.1.name"), Ok(Some(json!("app-2"))));
+        assert_eq!(image("spec.containers.[name=ap].image"), Ok(None));
+        assert_eq!(image("spec.nothing.here"), Ok(None));
+        assert_eq!(image("spec.containers.*.image"), Err("wildcard is not supported in PathGetter".into()));
+    }
+
+    #[test]
+    fn matches_use_regular_expressions_wildcards_and_create_what_is_missing() {
+        let mut object = json!({"spec": {"containers": [{"name": "app"}, {"name": "app-side"}, {"name": "db"}]}});
+        let mut names = Vec::new();
+        let count =
+            for_each_match(&mut object, &split("spec.containers.[name=app].name"), Create::Nothing, &mut |value, _| {
+                names.push(value.clone());
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!((count, names), (2, vec![json!("app"), json!("app-side")]));
+        let anchored = |pattern: &str, text: &str| Pattern::parse(pattern).is_match(text);
+        assert!(anchored("^app$", "app") && !anchored("^app$", "app-side") && anchored("d.", "db"));
+        assert!(anchored("a+p*-s", "app-side") && !anchored("^x?db$", "xxdb"));
+
+        let mut set = |path: &str, create: Create| {
+            for_each_match(&mut object, &split(path), create, &mut |value, found| {
+                *value = json!(format!("{found:?}"));
+                Ok(())
+            })
+        };
+        assert_eq!(set("spec.containers.*.image", Create::Scalar), Ok(3));
+        assert_eq!(set("spec.containers.[name=web].args.0", Create::Scalar), Ok(1));
+        assert_eq!(set("spec.missing.field", Create::Nothing), Ok(0));
+        assert_eq!(set("spec.containers.9", Create::Scalar), Err("index 9 specified but only 4 elements found".into()));
+        assert_eq!(
+            set("spec.containers.image", Create::Nothing),
+            Err("wrong node kind: expected MappingNode but got SequenceNode".into())
+        );
+        assert_eq!(object["spec"]["containers"][0]["image"], "Created");
+        assert_eq!(object["spec"]["containers"][3], json!({"name": "web", "args": ["Created"]}));
+    }
+}

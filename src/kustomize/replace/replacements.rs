@@ -1,0 +1,434 @@
+//! `replacements` (kustomize's ReplacementTransformer): for each, the one resource its `source`
+//! selects gives a value, written into the `fieldPaths` of every resource its `targets` select.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::path::{self, Create, Found};
+use super::{Id, ids, set_scalar};
+use crate::kustomize::build::Resource;
+use crate::kustomize::transform::{Read, selector_matches};
+use crate::manifest::{self, Dialect};
+
+const DEFAULT_FIELD_PATH: &str = "metadata.name";
+
+/// An entry of `replacements`: a file holding one replacement or a list, or one inline.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Entry {
+    pub path: String,
+    pub source: Option<Source>,
+    pub targets: Option<Vec<Target>>,
+}
+
+/// Where a replacement's value comes from.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct Source {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub name: String,
+    pub namespace: String,
+    pub field_path: String,
+    pub options: Option<FieldOptions>,
+}
+
+/// Where a replacement's value goes.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct Target {
+    pub select: Option<Selector>,
+    pub reject: Vec<Selector>,
+    pub field_paths: Vec<String>,
+    pub options: Option<FieldOptions>,
+}
+
+/// Resources a target selects or rejects.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct Selector {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub name: String,
+    pub namespace: String,
+    pub label_selector: String,
+    pub annotation_selector: String,
+}
+
+/// How a value is cut from its source or spliced into its target, and whether missing target
+/// fields are created. (`encoding` is accepted and, as in kustomize, not used.)
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FieldOptions {
+    pub delimiter: String,
+    pub index: i64,
+    pub encoding: String,
+    pub create: bool,
+}
+
+impl Source {
+    fn id(&self) -> Id {
+        let Source { group, version, kind, name, namespace, .. } = self.clone();
+        Id { group, version, kind, name, namespace }
+    }
+
+    /// The source as kustomize prints it: its id, then its field path and options if set.
+    fn text(&self) -> String {
+        let mut parts = vec![self.id().text()];
+        if !self.field_path.is_empty() {
+            parts.push(self.field_path.clone());
+        }
+        if let Some(options) = self.options.as_ref().filter(|options| !options.delimiter.is_empty() || options.create) {
+            parts.push(format!("{}({}), create={}", options.delimiter, options.index, options.create));
+        }
+        parts.join(":")
+    }
+}
+
+impl Selector {
+    fn id(&self) -> Id {
+        let Selector { group, version, kind, name, namespace, .. } = self.clone();
+        Id { group, version, kind, name, namespace }
+    }
+
+    fn matches_labels_and_annotations(&self, object: &Value) -> bool {
+        selector_matches(&self.label_selector, &object["metadata"]["labels"])
+            && selector_matches(&self.annotation_selector, &object["metadata"]["annotations"])
+    }
+}
+
+/// A replacement, inline or read from a file.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+struct Replacement {
+    source: Option<Source>,
+    targets: Option<Vec<Target>>,
+}
+
+/// Runs the kustomization's `replacements` over `resources`, in order; files are read with `read`.
+pub fn run(entries: &[Entry], resources: &mut [Resource], read: &mut Read) -> Result<(), String> {
+    let mut replacements = Vec::new();
+    for entry in entries {
+        if entry.path.is_empty() {
+            replacements.push(Replacement { source: entry.source.clone(), targets: entry.targets.clone() });
+            continue;
+        }
+        if entry.source.is_some() || entry.targets.as_ref().is_some_and(|targets| !targets.is_empty()) {
+            return Err("cannot specify both path and inline replacement".into());
+        }
+        replacements.extend(from_file(&read(&entry.path)?, &entry.path)?);
+    }
+    for replacement in &replacements {
+        apply(replacement, resources)?;
+    }
+    Ok(())
+}
+
+/// The replacements of a file: one, or a list. As in kustomize, fields it does not know are
+/// ignored here (in a kustomization they are errors).
+fn from_file(text: &str, path: &str) -> Result<Vec<Replacement>, String> {
+    let document = manifest::parse_documents(text, path, Dialect::Kustomize)
+        .map_err(|err| err.to_string())?
+        .into_iter()
+        .next()
+        .unwrap_or(Value::Null);
+    let items = match document {
+        Value::Array(items) => items,
+        Value::Object(_) => vec![document],
+        other => {
+            let kind = match other {
+                Value::String(_) => "string",
+                Value::Number(_) => "float64",
+                Value::Bool(_) => "bool",
+                _ => "invalid",
+            };
+            return Err(format!("unsupported replacement type encountered within replacement path: {kind}"));
+        }
+    };
+    items
+        .into_iter()
+        .map(|mut item| {
+            known_fields_only(&mut item);
+            serde_json::from_value(item).map_err(|err| format!("{path}: {err}"))
+        })
+        .collect()
+}
+
+/// Drops the fields a replacement does not have, at every level.
+fn known_fields_only(replacement: &mut Value) {
+    const SELECTOR: &[&str] = &["group", "version", "kind", "name", "namespace", "labelSelector", "annotationSelector"];
+    const OPTIONS: &[&str] = &["delimiter", "index", "encoding", "create"];
+    fn keep(value: &mut Value, fields: &[&str]) {
+        if let Value::Object(map) = value {
+            map.retain(|field, _| fields.contains(&field.as_str()));
+        }
+    }
+    keep(replacement, &["source", "targets"]);
+    if let Some(source) = replacement.get_mut("source") {
+        keep(source, &["group", "version", "kind", "name", "namespace", "fieldPath", "options"]);
+        source.get_mut("options").into_iter().for_each(|options| keep(options, OPTIONS));
+    }
+    if let Some(Value::Array(targets)) = replacement.get_mut("targets") {
+        for target in targets {
+            keep(target, &["select", "reject", "fieldPaths", "options"]);
+            target.get_mut("select").into_iter().for_each(|select| keep(select, SELECTOR));
+            if let Some(Value::Array(rejects)) = target.get_mut("reject") {
+                rejects.iter_mut().for_each(|reject| keep(reject, SELECTOR));
+            }
+            target.get_mut("options").into_iter().for_each(|options| keep(options, OPTIONS));
+        }
+    }
+}
+
+fn apply(replacement: &Replacement, resources: &mut [Resource]) -> Result<(), String> {
+    let (Some(source), Some(targets)) = (&replacement.source, &replacement.targets) else {
+        return Err("replacements must specify a source and at least one target".into());
+    };
+    let value = source_value(source, resources)?;
+    for target in targets {
+        let select = target.select.as_ref().ok_or("target must specify resources to select")?;
+        for resource in resources.iter_mut() {
+            if is_selected(resource, select, &target.reject) {
+                copy_to(&mut resource.object, &value, target)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether a target's `select` takes `resource` and no `reject` drops it. A reject drops by its
+/// id fields, or (separately, as in kustomize) by its label and annotation selectors.
+fn is_selected(resource: &Resource, select: &Selector, rejects: &[Selector]) -> bool {
+    let object = &resource.object;
+    let rejected_by_labels = rejects.iter().any(|reject| {
+        (!reject.label_selector.is_empty() || !reject.annotation_selector.is_empty())
+            && reject.matches_labels_and_annotations(object)
+    });
+    if !select.matches_labels_and_annotations(object) || rejected_by_labels {
+        return false;
+    }
+    let ids = ids(resource);
+    let rejected = rejects
+        .iter()
+        .map(Selector::id)
+        .filter(|reject| !reject.is_empty())
+        .any(|reject| ids.iter().any(|id| reject.selects(id)));
+    let select = select.id();
+    !rejected && ids.iter().any(|id| select.selects(id))
+}
+
+/// The value the source names: the field of the one resource it selects, cut by its options.
+fn source_value(source: &Source, resources: &[Resource]) -> Result<Value, String> {
+    let selector = source.id();
+    let mut selected = resources.iter().filter(|resource| ids(resource).iter().any(|id| selector.selects(id)));
+    let resource = selected.next().ok_or_else(|| format!("nothing selected by {}", source.text()))?;
+    if selected.next().is_some() {
+        return Err(format!("multiple matches for selector {}", source.text()));
+    }
+    let field_path = if source.field_path.is_empty() { DEFAULT_FIELD_PATH } else { &source.field_path };
+    let found = path::lookup(&resource.object, &path::split(field_path))
+        .map_err(|err| format!("error looking up replacement source: {err}"))?;
+    let value = match found {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(map)) if map.is_empty() => None,
+        Some(Value::Array(items)) if items.is_empty() => None,
+        Some(value) => Some(value),
+    }
+    .ok_or_else(|| format!("fieldPath `{field_path}` is missing for replacement source {}", selector.text()))?;
+    match source.options.as_ref().filter(|options| !options.delimiter.is_empty()) {
+        None => Ok(value.clone()),
+        Some(options) => {
+            if value.is_object() || value.is_array() {
+                return Err("delimiter option can only be used with scalar nodes".into());
+            }
+            let text = path::scalar_text(value);
+            let piece = usize::try_from(options.index)
+                .ok()
+                .and_then(|index| text.split(options.delimiter.as_str()).nth(index))
+                .ok_or_else(|| format!("options.index {} is out of bounds for value {text}", options.index))?;
+            Ok(match value {
+                Value::String(_) => Value::String(piece.to_string()),
+                _ => super::plain_scalar(piece),
+            })
+        }
+    }
+}
+
+/// Writes `value` into every field the target's paths match in `object`.
+fn copy_to(object: &mut Value, value: &Value, target: &Target) -> Result<(), String> {
+    let options = target.options.clone().unwrap_or_default();
+    let create = match value {
+        _ if !options.create => Create::Nothing,
+        Value::Object(_) => Create::Map,
+        Value::Array(_) => Create::List,
+        _ => Create::Scalar,
+    };
+    let default_paths = [DEFAULT_FIELD_PATH.to_string()];
+    let field_paths = if target.field_paths.is_empty() { &default_paths[..] } else { &target.field_paths };
+    for field_path in field_paths {
+        let not_found = if create == Create::Nothing {
+            format!("unable to find field {field_path:?} in replacement target")
+        } else {
+            format!("unable to find or create field {field_path:?} in replacement target")
+        };
+        let mut failed = None;
+        let mut set = |field: &mut Value, found: Found| {
+            if failed.is_none()
+                && let Err(err) = set_field(field, value, &options, found)
+            {
+                failed = Some(err);
+            }
+            Ok(())
+        };
+        let count = path::for_each_match(object, &path::split(field_path), create, &mut set)
+            .map_err(|err| format!("{not_found}: {err}"))?;
+        if let Some(err) = failed {
+            return Err(err);
+        }
+        if count == 0 {
+            return Err(not_found);
+        }
+    }
+    Ok(())
+}
+
+/// Sets one target field: a scalar gets the value's text (spliced in at `index` of its
+/// `delimiter`-separated parts when a delimiter is given), anything else the value itself.
+fn set_field(field: &mut Value, value: &Value, options: &FieldOptions, found: Found) -> Result<(), String> {
+    let scalar_target = !field.is_object() && !field.is_array();
+    if options.delimiter.is_empty() {
+        if !scalar_target {
+            *field = value.clone();
+            return Ok(());
+        }
+        return set_scalar(field, &path::scalar_text(value), found == Found::Created);
+    }
+    if !scalar_target {
+        return Err("delimiter option can only be used with scalar nodes".into());
+    }
+    let text = spliced(&path::scalar_text(field), &path::scalar_text(value), &options.delimiter, options.index);
+    set_scalar(field, &text, found == Found::Created)
+}
+
+/// `piece` put into `text`'s `delimiter`-separated parts: in place of part `index`, before the
+/// first when `index` is negative, after the last when it is past the end.
+fn spliced(text: &str, piece: &str, delimiter: &str, index: i64) -> String {
+    let mut parts: Vec<&str> = text.split(delimiter).collect();
+    match usize::try_from(index) {
+        Err(_) => parts.insert(0, piece),
+        Ok(index) if index >= parts.len() => parts.push(piece),
+        Ok(index) => parts[index] = piece,
+    }
+    parts.join(delimiter)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kustomize::build::PreviousId;
+    use serde_json::json;
+
+    fn resource(object: Value) -> Resource {
+        Resource { object, previous_ids: Vec::new(), needs_hash: false, var_names: Vec::new() }
+    }
+
+    fn replacement(yaml: &str) -> Replacement {
+        from_file(yaml, "r.yaml").unwrap().remove(0)
+    }
+
+    #[test]
+    fn delimiters_splice_before_in_place_of_or_after_a_part() {
+        assert_eq!(spliced("a/b/c", "x", "/", 1), "a/x/c");
+        assert_eq!(spliced("a/b/c", "x", "/", -1), "x/a/b/c");
+        assert_eq!(spliced("a/b/c", "x", "/", 3), "a/b/c/x");
+        assert_eq!(spliced("", "x", "/", 0), "x");
+    }
+
+    #[test]
+    fn sources_cut_by_index_and_must_select_exactly_one_resource() {
+        let resources = [
+            resource(
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"image": "nginx:1.25"}}),
+            ),
+            resource(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b"}})),
+        ];
+        let source = |yaml: &str| source_value(&serde_saphyr::from_str::<Source>(yaml).unwrap(), &resources);
+        let tag = "{kind: ConfigMap, name: a, fieldPath: data.image, options: {delimiter: ':', index: 1}}";
+        assert_eq!(source(tag), Ok(json!("1.25")));
+        assert_eq!(
+            source("{name: a, fieldPath: data.image, options: {delimiter: ':', index: 2}}"),
+            Err("options.index 2 is out of bounds for value nginx:1.25".into())
+        );
+        assert_eq!(
+            source("{kind: ConfigMap}"),
+            Err("multiple matches for selector ConfigMap.[noVer].[noGrp]/[noName].[noNs]".into())
+        );
+        assert_eq!(
+            source("{kind: Secret, fieldPath: data.x}"),
+            Err("nothing selected by Secret.[noVer].[noGrp]/[noName].[noNs]:data.x".into())
+        );
+        assert_eq!(
+            source("{name: b, fieldPath: data.x}"),
+            Err("fieldPath `data.x` is missing for replacement source [noKind].[noVer].[noGrp]/b.[noNs]".into())
+        );
+    }
+
+    #[test]
+    fn targets_are_selected_by_any_id_they_had_and_rejects_drop_them() {
+        let mut renamed = resource(
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "p-web", "namespace": "prod"}}),
+        );
+        renamed.previous_ids.push(PreviousId { name: "web".into(), namespace: String::new() });
+        let labelled = resource(
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "db", "labels": {"tier": "data"}}}),
+        );
+        let select: Selector = serde_saphyr::from_str("{name: web, namespace: default}").unwrap();
+        assert!(is_selected(&renamed, &select, &[]));
+        let by_kind: Selector = serde_saphyr::from_str("{kind: Deployment}").unwrap();
+        let reject_prefixed: Selector = serde_saphyr::from_str("{name: p-web}").unwrap();
+        let reject_labelled: Selector = serde_saphyr::from_str("{labelSelector: tier=data}").unwrap();
+        assert!(!is_selected(&renamed, &by_kind, std::slice::from_ref(&reject_prefixed)));
+        assert!(is_selected(&labelled, &by_kind, std::slice::from_ref(&reject_prefixed)));
+        assert!(!is_selected(&labelled, &by_kind, &[reject_labelled]));
+    }
+
+    #[test]
+    fn files_hold_one_or_a_list_and_ignore_unknown_fields() {
+        let one = replacement("source: {kind: A, extra: 1}\ntargets:\n- select: {kind: B}\n  fieldPaths: [x]\n");
+        assert_eq!(one.source.unwrap().kind, "A");
+        let list = from_file("- source: {kind: A}\n- source: {kind: B}\n", "r.yaml").unwrap();
+        assert_eq!(list.len(), 2);
+        let err = from_file("just text\n", "r.yaml").unwrap_err();
+        assert_eq!(err, "unsupported replacement type encountered within replacement path: string");
+    }
+
+    #[test]
+    fn missing_target_fields_are_errors_unless_created() {
+        let mut object = json!({"kind": "Deployment", "spec": {"replicas": 1}});
+        let target = |yaml: &str| serde_saphyr::from_str::<Target>(yaml).unwrap();
+        assert_eq!(
+            copy_to(&mut object, &json!("3"), &target("{select: {}, fieldPaths: [spec.paused]}")),
+            Err("unable to find field \"spec.paused\" in replacement target".into())
+        );
+        copy_to(
+            &mut object,
+            &json!("3"),
+            &target(
+                "{select: {}, fieldPaths: [spec.replicas, spec.template.metadata.labels.n], options: {create: true}}",
+            ),
+        )
+        .unwrap();
+        assert_eq!(object["spec"]["replicas"], json!(3));
+        assert_eq!(object["spec"]["template"]["metadata"]["labels"]["n"], json!(3));
+        assert_eq!(
+            copy_to(
+                &mut object,
+                &json!("x"),
+                &target("{select: {}, fieldPaths: [spec.template], options: {delimiter: '/'}}")
+            ),
+            Err("delimiter option can only be used with scalar nodes".into())
+        );
+    }
+}
