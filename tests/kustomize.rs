@@ -79,6 +79,23 @@ fn bad_kustomizations_fail_as_in_kubectl() {
         ("duplicate-id", "may not add resource with an already registered id: ConfigMap.v1.[noGrp]/c.[noNs]"),
         ("outside-root/root", "security; file"),
         ("no-match", "no resource matches strategic merge patch \"ConfigMap.v1.[noGrp]/other.[noNs]\""),
+        ("replacements-no-source", "nothing selected by Secret.[noVer].[noGrp]/missing.[noNs]:data.x"),
+        ("replacements-two-sources", "multiple matches for selector ConfigMap.[noVer].[noGrp]/[noName].[noNs]"),
+        ("replacements-missing-target", "unable to find field \"spec.containers.0.env.0.value\" in replacement target"),
+        ("replacements-path-and-inline", "cannot specify both path and inline replacement"),
+        ("replacements-index-out-of-bounds", "options.index 1 is out of bounds for value fast"),
+        (
+            "vars-unmapped",
+            "var '{MODE ConfigMap.[noVer].[noGrp] {metadata.name}}' cannot be mapped to a field in the set of known resources",
+        ),
+        (
+            "vars-twice",
+            "merging vars [{MODE ConfigMap.[noVer].[noGrp] {}} {MODE ConfigMap.[noVer].[noGrp] {}}]: var 'MODE' already encountered",
+        ),
+        (
+            "vars-missing-field",
+            "field specified in var '{MODE ConfigMap.v1.[noGrp] {data.speed}}' not found in corresponding resource",
+        ),
     ];
     for (case, words) in cases {
         let dir = corpus().join("errors").join(case);

@@ -110,6 +110,7 @@ pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Bu
     if !unused.is_empty() {
         builder.warnings.push(format!("well-defined vars that were never replaced: {}", unused.join(",")));
     }
+    resources.retain(|resource| !is_local_config(&resource.object));
     order::sort(&mut resources, kustomization.sort_options.as_ref()).map_err(Error)?;
     let objects = resources.into_iter().map(|resource| resource.object).collect();
     Ok(Built { objects, warnings: builder.warnings })
@@ -335,6 +336,14 @@ impl Builder<'_> {
     }
 }
 
+/// Whether `object` is only an input of the build (a replacement's source, say): annotated
+/// `config.kubernetes.io/local-config` with any value but "false", it is left out of the output.
+fn is_local_config(object: &Value) -> bool {
+    object["metadata"]["annotations"]
+        .get("config.kubernetes.io/local-config")
+        .is_some_and(|value| value.as_str() != Some("false"))
+}
+
 /// Adds `resource` unless one with its id is there already.
 fn add(resources: &mut Vec<Resource>, resource: Resource) -> Result<(), String> {
     let id = resource.id();
@@ -412,6 +421,36 @@ mod tests {
         assert_eq!(built.objects[1]["spec"]["volumes"][0]["configMap"]["name"], config_map);
         assert!(built.objects.iter().all(|object| object["metadata"]["namespace"] == "ns"));
         assert!(built.warnings.is_empty());
+    }
+
+    #[test]
+    fn replacements_run_per_level_and_vars_at_the_end() {
+        let loader = MemoryLoader::default()
+            .with(
+                "/k/base/kustomization.yaml",
+                "resources: [res.yaml]\nreplacements: [{path: r.yaml}]\nvars:\n- {name: SVC, objref: {kind: Service, name: svc, apiVersion: v1}}\n- {name: IDLE, objref: {kind: Service, name: svc, apiVersion: v1}}\n",
+            )
+            .with(
+                "/k/base/r.yaml",
+                "- source: {kind: Service, name: svc}\n  targets:\n  - select: {kind: Pod}\n    fieldPaths: [metadata.labels.svc]\n    options: {create: true}\n",
+            )
+            .with(
+                "/k/base/res.yaml",
+                "apiVersion: v1\nkind: Service\nmetadata: {name: svc}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - {name: c, image: i, args: [\"$(SVC)\"]}\n",
+            )
+            .with("/k/overlay/kustomization.yaml", "namePrefix: o-\nresources: [../base, local.yaml]\n")
+            .with(
+                "/k/overlay/local.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: input\n  annotations: {config.kubernetes.io/local-config: \"true\"}\n",
+            );
+        let built = built(&loader, "/k/overlay").unwrap();
+        let pod = built.objects.iter().find(|object| object["kind"] == "Pod").unwrap();
+        // The base's replacement saw the base's name; the var, the final one.
+        assert_eq!(pod["metadata"]["labels"]["svc"], "svc");
+        assert_eq!(pod["spec"]["containers"][0]["args"][0], "o-svc");
+        assert_eq!(built.objects.len(), 2, "the local-config ConfigMap is left out");
+        let unused = "well-defined vars that were never replaced: IDLE";
+        assert_eq!(built.warnings.last().map(String::as_str), Some(unused));
     }
 
     #[test]
