@@ -112,7 +112,10 @@ pub fn run(entries: &[Entry], resources: &mut [Resource], read: &mut Read) -> Re
     let mut replacements = Vec::new();
     for entry in entries {
         if entry.path.is_empty() {
-            replacements.push(Replacement { source: entry.source.clone(), targets: entry.targets.clone() });
+            // kustomize hands inline replacements to its transformer through YAML that leaves
+            // an empty `targets` out: it counts as missing.
+            let targets = entry.targets.clone().filter(|targets| !targets.is_empty());
+            replacements.push(Replacement { source: entry.source.clone(), targets });
             continue;
         }
         if entry.source.is_some() || entry.targets.as_ref().is_some_and(|targets| !targets.is_empty()) {
@@ -400,6 +403,14 @@ mod tests {
         assert_eq!(one.source.unwrap().kind, "A");
         let list = from_file("- source: {kind: A}\n- source: {kind: B}\n", "r.yaml").unwrap();
         assert_eq!(list.len(), 2);
+        let empty = from_file("source: {kind: A}\ntargets: []\n", "r.yaml").unwrap();
+        assert_eq!(empty[0].targets.as_ref().map(Vec::len), Some(0), "a file's empty list is kept");
+        let inline: Entry = serde_saphyr::from_str("{source: {kind: A}, targets: []}").unwrap();
+        let err = run(&[inline], &mut [], &mut |_| unreachable!()).unwrap_err();
+        assert_eq!(err, "replacements must specify a source and at least one target");
+        let both: Entry = serde_saphyr::from_str("{path: r.yaml, source: {kind: A}}").unwrap();
+        let err = run(&[both], &mut [], &mut |_| unreachable!()).unwrap_err();
+        assert_eq!(err, "cannot specify both path and inline replacement");
         let err = from_file("just text\n", "r.yaml").unwrap_err();
         assert_eq!(err, "unsupported replacement type encountered within replacement path: string");
     }
