@@ -141,7 +141,9 @@ fn walk(
     };
     let creating = create != Create::Nothing;
     if let Some(position) = index(segment) {
-        let items = list_items(node, creating)?;
+        let Some(items) = list_items(node, creating)? else {
+            return Err(format!("index {position} specified but only 0 elements found"));
+        };
         if position == items.len() && creating {
             items.push(placeholder(rest, create));
             return walk(&mut items[position], rest, create, Found::Created, visit);
@@ -154,7 +156,7 @@ fn walk(
     }
     if segment == "*" {
         let mut visited = 0;
-        for item in list_items(node, false)? {
+        for item in list_items(node, false)?.into_iter().flatten() {
             visited += walk(item, rest, create, found, visit)?;
         }
         return Ok(visited);
@@ -162,7 +164,7 @@ fn walk(
     if let Some(selector) = list_selector(segment) {
         let (field, pattern) = selector?;
         let pattern = Pattern::parse(pattern);
-        let items = list_items(node, creating)?;
+        let Some(items) = list_items(node, creating)? else { return Ok(0) };
         let mut visited = 0;
         let mut matched = false;
         for item in items.iter_mut() {
@@ -209,14 +211,14 @@ fn walk(
     }
 }
 
-/// The items of the list `node` is (a missing list becomes one when creating).
-fn list_items(node: &mut Value, creating: bool) -> Result<&mut Vec<Value>, String> {
+/// The items of the list `node` is: none when it is null (a list when creating).
+fn list_items(node: &mut Value, creating: bool) -> Result<Option<&mut Vec<Value>>, String> {
     if node.is_null() && creating {
         *node = Value::Array(Vec::new());
     }
     match node {
-        Value::Array(items) => Ok(items),
-        Value::Null => Err("wrong node kind: expected SequenceNode but got ScalarNode".into()),
+        Value::Array(items) => Ok(Some(items)),
+        Value::Null => Ok(None),
         other => Err(format!("wrong node kind: expected SequenceNode but got {}", node_kind(other))),
     }
 }
