@@ -92,6 +92,7 @@ fn bad_kustomizations_fail_as_in_kubectl() {
             "vars-twice",
             "merging vars [{MODE ConfigMap.[noVer].[noGrp] {}} {MODE ConfigMap.[noVer].[noGrp] {}}]: var 'MODE' already encountered",
         ),
+        ("vars-ambiguous", "found 2 resId matches for var {SVC Service.v1.[noGrp] {}} (unable to disambiguate)"),
         (
             "vars-missing-field",
             "field specified in var '{MODE ConfigMap.v1.[noGrp] {data.speed}}' not found in corresponding resource",

@@ -109,6 +109,13 @@ impl Vars {
 /// Declares a kustomization's `vars` over the resources built so far at its level: each var
 /// is tied to the one resource its `objref` names (by any name the resource had), then added.
 pub fn declare(vars: &mut Vars, declared: &[Var], resources: &mut [Resource]) -> Result<(), String> {
+    tie_and_add(vars, declared, resources).map_err(|err| {
+        let listed: Vec<String> = declared.iter().map(Var::text).collect();
+        format!("merging vars [{}]: {err}", listed.join(" "))
+    })
+}
+
+fn tie_and_add(vars: &mut Vars, declared: &[Var], resources: &mut [Resource]) -> Result<(), String> {
     for var in declared {
         let wanted = var.id();
         // An objref without a namespace names a resource in any namespace.
@@ -136,13 +143,7 @@ pub fn declare(vars: &mut Vars, declared: &[Var], resources: &mut [Resource]) ->
             }
         }
     }
-    for var in declared {
-        vars.add(var.clone()).map_err(|err| {
-            let listed: Vec<String> = declared.iter().map(Var::text).collect();
-            format!("merging vars [{}]: {err}", listed.join(" "))
-        })?;
-    }
-    Ok(())
+    declared.iter().try_for_each(|var| vars.add(var.clone()))
 }
 
 /// Replaces `$(NAME)` with the vars' values in the fields `var_reference` lists (kustomize's
@@ -308,6 +309,15 @@ mod tests {
         declare(&mut vars, &declared, &mut resources).unwrap();
         assert_eq!(resources[0].var_names, ["WEB"]);
         assert_eq!(resources[1].var_names, ["PORT"]);
+        let both = var("{name: ANY, objref: {kind: Service, apiVersion: v1}}");
+        resources.iter_mut().for_each(|resource| resource.object["metadata"]["name"] = json!(""));
+        let err = declare(&mut Vars::default(), &[both], &mut resources).unwrap_err();
+        assert_eq!(
+            err,
+            "merging vars [{ANY Service.[noVer].[noGrp] {}}]: found 2 resId matches for var {ANY Service.v1.[noGrp] {}} (unable to disambiguate)"
+        );
+        resources[0].object["metadata"]["name"] = json!("web");
+        resources[1].object["metadata"]["name"] = json!("db");
         let err = declare(&mut vars, &declared[..1], &mut resources).unwrap_err();
         assert_eq!(err, "merging vars [{WEB Service.[noVer].[noGrp] {}}]: var 'WEB' already encountered");
         let err = substitute(&mut resources, &vars, crate::kustomize::field_specs::var_reference()).unwrap_err();
