@@ -305,6 +305,7 @@ mod tests {
                 verbs: Vec::new(),
                 short_names: Vec::new(),
                 singular: "secret".into(),
+                status_subresource: false,
             },
             namespace: Some("ns".into()),
             name: "set".into(),

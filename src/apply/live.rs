@@ -1,5 +1,7 @@
 //! Reading the live objects up front: one list per type and namespace that has several objects
-//! to apply, instead of one read per object.
+//! to apply, instead of one read per object. Objects of cluster-scoped types are read one by one:
+//! every application of the cluster shares them, so a list would read them all (every
+//! CustomResourceDefinition of the cluster, some of them megabytes) to apply a few.
 
 use std::collections::HashMap;
 
@@ -21,19 +23,20 @@ pub(super) fn list_key(manifest: &Manifest) -> ListKey {
     (manifest.object.rt.group_resource(), manifest.object.namespace.clone())
 }
 
-/// Lists the live objects of every type and namespace that has at least [`LIST_FROM`] of
-/// `manifests`. Where a list fails, the objects are read one by one instead.
+/// Lists the live objects of every namespaced type and namespace that has at least [`LIST_FROM`]
+/// of `manifests`. Where a list fails, the objects are read one by one instead.
 pub(super) async fn list<'a>(cluster: &Cluster, manifests: impl IntoIterator<Item = &'a Manifest>) -> Listed {
     let mut counts: HashMap<ListKey, (usize, &ResourceType)> = HashMap::new();
-    for manifest in manifests {
+    for manifest in manifests.into_iter().filter(|manifest| manifest.object.namespace.is_some()) {
         counts.entry(list_key(manifest)).or_insert((0, &manifest.object.rt)).0 += 1;
     }
     let lists = counts.into_iter().filter(|(_, (count, _))| *count >= LIST_FROM).map(|(key, (_, rt))| async move {
-        let scope = match &key.1 {
-            Some(namespace) => ListScope::Namespace(namespace),
-            None => ListScope::AllNamespaces,
-        };
-        let listed = cluster.list(rt, scope, Selectors::default()).await.ok().map(|list| by_name(list, rt));
+        let namespace = key.1.as_deref().expect("only namespaced types are listed");
+        let listed = cluster
+            .list(rt, ListScope::Namespace(namespace), Selectors::default())
+            .await
+            .ok()
+            .map(|list| by_name(list, rt));
         (key, listed)
     });
     futures::future::join_all(lists).await.into_iter().filter_map(|(key, listed)| Some((key, listed?))).collect()

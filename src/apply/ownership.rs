@@ -41,6 +41,15 @@ fn holds(set: &Value, path: &[String]) -> bool {
     path.iter().try_fold(set, |node, key| node.get(key)).is_some()
 }
 
+/// Whether `manager`'s `Update` entry in `object`'s managedFields holds the field at `path`
+/// (field names, such as `["status", "conditions"]`).
+pub fn updater_holds(object: &Value, manager: &str, path: &[String]) -> bool {
+    let path: Vec<String> = path.iter().map(|name| format!("f:{name}")).collect();
+    entries(object)
+        .iter()
+        .any(|entry| entry["manager"] == manager && is_operation(entry, "Update") && holds(field_set(entry), &path))
+}
+
 /// The client-side appliers of `object` whose fields move to a server-side manager: the managers
 /// of `Update` operations that own the last-applied annotation (kubectl's way of recognising
 /// client-side apply, whatever its field manager), and `before-first-apply`.

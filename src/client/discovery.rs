@@ -203,12 +203,18 @@ mod wire {
         /// The resources, without subresources such as `deployments/status`; group and version
         /// are filled in by the caller.
         pub fn into_resource_types(self) -> Vec<ResourceType> {
+            let with_status: std::collections::HashSet<String> = self
+                .resources
+                .iter()
+                .filter_map(|resource| resource.name.strip_suffix("/status").map(str::to_string))
+                .collect();
             self.resources
                 .into_iter()
                 .filter(|resource| !resource.name.contains('/'))
                 .map(|resource| ResourceType {
                     group: String::new(),
                     version: String::new(),
+                    status_subresource: with_status.contains(&resource.name),
                     singular: singular_or_kind(resource.singular_name, &resource.kind),
                     resource: resource.name,
                     kind: resource.kind,
@@ -261,6 +267,14 @@ mod wire {
         verbs: Vec<String>,
         #[serde(default, deserialize_with = "crate::gocompat::null_as_default")]
         short_names: Vec<String>,
+        #[serde(default, deserialize_with = "crate::gocompat::null_as_default")]
+        subresources: Vec<AggregatedSubresource>,
+    }
+
+    #[derive(Deserialize)]
+    struct AggregatedSubresource {
+        #[serde(default)]
+        subresource: String,
     }
 
     #[derive(Deserialize)]
@@ -283,9 +297,12 @@ mod wire {
                         .into_iter()
                         .map(|resource| {
                             let kind = resource.response_kind.map(|kind| kind.kind).unwrap_or_default();
+                            let status_subresource =
+                                resource.subresources.iter().any(|sub| sub.subresource == "status");
                             ResourceType {
                                 group: name.clone(),
                                 version: version.version.clone(),
+                                status_subresource,
                                 singular: singular_or_kind(resource.singular_resource, &kind),
                                 resource: resource.resource,
                                 kind,
@@ -373,6 +390,7 @@ mod tests {
         assert_eq!(deployments.kind, "Deployment");
         assert!(deployments.namespaced);
         assert_eq!(deployments.short_names, ["deploy"]);
+        assert!(deployments.status_subresource);
     }
 
     #[test]
@@ -382,12 +400,16 @@ mod tests {
             "groupVersion": "v1",
             "resources": [
                 {"name": "configmaps", "singularName": "", "namespaced": true, "kind": "ConfigMap", "verbs": ["get"], "shortNames": ["cm"]},
-                {"name": "pods/log", "singularName": "", "namespaced": true, "kind": "Pod", "verbs": ["get"]}
+                {"name": "pods", "singularName": "", "namespaced": true, "kind": "Pod", "verbs": ["get"]},
+                {"name": "pods/log", "singularName": "", "namespaced": true, "kind": "Pod", "verbs": ["get"]},
+                {"name": "pods/status", "singularName": "", "namespaced": true, "kind": "Pod", "verbs": ["get"]}
             ]
         });
         let list: wire::ApiResourceList = serde_json::from_value(document).unwrap();
         let types = list.into_resource_types();
-        assert_eq!(types.len(), 1);
+        assert_eq!(types.len(), 2);
         assert_eq!(types[0].singular, "configmap");
+        assert!(!types[0].status_subresource);
+        assert!(types[1].status_subresource, "pods/status makes pods a type with a status subresource");
     }
 }

@@ -11,7 +11,7 @@ mod error;
 mod json;
 mod mapping;
 mod openapi;
-mod resource;
+pub(crate) mod resource;
 mod retry;
 mod transport;
 mod version;

@@ -21,6 +21,10 @@ pub struct ResourceType {
     pub short_names: Vec<String>,
     /// Singular name, e.g. `deployment`.
     pub singular: String,
+    /// Whether the type has a `status` subresource: writes to the object itself then leave its
+    /// status as it was.
+    #[serde(default)]
+    pub status_subresource: bool,
 }
 
 impl ResourceType {
@@ -37,6 +41,7 @@ impl ResourceType {
             verbs: Vec::new(),
             short_names: Vec::new(),
             singular: kind.to_lowercase(),
+            status_subresource: false,
         }
     }
 
@@ -77,6 +82,7 @@ pub(crate) fn fixture(group: &str, version: &str, resource: &str, kind: &str, na
         verbs: ["get", "list", "create", "update", "patch", "delete"].map(String::from).to_vec(),
         short_names: Vec::new(),
         singular: kind.to_lowercase(),
+        status_subresource: false,
     }
 }
 
