@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Times kubeupd against kubectl on the local cluster, in the same run: each scenario is run
-# RUNS times (default 5; the 300-object ones RUNS_MANY times, default 3), alternating which tool
-# goes first, each tool with a warm discovery cache of its own. Prints a Markdown table of median
-# wall times and peak resident memory (GNU time), with kubeupd/kubectl ratios.
+# RUNS times (default 5; the 300-object ones RUNS_MANY times, default 3; the CRD-heavy inputs of
+# testdata/crd-heavy RUNS_CRD times, default 3), alternating which tool goes first, each tool with
+# a warm discovery cache of its own. Prints Markdown tables of median wall times and peak resident
+# memory (GNU time), with kubeupd/kubectl ratios.
+#
+# Beside them, the floor: the requests kubeupd sent for the scenario (recorded once, in a run of
+# its own, with KUBEUPD_RECORD_REQUESTS) sent again by curl with kubeupd's concurrency
+# (scripts/replay.sh), into a fresh namespace: what the server itself takes for the same work.
 #
 # With --baseline REV, kubeupd as built from the commit REV is measured in the same run too (a
 # third tool, in every alternation), so that a change can be compared with what came before it.
@@ -14,6 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
 RUNS_MANY=${RUNS_MANY:-3}
+RUNS_CRD=${RUNS_CRD:-3}
 baseline_rev=
 case "${1:-}" in
   --baseline) baseline_rev=${2:?--baseline needs a commit} ;;
@@ -27,7 +33,7 @@ command -v /usr/bin/time >/dev/null || { apt-get install -y -qq time >/dev/null;
 cargo build --release --locked --quiet
 kubeupd=$PWD/target/release/kubeupd
 kubectl=$(command -v kubectl)
-tools="kubectl kubeupd"
+tools="kubectl kubeupd floor"
 if [ -n "$baseline_rev" ]; then
   # The baseline is built once per commit, in a work tree of its own under target/.
   sha=$(git rev-parse --verify "$baseline_rev^{commit}")
@@ -40,12 +46,12 @@ if [ -n "$baseline_rev" ]; then
     git worktree remove --force "$tree/src"
   fi
   baseline=$tree/bin/kubeupd
-  tools="kubectl baseline kubeupd"
+  tools="kubectl baseline kubeupd floor"
 fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/cache-kubectl" "$work/cache-kubeupd" "$work/cache-baseline" "$work/results"
+mkdir -p "$work/cache-kubectl" "$work/cache-kubeupd" "$work/cache-baseline" "$work/cache-record" "$work/results"
 
 # The tool's command line with its own cache.
 tool() {
@@ -56,13 +62,30 @@ tool() {
   esac
 }
 
+# record SLUG ARGS...: kubeupd ARGS once, outside the measurements, its requests written into
+# $work/rec/SLUG for the floor.
+record() {
+  local slug=$1
+  shift
+  KUBEUPD_RECORD_REQUESTS=$work/rec/$slug $kubeupd --cache-dir "$work/cache-record" "$@" >/dev/null 2>&1 || true
+}
+
+# floor SCENARIO SLUG CONCURRENCY [FROM TO]: sends the requests recorded as SLUG (in namespace
+# FROM, sent to namespace TO) again with curl, and measures that.
+floor() {
+  local scenario=$1 slug=$2 concurrency=$3 out=$work/floor/$2-${5:-same}
+  [ -d "$work/rec/$slug" ] || return 0
+  [ -d "$out" ] || scripts/replay.sh prepare "$work/rec/$slug" "$out" "${4:-}" "${5:-}"
+  measure "$scenario" floor scripts/replay.sh send "$out" "$concurrency"
+}
+
 # measure SCENARIO TOOL COMMAND...: runs the command once, records wall seconds (from the clock,
 # in nanoseconds) and peak KiB (from GNU time).
 measure() {
   local scenario=$1 name=$2 started ended
   shift 2
   started=$(date +%s%N)
-  /usr/bin/time -f "%M" -o "$work/rss" "$@" >/dev/null 2>"$work/stderr" || {
+  /usr/bin/time -f "%M" -o "$work/rss" "$@" >/dev/null 2>"$work/stderr" || [ -n "${MAY_FAIL:-}" ] || {
     echo "bench: $name failed in '$scenario':" >&2
     cat "$work/stderr" >&2
     exit 1
@@ -105,7 +128,7 @@ many 2 >"$work/many-v2.yaml"
 # Warm both discovery caches (and kubeupd's OpenAPI cache) outside the measurements.
 warm=bench-warm-$$
 $kubectl create namespace "$warm" >/dev/null
-for name in $tools; do
+for name in ${tools% floor}; do
   $(tool $name) apply -n "$warm" -f "$work/one-v1.yaml" >/dev/null
   $(tool $name) apply -n "$warm" -f "$work/one-v2.yaml" >/dev/null
   $(tool $name) get -n "$warm" deployment web >/dev/null
@@ -120,8 +143,28 @@ for i in $(seq 0 2999); do
 done >"$work/big.yaml"
 $kubeupd --cache-dir "$work/cache-kubeupd" apply -n "$big" -f "$work/big.yaml" >/dev/null 2>&1
 
-# A baseline may predate a verb or printer: its rows for them are left out (shown as -).
+# The floor's recordings: kubeupd's requests for each scenario, in namespaces of their own.
+one=bench-rec-one-$$
+many_ns=bench-rec-many-$$
+$kubectl create namespace "$one" >/dev/null
+$kubectl create namespace "$many_ns" >/dev/null
+record one-create apply -n "$one" -f "$work/one-v1.yaml"
+record one-configure apply -n "$one" -f "$work/one-v2.yaml"
+record one-unchanged apply -n "$one" -f "$work/one-v2.yaml"
+record get-one get -n "$one" deployment web
+for i in $(seq 1 20); do
+  record patches patch -n "$one" deployment web --type merge -p "{\"metadata\":{\"annotations\":{\"n\":\"$i\"}}}"
+done
+record many-create apply -n "$many_ns" -f "$work/many-v1.yaml"
+record many-configure apply -n "$many_ns" -f "$work/many-v2.yaml"
+record many-unchanged apply -n "$many_ns" -f "$work/many-v2.yaml"
+record get-many get -n "$many_ns" configmaps,deployments -o json
+record get-big get -n "$big" configmaps -o "jsonpath={.items[*].data.v}"
+
+# A baseline may predate a verb or printer: its rows for them are left out (shown as -); the floor
+# has no rows of its own for what sends no request.
 supports() {
+  [ "$1" = floor ] && [ "$2" = kustomize ] && return 1
   [ "$1" != baseline ] && return 0
   case $2 in
     kustomize) $baseline kustomize --help >/dev/null 2>&1 ;;
@@ -139,6 +182,14 @@ for run in $(seq 1 "$RUNS"); do
   for name in $(order "$run"); do
     ns=bench-$name-$$-$run
     $kubectl create namespace "$ns" >/dev/null
+    if [ $name = floor ]; then
+      floor "apply one Deployment: create" one-create 8 "$one" "$ns"
+      floor "apply one Deployment: configure" one-configure 8 "$one" "$ns"
+      floor "apply one Deployment: unchanged" one-unchanged 8 "$one" "$ns"
+      floor "get one object" get-one 8 "$one" "$ns"
+      floor "20 sequential patches" patches 1 "$one" "$ns"
+      continue
+    fi
     cmd=$(tool $name)
     measure "apply one Deployment: create" $name $cmd apply -n "$ns" -f "$work/one-v1.yaml"
     measure "apply one Deployment: configure" $name $cmd apply -n "$ns" -f "$work/one-v2.yaml"
@@ -153,6 +204,14 @@ for run in $(seq 1 "$RUNS_MANY"); do
   for name in $(order "$run"); do
     ns=bench-many-$name-$$-$run
     $kubectl create namespace "$ns" >/dev/null
+    if [ $name = floor ]; then
+      floor "apply 300 objects: create" many-create 8 "$many_ns" "$ns"
+      floor "apply 300 objects: configure" many-configure 8 "$many_ns" "$ns"
+      floor "apply 300 objects: unchanged" many-unchanged 8 "$many_ns" "$ns"
+      floor "get 300 objects -o json" get-many 8 "$many_ns" "$ns"
+      floor "get 3000 objects -o jsonpath" get-big 8
+      continue
+    fi
     cmd=$(tool $name)
     measure "apply 300 objects: create" $name $cmd apply -n "$ns" -f "$work/many-v1.yaml"
     measure "apply 300 objects: configure" $name $cmd apply -n "$ns" -f "$work/many-v2.yaml"
@@ -163,6 +222,65 @@ for run in $(seq 1 "$RUNS_MANY"); do
   done
 done
 
+# CRD-heavy inputs (testdata/crd-heavy): created, changed (the next release), applied unchanged, then
+# applied server-side. Their CRDs and namespaces are cluster-wide, so each tool starts from a
+# cluster without the input's objects: they are deleted between tools (and the namespaces
+# finalized, as the namespace controller this cluster lacks would), outside the measurements.
+crd_inputs=(
+  "kube-prometheus setup|testdata/crd-heavy/kube-prometheus-setup/v0.8.0|testdata/crd-heavy/kube-prometheus-setup/v0.9.0|"
+  "Argo CD install|testdata/crd-heavy/argo-cd/install-v2.3.0.yaml|testdata/crd-heavy/argo-cd/install-v2.3.3.yaml|bench-crd"
+  "Gatekeeper|testdata/crd-heavy/gatekeeper/gatekeeper-v3.7.0.yaml|testdata/crd-heavy/gatekeeper/gatekeeper-v3.7.2.yaml|"
+)
+crd_phases=(create change unchanged server-side)
+
+# clean V1 V2 [NAMESPACE]: deletes what either release of an input made.
+clean() {
+  local ns_flag=${3:+-n $3} namespaces namespace
+  namespaces=$($kubectl get $ns_flag -f "$1" -f "$2" --ignore-not-found -o name 2>/dev/null | sed -n 's|^namespace/||p')
+  $kubectl delete $ns_flag -f "$1" -f "$2" --ignore-not-found --wait=false >/dev/null 2>&1 || true
+  for namespace in $namespaces; do
+    $kubectl get namespace "$namespace" -o json 2>/dev/null |
+      python3 -c 'import json, sys; o = json.load(sys.stdin); o["spec"]["finalizers"] = []; print(json.dumps(o))' 2>/dev/null |
+      $kubectl replace --raw "/api/v1/namespaces/$namespace/finalize" -f - >/dev/null 2>&1 || true
+  done
+  while $kubectl get $ns_flag -f "$1" -f "$2" --ignore-not-found -o name 2>/dev/null | grep -q .; do
+    sleep 0.2
+  done
+  [ -z "${3:-}" ] || $kubectl create namespace "$3" >/dev/null 2>&1 || true
+}
+
+# crd_apply TOOL INPUT PHASE: one phase of an input with one tool.
+crd_apply() {
+  local name=$1 label v1 v2 ns file extra=
+  IFS='|' read -r label v1 v2 ns <<<"$2"
+  file=$v2
+  case $3 in create) file=$v1 ;; server-side) extra=--server-side ;; esac
+  # The 1.20 server refuses some of these server-side applies (a Service port without a
+  # protocol, the CRDs' empty status), for kubectl and kubeupd alike.
+  if [ $name = floor ]; then
+    MAY_FAIL=1 floor "$label: $3" "crd-$label-$3" 8
+  else
+    MAY_FAIL=1 measure "$label: $3" $name $(tool $name) apply ${ns:+-n $ns} $extra -f "$file"
+  fi
+}
+
+for input in "${crd_inputs[@]}"; do
+  IFS='|' read -r label v1 v2 ns <<<"$input"
+  clean "$v1" "$v2" "$ns"
+  for phase in "${crd_phases[@]}"; do
+    file=$v2 extra=
+    case $phase in create) file=$v1 ;; server-side) extra=--server-side ;; esac
+    record "crd-$label-$phase" apply ${ns:+-n $ns} $extra -f "$file"
+  done
+  for run in $(seq 1 "$RUNS_CRD"); do
+    for name in $(order "$run"); do
+      clean "$v1" "$v2" "$ns"
+      for phase in "${crd_phases[@]}"; do crd_apply $name "$input" $phase; done
+    done
+  done
+  clean "$v1" "$v2" "$ns"
+done
+
 # median FILE COLUMN (0 when the tool was not measured)
 median() { [ -f "$1" ] || { echo 0; return; }; awk -v c="$2" '{print $c}' "$1" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
@@ -170,29 +288,35 @@ scenarios=("apply one Deployment: create" "apply one Deployment: configure" "app
   "get one object" "kustomize an overlay" "20 sequential patches" "apply 300 objects: create"
   "apply 300 objects: configure" "apply 300 objects: unchanged" "get 300 objects -o json"
   "get 3000 objects -o jsonpath")
+for input in "${crd_inputs[@]}"; do
+  for phase in "${crd_phases[@]}"; do scenarios+=("${input%%|*}: $phase"); done
+done
 if [ -z "$baseline_rev" ]; then
-  echo "| scenario | kubectl | kubeupd | time ratio | kubectl peak RSS | kubeupd peak RSS | RSS ratio |"
-  echo "| --- | --- | --- | --- | --- | --- | --- |"
+  echo "| scenario | kubectl | kubeupd | floor | vs kubectl | vs floor | kubectl peak RSS | kubeupd peak RSS | RSS ratio |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 else
-  echo "| scenario | kubectl | kubeupd $baseline_rev | kubeupd | time vs $baseline_rev | kubeupd $baseline_rev peak RSS | kubeupd peak RSS | RSS vs $baseline_rev |"
-  echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+  echo "| scenario | kubectl | kubeupd $baseline_rev | kubeupd | floor | time vs $baseline_rev | vs floor | kubeupd $baseline_rev peak RSS | kubeupd peak RSS | RSS vs $baseline_rev |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 fi
 for scenario in "${scenarios[@]}"; do
   t_ctl=$(median "$work/results/$scenario.kubectl" 1)
   t_upd=$(median "$work/results/$scenario.kubeupd" 1)
+  t_flr=$(median "$work/results/$scenario.floor" 1)
   m_ctl=$(median "$work/results/$scenario.kubectl" 2)
   m_upd=$(median "$work/results/$scenario.kubeupd" 2)
   if [ -z "$baseline_rev" ]; then
-    awk -v s="$scenario" -v a="$t_ctl" -v b="$t_upd" -v c="$m_ctl" -v d="$m_upd" 'BEGIN {
-      printf "| %s | %.1f ms | %.1f ms | %.2f | %.1f MB | %.1f MB | %.2f |\n", s, a * 1000, b * 1000, (a > 0 ? b / a : 0), c / 1024, d / 1024, (c > 0 ? d / c : 0)
+    awk -v s="$scenario" -v a="$t_ctl" -v b="$t_upd" -v f="$t_flr" -v c="$m_ctl" -v d="$m_upd" 'BEGIN {
+      floor = f > 0 ? sprintf("%.1f ms", f * 1000) : "-"; vs = f > 0 ? sprintf("%.2f", b / f) : "-"
+      printf "| %s | %.1f ms | %.1f ms | %s | %.2f | %s | %.1f MB | %.1f MB | %.2f |\n", s, a * 1000, b * 1000, floor, (a > 0 ? b / a : 0), vs, c / 1024, d / 1024, (c > 0 ? d / c : 0)
     }'
   else
     t_base=$(median "$work/results/$scenario.baseline" 1)
     m_base=$(median "$work/results/$scenario.baseline" 2)
-    awk -v s="$scenario" -v k="$t_ctl" -v a="$t_base" -v b="$t_upd" -v c="$m_base" -v d="$m_upd" 'BEGIN {
-      printf "| %s | %.1f ms | %.1f ms | %.1f ms | %.2f | %.1f MB | %.1f MB | %.2f |\n", s, k * 1000, a * 1000, b * 1000, (a > 0 ? b / a : 0), c / 1024, d / 1024, (c > 0 ? d / c : 0)
+    awk -v s="$scenario" -v k="$t_ctl" -v a="$t_base" -v b="$t_upd" -v f="$t_flr" -v c="$m_base" -v d="$m_upd" 'BEGIN {
+      floor = f > 0 ? sprintf("%.1f ms", f * 1000) : "-"; vs = f > 0 ? sprintf("%.2f", b / f) : "-"
+      printf "| %s | %.1f ms | %.1f ms | %.1f ms | %s | %.2f | %s | %.1f MB | %.1f MB | %.2f |\n", s, k * 1000, a * 1000, b * 1000, floor, (a > 0 ? b / a : 0), vs, c / 1024, d / 1024, (c > 0 ? d / c : 0)
     }'
   fi
 done
 echo
-echo "Medians of $RUNS runs ($RUNS_MANY for 300 objects) on $(nproc) cores; kubectl $($kubectl version --client -o json | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | head -1), kube-apiserver $($kubectl version -o json 2>/dev/null | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | tail -1)."
+echo "Medians of $RUNS runs ($RUNS_MANY for 300 objects, $RUNS_CRD for the CRD-heavy inputs) on $(nproc) cores; kubectl $($kubectl version --client -o json | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | head -1), kube-apiserver $($kubectl version -o json 2>/dev/null | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | tail -1). The floor: kubeupd's requests sent again by curl (scripts/replay.sh)."

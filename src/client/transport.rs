@@ -40,6 +40,8 @@ pub(crate) struct Transport {
     timeout: Option<Duration>,
     /// The server's warnings, from every answer.
     pub(crate) warnings: Arc<Warnings>,
+    /// Where each request is written, with `KUBEUPD_RECORD_REQUESTS`.
+    recorder: Option<Arc<Recorder>>,
 }
 
 impl Transport {
@@ -47,7 +49,8 @@ impl Transport {
     pub(crate) fn new(config: &kube::Config, timeout: Option<Duration>) -> Result<Self> {
         let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
         let client = build_client(config)?;
-        Ok(Transport { client, server, timeout, warnings: Arc::default() })
+        let recorder = std::env::var_os(RECORD_REQUESTS).map(|dir| Arc::new(Recorder::new(dir.into())));
+        Ok(Transport { client, server, timeout, warnings: Arc::default(), recorder })
     }
 
     /// The server URL without a trailing slash, e.g. `https://127.0.0.1:6443`.
@@ -98,6 +101,9 @@ impl Transport {
 
     /// Sends `request` and returns the status and body whatever the status is.
     pub(crate) async fn exchange(&self, request: Request<Vec<u8>>) -> Result<(StatusCode, Bytes)> {
+        if let Some(recorder) = &self.recorder {
+            recorder.record(&request);
+        }
         let method = request.method().clone();
         let url = format!("{}{}", self.server, request.uri());
         let started = Instant::now();
@@ -173,6 +179,48 @@ impl Transport {
 }
 
 /// kube's client stack (base URI, gzip, bounded retries on 429/503/504, credentials, extra headers) over a connector with
+/// The environment variable naming a directory where every request is written (method, path,
+/// content type and body, one file each, numbered in the order sent), so that the same requests
+/// can be sent without kubeupd: `scripts/bench.sh` measures the server's floor that way. The
+/// files can hold Secrets: they and the directory are for their owner only.
+const RECORD_REQUESTS: &str = "KUBEUPD_RECORD_REQUESTS";
+
+/// Writes requests into a directory, for [`RECORD_REQUESTS`]. Files are named after the time the
+/// process started and the request's number, so that several commands recorded into one
+/// directory sort in the order they ran.
+struct Recorder {
+    dir: std::path::PathBuf,
+    started: u128,
+    sent: std::sync::atomic::AtomicUsize,
+}
+
+impl Recorder {
+    fn new(dir: std::path::PathBuf) -> Self {
+        let started = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
+        Recorder { dir, started, sent: std::sync::atomic::AtomicUsize::new(0) }
+    }
+
+    /// Writes `METHOD PATH`, the content type and the body of `request` to the next file.
+    fn record(&self, request: &Request<Vec<u8>>) {
+        use std::io::Write as _;
+        use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
+        let number = self.sent.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let content_type = request.headers().get(http::header::CONTENT_TYPE).and_then(|value| value.to_str().ok());
+        let written = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&self.dir).and_then(|()| {
+            let mut file = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(self.dir.join(format!("{:020}-{number:06}", self.started)))?;
+            writeln!(file, "{} {}\n{}", request.method(), request.uri(), content_type.unwrap_or_default())?;
+            file.write_all(request.body())
+        });
+        if let Err(err) = written {
+            tracing::warn!("cannot record request {number} in {}: {err}", self.dir.display());
+        }
+    }
+}
+
 /// `TCP_NODELAY`: without it, the request written right after the TLS handshake waits for the
 /// server's delayed ACK, about 40 ms on every new connection. The connection goes through the
 /// proxy of the kubeconfig's `proxy-url` (or of `$HTTPS_PROXY`) when there is one: `http://` (a

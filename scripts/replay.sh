@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Sends again, without kubeupd, the requests kubeupd sent: the floor that scripts/bench.sh sets
+# beside kubeupd, what the server itself takes for the same work.
+#
+#   KUBEUPD_RECORD_REQUESTS=DIR kubeupd apply -f app.yaml   # kubeupd writes each request into DIR
+#   scripts/replay.sh prepare DIR OUT [FROM TO]             # curl configurations in OUT (FROM, a
+#                                                           # namespace, renamed TO), outside timings
+#   scripts/replay.sh send OUT [CONCURRENCY]                # sends them with curl (default 8 at once)
+#
+# The requests go in two waves, as kubeupd sends them: up to the last write of a Namespace or a
+# CustomResourceDefinition (what the other objects need first), then the rest; in each wave up
+# to CONCURRENCY at once over kept-alive connections. The server and token are those of the
+# current context of $KUBECONFIG; answers are not checked.
+set -euo pipefail
+case "${1:-}" in
+  prepare)
+    dir=${2:?usage: scripts/replay.sh prepare DIR OUT [FROM TO]}
+    out=${3:?usage: scripts/replay.sh prepare DIR OUT [FROM TO]}
+    server=$(kubectl config view --minify --raw -o jsonpath='{.clusters[0].cluster.server}')
+    token=$(kubectl config view --minify --raw -o jsonpath='{.users[0].user.token}')
+    mkdir -p "$out"
+    python3 - "$dir" "$out" "$server" "$token" "${4:-}" "${5:-}" <<'PY'
+import os, re, sys
+dir, out, server, token, old, new = sys.argv[1:]
+rename = (lambda data: data.replace(old.encode(), new.encode())) if old else (lambda data: data)
+requests = []
+for name in sorted(name for name in os.listdir(dir) if re.fullmatch(r'\d+-\d+', name)):
+    with open(os.path.join(dir, name), 'rb') as file:
+        head, _, rest = rename(file.read()).partition(b'\n')
+    content_type, _, body = rest.partition(b'\n')
+    method, path = head.decode().split(' ', 1)
+    requests.append((name, method, path, content_type.decode(), body))
+# A write of a Namespace or a CRD: a collection or one of its items.
+early = re.compile(r'^(/api/v1/namespaces|/apis/apiextensions\.k8s\.io/v1/customresourcedefinitions)(/[^/?]+)?(\?|$)')
+first_wave = max((index + 1 for index, request in enumerate(requests)
+                  if request[1] != 'GET' and early.match(request[2])), default=0)
+for wave, chosen in ((1, requests[:first_wave]), (2, requests[first_wave:])):
+    with open(os.path.join(out, f'wave{wave}.curl'), 'w') as config:
+        for number, (name, method, path, content_type, body) in enumerate(chosen):
+            config.write('next\n' if number else '')
+            config.write(f'url = "{server}{path}"\nrequest = "{method}"\noutput = "/dev/null"\n')
+            config.write(f'header = "Authorization: Bearer {token}"\nheader = "Accept: application/json"\n')
+            if method != 'GET':
+                with open(os.path.join(out, f'{name}.body'), 'wb') as file:
+                    file.write(body)
+                config.write(f'header = "Content-Type: {content_type}"\ndata-binary = "@{out}/{name}.body"\n')
+            config.write('insecure\ngloboff\n')
+PY
+    ;;
+  send)
+    out=${2:?usage: scripts/replay.sh send OUT [CONCURRENCY]}
+    for wave in 1 2; do
+      if [ -s "$out/wave$wave.curl" ]; then
+        curl --silent --no-progress-meter --parallel --parallel-max "${3:-8}" --config "$out/wave$wave.curl"
+      fi
+    done
+    ;;
+  *) echo "usage: scripts/replay.sh prepare DIR OUT [FROM TO] | send OUT [CONCURRENCY]" >&2; exit 2 ;;
+esac
