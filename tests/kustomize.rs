@@ -80,6 +80,11 @@ fn bad_kustomizations_fail_as_in_kubectl() {
         ("duplicate-id", "may not add resource with an already registered id: ConfigMap.v1.[noGrp]/c.[noNs]"),
         ("outside-root/root", "security; file"),
         ("no-match", "no resource matches strategic merge patch \"ConfigMap.v1.[noGrp]/other.[noNs]\""),
+        ("configurations-conflict", "failed to merge CommonLabels fieldSpec: conflicting fieldspecs"),
+        (
+            "configurations-unknown-field",
+            r#"config.yaml: error unmarshaling JSON: while decoding JSON: json: unknown field "nameReferences""#,
+        ),
     ];
     for (case, words) in cases {
         let dir = corpus().join("errors").join(case);

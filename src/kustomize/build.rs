@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::field_specs::{Config, builtin};
 use super::generate::{self, GeneratedKind};
 use super::kustomization::{self, Kustomization};
 use super::loader::{Entry, Loader, normalize};
@@ -18,13 +19,15 @@ pub struct Resource {
     pub object: Value,
     /// The names it had before prefixes, suffixes and hashes, oldest first.
     pub previous_names: Vec<String>,
+    /// The namespaces it was in before a `namespace` moved it, oldest first.
+    pub previous_namespaces: Vec<String>,
     /// Whether a content hash is appended to its name at the end (generated objects).
     pub needs_hash: bool,
 }
 
 impl Resource {
     fn new(object: Value) -> Self {
-        Resource { object, previous_names: Vec::new(), needs_hash: false }
+        Resource { object, previous_names: Vec::new(), previous_namespaces: Vec::new(), needs_hash: false }
     }
 
     pub fn kind(&self) -> &str {
@@ -42,6 +45,21 @@ impl Resource {
     /// Whether `name` is its name now or was one before.
     pub fn had_name(&self, name: &str) -> bool {
         self.name() == name || self.previous_names.iter().any(|previous| previous == name)
+    }
+
+    /// Whether it is in `namespace` now or was before.
+    pub fn had_namespace(&self, namespace: &str) -> bool {
+        self.namespace() == namespace || self.previous_namespaces.iter().any(|previous| previous == namespace)
+    }
+
+    /// Moves it to `namespace`, remembering the old one.
+    pub fn move_to(&mut self, namespace: &str) {
+        let old = std::mem::replace(&mut self.object["metadata"]["namespace"], Value::String(namespace.to_string()));
+        if let Value::String(old) = old
+            && old != namespace
+        {
+            self.previous_namespaces.push(old);
+        }
     }
 
     /// Renames it, remembering the old name.
@@ -78,12 +96,21 @@ pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Bu
     let root = normalize(dir);
     let root = if root.as_os_str().is_empty() { PathBuf::from(".") } else { root };
     let mut builder = Builder { loader, options, stack: Vec::new(), warnings: Vec::new() };
-    let (mut resources, kustomization) = builder.target(&root, Vec::new(), false)?;
+    let (accumulated, kustomization) = builder.target(&root, Accumulated::default(), false)?;
+    let mut resources = accumulated.resources;
     names::add_hashes(&mut resources);
-    names::fix_references(&mut resources);
+    names::fix_references(&mut resources, &accumulated.config.name_reference);
     order::sort(&mut resources, kustomization.sort_options.as_ref()).map_err(Error)?;
     let objects = resources.into_iter().map(|resource| resource.object).collect();
     Ok(Built { objects, warnings: builder.warnings })
+}
+
+/// What a kustomization has built so far (kustomize's accumulator): the resources, and the
+/// transformer configuration merged from it and every kustomization below it.
+#[derive(Default)]
+struct Accumulated {
+    resources: Vec<Resource>,
+    config: Config,
 }
 
 struct Builder<'a> {
@@ -110,9 +137,9 @@ impl Builder<'_> {
     fn target(
         &mut self,
         dir: &Path,
-        input: Vec<Resource>,
+        input: Accumulated,
         component: bool,
-    ) -> Result<(Vec<Resource>, Kustomization), Error> {
+    ) -> Result<(Accumulated, Kustomization), Error> {
         if let Some(position) = self.stack.iter().position(|visited| visited == dir) {
             let cycle: Vec<String> = self.stack[position..]
                 .iter()
@@ -150,22 +177,36 @@ impl Builder<'_> {
             return Err(place.error(format!("the field '{field}' is not supported by kubeupd's kustomize yet")));
         }
         self.stack.push(dir.to_path_buf());
-        let mut resources = input;
+        let mut accumulated = input;
         for entry in kustomization.resources.iter().chain(&kustomization.bases) {
-            self.accumulate(dir, &place, entry, &mut resources)?;
+            self.accumulate(dir, &place, entry, &mut accumulated)?;
         }
-        self.generate(dir, &place, &kustomization, &mut resources)?;
+        let config = self.own_config(dir, &place, &kustomization)?;
+        accumulated.config.merge(&config).map_err(|message| place.error(message))?;
+        self.generate(dir, &place, &kustomization, &mut accumulated.resources)?;
         for entry in &kustomization.components {
             let path = self.local_path(dir, &place, entry)?;
             if self.loader.entry(&path) != Some(Entry::Dir) {
                 return Err(place.error(format!("component '{entry}' is not a directory")));
             }
-            resources = self.target(&path, resources, true)?.0;
+            accumulated = self.target(&path, accumulated, true)?.0;
         }
         let mut read = |path: &str| self.read_text(dir, &place, path);
-        transform::run(&kustomization, &mut resources, &mut read).map_err(|message| place.error(message))?;
+        transform::run(&kustomization, &accumulated.config, &mut accumulated.resources, &mut read)
+            .map_err(|message| place.error(message))?;
         self.stack.pop();
-        Ok((resources, kustomization))
+        Ok((accumulated, kustomization))
+    }
+
+    /// The built-in tables with the kustomization's `configurations` files merged in.
+    fn own_config(&self, dir: &Path, place: &Place, kustomization: &Kustomization) -> Result<Config, Error> {
+        let mut config = builtin().clone();
+        for entry in &kustomization.configurations {
+            let text = self.read_text(dir, place, entry).map_err(|message| place.error(message))?;
+            let file = Config::parse(&text).map_err(|message| place.error(format!("{entry}: {message}")))?;
+            config.merge(&file).map_err(|message| place.error(message))?;
+        }
+        Ok(config)
     }
 
     fn read_kustomization(&self, file: &Path) -> Result<Kustomization, Error> {
@@ -210,7 +251,7 @@ impl Builder<'_> {
         dir: &Path,
         place: &Place,
         entry: &str,
-        resources: &mut Vec<Resource>,
+        accumulated: &mut Accumulated,
     ) -> Result<(), Error> {
         let remote = remote::parse(entry).filter(|_| self.loader.entry(&normalize(&dir.join(entry))).is_none());
         let path = match &remote {
@@ -224,7 +265,13 @@ impl Builder<'_> {
         };
         let found =
             match self.loader.entry(&path) {
-                Some(Entry::Dir) => self.target(&path, Vec::new(), false)?.0,
+                Some(Entry::Dir) => {
+                    let below = self.target(&path, Accumulated::default(), false)?.0;
+                    accumulated.config.merge(&below.config).map_err(|message| {
+                        place.error(format!("recursed merging from path '{}': {message}", path.display()))
+                    })?;
+                    below.resources
+                }
                 Some(Entry::File) => {
                     let text = match remote {
                         // A file of a fetched repository: the repository is its own root.
@@ -244,7 +291,7 @@ impl Builder<'_> {
                 }
             };
         for resource in found {
-            add(resources, resource)
+            add(&mut accumulated.resources, resource)
                 .map_err(|message| place.error(format!("accumulating resources from '{entry}': {message}")))?;
         }
         Ok(())
@@ -371,6 +418,27 @@ mod tests {
         assert_eq!(built.objects[1]["spec"]["volumes"][0]["configMap"]["name"], config_map);
         assert!(built.objects.iter().all(|object| object["metadata"]["namespace"] == "ns"));
         assert!(built.warnings.is_empty());
+    }
+
+    #[test]
+    fn a_bases_configurations_reach_the_overlay_and_its_references() {
+        let loader = MemoryLoader::default()
+            .with("/k/base/kustomization.yaml", "resources: [job.yaml]\nconfigurations: [refs.yaml]\n")
+            .with(
+                "/k/base/refs.yaml",
+                "nameReference:\n- kind: ConfigMap\n  fieldSpecs:\n  - kind: Task\n    path: spec/config\n\
+                 commonLabels:\n- kind: Task\n  path: spec/podLabels\n  create: true\n",
+            )
+            .with("/k/base/job.yaml", "apiVersion: x.io/v1\nkind: Task\nmetadata: {name: t}\nspec: {config: c}\n")
+            .with(
+                "/k/overlay/kustomization.yaml",
+                "resources: [../base]\nnamePrefix: o-\ncommonLabels: {team: a}\nconfigMapGenerator:\n- name: c\n",
+            );
+        let built = built(&loader, "/k/overlay").unwrap();
+        let task = built.objects.iter().find(|object| object["kind"] == "Task").unwrap();
+        let config_map = built.objects.iter().find(|object| object["kind"] == "ConfigMap").unwrap();
+        assert_eq!(task["spec"]["config"], config_map["metadata"]["name"]);
+        assert_eq!(task["spec"]["podLabels"], serde_json::json!({"team": "a"}));
     }
 
     #[test]

@@ -1,6 +1,8 @@
-//! kustomize's built-in tables: which fields get labels, annotations, names, namespaces, images and
-//! replicas, and which fields refer to which kinds. Data, in `builtin-fieldspecs.yaml` (from
-//! kustomize v5.5.0, noted there), loaded once.
+//! kustomize's transformer configuration: which fields get labels, annotations, names, namespaces,
+//! images and replicas, and which fields refer to which kinds. The built-in tables are data, in
+//! `builtin-fieldspecs.yaml` (from kustomize v5.5.0, noted there), loaded once; a kustomization's
+//! `configurations` files (and its `crds`) add to them, and each level hands what it merged up to
+//! the kustomizations that include it, as kustomize's accumulator does.
 
 use std::sync::OnceLock;
 
@@ -8,7 +10,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 /// A field that a transformer changes in the resources it selects.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(from = "RawFieldSpec")]
 pub struct FieldSpec {
     pub group: String,
@@ -30,6 +32,7 @@ struct RawFieldSpec {
     version: String,
     #[serde(default)]
     kind: String,
+    #[serde(default)]
     path: String,
     #[serde(default)]
     create: bool,
@@ -77,11 +80,16 @@ pub fn group_version(object: &Value) -> (&str, &str) {
 }
 
 impl FieldSpec {
+    /// Whether this spec's group, version and kind select `object`.
+    pub fn selects(&self, object: &Value) -> bool {
+        selects(&self.group, &self.version, &self.kind, object)
+    }
+
     /// Calls `change` on the field at this spec's path in `object` (on each, where the path goes
     /// through lists), when the spec selects the object. A missing field is `null` when the spec
     /// creates fields, and skipped when it does not.
     pub fn apply(&self, object: &mut Value, change: &mut dyn FnMut(&mut Value)) {
-        if selects(&self.group, &self.version, &self.kind, object) {
+        if self.selects(object) {
             walk(object, &self.path, self.create, change);
         }
     }
@@ -114,34 +122,122 @@ fn walk(node: &mut Value, path: &[String], create: bool, change: &mut dyn FnMut(
 
 /// An entry of the name-reference table: fields that name an object of one kind.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct NameReference {
     #[serde(default)]
     pub group: String,
     #[serde(default)]
     pub version: String,
+    #[serde(default)]
     pub kind: String,
+    #[serde(default)]
     pub field_specs: Vec<FieldSpec>,
 }
 
-/// The built-in tables.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Tables {
+/// A transformer configuration (kustomize's `TransformerConfig`): the built-in tables, a
+/// `configurations` file, or their merger. Unknown fields are errors, as in kustomize.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct Config {
+    pub name_prefix: Vec<FieldSpec>,
+    pub name_suffix: Vec<FieldSpec>,
+    pub namespace: Vec<FieldSpec>,
     pub common_labels: Vec<FieldSpec>,
+    /// Extra fields for every `labels` entry.
+    pub labels: Vec<FieldSpec>,
     pub template_labels: Vec<FieldSpec>,
     pub common_annotations: Vec<FieldSpec>,
-    pub namespace: Vec<FieldSpec>,
-    pub replicas: Vec<FieldSpec>,
     pub name_reference: Vec<NameReference>,
+    /// Fields where `vars` are substituted (kept merged for the vars transformer).
+    pub var_reference: Vec<FieldSpec>,
+    pub images: Vec<FieldSpec>,
+    pub replicas: Vec<FieldSpec>,
+}
+
+/// Two specs that kustomize counts as one but that disagree on `create`.
+#[derive(Debug, thiserror::Error)]
+#[error("conflicting fieldspecs")]
+pub struct Conflict;
+
+impl FieldSpec {
+    /// The spec for `path` in every kind.
+    pub fn any_kind(path: &str, create: bool) -> Self {
+        FieldSpec { group: String::new(), version: String::new(), kind: String::new(), path: split_path(path), create }
+    }
+
+    /// Whether kustomize takes `other` for this spec when merging: the same path, and every part
+    /// of `other`'s group, version and kind that is set equal to this one's.
+    fn covers(&self, other: &FieldSpec) -> bool {
+        self.path == other.path
+            && [(&self.group, &other.group), (&self.version, &other.version), (&self.kind, &other.kind)]
+                .iter()
+                .all(|(mine, theirs)| theirs.is_empty() || mine == theirs)
+    }
+}
+
+/// `incoming` added to `specs`, skipping those already there (kustomize's `FsSlice.MergeAll`).
+pub fn merge_specs(specs: &mut Vec<FieldSpec>, incoming: &[FieldSpec]) -> Result<(), Conflict> {
+    for spec in incoming {
+        match specs.iter().find(|existing| existing.covers(spec)) {
+            Some(existing) if existing.create != spec.create => return Err(Conflict),
+            Some(_) => {}
+            None => specs.push(spec.clone()),
+        }
+    }
+    Ok(())
+}
+
+impl Config {
+    /// Parses a `configurations` file.
+    pub fn parse(text: &str) -> Result<Config, String> {
+        serde_saphyr::from_str(text).map_err(|err| {
+            let message = err.to_string();
+            match message.split_once("unknown field `").and_then(|(_, rest)| rest.split_once('`')) {
+                Some((field, _)) => {
+                    format!("error unmarshaling JSON: while decoding JSON: json: unknown field {field:?}")
+                }
+                None => message,
+            }
+        })
+    }
+
+    /// `other` merged into this configuration, in kustomize's words when two specs conflict.
+    pub fn merge(&mut self, other: &Config) -> Result<(), String> {
+        let tables = [
+            ("NamePrefix", &mut self.name_prefix, &other.name_prefix),
+            ("NameSuffix", &mut self.name_suffix, &other.name_suffix),
+            ("NameSpace", &mut self.namespace, &other.namespace),
+            ("CommonAnnotations", &mut self.common_annotations, &other.common_annotations),
+            ("CommonLabels", &mut self.common_labels, &other.common_labels),
+            ("Labels", &mut self.labels, &other.labels),
+            ("TemplateLabels", &mut self.template_labels, &other.template_labels),
+            ("VarReference", &mut self.var_reference, &other.var_reference),
+            ("Images", &mut self.images, &other.images),
+            ("Replicas", &mut self.replicas, &other.replicas),
+        ];
+        for (name, specs, incoming) in tables {
+            merge_specs(specs, incoming).map_err(|err| format!("failed to merge {name} fieldSpec: {err}"))?;
+        }
+        for reference in &other.name_reference {
+            let same_kind = self.name_reference.iter_mut().find(|existing| {
+                (&existing.group, &existing.version, &existing.kind)
+                    == (&reference.group, &reference.version, &reference.kind)
+            });
+            match same_kind {
+                Some(existing) => merge_specs(&mut existing.field_specs, &reference.field_specs)
+                    .map_err(|err| format!("failed to merge NameReference fieldSpec: {err}"))?,
+                None => self.name_reference.push(reference.clone()),
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The built-in tables, parsed on first use.
-pub fn tables() -> &'static Tables {
-    static TABLES: OnceLock<Tables> = OnceLock::new();
-    TABLES.get_or_init(|| {
-        serde_saphyr::from_str(include_str!("builtin-fieldspecs.yaml")).expect("the built-in field specs parse")
-    })
+pub fn builtin() -> &'static Config {
+    static BUILTIN: OnceLock<Config> = OnceLock::new();
+    BUILTIN
+        .get_or_init(|| Config::parse(include_str!("builtin-fieldspecs.yaml")).expect("the built-in field specs parse"))
 }
 
 #[cfg(test)]
@@ -151,7 +247,7 @@ mod tests {
 
     #[test]
     fn the_tables_load() {
-        let tables = tables();
+        let tables = builtin();
         assert_eq!(tables.common_labels.len(), 32);
         assert!(tables.name_reference.iter().any(|entry| entry.kind == "ConfigMap"));
         let escaped = tables
@@ -160,6 +256,39 @@ mod tests {
             .flat_map(|entry| &entry.field_specs)
             .find(|spec| spec.path.len() == 3 && spec.path[2].contains('/'));
         assert_eq!(escaped.unwrap().path[2], "nginx.ingress.kubernetes.io/fastcgi-params-configmap");
+    }
+
+    #[test]
+    fn merging_skips_covered_specs_and_refuses_conflicts() {
+        let mut config = builtin().clone();
+        let before = config.common_labels.len();
+        // No kind: covers the built-in Service spec of the same path, so nothing is added.
+        let covered = Config::parse("commonLabels:\n- path: spec/selector\n  create: true\n").unwrap();
+        config.merge(&covered).unwrap();
+        assert_eq!(config.common_labels.len(), before);
+        let added = Config::parse("commonLabels:\n- kind: Foo\n  path: spec/selector\n").unwrap();
+        config.merge(&added).unwrap();
+        assert_eq!(config.common_labels.len(), before + 1);
+        let conflicting = Config::parse("commonLabels:\n- kind: Service\n  path: spec/selector\n").unwrap();
+        assert_eq!(
+            config.merge(&conflicting).unwrap_err(),
+            "failed to merge CommonLabels fieldSpec: conflicting fieldspecs"
+        );
+    }
+
+    #[test]
+    fn name_references_merge_by_exact_kind_and_var_references_are_kept() {
+        let mut config = builtin().clone();
+        let kinds = config.name_reference.len();
+        let file = "nameReference:\n- kind: ConfigMap\n  version: v1\n  fieldSpecs:\n  - kind: Foo\n    path: spec/cm\n\
+                    - kind: Bar\n  fieldSpecs:\n  - kind: Foo\n    path: spec/bar\nvarReference:\n- path: metadata/annotations\n";
+        config.merge(&Config::parse(file).unwrap()).unwrap();
+        assert_eq!(config.name_reference.len(), kinds + 1);
+        let config_map = config.name_reference.iter().find(|entry| entry.kind == "ConfigMap" && entry.version == "v1");
+        assert!(config_map.unwrap().field_specs.iter().any(|spec| spec.kind == "Foo" && spec.path == ["spec", "cm"]));
+        assert_eq!(config.var_reference, [FieldSpec::any_kind("metadata/annotations", false)]);
+        let err = Config::parse("nameReferences: []\n").unwrap_err();
+        assert_eq!(err, r#"error unmarshaling JSON: while decoding JSON: json: unknown field "nameReferences""#);
     }
 
     #[test]

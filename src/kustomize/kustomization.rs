@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::field_specs::FieldSpec;
+
 /// One `kustomization.yaml` (or a `Component`).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase", default)]
@@ -75,14 +77,12 @@ impl Kustomization {
             ("openapi", self.openapi.is_some()),
             ("vars", !self.vars.is_empty()),
             ("replacements", !self.replacements.is_empty()),
-            ("configurations", !self.configurations.is_empty()),
             ("generators", !self.generators.is_empty()),
             ("transformers", !self.transformers.is_empty()),
             ("validators", !self.validators.is_empty()),
             ("helmCharts", !self.helm_charts.is_empty()),
             ("helmGlobals", self.helm_globals.is_some()),
             ("helmChartInflationGenerator", !self.helm_chart_inflation_generator.is_empty()),
-            ("labels[].fields", self.labels.iter().any(|label| !label.fields.is_empty())),
         ]
         .into_iter()
         .find_map(|(field, set)| set.then_some(field))
@@ -96,7 +96,8 @@ pub struct Label {
     pub pairs: BTreeMap<String, String>,
     pub include_selectors: bool,
     pub include_templates: bool,
-    pub fields: Vec<Value>,
+    /// Extra fields the labels go on.
+    pub fields: Vec<FieldSpec>,
 }
 
 /// An entry of `images`.

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::build::{Resource, id_text};
-use super::field_specs::{FieldSpec, group_version, tables};
-use super::kustomization::{Image, Kustomization, PatchEntry, Selector};
+use super::field_specs::{Config, FieldSpec, group_version, merge_specs};
+use super::kustomization::{Image, Kustomization, Label, PatchEntry, Selector};
 use crate::manifest::{self, Dialect, LabelSelector};
 use crate::merge::{KindPatcher, Patch, json_patch};
 use crate::schema::KindSchema;
@@ -16,8 +16,13 @@ use crate::schema::KindSchema;
 /// Reads a file named in the kustomization.
 pub type Read<'a> = dyn FnMut(&str) -> Result<String, String> + 'a;
 
-/// Runs the kustomization's transformers over `resources`.
-pub fn run(kustomization: &Kustomization, resources: &mut Vec<Resource>, read: &mut Read) -> Result<(), String> {
+/// Runs the kustomization's transformers over `resources`, on the fields `config` names.
+pub fn run(
+    kustomization: &Kustomization,
+    config: &Config,
+    resources: &mut Vec<Resource>,
+    read: &mut Read,
+) -> Result<(), String> {
     for entry in &kustomization.patches_strategic_merge {
         // An entry is a file, or (when it is not one) the patch itself.
         let text =
@@ -57,34 +62,21 @@ pub fn run(kustomization: &Kustomization, resources: &mut Vec<Resource>, read: &
         }
     }
     if let Some(namespace) = kustomization.namespace.as_deref().filter(|namespace| !namespace.is_empty()) {
-        set_namespace(resources, namespace);
+        set_namespace(resources, namespace, &config.namespace);
     }
     let prefix = kustomization.name_prefix.as_deref().unwrap_or_default();
     let suffix = kustomization.name_suffix.as_deref().unwrap_or_default();
     if !prefix.is_empty() || !suffix.is_empty() {
-        for resource in resources.iter_mut() {
-            if !keeps_its_name(&resource.object) {
-                let name = format!("{prefix}{}{suffix}", resource.name());
-                resource.rename(name);
-            }
-        }
-    }
-    let tables = tables();
-    if !kustomization.common_labels.is_empty() {
-        add_pairs(resources, &kustomization.common_labels, &tables.common_labels);
+        add_prefix_and_suffix(resources, (prefix, &config.name_prefix), (suffix, &config.name_suffix));
     }
     for label in &kustomization.labels {
-        let specs: Vec<FieldSpec> = if label.include_selectors {
-            tables.common_labels.clone()
-        } else if label.include_templates {
-            tables.template_labels.clone()
-        } else {
-            tables.template_labels.iter().filter(|spec| spec.path == ["metadata", "labels"]).cloned().collect()
-        };
-        add_pairs(resources, &label.pairs, &specs);
+        add_pairs(resources, &label.pairs, &label_specs(label, config)?);
+    }
+    if !kustomization.common_labels.is_empty() {
+        add_pairs(resources, &kustomization.common_labels, &config.common_labels);
     }
     if !kustomization.common_annotations.is_empty() {
-        add_pairs(resources, &kustomization.common_annotations, &tables.common_annotations);
+        add_pairs(resources, &kustomization.common_annotations, &config.common_annotations);
     }
     for entry in &kustomization.patches_json6902 {
         let target = entry.target.as_ref().ok_or("a patchesJson6902 entry needs a target")?;
@@ -97,7 +89,7 @@ pub fn run(kustomization: &Kustomization, resources: &mut Vec<Resource>, read: &
     }
     for replica in &kustomization.replicas {
         for resource in resources.iter_mut().filter(|resource| resource.had_name(&replica.name)) {
-            for spec in &tables.replicas {
+            for spec in &config.replicas {
                 spec.apply(&mut resource.object, &mut |value| *value = Value::from(replica.count));
             }
         }
@@ -105,6 +97,20 @@ pub fn run(kustomization: &Kustomization, resources: &mut Vec<Resource>, read: &
     for image in kustomization.images.iter().chain(&kustomization.image_tags) {
         for resource in resources.iter_mut() {
             set_images(&mut resource.object, image);
+            if resource.kind() == "CustomResourceDefinition" {
+                continue;
+            }
+            // The image fields the configuration names, never created (kustomize's images filter
+            // asks for no kind of node to create).
+            for spec in config.images.iter().map(|spec| FieldSpec { create: false, ..spec.clone() }) {
+                spec.apply(&mut resource.object, &mut |value| {
+                    if let Value::String(current) = value
+                        && let Some(updated) = updated_image(current, image)
+                    {
+                        *current = updated;
+                    }
+                });
+            }
         }
     }
     Ok(())
@@ -240,6 +246,59 @@ fn selector_matches(selector: &str, pairs: &Value) -> bool {
     }
 }
 
+/// The fields a `labels` entry sets: its own `fields`, the configuration's `labels`, then the
+/// selectors and templates (`includeSelectors`), the templates (`includeTemplates`) or only the
+/// object's labels, merged as kustomize merges them.
+fn label_specs(label: &Label, config: &Config) -> Result<Vec<FieldSpec>, String> {
+    let mut specs = label.fields.clone();
+    let mut merge = |incoming: &[FieldSpec]| {
+        merge_specs(&mut specs, incoming).map_err(|err| format!("failed to merge labels: {err}"))
+    };
+    merge(&config.labels)?;
+    if label.include_selectors {
+        merge(&config.common_labels)?;
+    } else {
+        if label.include_templates {
+            merge(&config.template_labels)?;
+        }
+        merge(&[FieldSpec::any_kind("metadata/labels", true)])?;
+    }
+    Ok(specs)
+}
+
+/// The name prefix and suffix, each with the fields it goes on: `metadata/name` renames the
+/// object (remembering its old name), other fields get the text prepended or appended.
+fn add_prefix_and_suffix(
+    resources: &mut [Resource],
+    (prefix, prefix_specs): (&str, &[FieldSpec]),
+    (suffix, suffix_specs): (&str, &[FieldSpec]),
+) {
+    let is_name = |spec: &FieldSpec| spec.path == ["metadata", "name"];
+    for resource in resources.iter_mut().filter(|resource| !keeps_its_name(&resource.object)) {
+        let mut renamed = resource.name().to_string();
+        for (specs, affix, before) in [(prefix_specs, prefix, true), (suffix_specs, suffix, false)] {
+            let selected = || specs.iter().filter(|spec| spec.selects(&resource.object));
+            if affix.is_empty() {
+                continue;
+            }
+            if selected().any(is_name) {
+                renamed = if before { format!("{affix}{renamed}") } else { format!("{renamed}{affix}") };
+            }
+            let others: Vec<FieldSpec> = selected().filter(|spec| !is_name(spec)).cloned().collect();
+            for spec in others {
+                spec.apply(&mut resource.object, &mut |value| {
+                    if let Value::String(text) = value {
+                        *text = if before { format!("{affix}{text}") } else { format!("{text}{affix}") };
+                    }
+                });
+            }
+        }
+        if renamed != resource.name() {
+            resource.rename(renamed);
+        }
+    }
+}
+
 /// Kinds whose names prefixes and suffixes leave alone, as kustomize's.
 fn keeps_its_name(object: &Value) -> bool {
     let kind = object["kind"].as_str().unwrap_or_default();
@@ -275,13 +334,13 @@ const CLUSTER_SCOPED: &[&str] = &[
     "VolumeAttachment",
 ];
 
-fn set_namespace(resources: &mut [Resource], namespace: &str) {
+fn set_namespace(resources: &mut [Resource], namespace: &str, specs: &[FieldSpec]) {
     for resource in resources.iter_mut() {
-        let object = &mut resource.object;
-        if !CLUSTER_SCOPED.contains(&object["kind"].as_str().unwrap_or_default()) {
-            object["metadata"]["namespace"] = Value::String(namespace.to_string());
+        if !CLUSTER_SCOPED.contains(&resource.kind()) {
+            resource.move_to(namespace);
         }
-        for spec in &tables().namespace {
+        let object = &mut resource.object;
+        for spec in specs {
             spec.apply(object, &mut |value| *value = Value::String(namespace.to_string()));
         }
         // Subjects of (cluster) role bindings named `default` move too (kustomize's default mode).
