@@ -109,3 +109,50 @@ fn load_restrictor_none_reads_files_outside_the_root() {
     assert!(ours.status.success() && theirs.status.success(), "{}", String::from_utf8_lossy(&ours.stderr));
     assert_eq!(String::from_utf8_lossy(&ours.stdout), String::from_utf8_lossy(&theirs.stdout));
 }
+
+/// `buildMetadata` on a remote base: the origins name the repository and ref, and paths inside
+/// it (its root as kustomize's `notCloned`), as kubectl writes them. The repository is a local
+/// one, fetched over `file://`.
+#[test]
+fn build_metadata_of_remote_resources_names_the_repository() {
+    let repo = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        let status = Command::new("git")
+            .args(["-c", "user.email=t@example.com", "-c", "user.name=t", "-C"])
+            .arg(repo.path())
+            .args(args)
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    };
+    std::fs::create_dir_all(repo.path().join("deploy/app")).unwrap();
+    std::fs::write(
+        repo.path().join("deploy/app/kustomization.yaml"),
+        "resources: [cm.yaml]\nnamePrefix: app-\nconfigMapGenerator:\n- name: gen\n  literals: [a=1]\n",
+    )
+    .unwrap();
+    std::fs::write(repo.path().join("deploy/app/cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: r}\n")
+        .unwrap();
+    std::fs::write(repo.path().join("kustomization.yaml"), "resources: [deploy/app]\nnameSuffix: -root\n").unwrap();
+    git(&["init", "--quiet"]);
+    git(&["add", "."]);
+    git(&["commit", "--quiet", "-m", "app"]);
+    git(&["tag", "v1"]);
+    let url = format!("file://{}", repo.path().display());
+    let overlay = tempfile::tempdir().unwrap();
+    std::fs::write(
+        overlay.path().join("kustomization.yaml"),
+        format!(
+            "buildMetadata: [originAnnotations, transformerAnnotations]\nnamespace: prod\n\
+             resources:\n- {url}//deploy/app?ref=v1\n- {url}?ref=v1\n"
+        ),
+    )
+    .unwrap();
+    // The root entry holds the same objects under other names (its suffix).
+    let (ours, theirs) = (kubeupd(&["kustomize"], overlay.path()), kubectl(&["kustomize"], overlay.path()));
+    assert!(theirs.status.success(), "{}", String::from_utf8_lossy(&theirs.stderr));
+    assert!(ours.status.success(), "{}", String::from_utf8_lossy(&ours.stderr));
+    let theirs = String::from_utf8_lossy(&theirs.stdout);
+    assert!(theirs.contains(&format!("repo: {url}")) && theirs.contains("configuredIn: notCloned/kustomization.yaml"));
+    assert_eq!(String::from_utf8_lossy(&ours.stdout), theirs);
+}

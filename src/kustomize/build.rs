@@ -10,6 +10,7 @@ use super::field_specs::{Config, builtin};
 use super::generate::{self, GeneratedKind};
 use super::kustomization::{self, Kustomization};
 use super::loader::{Entry, Loader, normalize};
+use super::origin::{self, Origin};
 use super::{Built, Error, Options, names, order, remote, transform};
 use crate::manifest::{self, Dialect};
 
@@ -96,12 +97,19 @@ pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Bu
     let root = normalize(dir);
     let root = if root.as_os_str().is_empty() { PathBuf::from(".") } else { root };
     let mut builder = Builder { loader, options, stack: Vec::new(), warnings: Vec::new() };
-    let (accumulated, kustomization) = builder.target(&root, Accumulated::default(), false)?;
+    let (accumulated, kustomization) = builder.target(&root, Accumulated::default(), false, None)?;
     let mut resources = accumulated.resources;
     names::add_hashes(&mut resources);
     names::fix_references(&mut resources, &accumulated.config.name_reference);
     order::sort(&mut resources, kustomization.sort_options.as_ref()).map_err(Error)?;
-    let objects = resources.into_iter().map(|resource| resource.object).collect();
+    let asked = |option: &str| kustomization.build_metadata.iter().any(|asked| asked == option);
+    let mut objects: Vec<Value> = resources.into_iter().map(|resource| resource.object).collect();
+    for object in &mut objects {
+        if asked("managedByLabel") {
+            object["metadata"]["labels"][origin::MANAGED_BY] = Value::String(origin::MANAGED_BY_VALUE.into());
+        }
+        origin::strip(object, asked("originAnnotations"), asked("transformerAnnotations"));
+    }
     Ok(Built { objects, warnings: builder.warnings })
 }
 
@@ -133,12 +141,14 @@ impl Place<'_> {
 }
 
 impl Builder<'_> {
-    /// Builds the kustomization (or component) in `dir` on top of `input`.
+    /// Builds the kustomization (or component) in `dir` on top of `input`. `origin` is where
+    /// `dir` is, when the top kustomization asks for `buildMetadata` (and only its own counts).
     fn target(
         &mut self,
         dir: &Path,
         input: Accumulated,
         component: bool,
+        origin: Option<Origin>,
     ) -> Result<(Accumulated, Kustomization), Error> {
         if let Some(position) = self.stack.iter().position(|visited| visited == dir) {
             let cycle: Vec<String> = self.stack[position..]
@@ -176,23 +186,35 @@ impl Builder<'_> {
         if let Some(field) = kustomization.unsupported_field() {
             return Err(place.error(format!("the field '{field}' is not supported by kubeupd's kustomize yet")));
         }
+        let origin = match self.stack.is_empty() {
+            true => (!kustomization.build_metadata.is_empty()).then(Origin::default),
+            false => origin,
+        };
+        let file_name = file.file_name().unwrap_or_default().to_string_lossy().into_owned();
         self.stack.push(dir.to_path_buf());
         let mut accumulated = input;
         for entry in kustomization.resources.iter().chain(&kustomization.bases) {
-            self.accumulate(dir, &place, entry, &mut accumulated)?;
+            self.accumulate(dir, &place, entry, &mut accumulated, origin.as_ref())?;
         }
         let config = self.own_config(dir, &place, &kustomization)?;
         accumulated.config.merge(&config).map_err(|message| place.error(message))?;
-        self.generate(dir, &place, &kustomization, &mut accumulated.resources)?;
+        let generator_origin = |kind: &str| origin.as_ref().map(|origin| origin.builtin(&file_name, kind));
+        self.generate(dir, &place, &kustomization, &mut accumulated.resources, &generator_origin)?;
         for entry in &kustomization.components {
             let path = self.local_path(dir, &place, entry)?;
             if self.loader.entry(&path) != Some(Entry::Dir) {
                 return Err(place.error(format!("component '{entry}' is not a directory")));
             }
-            accumulated = self.target(&path, accumulated, true)?.0;
+            let below = origin.as_ref().map(|origin| origin.append(entry, None));
+            accumulated = self.target(&path, accumulated, true, below)?.0;
         }
         let mut read = |path: &str| self.read_text(dir, &place, path);
-        transform::run(&kustomization, &accumulated.config, &mut accumulated.resources, &mut read)
+        let mut record = |resources: &mut [Resource], kind: &'static str| {
+            if let Some(origin) = &origin {
+                origin::record_transformer(resources, &origin.builtin(&file_name, kind));
+            }
+        };
+        transform::run(&kustomization, &accumulated.config, &mut accumulated.resources, &mut read, &mut record)
             .map_err(|message| place.error(message))?;
         self.stack.pop();
         Ok((accumulated, kustomization))
@@ -252,6 +274,7 @@ impl Builder<'_> {
         place: &Place,
         entry: &str,
         accumulated: &mut Accumulated,
+        origin: Option<&Origin>,
     ) -> Result<(), Error> {
         let remote = remote::parse(entry).filter(|_| self.loader.entry(&normalize(&dir.join(entry))).is_none());
         let path = match &remote {
@@ -263,17 +286,18 @@ impl Builder<'_> {
             }
             None => self.local_path(dir, place, entry)?,
         };
-        let found =
-            match self.loader.entry(&path) {
-                Some(Entry::Dir) => {
-                    let below = self.target(&path, Accumulated::default(), false)?.0;
-                    accumulated.config.merge(&below.config).map_err(|message| {
-                        place.error(format!("recursed merging from path '{}': {message}", path.display()))
-                    })?;
-                    below.resources
-                }
-                Some(Entry::File) => {
-                    let text = match remote {
+        let found = match self.loader.entry(&path) {
+            Some(Entry::Dir) => {
+                let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
+                let below = self.target(&path, Accumulated::default(), false, origin)?.0;
+                accumulated.config.merge(&below.config).map_err(|message| {
+                    place.error(format!("recursed merging from path '{}': {message}", path.display()))
+                })?;
+                below.resources
+            }
+            Some(Entry::File) => {
+                let text =
+                    match remote {
                         // A file of a fetched repository: the repository is its own root.
                         Some(_) => self.loader.read(&path).map_err(|err| err.to_string()).and_then(|bytes| {
                             String::from_utf8(bytes).map_err(|_| format!("'{entry}' is not UTF-8 text"))
@@ -281,15 +305,23 @@ impl Builder<'_> {
                         None => self.read_text(dir, place, entry),
                     }
                     .map_err(|message| place.error(format!("accumulating resources from '{entry}': {message}")))?;
-                    let objects = manifest::parse_as(&text, &path.display().to_string(), Dialect::Kustomize)
-                        .map_err(|err| Error(err.to_string()))?;
-                    objects.into_iter().map(|object| Resource::new(object.object)).collect()
+                let objects = manifest::parse_as(&text, &path.display().to_string(), Dialect::Kustomize)
+                    .map_err(|err| Error(err.to_string()))?;
+                let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
+                let mut found: Vec<Resource> = objects.into_iter().map(|object| Resource::new(object.object)).collect();
+                for resource in found.iter_mut() {
+                    if let Some(origin) = &origin {
+                        origin::set_origin(resource, origin);
+                    }
                 }
-                None => {
-                    return Err(place
-                        .error(format!("accumulating resources from '{entry}': '{}' does not exist", path.display())));
-                }
-            };
+                found
+            }
+            None => {
+                return Err(
+                    place.error(format!("accumulating resources from '{entry}': '{}' does not exist", path.display()))
+                );
+            }
+        };
         for resource in found {
             add(&mut accumulated.resources, resource)
                 .map_err(|message| place.error(format!("accumulating resources from '{entry}': {message}")))?;
@@ -303,6 +335,7 @@ impl Builder<'_> {
         place: &Place,
         kustomization: &Kustomization,
         resources: &mut Vec<Resource>,
+        origin: &dyn Fn(&str) -> Option<Origin>,
     ) -> Result<(), Error> {
         let generators = kustomization
             .config_map_generator
@@ -317,6 +350,13 @@ impl Builder<'_> {
             let object = generate::object(kind, generator, &pairs, &options);
             let behavior = generator.behavior.as_deref().unwrap_or("create");
             let mut generated = Resource::new(object);
+            let kind_name = match kind {
+                GeneratedKind::ConfigMap => "ConfigMapGenerator",
+                GeneratedKind::Secret => "SecretGenerator",
+            };
+            if let Some(origin) = origin(kind_name) {
+                origin::set_origin(&mut generated, &origin);
+            }
             generated.needs_hash = !options.disable_name_suffix_hash.unwrap_or(false);
             match behavior {
                 "create" => add(resources, generated).map_err(|message| place.error(message))?,
@@ -383,7 +423,13 @@ fn merge_generated(
             if !object["metadata"][field].is_object() {
                 object["metadata"][field] = Value::Object(Default::default());
             }
-            object["metadata"][field].as_object_mut().expect("made an object").extend(added.clone());
+            let target = object["metadata"][field].as_object_mut().expect("made an object");
+            // The object keeps the origin of the generator that made it first.
+            for (key, value) in added {
+                if !(key == origin::ORIGIN && target.contains_key(key)) {
+                    target.insert(key.clone(), value.clone());
+                }
+            }
         }
     }
     if let Some(disabled) = options.disable_name_suffix_hash {

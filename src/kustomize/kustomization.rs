@@ -72,7 +72,6 @@ impl Kustomization {
     /// The first field set that this build does not support yet, by its kustomization name.
     pub fn unsupported_field(&self) -> Option<&'static str> {
         [
-            ("buildMetadata", !self.build_metadata.is_empty()),
             ("crds", !self.crds.is_empty()),
             ("openapi", self.openapi.is_some()),
             ("vars", !self.vars.is_empty()),

@@ -15,6 +15,7 @@ mod kustomization;
 mod loader;
 mod names;
 mod order;
+mod origin;
 pub mod remote;
 mod transform;
 

@@ -16,12 +16,17 @@ use crate::schema::KindSchema;
 /// Reads a file named in the kustomization.
 pub type Read<'a> = dyn FnMut(&str) -> Result<String, String> + 'a;
 
+/// Called after each transformer kustomize would configure, with its kind
+/// (`PrefixTransformer`, ...), for `buildMetadata`'s records.
+pub type Record<'a> = dyn FnMut(&mut [Resource], &'static str) + 'a;
+
 /// Runs the kustomization's transformers over `resources`, on the fields `config` names.
 pub fn run(
     kustomization: &Kustomization,
     config: &Config,
     resources: &mut Vec<Resource>,
     read: &mut Read,
+    record: &mut Record,
 ) -> Result<(), String> {
     for entry in &kustomization.patches_strategic_merge {
         // An entry is a file, or (when it is not one) the patch itself.
@@ -31,52 +36,42 @@ pub fn run(
             strategic_by_id(resources, &patch)?;
         }
     }
+    if !kustomization.patches_strategic_merge.is_empty() {
+        record(resources, "PatchStrategicMergeTransformer");
+    }
     for entry in &kustomization.patches {
-        let text = patch_text(entry, read)?;
-        let documents = documents(&text, entry.path.as_deref().unwrap_or("inline patch"))?;
-        if let [Value::Array(_)] = documents.as_slice() {
-            let target = entry.target.as_ref().ok_or("a JSON 6902 patch in 'patches' needs a target")?;
-            json6902(resources, target, &documents[0])?;
-            continue;
-        }
-        for patch in documents {
-            match &entry.target {
-                Some(target) => {
-                    let allow_name_change = entry.options.get("allowNameChange").copied().unwrap_or(false);
-                    for resource in resources.iter_mut().filter(|resource| selected(target, resource)) {
-                        let mut patch = patch.clone();
-                        if !allow_name_change
-                            && let Some(metadata) = patch.get_mut("metadata").and_then(Value::as_object_mut)
-                        {
-                            metadata.remove("name");
-                            metadata.remove("namespace");
-                        }
-                        resource.object = strategic(resource.object.clone(), &patch)?;
-                    }
-                    if deletes(&patch) {
-                        resources.retain(|resource| !selected(target, resource));
-                    }
-                }
-                None => strategic_by_id(resources, &patch)?,
-            }
-        }
+        patch(resources, entry, read)?;
+        record(resources, "PatchTransformer");
     }
     if let Some(namespace) = kustomization.namespace.as_deref().filter(|namespace| !namespace.is_empty()) {
         set_namespace(resources, namespace, &config.namespace);
+        record(resources, "NamespaceTransformer");
     }
     let prefix = kustomization.name_prefix.as_deref().unwrap_or_default();
     let suffix = kustomization.name_suffix.as_deref().unwrap_or_default();
     if !prefix.is_empty() || !suffix.is_empty() {
         add_prefix_and_suffix(resources, (prefix, &config.name_prefix), (suffix, &config.name_suffix));
     }
+    if !prefix.is_empty() {
+        record(resources, "PrefixTransformer");
+    }
+    if !suffix.is_empty() {
+        record(resources, "SuffixTransformer");
+    }
     for label in &kustomization.labels {
         add_pairs(resources, &label.pairs, &label_specs(label, config)?);
+        record(resources, "LabelTransformer");
     }
-    if !kustomization.common_labels.is_empty() {
-        add_pairs(resources, &kustomization.common_labels, &config.common_labels);
+    // kustomize configures a commonLabels transformer whenever there are labels of either kind.
+    if !kustomization.common_labels.is_empty() || !kustomization.labels.is_empty() {
+        if !kustomization.common_labels.is_empty() {
+            add_pairs(resources, &kustomization.common_labels, &config.common_labels);
+        }
+        record(resources, "LabelTransformer");
     }
     if !kustomization.common_annotations.is_empty() {
         add_pairs(resources, &kustomization.common_annotations, &config.common_annotations);
+        record(resources, "AnnotationsTransformer");
     }
     for entry in &kustomization.patches_json6902 {
         let target = entry.target.as_ref().ok_or("a patchesJson6902 entry needs a target")?;
@@ -86,6 +81,7 @@ pub fn run(
             .next()
             .unwrap_or(Value::Null);
         json6902(resources, target, &patch)?;
+        record(resources, "PatchJson6902Transformer");
     }
     for replica in &kustomization.replicas {
         for resource in resources.iter_mut().filter(|resource| resource.had_name(&replica.name)) {
@@ -93,24 +89,64 @@ pub fn run(
                 spec.apply(&mut resource.object, &mut |value| *value = Value::from(replica.count));
             }
         }
+        record(resources, "ReplicaCountTransformer");
     }
     for image in kustomization.images.iter().chain(&kustomization.image_tags) {
-        for resource in resources.iter_mut() {
-            set_images(&mut resource.object, image);
-            if resource.kind() == "CustomResourceDefinition" {
-                continue;
-            }
-            // The image fields the configuration names, never created (kustomize's images filter
-            // asks for no kind of node to create).
-            for spec in config.images.iter().map(|spec| FieldSpec { create: false, ..spec.clone() }) {
-                spec.apply(&mut resource.object, &mut |value| {
-                    if let Value::String(current) = value
-                        && let Some(updated) = updated_image(current, image)
+        set_image(resources, image, config);
+        record(resources, "ImageTagTransformer");
+    }
+    Ok(())
+}
+
+/// Sets the image `image` names in every container list (kustomize's legacy search) and in the
+/// fields the configuration names.
+fn set_image(resources: &mut [Resource], image: &Image, config: &Config) {
+    for resource in resources.iter_mut() {
+        set_images(&mut resource.object, image);
+        if resource.kind() == "CustomResourceDefinition" {
+            continue;
+        }
+        // Never created: kustomize's images filter asks for no kind of node to create.
+        for spec in config.images.iter().map(|spec| FieldSpec { create: false, ..spec.clone() }) {
+            spec.apply(&mut resource.object, &mut |value| {
+                if let Value::String(current) = value
+                    && let Some(updated) = updated_image(current, image)
+                {
+                    *current = updated;
+                }
+            });
+        }
+    }
+}
+
+/// One `patches` entry: a JSON 6902 patch (a list) for its target, or strategic merge patches
+/// for their target or for the object each names.
+fn patch(resources: &mut Vec<Resource>, entry: &PatchEntry, read: &mut Read) -> Result<(), String> {
+    let text = patch_text(entry, read)?;
+    let documents = documents(&text, entry.path.as_deref().unwrap_or("inline patch"))?;
+    if let [Value::Array(_)] = documents.as_slice() {
+        let target = entry.target.as_ref().ok_or("a JSON 6902 patch in 'patches' needs a target")?;
+        return json6902(resources, target, &documents[0]);
+    }
+    for patch in documents {
+        match &entry.target {
+            Some(target) => {
+                let allow_name_change = entry.options.get("allowNameChange").copied().unwrap_or(false);
+                for resource in resources.iter_mut().filter(|resource| selected(target, resource)) {
+                    let mut patch = patch.clone();
+                    if !allow_name_change
+                        && let Some(metadata) = patch.get_mut("metadata").and_then(Value::as_object_mut)
                     {
-                        *current = updated;
+                        metadata.remove("name");
+                        metadata.remove("namespace");
                     }
-                });
+                    resource.object = strategic(resource.object.clone(), &patch)?;
+                }
+                if deletes(&patch) {
+                    resources.retain(|resource| !selected(target, resource));
+                }
             }
+            None => strategic_by_id(resources, &patch)?,
         }
     }
     Ok(())
