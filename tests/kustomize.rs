@@ -81,6 +81,8 @@ fn bad_kustomizations_fail_as_in_kubectl() {
         ("outside-root/root", "security; file"),
         ("no-match", "no resource matches strategic merge patch \"ConfigMap.v1.[noGrp]/other.[noNs]\""),
         ("configurations-conflict", "failed to merge CommonLabels fieldSpec: conflicting fieldspecs"),
+        ("openapi-path-and-version", "builtin version and custom schema provided, cannot use both"),
+        ("openapi-unknown-version", "the specified OpenAPI version is not built in"),
         (
             "configurations-unknown-field",
             r#"config.yaml: error unmarshaling JSON: while decoding JSON: json: unknown field "nameReferences""#,

@@ -3,6 +3,7 @@
 //! build then appends content hashes, fixes name references and sorts.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -11,8 +12,9 @@ use super::generate::{self, GeneratedKind};
 use super::kustomization::{self, Kustomization};
 use super::loader::{Entry, Loader, normalize};
 use super::origin::{self, Origin};
-use super::{Built, Error, Options, names, order, remote, transform};
+use super::{Built, Error, Options, crds, names, order, remote, transform};
 use crate::manifest::{self, Dialect};
+use crate::schema::OpenApiSchema;
 
 /// An object being built, with what kustomize remembers about it.
 #[derive(Debug, Clone)]
@@ -96,7 +98,7 @@ const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml
 pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Built, Error> {
     let root = normalize(dir);
     let root = if root.as_os_str().is_empty() { PathBuf::from(".") } else { root };
-    let mut builder = Builder { loader, options, stack: Vec::new(), warnings: Vec::new() };
+    let mut builder = Builder { loader, options, stack: Vec::new(), warnings: Vec::new(), schema: PatchSchema::Unset };
     let (accumulated, kustomization) = builder.target(&root, Accumulated::default(), false, None)?;
     let mut resources = accumulated.resources;
     names::add_hashes(&mut resources);
@@ -127,7 +129,21 @@ struct Builder<'a> {
     /// The directories being built, outermost first, to find cycles.
     stack: Vec<PathBuf>,
     warnings: Vec<String>,
+    schema: PatchSchema,
 }
+
+/// The schema of strategic merge patches. kustomize holds one for the whole build: the first
+/// kustomization entered (the top one first) whose `openapi` names a file or a version sets it.
+enum PatchSchema {
+    Unset,
+    /// Kubernetes' built-in kinds.
+    Builtin,
+    /// A custom schema: its kinds, and no others.
+    Custom(Arc<OpenApiSchema>),
+}
+
+/// kustomize's only built-in OpenAPI version.
+const BUILTIN_OPENAPI_VERSION: &str = "v1.21.2";
 
 /// Where a kustomization's problem is: its file.
 struct Place<'a> {
@@ -191,6 +207,7 @@ impl Builder<'_> {
             false => origin,
         };
         let file_name = file.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        self.choose_schema(dir, &place, &kustomization)?;
         self.stack.push(dir.to_path_buf());
         let mut accumulated = input;
         for entry in kustomization.resources.iter().chain(&kustomization.bases) {
@@ -198,6 +215,13 @@ impl Builder<'_> {
         }
         let config = self.own_config(dir, &place, &kustomization)?;
         accumulated.config.merge(&config).map_err(|message| place.error(message))?;
+        for entry in &kustomization.crds {
+            let text = self.read_text(dir, &place, entry).map_err(|message| place.error(message))?;
+            let config = crds::config(&text).map_err(|message| {
+                place.error(format!("loading CRDs: unable to parse open API definition from '{entry}': {message}"))
+            })?;
+            accumulated.config.merge(&config).map_err(|message| place.error(format!("merging CRDs: {message}")))?;
+        }
         let generator_origin = |kind: &str| origin.as_ref().map(|origin| origin.builtin(&file_name, kind));
         self.generate(dir, &place, &kustomization, &mut accumulated.resources, &generator_origin)?;
         for entry in &kustomization.components {
@@ -214,10 +238,40 @@ impl Builder<'_> {
                 origin::record_transformer(resources, &origin.builtin(&file_name, kind));
             }
         };
-        transform::run(&kustomization, &accumulated.config, &mut accumulated.resources, &mut read, &mut record)
+        let schema = match &self.schema {
+            PatchSchema::Custom(schema) => Some(schema),
+            PatchSchema::Unset | PatchSchema::Builtin => None,
+        };
+        transform::run(&kustomization, &accumulated.config, &mut accumulated.resources, &mut read, &mut record, schema)
             .map_err(|message| place.error(message))?;
         self.stack.pop();
         Ok((accumulated, kustomization))
+    }
+
+    /// Takes the kustomization's `openapi` as the build's schema unless one was set before (its
+    /// file is read all the same, as kustomize reads it).
+    fn choose_schema(&mut self, dir: &Path, place: &Place, kustomization: &Kustomization) -> Result<(), Error> {
+        let Some(openapi) = &kustomization.openapi else { return Ok(()) };
+        let custom = match openapi.get("path") {
+            Some(path) => Some(self.read_text(dir, place, path).map_err(|message| place.error(message))?),
+            None => None,
+        };
+        if !matches!(self.schema, PatchSchema::Unset) {
+            return Ok(());
+        }
+        let version = openapi.get("version");
+        self.schema = match (custom, version.map(String::as_str)) {
+            (Some(_), Some(_)) => {
+                return Err(place.error("builtin version and custom schema provided, cannot use both"));
+            }
+            (Some(text), None) => PatchSchema::Custom(Arc::new(
+                custom_schema(&text).map_err(|message| place.error(format!("invalid schema file: {message}")))?,
+            )),
+            (None, None | Some("")) => PatchSchema::Unset,
+            (None, Some(BUILTIN_OPENAPI_VERSION)) => PatchSchema::Builtin,
+            (None, Some(_)) => return Err(place.error("the specified OpenAPI version is not built in")),
+        };
+        Ok(())
     }
 
     /// The built-in tables with the kustomization's `configurations` files merged in.
@@ -381,6 +435,35 @@ impl Builder<'_> {
     }
 }
 
+/// A custom OpenAPI schema (JSON or YAML) compiled for patches. Its objects keep fields it does
+/// not declare (kustomize merges them without a schema rather than refusing them).
+fn custom_schema(text: &str) -> Result<OpenApiSchema, String> {
+    let mut document: Value = if text.starts_with('{') {
+        serde_json::from_str(text).map_err(|err| err.to_string())?
+    } else {
+        serde_saphyr::from_str(text).map_err(|err| err.to_string())?
+    };
+    if document.get("definitions").is_none() {
+        document["definitions"] = Value::Object(Default::default());
+    }
+    open_objects(&mut document["definitions"]);
+    OpenApiSchema::from_document(&document).map_err(|err| err.to_string())
+}
+
+/// Marks every schema with `properties` as keeping unknown fields.
+fn open_objects(node: &mut Value) {
+    match node {
+        Value::Object(map) => {
+            if map.get("properties").is_some_and(Value::is_object) {
+                map.insert("x-kubernetes-preserve-unknown-fields".into(), Value::Bool(true));
+            }
+            map.values_mut().for_each(open_objects);
+        }
+        Value::Array(items) => items.iter_mut().for_each(open_objects),
+        _ => {}
+    }
+}
+
 /// Adds `resource` unless one with its id is there already.
 fn add(resources: &mut Vec<Resource>, resource: Resource) -> Result<(), String> {
     let id = resource.id();
@@ -485,6 +568,22 @@ mod tests {
         let config_map = built.objects.iter().find(|object| object["kind"] == "ConfigMap").unwrap();
         assert_eq!(task["spec"]["config"], config_map["metadata"]["name"]);
         assert_eq!(task["spec"]["podLabels"], serde_json::json!({"team": "a"}));
+    }
+
+    #[test]
+    fn a_custom_schema_describes_its_kinds_only_and_keeps_undeclared_fields() {
+        let text = "definitions:\n  v1.Thing:\n    x-kubernetes-group-version-kind: [{group: x.io, version: v1, kind: Thing}]\n\
+                    \x20   properties:\n      spec:\n        properties:\n          items:\n            type: array\n\
+                    \x20           x-kubernetes-patch-merge-key: name\n            x-kubernetes-patch-strategy: merge\n\
+                    \x20           items: {properties: {name: {type: string}}}\n";
+        let schema = Arc::new(custom_schema(text).unwrap());
+        assert!(crate::schema::KindSchema::for_kind(schema.clone(), "apps/v1", "Deployment").is_none());
+        let object = serde_json::json!({"apiVersion": "x.io/v1", "kind": "Thing", "metadata": {"name": "t"},
+            "spec": {"items": [{"name": "a", "v": 1}, {"name": "b"}]}});
+        let patch = serde_json::json!({"spec": {"items": [{"name": "a", "v": 2}], "other": true}});
+        let patched = transform::strategic(object, &patch, Some(&schema)).unwrap();
+        assert_eq!(patched["spec"]["items"], serde_json::json!([{"name": "a", "v": 2}, {"name": "b"}]));
+        assert_eq!(patched["spec"]["other"], true);
     }
 
     #[test]

@@ -219,17 +219,25 @@ impl Config {
             merge_specs(specs, incoming).map_err(|err| format!("failed to merge {name} fieldSpec: {err}"))?;
         }
         for reference in &other.name_reference {
-            let same_kind = self.name_reference.iter_mut().find(|existing| {
-                (&existing.group, &existing.version, &existing.kind)
-                    == (&reference.group, &reference.version, &reference.kind)
-            });
-            match same_kind {
-                Some(existing) => merge_specs(&mut existing.field_specs, &reference.field_specs)
-                    .map_err(|err| format!("failed to merge NameReference fieldSpec: {err}"))?,
-                None => self.name_reference.push(reference.clone()),
-            }
+            self.add_name_reference(reference)
+                .map_err(|err| format!("failed to merge NameReference fieldSpec: {err}"))?;
         }
         Ok(())
+    }
+
+    /// Adds the referrers of `reference` to the entry of its exact kind (a new one if none).
+    pub fn add_name_reference(&mut self, reference: &NameReference) -> Result<(), Conflict> {
+        let same_kind = self.name_reference.iter_mut().find(|existing| {
+            (&existing.group, &existing.version, &existing.kind)
+                == (&reference.group, &reference.version, &reference.kind)
+        });
+        match same_kind {
+            Some(existing) => merge_specs(&mut existing.field_specs, &reference.field_specs),
+            None => {
+                self.name_reference.push(reference.clone());
+                Ok(())
+            }
+        }
     }
 }
 

@@ -33,10 +33,11 @@ pub struct Kustomization {
     pub secret_generator: Vec<Generator>,
     pub generator_options: Option<GeneratorOptions>,
     pub sort_options: Option<SortOptions>,
-    // Fields kustomize knows that this build does not carry out yet: refused when set.
     pub build_metadata: Vec<String>,
     pub crds: Vec<String>,
-    pub openapi: Option<Value>,
+    /// `path` (a custom schema for strategic merge patches) or `version` (a built-in one).
+    pub openapi: Option<BTreeMap<String, String>>,
+    // Fields kustomize knows that this build does not carry out yet: refused when set.
     pub vars: Vec<Value>,
     pub replacements: Vec<Value>,
     pub configurations: Vec<String>,
@@ -72,8 +73,6 @@ impl Kustomization {
     /// The first field set that this build does not support yet, by its kustomization name.
     pub fn unsupported_field(&self) -> Option<&'static str> {
         [
-            ("crds", !self.crds.is_empty()),
-            ("openapi", self.openapi.is_some()),
             ("vars", !self.vars.is_empty()),
             ("replacements", !self.replacements.is_empty()),
             ("generators", !self.generators.is_empty()),

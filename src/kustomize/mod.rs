@@ -9,6 +9,7 @@
 //! (the built-in tables, as data).
 
 mod build;
+mod crds;
 mod field_specs;
 mod generate;
 mod kustomization;

@@ -3,6 +3,7 @@
 //! images.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -11,7 +12,7 @@ use super::field_specs::{Config, FieldSpec, group_version, merge_specs};
 use super::kustomization::{Image, Kustomization, Label, PatchEntry, Selector};
 use crate::manifest::{self, Dialect, LabelSelector};
 use crate::merge::{KindPatcher, Patch, json_patch};
-use crate::schema::KindSchema;
+use crate::schema::{KindSchema, OpenApiSchema};
 
 /// Reads a file named in the kustomization.
 pub type Read<'a> = dyn FnMut(&str) -> Result<String, String> + 'a;
@@ -27,20 +28,21 @@ pub fn run(
     resources: &mut Vec<Resource>,
     read: &mut Read,
     record: &mut Record,
+    schema: Option<&Arc<OpenApiSchema>>,
 ) -> Result<(), String> {
     for entry in &kustomization.patches_strategic_merge {
         // An entry is a file, or (when it is not one) the patch itself.
         let text =
             if entry.contains('\n') || entry.trim_start().starts_with('{') { entry.clone() } else { read(entry)? };
         for patch in documents(&text, entry)? {
-            strategic_by_id(resources, &patch)?;
+            strategic_by_id(resources, &patch, schema)?;
         }
     }
     if !kustomization.patches_strategic_merge.is_empty() {
         record(resources, "PatchStrategicMergeTransformer");
     }
     for entry in &kustomization.patches {
-        patch(resources, entry, read)?;
+        patch(resources, entry, read, schema)?;
         record(resources, "PatchTransformer");
     }
     if let Some(namespace) = kustomization.namespace.as_deref().filter(|namespace| !namespace.is_empty()) {
@@ -121,7 +123,12 @@ fn set_image(resources: &mut [Resource], image: &Image, config: &Config) {
 
 /// One `patches` entry: a JSON 6902 patch (a list) for its target, or strategic merge patches
 /// for their target or for the object each names.
-fn patch(resources: &mut Vec<Resource>, entry: &PatchEntry, read: &mut Read) -> Result<(), String> {
+fn patch(
+    resources: &mut Vec<Resource>,
+    entry: &PatchEntry,
+    read: &mut Read,
+    schema: Option<&Arc<OpenApiSchema>>,
+) -> Result<(), String> {
     let text = patch_text(entry, read)?;
     let documents = documents(&text, entry.path.as_deref().unwrap_or("inline patch"))?;
     if let [Value::Array(_)] = documents.as_slice() {
@@ -140,13 +147,13 @@ fn patch(resources: &mut Vec<Resource>, entry: &PatchEntry, read: &mut Read) -> 
                         metadata.remove("name");
                         metadata.remove("namespace");
                     }
-                    resource.object = strategic(resource.object.clone(), &patch)?;
+                    resource.object = strategic(resource.object.clone(), &patch, schema)?;
                 }
                 if deletes(&patch) {
                     resources.retain(|resource| !selected(target, resource));
                 }
             }
-            None => strategic_by_id(resources, &patch)?,
+            None => strategic_by_id(resources, &patch, schema)?,
         }
     }
     Ok(())
@@ -173,7 +180,11 @@ fn deletes(patch: &Value) -> bool {
 }
 
 /// Applies a strategic merge patch to the one resource its own id names.
-fn strategic_by_id(resources: &mut Vec<Resource>, patch: &Value) -> Result<(), String> {
+fn strategic_by_id(
+    resources: &mut Vec<Resource>,
+    patch: &Value,
+    schema: Option<&Arc<OpenApiSchema>>,
+) -> Result<(), String> {
     let (group, _) = group_version(patch);
     let kind = patch["kind"].as_str().unwrap_or_default();
     let name = patch["metadata"]["name"].as_str().unwrap_or_default();
@@ -199,7 +210,7 @@ fn strategic_by_id(resources: &mut Vec<Resource>, patch: &Value) -> Result<(), S
             let mut patch = patch.clone();
             // The patch names its target by an earlier name; the target keeps the name it has now.
             patch["metadata"]["name"] = Value::String(resources[*index].name().to_string());
-            resources[*index].object = strategic(resources[*index].object.clone(), &patch)?;
+            resources[*index].object = strategic(resources[*index].object.clone(), &patch, schema)?;
             Ok(())
         }
         [] => Err(format!("no resource matches strategic merge patch \"{id}\"")),
@@ -208,11 +219,15 @@ fn strategic_by_id(resources: &mut Vec<Resource>, patch: &Value) -> Result<(), S
 }
 
 /// `patch` applied to `object` as a strategic merge patch, with the kind's patch metadata; kinds
-/// without metadata (custom resources) get a JSON merge patch, as in kustomize.
-fn strategic(object: Value, patch: &Value) -> Result<Value, String> {
+/// without metadata (custom resources) get a JSON merge patch, as in kustomize. With a custom
+/// schema (`openapi.path`), only the kinds it describes have metadata, as in kustomize.
+pub fn strategic(object: Value, patch: &Value, custom: Option<&Arc<OpenApiSchema>>) -> Result<Value, String> {
     let api_version = object["apiVersion"].as_str().unwrap_or_default().to_string();
     let kind = object["kind"].as_str().unwrap_or_default().to_string();
-    let schema = KindSchema::for_builtin(None, &api_version, &kind);
+    let schema = match custom {
+        Some(document) => KindSchema::for_kind(document.clone(), &api_version, &kind),
+        None => KindSchema::for_builtin(None, &api_version, &kind),
+    };
     let patcher = KindPatcher::for_kind(schema.as_ref());
     let patch = match patcher {
         KindPatcher::Strategic(_) => Patch::Strategic(patch.clone()),
