@@ -158,3 +158,52 @@ fn build_metadata_of_remote_resources_names_the_repository() {
     assert!(theirs.contains(&format!("repo: {url}")) && theirs.contains("configuredIn: notCloned/kustomization.yaml"));
     assert_eq!(String::from_utf8_lossy(&ours.stdout), theirs);
 }
+
+/// The message of a failed `kubectl kustomize`, out of klog's line (`err="..."` quoted as Go
+/// quotes, or `err=<` and tab-indented lines for a message of several lines).
+fn kubectl_error(stderr: &str) -> String {
+    let line = stderr.lines().find(|line| line.contains("\"command failed\"")).expect("klog's line");
+    if line.ends_with("err=<") {
+        let lines: Vec<&str> = stderr.lines().skip_while(|l| *l != line).skip(1).take_while(|l| *l != " >").collect();
+        return lines.iter().map(|l| l.strip_prefix('\t').unwrap_or(l)).collect::<Vec<_>>().join("\n");
+    }
+    let quoted = line.split_once("err=").expect("an err field").1;
+    serde_json::from_str(quoted).expect("a quoted message")
+}
+
+/// kubeupd's message without `error: ` and the kustomization file it names.
+fn kubeupd_error(stderr: &str) -> String {
+    let message = stderr.trim_end().strip_prefix("error: ").expect("kubeupd's error prefix");
+    message.split_once("kustomization.yaml: ").expect("the kustomization named").1.to_string()
+}
+
+/// A random number kustomize puts in its temporary directory's name, made `N`.
+fn without_temporary_number(message: &str) -> String {
+    let mut out = String::new();
+    let mut rest = message;
+    while let Some(at) = rest.find("kustomize-helm-") {
+        let (before, after) = rest.split_at(at + "kustomize-helm-".len());
+        out.push_str(before);
+        out.push('N');
+        rest = after.trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Helm charts are never inflated: without `--enable-helm`, and with it but no helm installed,
+/// the build fails with kustomize's very words.
+#[test]
+fn helm_charts_fail_in_kustomizes_words() {
+    for case in ["helm-charts", "helm-chart-inflation-generator"] {
+        let dir = corpus().join("errors").join(case);
+        for args in [&["kustomize"][..], &["kustomize", "--enable-helm", "--helm-command", "kubeupd-test-no-helm"]] {
+            let (ours, theirs) = (kubeupd(args, &dir), kubectl(args, &dir));
+            assert_eq!((ours.status.code(), theirs.status.code()), (Some(1), Some(1)), "{case} {args:?}");
+            assert!(ours.stdout.is_empty());
+            let theirs = without_temporary_number(&kubectl_error(&String::from_utf8_lossy(&theirs.stderr)));
+            let ours = without_temporary_number(&kubeupd_error(&String::from_utf8_lossy(&ours.stderr)));
+            assert_eq!(ours, theirs, "{case} {args:?}");
+        }
+    }
+}

@@ -12,7 +12,7 @@ use super::generate::{self, GeneratedKind};
 use super::kustomization::{self, Kustomization};
 use super::loader::{Entry, Loader, normalize};
 use super::origin::{self, Origin};
-use super::{Built, Error, Options, crds, names, order, remote, transform};
+use super::{Built, Error, Options, crds, helm, names, order, remote, transform};
 use crate::manifest::{self, Dialect};
 use crate::schema::OpenApiSchema;
 
@@ -391,6 +391,8 @@ impl Builder<'_> {
         resources: &mut Vec<Resource>,
         origin: &dyn Fn(&str) -> Option<Origin>,
     ) -> Result<(), Error> {
+        let mut exists = |path: &str| self.read_text(dir, place, path).map(drop);
+        helm::configure(kustomization, self.options.helm, &mut exists).map_err(|message| place.error(message))?;
         let generators = kustomization
             .config_map_generator
             .iter()
@@ -431,7 +433,7 @@ impl Builder<'_> {
                 other => return Err(place.error(format!("unknown generator behavior '{other}'"))),
             }
         }
-        Ok(())
+        helm::inflate(kustomization, self.options.helm).map_err(|message| place.error(message))
     }
 }
 

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::field_specs::FieldSpec;
+use super::helm::{HelmChart, HelmChartArgs, HelmGlobals};
 
 /// One `kustomization.yaml` (or a `Component`).
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -44,9 +45,9 @@ pub struct Kustomization {
     pub generators: Vec<String>,
     pub transformers: Vec<String>,
     pub validators: Vec<String>,
-    pub helm_charts: Vec<Value>,
-    pub helm_globals: Option<Value>,
-    pub helm_chart_inflation_generator: Vec<Value>,
+    pub helm_charts: Vec<HelmChart>,
+    pub helm_globals: Option<HelmGlobals>,
+    pub helm_chart_inflation_generator: Vec<HelmChartArgs>,
     pub image_tags: Vec<Image>,
 }
 
@@ -78,9 +79,6 @@ impl Kustomization {
             ("generators", !self.generators.is_empty()),
             ("transformers", !self.transformers.is_empty()),
             ("validators", !self.validators.is_empty()),
-            ("helmCharts", !self.helm_charts.is_empty()),
-            ("helmGlobals", self.helm_globals.is_some()),
-            ("helmChartInflationGenerator", !self.helm_chart_inflation_generator.is_empty()),
         ]
         .into_iter()
         .find_map(|(field, set)| set.then_some(field))

@@ -12,6 +12,7 @@ mod build;
 mod crds;
 mod field_specs;
 mod generate;
+mod helm;
 mod kustomization;
 mod loader;
 mod names;
@@ -25,6 +26,7 @@ use std::path::Path;
 use serde_json::Value;
 
 pub use generate::content_hash;
+pub use helm::Helm;
 pub use loader::{DiskLoader, Entry, GitLoader, LoadRestrictor, Loader, MemoryLoader};
 
 /// Why a kustomization could not be built. The message names the file or directory.
@@ -39,11 +41,13 @@ pub struct Options<'a> {
     pub load_restrictor: LoadRestrictor,
     /// The value of an environment variable (for env files' bare keys); empty when unset.
     pub environment: &'a dyn Fn(&str) -> String,
+    /// `--enable-helm`: `None` when not given.
+    pub helm: Option<&'a Helm>,
 }
 
 impl Default for Options<'_> {
     fn default() -> Self {
-        Options { load_restrictor: LoadRestrictor::default(), environment: &|_| String::new() }
+        Options { load_restrictor: LoadRestrictor::default(), environment: &|_| String::new(), helm: None }
     }
 }
 
