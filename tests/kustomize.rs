@@ -81,6 +81,13 @@ fn bad_kustomizations_fail_as_in_kubectl() {
         ("outside-root/root", "security; file"),
         ("no-match", "no resource matches strategic merge patch \"ConfigMap.v1.[noGrp]/other.[noNs]\""),
         ("configurations-conflict", "failed to merge CommonLabels fieldSpec: conflicting fieldspecs"),
+        (
+            "external-generators",
+            "loading generator plugins: failed to load generator: external plugins disabled; unable to load external plugin 'ChartInflator'",
+        ),
+        ("external-transformers", "external plugins disabled; unable to load external plugin 'ChartInflator'"),
+        ("external-validators", "external plugins disabled; unable to load external plugin 'ChartInflator'"),
+        ("builtin-validator", "validator shouldn't modify the resource map: nodes unequal"),
         ("openapi-path-and-version", "builtin version and custom schema provided, cannot use both"),
         ("openapi-unknown-version", "the specified OpenAPI version is not built in"),
         (

@@ -12,6 +12,7 @@ use super::generate::{self, GeneratedKind};
 use super::kustomization::{self, Kustomization};
 use super::loader::{Entry, Loader, normalize};
 use super::origin::{self, Origin};
+use super::plugins::{self, Role};
 use super::{Built, Error, Options, crds, helm, names, order, remote, transform};
 use crate::manifest::{self, Dialect};
 use crate::schema::OpenApiSchema;
@@ -24,13 +25,21 @@ pub struct Resource {
     pub previous_names: Vec<String>,
     /// The namespaces it was in before a `namespace` moved it, oldest first.
     pub previous_namespaces: Vec<String>,
+    /// The names and namespaces it had together before each rename or move, oldest first.
+    pub previous_ids: Vec<(String, String)>,
     /// Whether a content hash is appended to its name at the end (generated objects).
     pub needs_hash: bool,
 }
 
 impl Resource {
     fn new(object: Value) -> Self {
-        Resource { object, previous_names: Vec::new(), previous_namespaces: Vec::new(), needs_hash: false }
+        Resource {
+            object,
+            previous_names: Vec::new(),
+            previous_namespaces: Vec::new(),
+            previous_ids: Vec::new(),
+            needs_hash: false,
+        }
     }
 
     pub fn kind(&self) -> &str {
@@ -55,8 +64,23 @@ impl Resource {
         self.namespace() == namespace || self.previous_namespaces.iter().any(|previous| previous == namespace)
     }
 
+    /// Whether it is, or was at once, named `name` in `namespace` (any namespace when empty).
+    pub fn had_id(&self, name: &str, namespace: &str) -> bool {
+        let matches = |(had_name, had_namespace): (&str, &str)| {
+            had_name == name && (namespace.is_empty() || had_namespace == namespace)
+        };
+        matches((self.name(), self.namespace()))
+            || self.previous_ids.iter().any(|(name, namespace)| matches((name, namespace)))
+    }
+
+    fn remember_id(&mut self) {
+        let id = (self.name().to_string(), self.namespace().to_string());
+        self.previous_ids.push(id);
+    }
+
     /// Moves it to `namespace`, remembering the old one.
     pub fn move_to(&mut self, namespace: &str) {
+        self.remember_id();
         let old = std::mem::replace(&mut self.object["metadata"]["namespace"], Value::String(namespace.to_string()));
         if let Value::String(old) = old
             && old != namespace
@@ -67,6 +91,7 @@ impl Resource {
 
     /// Renames it, remembering the old name.
     pub fn rename(&mut self, name: String) {
+        self.remember_id();
         let old = std::mem::replace(&mut self.object["metadata"]["name"], Value::String(name));
         if let Value::String(old) = old {
             self.previous_names.push(old);
@@ -224,6 +249,13 @@ impl Builder<'_> {
         }
         let generator_origin = |kind: &str| origin.as_ref().map(|origin| origin.builtin(&file_name, kind));
         self.generate(dir, &place, &kustomization, &mut accumulated.resources, &generator_origin)?;
+        for (object, plugin_origin) in
+            self.plugin_configs(dir, &place, &file_name, &kustomization.generators, &origin)?
+        {
+            let plugin = plugins::plugin(&object, Role::Generator).map_err(|message| place.error(message))?;
+            let configured_by = |_: &str| plugin_origin.clone();
+            self.generate(dir, &place, &plugin.kustomization, &mut accumulated.resources, &configured_by)?;
+        }
         for entry in &kustomization.components {
             let path = self.local_path(dir, &place, entry)?;
             if self.loader.entry(&path) != Some(Entry::Dir) {
@@ -232,6 +264,8 @@ impl Builder<'_> {
             let below = origin.as_ref().map(|origin| origin.append(entry, None));
             accumulated = self.target(&path, accumulated, true, below)?.0;
         }
+        let transformers = self.plugin_configs(dir, &place, &file_name, &kustomization.transformers, &origin)?;
+        let validators = self.plugin_configs(dir, &place, &file_name, &kustomization.validators, &origin)?;
         let mut read = |path: &str| self.read_text(dir, &place, path);
         let mut record = |resources: &mut [Resource], kind: &'static str| {
             if let Some(origin) = &origin {
@@ -244,8 +278,61 @@ impl Builder<'_> {
         };
         transform::run(&kustomization, &accumulated.config, &mut accumulated.resources, &mut read, &mut record, schema)
             .map_err(|message| place.error(message))?;
+        let resources = &mut accumulated.resources;
+        for (object, plugin_origin) in transformers {
+            let plugin = plugins::plugin(&object, Role::Transformer).map_err(|message| place.error(message))?;
+            transform::run(&plugin.kustomization, &plugin.config, resources, &mut read, &mut |_, _| {}, schema)
+                .map_err(|message| place.error(message))?;
+            if let Some(plugin_origin) = plugin_origin {
+                origin::record_transformer(resources, &plugin_origin);
+            }
+        }
+        for (object, _) in validators {
+            plugins::plugin(&object, Role::Validator).map_err(|message| place.error(message))?;
+            // kustomize compares the objects before and after a validator as YAML nodes, which a
+            // built-in transformer never leaves equal, whatever it changes.
+            if let Some(first) = resources.first() {
+                return Err(
+                    place.error(format!("validator shouldn't modify the resource map: nodes unequal: {}", first.id()))
+                );
+            }
+        }
         self.stack.pop();
         Ok((accumulated, kustomization))
+    }
+
+    /// The plugin configurations `entries` name (inline YAML first, then files and kustomization
+    /// directories, as kustomize takes them), each with its origin when the build records origins.
+    fn plugin_configs(
+        &mut self,
+        dir: &Path,
+        place: &Place,
+        file_name: &str,
+        entries: &[String],
+        origin: &Option<Origin>,
+    ) -> Result<Vec<(Value, Option<Origin>)>, Error> {
+        let mut configs = Vec::new();
+        let inline = |entry: &&String| entry.contains('\n') || entry.trim_start().starts_with('{');
+        let (inline, paths): (Vec<&String>, Vec<&String>) = entries.iter().partition(inline);
+        for entry in inline.into_iter().chain(paths) {
+            if entry.contains('\n') || entry.trim_start().starts_with('{') {
+                let objects = manifest::parse_as(entry, &place.file.display().to_string(), Dialect::Kustomize)
+                    .map_err(|err| place.error(err))?;
+                let inline = origin.as_ref().map(|origin| origin.append(file_name, None));
+                for object in objects {
+                    let plugin_origin = inline.as_ref().map(|inline| inline.plugin(&object.object));
+                    configs.push((object.object, plugin_origin));
+                }
+                continue;
+            }
+            let mut accumulated = Accumulated::default();
+            self.accumulate(dir, place, entry, &mut accumulated, origin.as_ref())?;
+            for resource in accumulated.resources {
+                let plugin_origin = origin.as_ref().map(|_| Origin::of(&resource.object).plugin(&resource.object));
+                configs.push((resource.object, plugin_origin));
+            }
+        }
+        Ok(configs)
     }
 
     /// Takes the kustomization's `openapi` as the build's schema unless one was set before (its
@@ -421,9 +508,7 @@ impl Builder<'_> {
                     let existing = resources
                         .iter_mut()
                         .find(|resource| {
-                            resource.kind() == generated.kind()
-                                && resource.had_name(&generator.name)
-                                && (namespace.is_empty() || resource.namespace() == namespace)
+                            resource.kind() == generated.kind() && resource.had_id(&generator.name, namespace)
                         })
                         .ok_or_else(|| {
                             place.error(format!("id {} does not exist; cannot merge or replace", generated.id()))

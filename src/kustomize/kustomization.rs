@@ -73,15 +73,9 @@ impl Kustomization {
 
     /// The first field set that this build does not support yet, by its kustomization name.
     pub fn unsupported_field(&self) -> Option<&'static str> {
-        [
-            ("vars", !self.vars.is_empty()),
-            ("replacements", !self.replacements.is_empty()),
-            ("generators", !self.generators.is_empty()),
-            ("transformers", !self.transformers.is_empty()),
-            ("validators", !self.validators.is_empty()),
-        ]
-        .into_iter()
-        .find_map(|(field, set)| set.then_some(field))
+        [("vars", !self.vars.is_empty()), ("replacements", !self.replacements.is_empty())]
+            .into_iter()
+            .find_map(|(field, set)| set.then_some(field))
     }
 }
 

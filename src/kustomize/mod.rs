@@ -18,6 +18,7 @@ mod loader;
 mod names;
 mod order;
 mod origin;
+mod plugins;
 pub mod remote;
 mod transform;
 

@@ -69,6 +69,32 @@ impl Origin {
         }
     }
 
+    /// The origin an object's annotation records (its file, repository and ref).
+    pub fn of(object: &Value) -> Origin {
+        let text = object["metadata"]["annotations"][ORIGIN].as_str().unwrap_or_default();
+        let field = |key: &str| {
+            text.lines().find_map(|line| line.strip_prefix(key)?.strip_prefix(": ")).unwrap_or_default().to_string()
+        };
+        Origin { path: field("path"), repo: field("repo"), reference: field("ref"), ..Origin::default() }
+    }
+
+    /// The origin of a plugin configured by `config`, which came from this origin's file.
+    pub fn plugin(&self, config: &Value) -> Origin {
+        let text = |key: &str| config["metadata"][key].as_str().unwrap_or_default().to_string();
+        Origin {
+            path: String::new(),
+            repo: self.repo.clone(),
+            reference: self.reference.clone(),
+            configured_in: self.path.clone(),
+            configured_by: Some(ConfiguredBy {
+                api_version: config["apiVersion"].as_str().unwrap_or_default().to_string(),
+                kind: config["kind"].as_str().unwrap_or_default().to_string(),
+                name: text("name"),
+                namespace: text("namespace"),
+            }),
+        }
+    }
+
     /// The YAML kustomize writes for it, one line per field in its order, each line indented by
     /// `indent` after the first.
     fn to_yaml(&self, first: &str, indent: &str) -> String {

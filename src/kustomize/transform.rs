@@ -254,10 +254,12 @@ fn selected(target: &Selector, resource: &Resource) -> bool {
     (target.group.is_empty() || target.group == group)
         && (target.version.is_empty() || target.version == version)
         && (target.kind.is_empty() || target.kind == resource.kind())
+        // kustomize matches the original name and the current one, not those in between.
         && (target.name.is_empty()
             || resource
                 .previous_names
-                .iter()
+                .first()
+                .into_iter()
                 .chain([&resource.name().to_string()])
                 .any(|name| pattern_matches(&target.name, name)))
         && text_matches(&target.namespace, resource.namespace())
