@@ -257,6 +257,7 @@ mod tests {
     fn the_tables_load() {
         let tables = builtin();
         assert_eq!(tables.common_labels.len(), 32);
+        assert_eq!(tables.var_reference.len(), 72);
         assert!(tables.name_reference.iter().any(|entry| entry.kind == "ConfigMap"));
         let escaped = tables
             .name_reference
@@ -289,12 +290,14 @@ mod tests {
         let mut config = builtin().clone();
         let kinds = config.name_reference.len();
         let file = "nameReference:\n- kind: ConfigMap\n  version: v1\n  fieldSpecs:\n  - kind: Foo\n    path: spec/cm\n\
-                    - kind: Bar\n  fieldSpecs:\n  - kind: Foo\n    path: spec/bar\nvarReference:\n- path: metadata/annotations\n";
+                    - kind: Bar\n  fieldSpecs:\n  - kind: Foo\n    path: spec/bar\nvarReference:\n- kind: Foo\n  path: spec/args\n";
         config.merge(&Config::parse(file).unwrap()).unwrap();
         assert_eq!(config.name_reference.len(), kinds + 1);
         let config_map = config.name_reference.iter().find(|entry| entry.kind == "ConfigMap" && entry.version == "v1");
         assert!(config_map.unwrap().field_specs.iter().any(|spec| spec.kind == "Foo" && spec.path == ["spec", "cm"]));
-        assert_eq!(config.var_reference, [FieldSpec::any_kind("metadata/annotations", false)]);
+        let added = FieldSpec { kind: "Foo".into(), ..FieldSpec::any_kind("spec/args", false) };
+        assert_eq!(config.var_reference.len(), builtin().var_reference.len() + 1);
+        assert_eq!(config.var_reference.last(), Some(&added));
         let err = Config::parse("nameReferences: []\n").unwrap_err();
         assert_eq!(err, r#"error unmarshaling JSON: while decoding JSON: json: unknown field "nameReferences""#);
     }
