@@ -594,9 +594,9 @@ fn merge_generated(
                 object["metadata"][field] = Value::Object(Default::default());
             }
             let target = object["metadata"][field].as_object_mut().expect("made an object");
-            // The object keeps the origin of the generator that made it first.
+            // A merged object keeps the origin of the generator that made it first.
             for (key, value) in added {
-                if !(key == origin::ORIGIN && target.contains_key(key)) {
+                if replace || !(key == origin::ORIGIN && target.contains_key(key)) {
                     target.insert(key.clone(), value.clone());
                 }
             }
