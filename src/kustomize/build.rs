@@ -27,17 +27,21 @@ pub struct Resource {
     pub previous_namespaces: Vec<String>,
     /// The names and namespaces it had together before each rename or move, oldest first.
     pub previous_ids: Vec<(String, String)>,
+    /// Values that are one YAML node in kustomize (JSON pointers): a label or annotation that one
+    /// transformer added to several fields of the object. Setting one sets them all, there.
+    pub linked: Vec<Vec<String>>,
     /// Whether a content hash is appended to its name at the end (generated objects).
     pub needs_hash: bool,
 }
 
 impl Resource {
-    fn new(object: Value) -> Self {
+    pub fn new(object: Value) -> Self {
         Resource {
             object,
             previous_names: Vec::new(),
             previous_namespaces: Vec::new(),
             previous_ids: Vec::new(),
+            linked: Vec::new(),
             needs_hash: false,
         }
     }
@@ -62,6 +66,36 @@ impl Resource {
     /// Whether it is in `namespace` now or was before.
     pub fn had_namespace(&self, namespace: &str) -> bool {
         self.namespace() == namespace || self.previous_namespaces.iter().any(|previous| previous == namespace)
+    }
+
+    /// Sets the value at `pointer` and at every pointer linked to it.
+    pub fn set_linked(&mut self, pointer: &str, value: &Value) {
+        let group = self.linked.iter().find(|group| group.iter().any(|member| member == pointer));
+        let members = group.cloned().unwrap_or_else(|| vec![pointer.to_string()]);
+        for member in members {
+            if let Some(target) = self.object.pointer_mut(&member) {
+                *target = value.clone();
+            }
+        }
+    }
+
+    /// After a change that sets values in place (a strategic merge patch): a linked value that
+    /// changed carries the others along; one that is gone leaves its group.
+    pub fn follow_links(&mut self, before: &Value) {
+        let mut changed = Vec::new();
+        for group in &mut self.linked {
+            group.retain(|member| self.object.pointer(member).is_some());
+            let moved = group.iter().find(|member| before.pointer(member) != self.object.pointer(member));
+            if let Some(moved) = moved {
+                changed.push(moved.clone());
+            }
+        }
+        self.linked.retain(|group| group.len() > 1);
+        for pointer in changed {
+            if let Some(value) = self.object.pointer(&pointer).cloned() {
+                self.set_linked(&pointer, &value);
+            }
+        }
     }
 
     /// Whether it is, or was at once, named `name` in `namespace` (any namespace when empty).

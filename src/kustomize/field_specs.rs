@@ -89,35 +89,57 @@ impl FieldSpec {
     /// through lists), when the spec selects the object. A missing field is `null` when the spec
     /// creates fields, and skipped when it does not.
     pub fn apply(&self, object: &mut Value, change: &mut dyn FnMut(&mut Value)) {
+        self.apply_at(object, &mut |_, value| change(value));
+    }
+
+    /// [`FieldSpec::apply`], telling `change` where each field is (a JSON pointer).
+    pub fn apply_at(&self, object: &mut Value, change: &mut dyn FnMut(&str, &mut Value)) {
         if self.selects(object) {
-            walk(object, &self.path, self.create, change);
+            walk(object, &self.path, self.create, &mut String::new(), change);
         }
     }
 }
 
-fn walk(node: &mut Value, path: &[String], create: bool, change: &mut dyn FnMut(&mut Value)) {
+/// `key` as a JSON pointer's segment.
+pub fn pointer_segment(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+fn walk(
+    node: &mut Value,
+    path: &[String],
+    create: bool,
+    pointer: &mut String,
+    change: &mut dyn FnMut(&str, &mut Value),
+) {
+    let length = pointer.len();
     if let Value::Array(items) = node {
-        for item in items {
-            walk(item, path, create, change);
+        for (index, item) in items.iter_mut().enumerate() {
+            pointer.push_str(&format!("/{index}"));
+            walk(item, path, create, pointer, change);
+            pointer.truncate(length);
         }
         return;
     }
     let Some((first, rest)) = path.split_first() else {
-        change(node);
+        change(pointer, node);
         return;
     };
     if node.is_null() && create {
         *node = Value::Object(Map::new());
     }
     let Value::Object(map) = node else { return };
+    pointer.push('/');
+    pointer.push_str(&pointer_segment(first));
     match map.get_mut(first) {
-        Some(child) => walk(child, rest, create, change),
+        Some(child) => walk(child, rest, create, pointer, change),
         None if create => {
             let child = map.entry(first.clone()).or_insert(Value::Null);
-            walk(child, rest, create, change);
+            walk(child, rest, create, pointer, change);
         }
         None => {}
     }
+    pointer.truncate(length);
 }
 
 /// An entry of the name-reference table: fields that name an object of one kind.

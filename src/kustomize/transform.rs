@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::build::{Resource, id_text};
-use super::field_specs::{Config, FieldSpec, group_version, merge_specs};
+use super::field_specs::{Config, FieldSpec, group_version, merge_specs, pointer_segment};
 use super::kustomization::{Image, Kustomization, Label, PatchEntry, Selector};
 use crate::manifest::{self, Dialect, LabelSelector};
 use crate::merge::{KindPatcher, Patch, json_patch};
@@ -147,7 +147,7 @@ fn patch(
                         metadata.remove("name");
                         metadata.remove("namespace");
                     }
-                    resource.object = strategic(resource.object.clone(), &patch, schema)?;
+                    strategic_in_place(resource, &patch, schema)?;
                 }
                 if deletes(&patch) {
                     resources.retain(|resource| !selected(target, resource));
@@ -210,12 +210,25 @@ fn strategic_by_id(
             let mut patch = patch.clone();
             // The patch names its target by an earlier name; the target keeps the name it has now.
             patch["metadata"]["name"] = Value::String(resources[*index].name().to_string());
-            resources[*index].object = strategic(resources[*index].object.clone(), &patch, schema)?;
+            strategic_in_place(&mut resources[*index], &patch, schema)?;
             Ok(())
         }
         [] => Err(format!("no resource matches strategic merge patch \"{id}\"")),
         _ => Err(format!("multiple resources match strategic merge patch \"{id}\"")),
     }
+}
+
+/// A strategic merge patch applied to `resource`; values it changes carry their linked ones along,
+/// as kustomize sets them in place.
+fn strategic_in_place(
+    resource: &mut Resource,
+    patch: &Value,
+    schema: Option<&Arc<OpenApiSchema>>,
+) -> Result<(), String> {
+    let before = resource.object.clone();
+    resource.object = strategic(before.clone(), patch, schema)?;
+    resource.follow_links(&before);
+    Ok(())
 }
 
 /// `patch` applied to `object` as a strategic merge patch, with the kind's patch metadata; kinds
@@ -242,6 +255,8 @@ fn json6902(resources: &mut [Resource], target: &Selector, patch: &Value) -> Res
     for resource in resources.iter_mut().filter(|resource| selected(target, resource)) {
         let id = resource.id();
         json_patch::apply(&mut resource.object, &operations).map_err(|err| format!("patching {id}: {err}"))?;
+        // kustomize rebuilds the object from JSON: nothing in it is linked any more.
+        resource.linked.clear();
     }
     Ok(())
 }
@@ -407,19 +422,32 @@ fn set_namespace(resources: &mut [Resource], namespace: &str, specs: &[FieldSpec
     }
 }
 
+/// Sets `pairs` in the maps `specs` name. As in kustomize, a key one call adds to several maps
+/// of an object is one YAML node there: those values stay linked, and a key that is set where it
+/// was already sets the values linked to it.
 fn add_pairs(resources: &mut [Resource], pairs: &BTreeMap<String, String>, specs: &[FieldSpec]) {
     for resource in resources.iter_mut() {
+        let mut added: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        let mut overwritten = Vec::new();
         for spec in specs {
-            spec.apply(&mut resource.object, &mut |value| {
+            spec.apply_at(&mut resource.object, &mut |pointer, value| {
                 if !value.is_object() {
                     *value = Value::Object(Map::new());
                 }
                 let map = value.as_object_mut().expect("made an object");
                 for (key, pair_value) in pairs {
-                    map.insert(key.clone(), Value::String(pair_value.clone()));
+                    let at = format!("{pointer}/{}", pointer_segment(key));
+                    match map.insert(key.clone(), Value::String(pair_value.clone())) {
+                        None => added.entry(key).or_default().push(at),
+                        Some(_) => overwritten.push((at, pair_value)),
+                    }
                 }
             });
         }
+        for (pointer, value) in overwritten {
+            resource.set_linked(&pointer, &Value::String(value.clone()));
+        }
+        resource.linked.extend(added.into_values().filter(|group| group.len() > 1));
     }
 }
 
@@ -502,6 +530,25 @@ mod tests {
         assert_eq!(updated_image("redis", &image), None);
         let digest = Image { name: "nginx".into(), digest: "sha256:d".into(), ..Image::default() };
         assert_eq!(updated_image("nginx:1.0", &digest).as_deref(), Some("nginx@sha256:d"));
+    }
+
+    #[test]
+    fn labels_added_to_several_fields_stay_linked_until_a_json_patch() {
+        let object = serde_json::json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}, "spec": {}});
+        let mut resources = vec![Resource::new(object)];
+        let everywhere = [FieldSpec::any_kind("metadata/labels", true), FieldSpec::any_kind("spec/selector", true)];
+        add_pairs(&mut resources, &BTreeMap::from([("app".into(), "a".into())]), &everywhere);
+        assert_eq!(resources[0].linked, [vec!["/metadata/labels/app".to_string(), "/spec/selector/app".to_string()]]);
+        add_pairs(&mut resources, &BTreeMap::from([("app".into(), "b".into())]), &everywhere[..1]);
+        assert_eq!(resources[0].object["spec"]["selector"]["app"], "b");
+        let before = resources[0].object.clone();
+        resources[0].object["metadata"]["labels"]["app"] = "c".into();
+        resources[0].follow_links(&before);
+        assert_eq!(resources[0].object["spec"]["selector"]["app"], "c");
+        let selector = Selector { kind: "Service".into(), ..Selector::default() };
+        json6902(&mut resources, &selector, &serde_json::json!([{"op": "add", "path": "/spec/x", "value": 1}]))
+            .unwrap();
+        assert!(resources[0].linked.is_empty());
     }
 
     #[test]
