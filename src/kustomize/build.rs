@@ -201,6 +201,16 @@ enum PatchSchema {
     Custom(Arc<OpenApiSchema>),
 }
 
+impl PatchSchema {
+    /// The custom schema, when the build has one.
+    fn custom(&self) -> Option<&Arc<OpenApiSchema>> {
+        match self {
+            PatchSchema::Custom(schema) => Some(schema),
+            PatchSchema::Unset | PatchSchema::Builtin => None,
+        }
+    }
+}
+
 /// kustomize's only built-in OpenAPI version.
 const BUILTIN_OPENAPI_VERSION: &str = "v1.21.2";
 
@@ -306,13 +316,26 @@ impl Builder<'_> {
                 origin::record_transformer(resources, &origin.builtin(&file_name, kind));
             }
         };
-        let schema = match &self.schema {
-            PatchSchema::Custom(schema) => Some(schema),
-            PatchSchema::Unset | PatchSchema::Builtin => None,
-        };
+        let schema = self.schema.custom();
         transform::run(&kustomization, &accumulated.config, &mut accumulated.resources, &mut read, &mut record, schema)
             .map_err(|message| place.error(message))?;
-        let resources = &mut accumulated.resources;
+        self.run_plugins(dir, &place, transformers, validators, &mut accumulated.resources)?;
+        self.stack.pop();
+        Ok((accumulated, kustomization))
+    }
+
+    /// Runs the built-in transformers `transformers` configure, then fails as kustomize does on a
+    /// built-in validator.
+    fn run_plugins(
+        &self,
+        dir: &Path,
+        place: &Place,
+        transformers: Vec<(Value, Option<Origin>)>,
+        validators: Vec<(Value, Option<Origin>)>,
+        resources: &mut Vec<Resource>,
+    ) -> Result<(), Error> {
+        let mut read = |path: &str| self.read_text(dir, place, path);
+        let schema = self.schema.custom();
         for (object, plugin_origin) in transformers {
             let plugin = plugins::plugin(&object, Role::Transformer).map_err(|message| place.error(message))?;
             transform::run(&plugin.kustomization, &plugin.config, resources, &mut read, &mut |_, _| {}, schema)
@@ -331,8 +354,7 @@ impl Builder<'_> {
                 );
             }
         }
-        self.stack.pop();
-        Ok((accumulated, kustomization))
+        Ok(())
     }
 
     /// The plugin configurations `entries` name (inline YAML first, then files and kustomization
@@ -346,19 +368,18 @@ impl Builder<'_> {
         origin: &Option<Origin>,
     ) -> Result<Vec<(Value, Option<Origin>)>, Error> {
         let mut configs = Vec::new();
-        let inline = |entry: &&String| entry.contains('\n') || entry.trim_start().starts_with('{');
-        let (inline, paths): (Vec<&String>, Vec<&String>) = entries.iter().partition(inline);
-        for entry in inline.into_iter().chain(paths) {
-            if entry.contains('\n') || entry.trim_start().starts_with('{') {
-                let objects = manifest::parse_as(entry, &place.file.display().to_string(), Dialect::Kustomize)
-                    .map_err(|err| place.error(err))?;
-                let inline = origin.as_ref().map(|origin| origin.append(file_name, None));
-                for object in objects {
-                    let plugin_origin = inline.as_ref().map(|inline| inline.plugin(&object.object));
-                    configs.push((object.object, plugin_origin));
-                }
-                continue;
+        let is_inline = |entry: &&String| entry.contains('\n') || entry.trim_start().starts_with('{');
+        let (inline, paths): (Vec<&String>, Vec<&String>) = entries.iter().partition(is_inline);
+        for entry in inline {
+            let objects = manifest::parse_as(entry, &place.file.display().to_string(), Dialect::Kustomize)
+                .map_err(|err| place.error(err))?;
+            let configured_in = origin.as_ref().map(|origin| origin.append(file_name, None));
+            for object in objects {
+                let plugin_origin = configured_in.as_ref().map(|configured_in| configured_in.plugin(&object.object));
+                configs.push((object.object, plugin_origin));
             }
+        }
+        for entry in paths {
             let mut accumulated = Accumulated::default();
             self.accumulate(dir, place, entry, &mut accumulated, origin.as_ref())?;
             for resource in accumulated.resources {
