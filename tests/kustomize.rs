@@ -198,19 +198,26 @@ fn without_temporary_number(message: &str) -> String {
     out
 }
 
-/// Helm charts are never inflated: without `--enable-helm`, and with it but no helm installed,
-/// the build fails with kustomize's very words.
+/// Errors of several lines (a plugin's configuration printed in them), in kustomize's very words:
+/// helm charts, never inflated, without `--enable-helm` and with it but no helm installed, and a
+/// JSON 6902 patch whose target has no name.
 #[test]
-fn helm_charts_fail_in_kustomizes_words() {
-    for case in ["helm-charts", "helm-chart-inflation-generator"] {
+fn configuration_errors_are_kustomizes_to_the_word() {
+    let no_helm = &["kustomize", "--enable-helm", "--helm-command", "kubeupd-test-no-helm"][..];
+    let cases = [
+        ("helm-charts", &["kustomize"][..]),
+        ("helm-charts", no_helm),
+        ("helm-chart-inflation-generator", &["kustomize"][..]),
+        ("helm-chart-inflation-generator", no_helm),
+        ("json6902-target-without-name", &["kustomize"][..]),
+    ];
+    for (case, args) in cases {
         let dir = corpus().join("errors").join(case);
-        for args in [&["kustomize"][..], &["kustomize", "--enable-helm", "--helm-command", "kubeupd-test-no-helm"]] {
-            let (ours, theirs) = (kubeupd(args, &dir), kubectl(args, &dir));
-            assert_eq!((ours.status.code(), theirs.status.code()), (Some(1), Some(1)), "{case} {args:?}");
-            assert!(ours.stdout.is_empty());
-            let theirs = without_temporary_number(&kubectl_error(&String::from_utf8_lossy(&theirs.stderr)));
-            let ours = without_temporary_number(&kubeupd_error(&String::from_utf8_lossy(&ours.stderr)));
-            assert_eq!(ours, theirs, "{case} {args:?}");
-        }
+        let (ours, theirs) = (kubeupd(args, &dir), kubectl(args, &dir));
+        assert_eq!((ours.status.code(), theirs.status.code()), (Some(1), Some(1)), "{case} {args:?}");
+        assert!(ours.stdout.is_empty());
+        let theirs = without_temporary_number(&kubectl_error(&String::from_utf8_lossy(&theirs.stderr)));
+        let ours = without_temporary_number(&kubeupd_error(&String::from_utf8_lossy(&ours.stderr)));
+        assert_eq!(ours, theirs, "{case} {args:?}");
     }
 }

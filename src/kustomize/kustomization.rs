@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::field_specs::FieldSpec;
@@ -120,15 +120,22 @@ pub struct PatchEntry {
 }
 
 /// Which resources a patch applies to; names and namespaces are anchored regular expressions.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase", default)]
 pub struct Selector {
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub group: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub version: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub kind: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub namespace: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub label_selector: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub annotation_selector: String,
 }
 

@@ -76,7 +76,19 @@ pub fn run(
         record(resources, "AnnotationsTransformer");
     }
     for entry in &kustomization.patches_json6902 {
-        let target = entry.target.as_ref().ok_or("a patchesJson6902 entry needs a target")?;
+        let target = entry.target.as_ref().filter(|target| !target.name.is_empty()).ok_or_else(|| {
+            // kustomize's words, with the entry as its plugin's configuration.
+            let mut config = serde_json::json!({"target": entry.target});
+            for (key, value) in [("path", &entry.path), ("jsonOp", &entry.patch)] {
+                if let Some(value) = value {
+                    config[key] = Value::String(value.clone());
+                }
+            }
+            format!(
+                "trouble configuring builtin PatchJson6902Transformer with config: `\n{}`: must specify the target name",
+                crate::output::to_yaml(&config)
+            )
+        })?;
         let text = patch_text(entry, read)?;
         let patch = documents(&text, entry.path.as_deref().unwrap_or("inline patch"))?
             .into_iter()
