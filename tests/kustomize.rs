@@ -87,6 +87,10 @@ fn bad_kustomizations_fail_as_in_kubectl() {
         ),
         ("external-transformers", "external plugins disabled; unable to load external plugin 'ChartInflator'"),
         ("external-validators", "external plugins disabled; unable to load external plugin 'ChartInflator'"),
+        (
+            "plugin-json6902-target-without-name",
+            "plugin PatchJson6902Transformer.builtin.[noGrp]/json.[noNs] fails configuration: must specify the target name",
+        ),
         ("builtin-validator", "validator shouldn't modify the resource map: nodes unequal"),
         ("openapi-path-and-version", "builtin version and custom schema provided, cannot use both"),
         ("openapi-unknown-version", "the specified OpenAPI version is not built in"),

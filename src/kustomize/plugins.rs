@@ -86,6 +86,12 @@ pub fn plugin(object: &Value, role: Role) -> Result<Plugin, String> {
             kustomization.patches_strategic_merge.extend(patches.patches.filter(|text| !text.is_empty()));
         }
         "PatchJson6902Transformer" => {
+            if patch_target(object)?.is_none_or(|target| target.name.is_empty()) {
+                return Err(format!(
+                    "plugin {} fails configuration: must specify the target name",
+                    super::build::id_text(object)
+                ));
+            }
             let patch: Json6902 = args(object)?;
             let (path, patch) = (patch.path, patch.json_op);
             kustomization.patches_json6902.push(PatchEntry {
