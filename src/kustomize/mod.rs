@@ -9,12 +9,16 @@
 //! (the legacy order), and [`field_specs`] (the built-in tables, as data).
 
 mod build;
+mod crds;
 mod field_specs;
 mod generate;
+mod helm;
 mod kustomization;
 mod loader;
 mod names;
 mod order;
+mod origin;
+mod plugins;
 pub mod remote;
 mod replace;
 mod transform;
@@ -24,6 +28,7 @@ use std::path::Path;
 use serde_json::Value;
 
 pub use generate::content_hash;
+pub use helm::Helm;
 pub use loader::{DiskLoader, Entry, GitLoader, LoadRestrictor, Loader, MemoryLoader};
 
 /// Why a kustomization could not be built. The message names the file or directory.
@@ -38,11 +43,13 @@ pub struct Options<'a> {
     pub load_restrictor: LoadRestrictor,
     /// The value of an environment variable (for env files' bare keys); empty when unset.
     pub environment: &'a dyn Fn(&str) -> String,
+    /// `--enable-helm`: `None` when not given.
+    pub helm: Option<&'a Helm>,
 }
 
 impl Default for Options<'_> {
     fn default() -> Self {
-        Options { load_restrictor: LoadRestrictor::default(), environment: &|_| String::new() }
+        Options { load_restrictor: LoadRestrictor::default(), environment: &|_| String::new(), helm: None }
     }
 }
 

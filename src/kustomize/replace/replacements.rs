@@ -333,10 +333,6 @@ mod tests {
     use crate::kustomize::build::PreviousId;
     use serde_json::json;
 
-    fn resource(object: Value) -> Resource {
-        Resource { object, previous_ids: Vec::new(), needs_hash: false, var_names: Vec::new() }
-    }
-
     fn replacement(yaml: &str) -> Replacement {
         from_file(yaml, "r.yaml").unwrap().remove(0)
     }
@@ -352,10 +348,10 @@ mod tests {
     #[test]
     fn sources_cut_by_index_and_must_select_exactly_one_resource() {
         let resources = [
-            resource(
+            Resource::new(
                 json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"image": "nginx:1.25"}}),
             ),
-            resource(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b"}})),
+            Resource::new(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b"}})),
         ];
         let source = |yaml: &str| source_value(&serde_saphyr::from_str::<Source>(yaml).unwrap(), &resources);
         let tag = "{kind: ConfigMap, name: a, fieldPath: data.image, options: {delimiter: ':', index: 1}}";
@@ -380,11 +376,11 @@ mod tests {
 
     #[test]
     fn targets_are_selected_by_any_id_they_had_and_rejects_drop_them() {
-        let mut renamed = resource(
+        let mut renamed = Resource::new(
             json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "p-web", "namespace": "prod"}}),
         );
         renamed.previous_ids.push(PreviousId { name: "web".into(), namespace: String::new() });
-        let labelled = resource(
+        let labelled = Resource::new(
             json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "db", "labels": {"tier": "data"}}}),
         );
         let select: Selector = serde_saphyr::from_str("{name: web, namespace: default}").unwrap();
