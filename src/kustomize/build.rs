@@ -325,6 +325,9 @@ impl Builder<'_> {
         // Replacements are the last of kustomize's built-in transformers; the `transformers` run
         // after them, then the validators; vars are declared last.
         replacements::run(&kustomization.replacements, resources, &mut read).map_err(|message| place.error(message))?;
+        if !kustomization.replacements.is_empty() {
+            record(resources, "ReplacementTransformer");
+        }
         self.run_plugins(dir, &place, transformers, validators, resources)?;
         vars::declare(&mut accumulated.vars, &kustomization.vars, resources).map_err(|message| place.error(message))?;
         self.stack.pop();
@@ -346,6 +349,8 @@ impl Builder<'_> {
         for (object, plugin_origin) in transformers {
             let plugin = plugins::plugin(&object, Role::Transformer).map_err(|message| place.error(message))?;
             transform::run(&plugin.kustomization, &plugin.config, resources, &mut read, &mut |_, _| {}, schema)
+                .map_err(|message| place.error(message))?;
+            replacements::run(&plugin.kustomization.replacements, resources, &mut read)
                 .map_err(|message| place.error(message))?;
             if let Some(plugin_origin) = plugin_origin {
                 origin::record_transformer(resources, &plugin_origin);

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::field_specs::{Config, FieldSpec};
 use super::kustomization::{Generator, Image, Kustomization, PatchEntry, Replica, Selector};
+use super::replace::replacements;
 
 /// What a plugin configuration is listed as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,6 +112,7 @@ pub fn plugin(object: &Value, role: Role) -> Result<Plugin, String> {
             kustomization.replicas.push(replica.replica);
             config.replicas = replica.field_specs;
         }
+        "ReplacementTransformer" => kustomization.replacements = args::<Replacements>(object)?.replacements,
         other => return Err(format!("the built-in plugin {other} is not supported by kubeupd's kustomize")),
     }
     Ok(plugin)
@@ -217,6 +219,12 @@ struct ImageTag {
 }
 
 #[derive(Deserialize, Default)]
+#[serde(default)]
+struct Replacements {
+    replacements: Vec<replacements::Entry>,
+}
+
+#[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]
 struct ReplicaCount {
     replica: Replica,
@@ -240,6 +248,13 @@ mod tests {
             "literals": ["a=1"]});
         let generated = plugin(&generator, Role::Generator).unwrap().kustomization.config_map_generator;
         assert_eq!((generated[0].name.as_str(), generated[0].namespace.as_deref()), ("cm", Some("ns")));
+        let replacer = json!({"apiVersion": "builtin", "kind": "ReplacementTransformer", "metadata": {"name": "r"},
+            "replacements": [{"path": "r.yaml"}, {"source": {"kind": "ConfigMap"}, "targets": []}]});
+        let replacing = plugin(&replacer, Role::Transformer).unwrap().kustomization.replacements;
+        assert_eq!(
+            (replacing[0].path.as_str(), replacing[1].source.as_ref().map(|source| source.kind.as_str())),
+            ("r.yaml", Some("ConfigMap"))
+        );
     }
 
     #[test]
