@@ -105,9 +105,29 @@ impl Resource {
         }
     }
 
-    /// After a change that sets values in place (a strategic merge patch): a linked value that
-    /// changed carries the others along; one that is gone leaves its group.
-    pub fn follow_links(&mut self, before: &Value) {
+    /// Makes `change` to the object as kustomize makes a change in place (a strategic merge
+    /// patch, a replacement, a var): a linked value it changes carries the others along. `change`
+    /// notes the fields it replaced whole (JSON pointers): kustomize puts new nodes there, so the
+    /// values below them are linked no more.
+    pub fn change_in_place<T>(&mut self, change: impl FnOnce(&mut Value, &mut Vec<String>) -> T) -> T {
+        let before = (!self.linked.is_empty()).then(|| self.object.clone());
+        let mut replaced = Vec::new();
+        let result = change(&mut self.object, &mut replaced);
+        for pointer in replaced {
+            let below = format!("{pointer}/");
+            for group in &mut self.linked {
+                group.retain(|member| *member != pointer && !member.starts_with(&below));
+            }
+        }
+        if let Some(before) = before {
+            self.follow_links(&before);
+        }
+        result
+    }
+
+    /// After a change in place: a linked value that changed carries the others along; one that
+    /// is gone leaves its group.
+    fn follow_links(&mut self, before: &Value) {
         let mut changed = Vec::new();
         for group in &mut self.linked {
             group.retain(|member| self.object.pointer(member).is_some());

@@ -237,10 +237,10 @@ fn strategic_in_place(
     patch: &Value,
     schema: Option<&Arc<OpenApiSchema>>,
 ) -> Result<(), String> {
-    let before = resource.object.clone();
-    resource.object = strategic(before.clone(), patch, schema)?;
-    resource.follow_links(&before);
-    Ok(())
+    resource.change_in_place(|object, _| {
+        *object = strategic(object.clone(), patch, schema)?;
+        Ok(())
+    })
 }
 
 /// `patch` applied to `object` as a strategic merge patch, with the kind's patch metadata; kinds
@@ -551,9 +551,7 @@ mod tests {
         assert_eq!(resources[0].linked, [vec!["/metadata/labels/app".to_string(), "/spec/selector/app".to_string()]]);
         add_pairs(&mut resources, &BTreeMap::from([("app".into(), "b".into())]), &everywhere[..1]);
         assert_eq!(resources[0].object["spec"]["selector"]["app"], "b");
-        let before = resources[0].object.clone();
-        resources[0].object["metadata"]["labels"]["app"] = "c".into();
-        resources[0].follow_links(&before);
+        resources[0].change_in_place(|object, _| object["metadata"]["labels"]["app"] = "c".into());
         assert_eq!(resources[0].object["spec"]["selector"]["app"], "c");
         let selector = Selector { kind: "Service".into(), ..Selector::default() };
         json6902(&mut resources, &selector, &serde_json::json!([{"op": "add", "path": "/spec/x", "value": 1}]))

@@ -168,9 +168,11 @@ pub fn substitute(resources: &mut [Resource], vars: &Vars, var_reference: &[Fiel
     }
     let mut used = BTreeSet::new();
     for resource in resources.iter_mut() {
-        for spec in var_reference {
-            spec.apply(&mut resource.object, &mut |field| substitute_in(field, &values, &mut used));
-        }
+        resource.change_in_place(|object, _| {
+            for spec in var_reference {
+                spec.apply(object, &mut |field| substitute_in(field, &values, &mut used));
+            }
+        });
     }
     Ok(values.into_keys().filter(|name| !used.contains(name)).collect())
 }
