@@ -1,6 +1,7 @@
 //! One kustomization's build (kustomize's `KustTarget`): resources (files and nested
-//! kustomizations), generators, components, then the transformers in kustomize's order. The top
-//! build then appends content hashes, fixes name references and sorts.
+//! kustomizations), generators, components, then the transformers in kustomize's order and the
+//! level's vars. The top build then appends content hashes, fixes name references, substitutes
+//! vars, leaves local-config resources out and sorts.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -5,8 +5,11 @@
 //! [`crate::schema`]'s patch metadata, and nothing is printed. The cut follows kustomize's:
 //! [`kustomization`] (the document), [`build`] (one target, recursing into bases and components),
 //! [`generate`] (ConfigMap and Secret generators and their hash), [`transform`] (the built-in
-//! transformers), [`replace`] (`replacements` and `vars`), [`names`] (name references), [`order`]
-//! (the legacy order), and [`field_specs`] (the built-in tables, as data).
+//! transformers), [`plugins`] (built-in plugin configurations as the fields that configure the
+//! same transformers), [`replace`] (`replacements` and `vars`), [`names`] (name references),
+//! [`order`] (the legacy order), [`field_specs`] (the built-in tables, as data, and the
+//! `configurations` merged into them), [`crds`] (tables from OpenAPI definitions), [`origin`]
+//! (`buildMetadata`'s annotations) and [`helm`] (helm's fields, checked, never run).
 
 mod build;
 mod crds;
