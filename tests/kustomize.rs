@@ -97,6 +97,24 @@ fn bad_kustomizations_fail_as_in_kubectl() {
             "vars-missing-field",
             "field specified in var '{MODE ConfigMap.v1.[noGrp] {data.speed}}' not found in corresponding resource",
         ),
+        ("configurations-conflict", "failed to merge CommonLabels fieldSpec: conflicting fieldspecs"),
+        (
+            "external-generators",
+            "loading generator plugins: failed to load generator: external plugins disabled; unable to load external plugin 'ChartInflator'",
+        ),
+        ("external-transformers", "external plugins disabled; unable to load external plugin 'ChartInflator'"),
+        ("external-validators", "external plugins disabled; unable to load external plugin 'ChartInflator'"),
+        (
+            "plugin-json6902-target-without-name",
+            "plugin PatchJson6902Transformer.builtin.[noGrp]/json.[noNs] fails configuration: must specify the target name",
+        ),
+        ("builtin-validator", "validator shouldn't modify the resource map: nodes unequal"),
+        ("openapi-path-and-version", "builtin version and custom schema provided, cannot use both"),
+        ("openapi-unknown-version", "the specified OpenAPI version is not built in"),
+        (
+            "configurations-unknown-field",
+            r#"config.yaml: error unmarshaling JSON: while decoding JSON: json: unknown field "nameReferences""#,
+        ),
     ];
     for (case, words) in cases {
         let dir = corpus().join("errors").join(case);
@@ -120,4 +138,107 @@ fn load_restrictor_none_reads_files_outside_the_root() {
     let (ours, theirs) = (kubeupd(&args, &dir), kubectl(&args, &dir));
     assert!(ours.status.success() && theirs.status.success(), "{}", String::from_utf8_lossy(&ours.stderr));
     assert_eq!(String::from_utf8_lossy(&ours.stdout), String::from_utf8_lossy(&theirs.stdout));
+}
+
+/// `buildMetadata` on a remote base: the origins name the repository and ref, and paths inside
+/// it (its root as kustomize's `notCloned`), as kubectl writes them. The repository is a local
+/// one, fetched over `file://`.
+#[test]
+fn build_metadata_of_remote_resources_names_the_repository() {
+    let repo = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        let status = Command::new("git")
+            .args(["-c", "user.email=t@example.com", "-c", "user.name=t", "-C"])
+            .arg(repo.path())
+            .args(args)
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    };
+    std::fs::create_dir_all(repo.path().join("deploy/app")).unwrap();
+    std::fs::write(
+        repo.path().join("deploy/app/kustomization.yaml"),
+        "resources: [cm.yaml]\nnamePrefix: app-\nconfigMapGenerator:\n- name: gen\n  literals: [a=1]\n",
+    )
+    .unwrap();
+    std::fs::write(repo.path().join("deploy/app/cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: r}\n")
+        .unwrap();
+    std::fs::write(repo.path().join("kustomization.yaml"), "resources: [deploy/app]\nnameSuffix: -root\n").unwrap();
+    git(&["init", "--quiet"]);
+    git(&["add", "."]);
+    git(&["commit", "--quiet", "-m", "app"]);
+    git(&["tag", "v1"]);
+    let url = format!("file://{}", repo.path().display());
+    let overlay = tempfile::tempdir().unwrap();
+    std::fs::write(
+        overlay.path().join("kustomization.yaml"),
+        format!(
+            "buildMetadata: [originAnnotations, transformerAnnotations]\nnamespace: prod\n\
+             resources:\n- {url}//deploy/app?ref=v1\n- {url}?ref=v1\n"
+        ),
+    )
+    .unwrap();
+    // The root entry holds the same objects under other names (its suffix).
+    let (ours, theirs) = (kubeupd(&["kustomize"], overlay.path()), kubectl(&["kustomize"], overlay.path()));
+    assert!(theirs.status.success(), "{}", String::from_utf8_lossy(&theirs.stderr));
+    assert!(ours.status.success(), "{}", String::from_utf8_lossy(&ours.stderr));
+    let theirs = String::from_utf8_lossy(&theirs.stdout);
+    assert!(theirs.contains(&format!("repo: {url}")) && theirs.contains("configuredIn: notCloned/kustomization.yaml"));
+    assert_eq!(String::from_utf8_lossy(&ours.stdout), theirs);
+}
+
+/// The message of a failed `kubectl kustomize`, out of klog's line (`err="..."` quoted as Go
+/// quotes, or `err=<` and tab-indented lines for a message of several lines).
+fn kubectl_error(stderr: &str) -> String {
+    let line = stderr.lines().find(|line| line.contains("\"command failed\"")).expect("klog's line");
+    if line.ends_with("err=<") {
+        let lines: Vec<&str> = stderr.lines().skip_while(|l| *l != line).skip(1).take_while(|l| *l != " >").collect();
+        return lines.iter().map(|l| l.strip_prefix('\t').unwrap_or(l)).collect::<Vec<_>>().join("\n");
+    }
+    let quoted = line.split_once("err=").expect("an err field").1;
+    serde_json::from_str(quoted).expect("a quoted message")
+}
+
+/// kubeupd's message without `error: ` and the kustomization file it names.
+fn kubeupd_error(stderr: &str) -> String {
+    let message = stderr.trim_end().strip_prefix("error: ").expect("kubeupd's error prefix");
+    message.split_once("kustomization.yaml: ").expect("the kustomization named").1.to_string()
+}
+
+/// A random number kustomize puts in its temporary directory's name, made `N`.
+fn without_temporary_number(message: &str) -> String {
+    let mut out = String::new();
+    let mut rest = message;
+    while let Some(at) = rest.find("kustomize-helm-") {
+        let (before, after) = rest.split_at(at + "kustomize-helm-".len());
+        out.push_str(before);
+        out.push('N');
+        rest = after.trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Errors of several lines (a plugin's configuration printed in them), in kustomize's very words:
+/// helm charts, never inflated, without `--enable-helm` and with it but no helm installed, and a
+/// JSON 6902 patch whose target has no name.
+#[test]
+fn configuration_errors_are_kustomizes_to_the_word() {
+    let no_helm = &["kustomize", "--enable-helm", "--helm-command", "kubeupd-test-no-helm"][..];
+    let cases = [
+        ("helm-charts", &["kustomize"][..]),
+        ("helm-charts", no_helm),
+        ("helm-chart-inflation-generator", &["kustomize"][..]),
+        ("helm-chart-inflation-generator", no_helm),
+        ("json6902-target-without-name", &["kustomize"][..]),
+    ];
+    for (case, args) in cases {
+        let dir = corpus().join("errors").join(case);
+        let (ours, theirs) = (kubeupd(args, &dir), kubectl(args, &dir));
+        assert_eq!((ours.status.code(), theirs.status.code()), (Some(1), Some(1)), "{case} {args:?}");
+        assert!(ours.stdout.is_empty());
+        let theirs = without_temporary_number(&kubectl_error(&String::from_utf8_lossy(&theirs.stderr)));
+        let ours = without_temporary_number(&kubeupd_error(&String::from_utf8_lossy(&ours.stderr)));
+        assert_eq!(ours, theirs, "{case} {args:?}");
+    }
 }

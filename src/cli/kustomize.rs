@@ -1,12 +1,12 @@
 //! `kubeupd kustomize DIR`: the objects a kustomization builds, printed as `kubectl kustomize`
 //! prints them. The build is [`crate::kustomize`]'s; this verb only prints it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
 use super::{Result, write_stdout};
-use crate::kustomize::LoadRestrictor;
+use crate::kustomize::{Helm, LoadRestrictor};
 use crate::output;
 
 /// Options of `kubeupd kustomize`.
@@ -18,6 +18,13 @@ pub struct KustomizeArgs {
     /// Which files a kustomization may read: only those in or below its own directory, or any.
     #[arg(long, value_enum, value_name = "RESTRICTOR", default_value_t = LoadRestrictorArg::LoadRestrictionsRootOnly)]
     pub load_restrictor: LoadRestrictorArg,
+    /// Let `helmCharts` be inflated (kubeupd does not run helm: such builds fail, in kustomize's
+    /// words when helm is not installed).
+    #[arg(long)]
+    pub enable_helm: bool,
+    /// The helm command (a path to the executable, or a name looked up on the PATH).
+    #[arg(long, value_name = "COMMAND", default_value = "helm")]
+    pub helm_command: String,
 }
 
 /// The values of `--load-restrictor`, in kustomize's spelling.
@@ -34,11 +41,37 @@ pub fn run(args: &KustomizeArgs) -> Result {
         LoadRestrictorArg::LoadRestrictionsRootOnly => LoadRestrictor::RootOnly,
         LoadRestrictorArg::LoadRestrictionsNone => LoadRestrictor::None,
     };
-    let built = crate::resource::build_kustomization(&args.dir, load_restrictor)?;
+    let helm = args.enable_helm.then(|| Helm {
+        command: args.helm_command.clone(),
+        installed: installed(&args.helm_command),
+        temporary_home: temporary_home(),
+    });
+    let built = crate::resource::build_kustomization(&args.dir, load_restrictor, helm.as_ref())?;
     for warning in &built.warnings {
         eprintln!("{warning}");
     }
     let text: Vec<String> = built.objects.iter().map(|object| output::to_yaml(&object.object)).collect();
     write_stdout(&text.join("---\n"))?;
     Ok(())
+}
+
+/// Whether `command` names an executable file: at its path when it has a `/`, else on the PATH.
+fn installed(command: &str) -> bool {
+    let executable = |path: &Path| {
+        use std::os::unix::fs::PermissionsExt as _;
+        path.metadata().is_ok_and(|metadata| metadata.is_file() && metadata.permissions().mode() & 0o111 != 0)
+    };
+    if command.contains('/') {
+        return executable(Path::new(command));
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path).any(|dir| executable(&dir.join(command)))
+}
+
+/// The name of the temporary directory kustomize would make for helm (`kustomize-helm-` and a
+/// random number, in the temporary directory); kubeupd only names it in kustomize's message.
+fn temporary_home() -> PathBuf {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().subsec_nanos();
+    let random = nanos ^ std::process::id().rotate_left(16);
+    std::env::temp_dir().join(format!("kustomize-helm-{random}"))
 }

@@ -1,17 +1,23 @@
 //! One kustomization's build (kustomize's `KustTarget`): resources (files and nested
-//! kustomizations), generators, components, then the transformers in kustomize's order. The top
-//! build then appends content hashes, fixes name references and sorts.
+//! kustomizations), generators, components, then the transformers in kustomize's order and the
+//! level's vars. The top build then appends content hashes, fixes name references, substitutes
+//! vars, leaves local-config resources out and sorts.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::field_specs::{Config, builtin};
 use super::generate::{self, GeneratedKind};
 use super::kustomization::{self, Kustomization};
 use super::loader::{Entry, Loader, normalize};
+use super::origin::{self, Origin};
+use super::plugins::{self, Role};
 use super::replace::{replacements, vars};
-use super::{Built, Error, Options, field_specs, names, order, remote, transform};
+use super::{Built, Error, Options, crds, helm, names, order, remote, transform};
 use crate::manifest::{self, Dialect};
+use crate::schema::OpenApiSchema;
 
 /// An object being built, with what kustomize remembers about it.
 #[derive(Debug, Clone)]
@@ -20,6 +26,9 @@ pub struct Resource {
     /// The names and namespaces it had before prefixes, suffixes, hashes and namespace changes,
     /// oldest first (kustomize's previous ids, which selections also match).
     pub previous_ids: Vec<PreviousId>,
+    /// Values that are one YAML node in kustomize (JSON pointers): a label or annotation that one
+    /// transformer added to several fields of the object. Setting one sets them all, there.
+    pub linked: Vec<Vec<String>>,
     /// Whether a content hash is appended to its name at the end (generated objects).
     pub needs_hash: bool,
     /// The `vars` whose `objref` named it where they were declared; their values come from it.
@@ -34,8 +43,8 @@ pub struct PreviousId {
 }
 
 impl Resource {
-    fn new(object: Value) -> Self {
-        Resource { object, previous_ids: Vec::new(), needs_hash: false, var_names: Vec::new() }
+    pub fn new(object: Value) -> Self {
+        Resource { object, previous_ids: Vec::new(), linked: Vec::new(), needs_hash: false, var_names: Vec::new() }
     }
 
     pub fn kind(&self) -> &str {
@@ -55,9 +64,23 @@ impl Resource {
         self.name() == name || self.previous_ids.iter().any(|previous| previous.name == name)
     }
 
-    /// Its names, the ones it had before and the one it has now.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.previous_ids.iter().map(|previous| previous.name.as_str()).chain([self.name()])
+    /// The name it had first (its name now, when it was never renamed).
+    pub fn original_name(&self) -> &str {
+        self.previous_ids.first().map_or(self.name(), |original| &original.name)
+    }
+
+    /// Whether it is in `namespace` now or was before.
+    pub fn had_namespace(&self, namespace: &str) -> bool {
+        self.namespace() == namespace || self.previous_ids.iter().any(|previous| previous.namespace == namespace)
+    }
+
+    /// Whether it is, or was at once, named `name` in `namespace` (any namespace when empty).
+    pub fn had_id(&self, name: &str, namespace: &str) -> bool {
+        let matches = |had_name: &str, had_namespace: &str| {
+            had_name == name && (namespace.is_empty() || had_namespace == namespace)
+        };
+        matches(self.name(), self.namespace())
+            || self.previous_ids.iter().any(|previous| matches(&previous.name, &previous.namespace))
     }
 
     /// Remembers its name and namespace before they change.
@@ -70,6 +93,56 @@ impl Resource {
     pub fn rename(&mut self, name: String) {
         self.store_previous_id();
         self.object["metadata"]["name"] = Value::String(name);
+    }
+
+    /// Sets the value at `pointer` and at every pointer linked to it.
+    pub fn set_linked(&mut self, pointer: &str, value: &Value) {
+        let group = self.linked.iter().find(|group| group.iter().any(|member| member == pointer));
+        let members = group.cloned().unwrap_or_else(|| vec![pointer.to_string()]);
+        for member in members {
+            if let Some(target) = self.object.pointer_mut(&member) {
+                *target = value.clone();
+            }
+        }
+    }
+
+    /// Makes `change` to the object as kustomize makes a change in place (a strategic merge
+    /// patch, a replacement, a var): a linked value it changes carries the others along. `change`
+    /// notes the fields it replaced whole (JSON pointers): kustomize puts new nodes there, so the
+    /// values below them are linked no more.
+    pub fn change_in_place<T>(&mut self, change: impl FnOnce(&mut Value, &mut Vec<String>) -> T) -> T {
+        let before = (!self.linked.is_empty()).then(|| self.object.clone());
+        let mut replaced = Vec::new();
+        let result = change(&mut self.object, &mut replaced);
+        for pointer in replaced {
+            let below = format!("{pointer}/");
+            for group in &mut self.linked {
+                group.retain(|member| *member != pointer && !member.starts_with(&below));
+            }
+        }
+        if let Some(before) = before {
+            self.follow_links(&before);
+        }
+        result
+    }
+
+    /// After a change in place: a linked value that changed carries the others along; one that
+    /// is gone leaves its group.
+    fn follow_links(&mut self, before: &Value) {
+        let mut changed = Vec::new();
+        for group in &mut self.linked {
+            group.retain(|member| self.object.pointer(member).is_some());
+            let moved = group.iter().find(|member| before.pointer(member) != self.object.pointer(member));
+            if let Some(moved) = moved {
+                changed.push(moved.clone());
+            }
+        }
+        self.linked.retain(|group| group.len() > 1);
+        for pointer in changed {
+            if let Some(value) = self.object.pointer(&pointer).cloned() {
+                self.set_linked(&pointer, &value);
+            }
+        }
     }
 
     /// kustomize's id, as its messages print it: `ConfigMap.v1.[noGrp]/name.[noNs]`.
@@ -97,30 +170,41 @@ const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml
 pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Built, Error> {
     let root = normalize(dir);
     let root = if root.as_os_str().is_empty() { PathBuf::from(".") } else { root };
-    let mut builder = Builder { loader, options, stack: Vec::new(), warnings: Vec::new() };
-    let (built, kustomization) = builder.target(&root, Accumulated::default(), false)?;
-    let mut resources = built.resources;
+    let mut builder = Builder { loader, options, stack: Vec::new(), warnings: Vec::new(), schema: PatchSchema::Unset };
+    let (accumulated, kustomization) = builder.target(&root, Accumulated::default(), false, None)?;
+    let mut resources = accumulated.resources;
     names::add_hashes(&mut resources);
-    names::fix_references(&mut resources);
-    // With every name final, vars take their values.
-    let unused = vars::substitute(&mut resources, &built.vars, field_specs::var_reference()).map_err(|message| {
-        let file = builder.kustomization_file(&root).unwrap_or(root.clone());
-        Place { file: &file }.error(message)
-    })?;
+    names::fix_references(&mut resources, &accumulated.config.name_reference);
+    // With every name final, vars take their values, in the fields of the merged varReference table.
+    let unused =
+        vars::substitute(&mut resources, &accumulated.vars, &accumulated.config.var_reference).map_err(|message| {
+            let file = builder.kustomization_file(&root).unwrap_or(root.clone());
+            Place { file: &file }.error(message)
+        })?;
     if !unused.is_empty() {
         builder.warnings.push(format!("well-defined vars that were never replaced: {}", unused.join(",")));
     }
     resources.retain(|resource| !is_local_config(&resource.object));
     order::sort(&mut resources, kustomization.sort_options.as_ref()).map_err(Error)?;
-    let objects = resources.into_iter().map(|resource| resource.object).collect();
+    let asked = |option: &str| kustomization.build_metadata.iter().any(|asked| asked == option);
+    let mut objects: Vec<Value> = resources.into_iter().map(|resource| resource.object).collect();
+    for object in &mut objects {
+        if asked("managedByLabel") {
+            object["metadata"]["labels"][origin::MANAGED_BY] = Value::String(origin::MANAGED_BY_VALUE.into());
+        }
+        origin::strip(object, asked("originAnnotations"), asked("transformerAnnotations"));
+    }
     Ok(Built { objects, warnings: builder.warnings })
 }
 
-/// What a kustomization has built so far: its resources, and the vars declared for them.
+/// What a kustomization has built so far (kustomize's accumulator): the resources, the vars
+/// declared for them, and the transformer configuration merged from it and every kustomization
+/// below it.
 #[derive(Default)]
 struct Accumulated {
     resources: Vec<Resource>,
     vars: vars::Vars,
+    config: Config,
 }
 
 struct Builder<'a> {
@@ -129,7 +213,31 @@ struct Builder<'a> {
     /// The directories being built, outermost first, to find cycles.
     stack: Vec<PathBuf>,
     warnings: Vec<String>,
+    schema: PatchSchema,
 }
+
+/// The schema of strategic merge patches. kustomize holds one for the whole build: the first
+/// kustomization entered (the top one first) whose `openapi` names a file or a version sets it.
+enum PatchSchema {
+    Unset,
+    /// Kubernetes' built-in kinds.
+    Builtin,
+    /// A custom schema: its kinds, and no others.
+    Custom(Arc<OpenApiSchema>),
+}
+
+impl PatchSchema {
+    /// The custom schema, when the build has one.
+    fn custom(&self) -> Option<&Arc<OpenApiSchema>> {
+        match self {
+            PatchSchema::Custom(schema) => Some(schema),
+            PatchSchema::Unset | PatchSchema::Builtin => None,
+        }
+    }
+}
+
+/// kustomize's only built-in OpenAPI version.
+const BUILTIN_OPENAPI_VERSION: &str = "v1.21.2";
 
 /// Where a kustomization's problem is: its file.
 struct Place<'a> {
@@ -148,12 +256,14 @@ impl Builder<'_> {
         KUSTOMIZATION_FILES.iter().map(|name| dir.join(name)).find(|path| self.loader.entry(path) == Some(Entry::File))
     }
 
-    /// Builds the kustomization (or component) in `dir` on top of `input`.
+    /// Builds the kustomization (or component) in `dir` on top of `input`. `origin` is where
+    /// `dir` is, when the top kustomization asks for `buildMetadata` (and only its own counts).
     fn target(
         &mut self,
         dir: &Path,
         input: Accumulated,
         component: bool,
+        origin: Option<Origin>,
     ) -> Result<(Accumulated, Kustomization), Error> {
         if let Some(position) = self.stack.iter().position(|visited| visited == dir) {
             let cycle: Vec<String> = self.stack[position..]
@@ -184,30 +294,170 @@ impl Builder<'_> {
                 place.error("a Component can only be listed under 'components', not built or listed as a resource")
             );
         }
-        if let Some(field) = kustomization.unsupported_field() {
-            return Err(place.error(format!("the field '{field}' is not supported by kubeupd's kustomize yet")));
-        }
+        let origin = match self.stack.is_empty() {
+            true => (!kustomization.build_metadata.is_empty()).then(Origin::default),
+            false => origin,
+        };
+        let file_name = file.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        self.choose_schema(dir, &place, &kustomization)?;
         self.stack.push(dir.to_path_buf());
-        let mut built = input;
+        let mut accumulated = input;
         for entry in kustomization.resources.iter().chain(&kustomization.bases) {
-            self.accumulate(dir, &place, entry, &mut built)?;
+            self.accumulate(dir, &place, entry, &mut accumulated, origin.as_ref())?;
         }
-        self.generate(dir, &place, &kustomization, &mut built.resources)?;
+        let config = self.own_config(dir, &place, &kustomization)?;
+        accumulated.config.merge(&config).map_err(|message| place.error(message))?;
+        for entry in &kustomization.crds {
+            let text = self.read_text(dir, &place, entry).map_err(|message| place.error(message))?;
+            let config = crds::config(&text).map_err(|message| {
+                place.error(format!("loading CRDs: unable to parse open API definition from '{entry}': {message}"))
+            })?;
+            accumulated.config.merge(&config).map_err(|message| place.error(format!("merging CRDs: {message}")))?;
+        }
+        let generator_origin = |kind: &str| origin.as_ref().map(|origin| origin.builtin(&file_name, kind));
+        self.generate(dir, &place, &kustomization, &mut accumulated.resources, &generator_origin)?;
+        for (object, plugin_origin) in
+            self.plugin_configs(dir, &place, &file_name, &kustomization.generators, &origin)?
+        {
+            let plugin = plugins::plugin(&object, Role::Generator).map_err(|message| place.error(message))?;
+            let configured_by = |_: &str| plugin_origin.clone();
+            self.generate(dir, &place, &plugin.kustomization, &mut accumulated.resources, &configured_by)?;
+        }
         for entry in &kustomization.components {
             let path = self.local_path(dir, &place, entry)?;
             if self.loader.entry(&path) != Some(Entry::Dir) {
                 return Err(place.error(format!("component '{entry}' is not a directory")));
             }
-            built = self.target(&path, built, true)?.0;
+            let below = origin.as_ref().map(|origin| origin.append(entry, None));
+            accumulated = self.target(&path, accumulated, true, below)?.0;
         }
+        let transformers = self.plugin_configs(dir, &place, &file_name, &kustomization.transformers, &origin)?;
+        let validators = self.plugin_configs(dir, &place, &file_name, &kustomization.validators, &origin)?;
         let mut read = |path: &str| self.read_text(dir, &place, path);
-        let resources = &mut built.resources;
-        transform::run(&kustomization, resources, &mut read).map_err(|message| place.error(message))?;
-        // Replacements are kustomize's last transformer; vars are declared after the transformers.
+        let mut record = |resources: &mut [Resource], kind: &'static str| {
+            if let Some(origin) = &origin {
+                origin::record_transformer(resources, &origin.builtin(&file_name, kind));
+            }
+        };
+        let schema = self.schema.custom();
+        let resources = &mut accumulated.resources;
+        transform::run(&kustomization, &accumulated.config, resources, &mut read, &mut record, schema)
+            .map_err(|message| place.error(message))?;
+        // Replacements are the last of kustomize's built-in transformers; the `transformers` run
+        // after them, then the validators; vars are declared last.
         replacements::run(&kustomization.replacements, resources, &mut read).map_err(|message| place.error(message))?;
-        vars::declare(&mut built.vars, &kustomization.vars, resources).map_err(|message| place.error(message))?;
+        if !kustomization.replacements.is_empty() {
+            record(resources, "ReplacementTransformer");
+        }
+        self.run_plugins(dir, &place, transformers, validators, resources)?;
+        vars::declare(&mut accumulated.vars, &kustomization.vars, resources).map_err(|message| place.error(message))?;
         self.stack.pop();
-        Ok((built, kustomization))
+        Ok((accumulated, kustomization))
+    }
+
+    /// Runs the built-in transformers `transformers` configure, then fails as kustomize does on a
+    /// built-in validator.
+    fn run_plugins(
+        &self,
+        dir: &Path,
+        place: &Place,
+        transformers: Vec<(Value, Option<Origin>)>,
+        validators: Vec<(Value, Option<Origin>)>,
+        resources: &mut Vec<Resource>,
+    ) -> Result<(), Error> {
+        let mut read = |path: &str| self.read_text(dir, place, path);
+        let schema = self.schema.custom();
+        for (object, plugin_origin) in transformers {
+            let plugin = plugins::plugin(&object, Role::Transformer).map_err(|message| place.error(message))?;
+            transform::run(&plugin.kustomization, &plugin.config, resources, &mut read, &mut |_, _| {}, schema)
+                .map_err(|message| place.error(message))?;
+            replacements::run(&plugin.kustomization.replacements, resources, &mut read)
+                .map_err(|message| place.error(message))?;
+            if let Some(plugin_origin) = plugin_origin {
+                origin::record_transformer(resources, &plugin_origin);
+            }
+        }
+        for (object, _) in validators {
+            plugins::plugin(&object, Role::Validator).map_err(|message| place.error(message))?;
+            // kustomize compares the objects before and after a validator as YAML nodes, which a
+            // built-in transformer never leaves equal, whatever it changes.
+            if let Some(first) = resources.first() {
+                return Err(
+                    place.error(format!("validator shouldn't modify the resource map: nodes unequal: {}", first.id()))
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The plugin configurations `entries` name (inline YAML first, then files and kustomization
+    /// directories, as kustomize takes them), each with its origin when the build records origins.
+    fn plugin_configs(
+        &mut self,
+        dir: &Path,
+        place: &Place,
+        file_name: &str,
+        entries: &[String],
+        origin: &Option<Origin>,
+    ) -> Result<Vec<(Value, Option<Origin>)>, Error> {
+        let mut configs = Vec::new();
+        let is_inline = |entry: &&String| entry.contains('\n') || entry.trim_start().starts_with('{');
+        let (inline, paths): (Vec<&String>, Vec<&String>) = entries.iter().partition(is_inline);
+        for entry in inline {
+            let objects = manifest::parse_as(entry, &place.file.display().to_string(), Dialect::Kustomize)
+                .map_err(|err| place.error(err))?;
+            let configured_in = origin.as_ref().map(|origin| origin.append(file_name, None));
+            for object in objects {
+                let plugin_origin = configured_in.as_ref().map(|configured_in| configured_in.plugin(&object.object));
+                configs.push((object.object, plugin_origin));
+            }
+        }
+        for entry in paths {
+            let mut accumulated = Accumulated::default();
+            self.accumulate(dir, place, entry, &mut accumulated, origin.as_ref())?;
+            for resource in accumulated.resources {
+                let plugin_origin = origin.as_ref().map(|_| Origin::of(&resource.object).plugin(&resource.object));
+                configs.push((resource.object, plugin_origin));
+            }
+        }
+        Ok(configs)
+    }
+
+    /// Takes the kustomization's `openapi` as the build's schema unless one was set before (its
+    /// file is read all the same, as kustomize reads it).
+    fn choose_schema(&mut self, dir: &Path, place: &Place, kustomization: &Kustomization) -> Result<(), Error> {
+        let Some(openapi) = &kustomization.openapi else { return Ok(()) };
+        let custom = match openapi.get("path") {
+            Some(path) => Some(self.read_text(dir, place, path).map_err(|message| place.error(message))?),
+            None => None,
+        };
+        if !matches!(self.schema, PatchSchema::Unset) {
+            return Ok(());
+        }
+        let version = openapi.get("version");
+        self.schema = match (custom, version.map(String::as_str)) {
+            (Some(_), Some(_)) => {
+                return Err(place.error("builtin version and custom schema provided, cannot use both"));
+            }
+            (Some(text), None) => PatchSchema::Custom(Arc::new(
+                custom_schema(&text).map_err(|message| place.error(format!("invalid schema file: {message}")))?,
+            )),
+            (None, None | Some("")) => PatchSchema::Unset,
+            (None, Some(BUILTIN_OPENAPI_VERSION)) => PatchSchema::Builtin,
+            (None, Some(_)) => return Err(place.error("the specified OpenAPI version is not built in")),
+        };
+        Ok(())
+    }
+
+    /// The built-in tables with the kustomization's `configurations` files merged in.
+    fn own_config(&self, dir: &Path, place: &Place, kustomization: &Kustomization) -> Result<Config, Error> {
+        let mut config = builtin().clone();
+        for entry in &kustomization.configurations {
+            let text = self.read_text(dir, place, entry).map_err(|message| place.error(message))?;
+            let file = Config::parse(&text).map_err(|message| place.error(format!("{entry}: {message}")))?;
+            config.merge(&file).map_err(|message| place.error(message))?;
+        }
+        Ok(config)
     }
 
     fn read_kustomization(&self, file: &Path) -> Result<Kustomization, Error> {
@@ -247,7 +497,14 @@ impl Builder<'_> {
         String::from_utf8(bytes).map_err(|_| format!("'{entry}' is not UTF-8 text"))
     }
 
-    fn accumulate(&mut self, dir: &Path, place: &Place, entry: &str, built: &mut Accumulated) -> Result<(), Error> {
+    fn accumulate(
+        &mut self,
+        dir: &Path,
+        place: &Place,
+        entry: &str,
+        accumulated: &mut Accumulated,
+        origin: Option<&Origin>,
+    ) -> Result<(), Error> {
         let remote = remote::parse(entry).filter(|_| self.loader.entry(&normalize(&dir.join(entry))).is_none());
         let path = match &remote {
             Some(repo) => {
@@ -258,14 +515,19 @@ impl Builder<'_> {
             }
             None => self.local_path(dir, place, entry)?,
         };
-        let (found, found_vars) =
-            match self.loader.entry(&path) {
-                Some(Entry::Dir) => {
-                    let base = self.target(&path, Accumulated::default(), false)?.0;
-                    (base.resources, Some(base.vars))
-                }
-                Some(Entry::File) => {
-                    let text = match remote {
+        let accumulating = |message: String| place.error(format!("accumulating resources from '{entry}': {message}"));
+        let (found, found_vars) = match self.loader.entry(&path) {
+            Some(Entry::Dir) => {
+                let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
+                let below = self.target(&path, Accumulated::default(), false, origin)?.0;
+                accumulated.config.merge(&below.config).map_err(|message| {
+                    place.error(format!("recursed merging from path '{}': {message}", path.display()))
+                })?;
+                (below.resources, Some(below.vars))
+            }
+            Some(Entry::File) => {
+                let text =
+                    match remote {
                         // A file of a fetched repository: the repository is its own root.
                         Some(_) => self.loader.read(&path).map_err(|err| err.to_string()).and_then(|bytes| {
                             String::from_utf8(bytes).map_err(|_| format!("'{entry}' is not UTF-8 text"))
@@ -273,21 +535,28 @@ impl Builder<'_> {
                         None => self.read_text(dir, place, entry),
                     }
                     .map_err(|message| place.error(format!("accumulating resources from '{entry}': {message}")))?;
-                    let objects = manifest::parse_as(&text, &path.display().to_string(), Dialect::Kustomize)
-                        .map_err(|err| Error(err.to_string()))?;
-                    (objects.into_iter().map(|object| Resource::new(object.object)).collect(), None)
+                let objects = manifest::parse_as(&text, &path.display().to_string(), Dialect::Kustomize)
+                    .map_err(|err| Error(err.to_string()))?;
+                let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
+                let mut found: Vec<Resource> = objects.into_iter().map(|object| Resource::new(object.object)).collect();
+                for resource in found.iter_mut() {
+                    if let Some(origin) = &origin {
+                        origin::set_origin(resource, origin);
+                    }
                 }
-                None => {
-                    return Err(place
-                        .error(format!("accumulating resources from '{entry}': '{}' does not exist", path.display())));
-                }
-            };
-        let accumulating = |message: String| place.error(format!("accumulating resources from '{entry}': {message}"));
+                (found, None)
+            }
+            None => {
+                return Err(
+                    place.error(format!("accumulating resources from '{entry}': '{}' does not exist", path.display()))
+                );
+            }
+        };
         for resource in found {
-            add(&mut built.resources, resource).map_err(accumulating)?;
+            add(&mut accumulated.resources, resource).map_err(accumulating)?;
         }
         if let Some(vars) = found_vars {
-            built.vars.merge(vars).map_err(accumulating)?;
+            accumulated.vars.merge(vars).map_err(accumulating)?;
         }
         Ok(())
     }
@@ -298,7 +567,10 @@ impl Builder<'_> {
         place: &Place,
         kustomization: &Kustomization,
         resources: &mut Vec<Resource>,
+        origin: &dyn Fn(&str) -> Option<Origin>,
     ) -> Result<(), Error> {
+        let mut exists = |path: &str| self.read_text(dir, place, path).map(drop);
+        helm::configure(kustomization, self.options.helm, &mut exists).map_err(|message| place.error(message))?;
         let generators = kustomization
             .config_map_generator
             .iter()
@@ -312,6 +584,13 @@ impl Builder<'_> {
             let object = generate::object(kind, generator, &pairs, &options);
             let behavior = generator.behavior.as_deref().unwrap_or("create");
             let mut generated = Resource::new(object);
+            let kind_name = match kind {
+                GeneratedKind::ConfigMap => "ConfigMapGenerator",
+                GeneratedKind::Secret => "SecretGenerator",
+            };
+            if let Some(origin) = origin(kind_name) {
+                origin::set_origin(&mut generated, &origin);
+            }
             generated.needs_hash = !options.disable_name_suffix_hash.unwrap_or(false);
             match behavior {
                 "create" => add(resources, generated).map_err(|message| place.error(message))?,
@@ -320,9 +599,7 @@ impl Builder<'_> {
                     let existing = resources
                         .iter_mut()
                         .find(|resource| {
-                            resource.kind() == generated.kind()
-                                && resource.had_name(&generator.name)
-                                && (namespace.is_empty() || resource.namespace() == namespace)
+                            resource.kind() == generated.kind() && resource.had_id(&generator.name, namespace)
                         })
                         .ok_or_else(|| {
                             place.error(format!("id {} does not exist; cannot merge or replace", generated.id()))
@@ -332,7 +609,36 @@ impl Builder<'_> {
                 other => return Err(place.error(format!("unknown generator behavior '{other}'"))),
             }
         }
-        Ok(())
+        helm::inflate(kustomization, self.options.helm).map_err(|message| place.error(message))
+    }
+}
+
+/// A custom OpenAPI schema (JSON or YAML) compiled for patches. Its objects keep fields it does
+/// not declare (kustomize merges them without a schema rather than refusing them).
+fn custom_schema(text: &str) -> Result<OpenApiSchema, String> {
+    let mut document: Value = if text.starts_with('{') {
+        serde_json::from_str(text).map_err(|err| err.to_string())?
+    } else {
+        serde_saphyr::from_str(text).map_err(|err| err.to_string())?
+    };
+    if document.get("definitions").is_none() {
+        document["definitions"] = Value::Object(Default::default());
+    }
+    open_objects(&mut document["definitions"]);
+    OpenApiSchema::from_document(&document).map_err(|err| err.to_string())
+}
+
+/// Marks every schema with `properties` as keeping unknown fields.
+fn open_objects(node: &mut Value) {
+    match node {
+        Value::Object(map) => {
+            if map.get("properties").is_some_and(Value::is_object) {
+                map.insert("x-kubernetes-preserve-unknown-fields".into(), Value::Bool(true));
+            }
+            map.values_mut().for_each(open_objects);
+        }
+        Value::Array(items) => items.iter_mut().for_each(open_objects),
+        _ => {}
     }
 }
 
@@ -386,7 +692,13 @@ fn merge_generated(
             if !object["metadata"][field].is_object() {
                 object["metadata"][field] = Value::Object(Default::default());
             }
-            object["metadata"][field].as_object_mut().expect("made an object").extend(added.clone());
+            let target = object["metadata"][field].as_object_mut().expect("made an object");
+            // A merged object keeps the origin of the generator that made it first.
+            for (key, value) in added {
+                if replace || !(key == origin::ORIGIN && target.contains_key(key)) {
+                    target.insert(key.clone(), value.clone());
+                }
+            }
         }
     }
     if let Some(disabled) = options.disable_name_suffix_hash {
@@ -451,6 +763,43 @@ mod tests {
         assert_eq!(built.objects.len(), 2, "the local-config ConfigMap is left out");
         let unused = "well-defined vars that were never replaced: IDLE";
         assert_eq!(built.warnings.last().map(String::as_str), Some(unused));
+    }
+
+    #[test]
+    fn a_bases_configurations_reach_the_overlay_and_its_references() {
+        let loader = MemoryLoader::default()
+            .with("/k/base/kustomization.yaml", "resources: [job.yaml]\nconfigurations: [refs.yaml]\n")
+            .with(
+                "/k/base/refs.yaml",
+                "nameReference:\n- kind: ConfigMap\n  fieldSpecs:\n  - kind: Task\n    path: spec/config\n\
+                 commonLabels:\n- kind: Task\n  path: spec/podLabels\n  create: true\n",
+            )
+            .with("/k/base/job.yaml", "apiVersion: x.io/v1\nkind: Task\nmetadata: {name: t}\nspec: {config: c}\n")
+            .with(
+                "/k/overlay/kustomization.yaml",
+                "resources: [../base]\nnamePrefix: o-\ncommonLabels: {team: a}\nconfigMapGenerator:\n- name: c\n",
+            );
+        let built = built(&loader, "/k/overlay").unwrap();
+        let task = built.objects.iter().find(|object| object["kind"] == "Task").unwrap();
+        let config_map = built.objects.iter().find(|object| object["kind"] == "ConfigMap").unwrap();
+        assert_eq!(task["spec"]["config"], config_map["metadata"]["name"]);
+        assert_eq!(task["spec"]["podLabels"], serde_json::json!({"team": "a"}));
+    }
+
+    #[test]
+    fn a_custom_schema_describes_its_kinds_only_and_keeps_undeclared_fields() {
+        let text = "definitions:\n  v1.Thing:\n    x-kubernetes-group-version-kind: [{group: x.io, version: v1, kind: Thing}]\n\
+                    \x20   properties:\n      spec:\n        properties:\n          items:\n            type: array\n\
+                    \x20           x-kubernetes-patch-merge-key: name\n            x-kubernetes-patch-strategy: merge\n\
+                    \x20           items: {properties: {name: {type: string}}}\n";
+        let schema = Arc::new(custom_schema(text).unwrap());
+        assert!(crate::schema::KindSchema::for_kind(schema.clone(), "apps/v1", "Deployment").is_none());
+        let object = serde_json::json!({"apiVersion": "x.io/v1", "kind": "Thing", "metadata": {"name": "t"},
+            "spec": {"items": [{"name": "a", "v": 1}, {"name": "b"}]}});
+        let patch = serde_json::json!({"spec": {"items": [{"name": "a", "v": 2}], "other": true}});
+        let patched = transform::strategic(object, &patch, Some(&schema)).unwrap();
+        assert_eq!(patched["spec"]["items"], serde_json::json!([{"name": "a", "v": 2}, {"name": "b"}]));
+        assert_eq!(patched["spec"]["other"], true);
     }
 
     #[test]

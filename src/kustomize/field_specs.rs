@@ -1,7 +1,9 @@
-//! kustomize's built-in tables: which fields get labels, annotations, names, namespaces, images and
-//! replicas, which fields refer to which kinds, and where `vars` are substituted. Data, in
-//! `builtin-fieldspecs.yaml` and `builtin-varreference.yaml` (from kustomize v5.5.0, noted
-//! there), loaded once.
+//! kustomize's transformer configuration: which fields get labels, annotations, names, namespaces,
+//! images and replicas, which fields refer to which kinds, and where `vars` are substituted. The
+//! built-in tables are data, in `builtin-fieldspecs.yaml` (from kustomize v5.5.0, noted there),
+//! loaded once; a kustomization's `configurations` files (and its `crds`) add to them, and each
+//! level hands what it merged up to the kustomizations that include it, as kustomize's accumulator
+//! does.
 
 use std::sync::OnceLock;
 
@@ -9,7 +11,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 /// A field that a transformer changes in the resources it selects.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(from = "RawFieldSpec")]
 pub struct FieldSpec {
     pub group: String,
@@ -31,6 +33,7 @@ struct RawFieldSpec {
     version: String,
     #[serde(default)]
     kind: String,
+    #[serde(default)]
     path: String,
     #[serde(default)]
     create: bool,
@@ -78,87 +81,194 @@ pub fn group_version(object: &Value) -> (&str, &str) {
 }
 
 impl FieldSpec {
+    /// Whether this spec's group, version and kind select `object`.
+    pub fn selects(&self, object: &Value) -> bool {
+        selects(&self.group, &self.version, &self.kind, object)
+    }
+
     /// Calls `change` on the field at this spec's path in `object` (on each, where the path goes
     /// through lists), when the spec selects the object. A missing field is `null` when the spec
     /// creates fields, and skipped when it does not.
     pub fn apply(&self, object: &mut Value, change: &mut dyn FnMut(&mut Value)) {
-        if selects(&self.group, &self.version, &self.kind, object) {
-            walk(object, &self.path, self.create, change);
+        self.apply_at(object, &mut |_, value| change(value));
+    }
+
+    /// [`FieldSpec::apply`], telling `change` where each field is (a JSON pointer).
+    pub fn apply_at(&self, object: &mut Value, change: &mut dyn FnMut(&str, &mut Value)) {
+        if self.selects(object) {
+            walk(object, &self.path, self.create, &mut String::new(), change);
         }
     }
 }
 
-fn walk(node: &mut Value, path: &[String], create: bool, change: &mut dyn FnMut(&mut Value)) {
+/// `key` as a JSON pointer's segment.
+pub fn pointer_segment(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+fn walk(
+    node: &mut Value,
+    path: &[String],
+    create: bool,
+    pointer: &mut String,
+    change: &mut dyn FnMut(&str, &mut Value),
+) {
+    let length = pointer.len();
     if let Value::Array(items) = node {
-        for item in items {
-            walk(item, path, create, change);
+        for (index, item) in items.iter_mut().enumerate() {
+            pointer.push_str(&format!("/{index}"));
+            walk(item, path, create, pointer, change);
+            pointer.truncate(length);
         }
         return;
     }
     let Some((first, rest)) = path.split_first() else {
-        change(node);
+        change(pointer, node);
         return;
     };
     if node.is_null() && create {
         *node = Value::Object(Map::new());
     }
     let Value::Object(map) = node else { return };
+    pointer.push('/');
+    pointer.push_str(&pointer_segment(first));
     match map.get_mut(first) {
-        Some(child) => walk(child, rest, create, change),
+        Some(child) => walk(child, rest, create, pointer, change),
         None if create => {
             let child = map.entry(first.clone()).or_insert(Value::Null);
-            walk(child, rest, create, change);
+            walk(child, rest, create, pointer, change);
         }
         None => {}
     }
+    pointer.truncate(length);
 }
 
 /// An entry of the name-reference table: fields that name an object of one kind.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct NameReference {
     #[serde(default)]
     pub group: String,
     #[serde(default)]
     pub version: String,
+    #[serde(default)]
     pub kind: String,
+    #[serde(default)]
     pub field_specs: Vec<FieldSpec>,
 }
 
-/// The built-in tables.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Tables {
+/// A transformer configuration (kustomize's `TransformerConfig`): the built-in tables, a
+/// `configurations` file, or their merger. Unknown fields are errors, as in kustomize.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct Config {
+    pub name_prefix: Vec<FieldSpec>,
+    pub name_suffix: Vec<FieldSpec>,
+    pub namespace: Vec<FieldSpec>,
     pub common_labels: Vec<FieldSpec>,
+    /// Extra fields for every `labels` entry.
+    pub labels: Vec<FieldSpec>,
     pub template_labels: Vec<FieldSpec>,
     pub common_annotations: Vec<FieldSpec>,
-    pub namespace: Vec<FieldSpec>,
-    pub replicas: Vec<FieldSpec>,
     pub name_reference: Vec<NameReference>,
+    /// Fields where `vars` are substituted (kept merged for the vars transformer).
+    pub var_reference: Vec<FieldSpec>,
+    pub images: Vec<FieldSpec>,
+    pub replicas: Vec<FieldSpec>,
+}
+
+/// Two specs that kustomize counts as one but that disagree on `create`.
+#[derive(Debug, thiserror::Error)]
+#[error("conflicting fieldspecs")]
+pub struct Conflict;
+
+impl FieldSpec {
+    /// The spec for `path` in every kind.
+    pub fn any_kind(path: &str, create: bool) -> Self {
+        FieldSpec { group: String::new(), version: String::new(), kind: String::new(), path: split_path(path), create }
+    }
+
+    /// Whether kustomize takes `other` for this spec when merging: the same path, and every part
+    /// of `other`'s group, version and kind that is set equal to this one's.
+    fn covers(&self, other: &FieldSpec) -> bool {
+        self.path == other.path
+            && [(&self.group, &other.group), (&self.version, &other.version), (&self.kind, &other.kind)]
+                .iter()
+                .all(|(mine, theirs)| theirs.is_empty() || mine == theirs)
+    }
+}
+
+/// `incoming` added to `specs`, skipping those already there (kustomize's `FsSlice.MergeAll`).
+pub fn merge_specs(specs: &mut Vec<FieldSpec>, incoming: &[FieldSpec]) -> Result<(), Conflict> {
+    for spec in incoming {
+        match specs.iter().find(|existing| existing.covers(spec)) {
+            Some(existing) if existing.create != spec.create => return Err(Conflict),
+            Some(_) => {}
+            None => specs.push(spec.clone()),
+        }
+    }
+    Ok(())
+}
+
+impl Config {
+    /// Parses a `configurations` file.
+    pub fn parse(text: &str) -> Result<Config, String> {
+        serde_saphyr::from_str(text).map_err(|err| {
+            let message = err.to_string();
+            match message.split_once("unknown field `").and_then(|(_, rest)| rest.split_once('`')) {
+                Some((field, _)) => {
+                    format!("error unmarshaling JSON: while decoding JSON: json: unknown field {field:?}")
+                }
+                None => message,
+            }
+        })
+    }
+
+    /// `other` merged into this configuration, in kustomize's words when two specs conflict.
+    pub fn merge(&mut self, other: &Config) -> Result<(), String> {
+        let tables = [
+            ("NamePrefix", &mut self.name_prefix, &other.name_prefix),
+            ("NameSuffix", &mut self.name_suffix, &other.name_suffix),
+            ("NameSpace", &mut self.namespace, &other.namespace),
+            ("CommonAnnotations", &mut self.common_annotations, &other.common_annotations),
+            ("CommonLabels", &mut self.common_labels, &other.common_labels),
+            ("Labels", &mut self.labels, &other.labels),
+            ("TemplateLabels", &mut self.template_labels, &other.template_labels),
+            ("VarReference", &mut self.var_reference, &other.var_reference),
+            ("Images", &mut self.images, &other.images),
+            ("Replicas", &mut self.replicas, &other.replicas),
+        ];
+        for (name, specs, incoming) in tables {
+            merge_specs(specs, incoming).map_err(|err| format!("failed to merge {name} fieldSpec: {err}"))?;
+        }
+        for reference in &other.name_reference {
+            self.add_name_reference(reference)
+                .map_err(|err| format!("failed to merge NameReference fieldSpec: {err}"))?;
+        }
+        Ok(())
+    }
+
+    /// Adds the referrers of `reference` to the entry of its exact kind (a new one if none).
+    pub fn add_name_reference(&mut self, reference: &NameReference) -> Result<(), Conflict> {
+        let same_kind = self.name_reference.iter_mut().find(|existing| {
+            (&existing.group, &existing.version, &existing.kind)
+                == (&reference.group, &reference.version, &reference.kind)
+        });
+        match same_kind {
+            Some(existing) => merge_specs(&mut existing.field_specs, &reference.field_specs),
+            None => {
+                self.name_reference.push(reference.clone());
+                Ok(())
+            }
+        }
+    }
 }
 
 /// The built-in tables, parsed on first use.
-pub fn tables() -> &'static Tables {
-    static TABLES: OnceLock<Tables> = OnceLock::new();
-    TABLES.get_or_init(|| {
-        serde_saphyr::from_str(include_str!("builtin-fieldspecs.yaml")).expect("the built-in field specs parse")
-    })
-}
-
-/// kustomize's built-in varReference table (`builtin-varreference.yaml`): the fields where
-/// `$(VAR)` is replaced. A kustomization's `configurations` may add to it.
-pub fn var_reference() -> &'static [FieldSpec] {
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct VarReferenceTable {
-        var_reference: Vec<FieldSpec>,
-    }
-    static TABLE: OnceLock<VarReferenceTable> = OnceLock::new();
-    &TABLE
-        .get_or_init(|| {
-            serde_saphyr::from_str(include_str!("builtin-varreference.yaml")).expect("the varReference table parses")
-        })
-        .var_reference
+pub fn builtin() -> &'static Config {
+    static BUILTIN: OnceLock<Config> = OnceLock::new();
+    BUILTIN
+        .get_or_init(|| Config::parse(include_str!("builtin-fieldspecs.yaml")).expect("the built-in field specs parse"))
 }
 
 #[cfg(test)]
@@ -168,8 +278,9 @@ mod tests {
 
     #[test]
     fn the_tables_load() {
-        let tables = tables();
+        let tables = builtin();
         assert_eq!(tables.common_labels.len(), 32);
+        assert_eq!(tables.var_reference.len(), 72);
         assert!(tables.name_reference.iter().any(|entry| entry.kind == "ConfigMap"));
         let escaped = tables
             .name_reference
@@ -177,10 +288,48 @@ mod tests {
             .flat_map(|entry| &entry.field_specs)
             .find(|spec| spec.path.len() == 3 && spec.path[2].contains('/'));
         assert_eq!(escaped.unwrap().path[2], "nginx.ingress.kubernetes.io/fastcgi-params-configmap");
-        let var_reference = var_reference();
-        assert_eq!(var_reference.len(), 72);
-        assert!(var_reference.iter().any(|spec| spec.kind == "Pod" && spec.path == ["spec", "containers", "command"]));
-        assert_eq!(var_reference.last().unwrap().path, ["metadata", "annotations"]);
+        assert!(
+            tables
+                .var_reference
+                .iter()
+                .any(|spec| spec.kind == "Pod" && spec.path == ["spec", "containers", "command"])
+        );
+        assert_eq!(tables.var_reference.last().unwrap().path, ["metadata", "annotations"]);
+    }
+
+    #[test]
+    fn merging_skips_covered_specs_and_refuses_conflicts() {
+        let mut config = builtin().clone();
+        let before = config.common_labels.len();
+        // No kind: covers the built-in Service spec of the same path, so nothing is added.
+        let covered = Config::parse("commonLabels:\n- path: spec/selector\n  create: true\n").unwrap();
+        config.merge(&covered).unwrap();
+        assert_eq!(config.common_labels.len(), before);
+        let added = Config::parse("commonLabels:\n- kind: Foo\n  path: spec/selector\n").unwrap();
+        config.merge(&added).unwrap();
+        assert_eq!(config.common_labels.len(), before + 1);
+        let conflicting = Config::parse("commonLabels:\n- kind: Service\n  path: spec/selector\n").unwrap();
+        assert_eq!(
+            config.merge(&conflicting).unwrap_err(),
+            "failed to merge CommonLabels fieldSpec: conflicting fieldspecs"
+        );
+    }
+
+    #[test]
+    fn name_references_merge_by_exact_kind_and_var_references_are_kept() {
+        let mut config = builtin().clone();
+        let kinds = config.name_reference.len();
+        let file = "nameReference:\n- kind: ConfigMap\n  version: v1\n  fieldSpecs:\n  - kind: Foo\n    path: spec/cm\n\
+                    - kind: Bar\n  fieldSpecs:\n  - kind: Foo\n    path: spec/bar\nvarReference:\n- kind: Foo\n  path: spec/args\n";
+        config.merge(&Config::parse(file).unwrap()).unwrap();
+        assert_eq!(config.name_reference.len(), kinds + 1);
+        let config_map = config.name_reference.iter().find(|entry| entry.kind == "ConfigMap" && entry.version == "v1");
+        assert!(config_map.unwrap().field_specs.iter().any(|spec| spec.kind == "Foo" && spec.path == ["spec", "cm"]));
+        let added = FieldSpec { kind: "Foo".into(), ..FieldSpec::any_kind("spec/args", false) };
+        assert_eq!(config.var_reference.len(), builtin().var_reference.len() + 1);
+        assert_eq!(config.var_reference.last(), Some(&added));
+        let err = Config::parse("nameReferences: []\n").unwrap_err();
+        assert_eq!(err, r#"error unmarshaling JSON: while decoding JSON: json: unknown field "nameReferences""#);
     }
 
     #[test]

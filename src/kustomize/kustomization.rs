@@ -3,9 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::field_specs::FieldSpec;
+use super::helm::{HelmChart, HelmChartArgs, HelmGlobals};
 use super::replace::{replacements, vars::Var};
 
 /// One `kustomization.yaml` (or a `Component`).
@@ -35,17 +37,17 @@ pub struct Kustomization {
     pub sort_options: Option<SortOptions>,
     pub replacements: Vec<replacements::Entry>,
     pub vars: Vec<Var>,
-    // Fields kustomize knows that this build does not carry out yet: refused when set.
     pub build_metadata: Vec<String>,
     pub crds: Vec<String>,
-    pub openapi: Option<Value>,
+    /// `path` (a custom schema for strategic merge patches) or `version` (a built-in one).
+    pub openapi: Option<BTreeMap<String, String>>,
     pub configurations: Vec<String>,
     pub generators: Vec<String>,
     pub transformers: Vec<String>,
     pub validators: Vec<String>,
-    pub helm_charts: Vec<Value>,
-    pub helm_globals: Option<Value>,
-    pub helm_chart_inflation_generator: Vec<Value>,
+    pub helm_charts: Vec<HelmChart>,
+    pub helm_globals: Option<HelmGlobals>,
+    pub helm_chart_inflation_generator: Vec<HelmChartArgs>,
     pub image_tags: Vec<Image>,
 }
 
@@ -68,25 +70,6 @@ impl Kustomization {
         })
         .collect()
     }
-
-    /// The first field set that this build does not support yet, by its kustomization name.
-    pub fn unsupported_field(&self) -> Option<&'static str> {
-        [
-            ("buildMetadata", !self.build_metadata.is_empty()),
-            ("crds", !self.crds.is_empty()),
-            ("openapi", self.openapi.is_some()),
-            ("configurations", !self.configurations.is_empty()),
-            ("generators", !self.generators.is_empty()),
-            ("transformers", !self.transformers.is_empty()),
-            ("validators", !self.validators.is_empty()),
-            ("helmCharts", !self.helm_charts.is_empty()),
-            ("helmGlobals", self.helm_globals.is_some()),
-            ("helmChartInflationGenerator", !self.helm_chart_inflation_generator.is_empty()),
-            ("labels[].fields", self.labels.iter().any(|label| !label.fields.is_empty())),
-        ]
-        .into_iter()
-        .find_map(|(field, set)| set.then_some(field))
-    }
 }
 
 /// An entry of `labels`.
@@ -96,7 +79,8 @@ pub struct Label {
     pub pairs: BTreeMap<String, String>,
     pub include_selectors: bool,
     pub include_templates: bool,
-    pub fields: Vec<Value>,
+    /// Extra fields the labels go on.
+    pub fields: Vec<FieldSpec>,
 }
 
 /// An entry of `images`.
@@ -129,15 +113,22 @@ pub struct PatchEntry {
 }
 
 /// Which resources a patch applies to; names and namespaces are anchored regular expressions.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase", default)]
 pub struct Selector {
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub group: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub version: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub kind: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub namespace: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub label_selector: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub annotation_selector: String,
 }
 

@@ -5,16 +5,23 @@
 //! [`crate::schema`]'s patch metadata, and nothing is printed. The cut follows kustomize's:
 //! [`kustomization`] (the document), [`build`] (one target, recursing into bases and components),
 //! [`generate`] (ConfigMap and Secret generators and their hash), [`transform`] (the built-in
-//! transformers), [`replace`] (`replacements` and `vars`), [`names`] (name references), [`order`]
-//! (the legacy order), and [`field_specs`] (the built-in tables, as data).
+//! transformers), [`plugins`] (built-in plugin configurations as the fields that configure the
+//! same transformers), [`replace`] (`replacements` and `vars`), [`names`] (name references),
+//! [`order`] (the legacy order), [`field_specs`] (the built-in tables, as data, and the
+//! `configurations` merged into them), [`crds`] (tables from OpenAPI definitions), [`origin`]
+//! (`buildMetadata`'s annotations) and [`helm`] (helm's fields, checked, never run).
 
 mod build;
+mod crds;
 mod field_specs;
 mod generate;
+mod helm;
 mod kustomization;
 mod loader;
 mod names;
 mod order;
+mod origin;
+mod plugins;
 pub mod remote;
 mod replace;
 mod transform;
@@ -24,6 +31,7 @@ use std::path::Path;
 use serde_json::Value;
 
 pub use generate::content_hash;
+pub use helm::Helm;
 pub use loader::{DiskLoader, Entry, GitLoader, LoadRestrictor, Loader, MemoryLoader};
 
 /// Why a kustomization could not be built. The message names the file or directory.
@@ -38,11 +46,13 @@ pub struct Options<'a> {
     pub load_restrictor: LoadRestrictor,
     /// The value of an environment variable (for env files' bare keys); empty when unset.
     pub environment: &'a dyn Fn(&str) -> String,
+    /// `--enable-helm`: `None` when not given.
+    pub helm: Option<&'a Helm>,
 }
 
 impl Default for Options<'_> {
     fn default() -> Self {
-        Options { load_restrictor: LoadRestrictor::default(), environment: &|_| String::new() }
+        Options { load_restrictor: LoadRestrictor::default(), environment: &|_| String::new(), helm: None }
     }
 }
 

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::build::Resource;
-use super::field_specs::{NameReference, selects, tables};
+use super::field_specs::{NameReference, selects};
 use super::generate::hash_suffix;
 
 /// Appends the content hash to the names of the objects that need one.
@@ -16,12 +16,12 @@ pub fn add_hashes(resources: &mut [Resource]) {
 }
 
 /// Makes every field that names an object by a name it had (before a prefix, suffix or hash)
-/// name it as it is now.
-pub fn fix_references(resources: &mut [Resource]) {
+/// name it as it is now; `table` says which fields name which kinds.
+pub fn fix_references(resources: &mut [Resource], table: &[NameReference]) {
     for index in 0..resources.len() {
         let mut object = resources[index].object.clone();
         let referrer_namespace = resources[index].namespace().to_string();
-        for reference in &tables().name_reference {
+        for reference in table {
             for spec in &reference.field_specs {
                 spec.apply(&mut object, &mut |value| fix(value, reference, resources, &referrer_namespace));
             }
@@ -66,7 +66,7 @@ fn referred<'a>(
     let mut candidates = resources.iter().filter(|candidate| {
         selects(&reference.group, &reference.version, &reference.kind, &candidate.object)
             && candidate.had_name(name)
-            && (namespace.is_empty() || candidate.namespace().is_empty() || candidate.namespace() == namespace)
+            && (namespace.is_empty() || candidate.namespace().is_empty() || candidate.had_namespace(namespace))
     });
     let first = candidates.next()?;
     candidates.all(|other| other.name() == first.name()).then_some(first)

@@ -3,108 +3,169 @@
 //! images.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
 use super::build::{Resource, id_text};
-use super::field_specs::{FieldSpec, group_version, tables};
-use super::kustomization::{Image, Kustomization, PatchEntry, Selector};
+use super::field_specs::{Config, FieldSpec, group_version, merge_specs, pointer_segment};
+use super::kustomization::{Image, Kustomization, Label, PatchEntry, Selector};
 use crate::manifest::{self, Dialect, LabelSelector};
 use crate::merge::{KindPatcher, Patch, json_patch};
-use crate::schema::KindSchema;
+use crate::schema::{KindSchema, OpenApiSchema};
 
 /// Reads a file named in the kustomization.
 pub type Read<'a> = dyn FnMut(&str) -> Result<String, String> + 'a;
 
-/// Runs the kustomization's transformers over `resources`.
-pub fn run(kustomization: &Kustomization, resources: &mut Vec<Resource>, read: &mut Read) -> Result<(), String> {
+/// Called after each transformer kustomize would configure, with its kind
+/// (`PrefixTransformer`, ...), for `buildMetadata`'s records.
+pub type Record<'a> = dyn FnMut(&mut [Resource], &'static str) + 'a;
+
+/// Runs the kustomization's transformers over `resources`, on the fields `config` names.
+pub fn run(
+    kustomization: &Kustomization,
+    config: &Config,
+    resources: &mut Vec<Resource>,
+    read: &mut Read,
+    record: &mut Record,
+    schema: Option<&Arc<OpenApiSchema>>,
+) -> Result<(), String> {
     for entry in &kustomization.patches_strategic_merge {
         // An entry is a file, or (when it is not one) the patch itself.
         let text =
             if entry.contains('\n') || entry.trim_start().starts_with('{') { entry.clone() } else { read(entry)? };
         for patch in documents(&text, entry)? {
-            strategic_by_id(resources, &patch)?;
+            strategic_by_id(resources, &patch, schema)?;
         }
+    }
+    if !kustomization.patches_strategic_merge.is_empty() {
+        record(resources, "PatchStrategicMergeTransformer");
     }
     for entry in &kustomization.patches {
-        let text = patch_text(entry, read)?;
-        let documents = documents(&text, entry.path.as_deref().unwrap_or("inline patch"))?;
-        if let [Value::Array(_)] = documents.as_slice() {
-            let target = entry.target.as_ref().ok_or("a JSON 6902 patch in 'patches' needs a target")?;
-            json6902(resources, target, &documents[0])?;
-            continue;
-        }
-        for patch in documents {
-            match &entry.target {
-                Some(target) => {
-                    let allow_name_change = entry.options.get("allowNameChange").copied().unwrap_or(false);
-                    for resource in resources.iter_mut().filter(|resource| selected(target, resource)) {
-                        let mut patch = patch.clone();
-                        if !allow_name_change
-                            && let Some(metadata) = patch.get_mut("metadata").and_then(Value::as_object_mut)
-                        {
-                            metadata.remove("name");
-                            metadata.remove("namespace");
-                        }
-                        resource.object = strategic(resource.object.clone(), &patch)?;
-                    }
-                    if deletes(&patch) {
-                        resources.retain(|resource| !selected(target, resource));
-                    }
-                }
-                None => strategic_by_id(resources, &patch)?,
-            }
-        }
+        patch(resources, entry, read, schema)?;
+        record(resources, "PatchTransformer");
     }
     if let Some(namespace) = kustomization.namespace.as_deref().filter(|namespace| !namespace.is_empty()) {
-        set_namespace(resources, namespace);
+        set_namespace(resources, namespace, &config.namespace);
+        record(resources, "NamespaceTransformer");
     }
     let prefix = kustomization.name_prefix.as_deref().unwrap_or_default();
     let suffix = kustomization.name_suffix.as_deref().unwrap_or_default();
     if !prefix.is_empty() || !suffix.is_empty() {
-        for resource in resources.iter_mut() {
-            if !keeps_its_name(&resource.object) {
-                let name = format!("{prefix}{}{suffix}", resource.name());
-                resource.rename(name);
-            }
-        }
+        add_prefix_and_suffix(resources, (prefix, &config.name_prefix), (suffix, &config.name_suffix));
     }
-    let tables = tables();
-    if !kustomization.common_labels.is_empty() {
-        add_pairs(resources, &kustomization.common_labels, &tables.common_labels);
+    if !prefix.is_empty() {
+        record(resources, "PrefixTransformer");
+    }
+    if !suffix.is_empty() {
+        record(resources, "SuffixTransformer");
     }
     for label in &kustomization.labels {
-        let specs: Vec<FieldSpec> = if label.include_selectors {
-            tables.common_labels.clone()
-        } else if label.include_templates {
-            tables.template_labels.clone()
-        } else {
-            tables.template_labels.iter().filter(|spec| spec.path == ["metadata", "labels"]).cloned().collect()
-        };
-        add_pairs(resources, &label.pairs, &specs);
+        add_pairs(resources, &label.pairs, &label_specs(label, config)?);
+        record(resources, "LabelTransformer");
+    }
+    // kustomize configures a commonLabels transformer whenever there are labels of either kind.
+    if !kustomization.common_labels.is_empty() || !kustomization.labels.is_empty() {
+        if !kustomization.common_labels.is_empty() {
+            add_pairs(resources, &kustomization.common_labels, &config.common_labels);
+        }
+        record(resources, "LabelTransformer");
     }
     if !kustomization.common_annotations.is_empty() {
-        add_pairs(resources, &kustomization.common_annotations, &tables.common_annotations);
+        add_pairs(resources, &kustomization.common_annotations, &config.common_annotations);
+        record(resources, "AnnotationsTransformer");
     }
     for entry in &kustomization.patches_json6902 {
-        let target = entry.target.as_ref().ok_or("a patchesJson6902 entry needs a target")?;
+        let target = entry.target.as_ref().filter(|target| !target.name.is_empty()).ok_or_else(|| {
+            // kustomize's words, with the entry as its plugin's configuration.
+            let mut config = serde_json::json!({"target": entry.target});
+            for (key, value) in [("path", &entry.path), ("jsonOp", &entry.patch)] {
+                if let Some(value) = value {
+                    config[key] = Value::String(value.clone());
+                }
+            }
+            format!(
+                "trouble configuring builtin PatchJson6902Transformer with config: `\n{}`: must specify the target name",
+                crate::output::to_yaml(&config)
+            )
+        })?;
         let text = patch_text(entry, read)?;
         let patch = documents(&text, entry.path.as_deref().unwrap_or("inline patch"))?
             .into_iter()
             .next()
             .unwrap_or(Value::Null);
         json6902(resources, target, &patch)?;
+        record(resources, "PatchJson6902Transformer");
     }
     for replica in &kustomization.replicas {
         for resource in resources.iter_mut().filter(|resource| resource.had_name(&replica.name)) {
-            for spec in &tables.replicas {
+            for spec in &config.replicas {
                 spec.apply(&mut resource.object, &mut |value| *value = Value::from(replica.count));
             }
         }
+        record(resources, "ReplicaCountTransformer");
     }
     for image in kustomization.images.iter().chain(&kustomization.image_tags) {
-        for resource in resources.iter_mut() {
-            set_images(&mut resource.object, image);
+        set_image(resources, image, config);
+        record(resources, "ImageTagTransformer");
+    }
+    Ok(())
+}
+
+/// Sets the image `image` names in every container list (kustomize's legacy search) and in the
+/// fields the configuration names.
+fn set_image(resources: &mut [Resource], image: &Image, config: &Config) {
+    for resource in resources.iter_mut() {
+        set_images(&mut resource.object, image);
+        if resource.kind() == "CustomResourceDefinition" {
+            continue;
+        }
+        // Never created: kustomize's images filter asks for no kind of node to create.
+        for spec in config.images.iter().map(|spec| FieldSpec { create: false, ..spec.clone() }) {
+            spec.apply(&mut resource.object, &mut |value| {
+                if let Value::String(current) = value
+                    && let Some(updated) = updated_image(current, image)
+                {
+                    *current = updated;
+                }
+            });
+        }
+    }
+}
+
+/// One `patches` entry: a JSON 6902 patch (a list) for its target, or strategic merge patches
+/// for their target or for the object each names.
+fn patch(
+    resources: &mut Vec<Resource>,
+    entry: &PatchEntry,
+    read: &mut Read,
+    schema: Option<&Arc<OpenApiSchema>>,
+) -> Result<(), String> {
+    let text = patch_text(entry, read)?;
+    let documents = documents(&text, entry.path.as_deref().unwrap_or("inline patch"))?;
+    if let [Value::Array(_)] = documents.as_slice() {
+        let target = entry.target.as_ref().ok_or("a JSON 6902 patch in 'patches' needs a target")?;
+        return json6902(resources, target, &documents[0]);
+    }
+    for patch in documents {
+        match &entry.target {
+            Some(target) => {
+                let allow_name_change = entry.options.get("allowNameChange").copied().unwrap_or(false);
+                for resource in resources.iter_mut().filter(|resource| selected(target, resource)) {
+                    let mut patch = patch.clone();
+                    if !allow_name_change
+                        && let Some(metadata) = patch.get_mut("metadata").and_then(Value::as_object_mut)
+                    {
+                        metadata.remove("name");
+                        metadata.remove("namespace");
+                    }
+                    strategic_in_place(resource, &patch, schema)?;
+                }
+                if deletes(&patch) {
+                    resources.retain(|resource| !selected(target, resource));
+                }
+            }
+            None => strategic_by_id(resources, &patch, schema)?,
         }
     }
     Ok(())
@@ -131,7 +192,11 @@ fn deletes(patch: &Value) -> bool {
 }
 
 /// Applies a strategic merge patch to the one resource its own id names.
-fn strategic_by_id(resources: &mut Vec<Resource>, patch: &Value) -> Result<(), String> {
+fn strategic_by_id(
+    resources: &mut Vec<Resource>,
+    patch: &Value,
+    schema: Option<&Arc<OpenApiSchema>>,
+) -> Result<(), String> {
     let (group, _) = group_version(patch);
     let kind = patch["kind"].as_str().unwrap_or_default();
     let name = patch["metadata"]["name"].as_str().unwrap_or_default();
@@ -157,7 +222,7 @@ fn strategic_by_id(resources: &mut Vec<Resource>, patch: &Value) -> Result<(), S
             let mut patch = patch.clone();
             // The patch names its target by an earlier name; the target keeps the name it has now.
             patch["metadata"]["name"] = Value::String(resources[*index].name().to_string());
-            resources[*index].object = strategic(resources[*index].object.clone(), &patch)?;
+            strategic_in_place(&mut resources[*index], &patch, schema)?;
             Ok(())
         }
         [] => Err(format!("no resource matches strategic merge patch \"{id}\"")),
@@ -165,12 +230,29 @@ fn strategic_by_id(resources: &mut Vec<Resource>, patch: &Value) -> Result<(), S
     }
 }
 
+/// A strategic merge patch applied to `resource`; values it changes carry their linked ones along,
+/// as kustomize sets them in place.
+fn strategic_in_place(
+    resource: &mut Resource,
+    patch: &Value,
+    schema: Option<&Arc<OpenApiSchema>>,
+) -> Result<(), String> {
+    resource.change_in_place(|object, _| {
+        *object = strategic(object.clone(), patch, schema)?;
+        Ok(())
+    })
+}
+
 /// `patch` applied to `object` as a strategic merge patch, with the kind's patch metadata; kinds
-/// without metadata (custom resources) get a JSON merge patch, as in kustomize.
-fn strategic(object: Value, patch: &Value) -> Result<Value, String> {
+/// without metadata (custom resources) get a JSON merge patch, as in kustomize. With a custom
+/// schema (`openapi.path`), only the kinds it describes have metadata, as in kustomize.
+pub fn strategic(object: Value, patch: &Value, custom: Option<&Arc<OpenApiSchema>>) -> Result<Value, String> {
     let api_version = object["apiVersion"].as_str().unwrap_or_default().to_string();
     let kind = object["kind"].as_str().unwrap_or_default().to_string();
-    let schema = KindSchema::for_builtin(None, &api_version, &kind);
+    let schema = match custom {
+        Some(document) => KindSchema::for_kind(document.clone(), &api_version, &kind),
+        None => KindSchema::for_builtin(None, &api_version, &kind),
+    };
     let patcher = KindPatcher::for_kind(schema.as_ref());
     let patch = match patcher {
         KindPatcher::Strategic(_) => Patch::Strategic(patch.clone()),
@@ -185,6 +267,8 @@ fn json6902(resources: &mut [Resource], target: &Selector, patch: &Value) -> Res
     for resource in resources.iter_mut().filter(|resource| selected(target, resource)) {
         let id = resource.id();
         json_patch::apply(&mut resource.object, &operations).map_err(|err| format!("patching {id}: {err}"))?;
+        // kustomize rebuilds the object from JSON: nothing in it is linked any more.
+        resource.linked.clear();
     }
     Ok(())
 }
@@ -197,7 +281,9 @@ fn selected(target: &Selector, resource: &Resource) -> bool {
     (target.group.is_empty() || target.group == group)
         && (target.version.is_empty() || target.version == version)
         && (target.kind.is_empty() || target.kind == resource.kind())
-        && (target.name.is_empty() || resource.names().any(|name| pattern_matches(&target.name, name)))
+        // kustomize matches the original name and the current one, not those in between.
+        && (target.name.is_empty()
+            || [resource.original_name(), resource.name()].iter().any(|name| pattern_matches(&target.name, name)))
         && text_matches(&target.namespace, resource.namespace())
         && selector_matches(&target.label_selector, &resource.object["metadata"]["labels"])
         && selector_matches(&target.annotation_selector, &resource.object["metadata"]["annotations"])
@@ -236,6 +322,59 @@ pub fn selector_matches(selector: &str, pairs: &Value) -> bool {
     }
 }
 
+/// The fields a `labels` entry sets: its own `fields`, the configuration's `labels`, then the
+/// selectors and templates (`includeSelectors`), the templates (`includeTemplates`) or only the
+/// object's labels, merged as kustomize merges them.
+fn label_specs(label: &Label, config: &Config) -> Result<Vec<FieldSpec>, String> {
+    let mut specs = label.fields.clone();
+    let mut merge = |incoming: &[FieldSpec]| {
+        merge_specs(&mut specs, incoming).map_err(|err| format!("failed to merge labels: {err}"))
+    };
+    merge(&config.labels)?;
+    if label.include_selectors {
+        merge(&config.common_labels)?;
+    } else {
+        if label.include_templates {
+            merge(&config.template_labels)?;
+        }
+        merge(&[FieldSpec::any_kind("metadata/labels", true)])?;
+    }
+    Ok(specs)
+}
+
+/// The name prefix and suffix, each with the fields it goes on: `metadata/name` renames the
+/// object (remembering its old name), other fields get the text prepended or appended.
+fn add_prefix_and_suffix(
+    resources: &mut [Resource],
+    (prefix, prefix_specs): (&str, &[FieldSpec]),
+    (suffix, suffix_specs): (&str, &[FieldSpec]),
+) {
+    let is_name = |spec: &FieldSpec| spec.path == ["metadata", "name"];
+    for resource in resources.iter_mut().filter(|resource| !keeps_its_name(&resource.object)) {
+        let mut renamed = resource.name().to_string();
+        for (specs, affix, before) in [(prefix_specs, prefix, true), (suffix_specs, suffix, false)] {
+            let selected = || specs.iter().filter(|spec| spec.selects(&resource.object));
+            if affix.is_empty() {
+                continue;
+            }
+            if selected().any(is_name) {
+                renamed = if before { format!("{affix}{renamed}") } else { format!("{renamed}{affix}") };
+            }
+            let others: Vec<FieldSpec> = selected().filter(|spec| !is_name(spec)).cloned().collect();
+            for spec in others {
+                spec.apply(&mut resource.object, &mut |value| {
+                    if let Value::String(text) = value {
+                        *text = if before { format!("{affix}{text}") } else { format!("{text}{affix}") };
+                    }
+                });
+            }
+        }
+        if renamed != resource.name() {
+            resource.rename(renamed);
+        }
+    }
+}
+
 /// Kinds whose names prefixes and suffixes leave alone, as kustomize's.
 fn keeps_its_name(object: &Value) -> bool {
     let kind = object["kind"].as_str().unwrap_or_default();
@@ -271,14 +410,15 @@ pub const CLUSTER_SCOPED: &[&str] = &[
     "VolumeAttachment",
 ];
 
-fn set_namespace(resources: &mut [Resource], namespace: &str) {
+fn set_namespace(resources: &mut [Resource], namespace: &str, specs: &[FieldSpec]) {
     for resource in resources.iter_mut() {
+        // kustomize remembers every resource's id here, cluster-scoped ones too.
         resource.store_previous_id();
-        let object = &mut resource.object;
-        if !CLUSTER_SCOPED.contains(&object["kind"].as_str().unwrap_or_default()) {
-            object["metadata"]["namespace"] = Value::String(namespace.to_string());
+        if !CLUSTER_SCOPED.contains(&resource.kind()) {
+            resource.object["metadata"]["namespace"] = Value::String(namespace.to_string());
         }
-        for spec in &tables().namespace {
+        let object = &mut resource.object;
+        for spec in specs {
             spec.apply(object, &mut |value| *value = Value::String(namespace.to_string()));
         }
         // Subjects of (cluster) role bindings named `default` move too (kustomize's default mode).
@@ -292,19 +432,32 @@ fn set_namespace(resources: &mut [Resource], namespace: &str) {
     }
 }
 
+/// Sets `pairs` in the maps `specs` name. As in kustomize, a key one call adds to several maps
+/// of an object is one YAML node there: those values stay linked, and a key that is set where it
+/// was already sets the values linked to it.
 fn add_pairs(resources: &mut [Resource], pairs: &BTreeMap<String, String>, specs: &[FieldSpec]) {
     for resource in resources.iter_mut() {
+        let mut added: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        let mut overwritten = Vec::new();
         for spec in specs {
-            spec.apply(&mut resource.object, &mut |value| {
+            spec.apply_at(&mut resource.object, &mut |pointer, value| {
                 if !value.is_object() {
                     *value = Value::Object(Map::new());
                 }
                 let map = value.as_object_mut().expect("made an object");
                 for (key, pair_value) in pairs {
-                    map.insert(key.clone(), Value::String(pair_value.clone()));
+                    let at = format!("{pointer}/{}", pointer_segment(key));
+                    match map.insert(key.clone(), Value::String(pair_value.clone())) {
+                        None => added.entry(key).or_default().push(at),
+                        Some(_) => overwritten.push((at, pair_value)),
+                    }
                 }
             });
         }
+        for (pointer, value) in overwritten {
+            resource.set_linked(&pointer, &Value::String(value.clone()));
+        }
+        resource.linked.extend(added.into_values().filter(|group| group.len() > 1));
     }
 }
 
@@ -387,6 +540,23 @@ mod tests {
         assert_eq!(updated_image("redis", &image), None);
         let digest = Image { name: "nginx".into(), digest: "sha256:d".into(), ..Image::default() };
         assert_eq!(updated_image("nginx:1.0", &digest).as_deref(), Some("nginx@sha256:d"));
+    }
+
+    #[test]
+    fn labels_added_to_several_fields_stay_linked_until_a_json_patch() {
+        let object = serde_json::json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}, "spec": {}});
+        let mut resources = vec![Resource::new(object)];
+        let everywhere = [FieldSpec::any_kind("metadata/labels", true), FieldSpec::any_kind("spec/selector", true)];
+        add_pairs(&mut resources, &BTreeMap::from([("app".into(), "a".into())]), &everywhere);
+        assert_eq!(resources[0].linked, [vec!["/metadata/labels/app".to_string(), "/spec/selector/app".to_string()]]);
+        add_pairs(&mut resources, &BTreeMap::from([("app".into(), "b".into())]), &everywhere[..1]);
+        assert_eq!(resources[0].object["spec"]["selector"]["app"], "b");
+        resources[0].change_in_place(|object, _| object["metadata"]["labels"]["app"] = "c".into());
+        assert_eq!(resources[0].object["spec"]["selector"]["app"], "c");
+        let selector = Selector { kind: "Service".into(), ..Selector::default() };
+        json6902(&mut resources, &selector, &serde_json::json!([{"op": "add", "path": "/spec/x", "value": 1}]))
+            .unwrap();
+        assert!(resources[0].linked.is_empty());
     }
 
     #[test]

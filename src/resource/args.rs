@@ -47,14 +47,21 @@ impl Files<'_> {
     pub fn read(&self) -> Result<Vec<ManifestObject>, Error> {
         match *self {
             Files::Paths { paths, recursive } => Ok(manifest::read_paths(paths, recursive)?),
-            Files::Kustomization { dir, load_restrictor } => Ok(build_kustomization(dir, load_restrictor)?.objects),
+            Files::Kustomization { dir, load_restrictor } => {
+                Ok(build_kustomization(dir, load_restrictor, None)?.objects)
+            }
         }
     }
 }
 
 /// The objects the kustomization in `dir` builds, each with where it came from
-/// (`DIR (kustomization)`, its place in the output), and kustomize's warnings.
-pub fn build_kustomization(dir: &Path, load_restrictor: kustomize::LoadRestrictor) -> Result<Kustomized, Error> {
+/// (`DIR (kustomization)`, its place in the output), and kustomize's warnings. `helm` is
+/// `--enable-helm`'s.
+pub fn build_kustomization(
+    dir: &Path,
+    load_restrictor: kustomize::LoadRestrictor,
+    helm: Option<&kustomize::Helm>,
+) -> Result<Kustomized, Error> {
     let loader = kustomize::GitLoader::default();
     // A URL of a repository (`https://github.com/org/repo//overlays/prod?ref=v1`), unless a local
     // path by that name exists, as kustomize decides.
@@ -69,7 +76,7 @@ pub fn build_kustomization(dir: &Path, load_restrictor: kustomize::LoadRestricto
             .map_err(|cause| manifest::Error::Read { path: dir.display().to_string(), cause })?,
     };
     let environment = |key: &str| std::env::var(key).unwrap_or_default();
-    let options = kustomize::Options { load_restrictor, environment: &environment };
+    let options = kustomize::Options { load_restrictor, environment: &environment, helm };
     let built = kustomize::build(&loader, &absolute, options)?;
     let source = format!("{} (kustomization)", dir.display());
     let objects = built

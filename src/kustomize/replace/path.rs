@@ -4,6 +4,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::kustomize::field_specs::pointer_segment;
+
 /// `path` split at dots as kustomize splits it: `\.` is a dot inside a segment, `[a.b]` is the
 /// one segment `a.b`, and `[name=a.b]` stays one segment with its brackets (a list selector).
 pub fn split(path: &str) -> Vec<String> {
@@ -115,17 +117,15 @@ pub enum Create {
     List,
 }
 
+/// Visits a matched field: where it is (a JSON pointer), the field, and whether it was made.
+pub type Visit<'a> = dyn FnMut(&str, &mut Value, Found) -> Result<(), String> + 'a;
+
 /// Calls `visit` on every field `path` matches in `node` (kustomize's `PathMatcher`): fields,
 /// list indexes, `*` for every item, and `[field=value]` for every item whose field matches
 /// `value` as a regular expression. With `create`, missing fields are made on the way (an item
 /// `[field=value]` names, an index one past the end); returns how many fields were visited.
-pub fn for_each_match(
-    node: &mut Value,
-    path: &[String],
-    create: Create,
-    visit: &mut dyn FnMut(&mut Value, Found) -> Result<(), String>,
-) -> Result<usize, String> {
-    walk(node, path, create, Found::Existing, visit)
+pub fn for_each_match(node: &mut Value, path: &[String], create: Create, visit: &mut Visit) -> Result<usize, String> {
+    walk(node, path, create, Found::Existing, &mut String::new(), visit)
 }
 
 fn walk(
@@ -133,31 +133,41 @@ fn walk(
     path: &[String],
     create: Create,
     found: Found,
-    visit: &mut dyn FnMut(&mut Value, Found) -> Result<(), String>,
+    pointer: &mut String,
+    visit: &mut Visit,
 ) -> Result<usize, String> {
     let Some((segment, rest)) = path.split_first() else {
-        visit(node, found)?;
+        visit(pointer, node, found)?;
         return Ok(1);
+    };
+    // Each step down sets `pointer` to this node's pointer and the segment taken.
+    let length = pointer.len();
+    let step = |pointer: &mut String, segment: &str| {
+        pointer.truncate(length);
+        pointer.push('/');
+        pointer.push_str(&pointer_segment(segment));
     };
     let creating = create != Create::Nothing;
     if let Some(position) = index(segment) {
         let Some(items) = list_items(node, creating)? else {
             return Err(format!("index {position} specified but only 0 elements found"));
         };
+        step(pointer, &position.to_string());
         if position == items.len() && creating {
             items.push(placeholder(rest, create));
-            return walk(&mut items[position], rest, create, Found::Created, visit);
+            return walk(&mut items[position], rest, create, Found::Created, pointer, visit);
         }
         let count = items.len();
         let item = items
             .get_mut(position)
             .ok_or_else(|| format!("index {position} specified but only {count} elements found"))?;
-        return walk(item, rest, create, found, visit);
+        return walk(item, rest, create, found, pointer, visit);
     }
     if segment == "*" {
         let mut visited = 0;
-        for item in list_items(node, false)?.into_iter().flatten() {
-            visited += walk(item, rest, create, found, visit)?;
+        for (position, item) in list_items(node, false)?.into_iter().flatten().enumerate() {
+            step(pointer, &position.to_string());
+            visited += walk(item, rest, create, found, pointer, visit)?;
         }
         return Ok(visited);
     }
@@ -167,7 +177,7 @@ fn walk(
         let Some(items) = list_items(node, creating)? else { return Ok(0) };
         let mut visited = 0;
         let mut matched = false;
-        for item in items.iter_mut() {
+        for (position, item) in items.iter_mut().enumerate() {
             let text = match field {
                 "" if !item.is_object() && !item.is_array() => scalar_text(item),
                 "" => continue,
@@ -178,7 +188,8 @@ fn walk(
             };
             if pattern.is_match(text.trim()) {
                 matched = true;
-                visited += walk(item, rest, create, found, visit)?;
+                step(pointer, &position.to_string());
+                visited += walk(item, rest, create, found, pointer, visit)?;
             }
         }
         if !matched && creating {
@@ -188,8 +199,9 @@ fn walk(
                 field => Value::Object(Map::from_iter([(field.to_string(), value)])),
             };
             items.push(item);
+            step(pointer, &(items.len() - 1).to_string());
             let item = items.last_mut().expect("just pushed");
-            return walk(item, rest, create, Found::Created, visit);
+            return walk(item, rest, create, Found::Created, pointer, visit);
         }
         return Ok(visited);
     }
@@ -201,11 +213,12 @@ fn walk(
         Value::Null => return Ok(0),
         other => return Err(format!("wrong node kind: expected MappingNode but got {}", node_kind(other))),
     };
+    step(pointer, segment);
     match map.get_mut(segment.as_str()) {
-        Some(child) => walk(child, rest, create, found, visit),
+        Some(child) => walk(child, rest, create, found, pointer, visit),
         None if creating => {
             let child = map.entry(segment.clone()).or_insert(placeholder(rest, create));
-            walk(child, rest, create, Found::Created, visit)
+            walk(child, rest, create, Found::Created, pointer, visit)
         }
         None => Ok(0),
     }
@@ -372,19 +385,29 @@ mod tests {
     fn matches_use_regular_expressions_wildcards_and_create_what_is_missing() {
         let mut object = json!({"spec": {"containers": [{"name": "app"}, {"name": "app-side"}, {"name": "db"}]}});
         let mut names = Vec::new();
-        let count =
-            for_each_match(&mut object, &split("spec.containers.[name=app].name"), Create::Nothing, &mut |value, _| {
-                names.push(value.clone());
+        let count = for_each_match(
+            &mut object,
+            &split("spec.containers.[name=app].name"),
+            Create::Nothing,
+            &mut |at, value, _| {
+                names.push((at.to_string(), value.clone()));
                 Ok(())
-            })
-            .unwrap();
-        assert_eq!((count, names), (2, vec![json!("app"), json!("app-side")]));
+            },
+        )
+        .unwrap();
+        let found = [
+            ("/spec/containers/0/name".to_string(), json!("app")),
+            ("/spec/containers/1/name".into(), json!("app-side")),
+        ];
+        assert_eq!((count, names), (2, found.to_vec()));
         let anchored = |pattern: &str, text: &str| Pattern::parse(pattern).is_match(text);
         assert!(anchored("^app$", "app") && !anchored("^app$", "app-side") && anchored("d.", "db"));
         assert!(anchored("a+p*-s", "app-side") && !anchored("^x?db$", "xxdb"));
 
+        let mut last_set = String::new();
         let mut set = |path: &str, create: Create| {
-            for_each_match(&mut object, &split(path), create, &mut |value, found| {
+            for_each_match(&mut object, &split(path), create, &mut |at, value, found| {
+                last_set = at.to_string();
                 *value = json!(format!("{found:?}"));
                 Ok(())
             })
@@ -397,6 +420,7 @@ mod tests {
             set("spec.containers.image", Create::Nothing),
             Err("wrong node kind: expected MappingNode but got SequenceNode".into())
         );
+        assert_eq!(last_set, "/spec/containers/3/args/0", "where the last field set was");
         assert_eq!(object["spec"]["containers"][0]["image"], "Created");
         assert_eq!(object["spec"]["containers"][3], json!({"name": "web", "args": ["Created"]}));
     }

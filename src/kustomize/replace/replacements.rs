@@ -194,7 +194,7 @@ fn apply(replacement: &Replacement, resources: &mut [Resource]) -> Result<(), St
         let select = target.select.as_ref().ok_or("target must specify resources to select")?;
         for resource in resources.iter_mut() {
             if is_selected(resource, select, &target.reject) {
-                copy_to(&mut resource.object, &value, target)?;
+                resource.change_in_place(|object, replaced| copy_to(object, &value, target, replaced))?;
             }
         }
     }
@@ -259,8 +259,9 @@ fn source_value(source: &Source, resources: &[Resource]) -> Result<Value, String
     }
 }
 
-/// Writes `value` into every field the target's paths match in `object`.
-fn copy_to(object: &mut Value, value: &Value, target: &Target) -> Result<(), String> {
+/// Writes `value` into every field the target's paths match in `object`, noting in `replaced`
+/// the maps and lists it replaces whole (a scalar is set in place, as kustomize sets it).
+fn copy_to(object: &mut Value, value: &Value, target: &Target, replaced: &mut Vec<String>) -> Result<(), String> {
     let options = target.options.clone().unwrap_or_default();
     let create = match value {
         _ if !options.create => Create::Nothing,
@@ -277,7 +278,10 @@ fn copy_to(object: &mut Value, value: &Value, target: &Target) -> Result<(), Str
             format!("unable to find or create field {field_path:?} in replacement target")
         };
         let mut failed = None;
-        let mut set = |field: &mut Value, found: Found| {
+        let mut set = |at: &str, field: &mut Value, found: Found| {
+            if field.is_object() || field.is_array() {
+                replaced.push(at.to_string());
+            }
             if failed.is_none()
                 && let Err(err) = set_field(field, value, &options, found)
             {
@@ -333,10 +337,6 @@ mod tests {
     use crate::kustomize::build::PreviousId;
     use serde_json::json;
 
-    fn resource(object: Value) -> Resource {
-        Resource { object, previous_ids: Vec::new(), needs_hash: false, var_names: Vec::new() }
-    }
-
     fn replacement(yaml: &str) -> Replacement {
         from_file(yaml, "r.yaml").unwrap().remove(0)
     }
@@ -352,10 +352,10 @@ mod tests {
     #[test]
     fn sources_cut_by_index_and_must_select_exactly_one_resource() {
         let resources = [
-            resource(
+            Resource::new(
                 json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"image": "nginx:1.25"}}),
             ),
-            resource(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b"}})),
+            Resource::new(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b"}})),
         ];
         let source = |yaml: &str| source_value(&serde_saphyr::from_str::<Source>(yaml).unwrap(), &resources);
         let tag = "{kind: ConfigMap, name: a, fieldPath: data.image, options: {delimiter: ':', index: 1}}";
@@ -380,11 +380,11 @@ mod tests {
 
     #[test]
     fn targets_are_selected_by_any_id_they_had_and_rejects_drop_them() {
-        let mut renamed = resource(
+        let mut renamed = Resource::new(
             json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "p-web", "namespace": "prod"}}),
         );
         renamed.previous_ids.push(PreviousId { name: "web".into(), namespace: String::new() });
-        let labelled = resource(
+        let labelled = Resource::new(
             json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "db", "labels": {"tier": "data"}}}),
         );
         let select: Selector = serde_saphyr::from_str("{name: web, namespace: default}").unwrap();
@@ -418,27 +418,29 @@ mod tests {
     #[test]
     fn missing_target_fields_are_errors_unless_created() {
         let mut object = json!({"kind": "Deployment", "spec": {"replicas": 1}});
-        let target = |yaml: &str| serde_saphyr::from_str::<Target>(yaml).unwrap();
+        let mut replaced = Vec::new();
+        let mut copy = |value: Value, yaml: &str| {
+            copy_to(&mut object, &value, &serde_saphyr::from_str::<Target>(yaml).unwrap(), &mut replaced)
+        };
         assert_eq!(
-            copy_to(&mut object, &json!("3"), &target("{select: {}, fieldPaths: [spec.paused]}")),
+            copy(json!("3"), "{select: {}, fieldPaths: [spec.paused]}"),
             Err("unable to find field \"spec.paused\" in replacement target".into())
         );
-        copy_to(
-            &mut object,
-            &json!("3"),
-            &target(
-                "{select: {}, fieldPaths: [spec.replicas, spec.template.metadata.labels.n], options: {create: true}}",
-            ),
+        let created =
+            "{select: {}, fieldPaths: [spec.replicas, spec.template.metadata.labels.n], options: {create: true}}";
+        copy(json!("3"), created).unwrap();
+        copy(
+            json!({"m": "x"}),
+            "{select: {}, fieldPaths: [spec.template.metadata.annotations], options: {create: true}}",
         )
         .unwrap();
         assert_eq!(object["spec"]["replicas"], json!(3));
         assert_eq!(object["spec"]["template"]["metadata"]["labels"]["n"], json!(3));
+        assert_eq!(object["spec"]["template"]["metadata"]["annotations"], json!({"m": "x"}));
+        assert_eq!(replaced, ["/spec/template/metadata/annotations"], "maps and lists set whole are noted");
+        let delimited = serde_saphyr::from_str("{select: {}, fieldPaths: [spec.template], options: {delimiter: '/'}}");
         assert_eq!(
-            copy_to(
-                &mut object,
-                &json!("x"),
-                &target("{select: {}, fieldPaths: [spec.template], options: {delimiter: '/'}}")
-            ),
+            copy_to(&mut object, &json!("x"), &delimited.unwrap(), &mut Vec::new()),
             Err("delimiter option can only be used with scalar nodes".into())
         );
     }

@@ -168,9 +168,11 @@ pub fn substitute(resources: &mut [Resource], vars: &Vars, var_reference: &[Fiel
     }
     let mut used = BTreeSet::new();
     for resource in resources.iter_mut() {
-        for spec in var_reference {
-            spec.apply(&mut resource.object, &mut |field| substitute_in(field, &values, &mut used));
-        }
+        resource.change_in_place(|object, _| {
+            for spec in var_reference {
+                spec.apply(object, &mut |field| substitute_in(field, &values, &mut used));
+            }
+        });
     }
     Ok(values.into_keys().filter(|name| !used.contains(name)).collect())
 }
@@ -290,11 +292,10 @@ mod tests {
 
     #[test]
     fn vars_tie_to_one_resource_and_print_as_kustomize_prints_them() {
-        let service = |name: &str| Resource {
-            object: json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": name}, "spec": {"ports": [{"port": 80}]}}),
-            previous_ids: Vec::new(),
-            needs_hash: false,
-            var_names: Vec::new(),
+        let service = |name: &str| {
+            Resource::new(
+                json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": name}, "spec": {"ports": [{"port": 80}]}}),
+            )
         };
         let var = |yaml: &str| serde_saphyr::from_str::<Var>(yaml).unwrap();
         let mut resources = vec![service("web"), service("db")];
@@ -320,7 +321,8 @@ mod tests {
         resources[1].object["metadata"]["name"] = json!("db");
         let err = declare(&mut vars, &declared[..1], &mut resources).unwrap_err();
         assert_eq!(err, "merging vars [{WEB Service.[noVer].[noGrp] {}}]: var 'WEB' already encountered");
-        let err = substitute(&mut resources, &vars, crate::kustomize::field_specs::var_reference()).unwrap_err();
+        let err =
+            substitute(&mut resources, &vars, &crate::kustomize::field_specs::builtin().var_reference).unwrap_err();
         assert_eq!(
             err,
             "var '{GONE Service.[noVer].[noGrp] {metadata.name}}' cannot be mapped to a field in the set of known resources"
@@ -329,7 +331,8 @@ mod tests {
         let mut vars = Vars::default();
         declare(&mut vars, &declared[..2], &mut resources).unwrap();
         resources[0].object["metadata"]["labels"] = json!({"port": "$(PORT)", "web": "$(WEB)"});
-        let unused = substitute(&mut resources, &vars, crate::kustomize::field_specs::var_reference()).unwrap();
+        let unused =
+            substitute(&mut resources, &vars, &crate::kustomize::field_specs::builtin().var_reference).unwrap();
         assert!(unused.is_empty());
         assert_eq!(resources[0].object["metadata"]["labels"], json!({"port": 80, "web": "web"}));
     }

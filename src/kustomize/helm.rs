@@ -1,0 +1,229 @@
+//! `helmCharts`, `helmGlobals` and the older `helmChartInflationGenerator`. kubeupd never runs
+//! helm: a chart fails the build as kubectl's kustomize fails it without `--enable-helm`, with a
+//! chart it would refuse, or without helm installed, in kustomize's words; where kustomize would
+//! go on to run helm, kubeupd refuses in its own.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::kustomization::Kustomization;
+
+/// `--enable-helm`, and what running helm would meet.
+#[derive(Debug, Clone)]
+pub struct Helm {
+    /// `--helm-command`.
+    pub command: String,
+    /// Whether the command was found (on the PATH, or at its path).
+    pub installed: bool,
+    /// The temporary directory kustomize would make for helm's homes, as its messages name it.
+    pub temporary_home: PathBuf,
+}
+
+/// An entry of `helmCharts`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct HelmChart {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub version: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub repo: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub release_name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub additional_values_files: Vec<String>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub values_file: String,
+    #[serde(skip_serializing_if = "Map::is_empty")]
+    pub values_inline: Map<String, Value>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub values_merge: String,
+    #[serde(rename = "includeCRDs", skip_serializing_if = "is_false")]
+    pub include_crds: bool,
+    #[serde(skip_serializing_if = "is_false")]
+    pub skip_hooks: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub api_versions: Vec<String>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub kube_version: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub name_template: String,
+    #[serde(skip_serializing_if = "is_false")]
+    pub skip_tests: bool,
+    #[serde(skip_serializing_if = "is_false")]
+    pub debug: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !value
+}
+
+/// `helmGlobals`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct HelmGlobals {
+    pub chart_home: String,
+    pub config_home: String,
+}
+
+/// An entry of the deprecated `helmChartInflationGenerator`, which kustomize turns into a chart
+/// and globals.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct HelmChartArgs {
+    pub chart_name: String,
+    pub chart_version: String,
+    #[serde(rename = "chartRepoUrl")]
+    pub chart_repo_url: String,
+    pub chart_home: String,
+    pub chart_repo_name: String,
+    pub helm_bin: String,
+    pub helm_home: String,
+    pub values: String,
+    pub values_local: Map<String, Value>,
+    pub values_merge: String,
+    pub release_name: String,
+    pub release_namespace: String,
+    pub extra_args: Vec<String>,
+}
+
+/// The charts and globals of a kustomization, the deprecated entries converted as kustomize
+/// converts them.
+fn charts(kustomization: &Kustomization) -> (Vec<HelmChart>, HelmGlobals) {
+    let mut charts = kustomization.helm_charts.clone();
+    let mut converted = HelmGlobals::default();
+    for old in &kustomization.helm_chart_inflation_generator {
+        charts.push(HelmChart {
+            name: old.chart_name.clone(),
+            version: old.chart_version.clone(),
+            repo: old.chart_repo_url.clone(),
+            values_file: old.values.clone(),
+            values_inline: old.values_local.clone(),
+            values_merge: old.values_merge.clone(),
+            release_name: old.release_name.clone(),
+            ..HelmChart::default()
+        });
+        if !old.helm_home.is_empty() {
+            converted.config_home = old.helm_home.clone();
+        }
+        if !old.chart_home.is_empty() {
+            converted.chart_home = old.chart_home.clone();
+        }
+    }
+    let globals = kustomization.helm_globals.clone().unwrap_or(converted);
+    (charts, globals)
+}
+
+/// The chart's configuration as kustomize prints it in its messages: the globals and the chart's
+/// set fields, in YAML with sorted keys.
+fn config_text(chart: &HelmChart, globals: &HelmGlobals) -> String {
+    let mut config = serde_json::to_value(chart).expect("a chart serializes");
+    for (key, value) in [("chartHome", &globals.chart_home), ("configHome", &globals.config_home)] {
+        if !value.is_empty() {
+            config[key] = Value::String(value.clone());
+        }
+    }
+    crate::output::to_yaml(&config)
+}
+
+const MERGE_OPTIONS: [&str; 3] = ["merge", "override", "replace"];
+
+/// kustomize's checks when it configures the chart generators, before any generator runs.
+/// `exists` says whether a file the kustomization names may be read.
+pub fn configure(
+    kustomization: &Kustomization,
+    helm: Option<&Helm>,
+    exists: &mut dyn FnMut(&str) -> Result<(), String>,
+) -> Result<(), String> {
+    let (charts, globals) = charts(kustomization);
+    for chart in &charts {
+        let trouble = |reason: &str| {
+            format!(
+                "trouble configuring builtin HelmChartInflationGenerator with config: `\n{}`: {reason}",
+                config_text(chart, &globals)
+            )
+        };
+        if helm.is_none() {
+            return Err(trouble("must specify --enable-helm"));
+        }
+        if chart.name.is_empty() {
+            return Err(trouble("chart name cannot be empty"));
+        }
+        for file in &chart.additional_values_files {
+            exists(file).map_err(|err| trouble(&format!("could not load additionalValuesFile: {err}")))?;
+        }
+        if !chart.values_merge.is_empty() && !MERGE_OPTIONS.contains(&chart.values_merge.as_str()) {
+            return Err(trouble(&format!("valuesMerge must be one of [{}]", MERGE_OPTIONS.join(" "))));
+        }
+    }
+    Ok(())
+}
+
+/// What inflating the charts comes to here: kustomize's error when helm is not installed (its
+/// first step is `helm version`), and kubeupd's refusal to run it otherwise.
+pub fn inflate(kustomization: &Kustomization, helm: Option<&Helm>) -> Result<(), String> {
+    let (charts, globals) = charts(kustomization);
+    let (Some(_), Some(helm)) = (charts.first(), helm) else { return Ok(()) };
+    if helm.installed {
+        return Err("the field 'helmCharts' is not supported by kubeupd's kustomize: it does not run helm".into());
+    }
+    let home = match globals.config_home.as_str() {
+        "" => helm.temporary_home.join("helm"),
+        configured => PathBuf::from(configured),
+    };
+    let command = &helm.command;
+    let reason = if command.contains('/') {
+        format!("fork/exec {command}: no such file or directory")
+    } else {
+        format!("exec: {command:?}: executable file not found in $PATH")
+    };
+    let under = |name: &str| Path::new(&home).join(name).display().to_string();
+    Err(format!(
+        "unable to run: '{command} version -c --short' with env=[HELM_CONFIG_HOME={} HELM_CACHE_HOME={} \
+         HELM_DATA_HOME={}] (is '{command}' installed?): {reason}",
+        home.display(),
+        under(".cache"),
+        under(".data"),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kustomization(yaml: &str) -> Kustomization {
+        super::super::kustomization::parse(serde_saphyr::from_str(yaml).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn without_enable_helm_the_chart_is_printed_as_kustomize_prints_it() {
+        let kustomization = kustomization(
+            "helmGlobals: {chartHome: ch}\nhelmCharts:\n- {name: x, version: '1', includeCRDs: false, valuesInline: {}}\n",
+        );
+        let err = configure(&kustomization, None, &mut |_| Ok(())).unwrap_err();
+        assert_eq!(
+            err,
+            "trouble configuring builtin HelmChartInflationGenerator with config: `\nchartHome: ch\nname: x\nversion: \"1\"\n`: must specify --enable-helm"
+        );
+    }
+
+    #[test]
+    fn old_entries_become_charts_and_a_missing_helm_is_kustomizes_error() {
+        let kustomization =
+            kustomization("helmChartInflationGenerator:\n- {chartName: x, chartRepoUrl: 'https://c', helmHome: /h}\n");
+        let helm = Helm { command: "helm".into(), installed: false, temporary_home: "/tmp/kustomize-helm-1".into() };
+        configure(&kustomization, Some(&helm), &mut |_| Ok(())).unwrap();
+        assert_eq!(
+            inflate(&kustomization, Some(&helm)).unwrap_err(),
+            "unable to run: 'helm version -c --short' with env=[HELM_CONFIG_HOME=/h HELM_CACHE_HOME=/h/.cache \
+             HELM_DATA_HOME=/h/.data] (is 'helm' installed?): exec: \"helm\": executable file not found in $PATH"
+        );
+        let installed = Helm { installed: true, ..helm };
+        assert!(inflate(&kustomization, Some(&installed)).unwrap_err().contains("does not run helm"));
+    }
+}

@@ -1,0 +1,272 @@
+//! `generators`, `transformers` and `validators`: configurations of kustomize's built-in plugins
+//! (`apiVersion: builtin`), each turned into the kustomization fields that configure the same
+//! plugin, so that the same code runs them. kubeupd never runs other plugins: they are refused as
+//! kubectl refuses them without `--enable-alpha-plugins`.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::field_specs::{Config, FieldSpec};
+use super::kustomization::{Generator, Image, Kustomization, PatchEntry, Replica, Selector};
+use super::replace::replacements;
+
+/// What a plugin configuration is listed as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Generator,
+    Transformer,
+    Validator,
+}
+
+/// A built-in plugin, as the kustomization fields and field specs that configure it.
+#[derive(Debug, Clone, Default)]
+pub struct Plugin {
+    /// The fields that configure the same plugin in a kustomization.
+    pub kustomization: Kustomization,
+    /// The fields it changes: the configuration's own `fieldSpecs`, not the built-in tables.
+    pub config: Config,
+}
+
+/// The built-in plugin `object` configures, for `role`; kustomize's words for what it refuses.
+pub fn plugin(object: &Value, role: Role) -> Result<Plugin, String> {
+    let kind = object["kind"].as_str().unwrap_or_default();
+    if object["apiVersion"].as_str() != Some("builtin") {
+        let refused = format!("external plugins disabled; unable to load external plugin '{kind}'");
+        return Err(match role {
+            Role::Generator => format!("loading generator plugins: failed to load generator: {refused}"),
+            Role::Transformer | Role::Validator => refused,
+        });
+    }
+    let generator = matches!(kind, "ConfigMapGenerator" | "SecretGenerator");
+    if role != Role::Validator && generator != (role == Role::Generator) {
+        let wanted = if role == Role::Generator { "generator" } else { "transformer" };
+        return Err(format!("plugin {kind} is not a {wanted}"));
+    }
+    let mut plugin = Plugin::default();
+    let (kustomization, config) = (&mut plugin.kustomization, &mut plugin.config);
+    match kind {
+        "ConfigMapGenerator" | "SecretGenerator" => {
+            let generator = generator_args(object)?;
+            match kind {
+                "ConfigMapGenerator" => kustomization.config_map_generator.push(generator),
+                _ => kustomization.secret_generator.push(generator),
+            }
+        }
+        "PrefixSuffixTransformer" | "PrefixTransformer" | "SuffixTransformer" => {
+            let affixes: Affixes = args(object)?;
+            kustomization.name_prefix = affixes.prefix.filter(|_| kind != "SuffixTransformer");
+            kustomization.name_suffix = affixes.suffix.filter(|_| kind != "PrefixTransformer");
+            config.name_prefix = affixes.field_specs.clone();
+            config.name_suffix = affixes.field_specs;
+        }
+        "LabelTransformer" => {
+            let labels: Pairs = args(object)?;
+            kustomization.common_labels = labels.labels;
+            config.common_labels = labels.field_specs;
+        }
+        "AnnotationsTransformer" => {
+            let annotations: Pairs = args(object)?;
+            kustomization.common_annotations = annotations.annotations;
+            config.common_annotations = annotations.field_specs;
+        }
+        "NamespaceTransformer" => {
+            let namespace: Namespace = args(object)?;
+            if namespace.unset_only || !matches!(namespace.set_role_binding_subjects.as_str(), "" | "defaultOnly") {
+                return Err("NamespaceTransformer: only the default unsetOnly and setRoleBindingSubjects are supported by kubeupd's kustomize".into());
+            }
+            kustomization.namespace = namespace.metadata.namespace;
+            config.namespace = namespace.field_specs;
+        }
+        "PatchTransformer" => kustomization.patches.push(args::<Patch>(object)?.into_entry()),
+        "PatchStrategicMergeTransformer" => {
+            let patches: StrategicPatches = args(object)?;
+            kustomization.patches_strategic_merge = patches.paths;
+            kustomization.patches_strategic_merge.extend(patches.patches.filter(|text| !text.is_empty()));
+        }
+        "PatchJson6902Transformer" => {
+            if patch_target(object)?.is_none_or(|target| target.name.is_empty()) {
+                return Err(format!(
+                    "plugin {} fails configuration: must specify the target name",
+                    super::build::id_text(object)
+                ));
+            }
+            let patch: Json6902 = args(object)?;
+            let (path, patch) = (patch.path, patch.json_op);
+            kustomization.patches_json6902.push(PatchEntry {
+                path,
+                patch,
+                target: patch_target(object)?,
+                ..PatchEntry::default()
+            });
+        }
+        "ImageTagTransformer" => {
+            let image: ImageTag = args(object)?;
+            kustomization.images.push(image.image_tag);
+            config.images = image.field_specs;
+        }
+        "ReplicaCountTransformer" => {
+            let replica: ReplicaCount = args(object)?;
+            kustomization.replicas.push(replica.replica);
+            config.replicas = replica.field_specs;
+        }
+        "ReplacementTransformer" => kustomization.replacements = args::<Replacements>(object)?.replacements,
+        other => return Err(format!("the built-in plugin {other} is not supported by kubeupd's kustomize")),
+    }
+    Ok(plugin)
+}
+
+/// A configuration's own fields, read as the plugin reads them (unknown fields ignored).
+fn args<T: DeserializeOwned>(object: &Value) -> Result<T, String> {
+    serde_json::from_value(object.clone())
+        .map_err(|err| format!("plugin {} fails configuration: {err}", super::build::id_text(object)))
+}
+
+fn patch_target(object: &Value) -> Result<Option<Selector>, String> {
+    Ok(args::<Targeted>(object)?.target)
+}
+
+/// A generator's arguments; its name and namespace default to the configuration's own.
+fn generator_args(object: &Value) -> Result<Generator, String> {
+    let mut fields = object.as_object().cloned().unwrap_or_default();
+    for key in ["apiVersion", "kind", "metadata"] {
+        fields.remove(key);
+    }
+    let mut generator: Generator = args(&Value::Object(fields))?;
+    if generator.name.is_empty() {
+        generator.name = object["metadata"]["name"].as_str().unwrap_or_default().to_string();
+    }
+    if generator.namespace.as_deref().unwrap_or_default().is_empty() {
+        generator.namespace = object["metadata"]["namespace"].as_str().map(String::from);
+    }
+    Ok(generator)
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[derive(Default)]
+struct Affixes {
+    prefix: Option<String>,
+    suffix: Option<String>,
+    field_specs: Vec<FieldSpec>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct Pairs {
+    labels: BTreeMap<String, String>,
+    annotations: BTreeMap<String, String>,
+    field_specs: Vec<FieldSpec>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct Namespace {
+    metadata: NamespaceMetadata,
+    field_specs: Vec<FieldSpec>,
+    unset_only: bool,
+    set_role_binding_subjects: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct NamespaceMetadata {
+    namespace: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Patch {
+    path: Option<String>,
+    patch: Option<String>,
+    target: Option<Selector>,
+    options: BTreeMap<String, bool>,
+}
+
+impl Patch {
+    fn into_entry(self) -> PatchEntry {
+        PatchEntry { path: self.path, patch: self.patch, target: self.target, options: self.options }
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct StrategicPatches {
+    paths: Vec<String>,
+    patches: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct Json6902 {
+    path: Option<String>,
+    json_op: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Targeted {
+    target: Option<Selector>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct ImageTag {
+    image_tag: Image,
+    field_specs: Vec<FieldSpec>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Replacements {
+    replacements: Vec<replacements::Entry>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct ReplicaCount {
+    replica: Replica,
+    field_specs: Vec<FieldSpec>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn built_in_configurations_become_kustomization_fields_with_their_own_field_specs() {
+        let prefixer = json!({"apiVersion": "builtin", "kind": "PrefixSuffixTransformer", "metadata": {"name": "p"},
+            "prefix": "a-", "fieldSpecs": [{"path": "metadata/name"}]});
+        let prefixing = plugin(&prefixer, Role::Transformer).unwrap();
+        assert_eq!(prefixing.kustomization.name_prefix.as_deref(), Some("a-"));
+        assert_eq!(prefixing.config.name_prefix, [FieldSpec::any_kind("metadata/name", false)]);
+        assert!(prefixing.config.common_labels.is_empty());
+        let generator = json!({"apiVersion": "builtin", "kind": "ConfigMapGenerator", "metadata": {"name": "cm", "namespace": "ns"},
+            "literals": ["a=1"]});
+        let generated = plugin(&generator, Role::Generator).unwrap().kustomization.config_map_generator;
+        assert_eq!((generated[0].name.as_str(), generated[0].namespace.as_deref()), ("cm", Some("ns")));
+        let replacer = json!({"apiVersion": "builtin", "kind": "ReplacementTransformer", "metadata": {"name": "r"},
+            "replacements": [{"path": "r.yaml"}, {"source": {"kind": "ConfigMap"}, "targets": []}]});
+        let replacing = plugin(&replacer, Role::Transformer).unwrap().kustomization.replacements;
+        assert_eq!(
+            (replacing[0].path.as_str(), replacing[1].source.as_ref().map(|source| source.kind.as_str())),
+            ("r.yaml", Some("ConfigMap"))
+        );
+    }
+
+    #[test]
+    fn other_plugins_are_refused_in_kustomizes_words() {
+        let external = json!({"apiVersion": "example.com/v1", "kind": "ChartInflator", "metadata": {"name": "x"}});
+        assert_eq!(
+            plugin(&external, Role::Generator).unwrap_err(),
+            "loading generator plugins: failed to load generator: external plugins disabled; unable to load external plugin 'ChartInflator'"
+        );
+        assert_eq!(
+            plugin(&external, Role::Transformer).unwrap_err(),
+            "external plugins disabled; unable to load external plugin 'ChartInflator'"
+        );
+    }
+}
