@@ -70,3 +70,50 @@ fn a_bad_kustomization_applies_nothing() {
     let left = twins.ours.kubectl_ok(&["get", "configmaps", "-n", &twins.ours.name, "-o", "name"]);
     assert!(!left.contains("configmap/c"), "{left}");
 }
+
+#[test]
+fn apply_k_prunes_an_applyset_as_kubectl_does() {
+    let twins = Twins::new("kust-prune");
+    let dir = tempfile::tempdir().unwrap();
+    let write = |kustomization: &str| {
+        std::fs::write(dir.path().join("kustomization.yaml"), kustomization).unwrap();
+        std::fs::write(
+            dir.path().join("settings.yaml"),
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {level: info}\n",
+        )
+        .unwrap();
+    };
+    let apply = |twins: &Twins| {
+        let args = ["apply", "-k", dir.path().to_str().unwrap(), "--prune", "--applyset=app"];
+        let ours = twins.ours.kubeupd().args(args).args(["-n", &twins.ours.name]).output().unwrap();
+        let mut theirs = twins.theirs.kubectl();
+        theirs.env("KUBECTL_APPLYSET", "true").args(args).args(["-n", &twins.theirs.name]);
+        let theirs = theirs.output().unwrap();
+        assert!(ours.status.success(), "kubeupd: {}", String::from_utf8_lossy(&ours.stderr));
+        assert!(theirs.status.success(), "kubectl: {}", String::from_utf8_lossy(&theirs.stderr));
+        assert_eq!(String::from_utf8_lossy(&ours.stdout), String::from_utf8_lossy(&theirs.stdout));
+        String::from_utf8_lossy(&ours.stdout).into_owned()
+    };
+    // A generated ConfigMap (its name hashed) and a plain one; then the generator's literal changes,
+    // so its hashed name does, and the plain one is dropped: both old objects are pruned.
+    // (The members' part-of label is each set's id, which differs between the twins: names are
+    // compared.)
+    let names = |twins: &Twins| {
+        let list = |namespace: &support::TestNamespace| {
+            namespace.kubectl_ok(&["get", "configmaps", "-n", &namespace.name, "-o", "name"])
+        };
+        let (ours, theirs) = (list(&twins.ours), list(&twins.theirs));
+        assert_eq!(ours, theirs);
+        ours
+    };
+    write("resources: [settings.yaml]\nconfigMapGenerator:\n- name: app\n  literals: [mode=a]\n");
+    apply(&twins);
+    let before = names(&twins);
+    assert!(before.contains("configmap/settings\n"), "{before}");
+    write("configMapGenerator:\n- name: app\n  literals: [mode=b]\n");
+    let stdout = apply(&twins);
+    assert!(stdout.contains("configmap/settings pruned"), "{stdout}");
+    assert_eq!(stdout.matches(" pruned").count(), 2, "{stdout}");
+    let after = names(&twins);
+    assert!(!after.contains("configmap/settings\n") && after != before, "{after}");
+}
