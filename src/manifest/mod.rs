@@ -185,9 +185,12 @@ pub fn parse_documents(text: &str, source: &str, dialect: Dialect) -> Result<Vec
 
 /// The parser's limits: serde-saphyr's defaults (which stop alias bombs and runaway documents),
 /// with nesting allowed as deep as serde_json allows it, for large CustomResourceDefinition schemas.
+/// Comments are skipped rather than kept (nothing reads them, and a run of commented-out lines
+/// longer than the parser's look-ahead buffer would otherwise be an error).
 fn yaml_options(dialect: Dialect) -> serde_saphyr::Options {
     serde_saphyr::options! {
         budget: serde_saphyr::budget! { max_depth: 128 },
+        emit_comments: false,
         strict_booleans: dialect == Dialect::Kustomize,
     }
 }
