@@ -186,12 +186,14 @@ pub fn parse_documents(text: &str, source: &str, dialect: Dialect) -> Result<Vec
 /// The parser's limits: serde-saphyr's defaults (which stop alias bombs and runaway documents),
 /// with nesting allowed as deep as serde_json allows it, for large CustomResourceDefinition schemas.
 /// Comments are skipped rather than kept (nothing reads them, and a run of commented-out lines
-/// longer than the parser's look-ahead buffer would otherwise be an error).
+/// longer than the parser's look-ahead buffer would otherwise be an error). kustomize's go-yaml v3
+/// still reads YAML 1.1 octals (`0755` is 493).
 fn yaml_options(dialect: Dialect) -> serde_saphyr::Options {
     serde_saphyr::options! {
         budget: serde_saphyr::budget! { max_depth: 128 },
         emit_comments: false,
         strict_booleans: dialect == Dialect::Kustomize,
+        legacy_octal_numbers: dialect == Dialect::Kustomize,
     }
 }
 
