@@ -52,6 +52,18 @@ impl Resource {
         }
     }
 
+    /// Removes `metadata.annotations` when it is `null` or `{}`: kustomize's build ends by taking
+    /// its own bookkeeping annotations off every object, and drops the map when none are left.
+    fn drop_empty_annotations(&mut self) {
+        if let Some(metadata) = self.object.get_mut("metadata").and_then(Value::as_object_mut)
+            && metadata.get("annotations").is_some_and(|annotations| {
+                annotations.is_null() || annotations.as_object().is_some_and(|map| map.is_empty())
+            })
+        {
+            metadata.remove("annotations");
+        }
+    }
+
     /// kustomize's id, as its messages print it: `ConfigMap.v1.[noGrp]/name.[noNs]`.
     pub fn id(&self) -> String {
         id_text(&self.object)
@@ -81,6 +93,7 @@ pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Bu
     let (mut resources, kustomization) = builder.target(&root, Vec::new(), false)?;
     names::add_hashes(&mut resources);
     names::fix_references(&mut resources);
+    resources.iter_mut().for_each(Resource::drop_empty_annotations);
     order::sort(&mut resources, kustomization.sort_options.as_ref()).map_err(Error)?;
     let objects = resources.into_iter().map(|resource| resource.object).collect();
     Ok(Built { objects, warnings: builder.warnings })
