@@ -2,6 +2,7 @@
 //! object keeps where it came from, and every error names the file and the document. Label
 //! selectors, matched against objects read here (and by kustomize's patch targets), live here too.
 
+mod block_scalar_end;
 mod json;
 mod quantity;
 mod selector;
@@ -172,7 +173,8 @@ pub fn parse_documents(text: &str, source: &str, dialect: Dialect) -> Result<Vec
     } else {
         let mut documents = Vec::new();
         for (index, (first_line, document)) in yaml_documents(text).enumerate() {
-            let value: Value = serde_saphyr::from_str_with_options(document, yaml_options(dialect)).map_err(|err| {
+            let document = block_scalar_end::as_go_reads(document);
+            let value: Value = serde_saphyr::from_str_with_options(&document, yaml_options(dialect)).map_err(|err| {
                 let message = describe_yaml_error(&err.to_string(), first_line);
                 invalid(source, index + 1, format!("invalid YAML: {message}"))
             })?;
