@@ -174,10 +174,11 @@ pub fn parse_documents(text: &str, source: &str, dialect: Dialect) -> Result<Vec
         let mut documents = Vec::new();
         for (index, (first_line, document)) in yaml_documents(text).enumerate() {
             let document = block_scalar_end::as_go_reads(document);
-            let value: Value = serde_saphyr::from_str_with_options(&document, yaml_options(dialect)).map_err(|err| {
-                let message = describe_yaml_error(&err.to_string(), first_line);
-                invalid(source, index + 1, format!("invalid YAML: {message}"))
-            })?;
+            let value: Value =
+                serde_saphyr::from_str_with_options(&document, yaml_options(dialect)).map_err(|err| {
+                    let message = describe_yaml_error(&err.to_string(), first_line);
+                    invalid(source, index + 1, format!("invalid YAML: {message}"))
+                })?;
             documents.push(value);
         }
         documents
