@@ -10,7 +10,8 @@ use super::build::{Resource, id_text};
 use super::field_specs::{FieldSpec, group_version, tables};
 use super::kustomization::{Image, Kustomization, PatchEntry, Selector};
 use crate::manifest::{self, Dialect, LabelSelector};
-use crate::merge::{KindPatcher, Patch, json_patch};
+use crate::merge::strategic::{self, ListOrder};
+use crate::merge::{KindPatcher, json_merge, json_patch};
 use crate::schema::KindSchema;
 
 /// Reads a file named in the kustomization.
@@ -165,19 +166,21 @@ fn strategic_by_id(resources: &mut Vec<Resource>, patch: &Value) -> Result<(), S
     }
 }
 
-/// `patch` applied to `object` as a strategic merge patch, with the kind's patch metadata; kinds
-/// without metadata (custom resources) get a JSON merge patch, as in kustomize.
+/// `patch` applied to `object` as a strategic merge patch, with the kind's patch metadata and
+/// merged lists in kustomize's order; kinds without metadata (custom resources) get a JSON merge
+/// patch, as in kustomize.
 fn strategic(object: Value, patch: &Value) -> Result<Value, String> {
     let api_version = object["apiVersion"].as_str().unwrap_or_default().to_string();
     let kind = object["kind"].as_str().unwrap_or_default().to_string();
     let schema = KindSchema::for_builtin(None, &api_version, &kind);
-    let patcher = KindPatcher::for_kind(schema.as_ref());
-    let patch = match patcher {
-        KindPatcher::Strategic(_) => Patch::Strategic(patch.clone()),
-        KindPatcher::Merge => Patch::Merge(patch.clone()),
-    };
     let id = id_text(&object);
-    patcher.apply(object, &patch).map_err(|err| format!("patching {id}: {err}"))
+    match KindPatcher::for_kind(schema.as_ref()) {
+        KindPatcher::Strategic(schema) => {
+            strategic::apply_with_order(object, patch.clone(), &schema, ListOrder::PatchFirst)
+                .map_err(|err| format!("patching {id}: {err}"))
+        }
+        KindPatcher::Merge => Ok(json_merge::apply(object, patch)),
+    }
 }
 
 fn json6902(resources: &mut [Resource], target: &Selector, patch: &Value) -> Result<(), String> {
