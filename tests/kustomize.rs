@@ -39,6 +39,8 @@ const NOT_YET: &[(&str, &str)] = &[
     ("real/kubebuilder/config/certmanager", "the field 'configurations' is not supported by kubeupd's kustomize yet"),
     ("real/kubebuilder/config/crd", "the field 'configurations' is not supported by kubeupd's kustomize yet"),
     ("real/kubebuilder/config/default", "the field 'replacements' is not supported by kubeupd's kustomize yet"),
+    ("real/keda/config/default", "the field 'transformers' is not supported by kubeupd's kustomize yet"),
+    ("real/keda/config/minimal", "the field 'transformers' is not supported by kubeupd's kustomize yet"),
 ];
 
 #[test]
