@@ -16,15 +16,16 @@ use crate::manifest::{self, Dialect};
 #[derive(Debug, Clone)]
 pub struct Resource {
     pub object: Value,
-    /// The names it had before prefixes, suffixes and hashes, oldest first.
-    pub previous_names: Vec<String>,
+    /// The names and namespaces it had before prefixes, suffixes, hashes and namespaces changed
+    /// them, oldest first (kustomize's previous ids).
+    pub previous_ids: Vec<(String, String)>,
     /// Whether a content hash is appended to its name at the end (generated objects).
     pub needs_hash: bool,
 }
 
 impl Resource {
     fn new(object: Value) -> Self {
-        Resource { object, previous_names: Vec::new(), needs_hash: false }
+        Resource { object, previous_ids: Vec::new(), needs_hash: false }
     }
 
     pub fn kind(&self) -> &str {
@@ -41,14 +42,32 @@ impl Resource {
 
     /// Whether `name` is its name now or was one before.
     pub fn had_name(&self, name: &str) -> bool {
-        self.name() == name || self.previous_names.iter().any(|previous| previous == name)
+        self.name() == name || self.had_previous_name(name)
     }
 
-    /// Renames it, remembering the old name.
+    /// Whether `name` was its name before its name or namespace last changed.
+    pub fn had_previous_name(&self, name: &str) -> bool {
+        self.previous_ids.iter().any(|(previous, _)| previous == name)
+    }
+
+    /// The namespace it had when it was read.
+    pub fn original_namespace(&self) -> &str {
+        self.previous_ids.first().map_or_else(|| self.namespace(), |(_, namespace)| namespace)
+    }
+
+    /// Moves it to `namespace`, remembering its id.
+    pub fn move_to(&mut self, namespace: &str) {
+        if self.namespace() != namespace {
+            self.previous_ids.push((self.name().to_string(), self.namespace().to_string()));
+            self.object["metadata"]["namespace"] = Value::String(namespace.to_string());
+        }
+    }
+
+    /// Renames it, remembering its id.
     pub fn rename(&mut self, name: String) {
-        let old = std::mem::replace(&mut self.object["metadata"]["name"], Value::String(name));
-        if let Value::String(old) = old {
-            self.previous_names.push(old);
+        if self.name() != name {
+            self.previous_ids.push((self.name().to_string(), self.namespace().to_string()));
+            self.object["metadata"]["name"] = Value::String(name);
         }
     }
 

@@ -202,9 +202,10 @@ fn selected(target: &Selector, resource: &Resource) -> bool {
         && (target.kind.is_empty() || target.kind == resource.kind())
         && (target.name.is_empty()
             || resource
-                .previous_names
+                .previous_ids
                 .iter()
-                .chain([&resource.name().to_string()])
+                .map(|(name, _)| name.as_str())
+                .chain([resource.name()])
                 .any(|name| pattern_matches(&target.name, name)))
         && text_matches(&target.namespace, resource.namespace())
         && selector_matches(&target.label_selector, &resource.object["metadata"]["labels"])
@@ -278,12 +279,17 @@ const CLUSTER_SCOPED: &[&str] = &[
     "VolumeAttachment",
 ];
 
+/// Whether `object`'s kind is one of the built-in cluster-scoped kinds.
+pub fn is_cluster_scoped(object: &Value) -> bool {
+    CLUSTER_SCOPED.contains(&object["kind"].as_str().unwrap_or_default())
+}
+
 fn set_namespace(resources: &mut [Resource], namespace: &str) {
     for resource in resources.iter_mut() {
-        let object = &mut resource.object;
-        if !CLUSTER_SCOPED.contains(&object["kind"].as_str().unwrap_or_default()) {
-            object["metadata"]["namespace"] = Value::String(namespace.to_string());
+        if !is_cluster_scoped(&resource.object) {
+            resource.move_to(namespace);
         }
+        let object = &mut resource.object;
         for spec in &tables().namespace {
             spec.apply(object, &mut |value| *value = Value::String(namespace.to_string()));
         }
