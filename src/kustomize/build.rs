@@ -83,6 +83,14 @@ impl Resource {
         }
     }
 
+    /// Whether `other` has its id (group, version, kind, name and namespace).
+    fn same_id(&self, other: &Resource) -> bool {
+        self.name() == other.name()
+            && self.kind() == other.kind()
+            && self.namespace() == other.namespace()
+            && super::field_specs::group_version(&self.object) == super::field_specs::group_version(&other.object)
+    }
+
     /// kustomize's id, as its messages print it: `ConfigMap.v1.[noGrp]/name.[noNs]`.
     pub fn id(&self) -> String {
         id_text(&self.object)
@@ -328,9 +336,8 @@ impl Builder<'_> {
 
 /// Adds `resource` unless one with its id is there already.
 fn add(resources: &mut Vec<Resource>, resource: Resource) -> Result<(), String> {
-    let id = resource.id();
-    if resources.iter().any(|existing| existing.id() == id) {
-        return Err(format!("may not add resource with an already registered id: {id}"));
+    if resources.iter().any(|existing| existing.same_id(&resource)) {
+        return Err(format!("may not add resource with an already registered id: {}", resource.id()));
     }
     resources.push(resource);
     Ok(())
