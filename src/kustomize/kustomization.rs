@@ -175,7 +175,10 @@ pub struct LegacySortOptions {
 }
 
 /// Parses a kustomization document; errors in kustomize's words (`json: unknown field "x"`).
-pub fn parse(document: Value) -> Result<Kustomization, String> {
+/// A field set to `null` (a key whose entries are all commented out) is left unset, as Go's
+/// `json.Unmarshal` leaves it.
+pub fn parse(mut document: Value) -> Result<Kustomization, String> {
+    drop_nulls(&mut document);
     serde_json::from_value(document).map_err(|err| {
         let message = err.to_string();
         match message.strip_prefix("unknown field `").and_then(|rest| rest.split_once('`')) {
@@ -183,6 +186,18 @@ pub fn parse(document: Value) -> Result<Kustomization, String> {
             None => message,
         }
     })
+}
+
+/// Removes the `null` entries of every map in `value`.
+fn drop_nulls(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.retain(|_, entry| !entry.is_null());
+            map.values_mut().for_each(drop_nulls);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_nulls),
+        _ => {}
+    }
 }
 
 #[cfg(test)]
@@ -197,5 +212,13 @@ mod tests {
         assert_eq!(err, r#"json: unknown field "tag""#);
         let ok = parse(serde_json::json!({"namePrefix": "p-", "resources": ["a.yaml"]})).unwrap();
         assert_eq!(ok.name_prefix.as_deref(), Some("p-"));
+    }
+
+    #[test]
+    fn null_fields_are_unset() {
+        let document = serde_json::json!({"components": null, "images": [{"name": "a", "newTag": null}]});
+        let parsed = parse(document).unwrap();
+        assert!(parsed.components.is_empty());
+        assert_eq!(parsed.images[0].new_tag, "");
     }
 }
