@@ -83,9 +83,9 @@ fn effective(namespace: &str) -> &str {
 
 /// The one object of the reference's kind among `candidates` with `name` in its previous ids (one
 /// whose id no transformer stored needs no fixing, as in kustomize, even when its name is `name`
-/// and another's previous name is too) and that `referrer`
-/// can see (the same namespace, or a cluster-scoped object or a service account); several that
-/// agree on the name (and, for `with_namespace` references, the namespace) count as one.
+/// and another's previous name is too) and that `referrer` can see (the same namespace, or a
+/// cluster-scoped object or a service account); several that agree on the name (and, for
+/// `with_namespace` references, the namespace) count as one.
 fn referred<'a>(
     reference: &NameReference,
     candidates: Vec<&'a Resource>,
