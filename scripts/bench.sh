@@ -196,6 +196,7 @@ for run in $(seq 1 "$RUNS"); do
     measure "apply one Deployment: unchanged" $name $cmd apply -n "$ns" -f "$work/one-v2.yaml"
     measure "get one object" $name $cmd get -n "$ns" deployment web
     ! supports $name kustomize || measure "kustomize an overlay" $name $cmd kustomize testdata/kustomize/cases/overlay
+    ! supports $name kustomize || measure "kustomize a large overlay" $name $cmd kustomize testdata/kustomize/real/kube-prometheus
     measure "20 sequential patches" $name sh -c "for i in \$(seq 1 20); do $cmd patch -n $ns deployment web --type merge -p \"{\\\"metadata\\\":{\\\"annotations\\\":{\\\"n\\\":\\\"\$i\\\"}}}\" >/dev/null || exit 1; done"
   done
 done
@@ -285,7 +286,7 @@ done
 median() { [ -f "$1" ] || { echo 0; return; }; awk -v c="$2" '{print $c}' "$1" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
 scenarios=("apply one Deployment: create" "apply one Deployment: configure" "apply one Deployment: unchanged"
-  "get one object" "kustomize an overlay" "20 sequential patches" "apply 300 objects: create"
+  "get one object" "kustomize an overlay" "kustomize a large overlay" "20 sequential patches" "apply 300 objects: create"
   "apply 300 objects: configure" "apply 300 objects: unchanged" "get 300 objects -o json"
   "get 3000 objects -o jsonpath")
 for input in "${crd_inputs[@]}"; do

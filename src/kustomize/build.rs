@@ -61,7 +61,7 @@ impl Resource {
 
     /// Whether `name` is its name now or was one before.
     pub fn had_name(&self, name: &str) -> bool {
-        self.name() == name || self.previous_ids.iter().any(|previous| previous.name == name)
+        self.name() == name || self.had_previous_name(name)
     }
 
     /// The name it had first (its name now, when it was never renamed).
@@ -69,9 +69,15 @@ impl Resource {
         self.previous_ids.first().map_or(self.name(), |original| &original.name)
     }
 
-    /// Whether it is in `namespace` now or was before.
-    pub fn had_namespace(&self, namespace: &str) -> bool {
-        self.namespace() == namespace || self.previous_ids.iter().any(|previous| previous.namespace == namespace)
+    /// Whether one of its previous ids has `name` (kustomize's name-reference candidates). An id
+    /// is stored whenever a transformer may change it, so this is no proof that it changed.
+    pub fn had_previous_name(&self, name: &str) -> bool {
+        self.previous_ids.iter().any(|previous| previous.name == name)
+    }
+
+    /// The namespace it had when it was read (its namespace now, when no id was stored).
+    pub fn original_namespace(&self) -> &str {
+        self.previous_ids.first().map_or(self.namespace(), |original| &original.namespace)
     }
 
     /// Whether it is, or was at once, named `name` in `namespace` (any namespace when empty).
@@ -143,6 +149,14 @@ impl Resource {
                 self.set_linked(&pointer, &value);
             }
         }
+    }
+
+    /// Whether `other` has its id (group, version, kind, name and namespace).
+    fn same_id(&self, other: &Resource) -> bool {
+        self.name() == other.name()
+            && self.kind() == other.kind()
+            && self.namespace() == other.namespace()
+            && super::field_specs::group_version(&self.object) == super::field_specs::group_version(&other.object)
     }
 
     /// kustomize's id, as its messages print it: `ConfigMap.v1.[noGrp]/name.[noNs]`.
@@ -652,9 +666,8 @@ fn is_local_config(object: &Value) -> bool {
 
 /// Adds `resource` unless one with its id is there already.
 fn add(resources: &mut Vec<Resource>, resource: Resource) -> Result<(), String> {
-    let id = resource.id();
-    if resources.iter().any(|existing| existing.id() == id) {
-        return Err(format!("may not add resource with an already registered id: {id}"));
+    if resources.iter().any(|existing| existing.same_id(&resource)) {
+        return Err(format!("may not add resource with an already registered id: {}", resource.id()));
     }
     resources.push(resource);
     Ok(())

@@ -175,7 +175,9 @@ pub struct LegacySortOptions {
 }
 
 /// Parses a kustomization document; errors in kustomize's words (`json: unknown field "x"`).
-pub fn parse(document: Value) -> Result<Kustomization, String> {
+/// `null`s are read as Go's `json.Unmarshal` reads them (see [`nulls_as_go_reads_them`]).
+pub fn parse(mut document: Value) -> Result<Kustomization, String> {
+    nulls_as_go_reads_them(&mut document);
     serde_json::from_value(document).map_err(|err| {
         let message = err.to_string();
         match message.strip_prefix("unknown field `").and_then(|rest| rest.split_once('`')) {
@@ -183,6 +185,33 @@ pub fn parse(document: Value) -> Result<Kustomization, String> {
             None => message,
         }
     })
+}
+
+/// The fields that are Go maps of strings: a `null` value in them is an empty string.
+const STRING_MAPS: [&str; 6] = ["commonLabels", "commonAnnotations", "pairs", "labels", "annotations", "openapi"];
+
+/// The fields that hold any YAML (helm values, the metadata): their `null`s stay.
+const FREE_FORM: [&str; 3] = ["metadata", "valuesInline", "valuesLocal"];
+
+/// A field set to `null` (a key whose entries are all commented out) is left unset, as Go's
+/// `json.Unmarshal` leaves a struct's field; in a map of strings it is the empty string.
+fn nulls_as_go_reads_them(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.retain(|_, entry| !entry.is_null());
+            for (key, entry) in map.iter_mut() {
+                match entry {
+                    _ if FREE_FORM.contains(&key.as_str()) => {}
+                    Value::Object(entries) if STRING_MAPS.contains(&key.as_str()) => {
+                        entries.values_mut().filter(|value| value.is_null()).for_each(|value| *value = "".into());
+                    }
+                    entry => nulls_as_go_reads_them(entry),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(nulls_as_go_reads_them),
+        _ => {}
+    }
 }
 
 #[cfg(test)]
@@ -197,5 +226,21 @@ mod tests {
         assert_eq!(err, r#"json: unknown field "tag""#);
         let ok = parse(serde_json::json!({"namePrefix": "p-", "resources": ["a.yaml"]})).unwrap();
         assert_eq!(ok.name_prefix.as_deref(), Some("p-"));
+    }
+
+    #[test]
+    fn null_fields_are_unset() {
+        let document = serde_json::json!({"components": null, "images": [{"name": "a", "newTag": null}]});
+        let parsed = parse(document).unwrap();
+        assert!(parsed.components.is_empty());
+        assert_eq!(parsed.images[0].new_tag, "");
+    }
+
+    #[test]
+    fn null_values_of_string_maps_are_empty_strings() {
+        let document = serde_json::json!({"commonLabels": {"a": null}, "labels": [{"pairs": {"b": null}}]});
+        let parsed = parse(document).unwrap();
+        assert_eq!(parsed.common_labels["a"], "");
+        assert_eq!(parsed.labels[0].pairs["b"], "");
     }
 }

@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::build::Resource;
 use super::field_specs::{NameReference, selects};
 use super::generate::hash_suffix;
+use super::transform::is_cluster_scoped;
 
 /// Appends the content hash to the names of the objects that need one.
 pub fn add_hashes(resources: &mut [Resource]) {
@@ -16,58 +17,93 @@ pub fn add_hashes(resources: &mut [Resource]) {
 }
 
 /// Makes every field that names an object by a name it had (before a prefix, suffix or hash)
-/// name it as it is now; `table` says which fields name which kinds.
+/// name it as it is now, choosing the object as kustomize's name-reference filter does; `table`
+/// says which fields name which kinds.
 pub fn fix_references(resources: &mut [Resource], table: &[NameReference]) {
     for index in 0..resources.len() {
         let mut object = resources[index].object.clone();
-        let referrer_namespace = resources[index].namespace().to_string();
+        let referrer = &resources[index];
         for reference in table {
             for spec in &reference.field_specs {
-                spec.apply(&mut object, &mut |value| fix(value, reference, resources, &referrer_namespace));
+                spec.apply(&mut object, &mut |value| fix(value, reference, resources, referrer));
             }
         }
         resources[index].object = object;
     }
 }
 
-fn fix(value: &mut Value, reference: &NameReference, resources: &[Resource], namespace: &str) {
+fn fix(value: &mut Value, reference: &NameReference, resources: &[Resource], referrer: &Resource) {
     match value {
         Value::String(name) => {
-            if let Some(target) = referred(reference, resources, name, namespace) {
+            let candidates = resources.iter().collect();
+            if let Some(target) = referred(reference, candidates, name, referrer, false) {
                 *name = target.name().to_string();
             }
         }
-        Value::Array(names) => names.iter_mut().for_each(|name| fix(name, reference, resources, namespace)),
+        Value::Array(names) => names.iter_mut().for_each(|name| fix(name, reference, resources, referrer)),
         Value::Object(map) => {
             // A subject or a service reference: a name, maybe a namespace, and for subjects a kind.
             if map.get("kind").and_then(Value::as_str).is_some_and(|kind| kind != reference.kind) {
                 return;
             }
             let Some(name) = map.get("name").and_then(Value::as_str) else { return };
-            let namespace = map.get("namespace").and_then(Value::as_str).unwrap_or(namespace).to_string();
-            if let Some(target) = referred(reference, resources, name, &namespace) {
-                map.insert("name".into(), Value::String(target.name().to_string()));
-                if map.contains_key("namespace") && !target.namespace().is_empty() {
-                    map.insert("namespace".into(), Value::String(target.namespace().to_string()));
-                }
+            let candidates = match map.get("namespace").and_then(Value::as_str) {
+                Some(namespace) => in_namespace(resources, namespace),
+                None => resources.iter().collect(),
+            };
+            let Some(target) = referred(reference, candidates, name, referrer, true) else { return };
+            if target.name() == name && target.namespace().is_empty() {
+                return;
+            }
+            map.insert("name".into(), Value::String(target.name().to_string()));
+            if !target.namespace().is_empty() {
+                map.insert("namespace".into(), Value::String(target.namespace().to_string()));
             }
         }
         _ => {}
     }
 }
 
-/// The one object of the reference's kind that had `name`, in `namespace` when both are namespaced.
+/// The objects a reference naming `namespace` may mean: those that were in it when read, or
+/// (when none was) those in it now.
+fn in_namespace<'a>(resources: &'a [Resource], namespace: &str) -> Vec<&'a Resource> {
+    let namespace = effective(namespace);
+    let originally: Vec<&Resource> =
+        resources.iter().filter(|resource| effective(resource.original_namespace()) == namespace).collect();
+    if !originally.is_empty() {
+        return originally;
+    }
+    resources.iter().filter(|resource| effective(resource.namespace()) == namespace).collect()
+}
+
+/// A namespace as Kubernetes reads it: none is `default`.
+fn effective(namespace: &str) -> &str {
+    if namespace.is_empty() { "default" } else { namespace }
+}
+
+/// The one object of the reference's kind among `candidates` with `name` in its previous ids (one
+/// whose id no transformer stored needs no fixing, as in kustomize, even when its name is `name`
+/// and another's previous name is too) and that `referrer` can see (the same namespace, or a
+/// cluster-scoped object or a service account); several that agree on the name (and, for
+/// `with_namespace` references, the namespace) count as one.
 fn referred<'a>(
     reference: &NameReference,
-    resources: &'a [Resource],
+    candidates: Vec<&'a Resource>,
     name: &str,
-    namespace: &str,
+    referrer: &Resource,
+    with_namespace: bool,
 ) -> Option<&'a Resource> {
-    let mut candidates = resources.iter().filter(|candidate| {
+    let referrer_cluster_scoped = is_cluster_scoped(referrer.kind());
+    let mut matching = candidates.into_iter().filter(|candidate| {
         selects(&reference.group, &reference.version, &reference.kind, &candidate.object)
-            && candidate.had_name(name)
-            && (namespace.is_empty() || candidate.namespace().is_empty() || candidate.had_namespace(namespace))
+            && candidate.had_previous_name(name)
+            && (referrer_cluster_scoped
+                || is_cluster_scoped(candidate.kind())
+                || candidate.kind() == "ServiceAccount"
+                || effective(candidate.namespace()) == effective(referrer.namespace()))
     });
-    let first = candidates.next()?;
-    candidates.all(|other| other.name() == first.name()).then_some(first)
+    let first = matching.next()?;
+    matching
+        .all(|other| other.name() == first.name() && (!with_namespace || other.namespace() == first.namespace()))
+        .then_some(first)
 }

@@ -196,21 +196,22 @@ pub fn record_transformer(resources: &mut [Resource], origin: &Origin) {
     }
 }
 
-/// Removes the annotations `buildMetadata` did not ask for (and any a file carried), the
-/// annotations map with them when nothing else is left in it.
+/// Removes the annotations `buildMetadata` did not ask for (and any a file carried), and the
+/// annotations map when it is empty or `null`, however it came to be (read so, patched so, or
+/// emptied here): kustomize's build ends by taking its bookkeeping annotations off every object
+/// and drops the map when none are left.
 pub fn strip(object: &mut Value, keep_origin: bool, keep_transformations: bool) {
-    let Some(annotations) = object["metadata"].get_mut("annotations").and_then(Value::as_object_mut) else {
-        return;
-    };
-    if !keep_origin {
-        annotations.remove(ORIGIN);
+    let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) else { return };
+    if let Some(annotations) = metadata.get_mut("annotations").and_then(Value::as_object_mut) {
+        if !keep_origin {
+            annotations.remove(ORIGIN);
+        }
+        if !keep_transformations {
+            annotations.remove(TRANSFORMATIONS);
+        }
     }
-    if !keep_transformations {
-        annotations.remove(TRANSFORMATIONS);
-    }
-    if annotations.is_empty()
-        && let Some(metadata) = object["metadata"].as_object_mut()
-    {
+    let empty = |annotations: &Value| annotations.is_null() || annotations.as_object().is_some_and(Map::is_empty);
+    if metadata.get("annotations").is_some_and(empty) {
         metadata.remove("annotations");
     }
 }

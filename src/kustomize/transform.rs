@@ -11,7 +11,8 @@ use super::build::{Resource, id_text};
 use super::field_specs::{Config, FieldSpec, group_version, merge_specs, pointer_segment};
 use super::kustomization::{Image, Kustomization, Label, PatchEntry, Selector};
 use crate::manifest::{self, Dialect, LabelSelector};
-use crate::merge::{KindPatcher, Patch, json_patch};
+use crate::merge::strategic::{self, ListOrder};
+use crate::merge::{KindPatcher, json_merge, json_patch};
 use crate::schema::{KindSchema, OpenApiSchema};
 
 /// Reads a file named in the kustomization.
@@ -243,9 +244,10 @@ fn strategic_in_place(
     })
 }
 
-/// `patch` applied to `object` as a strategic merge patch, with the kind's patch metadata; kinds
-/// without metadata (custom resources) get a JSON merge patch, as in kustomize. With a custom
-/// schema (`openapi.path`), only the kinds it describes have metadata, as in kustomize.
+/// `patch` applied to `object` as a strategic merge patch, with the kind's patch metadata and
+/// merged lists in kustomize's order; kinds without metadata (custom resources) get a JSON merge
+/// patch, as in kustomize. With a custom schema (`openapi.path`), only the kinds it describes have
+/// metadata, as in kustomize.
 pub fn strategic(object: Value, patch: &Value, custom: Option<&Arc<OpenApiSchema>>) -> Result<Value, String> {
     let api_version = object["apiVersion"].as_str().unwrap_or_default().to_string();
     let kind = object["kind"].as_str().unwrap_or_default().to_string();
@@ -253,13 +255,14 @@ pub fn strategic(object: Value, patch: &Value, custom: Option<&Arc<OpenApiSchema
         Some(document) => KindSchema::for_kind(document.clone(), &api_version, &kind),
         None => KindSchema::for_builtin(None, &api_version, &kind),
     };
-    let patcher = KindPatcher::for_kind(schema.as_ref());
-    let patch = match patcher {
-        KindPatcher::Strategic(_) => Patch::Strategic(patch.clone()),
-        KindPatcher::Merge => Patch::Merge(patch.clone()),
-    };
     let id = id_text(&object);
-    patcher.apply(object, &patch).map_err(|err| format!("patching {id}: {err}"))
+    match KindPatcher::for_kind(schema.as_ref()) {
+        KindPatcher::Strategic(schema) => {
+            strategic::apply_with_order(object, patch.clone(), &schema, ListOrder::PatchFirst)
+                .map_err(|err| format!("patching {id}: {err}"))
+        }
+        KindPatcher::Merge => Ok(json_merge::apply(object, patch)),
+    }
 }
 
 fn json6902(resources: &mut [Resource], target: &Selector, patch: &Value) -> Result<(), String> {
@@ -382,8 +385,13 @@ fn keeps_its_name(object: &Value) -> bool {
         || (kind == "APIService" && group_version(object).0 == "apiregistration.k8s.io")
 }
 
+/// Whether `kind` is one of the built-in kinds that are not namespaced.
+pub fn is_cluster_scoped(kind: &str) -> bool {
+    CLUSTER_SCOPED.contains(&kind)
+}
+
 /// Built-in kinds that are not namespaced: kustomize leaves their namespace unset.
-pub const CLUSTER_SCOPED: &[&str] = &[
+const CLUSTER_SCOPED: &[&str] = &[
     "APIService",
     "CertificateSigningRequest",
     "ClusterRole",
@@ -414,7 +422,7 @@ fn set_namespace(resources: &mut [Resource], namespace: &str, specs: &[FieldSpec
     for resource in resources.iter_mut() {
         // kustomize remembers every resource's id here, cluster-scoped ones too.
         resource.store_previous_id();
-        if !CLUSTER_SCOPED.contains(&resource.kind()) {
+        if !is_cluster_scoped(resource.kind()) {
             resource.object["metadata"]["namespace"] = Value::String(namespace.to_string());
         }
         let object = &mut resource.object;

@@ -2,6 +2,7 @@
 //! object keeps where it came from, and every error names the file and the document. Label
 //! selectors, matched against objects read here (and by kustomize's patch targets), live here too.
 
+mod block_scalar_end;
 mod json;
 mod quantity;
 mod selector;
@@ -172,10 +173,12 @@ pub fn parse_documents(text: &str, source: &str, dialect: Dialect) -> Result<Vec
     } else {
         let mut documents = Vec::new();
         for (index, (first_line, document)) in yaml_documents(text).enumerate() {
-            let value: Value = serde_saphyr::from_str_with_options(document, yaml_options(dialect)).map_err(|err| {
-                let message = describe_yaml_error(&err.to_string(), first_line);
-                invalid(source, index + 1, format!("invalid YAML: {message}"))
-            })?;
+            let document = block_scalar_end::as_go_reads(document);
+            let value: Value =
+                serde_saphyr::from_str_with_options(&document, yaml_options(dialect)).map_err(|err| {
+                    let message = describe_yaml_error(&err.to_string(), first_line);
+                    invalid(source, index + 1, format!("invalid YAML: {message}"))
+                })?;
             documents.push(value);
         }
         documents
@@ -185,10 +188,15 @@ pub fn parse_documents(text: &str, source: &str, dialect: Dialect) -> Result<Vec
 
 /// The parser's limits: serde-saphyr's defaults (which stop alias bombs and runaway documents),
 /// with nesting allowed as deep as serde_json allows it, for large CustomResourceDefinition schemas.
+/// Comments are skipped rather than kept (nothing reads them, and a run of commented-out lines
+/// longer than the parser's look-ahead buffer would otherwise be an error). kustomize's go-yaml v3
+/// still reads YAML 1.1 octals (`0755` is 493).
 fn yaml_options(dialect: Dialect) -> serde_saphyr::Options {
     serde_saphyr::options! {
         budget: serde_saphyr::budget! { max_depth: 128 },
+        emit_comments: false,
         strict_booleans: dialect == Dialect::Kustomize,
+        legacy_octal_numbers: dialect == Dialect::Kustomize,
     }
 }
 

@@ -35,9 +35,8 @@ impl Emitter {
     }
 
     fn put_str(&mut self, text: &str) {
-        for c in text.chars() {
-            self.put(c);
-        }
+        self.out.push_str(text);
+        self.column += text.chars().count();
     }
 
     fn line_break(&mut self) {
@@ -126,11 +125,11 @@ impl Emitter {
     }
 
     fn plain(&mut self, text: &str, indent: usize, allow_breaks: bool) {
-        let chars: Vec<char> = text.chars().collect();
+        let mut chars = text.chars().peekable();
         let mut spaces = false;
-        for (i, &c) in chars.iter().enumerate() {
+        while let Some(c) = chars.next() {
             if c == ' ' {
-                if self.fold_here(allow_breaks, spaces, chars.get(i + 1) == Some(&' ')) {
+                if self.fold_here(allow_breaks, spaces, chars.peek() == Some(&' ')) {
                     self.indent(indent);
                 } else {
                     self.put(c);
@@ -144,13 +143,14 @@ impl Emitter {
     }
 
     fn single_quoted(&mut self, text: &str, indent: usize, allow_breaks: bool) {
-        let chars: Vec<char> = text.chars().collect();
+        let mut chars = text.chars().enumerate().peekable();
         self.put('\'');
         let mut spaces = false;
-        for (i, &c) in chars.iter().enumerate() {
+        while let Some((i, c)) = chars.next() {
+            let next = chars.peek().map(|&(_, next)| next);
             if c == ' ' {
-                let inner = i > 0 && i + 1 < chars.len();
-                if inner && self.fold_here(allow_breaks, spaces, chars.get(i + 1) == Some(&' ')) {
+                let inner = i > 0 && next.is_some();
+                if inner && self.fold_here(allow_breaks, spaces, next == Some(' ')) {
                     self.indent(indent);
                 } else {
                     self.put(c);
@@ -168,10 +168,11 @@ impl Emitter {
     }
 
     fn double_quoted(&mut self, text: &str, indent: usize, allow_breaks: bool) {
-        let chars: Vec<char> = text.chars().collect();
+        let mut chars = text.chars().enumerate().peekable();
         self.put('"');
         let mut spaces = false;
-        for (i, &c) in chars.iter().enumerate() {
+        while let Some((i, c)) = chars.next() {
+            let next = chars.peek().map(|&(_, next)| next);
             if !is_printable(c) || is_break(c) || c == '\u{feff}' || c == '"' || c == '\\' {
                 self.put('\\');
                 match c {
@@ -195,10 +196,10 @@ impl Emitter {
                 }
                 spaces = false;
             } else if c == ' ' {
-                let inner = i > 0 && i + 1 < chars.len();
+                let inner = i > 0 && next.is_some();
                 if inner && allow_breaks && !spaces && self.column > BEST_WIDTH {
                     self.indent(indent);
-                    if chars.get(i + 1) == Some(&' ') {
+                    if next == Some(' ') {
                         self.put('\\');
                     }
                 } else {
@@ -219,18 +220,12 @@ impl Emitter {
             self.put('2');
         }
         self.put_str(chomping(text));
-        self.line_break();
-        let mut at_line_start = true;
-        for c in text.chars() {
-            if c == '\n' {
-                self.line_break();
-                at_line_start = true;
-            } else {
-                if at_line_start {
-                    self.indent(indent);
-                    at_line_start = false;
-                }
-                self.put(c);
+        // Line by line: a line is indented unless empty, and ends with a break unless last.
+        for line in text.split('\n') {
+            self.line_break();
+            if !line.is_empty() {
+                self.indent(indent);
+                self.put_str(line);
             }
         }
     }
@@ -284,58 +279,46 @@ struct Analysis {
 
 impl Analysis {
     fn of(text: &str) -> Self {
-        let chars: Vec<char> = text.chars().collect();
-        let mut indicators = text.starts_with("---") || text.starts_with("...");
-        let (mut leading_space, mut leading_break, mut trailing_space, mut trailing_break) =
-            (false, false, false, false);
-        let (mut break_space, mut space_break, mut line_breaks, mut special) = (false, false, false, false);
-        let (mut previous_space, mut previous_break) = (false, false);
-        let mut preceded_by_whitespace = true;
-        for (i, &c) in chars.iter().enumerate() {
-            let followed_by_whitespace = chars.get(i + 1).is_none_or(|&next| is_blank(next));
-            let last = i + 1 == chars.len();
-            if i == 0 {
-                match c {
-                    '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%' | '@' | '`' => {
-                        indicators = true
-                    }
-                    '?' | ':' | '-' if followed_by_whitespace => indicators = true,
-                    _ => {}
-                }
-            } else {
-                match c {
-                    ':' if followed_by_whitespace => indicators = true,
-                    '#' if preceded_by_whitespace => indicators = true,
-                    _ => {}
-                }
-            }
-            if !is_printable(c) || c == '\u{feff}' {
-                special = true;
-            }
-            if c == ' ' {
-                leading_space |= i == 0;
-                trailing_space |= last;
-                break_space |= previous_break;
-                previous_space = true;
-                previous_break = false;
-            } else if is_break(c) {
-                line_breaks = true;
-                leading_break |= i == 0;
-                trailing_break |= last;
-                space_break |= previous_space;
-                previous_space = false;
-                previous_break = true;
-            } else {
-                previous_space = false;
-                previous_break = false;
-            }
-            preceded_by_whitespace = is_blank(c);
+        // ASCII text (most of it, and all of the long strings) is read byte by byte.
+        if text.is_ascii() {
+            Self::of_chars(text, text.bytes().map(char::from))
+        } else {
+            Self::of_chars(text, text.chars())
         }
-        let edge_space = leading_space || leading_break || trailing_space || trailing_break;
+    }
+
+    /// go-yaml's analysis as one pass over pairs of neighbouring characters, then the edges.
+    fn of_chars(text: &str, mut chars: impl Iterator<Item = char>) -> Self {
+        let Some(first) = chars.next() else {
+            return Analysis { plain_allowed: true, single_quoted_allowed: true, block_allowed: true };
+        };
+        let mut indicators = text.starts_with("---") || text.starts_with("...");
+        let (mut break_space, mut space_break) = (false, false);
+        let mut line_breaks = is_break(first);
+        let mut special = !is_printable(first);
+        let mut previous = first;
+        for c in chars {
+            // `: ` and ` #` start a mapping value and a comment anywhere.
+            indicators |= (previous == ':' && is_blank(c)) || (c == '#' && is_blank(previous));
+            break_space |= c == ' ' && is_break(previous);
+            space_break |= previous == ' ' && is_break(c);
+            line_breaks |= is_break(c);
+            special |= !is_printable(c);
+            previous = c;
+        }
+        let (last, alone) = (previous, text.chars().nth(1).is_none());
+        let first_followed_by_whitespace = text.chars().nth(1).is_none_or(is_blank);
+        indicators |= match first {
+            '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%' | '@' | '`' => true,
+            '?' | ':' | '-' => first_followed_by_whitespace,
+            _ => false,
+        };
+        indicators |= last == ':' && !alone;
+        let edge_space = first == ' ' || is_break(first) || last == ' ' || is_break(last);
         Analysis {
             plain_allowed: !(indicators || edge_space || break_space || space_break || special || line_breaks),
             single_quoted_allowed: !(break_space || space_break || special),
-            block_allowed: !(trailing_space || space_break || special),
+            block_allowed: !(last == ' ' || space_break || special),
         }
     }
 }

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::build::Resource;
 use super::field_specs::group_version;
-use super::transform::CLUSTER_SCOPED;
+use super::transform::is_cluster_scoped;
 
 /// kustomize's resource id (`resid.ResId`); as a selector, empty fields select anything.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -40,7 +40,7 @@ impl Id {
     }
 
     fn is_cluster_scoped(&self) -> bool {
-        CLUSTER_SCOPED.contains(&self.kind.as_str())
+        is_cluster_scoped(&self.kind)
     }
 
     /// The namespace kustomize compares: none for cluster-scoped kinds, `default` when unset.

@@ -289,8 +289,10 @@ fn copy_to(object: &mut Value, value: &Value, target: &Target, replaced: &mut Ve
             }
             Ok(())
         };
-        let count = path::for_each_match(object, &path::split(field_path), create, &mut set)
-            .map_err(|err| format!("{not_found}: {err}"))?;
+        // kustomize drops one leading dot of a target's path (kubebuilder writes `.spec.dnsNames.0`).
+        let segments = path::split(field_path.strip_prefix('.').unwrap_or(field_path));
+        let count =
+            path::for_each_match(object, &segments, create, &mut set).map_err(|err| format!("{not_found}: {err}"))?;
         if let Some(err) = failed {
             return Err(err);
         }
