@@ -85,6 +85,14 @@ fn bad_kustomizations_fail_as_in_kubectl() {
         ("replacements-path-and-inline", "cannot specify both path and inline replacement"),
         ("replacements-index-out-of-bounds", "options.index 1 is out of bounds for value fast"),
         (
+            "patch-target-bad-regex",
+            "unable to find patch target \"ConfigMap.[noVer].[noGrp]/web-(canary.[noNs]:a=:l=\" in `resources`: error parsing regexp: missing closing ): `^(?:web-(canary)$`",
+        ),
+        (
+            "replacements-bad-regex",
+            "unable to find field \"spec.containers.[name=[z-a]pp].image\" in replacement target: error parsing regexp: invalid character class range: `z-a`",
+        ),
+        (
             "vars-unmapped",
             "var '{MODE ConfigMap.[noVer].[noGrp] {metadata.name}}' cannot be mapped to a field in the set of known resources",
         ),

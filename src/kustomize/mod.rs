@@ -21,6 +21,7 @@ mod loader;
 mod names;
 mod order;
 mod origin;
+mod pattern;
 mod plugins;
 pub mod remote;
 mod replace;
