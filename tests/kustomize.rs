@@ -78,6 +78,7 @@ fn bad_kustomizations_fail_as_in_kubectl() {
         ("cycle/a", "cycle detected"),
         ("duplicate-id", "may not add resource with an already registered id: ConfigMap.v1.[noGrp]/c.[noNs]"),
         ("outside-root/root", "security; file"),
+        ("deprecated-fields-then-failure", "missing-patch.yaml"),
         ("no-match", "no resource matches strategic merge patch \"ConfigMap.v1.[noGrp]/other.[noNs]\""),
         ("replacements-no-source", "nothing selected by Secret.[noVer].[noGrp]/missing.[noNs]:data.x"),
         ("replacements-two-sources", "multiple matches for selector ConfigMap.[noVer].[noGrp]/[noName].[noNs]"),
@@ -131,9 +132,15 @@ fn bad_kustomizations_fail_as_in_kubectl() {
         assert_eq!(theirs.status.code(), Some(1), "{case}: kubectl should fail");
         assert_eq!(ours.status.code(), Some(1), "{case}: kubeupd should fail");
         assert!(ours.stdout.is_empty(), "{case}: nothing printed on failure");
-        let stderr = String::from_utf8_lossy(&ours.stderr);
+        // kustomize's warnings first, as kubectl prints them, then one line for the error.
+        let (stderr, their_stderr) = (String::from_utf8_lossy(&ours.stderr), String::from_utf8_lossy(&theirs.stderr));
+        let warnings = |stderr: &str| -> Vec<String> {
+            stderr.lines().take_while(|line| line.starts_with("# Warning: ")).map(String::from).collect()
+        };
+        assert_eq!(warnings(&stderr), warnings(&their_stderr), "{case}: warnings differ (left: kubeupd)");
+        let error: Vec<&str> = stderr.lines().skip(warnings(&stderr).len()).collect();
         assert!(
-            stderr.starts_with("error: ") && stderr.contains(words) && stderr.lines().count() == 1,
+            matches!(error.as_slice(), [line] if line.starts_with("error: ") && line.contains(words)),
             "{case}: {stderr}"
         );
     }
@@ -207,9 +214,14 @@ fn kubectl_error(stderr: &str) -> String {
     serde_json::from_str(quoted).expect("a quoted message")
 }
 
-/// kubeupd's message without `error: ` and the kustomization file it names.
+/// kubeupd's message without `error: ` and the kustomization file it names (after kustomize's
+/// warnings, which come first).
 fn kubeupd_error(stderr: &str) -> String {
-    let message = stderr.trim_end().strip_prefix("error: ").expect("kubeupd's error prefix");
+    let mut error = stderr;
+    while error.starts_with("# Warning: ") {
+        error = error.split_once('\n').map_or("", |(_, rest)| rest);
+    }
+    let message = error.trim_end().strip_prefix("error: ").expect("kubeupd's error prefix");
     message.split_once("kustomization.yaml: ").expect("the kustomization named").1.to_string()
 }
 

@@ -15,7 +15,7 @@ use super::loader::{Entry, Loader, normalize};
 use super::origin::{self, Origin};
 use super::plugins::{self, Role};
 use super::replace::{replacements, vars};
-use super::{Built, Error, Options, crds, helm, names, order, remote, transform};
+use super::{Built, Error, Failure, Options, crds, helm, names, order, remote, transform};
 use crate::manifest::{self, Dialect};
 use crate::schema::OpenApiSchema;
 
@@ -167,18 +167,26 @@ pub fn id_text(object: &Value) -> String {
 
 const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
-pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Built, Error> {
+pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Built, Failure> {
     let root = normalize(dir);
     let root = if root.as_os_str().is_empty() { PathBuf::from(".") } else { root };
     let mut builder = Builder { loader, options, stack: Vec::new(), warnings: Vec::new(), schema: PatchSchema::Unset };
-    let (accumulated, kustomization) = builder.target(&root, Accumulated::default(), false, None)?;
+    match build_root(&mut builder, &root) {
+        Ok(objects) => Ok(Built { objects, warnings: builder.warnings }),
+        Err(error) => Err(Failure { error, warnings: builder.warnings }),
+    }
+}
+
+/// The objects the kustomization at `root` makes; the builder keeps the warnings.
+fn build_root(builder: &mut Builder, root: &Path) -> Result<Vec<Value>, Error> {
+    let (accumulated, kustomization) = builder.target(root, Accumulated::default(), false, None)?;
     let mut resources = accumulated.resources;
     names::add_hashes(&mut resources);
     names::fix_references(&mut resources, &accumulated.config.name_reference);
     // With every name final, vars take their values, in the fields of the merged varReference table.
     let unused =
         vars::substitute(&mut resources, &accumulated.vars, &accumulated.config.var_reference).map_err(|message| {
-            let file = builder.kustomization_file(&root).unwrap_or(root.clone());
+            let file = builder.kustomization_file(root).unwrap_or(root.to_path_buf());
             Place { file: &file }.error(message)
         })?;
     if !unused.is_empty() {
@@ -194,7 +202,7 @@ pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Bu
         }
         origin::strip(object, asked("originAnnotations"), asked("transformerAnnotations"));
     }
-    Ok(Built { objects, warnings: builder.warnings })
+    Ok(objects)
 }
 
 /// What a kustomization has built so far (kustomize's accumulator): the resources, the vars
@@ -711,7 +719,7 @@ mod tests {
     use super::*;
     use crate::kustomize::{LoadRestrictor, MemoryLoader};
 
-    fn built(loader: &MemoryLoader, dir: &str) -> Result<Built, Error> {
+    fn built(loader: &MemoryLoader, dir: &str) -> Result<Built, Failure> {
         build(loader, Path::new(dir), Options::default())
     }
 
@@ -813,6 +821,13 @@ mod tests {
         assert_eq!(built(&loader, "/k/a").unwrap_err().to_string(), "cycle detected: /k/a -> /k/b -> /k/a");
         assert!(built(&loader, "/k/c").unwrap_err().to_string().contains("'/k/c/gone.yaml' does not exist"));
         assert!(built(&loader, "/k/d").unwrap_err().to_string().contains("security; file '/k/shared.yaml'"));
+        let deprecated =
+            MemoryLoader::default().with("/k/kustomization.yaml", "commonLabels: {a: b}\nresources: [gone.yaml]\n");
+        let failure = built(&deprecated, "/k").unwrap_err();
+        assert!(
+            failure.warnings.len() == 1 && failure.warnings[0].contains("'commonLabels' is deprecated"),
+            "{failure:?}"
+        );
         let options = Options { load_restrictor: LoadRestrictor::None, ..Options::default() };
         assert_eq!(build(&loader, Path::new("/k/d"), options).unwrap().objects.len(), 1);
     }
