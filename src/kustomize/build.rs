@@ -811,6 +811,22 @@ mod tests {
     }
 
     #[test]
+    fn renames_by_patches_are_followed_by_references() {
+        let loader = MemoryLoader::default()
+            .with(
+                "/k/kustomization.yaml",
+                "resources: [res.yaml]\npatches:\n- target: {kind: ConfigMap}\n  options: {allowNameChange: true}\n  patch: |\n    kind: ConfigMap\n    metadata: {name: new, namespace: other}\n",
+            )
+            .with(
+                "/k/res.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: old}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  volumes:\n  - name: v\n    configMap: {name: old}\n",
+            );
+        let built = built(&loader, "/k").unwrap();
+        assert_eq!(built.objects[0]["metadata"], serde_json::json!({"name": "new"}), "the namespace stays");
+        assert_eq!(built.objects[1]["spec"]["volumes"][0]["configMap"]["name"], "new");
+    }
+
+    #[test]
     fn cycles_missing_files_and_files_outside_the_root_are_errors() {
         let loader = MemoryLoader::default()
             .with("/k/a/kustomization.yaml", "resources: [../b]\n")

@@ -159,11 +159,16 @@ fn patch(
                 let allow_name_change = entry.options.get("allowNameChange").copied().unwrap_or(false);
                 for resource in resources.iter_mut().filter(|resource| target.selects(resource)) {
                     let mut patch = patch.clone();
-                    if !allow_name_change
-                        && let Some(metadata) = patch.get_mut("metadata").and_then(Value::as_object_mut)
-                    {
-                        metadata.remove("name");
+                    // A patch keeps the target's namespace, and its name unless allowed to change
+                    // it; a rename is remembered so that references follow it.
+                    if let Some(metadata) = patch.get_mut("metadata").and_then(Value::as_object_mut) {
                         metadata.remove("namespace");
+                        if !allow_name_change {
+                            metadata.remove("name");
+                        }
+                    }
+                    if allow_name_change {
+                        resource.store_previous_id();
                     }
                     strategic_in_place(resource, &patch, schema)?;
                 }
@@ -272,6 +277,8 @@ fn json6902(resources: &mut [Resource], target: &Selector, patch: &Value) -> Res
     let operations = json_patch::parse(patch).map_err(|err| format!("invalid JSON 6902 patch: {err}"))?;
     let target = Target::compile(target)?;
     for resource in resources.iter_mut().filter(|resource| target.selects(resource)) {
+        // It may rename: the name it had is remembered, as kustomize remembers it.
+        resource.store_previous_id();
         let id = resource.id();
         json_patch::apply(&mut resource.object, &operations).map_err(|err| format!("patching {id}: {err}"))?;
         // kustomize rebuilds the object from JSON: nothing in it is linked any more.
