@@ -145,6 +145,32 @@ impl Resource {
         }
     }
 
+    /// The object as kustomize's messages print a resource: with the annotations in which
+    /// kustomize keeps its previous ids.
+    pub fn with_previous_ids(&self) -> Value {
+        let mut object = self.object.clone();
+        if self.previous_ids.is_empty() {
+            return object;
+        }
+        let kind = self.kind();
+        let names: Vec<&str> = self.previous_ids.iter().map(|id| id.name.as_str()).collect();
+        let namespaces: Vec<&str> =
+            self.previous_ids.iter().map(|id| transform::effective_namespace(kind, &id.namespace)).collect();
+        let annotations = [
+            ("previousKinds", vec![kind; names.len()].join(",")),
+            ("previousNames", names.join(",")),
+            ("previousNamespaces", namespaces.join(",")),
+        ];
+        if !object["metadata"]["annotations"].is_object() {
+            object["metadata"]["annotations"] = Value::Object(Default::default());
+        }
+        let map = object["metadata"]["annotations"].as_object_mut().expect("made an object");
+        for (key, value) in annotations {
+            map.insert(format!("internal.config.kubernetes.io/{key}"), Value::String(value));
+        }
+        object
+    }
+
     /// kustomize's id, as its messages print it: `ConfigMap.v1.[noGrp]/name.[noNs]`.
     pub fn id(&self) -> String {
         id_text(&self.object)

@@ -13,6 +13,7 @@ use super::field_specs::{Config, FieldSpec, group_version, merge_specs, pointer_
 use super::kustomization::{Image, Kustomization, Label, PatchEntry, Selector};
 use super::pattern;
 use super::replace::Id;
+use crate::gocompat::json::to_compact;
 use crate::manifest::{self, Dialect, LabelSelector};
 use crate::merge::{KindPatcher, Patch, json_patch};
 use crate::schema::{KindSchema, OpenApiSchema};
@@ -49,7 +50,7 @@ pub fn run(
         record(resources, "PatchTransformer");
     }
     if let Some(namespace) = kustomization.namespace.as_deref().filter(|namespace| !namespace.is_empty()) {
-        set_namespace(resources, namespace, &config.namespace);
+        set_namespace(resources, namespace, &config.namespace)?;
         record(resources, "NamespaceTransformer");
     }
     let prefix = kustomization.name_prefix.as_deref().unwrap_or_default();
@@ -446,8 +447,11 @@ pub const CLUSTER_SCOPED: &[&str] = &[
     "VolumeAttachment",
 ];
 
-fn set_namespace(resources: &mut [Resource], namespace: &str, specs: &[FieldSpec]) {
-    for resource in resources.iter_mut() {
+/// Sets every resource's namespace; two that end up with one id are refused, as kustomize
+/// refuses them.
+fn set_namespace(resources: &mut [Resource], namespace: &str, specs: &[FieldSpec]) -> Result<(), String> {
+    for index in 0..resources.len() {
+        let resource = &mut resources[index];
         // kustomize remembers every resource's id here, cluster-scoped ones too.
         resource.store_previous_id();
         if !CLUSTER_SCOPED.contains(&resource.kind()) {
@@ -465,7 +469,26 @@ fn set_namespace(resources: &mut [Resource], namespace: &str, specs: &[FieldSpec
                 subject["namespace"] = Value::String(namespace.to_string());
             }
         }
+        let same_id: Vec<String> = resources
+            .iter()
+            .filter(|other| same_id(other, &resources[index]))
+            .map(|other| to_compact(&other.with_previous_ids()))
+            .collect();
+        if same_id.len() > 1 {
+            return Err(format!("namespace transformation produces ID conflict: [{}]", same_id.join(" ")));
+        }
     }
+    Ok(())
+}
+
+/// Whether two resources have one id: group, version, kind, name and namespace (unset being
+/// `default`).
+fn same_id(one: &Resource, other: &Resource) -> bool {
+    let kind = one.kind();
+    group_version(&one.object) == group_version(&other.object)
+        && kind == other.kind()
+        && one.name() == other.name()
+        && effective_namespace(kind, one.namespace()) == effective_namespace(kind, other.namespace())
 }
 
 /// Sets `pairs` in the maps `specs` name. As in kustomize, a key one call adds to several maps
