@@ -3,8 +3,11 @@
 //! list selectors, unanchored. Compiled with the `regex` crate, whose syntax is RE2's; a pattern
 //! that does not compile fails with Go's words for it.
 
+use std::convert::Infallible;
+use std::ops::Range;
+
 use regex::Regex;
-use regex_syntax::ast::{self, Ast};
+use regex_syntax::ast::{self, Ast, Visitor};
 use regex_syntax::hir;
 
 /// `pattern` as kustomize compiles a selector's field: it must match the whole value.
@@ -19,7 +22,9 @@ pub fn compile(pattern: &str) -> Result<Regex, String> {
         return Err(go_words(&refusal));
     }
     hir::translate::Translator::new().translate(pattern, &ast).map_err(|err| go_words(&meaning_error(&err)))?;
-    Regex::new(pattern).map_err(|_| go_words(&("expression too large", pattern.to_string())))
+    let as_go_means_it =
+        ast::visit(&ast, GoMeaning { pattern, edits: Vec::new() }).unwrap_or_else(|never| match never {});
+    Regex::new(&as_go_means_it).map_err(|_| go_words(&("expression too large", pattern.to_string())))
 }
 
 /// Go's `error parsing regexp: CODE: `FRAGMENT``.
@@ -153,6 +158,77 @@ fn unsupported_flag(pattern: &str, flags: &ast::Flags) -> Option<(&'static str, 
     Some(("invalid or unsupported Perl syntax", pattern[start..unsupported.span.end.offset].to_string()))
 }
 
+/// Rewrites what the regex crate reads otherwise than Go: Go's `\d`, `\w`, `\s` and `\b` are
+/// ASCII only (the crate's are Unicode), and Go reads `\<` and `\>` as characters and
+/// `\b{start}` as `\b` then the characters `{start}` (the crate, as assertions).
+struct GoMeaning<'a> {
+    pattern: &'a str,
+    /// Spans of the pattern and what replaces them, in order.
+    edits: Vec<(Range<usize>, String)>,
+}
+
+impl Visitor for GoMeaning<'_> {
+    type Output = String;
+    type Err = Infallible;
+
+    fn visit_pre(&mut self, ast: &Ast) -> Result<(), Infallible> {
+        use ast::AssertionKind::*;
+        match ast {
+            Ast::ClassPerl(class) => self.edits.push((range(&class.span), ascii_class(class))),
+            Ast::Assertion(assertion) => {
+                let text = &self.pattern[range(&assertion.span)];
+                let replacement = match assertion.kind {
+                    WordBoundary => r"(?-u:\b)".to_string(),
+                    NotWordBoundary => r"(?-u:\B)".to_string(),
+                    WordBoundaryStartAngle | WordBoundaryEndAngle => text[1..].to_string(),
+                    WordBoundaryStart | WordBoundaryEnd | WordBoundaryStartHalf | WordBoundaryEndHalf => {
+                        format!(r"(?-u:\b){}", regex::escape(&text[2..]))
+                    }
+                    _ => return Ok(()),
+                };
+                self.edits.push((range(&assertion.span), replacement));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn visit_class_set_item_pre(&mut self, item: &ast::ClassSetItem) -> Result<(), Infallible> {
+        if let ast::ClassSetItem::Perl(class) = item {
+            self.edits.push((range(&class.span), ascii_class(class)));
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<String, Infallible> {
+        self.edits.sort_by_key(|(span, _)| span.start);
+        let mut rewritten = String::with_capacity(self.pattern.len());
+        let mut done = 0;
+        for (span, replacement) in self.edits {
+            rewritten.push_str(&self.pattern[done..span.start]);
+            rewritten.push_str(&replacement);
+            done = span.end;
+        }
+        rewritten.push_str(&self.pattern[done..]);
+        Ok(rewritten)
+    }
+}
+
+fn range(span: &ast::Span) -> Range<usize> {
+    span.start.offset..span.end.offset
+}
+
+/// Go's `\d`, `\s`, `\w` (or their negations) as a class of ASCII characters (which the crate
+/// also takes nested in a bracketed class).
+fn ascii_class(class: &ast::ClassPerl) -> String {
+    let members = match class.kind {
+        ast::ClassPerlKind::Digit => "0-9",
+        ast::ClassPerlKind::Space => r"\t\n\f\r ",
+        ast::ClassPerlKind::Word => "0-9A-Za-z_",
+    };
+    format!("[{}{members}]", if class.negated { "^" } else { "" })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,6 +240,16 @@ mod tests {
         assert!(!target.is_match("web-2") && !target.is_match("my-db-1"));
         let list_selector = compile("[a-z]+-side").unwrap();
         assert!(list_selector.is_match("app-side-car") && !list_selector.is_match("APP-side"));
+    }
+
+    #[test]
+    fn perl_classes_and_word_boundaries_are_ascii_as_in_go() {
+        let go = |pattern: &str, text: &str| compile(pattern).unwrap().is_match(text);
+        assert!(go(r"^\d+$", "2024") && !go(r"^\d+$", "２０２４"));
+        assert!(go(r"^\w+$", "web_2") && !go(r"^\w+$", "café") && go(r"^[\w.]+$", "a.b") && !go(r"^[\W]$", "a"));
+        assert!(go(r"^\s$", "\t") && !go(r"^\s$", "\u{a0}") && !go(r"^\s$", "\u{b}") && go(r"^\S$", "é"));
+        assert!(go(r"\bweb\b", "my web") && go(r"\bweb\b", "éweb") && !go(r"\Bweb", "a web"));
+        assert!(go(r"^\<a\>$", "<a>") && go(r"^a\b{end}$", "a{end}") && go(r"(?i)^\w$", "\u{212a}"));
     }
 
     /// Go's messages, as `kubectl kustomize` prints them for these patterns.
