@@ -79,12 +79,34 @@ fn bad_kustomizations_fail_as_in_kubectl() {
         ("cycle/a", "cycle detected"),
         ("duplicate-id", "may not add resource with an already registered id: ConfigMap.v1.[noGrp]/c.[noNs]"),
         ("outside-root/root", "security; file"),
+        ("deprecated-fields-then-failure", "missing-patch.yaml"),
+        (
+            "namespace-id-conflict",
+            concat!(
+                r#"namespace transformation produces ID conflict: [{"apiVersion":"v1","data":{"mode":"\u003cfast\u003e"},"#,
+                r#""kind":"ConfigMap","metadata":{"annotations":{"internal.config.kubernetes.io/previousKinds":"ConfigMap","#,
+                r#""internal.config.kubernetes.io/previousNames":"settings","#,
+                r#""internal.config.kubernetes.io/previousNamespaces":"staging"},"name":"settings","namespace":"prod"}} "#,
+                r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"annotations":{"#,
+                r#""internal.config.kubernetes.io/previousKinds":"ConfigMap","#,
+                r#""internal.config.kubernetes.io/previousNames":"settings","#,
+                r#""internal.config.kubernetes.io/previousNamespaces":"default"},"name":"settings","namespace":"prod"}}]"#,
+            ),
+        ),
         ("no-match", "no resource matches strategic merge patch \"ConfigMap.v1.[noGrp]/other.[noNs]\""),
         ("replacements-no-source", "nothing selected by Secret.[noVer].[noGrp]/missing.[noNs]:data.x"),
         ("replacements-two-sources", "multiple matches for selector ConfigMap.[noVer].[noGrp]/[noName].[noNs]"),
         ("replacements-missing-target", "unable to find field \"spec.containers.0.env.0.value\" in replacement target"),
         ("replacements-path-and-inline", "cannot specify both path and inline replacement"),
         ("replacements-index-out-of-bounds", "options.index 1 is out of bounds for value fast"),
+        (
+            "patch-target-bad-regex",
+            "unable to find patch target \"ConfigMap.[noVer].[noGrp]/web-(canary.[noNs]:a=:l=\" in `resources`: error parsing regexp: missing closing ): `^(?:web-(canary)$`",
+        ),
+        (
+            "replacements-bad-regex",
+            "unable to find field \"spec.containers.[name=[z-a]pp].image\" in replacement target: error parsing regexp: invalid character class range: `z-a`",
+        ),
         (
             "vars-unmapped",
             "var '{MODE ConfigMap.[noVer].[noGrp] {metadata.name}}' cannot be mapped to a field in the set of known resources",
@@ -124,9 +146,15 @@ fn bad_kustomizations_fail_as_in_kubectl() {
         assert_eq!(theirs.status.code(), Some(1), "{case}: kubectl should fail");
         assert_eq!(ours.status.code(), Some(1), "{case}: kubeupd should fail");
         assert!(ours.stdout.is_empty(), "{case}: nothing printed on failure");
-        let stderr = String::from_utf8_lossy(&ours.stderr);
+        // kustomize's warnings first, as kubectl prints them, then one line for the error.
+        let (stderr, their_stderr) = (String::from_utf8_lossy(&ours.stderr), String::from_utf8_lossy(&theirs.stderr));
+        let warnings = |stderr: &str| -> Vec<String> {
+            stderr.lines().take_while(|line| line.starts_with("# Warning: ")).map(String::from).collect()
+        };
+        assert_eq!(warnings(&stderr), warnings(&their_stderr), "{case}: warnings differ (left: kubeupd)");
+        let error: Vec<&str> = stderr.lines().skip(warnings(&stderr).len()).collect();
         assert!(
-            stderr.starts_with("error: ") && stderr.contains(words) && stderr.lines().count() == 1,
+            matches!(error.as_slice(), [line] if line.starts_with("error: ") && line.contains(words)),
             "{case}: {stderr}"
         );
     }
@@ -200,9 +228,14 @@ fn kubectl_error(stderr: &str) -> String {
     serde_json::from_str(quoted).expect("a quoted message")
 }
 
-/// kubeupd's message without `error: ` and the kustomization file it names.
+/// kubeupd's message without `error: ` and the kustomization file it names (after kustomize's
+/// warnings, which come first).
 fn kubeupd_error(stderr: &str) -> String {
-    let message = stderr.trim_end().strip_prefix("error: ").expect("kubeupd's error prefix");
+    let mut error = stderr;
+    while error.starts_with("# Warning: ") {
+        error = error.split_once('\n').map_or("", |(_, rest)| rest);
+    }
+    let message = error.trim_end().strip_prefix("error: ").expect("kubeupd's error prefix");
     message.split_once("kustomization.yaml: ").expect("the kustomization named").1.to_string()
 }
 

@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 
 use super::{Result, write_stdout};
 use crate::kustomize::{Helm, LoadRestrictor};
-use crate::output;
+use crate::{output, resource};
 
 /// Options of `kubeupd kustomize`.
 #[derive(Debug, Args)]
@@ -46,10 +46,16 @@ pub fn run(args: &KustomizeArgs) -> Result {
         installed: installed(&args.helm_command),
         temporary_home: temporary_home(),
     });
-    let built = crate::resource::build_kustomization(&args.dir, load_restrictor, helm.as_ref())?;
-    for warning in &built.warnings {
-        eprintln!("{warning}");
-    }
+    // kustomize's warnings come first, before the objects or the error, as kubectl prints them.
+    let built = match crate::resource::build_kustomization(&args.dir, load_restrictor, helm.as_ref()) {
+        Ok(built) => built,
+        Err(resource::Error::Kustomize(failure)) => {
+            print_warnings(&failure.warnings);
+            return Err(resource::Error::Kustomize(failure).into());
+        }
+        Err(other) => return Err(other.into()),
+    };
+    print_warnings(&built.warnings);
     let text: Vec<String> = built.objects.iter().map(|object| output::to_yaml(&object.object)).collect();
     write_stdout(&text.join("---\n"))?;
     Ok(())
@@ -74,4 +80,10 @@ fn temporary_home() -> PathBuf {
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().subsec_nanos();
     let random = nanos ^ std::process::id().rotate_left(16);
     std::env::temp_dir().join(format!("kustomize-helm-{random}"))
+}
+
+fn print_warnings(warnings: &[String]) {
+    for warning in warnings {
+        eprintln!("{warning}");
+    }
 }

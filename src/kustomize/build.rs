@@ -15,7 +15,7 @@ use super::loader::{Entry, Loader, normalize};
 use super::origin::{self, Origin};
 use super::plugins::{self, Role};
 use super::replace::{replacements, vars};
-use super::{Built, Error, Options, crds, helm, names, order, remote, transform};
+use super::{Built, Error, Failure, Options, crds, helm, names, order, remote, transform};
 use crate::manifest::{self, Dialect};
 use crate::schema::OpenApiSchema;
 
@@ -159,6 +159,32 @@ impl Resource {
             && super::field_specs::group_version(&self.object) == super::field_specs::group_version(&other.object)
     }
 
+    /// The object as kustomize's messages print a resource: with the annotations in which
+    /// kustomize keeps its previous ids.
+    pub fn with_previous_ids(&self) -> Value {
+        let mut object = self.object.clone();
+        if self.previous_ids.is_empty() {
+            return object;
+        }
+        let kind = self.kind();
+        let names: Vec<&str> = self.previous_ids.iter().map(|id| id.name.as_str()).collect();
+        let namespaces: Vec<&str> =
+            self.previous_ids.iter().map(|id| transform::effective_namespace(kind, &id.namespace)).collect();
+        let annotations = [
+            ("previousKinds", vec![kind; names.len()].join(",")),
+            ("previousNames", names.join(",")),
+            ("previousNamespaces", namespaces.join(",")),
+        ];
+        if !object["metadata"]["annotations"].is_object() {
+            object["metadata"]["annotations"] = Value::Object(Default::default());
+        }
+        let map = object["metadata"]["annotations"].as_object_mut().expect("made an object");
+        for (key, value) in annotations {
+            map.insert(format!("internal.config.kubernetes.io/{key}"), Value::String(value));
+        }
+        object
+    }
+
     /// kustomize's id, as its messages print it: `ConfigMap.v1.[noGrp]/name.[noNs]`.
     pub fn id(&self) -> String {
         id_text(&self.object)
@@ -181,18 +207,26 @@ pub fn id_text(object: &Value) -> String {
 
 const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
-pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Built, Error> {
+pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Built, Failure> {
     let root = normalize(dir);
     let root = if root.as_os_str().is_empty() { PathBuf::from(".") } else { root };
     let mut builder = Builder { loader, options, stack: Vec::new(), warnings: Vec::new(), schema: PatchSchema::Unset };
-    let (accumulated, kustomization) = builder.target(&root, Accumulated::default(), false, None)?;
+    match build_root(&mut builder, &root) {
+        Ok(objects) => Ok(Built { objects, warnings: builder.warnings }),
+        Err(error) => Err(Failure { error, warnings: builder.warnings }),
+    }
+}
+
+/// The objects the kustomization at `root` makes; the builder keeps the warnings.
+fn build_root(builder: &mut Builder, root: &Path) -> Result<Vec<Value>, Error> {
+    let (accumulated, kustomization) = builder.target(root, Accumulated::default(), false, None)?;
     let mut resources = accumulated.resources;
     names::add_hashes(&mut resources);
     names::fix_references(&mut resources, &accumulated.config.name_reference);
     // With every name final, vars take their values, in the fields of the merged varReference table.
     let unused =
         vars::substitute(&mut resources, &accumulated.vars, &accumulated.config.var_reference).map_err(|message| {
-            let file = builder.kustomization_file(&root).unwrap_or(root.clone());
+            let file = builder.kustomization_file(root).unwrap_or(root.to_path_buf());
             Place { file: &file }.error(message)
         })?;
     if !unused.is_empty() {
@@ -208,7 +242,7 @@ pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Bu
         }
         origin::strip(object, asked("originAnnotations"), asked("transformerAnnotations"));
     }
-    Ok(Built { objects, warnings: builder.warnings })
+    Ok(objects)
 }
 
 /// What a kustomization has built so far (kustomize's accumulator): the resources, the vars
@@ -724,7 +758,7 @@ mod tests {
     use super::*;
     use crate::kustomize::{LoadRestrictor, MemoryLoader};
 
-    fn built(loader: &MemoryLoader, dir: &str) -> Result<Built, Error> {
+    fn built(loader: &MemoryLoader, dir: &str) -> Result<Built, Failure> {
         build(loader, Path::new(dir), Options::default())
     }
 
@@ -816,6 +850,22 @@ mod tests {
     }
 
     #[test]
+    fn renames_by_patches_are_followed_by_references() {
+        let loader = MemoryLoader::default()
+            .with(
+                "/k/kustomization.yaml",
+                "resources: [res.yaml]\npatches:\n- target: {kind: ConfigMap}\n  options: {allowNameChange: true}\n  patch: |\n    kind: ConfigMap\n    metadata: {name: new, namespace: other}\n",
+            )
+            .with(
+                "/k/res.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: old}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  volumes:\n  - name: v\n    configMap: {name: old}\n",
+            );
+        let built = built(&loader, "/k").unwrap();
+        assert_eq!(built.objects[0]["metadata"], serde_json::json!({"name": "new"}), "the namespace stays");
+        assert_eq!(built.objects[1]["spec"]["volumes"][0]["configMap"]["name"], "new");
+    }
+
+    #[test]
     fn cycles_missing_files_and_files_outside_the_root_are_errors() {
         let loader = MemoryLoader::default()
             .with("/k/a/kustomization.yaml", "resources: [../b]\n")
@@ -826,6 +876,13 @@ mod tests {
         assert_eq!(built(&loader, "/k/a").unwrap_err().to_string(), "cycle detected: /k/a -> /k/b -> /k/a");
         assert!(built(&loader, "/k/c").unwrap_err().to_string().contains("'/k/c/gone.yaml' does not exist"));
         assert!(built(&loader, "/k/d").unwrap_err().to_string().contains("security; file '/k/shared.yaml'"));
+        let deprecated =
+            MemoryLoader::default().with("/k/kustomization.yaml", "commonLabels: {a: b}\nresources: [gone.yaml]\n");
+        let failure = built(&deprecated, "/k").unwrap_err();
+        assert!(
+            failure.warnings.len() == 1 && failure.warnings[0].contains("'commonLabels' is deprecated"),
+            "{failure:?}"
+        );
         let options = Options { load_restrictor: LoadRestrictor::None, ..Options::default() };
         assert_eq!(build(&loader, Path::new("/k/d"), options).unwrap().objects.len(), 1);
     }

@@ -21,6 +21,7 @@ mod loader;
 mod names;
 mod order;
 mod origin;
+mod pattern;
 mod plugins;
 pub mod remote;
 mod replace;
@@ -38,6 +39,21 @@ pub use loader::{DiskLoader, Entry, GitLoader, LoadRestrictor, Loader, MemoryLoa
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct Error(pub String);
+
+/// A build that failed, with the warnings kustomize gave before it failed (kubectl prints them
+/// before the error).
+#[derive(Debug, thiserror::Error)]
+#[error("{error}")]
+pub struct Failure {
+    pub error: Error,
+    pub warnings: Vec<String>,
+}
+
+impl From<Error> for Failure {
+    fn from(error: Error) -> Self {
+        Failure { error, warnings: Vec::new() }
+    }
+}
 
 /// How to build.
 #[derive(Clone, Copy)]
@@ -66,6 +82,6 @@ pub struct Built {
 }
 
 /// What the kustomization in `dir` makes.
-pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Built, Error> {
+pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Built, Failure> {
     build::build(loader, dir, options)
 }

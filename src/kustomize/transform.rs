@@ -5,11 +5,15 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use regex::Regex;
 use serde_json::{Map, Value};
 
 use super::build::{Resource, id_text};
 use super::field_specs::{Config, FieldSpec, group_version, merge_specs, pointer_segment};
 use super::kustomization::{Image, Kustomization, Label, PatchEntry, Selector};
+use super::pattern;
+use super::replace::Id;
+use crate::gocompat::json::to_compact;
 use crate::manifest::{self, Dialect, LabelSelector};
 use crate::merge::strategic::{self, ListOrder};
 use crate::merge::{KindPatcher, json_merge, json_patch};
@@ -47,7 +51,7 @@ pub fn run(
         record(resources, "PatchTransformer");
     }
     if let Some(namespace) = kustomization.namespace.as_deref().filter(|namespace| !namespace.is_empty()) {
-        set_namespace(resources, namespace, &config.namespace);
+        set_namespace(resources, namespace, &config.namespace)?;
         record(resources, "NamespaceTransformer");
     }
     let prefix = kustomization.name_prefix.as_deref().unwrap_or_default();
@@ -151,19 +155,27 @@ fn patch(
     for patch in documents {
         match &entry.target {
             Some(target) => {
+                let target = Target::compile(target).map_err(|err| {
+                    format!("unable to find patch target \"{}\" in `resources`: {err}", selector_text(target))
+                })?;
                 let allow_name_change = entry.options.get("allowNameChange").copied().unwrap_or(false);
-                for resource in resources.iter_mut().filter(|resource| selected(target, resource)) {
+                for resource in resources.iter_mut().filter(|resource| target.selects(resource)) {
                     let mut patch = patch.clone();
-                    if !allow_name_change
-                        && let Some(metadata) = patch.get_mut("metadata").and_then(Value::as_object_mut)
-                    {
-                        metadata.remove("name");
+                    // A patch keeps the target's namespace, and its name unless allowed to change
+                    // it; a rename is remembered so that references follow it.
+                    if let Some(metadata) = patch.get_mut("metadata").and_then(Value::as_object_mut) {
                         metadata.remove("namespace");
+                        if !allow_name_change {
+                            metadata.remove("name");
+                        }
+                    }
+                    if allow_name_change {
+                        resource.store_previous_id();
                     }
                     strategic_in_place(resource, &patch, schema)?;
                 }
                 if deletes(&patch) {
-                    resources.retain(|resource| !selected(target, resource));
+                    resources.retain(|resource| !target.selects(resource));
                 }
             }
             None => strategic_by_id(resources, &patch, schema)?,
@@ -267,7 +279,10 @@ pub fn strategic(object: Value, patch: &Value, custom: Option<&Arc<OpenApiSchema
 
 fn json6902(resources: &mut [Resource], target: &Selector, patch: &Value) -> Result<(), String> {
     let operations = json_patch::parse(patch).map_err(|err| format!("invalid JSON 6902 patch: {err}"))?;
-    for resource in resources.iter_mut().filter(|resource| selected(target, resource)) {
+    let target = Target::compile(target)?;
+    for resource in resources.iter_mut().filter(|resource| target.selects(resource)) {
+        // It may rename: the name it had is remembered, as kustomize remembers it.
+        resource.store_previous_id();
         let id = resource.id();
         json_patch::apply(&mut resource.object, &operations).map_err(|err| format!("patching {id}: {err}"))?;
         // kustomize rebuilds the object from JSON: nothing in it is linked any more.
@@ -276,42 +291,63 @@ fn json6902(resources: &mut [Resource], target: &Selector, patch: &Value) -> Res
     Ok(())
 }
 
-/// Whether a patch's `target` selects `resource`: names and namespaces are anchored regular
-/// expressions in kustomize; here they are matched literally, `*`-free, or as `.*`-style prefixes.
-fn selected(target: &Selector, resource: &Resource) -> bool {
-    let (group, version) = group_version(&resource.object);
-    let text_matches = |pattern: &str, value: &str| pattern.is_empty() || pattern_matches(pattern, value);
-    (target.group.is_empty() || target.group == group)
-        && (target.version.is_empty() || target.version == version)
-        && (target.kind.is_empty() || target.kind == resource.kind())
-        // kustomize matches the original name and the current one, not those in between.
-        && (target.name.is_empty()
-            || [resource.original_name(), resource.name()].iter().any(|name| pattern_matches(&target.name, name)))
-        && text_matches(&target.namespace, resource.namespace())
-        && selector_matches(&target.label_selector, &resource.object["metadata"]["labels"])
-        && selector_matches(&target.annotation_selector, &resource.object["metadata"]["annotations"])
+/// A patch's `target`, compiled: group, version, kind, name and namespace are anchored regular
+/// expressions in kustomize (an empty one matches anything).
+struct Target<'a> {
+    selector: &'a Selector,
+    group: Option<Regex>,
+    version: Option<Regex>,
+    kind: Option<Regex>,
+    name: Option<Regex>,
+    namespace: Option<Regex>,
 }
 
-/// An anchored pattern with `.*` and `*` wildcards, the forms kustomizations use; other regular
-/// expression syntax is compared literally.
-fn pattern_matches(pattern: &str, value: &str) -> bool {
-    let pattern = pattern.replace(".*", "*");
-    let parts: Vec<&str> = pattern.split('*').collect();
-    if parts.len() == 1 {
-        return pattern == value;
+impl<'a> Target<'a> {
+    fn compile(selector: &'a Selector) -> Result<Self, String> {
+        let field = |text: &str| (!text.is_empty()).then(|| pattern::anchored(text)).transpose();
+        Ok(Target {
+            selector,
+            group: field(&selector.group)?,
+            version: field(&selector.version)?,
+            kind: field(&selector.kind)?,
+            name: field(&selector.name)?,
+            namespace: field(&selector.namespace)?,
+        })
     }
-    let (first, last) = (parts[0], parts[parts.len() - 1]);
-    if !value.starts_with(first) || !value[first.len()..].ends_with(last) {
-        return false;
+
+    /// Whether it selects `resource`, by its name and namespace now or by the first it had.
+    fn selects(&self, resource: &Resource) -> bool {
+        let matches = |regex: &Option<Regex>, text: &str| regex.as_ref().is_none_or(|regex| regex.is_match(text));
+        let (group, version) = group_version(&resource.object);
+        let kind = resource.kind();
+        (matches(&self.namespace, effective_namespace(kind, resource.original_namespace()))
+            || matches(&self.namespace, effective_namespace(kind, resource.namespace())))
+            && (matches(&self.name, resource.original_name()) || matches(&self.name, resource.name()))
+            && matches(&self.group, group)
+            && matches(&self.version, version)
+            && matches(&self.kind, kind)
+            && selector_matches(&self.selector.label_selector, &resource.object["metadata"]["labels"])
+            && selector_matches(&self.selector.annotation_selector, &resource.object["metadata"]["annotations"])
     }
-    let mut rest = &value[first.len()..value.len() - last.len()];
-    for part in &parts[1..parts.len() - 1] {
-        match rest.find(part) {
-            Some(at) => rest = &rest[at + part.len()..],
-            None => return false,
-        }
+}
+
+/// A patch target as kustomize quotes it: `ConfigMap.[noVer].[noGrp]/web.[noNs]:a=:l=app=web`.
+fn selector_text(selector: &Selector) -> String {
+    let Selector { group, version, kind, name, namespace, label_selector, annotation_selector } = selector.clone();
+    let id = Id { group, version, kind, name, namespace };
+    format!("{}:a={annotation_selector}:l={label_selector}", id.text())
+}
+
+/// A namespace as kustomize compares and reports it: `default` when unset, and a name no
+/// namespace can have for kinds that have none.
+pub fn effective_namespace<'a>(kind: &str, namespace: &'a str) -> &'a str {
+    if CLUSTER_SCOPED.contains(&kind) {
+        "_non_namespaceable_"
+    } else if namespace.is_empty() {
+        "default"
+    } else {
+        namespace
     }
-    true
 }
 
 /// Whether a label or annotation selector (empty: anything) matches `pairs`.
@@ -418,8 +454,11 @@ const CLUSTER_SCOPED: &[&str] = &[
     "VolumeAttachment",
 ];
 
-fn set_namespace(resources: &mut [Resource], namespace: &str, specs: &[FieldSpec]) {
-    for resource in resources.iter_mut() {
+/// Sets every resource's namespace; two that end up with one id are refused, as kustomize
+/// refuses them.
+fn set_namespace(resources: &mut [Resource], namespace: &str, specs: &[FieldSpec]) -> Result<(), String> {
+    for index in 0..resources.len() {
+        let resource = &mut resources[index];
         // kustomize remembers every resource's id here, cluster-scoped ones too.
         resource.store_previous_id();
         if !is_cluster_scoped(resource.kind()) {
@@ -437,7 +476,26 @@ fn set_namespace(resources: &mut [Resource], namespace: &str, specs: &[FieldSpec
                 subject["namespace"] = Value::String(namespace.to_string());
             }
         }
+        let same_id: Vec<String> = resources
+            .iter()
+            .filter(|other| same_id(other, &resources[index]))
+            .map(|other| to_compact(&other.with_previous_ids()))
+            .collect();
+        if same_id.len() > 1 {
+            return Err(format!("namespace transformation produces ID conflict: [{}]", same_id.join(" ")));
+        }
     }
+    Ok(())
+}
+
+/// Whether two resources have one id: group, version, kind, name and namespace (unset being
+/// `default`).
+fn same_id(one: &Resource, other: &Resource) -> bool {
+    let kind = one.kind();
+    group_version(&one.object) == group_version(&other.object)
+        && kind == other.kind()
+        && one.name() == other.name()
+        && effective_namespace(kind, one.namespace()) == effective_namespace(kind, other.namespace())
 }
 
 /// Sets `pairs` in the maps `specs` name. As in kustomize, a key one call adds to several maps
@@ -565,14 +623,5 @@ mod tests {
         json6902(&mut resources, &selector, &serde_json::json!([{"op": "add", "path": "/spec/x", "value": 1}]))
             .unwrap();
         assert!(resources[0].linked.is_empty());
-    }
-
-    #[test]
-    fn target_names_are_anchored_patterns() {
-        assert!(pattern_matches("web", "web"));
-        assert!(!pattern_matches("web", "web-2"));
-        assert!(pattern_matches("web.*", "web-2"));
-        assert!(pattern_matches(".*-db", "app-db"));
-        assert!(!pattern_matches(".*-db", "app-dbx"));
     }
 }

@@ -31,7 +31,7 @@ pub enum Error {
     Manifest(#[from] manifest::Error),
     /// The kustomization (`-k`) could not be built.
     #[error(transparent)]
-    Kustomize(#[from] kustomize::Error),
+    Kustomize(#[from] kustomize::Failure),
     /// An object names a namespace other than `-n`.
     #[error(
         "the namespace from the provided object {own:?} does not match the namespace {flag:?}. \

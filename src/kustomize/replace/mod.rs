@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::build::Resource;
 use super::field_specs::group_version;
-use super::transform::is_cluster_scoped;
+use super::transform::{effective_namespace, is_cluster_scoped};
 
 /// kustomize's resource id (`resid.ResId`); as a selector, empty fields select anything.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -45,13 +45,7 @@ impl Id {
 
     /// The namespace kustomize compares: none for cluster-scoped kinds, `default` when unset.
     fn effective_namespace(&self) -> &str {
-        if self.is_cluster_scoped() {
-            "_non_namespaceable_"
-        } else if self.namespace.is_empty() {
-            "default"
-        } else {
-            &self.namespace
-        }
+        effective_namespace(&self.kind, &self.namespace)
     }
 
     /// Group, version and kind as kustomize prints them: `Service.v1.[noGrp]`.

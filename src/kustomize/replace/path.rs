@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::kustomize::field_specs::pointer_segment;
+use crate::kustomize::pattern;
 
 /// `path` split at dots as kustomize splits it: `\.` is a dot inside a segment, `[a.b]` is the
 /// one segment `a.b`, and `[name=a.b]` stays one segment with its brackets (a list selector).
@@ -172,9 +173,13 @@ fn walk(
         return Ok(visited);
     }
     if let Some(selector) = list_selector(segment) {
-        let (field, pattern) = selector?;
-        let pattern = Pattern::parse(pattern);
+        let (field, wanted) = selector?;
         let Some(items) = list_items(node, creating)? else { return Ok(0) };
+        // Go compiles the expression for each item it looks at, the one it creates included.
+        if items.is_empty() && !creating {
+            return Ok(0);
+        }
+        let regex = pattern::compile(wanted)?;
         let mut visited = 0;
         let mut matched = false;
         for (position, item) in items.iter_mut().enumerate() {
@@ -186,14 +191,14 @@ fn walk(
                     _ => continue,
                 },
             };
-            if pattern.is_match(text.trim()) {
+            if regex.is_match(text.trim()) {
                 matched = true;
                 step(pointer, &position.to_string());
                 visited += walk(item, rest, create, found, pointer, visit)?;
             }
         }
         if !matched && creating {
-            let value = Value::String(pattern.source.to_string());
+            let value = Value::String(wanted.to_string());
             let item = match field {
                 "" => value,
                 field => Value::Object(Map::from_iter([(field.to_string(), value)])),
@@ -258,89 +263,6 @@ fn node_kind(value: &Value) -> &'static str {
     }
 }
 
-/// A regular expression of the subset list selectors use (Go's `regexp`, unanchored): literal
-/// characters, `\` escapes, `.`, `^`, `$`, and `*`, `+`, `?` after an atom.
-struct Pattern<'a> {
-    source: &'a str,
-    tokens: Vec<(Atom, Repeat)>,
-    anchored_start: bool,
-    anchored_end: bool,
-}
-
-#[derive(Clone, Copy)]
-enum Atom {
-    Any,
-    Char(char),
-}
-
-#[derive(Clone, Copy, PartialEq)]
-enum Repeat {
-    Once,
-    Optional,
-    AnyNumber,
-    AtLeastOnce,
-}
-
-impl<'a> Pattern<'a> {
-    fn parse(source: &'a str) -> Self {
-        let mut text = source;
-        let anchored_start = text.starts_with('^');
-        if anchored_start {
-            text = &text[1..];
-        }
-        let anchored_end = text.ends_with('$') && !text.ends_with("\\$");
-        if anchored_end {
-            text = &text[..text.len() - 1];
-        }
-        let mut tokens: Vec<(Atom, Repeat)> = Vec::new();
-        let mut chars = text.chars();
-        while let Some(c) = chars.next() {
-            let repeat = match c {
-                '*' => Some(Repeat::AnyNumber),
-                '+' => Some(Repeat::AtLeastOnce),
-                '?' => Some(Repeat::Optional),
-                _ => None,
-            };
-            match (repeat, tokens.last_mut()) {
-                (Some(repeat), Some(last)) if last.1 == Repeat::Once => last.1 = repeat,
-                _ => {
-                    let atom = match c {
-                        '.' => Atom::Any,
-                        '\\' => Atom::Char(chars.next().unwrap_or('\\')),
-                        c => Atom::Char(c),
-                    };
-                    tokens.push((atom, Repeat::Once));
-                }
-            }
-        }
-        Pattern { source, tokens, anchored_start, anchored_end }
-    }
-
-    fn is_match(&self, text: &str) -> bool {
-        let chars: Vec<char> = text.chars().collect();
-        let starts = if self.anchored_start { 0..=0 } else { 0..=chars.len() };
-        starts.into_iter().any(|start| self.matches_at(&self.tokens, &chars[start..]))
-    }
-
-    fn matches_at(&self, tokens: &[(Atom, Repeat)], text: &[char]) -> bool {
-        let Some(((atom, repeat), rest)) = tokens.split_first() else {
-            return !self.anchored_end || text.is_empty();
-        };
-        let fits = |c: &char| match atom {
-            Atom::Any => true,
-            Atom::Char(wanted) => wanted == c,
-        };
-        let (least, most) = match repeat {
-            Repeat::Once => (1, 1),
-            Repeat::Optional => (0, 1),
-            Repeat::AnyNumber => (0, usize::MAX),
-            Repeat::AtLeastOnce => (1, usize::MAX),
-        };
-        let available = text.iter().take_while(|c| fits(c)).count().min(most);
-        (least..=available).rev().any(|taken| self.matches_at(rest, &text[taken..]))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -383,7 +305,10 @@ mod tests {
 
     #[test]
     fn matches_use_regular_expressions_wildcards_and_create_what_is_missing() {
-        let mut object = json!({"spec": {"containers": [{"name": "app"}, {"name": "app-side"}, {"name": "db"}]}});
+        let mut object = json!({"spec": {
+            "containers": [{"name": "app"}, {"name": "app-side"}, {"name": "db"}],
+            "initContainers": [],
+        }});
         let mut names = Vec::new();
         let count = for_each_match(
             &mut object,
@@ -400,9 +325,15 @@ mod tests {
             ("/spec/containers/1/name".into(), json!("app-side")),
         ];
         assert_eq!((count, names), (2, found.to_vec()));
-        let anchored = |pattern: &str, text: &str| Pattern::parse(pattern).is_match(text);
-        assert!(anchored("^app$", "app") && !anchored("^app$", "app-side") && anchored("d.", "db"));
-        assert!(anchored("a+p*-s", "app-side") && !anchored("^x?db$", "xxdb"));
+        let mut count = |path: &str| for_each_match(&mut object, &split(path), Create::Nothing, &mut |_, _, _| Ok(()));
+        assert_eq!(count(r"spec.containers.[name=^(db|app)$].name"), Ok(2));
+        assert_eq!(count(r"spec.containers.[name=[a-z]+-\w+].name"), Ok(1));
+        assert_eq!(
+            count("spec.containers.[name=a(b].name"),
+            Err("error parsing regexp: missing closing ): `a(b`".into())
+        );
+        // Go compiles the expression for each item: a list without items has no error to give.
+        assert_eq!(count("spec.initContainers.[name=a(b].name"), Ok(0));
 
         let mut last_set = String::new();
         let mut set = |path: &str, create: Create| {
