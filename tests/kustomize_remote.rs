@@ -1,6 +1,7 @@
 //! Remote targets of kustomize: a kustomization in a git repository, named by a `file://` URL (no
-//! network), as a resource of a local overlay and as the root itself, built by `kubeupd
-//! kustomize` and by `kubectl kustomize` (the oracle) to the same bytes; the ref is honoured.
+//! network), as a resource of a local overlay, as the root itself, and a component in one, built
+//! by `kubeupd kustomize` and by `kubectl kustomize` (the oracle) to the same bytes; the ref is
+//! honoured.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -63,6 +64,29 @@ fn a_remote_base_builds_as_kubectl_builds_it() {
         let root = same_build(&["kustomize", &url], temp.path());
         assert!(root.contains(value) && root.contains("from: remote"), "{reference}: {root}");
     }
+}
+
+#[test]
+fn a_remote_component_builds_as_kubectl_builds_it() {
+    let temp = tempfile::tempdir().unwrap();
+    let repo = repository(temp.path());
+    std::fs::create_dir_all(repo.join("component")).unwrap();
+    std::fs::write(
+        repo.join("component/kustomization.yaml"),
+        "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncommonLabels: {with: component}\n\
+         configMapGenerator:\n- name: extra\n  literals: [a=b]\n",
+    )
+    .unwrap();
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "--quiet", "-m", "component"]);
+    let overlay = temp.path().join("overlay");
+    std::fs::create_dir_all(&overlay).unwrap();
+    let base = format!("file://{}//base", repo.display());
+    let component = format!("file://{}//component", repo.display());
+    std::fs::write(overlay.join("kustomization.yaml"), format!("resources:\n- {base}\ncomponents:\n- {component}\n"))
+        .unwrap();
+    let built = same_build(&["kustomize", "."], &overlay);
+    assert!(built.contains("with: component") && built.contains("name: extra-"), "{built}");
 }
 
 #[test]

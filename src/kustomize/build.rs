@@ -372,11 +372,11 @@ impl Builder<'_> {
             self.generate(dir, &place, &plugin.kustomization, &mut accumulated.resources, &configured_by)?;
         }
         for entry in &kustomization.components {
-            let path = self.local_path(dir, &place, entry)?;
+            let (path, remote) = self.locate(dir, &place, entry, &format!("component '{entry}'"))?;
             if self.loader.entry(&path) != Some(Entry::Dir) {
                 return Err(place.error(format!("component '{entry}' is not a directory")));
             }
-            let below = origin.as_ref().map(|origin| origin.append(entry, None));
+            let below = origin.as_ref().map(|origin| origin.append(entry, remote.as_ref()));
             accumulated = self.target(&path, accumulated, true, below)?.0;
         }
         let transformers = self.plugin_configs(dir, &place, &file_name, &kustomization.transformers, &origin)?;
@@ -522,15 +522,38 @@ impl Builder<'_> {
         kustomization::parse(document).map_err(|message| place.error(format!("invalid Kustomization: {message}")))
     }
 
-    /// `entry` of a kustomization in `dir` as a path; remote resources are refused.
+    /// Where `entry` of a kustomization in `dir` is: in a repository fetched for it when it is a
+    /// remote target (and no local file has its name), else a local path. `context` starts the
+    /// message of a failed fetch.
+    fn locate(
+        &self,
+        dir: &Path,
+        place: &Place,
+        entry: &str,
+        context: &str,
+    ) -> Result<(PathBuf, Option<remote::RepoSpec>), Error> {
+        match remote::parse(entry).filter(|_| self.loader.entry(&normalize(&dir.join(entry))).is_none()) {
+            Some(repo) => {
+                let root = self
+                    .loader
+                    .checkout(&repo)
+                    .map_err(|err| place.error(format!("{context}: cannot fetch it: {err}")))?;
+                Ok((normalize(&root.join(&repo.path)), Some(repo)))
+            }
+            None => Ok((self.local_path(dir, place, entry)?, None)),
+        }
+    }
+
+    /// `entry` of a kustomization in `dir` as a path; remote files (over HTTP) are refused.
     fn local_path(&self, dir: &Path, place: &Place, entry: &str) -> Result<PathBuf, Error> {
         if entry.contains("://")
             || entry.starts_with("git::")
             || entry.starts_with("github.com/")
             || entry.starts_with("git@")
         {
-            return Err(place
-                .error(format!("remote resource '{entry}': kubeupd's kustomize fetches git repositories, not files over HTTP or remote components yet")));
+            return Err(place.error(format!(
+                "remote resource '{entry}': kubeupd's kustomize fetches git repositories, not files over HTTP yet"
+            )));
         }
         Ok(normalize(&dir.join(entry)))
     }
@@ -553,16 +576,7 @@ impl Builder<'_> {
         accumulated: &mut Accumulated,
         origin: Option<&Origin>,
     ) -> Result<(), Error> {
-        let remote = remote::parse(entry).filter(|_| self.loader.entry(&normalize(&dir.join(entry))).is_none());
-        let path = match &remote {
-            Some(repo) => {
-                let root = self.loader.checkout(repo).map_err(|err| {
-                    place.error(format!("accumulating resources from '{entry}': cannot fetch it: {err}"))
-                })?;
-                normalize(&root.join(&repo.path))
-            }
-            None => self.local_path(dir, place, entry)?,
-        };
+        let (path, remote) = self.locate(dir, place, entry, &format!("accumulating resources from '{entry}'"))?;
         let accumulating = |message: String| place.error(format!("accumulating resources from '{entry}': {message}"));
         let (found, found_vars) = match self.loader.entry(&path) {
             Some(Entry::Dir) => {
