@@ -36,7 +36,7 @@ impl Emitter {
 
     fn put_str(&mut self, text: &str) {
         self.out.push_str(text);
-        self.column += text.chars().count();
+        self.column += if text.is_ascii() { text.len() } else { text.chars().count() };
     }
 
     fn line_break(&mut self) {
@@ -124,46 +124,55 @@ impl Emitter {
         allow_breaks && !spaces && self.column > BEST_WIDTH && !next_is_space
     }
 
+    /// Written a run of characters at a time between spaces, where a fold may go.
     fn plain(&mut self, text: &str, indent: usize, allow_breaks: bool) {
-        let mut chars = text.chars().peekable();
         let mut spaces = false;
-        while let Some(c) = chars.next() {
-            if c == ' ' {
-                if self.fold_here(allow_breaks, spaces, chars.peek() == Some(&' ')) {
-                    self.indent(indent);
-                } else {
-                    self.put(c);
-                }
-                spaces = true;
-            } else {
-                self.put(c);
+        let mut rest = text;
+        while let Some(at) = rest.find(' ') {
+            if at > 0 {
+                self.put_str(&rest[..at]);
                 spaces = false;
             }
+            let next_is_space = rest.as_bytes().get(at + 1) == Some(&b' ');
+            if self.fold_here(allow_breaks, spaces, next_is_space) {
+                self.indent(indent);
+            } else {
+                self.put(' ');
+            }
+            spaces = true;
+            rest = &rest[at + 1..];
         }
+        self.put_str(rest);
     }
 
+    /// Written a run at a time between spaces (where a fold may go, but not at either end) and
+    /// quotes (doubled).
     fn single_quoted(&mut self, text: &str, indent: usize, allow_breaks: bool) {
-        let mut chars = text.chars().enumerate().peekable();
         self.put('\'');
         let mut spaces = false;
-        while let Some((i, c)) = chars.next() {
-            let next = chars.peek().map(|&(_, next)| next);
-            if c == ' ' {
-                let inner = i > 0 && next.is_some();
-                if inner && self.fold_here(allow_breaks, spaces, next == Some(' ')) {
-                    self.indent(indent);
-                } else {
-                    self.put(c);
-                }
-                spaces = true;
-            } else {
-                if c == '\'' {
-                    self.put('\'');
-                }
-                self.put(c);
+        let mut start = 0;
+        while let Some(offset) = text[start..].find([' ', '\'']) {
+            let at = start + offset;
+            if at > start {
+                self.put_str(&text[start..at]);
                 spaces = false;
             }
+            if text.as_bytes()[at] == b'\'' {
+                self.put_str("''");
+                spaces = false;
+            } else {
+                let inner = at > 0 && at + 1 < text.len();
+                let next_is_space = text.as_bytes().get(at + 1) == Some(&b' ');
+                if inner && self.fold_here(allow_breaks, spaces, next_is_space) {
+                    self.indent(indent);
+                } else {
+                    self.put(' ');
+                }
+                spaces = true;
+            }
+            start = at + 1;
         }
+        self.put_str(&text[start..]);
         self.put('\'');
     }
 
@@ -254,18 +263,21 @@ enum Style {
 /// a newline is a literal block; one that plain style cannot carry is single-quoted, or
 /// double-quoted when it has characters only escapes can carry.
 fn choose_style(text: &str, simple_key: bool) -> Style {
+    if text.contains('\n') {
+        // Only a literal block or double quotes carry a line break; for ASCII text (a dashboard's
+        // JSON, a script) what rules out the block is found by searches, not a pass per character.
+        let block_allowed = if text.is_ascii() {
+            let special = text.bytes().any(|b| b != b'\n' && !(0x20..=0x7e).contains(&b));
+            !(text.ends_with(' ') || text.contains(" \n") || text.contains(" \r") || special)
+        } else {
+            Analysis::of(text).block_allowed
+        };
+        return if block_allowed && !simple_key { Style::Literal } else { Style::DoubleQuoted };
+    }
     let analysis = Analysis::of(text);
-    let wanted = if text.contains('\n') {
-        Style::Literal
-    } else if reads_as_non_string(text) {
-        Style::DoubleQuoted
-    } else {
-        Style::Plain
-    };
-    match wanted {
-        Style::Plain if analysis.plain_allowed => Style::Plain,
-        Style::Plain if analysis.single_quoted_allowed => Style::SingleQuoted,
-        Style::Literal if analysis.block_allowed && !simple_key => Style::Literal,
+    match reads_as_non_string(text) {
+        false if analysis.plain_allowed => Style::Plain,
+        false if analysis.single_quoted_allowed => Style::SingleQuoted,
         _ => Style::DoubleQuoted,
     }
 }
