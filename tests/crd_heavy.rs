@@ -79,12 +79,19 @@ fn an_unchanged_generated_definition_is_neither_listed_nor_patched() {
     let their_file = definitions(&theirs, dir.path(), "theirs");
     let (our_file, their_file) = (our_file.to_str().unwrap(), their_file.to_str().unwrap());
 
-    // Created, then applied again: both tools send the patch that hands the status fields to
-    // client-side apply's manager, and the ownership is the same.
-    for _ in 0..2 {
-        apply(&namespace, "kubectl", their_file, false);
-        apply(&namespace, "kubeupd", our_file, false);
+    // Created, then (once the server has filled in their status) applied again: both tools send
+    // the patch that hands the status fields to client-side apply's manager, and the ownership is
+    // the same.
+    apply(&namespace, "kubectl", their_file, false);
+    apply(&namespace, "kubeupd", our_file, false);
+    for group in [&ours, &theirs] {
+        let mut wait = vec!["wait", "--for=condition=Established", "--timeout=60s"];
+        let names: Vec<String> = DEFINITIONS.iter().map(|(name, _)| format!("crd/{name}.{group}")).collect();
+        wait.extend(names.iter().map(String::as_str));
+        namespace.kubectl_ok(&wait);
     }
+    apply(&namespace, "kubectl", their_file, false);
+    apply(&namespace, "kubeupd", our_file, false);
     let (before, our_fields) = state(&namespace, &ours);
     let (_, their_fields) = state(&namespace, &theirs);
     assert_eq!(our_fields, their_fields, "the same field ownership as kubectl's");
