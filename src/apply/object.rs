@@ -172,20 +172,38 @@ async fn client_side(
             if patch.is_empty() {
                 return Ok(done(Action::Unchanged, live.clone()));
             }
-            let patched = patcher.apply(live.clone(), &patch)?;
             // kubectl sends such a patch too, and the server writes nothing (the resourceVersion
             // stays): configurations that carry an empty `status` or `creationTimestamp: null`, as
             // generated CRDs do, would otherwise patch every object on every apply.
-            if writes_nothing(&live, &patched, rt, options.field_manager()) {
+            if sets_only_status_and_creation_time(&patch)
+                && writes_nothing(&live, &patcher.apply(live.clone(), &patch)?, rt, options.field_manager())
+            {
                 return Ok(done(Action::Unchanged, live.clone()));
             }
             if options.dry_run == super::DryRun::Client {
-                return Ok(done(Action::Configured, patched));
+                let object = patcher.apply(live.clone(), &patch)?;
+                return Ok(done(Action::Configured, object));
             }
             let object = cluster.patch(rt, namespace, name, &patch, &write).await?;
             Ok(done(Action::Configured, object))
         })
         .await
+}
+
+/// Whether `patch` sets nothing but a status and the creation time, the only patches
+/// [`writes_nothing`] can find empty: any other field in a three-way patch is a change, and
+/// applying the patch to find out would cost every configured object a copy and a merge.
+fn sets_only_status_and_creation_time(patch: &Patch) -> bool {
+    let (Patch::Strategic(document) | Patch::Merge(document)) = patch else { return false };
+    document.as_object().is_some_and(|fields| {
+        fields.iter().all(|(field, value)| match field.as_str() {
+            "status" => true,
+            "metadata" => {
+                value.as_object().is_some_and(|metadata| metadata.keys().all(|key| key == "creationTimestamp"))
+            }
+            _ => false,
+        })
+    })
 }
 
 /// Whether sending a patch that makes `patched` of `live` would write nothing. A write to the
@@ -274,6 +292,15 @@ mod tests {
     fn status_fields_the_manager_does_not_own_yet_are_a_write() {
         let live = live("csa", json!({"f:acceptedNames": {"f:kind": {}}}));
         assert!(!writes_nothing(&live, &patched(&live), &crds(true), "csa"), "conditions change owner");
+    }
+
+    #[test]
+    fn only_patches_of_the_status_and_the_creation_time_are_looked_into() {
+        let only = |patch: Value| sets_only_status_and_creation_time(&Patch::Strategic(patch));
+        assert!(only(json!({"metadata": {"creationTimestamp": null}, "status": {"conditions": []}})));
+        assert!(only(json!({"status": {"conditions": []}})));
+        assert!(!only(json!({"metadata": {"creationTimestamp": null, "labels": {"a": "b"}}})));
+        assert!(!only(json!({"spec": {"replicas": 2}, "status": {}})));
     }
 
     #[test]
