@@ -341,7 +341,7 @@ fn selector_text(selector: &Selector) -> String {
 /// A namespace as kustomize compares and reports it: `default` when unset, and a name no
 /// namespace can have for kinds that have none.
 pub fn effective_namespace<'a>(kind: &str, namespace: &'a str) -> &'a str {
-    if CLUSTER_SCOPED.contains(&kind) {
+    if is_cluster_scoped(kind) {
         "_non_namespaceable_"
     } else if namespace.is_empty() {
         "default"
