@@ -126,3 +126,122 @@ fn an_unchanged_generated_definition_is_neither_listed_nor_patched() {
         namespace.kubectl_ok(&delete);
     }
 }
+
+/// The documents of a real input that hold `marker` (e.g. `name: web`), joined, with the
+/// namespace they name left to `-n` and Gatekeeper's group renamed to `group`.
+fn documents(relative: &str, markers: &[&str], group: &str) -> String {
+    let text = std::fs::read_to_string(testdata(relative)).unwrap();
+    let chosen: Vec<&str> = text
+        .split("\n---\n")
+        .filter(|document| {
+            markers.iter().any(|marker| format!("{document}\n").contains(&format!("\n  name: {marker}\n")))
+        })
+        .collect();
+    assert_eq!(chosen.len(), markers.len(), "{markers:?} in {relative}");
+    chosen.join("\n---\n").replace("  namespace: gatekeeper-system\n", "").replace("gatekeeper.sh", group) + "\n"
+}
+
+/// Each object's resourceVersion and managedFields without times, as `kubectl get` reads them.
+fn versions_and_owners(namespace: &TestNamespace, names: &[String]) -> Vec<(String, Value)> {
+    let mut args = vec!["get", "-n", &namespace.name, "-o", "json", "--show-managed-fields"];
+    args.extend(names.iter().map(String::as_str));
+    let list = parse_json(namespace.kubectl_ok(&args).as_bytes());
+    list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|object| {
+            let mut fields = object["metadata"]["managedFields"].clone();
+            for entry in fields.as_array_mut().unwrap() {
+                entry.as_object_mut().unwrap().remove("time");
+            }
+            (object["metadata"]["resourceVersion"].as_str().unwrap().to_string(), fields)
+        })
+        .collect()
+}
+
+/// Real inputs set fields the server keeps otherwise than they are written: Gatekeeper's
+/// `preserveUnknownFields: false` (a Go bool the server omits when false), `cpu: 1000m` (kept as
+/// `1`) and `pods: 100` (kept as `"100"`), Argo CD's `data: null` on a ConfigMap without data.
+/// kubectl patches them on every apply and the server writes nothing; kubeupd sends nothing and
+/// says `unchanged`, with the same objects and field ownership as kubectl's; a real change of a
+/// quantity is still sent.
+#[test]
+fn values_the_server_stores_otherwise_are_not_patched_again() {
+    let twins = support::Twins::new("stored");
+    let dir = tempfile::tempdir().unwrap();
+    let input = |side: &TestNamespace| {
+        let group = format!("{}.kubeupd.test", side.name);
+        let gatekeeper = documents(
+            "crd-heavy/gatekeeper/gatekeeper-v3.7.2.yaml",
+            &["gatekeeper-critical-pods", "providers.externaldata.gatekeeper.sh", "gatekeeper-audit"],
+            &group,
+        );
+        let argo = documents("crd-heavy/argo-cd/install-v2.3.3.yaml", &["argocd-tls-certs-cm"], &group);
+        let path = dir.path().join(format!("{}.yaml", side.name));
+        std::fs::write(&path, format!("{gatekeeper}---\n{argo}")).unwrap();
+        let names = vec![
+            "resourcequota/gatekeeper-critical-pods".to_string(),
+            format!("crd/providers.externaldata.{group}"),
+            "deployment/gatekeeper-audit".to_string(),
+            "configmap/argocd-tls-certs-cm".to_string(),
+        ];
+        (path.to_str().unwrap().to_string(), names, group)
+    };
+    let (our_file, our_names, our_group) = input(&twins.ours);
+    let (their_file, their_names, their_group) = input(&twins.theirs);
+    let ours = |args: &[&str]| twins.ours.kubeupd().args(["-n", &twins.ours.name]).args(args).output().unwrap();
+    let theirs = |file: &str, namespace: &str| {
+        twins.theirs.kubectl().args(["-n", namespace, "apply", "-f", file]).output().unwrap()
+    };
+
+    // Created, then (once the definitions are Established) applied again by each tool.
+    assert!(theirs(&their_file, &twins.theirs.name).status.success());
+    assert!(ours(&["apply", "-f", &our_file]).status.success());
+    for group in [&our_group, &their_group] {
+        twins.ours.kubectl_ok(&[
+            "wait",
+            "--for=condition=Established",
+            "--timeout=60s",
+            &format!("crd/providers.externaldata.{group}"),
+        ]);
+    }
+    assert!(theirs(&their_file, &twins.theirs.name).status.success());
+    assert!(ours(&["apply", "-f", &our_file]).status.success());
+    let before = versions_and_owners(&twins.ours, &our_names);
+    // The group is each side's own, in label keys too.
+    let owners = |state: &[(String, Value)], group: &str| {
+        state.iter().map(|(_, owners)| owners.to_string().replace(group, "GROUP")).collect::<Vec<_>>()
+    };
+    let theirs_now = versions_and_owners(&twins.theirs, &their_names);
+    assert_eq!(owners(&before, &our_group), owners(&theirs_now, &their_group), "kubectl's ownership");
+
+    // kubeupd: nothing sent, every object unchanged.
+    let output = ours(&["apply", "-f", &our_file, "-v=6"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(stdout.matches(" unchanged\n").count(), 4, "{stdout}");
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(!log.contains(" PATCH "), "nothing is patched:\n{log}");
+    assert_eq!(versions_and_owners(&twins.ours, &our_names), before);
+
+    // kubectl sends the four patches and the server writes nothing.
+    let output = theirs(&our_file, &twins.ours.name);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(stdout.matches(" configured\n").count(), 4, "{stdout}");
+    assert_eq!(versions_and_owners(&twins.ours, &our_names), before, "kubectl's patches wrote nothing");
+
+    // Another amount is a change, sent by both tools alike.
+    for file in [&our_file, &their_file] {
+        let text = std::fs::read_to_string(file).unwrap().replacen("cpu: 1000m", "cpu: 1500m", 1);
+        std::fs::write(file, text).unwrap();
+    }
+    let output = ours(&["apply", "-f", &our_file]);
+    assert!(String::from_utf8_lossy(&output.stdout).contains("deployment.apps/gatekeeper-audit configured\n"));
+    assert!(theirs(&their_file, &twins.theirs.name).status.success());
+    let deployment = twins.assert_same("deployment/gatekeeper-audit", "after the change");
+    assert_eq!(deployment["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["cpu"], "1500m");
+
+    for group in [&our_group, &their_group] {
+        twins.ours.kubectl_ok(&["delete", "crd", "--wait=false", &format!("providers.externaldata.{group}")]);
+    }
+}

@@ -22,6 +22,7 @@ mod immutable;
 pub mod last_applied;
 mod live;
 pub mod lost;
+mod noop;
 mod object;
 mod ownership;
 mod plan;

@@ -6,11 +6,11 @@
 use serde_json::Value;
 
 use super::ignore::IgnoreRules;
-use super::{Action, ApplyOptions, Error, Mode, Outcome, last_applied, ownership, recreate};
+use super::{Action, ApplyOptions, Error, Mode, Outcome, last_applied, noop, recreate};
 use crate::client::{self, Cluster};
 use crate::merge::{KindPatcher, Patch};
 use crate::resource::Manifest;
-use crate::schema::KindSchema;
+use crate::schema::{KindSchema, SchemaNode};
 
 /// What is known of the live object before applying: nothing yet, or what a list showed.
 #[derive(Debug, Clone, Default)]
@@ -174,9 +174,12 @@ async fn client_side(
             }
             // kubectl sends such a patch too, and the server writes nothing (the resourceVersion
             // stays): configurations that carry an empty `status` or `creationTimestamp: null`, as
-            // generated CRDs do, would otherwise patch every object on every apply.
-            if sets_only_status_and_creation_time(&patch)
-                && writes_nothing(&live, &patcher.apply(live.clone(), &patch)?, rt, options.field_manager())
+            // generated CRDs do, or a field the server keeps otherwise than it is written (`cpu:
+            // 1000m`, `preserveUnknownFields: false`), would otherwise be patched on every apply.
+            let node =
+                schema.as_ref().expect("looked up above").as_ref().map_or(SchemaNode::unknown(), KindSchema::node);
+            if noop::may_write_nothing(&patch, node)
+                && noop::writes_nothing(&live, &patcher.apply(live.clone(), &patch)?, rt, options.field_manager(), node)
             {
                 return Ok(done(Action::Unchanged, live.clone()));
             }
@@ -188,140 +191,4 @@ async fn client_side(
             Ok(done(Action::Configured, object))
         })
         .await
-}
-
-/// Whether `patch` sets nothing but a status and the creation time, the only patches
-/// [`writes_nothing`] can find empty: any other field in a three-way patch is a change, and
-/// applying the patch to find out would cost every configured object a copy and a merge.
-fn sets_only_status_and_creation_time(patch: &Patch) -> bool {
-    let (Patch::Strategic(document) | Patch::Merge(document)) = patch else { return false };
-    document.as_object().is_some_and(|fields| {
-        fields.iter().all(|(field, value)| match field.as_str() {
-            "status" => true,
-            "metadata" => {
-                value.as_object().is_some_and(|metadata| metadata.keys().all(|key| key == "creationTimestamp"))
-            }
-            _ => false,
-        })
-    })
-}
-
-/// Whether sending a patch that makes `patched` of `live` would write nothing. A write to the
-/// object keeps the status of a type with a status subresource, and the creation time of any
-/// object, as they were; it still gives `manager` the status fields it sends unless `manager`
-/// owns them already, and that is a write.
-fn writes_nothing(live: &Value, patched: &Value, rt: &client::ResourceType, manager: &str) -> bool {
-    let mut differences = Vec::new();
-    differing_paths(live, patched, &mut Vec::new(), &mut differences);
-    differences.iter().all(|path| match path.as_slice() {
-        [metadata, field] if metadata == "metadata" => field == "creationTimestamp",
-        [status, ..] if status == "status" && rt.status_subresource => ownership::updater_holds(live, manager, path),
-        _ => false,
-    })
-}
-
-/// The paths at which `a` and `b` differ, descending through maps: a list or a value that
-/// differs is one path.
-fn differing_paths(a: &Value, b: &Value, path: &mut Vec<String>, found: &mut Vec<Vec<String>>) {
-    let (Value::Object(a), Value::Object(b)) = (a, b) else {
-        if a != b {
-            found.push(path.clone());
-        }
-        return;
-    };
-    for key in a.keys().chain(b.keys().filter(|key| !a.contains_key(*key))) {
-        let (left, right) = (a.get(key).unwrap_or(&Value::Null), b.get(key).unwrap_or(&Value::Null));
-        if left != right {
-            path.push(key.clone());
-            differing_paths(left, right, path, found);
-            path.pop();
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    fn crds(status_subresource: bool) -> client::ResourceType {
-        let mut rt = client::resource::fixture(
-            "apiextensions.k8s.io",
-            "v1",
-            "customresourcedefinitions",
-            "CustomResourceDefinition",
-            false,
-        );
-        rt.status_subresource = status_subresource;
-        rt
-    }
-
-    /// A live definition whose status fields `owned` (under `status`) `manager` owns.
-    fn live(manager: &str, owned: serde_json::Value) -> Value {
-        json!({
-            "metadata": {
-                "name": "a", "creationTimestamp": "2026-01-01T00:00:00Z", "annotations": {"x": "1"},
-                "managedFields": [{"manager": manager, "operation": "Update", "fieldsV1": {"f:status": owned}}]
-            },
-            "spec": {"group": "g"},
-            "status": {"acceptedNames": {"kind": "A"}, "conditions": [{"type": "Established"}]}
-        })
-    }
-
-    fn patched(live: &Value) -> Value {
-        let mut patched = live.clone();
-        patched["metadata"]["creationTimestamp"] = Value::Null;
-        patched["status"] = json!({"acceptedNames": {"kind": ""}, "conditions": []});
-        patched
-    }
-
-    #[test]
-    fn status_fields_the_manager_owns_and_the_creation_time_are_not_written() {
-        let owned = json!({"f:acceptedNames": {"f:kind": {}}, "f:conditions": {}});
-        let live = live("csa", owned);
-        assert!(writes_nothing(&live, &patched(&live), &crds(true), "csa"));
-        assert!(
-            !writes_nothing(&live, &patched(&live), &crds(false), "csa"),
-            "without a subresource the status is written"
-        );
-        assert!(!writes_nothing(&live, &patched(&live), &crds(true), "other"), "another manager takes the fields over");
-    }
-
-    #[test]
-    fn status_fields_the_manager_does_not_own_yet_are_a_write() {
-        let live = live("csa", json!({"f:acceptedNames": {"f:kind": {}}}));
-        assert!(!writes_nothing(&live, &patched(&live), &crds(true), "csa"), "conditions change owner");
-    }
-
-    #[test]
-    fn only_patches_of_the_status_and_the_creation_time_are_looked_into() {
-        let only = |patch: Value| sets_only_status_and_creation_time(&Patch::Strategic(patch));
-        assert!(only(json!({"metadata": {"creationTimestamp": null}, "status": {"conditions": []}})));
-        assert!(only(json!({"status": {"conditions": []}})));
-        assert!(!only(json!({"metadata": {"creationTimestamp": null, "labels": {"a": "b"}}})));
-        assert!(!only(json!({"spec": {"replicas": 2}, "status": {}})));
-    }
-
-    #[test]
-    fn any_other_difference_is_a_write() {
-        let live = live("csa", json!({"f:acceptedNames": {"f:kind": {}}, "f:conditions": {}}));
-        for (pointer, value) in [
-            ("/metadata/annotations/x", json!("2")),
-            ("/metadata/labels", json!({})),
-            ("/spec/group", json!("h")),
-            ("/spec", Value::Null),
-            ("/data", json!(1)),
-        ] {
-            let mut other = live.clone();
-            match other.pointer_mut(pointer) {
-                Some(field) => *field = value,
-                None => {
-                    let (parent, key) = pointer.rsplit_once('/').unwrap();
-                    other.pointer_mut(parent).unwrap()[key] = value;
-                }
-            }
-            assert!(!writes_nothing(&live, &other, &crds(true), "csa"), "{pointer}");
-        }
-    }
 }

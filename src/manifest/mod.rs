@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-pub use quantity::container_resource;
+pub use quantity::{container_resource, nanos as quantity_nanos};
 pub use selector::{BadSelector, LabelSelector, selector_text};
 
 use crate::gocompat;

@@ -6,6 +6,7 @@
 mod builtin;
 mod openapi;
 mod prune;
+mod stored;
 mod validate;
 
 use std::sync::Arc;
@@ -13,6 +14,7 @@ use std::sync::Arc;
 pub use builtin::{builtin, is_builtin};
 pub use openapi::{Expected, OpenApiSchema, SchemaError, SchemaNode};
 pub use prune::{PRUNED_FORMAT, kind_subset, prune};
+pub use stored::same_quantity;
 pub use validate::{FieldError, Problem, validate};
 
 /// The patch metadata of one built-in kind, from the document that describes it best.

@@ -296,6 +296,20 @@ impl<'a> SchemaNode<'a> {
         }
     }
 
+    /// Whether this schema is resource.Quantity's: a number or a string the server keeps by
+    /// value (see [`super::same_quantity`]).
+    pub fn is_quantity(&self) -> bool {
+        self.schema.is_some_and(|schema| schema.definitions.get(super::stored::QUANTITY) == Some(&self.id))
+    }
+
+    /// The definition name of the struct this schema describes, if it is one.
+    pub(super) fn struct_name(&self) -> Option<&'a str> {
+        match self.schema?.shape(self.id).1 {
+            Shape::Object { name, .. } => Some(name),
+            _ => None,
+        }
+    }
+
     fn at(&self, id: ShapeId) -> Self {
         SchemaNode { schema: self.schema, id }
     }
