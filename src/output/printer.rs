@@ -166,8 +166,11 @@ impl Printer {
     /// Writes what `apply` applied: one object alone, several as the `List` kubectl's apply
     /// builds, whose metadata is empty (`get`'s has an empty `resourceVersion`).
     pub fn write_applied(&self, out: &mut impl Write, objects: Vec<Value>) -> Result<(), PrintError> {
-        let list =
-            |items: Vec<Value>| serde_json::json!({"apiVersion": "v1", "items": items, "kind": "List", "metadata": {}});
+        let list = |items: Vec<Value>| {
+            let mut list = list_of(items);
+            list["metadata"] = serde_json::json!({});
+            list
+        };
         self.write_documents(out, objects, true, list)
     }
 
