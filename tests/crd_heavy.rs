@@ -4,10 +4,15 @@
 //! time, the server gives kubectl's manager the status fields sent; after that it writes nothing.
 //! kubeupd sends the first patch too, so that ownership stays kubectl's, and then nothing
 //! (`unchanged`). Each definition is read by itself: a list would read every definition of the
-//! cluster.
+//! cluster. A definition holds back only the objects of its kind: the rest of an install is
+//! written while the server works on its definitions.
 mod support;
 
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
 use serde_json::Value;
+use support::fault_proxy::{Fault, Rig};
 use support::{TestNamespace, parse_json, testdata};
 
 /// The plural of each definition, and the name its file has in the setup folder: the four
@@ -244,4 +249,77 @@ fn values_the_server_stores_otherwise_are_not_patched_again() {
     for group in [&our_group, &their_group] {
         twins.ours.kubectl_ok(&["delete", "crd", "--wait=false", &format!("providers.externaldata.{group}")]);
     }
+}
+
+/// A definition of a kind `Sprocket` in `group`, with `label` set.
+fn sprocket_definition(group: &str, label: &str) -> String {
+    format!(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n\
+         metadata: {{name: sprockets.{group}, labels: {{round: \"{label}\"}}}}\n\
+         spec:\n  group: {group}\n  scope: Namespaced\n  \
+         names: {{kind: Sprocket, plural: sprockets, singular: sprocket, listKind: SprocketList}}\n  \
+         versions: [{{name: v1, served: true, storage: true, schema: {{openAPIV3Schema: {{type: object, \
+         x-kubernetes-preserve-unknown-fields: true}}}}}}]\n"
+    )
+}
+
+/// Starts `kubeupd apply` of `input` with the answer to the definition's PATCH held back for
+/// `held`; returns whether `kind/name` was created while that answer was held (looked for until
+/// a second before it is sent), and the apply's output once it ends.
+fn created_while_the_definition_is_written(
+    rig: &Rig,
+    definition: &str,
+    input: &str,
+    kind: &str,
+    name: &str,
+) -> (bool, std::process::Output) {
+    let held = Duration::from_secs(6);
+    rig.proxy.inject("PATCH", &format!("/customresourcedefinitions/{definition}"), Fault::Slow(held), 1);
+    let mut child = rig
+        .process(&["apply", "-f", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
+    let started = Instant::now();
+    let mut created = false;
+    while !created && started.elapsed() < held - Duration::from_secs(1) {
+        let found = rig.namespace.kubectl().args(["get", kind, name, "-n", &rig.namespace.name]).output().unwrap();
+        created = found.status.success();
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let still_held = child.try_wait().unwrap().is_none() && started.elapsed() < held;
+    assert!(still_held, "the answer to the definition's PATCH was held back while looking");
+    (created, child.wait_with_output().unwrap())
+}
+
+/// A definition whose kind no object of the input has holds nothing back: the other objects are
+/// written while the server works on it (large definitions take it long). One whose kind the
+/// input has objects of is written first: its objects may need what it changes.
+#[test]
+fn only_definitions_of_kinds_the_input_has_hold_the_other_objects_back() {
+    let rig = Rig::new("crd-order");
+    let group = format!("t{}.order.kubeupd.test", rig.namespace.name.replace('-', ""));
+    let definition = format!("sprockets.{group}");
+    rig.namespace.apply(&sprocket_definition(&group, "0"));
+    rig.namespace.kubectl_ok(&["wait", "--for=condition=Established", &format!("crd/{definition}")]);
+    let configmap = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: beside}\ndata: {v: \"1\"}\n";
+    let input = format!("{}---\n{configmap}", sprocket_definition(&group, "1"));
+    let (beside, output) = created_while_the_definition_is_written(&rig, &definition, &input, "configmap", "beside");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(beside, "the ConfigMap waited for a definition it does not need");
+    let sprocket = format!("apiVersion: {group}/v1\nkind: Sprocket\nmetadata: {{name: first}}\n");
+    let input = format!("{}---\n{sprocket}", sprocket_definition(&group, "2"));
+    let (early, output) = created_while_the_definition_is_written(&rig, &definition, &input, &definition, "first");
+    let _ = rig.namespace.kubectl().args(["delete", "crd", &definition, "--wait=false"]).output();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(!early, "the Sprocket was written before its definition");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        format!(
+            "customresourcedefinition.apiextensions.k8s.io/{definition} configured\nsprocket.{group}/first created\n"
+        )
+    );
 }

@@ -240,14 +240,9 @@ impl Running {
 
 /// kubeupd apply started against the rig's proxy on `input`.
 fn spawn_apply(rig: &Rig, input: &str, args: &[&str]) -> Running {
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubeupd"))
-        .arg("--kubeconfig")
-        .arg(rig.proxy.kubeconfig(rig.dir.path()))
-        .arg("--cache-dir")
-        .arg(rig.dir.path().join("cache"))
-        .args(["-n", &rig.namespace.name, "apply", "-f", "-"])
+    let mut child = rig
+        .process(&["apply", "-f", "-"])
         .args(args)
-        .env_remove("KUBECONFIG")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

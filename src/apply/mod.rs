@@ -1,12 +1,12 @@
 //! The apply engine: what `apply` (and `diff`, as a dry run, and `update`) do to objects, as
 //! library code that neither parses flags nor prints.
 //!
-//! A [`Plan`] checks the whole input before the first write; [`Plan::run`] applies namespaces and
-//! CustomResourceDefinitions first, waits until those definitions are established, then applies
-//! the rest with bounded concurrency, reading the live objects of a type with one list. Each
-//! object is applied client-side (kubectl's three-way patch and last-applied annotation, retried
-//! on conflicts, re-created under `--force`) or server-side, and its [`Outcome`] is handed back to
-//! the caller to report. [`read_modify_write`] is `update`'s and `replace`'s engine, and
+//! A [`Plan`] checks the whole input before the first write; [`Plan::run`] applies namespaces,
+//! and the CustomResourceDefinitions of kinds the input has objects of, first, waits until those
+//! definitions are established, then applies the rest with bounded concurrency, reading the
+//! live objects of a type with one list. Each object is applied client-side (kubectl's three-way
+//! patch and last-applied annotation, retried on conflicts, re-created under `--force`) or
+//! server-side, and its [`Outcome`] is handed back to the caller to report. [`read_modify_write`] is `update`'s and `replace`'s engine, and
 //! [`recreate`] the safe delete-and-create of `apply --force` and `replace --force`.
 //! [`applyset`] and [`prune`] find and delete what an earlier apply made and this one no longer
 //! has (`--prune`). [`lost`] tells a request that failed at the transport from a server that is

@@ -1,7 +1,8 @@
-//! The whole input: checked before the first write, then applied in phases (namespaces and
-//! CustomResourceDefinitions first, then everything else), several objects at once.
+//! The whole input: checked before the first write, then applied in phases (namespaces, and the
+//! CustomResourceDefinitions of kinds the input has objects of, first; then everything else),
+//! several objects at once.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use futures::stream::{self, StreamExt};
 
@@ -78,9 +79,11 @@ impl Plan {
         &self.entries
     }
 
-    /// Applies every object: namespaces and CustomResourceDefinitions first; then, once those
-    /// definitions are established, the objects of their kinds with everything else, up to
-    /// `options.concurrency` at once. `report` gets each object's input index and result as soon
+    /// Applies every object: namespaces, and the CustomResourceDefinitions of kinds the input
+    /// has objects of, first; then, once those definitions are established, the objects of their
+    /// kinds with everything else, up to `options.concurrency` at once. Other definitions go with
+    /// everything else: nothing waits for them, and the server's work on a large definition
+    /// overlaps the other writes. `report` gets each object's input index and result as soon
     /// as it is known, which is not always in input order. Once `stop` is set (by the caller, or
     /// here when a request fails at the transport and the server does not answer a probe
     /// either) no object is started: those get
@@ -93,12 +96,21 @@ impl Plan {
         stop: &Stop,
         mut report: impl FnMut(usize, Result<Outcome, Error>),
     ) {
+        let used: HashSet<(String, String)> = (self.entries.iter())
+            .map(|entry| entry.group_kind())
+            .map(|(group, kind)| (group.to_owned(), kind.to_owned()))
+            .collect();
+        let goes_first = |manifest: &Manifest| {
+            manifest.is_namespace()
+                || (manifest.defined_kind())
+                    .is_some_and(|(group, kind)| used.contains(&(group.to_owned(), kind.to_owned())))
+        };
         let mut first = Vec::new();
         let mut rest = Vec::new();
         let mut pending = Vec::new();
         for entry in self.entries {
             match entry {
-                Entry::Ready(manifest) if manifest.goes_first() => first.push(manifest),
+                Entry::Ready(manifest) if goes_first(&manifest) => first.push(manifest),
                 Entry::Ready(manifest) => rest.push(manifest),
                 Entry::Pending(object) => pending.push(object),
             }

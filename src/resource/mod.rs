@@ -108,11 +108,19 @@ pub struct Manifest {
 }
 
 impl Manifest {
-    /// Namespaces and CustomResourceDefinitions are applied before everything else.
-    pub fn goes_first(&self) -> bool {
+    /// Whether this is a Namespace: applied before everything else, which may be in it.
+    pub fn is_namespace(&self) -> bool {
+        self.object.rt.group.is_empty() && self.object.rt.kind == "Namespace"
+    }
+
+    /// The group and kind a CustomResourceDefinition defines (`None` for other objects).
+    pub fn defined_kind(&self) -> Option<(&str, &str)> {
         let rt = &self.object.rt;
-        (rt.group.is_empty() && rt.kind == "Namespace")
-            || (rt.group == "apiextensions.k8s.io" && rt.kind == "CustomResourceDefinition")
+        if rt.group != "apiextensions.k8s.io" || rt.kind != "CustomResourceDefinition" {
+            return None;
+        }
+        let spec = &self.document["spec"];
+        Some((spec["group"].as_str()?, spec["names"]["kind"].as_str()?))
     }
 }
 

@@ -37,6 +37,17 @@ impl Entry {
             Entry::Pending(pending) => &pending.source,
         }
     }
+
+    /// The object's API group (empty for the core group) and kind.
+    pub fn group_kind(&self) -> (&str, &str) {
+        match self {
+            Entry::Ready(manifest) => (&manifest.object.rt.group, &manifest.object.rt.kind),
+            Entry::Pending(pending) => {
+                let group = pending.api_version.rsplit_once('/').map_or("", |(group, _)| group);
+                (group, &pending.kind)
+            }
+        }
+    }
 }
 
 impl<'a> Resolver<'a> {

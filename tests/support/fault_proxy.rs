@@ -131,7 +131,12 @@ impl Rig {
 
     /// kubeupd through the proxy, in the rig's namespace, with `args`.
     pub fn command(&self, args: &[&str]) -> assert_cmd::Command {
-        let mut command = assert_cmd::Command::cargo_bin("kubeupd").unwrap();
+        assert_cmd::Command::from_std(self.process(args))
+    }
+
+    /// [`Rig::command`] as a process to start and look at while it runs.
+    pub fn process(&self, args: &[&str]) -> std::process::Command {
+        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubeupd"));
         command
             .arg("--kubeconfig")
             .arg(self.proxy.kubeconfig(self.dir.path()))
