@@ -5,6 +5,8 @@
 # a warm discovery cache of its own. Prints Markdown tables of median wall times and peak resident
 # memory (GNU time), with kubeupd/kubectl ratios.
 #
+# The CRD-heavy inputs' phases each start on an idle server (scripts/local-cluster.sh settle).
+#
 # Beside them, the floor: the requests kubeupd sent for the scenario (recorded once, in a run of
 # its own, with KUBEUPD_RECORD_REQUESTS) sent again by curl with kubeupd's concurrency
 # (scripts/replay.sh), into a fresh namespace: what the server itself takes for the same work.
@@ -250,7 +252,9 @@ clean() {
   [ -z "${3:-}" ] || $kubectl create namespace "$3" >/dev/null 2>&1 || true
 }
 
-# crd_apply TOOL INPUT PHASE: one phase of an input with one tool.
+# crd_apply TOOL INPUT PHASE: one phase of an input with one tool, once the server is idle: a
+# write of a definition leaves the server seconds of work (its OpenAPI, republished), which would
+# otherwise land in the next phase's time, whichever tool it is.
 crd_apply() {
   local name=$1 label v1 v2 ns file extra=
   IFS='|' read -r label v1 v2 ns <<<"$2"
@@ -258,6 +262,7 @@ crd_apply() {
   case $3 in create) file=$v1 ;; server-side) extra=--server-side ;; esac
   # The 1.20 server refuses some of these server-side applies (a Service port without a
   # protocol, the CRDs' empty status), for kubectl and kubeupd alike.
+  scripts/local-cluster.sh settle
   if [ $name = floor ]; then
     MAY_FAIL=1 floor "$label: $3" "crd-$label-$3" 8
   else

@@ -6,6 +6,8 @@
 #   scripts/local-cluster.sh env     print `export KUBECONFIG=...` for the running cluster
 #   scripts/local-cluster.sh status  exit 0 when the cluster answers /readyz
 #   scripts/local-cluster.sh down    stop both processes (the build cache stays)
+#   scripts/local-cluster.sh settle  wait (up to 10 s) until both are idle: the work an earlier
+#                                    write left them (a definition's OpenAPI) is done
 #
 # The cache lives outside the repository: $KUBEUPD_CACHE, default ~/.cache/kubeupd.
 set -euo pipefail
@@ -166,11 +168,35 @@ down() {
   [ "${1:-}" = quiet ] || log "stopped"
 }
 
+# CPU ticks (1/100 s) both processes have used so far.
+ticks() {
+  local name total=0 fields
+  for name in apiserver etcd; do
+    read -ra fields <"/proc/$(cat "$RUN/$name.pid")/stat"
+    # utime and stime, after the command name (which has no spaces here).
+    total=$(( total + fields[13] + fields[14] ))
+  done
+  echo $total
+}
+
+# Idle: under a twentieth of a core for three tenths of a second, three times in a row.
+settle() {
+  alive apiserver && alive etcd || die "not running (scripts/local-cluster.sh up)"
+  local quiet=0 before after deadline=$(( $(date +%s) + 10 ))
+  while [ $quiet -lt 3 ] && [ "$(date +%s)" -lt $deadline ]; do
+    before=$(ticks)
+    sleep 0.3
+    after=$(ticks)
+    if [ $(( after - before )) -le 1 ]; then quiet=$(( quiet + 1 )); else quiet=0; fi
+  done
+}
+
 case "${1:-}" in
   build) build ;;
+  settle) settle ;;
   up) up ;;
   down) down ;;
   env) [ -f "$KUBECONFIG_FILE" ] && ready || die "not running (scripts/local-cluster.sh up)"; echo "export KUBECONFIG=$KUBECONFIG_FILE" ;;
   status) ready ;;
-  *) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -7,9 +7,9 @@
 #                                                           # namespace, renamed TO), outside timings
 #   scripts/replay.sh send OUT [CONCURRENCY]                # sends them with curl (default 8 at once)
 #
-# The requests go in two waves, as kubeupd sends them: up to the last write of a Namespace or a
-# CustomResourceDefinition (what the other objects need first), then the rest; in each wave up
-# to CONCURRENCY at once over kept-alive connections. The server and token are those of the
+# The requests go in two waves, as kubeupd sends them: up to the last write of a Namespace or of
+# a CustomResourceDefinition whose kind later requests use (what the other objects need first),
+# then the rest; in each wave up to CONCURRENCY at once over kept-alive connections. The server and token are those of the
 # current context of $KUBECONFIG; answers are not checked.
 set -euo pipefail
 case "${1:-}" in
@@ -20,7 +20,7 @@ case "${1:-}" in
     token=$(kubectl config view --minify --raw -o jsonpath='{.users[0].user.token}')
     mkdir -p "$out"
     python3 - "$dir" "$out" "$server" "$token" "${4:-}" "${5:-}" <<'PY'
-import os, re, sys
+import json, os, re, sys
 dir, out, server, token, old, new = sys.argv[1:]
 rename = (lambda data: data.replace(old.encode(), new.encode())) if old else (lambda data: data)
 requests = []
@@ -31,9 +31,23 @@ for name in sorted(name for name in os.listdir(dir) if re.fullmatch(r'\d+-\d+', 
     method, path = head.decode().split(' ', 1)
     requests.append((name, method, path, content_type.decode(), body))
 # A write of a Namespace or a CRD: a collection or one of its items.
-early = re.compile(r'^(/api/v1/namespaces|/apis/apiextensions\.k8s\.io/v1/customresourcedefinitions)(/[^/?]+)?(\?|$)')
-first_wave = max((index + 1 for index, request in enumerate(requests)
-                  if request[1] != 'GET' and early.match(request[2])), default=0)
+namespace = re.compile(r'^/api/v1/namespaces(/[^/?]+)?(\?|$)')
+definition = re.compile(r'^/apis/apiextensions\.k8s\.io/v1/customresourcedefinitions(?:/([^/?]+))?(\?|$)')
+def defined_kind_used(path, body):
+    """Whether the CRD written is of a kind (its name is PLURAL.GROUP) some request uses."""
+    named = definition.match(path).group(1)
+    if not named:
+        try:
+            named = json.loads(body)['metadata']['name']
+        except (ValueError, KeyError, TypeError):
+            return True
+    plural, _, group = named.partition('.')
+    used = re.compile(rf'^/apis/{re.escape(group)}/[^/]+/(namespaces/[^/]+/)?{re.escape(plural)}(/|\?|$)')
+    return any(used.match(request[2]) for request in requests)
+first_wave = max((index + 1 for index, (_, method, path, _, body) in enumerate(requests)
+                  if method != 'GET' and (namespace.match(path)
+                                          or (definition.match(path) and defined_kind_used(path, body)))),
+                 default=0)
 for wave, chosen in ((1, requests[:first_wave]), (2, requests[first_wave:])):
     with open(os.path.join(out, f'wave{wave}.curl'), 'w') as config:
         for number, (name, method, path, content_type, body) in enumerate(chosen):
