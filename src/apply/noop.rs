@@ -113,28 +113,22 @@ fn stored_alike(parent: SchemaNode<'_>, field: &str, a: Option<&Value>, b: Optio
     }
     let (Some(a), Some(b)) = (a, b) else { return false };
     match (a, b) {
-        (Value::Object(left), Value::Object(right)) => {
-            let Ok((node, _)) = parent.lookup_field(field) else { return false };
-            left.keys()
-                .chain(right.keys().filter(|key| !left.contains_key(*key)))
-                .all(|key| stored_alike(node, key, left.get(key), right.get(key)))
-        }
-        (Value::Array(left), Value::Array(right)) => {
-            let Ok((items, _)) = parent.lookup_list(field) else { return false };
-            left.len() == right.len() && left.iter().zip(right).all(|(a, b)| items_alike(items, a, b))
-        }
-        _ => parent.lookup_field(field).is_ok_and(|(node, _)| node.is_quantity()) && same_quantity(a, b),
+        (Value::Array(left), Value::Array(right)) => parent.lookup_list(field).is_ok_and(|(items, _)| {
+            left.len() == right.len() && left.iter().zip(right).all(|(a, b)| values_alike(items, a, b))
+        }),
+        _ => parent.lookup_field(field).is_ok_and(|(node, _)| values_alike(node, a, b)),
     }
 }
 
-/// [`stored_alike`] for two list elements that `items` describes.
-fn items_alike(items: SchemaNode<'_>, a: &Value, b: &Value) -> bool {
+/// Whether the server stores `a` and `b`, two values that `node` describes, alike: objects field
+/// by field, quantities by amount, anything else as it is written.
+fn values_alike(node: SchemaNode<'_>, a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Object(left), Value::Object(right)) => left
             .keys()
             .chain(right.keys().filter(|key| !left.contains_key(*key)))
-            .all(|key| stored_alike(items, key, left.get(key), right.get(key))),
-        _ => a == b || (items.is_quantity() && same_quantity(a, b)),
+            .all(|key| stored_alike(node, key, left.get(key), right.get(key))),
+        _ => a == b || (node.is_quantity() && same_quantity(a, b)),
     }
 }
 
