@@ -97,6 +97,7 @@ pub(crate) async fn load(opts: &ConnectOptions) -> Result<kube::Config> {
     };
     let selected = select(kubeconfig, opts, nothing_found)?;
     let proxy_from_kubeconfig = selected.clusters[0].cluster.as_ref().and_then(|cluster| cluster.proxy_url.clone());
+    let compression_setting = selected.clusters[0].cluster.as_ref().and_then(|cluster| cluster.disable_compression);
     let mut config = kube::Config::from_custom_kubeconfig(selected, &KubeConfigOptions::default())
         .await
         .map_err(|err| Error::Config(format!("invalid configuration: {err}")))?;
@@ -107,7 +108,16 @@ pub(crate) async fn load(opts: &ConnectOptions) -> Result<kube::Config> {
     if proxy_from_kubeconfig.is_none() && is_loopback(&config.cluster_url) {
         config.proxy_url = None;
     }
+    config.disable_compression = without_compression(compression_setting, &config.cluster_url);
     Ok(config)
+}
+
+/// Whether to ask for answers uncompressed: as the kubeconfig's `disable-compression` (or
+/// `--disable-compression`) says; where neither says, from a server on loopback. There nothing is
+/// saved on the wire, and gzip costs the server more than sending: a definition of hundreds of KB
+/// is compressed on every read and every write's answer.
+fn without_compression(setting: Option<bool>, server: &http::Uri) -> bool {
+    setting.unwrap_or_else(|| is_loopback(server))
 }
 
 /// The kubeconfig, as kubectl finds it: `--kubeconfig` alone; else the files of `$KUBECONFIG`
@@ -507,6 +517,15 @@ mod tests {
         assert_eq!(cluster.certificate_authority, Some(dir.path().join("ca.crt").display().to_string()));
         assert_eq!((token(&user), user.impersonate.as_deref()), (Some("sa-token"), Some("u1")));
         assert_eq!(context.namespace.as_deref(), Some("apps"));
+    }
+
+    #[test]
+    fn answers_from_loopback_come_uncompressed_unless_the_kubeconfig_says() {
+        let (local, remote) = ("https://127.0.0.1:6443".parse().unwrap(), "https://10.0.0.1".parse().unwrap());
+        assert!(without_compression(None, &local));
+        assert!(!without_compression(None, &remote));
+        assert!(!without_compression(Some(false), &local));
+        assert!(without_compression(Some(true), &remote));
     }
 
     #[test]
