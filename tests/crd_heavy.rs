@@ -90,10 +90,8 @@ fn an_unchanged_generated_definition_is_neither_listed_nor_patched() {
     apply(&namespace, "kubectl", their_file, false);
     apply(&namespace, "kubeupd", our_file, false);
     for group in [&ours, &theirs] {
-        let mut wait = vec!["wait", "--for=condition=Established", "--timeout=60s"];
         let names: Vec<String> = DEFINITIONS.iter().map(|(name, _)| format!("crd/{name}.{group}")).collect();
-        wait.extend(names.iter().map(String::as_str));
-        namespace.kubectl_ok(&wait);
+        namespace.wait_established(&names.iter().map(String::as_str).collect::<Vec<_>>());
     }
     apply(&namespace, "kubectl", their_file, false);
     apply(&namespace, "kubeupd", our_file, false);
@@ -204,12 +202,7 @@ fn values_the_server_stores_otherwise_are_not_patched_again() {
     assert!(theirs(&their_file, &twins.theirs.name).status.success());
     assert!(ours(&["apply", "-f", &our_file]).status.success());
     for group in [&our_group, &their_group] {
-        twins.ours.kubectl_ok(&[
-            "wait",
-            "--for=condition=Established",
-            "--timeout=60s",
-            &format!("crd/providers.externaldata.{group}"),
-        ]);
+        twins.ours.wait_established(&[&format!("crd/providers.externaldata.{group}")]);
     }
     assert!(theirs(&their_file, &twins.theirs.name).status.success());
     assert!(ours(&["apply", "-f", &our_file]).status.success());
@@ -264,8 +257,8 @@ fn sprocket_definition(group: &str, label: &str) -> String {
 }
 
 /// Starts `kubeupd apply` of `input` with the answer to the definition's PATCH held back for
-/// `held`; returns whether `kind/name` was created while that answer was held (looked for until
-/// a second before it is sent), and the apply's output once it ends.
+/// six seconds; returns whether `kind/name` was created while that answer was held (looked for
+/// during the first four, from when the apply starts), and the apply's output once it ends.
 fn created_while_the_definition_is_written(
     rig: &Rig,
     definition: &str,
@@ -285,13 +278,12 @@ fn created_while_the_definition_is_written(
     std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
     let started = Instant::now();
     let mut created = false;
-    while !created && started.elapsed() < held - Duration::from_secs(1) {
+    while !created && started.elapsed() < held - Duration::from_secs(2) {
         let found = rig.namespace.kubectl().args(["get", kind, name, "-n", &rig.namespace.name]).output().unwrap();
         created = found.status.success();
         std::thread::sleep(Duration::from_millis(100));
     }
-    let still_held = child.try_wait().unwrap().is_none() && started.elapsed() < held;
-    assert!(still_held, "the answer to the definition's PATCH was held back while looking");
+    assert!(child.try_wait().unwrap().is_none(), "the answer to the definition's PATCH was held back while looking");
     (created, child.wait_with_output().unwrap())
 }
 
@@ -304,7 +296,7 @@ fn only_definitions_of_kinds_the_input_has_hold_the_other_objects_back() {
     let group = format!("t{}.order.kubeupd.test", rig.namespace.name.replace('-', ""));
     let definition = format!("sprockets.{group}");
     rig.namespace.apply(&sprocket_definition(&group, "0"));
-    rig.namespace.kubectl_ok(&["wait", "--for=condition=Established", &format!("crd/{definition}")]);
+    rig.namespace.wait_established(&[&format!("crd/{definition}")]);
     let configmap = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: beside}\ndata: {v: \"1\"}\n";
     let input = format!("{}---\n{configmap}", sprocket_definition(&group, "1"));
     let (beside, output) = created_while_the_definition_is_written(&rig, &definition, &input, "configmap", "beside");

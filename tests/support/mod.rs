@@ -163,6 +163,25 @@ impl TestNamespace {
         log.lines().filter(|line| line.ends_with(" milliseconds")).map(String::from).collect()
     }
 
+    /// Waits, up to a minute, until the CustomResourceDefinitions `targets` names (`crd/NAME`, or
+    /// `-f FILE`) are Established. kubectl's wait fails at once on a definition whose conditions
+    /// the server has not filled in yet (`.status.conditions accessor error`): it is asked again.
+    pub fn wait_established(&self, targets: &[&str]) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let mut wait = self.kubectl();
+            let output = wait.args(["wait", "--for=condition=Established", "--timeout=60s"]).args(targets).output();
+            let output = output.expect("kubectl runs");
+            if output.status.success() {
+                return;
+            }
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let unfilled = stderr.contains(".status.conditions accessor error");
+            assert!(unfilled && std::time::Instant::now() < deadline, "kubectl wait {targets:?} failed: {stderr}");
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+    }
+
     /// Applies YAML in this namespace with kubectl.
     pub fn apply(&self, yaml: &str) {
         let output = with_stdin(self.kubectl().args(["apply", "-n", &self.name, "-f", "-"]), yaml);
@@ -288,7 +307,7 @@ pub fn ensure_cluster_fixture(namespace: &TestNamespace, relative: &str) {
         last_error = String::from_utf8_lossy(&output.stderr).into_owned();
     }
     assert!(last_error.is_empty(), "kubectl apply -f {path} failed: {last_error}");
-    namespace.kubectl_ok(&["wait", "--for", "condition=established", "--timeout=60s", "-f", path]);
+    namespace.wait_established(&["-f", path]);
     applied.push(relative.to_string());
 }
 
