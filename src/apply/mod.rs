@@ -6,8 +6,9 @@
 //! definitions are established, then applies the rest with bounded concurrency, reading the
 //! live objects of a type with one list. Each object is applied client-side (kubectl's three-way
 //! patch and last-applied annotation, retried on conflicts, re-created under `--force`) or
-//! server-side, and its [`Outcome`] is handed back to the caller to report. [`read_modify_write`] is `update`'s and `replace`'s engine, and
-//! [`recreate`] the safe delete-and-create of `apply --force` and `replace --force`.
+//! server-side, and its [`Outcome`] is handed back to the caller to report.
+//! [`read_modify_write`] is `update`'s and `replace`'s engine, and [`recreate`] the safe
+//! delete-and-create of `apply --force` and `replace --force`.
 //! [`applyset`] and [`prune`] find and delete what an earlier apply made and this one no longer
 //! has (`--prune`). [`lost`] tells a request that failed at the transport from a server that is
 //! gone: the object fails on its own, read back to say what is there, and the run goes on.
