@@ -4,6 +4,7 @@
 
 mod block_scalar_end;
 mod json;
+mod parallel;
 mod quantity;
 mod selector;
 
@@ -75,29 +76,42 @@ impl ManifestObject {
 }
 
 /// Reads every object in `paths`, in order: `-` is stdin, a directory means its `.yaml`, `.yml`
-/// and `.json` files sorted by name, and those of its subdirectories too when `recursive`.
+/// and `.json` files sorted by name, and those of its subdirectories too when `recursive`. The
+/// files are read first and parsed together (see [`parse_inputs`]); an error is the first in
+/// input order, as if each file were parsed as soon as it was read.
 pub fn read_paths(paths: &[PathBuf], recursive: bool) -> Result<Vec<ManifestObject>, Error> {
-    let mut objects = Vec::new();
+    let mut inputs = Vec::new();
+    let unread = read_texts(paths, recursive, &mut inputs).err();
+    let objects = parse_inputs(&inputs, Dialect::Kubectl)?;
+    match unread {
+        Some(err) => Err(err),
+        None => Ok(objects),
+    }
+}
+
+/// Adds the text and source name of each input in `paths` to `inputs`, up to the first that
+/// cannot be read.
+fn read_texts(paths: &[PathBuf], recursive: bool, inputs: &mut Vec<(String, String)>) -> Result<(), Error> {
     for path in paths {
         if path.as_os_str() == "-" {
             let mut text = String::new();
             std::io::stdin().read_to_string(&mut text).map_err(|cause| Error::Read { path: "stdin".into(), cause })?;
-            objects.extend(parse(&text, "STDIN")?);
+            inputs.push((text, "STDIN".to_string()));
         } else if path.is_dir() {
             for file in manifest_files(path, recursive)? {
-                objects.extend(read_file(&file)?);
+                inputs.push(read_file(&file)?);
             }
         } else {
-            objects.extend(read_file(path)?);
+            inputs.push(read_file(path)?);
         }
     }
-    Ok(objects)
+    Ok(())
 }
 
-fn read_file(path: &Path) -> Result<Vec<ManifestObject>, Error> {
+fn read_file(path: &Path) -> Result<(String, String), Error> {
     let text =
         std::fs::read_to_string(path).map_err(|cause| Error::Read { path: path.display().to_string(), cause })?;
-    parse(&text, &path.display().to_string())
+    Ok((text, path.display().to_string()))
 }
 
 fn manifest_files(dir: &Path, recursive: bool) -> Result<Vec<PathBuf>, Error> {
@@ -137,53 +151,106 @@ pub enum Dialect {
 
 /// [`parse`], reading YAML as `dialect` does.
 pub fn parse_as(text: &str, source: &str, dialect: Dialect) -> Result<Vec<ManifestObject>, Error> {
-    let documents = parse_documents(text, source, dialect)?;
+    parse_inputs(&[(text, source)], dialect)
+}
+
+/// The objects of every `(text, source)` input, in order. Each YAML document is parsed on its
+/// own, and large inputs on several threads at once: parsing is most of the client's work before
+/// its first request, while the server waits. The error is the first in input order.
+fn parse_inputs(
+    inputs: &[(impl AsRef<str> + Sync, impl AsRef<str> + Sync)],
+    dialect: Dialect,
+) -> Result<Vec<ManifestObject>, Error> {
+    let units: Vec<Unit> = inputs.iter().flat_map(|(text, source)| units(text.as_ref(), source.as_ref())).collect();
+    let parsed = parallel::map(&units, |unit| unit.text.len(), |unit| unit.objects(dialect));
     let mut objects = Vec::new();
-    for (index, mut document) in documents.into_iter().enumerate() {
-        let document_number = index + 1;
-        // Numbers as kubectl reads them, so that both tools send the same object.
-        gocompat::json::whole_floats_as_integers(&mut document);
-        if document.is_null() {
-            continue;
-        }
-        let is_list =
-            document["kind"].as_str().is_some_and(|kind| kind.ends_with("List")) && document["items"].is_array();
-        let found = match document {
-            Value::Array(items) => items,
-            mut list if is_list => std::mem::take(list["items"].as_array_mut().expect("checked to be an array")),
-            object => vec![object],
-        };
-        for object in found {
-            objects.push(validated(object, source, document_number)?);
-        }
+    for found in parsed {
+        objects.extend(found?);
     }
     Ok(objects)
+}
+
+/// A piece of an input parsed on its own: a YAML document, or a whole JSON stream.
+struct Unit<'a> {
+    text: &'a str,
+    source: &'a str,
+    /// The document number of the first document, counting from 1.
+    number: usize,
+    /// For YAML, the number of the document's first line in the input, counting from 0.
+    yaml_first_line: Option<usize>,
+}
+
+fn units<'a>(text: &'a str, source: &'a str) -> Vec<Unit<'a>> {
+    if is_json(text) {
+        return vec![Unit { text, source, number: 1, yaml_first_line: None }];
+    }
+    (yaml_documents(text).enumerate())
+        .map(|(index, (first_line, text))| Unit { text, source, number: index + 1, yaml_first_line: Some(first_line) })
+        .collect()
+}
+
+impl Unit<'_> {
+    fn documents(&self, dialect: Dialect) -> Result<Vec<Value>, Error> {
+        match self.yaml_first_line {
+            Some(first_line) => Ok(vec![yaml_document(self.text, self.source, self.number, first_line, dialect)?]),
+            None => json_documents(self.text, self.source),
+        }
+    }
+
+    fn objects(&self, dialect: Dialect) -> Result<Vec<ManifestObject>, Error> {
+        let mut objects = Vec::new();
+        for (index, mut document) in self.documents(dialect)?.into_iter().enumerate() {
+            let document_number = self.number + index;
+            // Numbers as kubectl reads them, so that both tools send the same object.
+            gocompat::json::whole_floats_as_integers(&mut document);
+            if document.is_null() {
+                continue;
+            }
+            let is_list =
+                document["kind"].as_str().is_some_and(|kind| kind.ends_with("List")) && document["items"].is_array();
+            let found = match document {
+                Value::Array(items) => items,
+                mut list if is_list => std::mem::take(list["items"].as_array_mut().expect("checked to be an array")),
+                object => vec![object],
+            };
+            for object in found {
+                objects.push(validated(object, self.source, document_number)?);
+            }
+        }
+        Ok(objects)
+    }
+}
+
+fn is_json(text: &str) -> bool {
+    text.trim_start().starts_with(['{', '['])
 }
 
 /// The documents of `text` as values, empty ones as `null`: a JSON stream when it starts with
 /// `{` or `[`, else YAML documents separated by `---` lines. Errors name the source and document.
 pub fn parse_documents(text: &str, source: &str, dialect: Dialect) -> Result<Vec<Value>, Error> {
-    let documents: Vec<Value> = if text.trim_start().starts_with(['{', '[']) {
-        let mut documents = Vec::new();
-        for (index, document) in serde_json::Deserializer::from_str(text).into_iter::<json::Strict>().enumerate() {
-            let document = document.map_err(|err| invalid(source, index + 1, format!("invalid JSON: {err}")))?;
-            documents.push(document.0);
-        }
-        documents
-    } else {
-        let mut documents = Vec::new();
-        for (index, (first_line, document)) in yaml_documents(text).enumerate() {
-            let document = block_scalar_end::as_go_reads(document);
-            let value: Value =
-                serde_saphyr::from_str_with_options(&document, yaml_options(dialect)).map_err(|err| {
-                    let message = describe_yaml_error(&err.to_string(), first_line);
-                    invalid(source, index + 1, format!("invalid YAML: {message}"))
-                })?;
-            documents.push(value);
-        }
-        documents
-    };
+    let mut documents = Vec::new();
+    for unit in units(text, source) {
+        documents.extend(unit.documents(dialect)?);
+    }
     Ok(documents)
+}
+
+fn json_documents(text: &str, source: &str) -> Result<Vec<Value>, Error> {
+    let mut documents = Vec::new();
+    for (index, document) in serde_json::Deserializer::from_str(text).into_iter::<json::Strict>().enumerate() {
+        let document = document.map_err(|err| invalid(source, index + 1, format!("invalid JSON: {err}")))?;
+        documents.push(document.0);
+    }
+    Ok(documents)
+}
+
+/// YAML document `number` of `source`, whose first line is line `first_line` of the input.
+fn yaml_document(text: &str, source: &str, number: usize, first_line: usize, dialect: Dialect) -> Result<Value, Error> {
+    let document = block_scalar_end::as_go_reads(text);
+    serde_saphyr::from_str_with_options(&document, yaml_options(dialect)).map_err(|err| {
+        let message = describe_yaml_error(&err.to_string(), first_line);
+        invalid(source, number, format!("invalid YAML: {message}"))
+    })
 }
 
 /// The parser's limits: serde-saphyr's defaults (which stop alias bombs and runaway documents),
@@ -329,5 +396,43 @@ mod tests {
         let objects = parse("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n--- \n\n", "x.yaml").unwrap();
         assert_eq!(objects.len(), 1);
         assert_eq!(objects[0].location(), "x.yaml (document 2)");
+    }
+
+    /// An input large enough to be parsed on several threads: 2,000 ConfigMaps of about 100 bytes.
+    fn large_input(broken: &[usize]) -> String {
+        (0..2000)
+            .map(|n| match broken.contains(&n) {
+                true => format!("kind: [broken {n}\n"),
+                false => format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm-{n}}}\ndata: {{n: \"{n}\"}}\n"),
+            })
+            .collect::<Vec<_>>()
+            .join("---\n")
+    }
+
+    #[test]
+    fn large_inputs_keep_their_order_and_their_first_error() {
+        let text = large_input(&[]);
+        assert!(text.len() > 128 * 1024, "large enough to be shared among threads");
+        let objects = parse(&text, "big.yaml").unwrap();
+        let names: Vec<&str> = objects.iter().map(ManifestObject::name).collect();
+        let expected: Vec<String> = (0..2000).map(|n| format!("cm-{n}")).collect();
+        assert_eq!(names, expected);
+        assert_eq!(objects[1999].location(), "big.yaml (document 2000)");
+        // The error reported is the first in the input, wherever the threads find others.
+        let err = parse(&large_input(&[1500, 700, 1999]), "big.yaml").unwrap_err().to_string();
+        assert_eq!(err, "big.yaml (document 701): invalid YAML: line 3501 column 7: unclosed bracket '['");
+    }
+
+    #[test]
+    fn files_report_the_first_problem_in_their_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let broken = dir.path().join("a.yaml");
+        std::fs::write(&broken, "kind: [\n").unwrap();
+        let missing = dir.path().join("missing.yaml");
+        // The broken file comes first: its error, not the missing file's.
+        let err = read_paths(&[broken.clone(), missing.clone()], false).unwrap_err();
+        assert!(matches!(err, Error::Invalid { .. }), "{err}");
+        let err = read_paths(&[missing, broken], false).unwrap_err();
+        assert!(matches!(err, Error::Read { .. }), "{err}");
     }
 }
