@@ -319,3 +319,47 @@ fn only_definitions_of_kinds_the_input_has_hold_the_other_objects_back() {
         )
     );
 }
+
+/// The reads before the first write go out together: the list of a kind with nothing to check
+/// (ServiceAccounts) is not held back until the checks' list (ConfigMaps, whose `immutable` data
+/// cannot change) is answered, nor read again once the apply starts.
+#[test]
+fn the_reads_before_the_first_write_go_out_together() {
+    let rig = Rig::new("read-round");
+    let input: String = (0..3)
+        .map(|n| {
+            format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm-{n}}}\n---\n\
+                 apiVersion: v1\nkind: ServiceAccount\nmetadata: {{name: sa-{n}}}\n---\n"
+            )
+        })
+        .collect();
+    // Discovery and the schemas read first, outside the window looked in.
+    let warm = rig.command(&["apply", "--dry-run=client", "-f", "-"]).write_stdin(input.clone()).output().unwrap();
+    assert!(warm.status.success(), "{}", String::from_utf8_lossy(&warm.stderr));
+    let lists_before = rig.count("GET", "/serviceaccounts");
+    let held = Duration::from_secs(4);
+    rig.proxy.inject("GET", "/configmaps", Fault::Slow(held), 1);
+    let mut child = rig
+        .process(&["apply", "-f", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
+    let started = Instant::now();
+    let mut listed = false;
+    while !listed && started.elapsed() < held - Duration::from_secs(1) {
+        listed = rig.count("GET", "/serviceaccounts") > lists_before;
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(child.try_wait().unwrap().is_none(), "the answer to the ConfigMaps' list was held back while looking");
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(listed, "the ServiceAccounts were listed only once the ConfigMaps' list was answered");
+    assert_eq!(rig.count("GET", "/serviceaccounts"), lists_before + 1, "listed once");
+    let expected: String =
+        (0..3).map(|n| format!("configmap/cm-{n} created\nserviceaccount/sa-{n} created\n")).collect();
+    assert_eq!(String::from_utf8_lossy(&output.stdout), expected);
+}

@@ -45,10 +45,30 @@ pub fn text(object: &Value) -> Option<&str> {
 
 /// `document` with the annotation set to its own configuration (kubectl's "modified" document).
 pub fn with_annotation(document: &Value) -> Value {
-    let text = configuration_text(document);
-    let mut annotated = document.clone();
+    // One copy: the configuration, encoded, then annotated with its own text.
+    let mut annotated = configuration(document);
+    let mut text = to_compact(&annotated);
+    text.push('\n');
     annotations_mut(&mut annotated).insert(ANNOTATION.to_string(), Value::String(text));
     annotated
+}
+
+/// [`with_annotation`], given the [`configuration_text`] of `document` made before.
+pub fn with_recorded(document: &Value, text: String) -> Value {
+    let mut annotated = configuration(document);
+    annotations_mut(&mut annotated).insert(ANNOTATION.to_string(), Value::String(text));
+    annotated
+}
+
+/// The size the annotations of `document` take once `text`, its [`configuration_text`], is
+/// recorded among them: what the server limits.
+pub fn annotations_size(document: &Value, text: &str) -> usize {
+    let annotations = document.pointer("/metadata/annotations").and_then(Value::as_object).into_iter().flatten();
+    let others: usize = annotations
+        .filter(|(key, _)| *key != ANNOTATION)
+        .map(|(key, value)| key.len() + value.as_str().map_or(0, str::len))
+        .sum();
+    others + ANNOTATION.len() + text.len()
 }
 
 /// The last applied configuration recorded on `object`, if any. An annotation that does not
@@ -97,6 +117,19 @@ mod tests {
         assert_eq!(configuration_text(&annotated), expected);
         assert_eq!(recorded(&annotated).unwrap()["data"], document["data"]);
         assert_eq!(recorded(&document), None);
+        assert_eq!(with_recorded(&document, configuration_text(&document)), annotated);
+        assert_eq!(annotations_size(&annotated, expected), ANNOTATION.len() + expected.len());
+    }
+
+    #[test]
+    fn the_size_of_the_annotations_counts_the_others_and_the_new_record() {
+        let document = json!({"metadata": {"name": "x", "annotations": {"a": "12345", ANNOTATION: "old", "n": 7}}});
+        let text = configuration_text(&document);
+        let annotated = with_annotation(&document);
+        let stored = annotated["metadata"]["annotations"].as_object().unwrap();
+        let total: usize = stored.iter().map(|(key, value)| key.len() + value.as_str().map_or(0, str::len)).sum();
+        assert_eq!(annotations_size(&document, &text), total);
+        assert_eq!(total, "a".len() + 5 + "n".len() + ANNOTATION.len() + text.len());
     }
 
     #[test]

@@ -23,21 +23,27 @@ pub(super) fn list_key(manifest: &Manifest) -> ListKey {
     (manifest.object.rt.group_resource(), manifest.object.namespace.clone())
 }
 
-/// Lists the live objects of every namespaced type and namespace that has at least [`LIST_FROM`]
-/// of `manifests`. Where a list fails, the objects are read one by one instead.
-pub(super) async fn list<'a>(cluster: &Cluster, manifests: impl IntoIterator<Item = &'a Manifest>) -> Listed {
+/// The types and namespaces whose live objects are listed: every namespaced type and namespace
+/// that has at least [`LIST_FROM`] of `manifests`.
+pub(super) fn to_list<'a>(manifests: impl IntoIterator<Item = &'a Manifest>) -> HashMap<ListKey, &'a ResourceType> {
     let mut counts: HashMap<ListKey, (usize, &ResourceType)> = HashMap::new();
     for manifest in manifests.into_iter().filter(|manifest| manifest.object.namespace.is_some()) {
         counts.entry(list_key(manifest)).or_insert((0, &manifest.object.rt)).0 += 1;
     }
-    let lists = counts.into_iter().filter(|(_, (count, _))| *count >= LIST_FROM).map(|(key, (_, rt))| async move {
+    counts.into_iter().filter(|(_, (count, _))| *count >= LIST_FROM).map(|(key, (_, rt))| (key, rt)).collect()
+}
+
+/// Lists the live objects of each type and namespace of `to_list`, all at once. A list that
+/// fails is left out: its objects are read one by one instead.
+pub(super) async fn list(cluster: &Cluster, to_list: &HashMap<ListKey, &ResourceType>) -> Listed {
+    let lists = to_list.iter().map(|(key, rt)| async move {
         let namespace = key.1.as_deref().expect("only namespaced types are listed");
         let listed = cluster
             .list(rt, ListScope::Namespace(namespace), Selectors::default())
             .await
             .ok()
             .map(|list| by_name(list, rt));
-        (key, listed)
+        (key.clone(), listed)
     });
     futures::future::join_all(lists).await.into_iter().filter_map(|(key, listed)| Some((key, listed?))).collect()
 }

@@ -24,20 +24,26 @@ pub(super) enum Live {
     Read(Value),
 }
 
-/// Applies `manifest` as `options` say; `live` is what a list showed of the object, if anything.
+/// Applies `manifest` as `options` say; `live` is what a list showed of the object, if anything,
+/// and `recorded` its last-applied configuration, if the plan made it already (to check the
+/// annotations' size).
 pub(super) async fn apply(
     cluster: &Cluster,
     manifest: &Manifest,
     live: Live,
+    recorded: Option<String>,
     options: &ApplyOptions,
 ) -> Result<Outcome, Error> {
     match options.mode {
         Mode::ServerSide { .. } => super::server_side::apply(cluster, manifest, live, options).await,
         Mode::ClientSide { overwrite, force } => {
-            let applied = client_side(cluster, manifest, live, options, overwrite).await;
+            let modified = match recorded {
+                Some(text) if options.record_last_applied => last_applied::with_recorded(&manifest.document, text),
+                _ => modified_of(&manifest.document, options),
+            };
+            let applied = client_side(cluster, manifest, live, &modified, options, overwrite).await;
             match applied {
                 Err(Error::Client(client::Error::Conflict(_) | client::Error::Invalid(_))) if force => {
-                    let modified = modified(manifest, options);
                     let write = options.write_options();
                     let recreated =
                         recreate::recreate(cluster, &manifest.object, &modified, &write, &options.deletion).await?;
@@ -61,10 +67,6 @@ pub(super) async fn apply(
 
 /// The configuration as client-side apply sends it: with the last-applied annotation when
 /// recording, without it otherwise.
-fn modified(manifest: &Manifest, options: &ApplyOptions) -> Value {
-    modified_of(&manifest.document, options)
-}
-
 fn modified_of(document: &Value, options: &ApplyOptions) -> Value {
     if options.record_last_applied {
         last_applied::with_annotation(document)
@@ -89,12 +91,12 @@ async fn client_side(
     cluster: &Cluster,
     manifest: &Manifest,
     live: Live,
+    modified: &Value,
     options: &ApplyOptions,
     overwrite: bool,
 ) -> Result<Outcome, Error> {
     let target = &manifest.object;
     let (rt, namespace, name) = (&target.rt, target.namespace.as_deref(), target.name.as_str());
-    let modified = modified(manifest, options);
     let write = options.write_options();
     let mut schema = None;
     let mut known = live;
@@ -125,7 +127,7 @@ async fn client_side(
                     let created = if options.dry_run == super::DryRun::Client {
                         Ok(modified.clone())
                     } else {
-                        cluster.create(rt, namespace, &modified, &write).await
+                        cluster.create(rt, namespace, modified, &write).await
                     };
                     return Ok(outcome(Action::Created, created?, None, None, false));
                 }
@@ -139,13 +141,14 @@ async fn client_side(
                 });
             }
             let patcher = KindPatcher::for_kind(schema.as_ref().expect("just looked up").as_ref());
-            let missing_last_applied = last_applied::recorded(&live).is_none();
-            let recorded = last_applied::recorded(&live).unwrap_or(Value::Null);
+            let recorded = last_applied::recorded(&live);
+            let missing_last_applied = recorded.is_none();
+            let recorded = recorded.unwrap_or(Value::Null);
             // Fields the ignore rules leave alone are neither in the configuration nor in what
             // it is compared with: the patch neither sets nor removes them.
             let three_way = |rules: &IgnoreRules| -> Result<Patch, Error> {
                 if !rules.any_for(target) {
-                    return Ok(patcher.three_way(&recorded, &modified, &live, overwrite)?);
+                    return Ok(patcher.three_way(&recorded, modified, &live, overwrite)?);
                 }
                 let (mut document, mut original) = (manifest.document.clone(), recorded.clone());
                 rules.strip(target, &mut document, &live);

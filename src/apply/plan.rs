@@ -23,6 +23,9 @@ pub struct Plan {
     warnings: Vec<(Source, InvalidFields)>,
     /// The live objects read to check them (`None`: absent), for the apply to use.
     read: HashMap<Identity, Option<Value>>,
+    /// The last-applied configuration of each object, by input index, as made to check the
+    /// annotations' size: what client-side apply records.
+    recorded: HashMap<usize, String>,
 }
 
 /// Group, kind, namespace and name: documents of the same object are applied one after the other.
@@ -45,6 +48,7 @@ impl Plan {
     ) -> Result<Plan, Vec<(Source, Error)>> {
         let mut failures = Vec::new();
         let mut warnings = Vec::new();
+        let mut recorded = HashMap::new();
         for entry in &entries {
             let source = entry.source().clone();
             let document = match entry {
@@ -58,15 +62,15 @@ impl Plan {
                     Verdict::Refuse(errors) => failures.push((source.clone(), InvalidFields(errors).into())),
                 }
             }
-            if options.record_last_applied
-                && matches!(options.mode, Mode::ClientSide { .. })
-                && let Err(err) = check_annotation_size(document)
-            {
-                failures.push((source, err));
+            if options.record_last_applied && matches!(options.mode, Mode::ClientSide { .. }) {
+                match recorded_within_limit(document) {
+                    Ok(text) => _ = recorded.insert(source.index, text),
+                    Err(err) => failures.push((source, err)),
+                }
             }
         }
-        let read = immutable_fields(cluster, &entries, options, &mut failures).await;
-        if failures.is_empty() { Ok(Plan { entries, warnings, read }) } else { Err(failures) }
+        let read = read_before_writes(cluster, &entries, options, &mut failures).await;
+        if failures.is_empty() { Ok(Plan { entries, warnings, read, recorded }) } else { Err(failures) }
     }
 
     /// The objects whose fields are wrong, with `--validate=warn` on a server that cannot warn.
@@ -89,7 +93,7 @@ impl Plan {
     /// either) no object is started: those get
     /// [`Error::NotApplied`], while the writes in flight finish.
     pub async fn run(
-        mut self,
+        self,
         cluster: &Cluster,
         resolver: &Resolver<'_>,
         options: &ApplyOptions,
@@ -120,7 +124,8 @@ impl Plan {
             .filter(|manifest| manifest.object.rt.kind == "CustomResourceDefinition")
             .map(|manifest| manifest.object.name.clone())
             .collect();
-        execute(cluster, options, stop, first, &mut self.read, &mut report).await;
+        let mut known = Known { read: self.read, recorded: self.recorded };
+        execute(cluster, options, stop, first, &mut known, &mut report).await;
         if !pending.is_empty() {
             if options.dry_run == DryRun::None && stop.reason().is_none() {
                 crd::wait_until_established(cluster, &crds).await;
@@ -143,14 +148,22 @@ impl Plan {
             }
             rest.sort_by_key(|manifest| manifest.source.index);
         }
-        execute(cluster, options, stop, rest, &mut self.read, &mut report).await;
+        execute(cluster, options, stop, rest, &mut known, &mut report).await;
     }
 }
 
-/// Reads the live objects of the kinds that have fields that cannot change (one list per type and
-/// namespace with several, else one read each) and adds a failure for each object whose
-/// configuration changes one. Returns what was read, for the apply to use.
-async fn immutable_fields(
+/// What the plan made of the objects before the first write, for the apply to use.
+struct Known {
+    read: HashMap<Identity, Option<Value>>,
+    recorded: HashMap<usize, String>,
+}
+
+/// Reads, in one round of requests, the live objects of every namespaced type and namespace with
+/// several objects (one list each), and one by one the other objects of kinds that have fields
+/// that cannot change; adds a failure for each object whose configuration changes such a field.
+/// Returns what was read, for the apply to use: reading it all at once here, rather than a part
+/// now and the rest once the apply starts, saves the apply a round trip.
+async fn read_before_writes(
     cluster: &Cluster,
     entries: &[Entry],
     options: &ApplyOptions,
@@ -159,38 +172,35 @@ async fn immutable_fields(
     if matches!(options.mode, Mode::ClientSide { force: true, .. }) || options.subresource.is_some() {
         return HashMap::new();
     }
-    let manifests: Vec<&Manifest> = entries
+    let ready: Vec<&Manifest> = entries
         .iter()
         .filter_map(|entry| match entry {
-            Entry::Ready(manifest) if immutable::has_immutable_fields(&manifest.object) => Some(manifest),
-            _ => None,
+            Entry::Ready(manifest) => Some(manifest),
+            Entry::Pending(_) => None,
         })
         .collect();
-    let mut listed = live::list(cluster, manifests.iter().copied()).await;
-    let reads = stream::iter(manifests)
-        .map(|manifest| {
-            let listed = listed.get_mut(&list_key(manifest)).map(|by_name| by_name.remove(&manifest.object.name));
-            async move {
-                let object = &manifest.object;
-                let live = match listed {
-                    Some(found) => Ok(found),
-                    None => match cluster.get(&object.rt, object.namespace.as_deref(), &object.name).await {
-                        Ok(live) => Ok(Some(live)),
-                        Err(crate::client::Error::NotFound(_)) => Ok(None),
-                        Err(err) => Err(err),
-                    },
-                };
-                (manifest, live)
-            }
-        })
-        .buffered(options.concurrency.max(1))
-        .collect::<Vec<_>>()
-        .await;
+    let to_list = live::to_list(ready.iter().copied());
+    let checked = |manifest: &&&Manifest| immutable::has_immutable_fields(&manifest.object);
+    let unlisted = ready.iter().filter(checked).filter(|manifest| !to_list.contains_key(&list_key(manifest)));
+    let (mut listed, mut reads) = futures::join!(live::list(cluster, &to_list), read_each(cluster, unlisted, options));
+    // Where a list failed, its objects are read one by one.
+    let not_listed = ready
+        .iter()
+        .filter(checked)
+        .filter(|manifest| to_list.contains_key(&list_key(manifest)) && !listed.contains_key(&list_key(manifest)));
+    reads.extend(read_each(cluster, not_listed, options).await);
+    for manifest in &ready {
+        if let Some(by_name) = listed.get_mut(&list_key(manifest)) {
+            reads.push((manifest, Ok(by_name.remove(&manifest.object.name))));
+        }
+    }
     let mut read = HashMap::new();
     for (manifest, live) in reads {
         // An object that cannot be read now is read again, and fails, when it is applied.
         let Ok(live) = live else { continue };
-        if let Some(live) = &live {
+        if let Some(live) = &live
+            && immutable::has_immutable_fields(&manifest.object)
+        {
             let changes = immutable::changes(&manifest.object, &manifest.document, live);
             if !changes.is_empty() {
                 let object = manifest.object.display_name();
@@ -202,16 +212,37 @@ async fn immutable_fields(
     read
 }
 
-/// The annotations, with the last-applied configuration added, must stay within the server's limit.
-fn check_annotation_size(document: &serde_json::Value) -> Result<(), Error> {
-    let annotated = last_applied::with_annotation(document);
-    let annotations = annotated["metadata"]["annotations"].as_object().into_iter().flatten();
-    let total: usize = annotations.map(|(key, value)| key.len() + value.as_str().map_or(0, str::len)).sum();
+/// Reads each of `manifests`' live objects (`None`: absent), several at once.
+async fn read_each<'a>(
+    cluster: &Cluster,
+    manifests: impl Iterator<Item = &'a &'a Manifest>,
+    options: &ApplyOptions,
+) -> Vec<(&'a Manifest, Result<Option<Value>, crate::client::Error>)> {
+    stream::iter(manifests)
+        .map(|manifest| async move {
+            let object = &manifest.object;
+            let live = match cluster.get(&object.rt, object.namespace.as_deref(), &object.name).await {
+                Ok(live) => Ok(Some(live)),
+                Err(crate::client::Error::NotFound(_)) => Ok(None),
+                Err(err) => Err(err),
+            };
+            (*manifest, live)
+        })
+        .buffered(options.concurrency.max(1))
+        .collect()
+        .await
+}
+
+/// The last-applied configuration of `document`, with which its annotations must stay within
+/// the server's limit. Only the text is kept: a copy of every document, held until it is applied,
+/// would cost more memory than making the copy again then.
+fn recorded_within_limit(document: &Value) -> Result<String, Error> {
+    let text = last_applied::configuration_text(document);
+    let total = last_applied::annotations_size(document, &text);
     if total > ANNOTATIONS_LIMIT {
-        let recorded = last_applied::configuration_text(document).len();
-        return Err(Error::AnnotationsTooLong { recorded, total });
+        return Err(Error::AnnotationsTooLong { recorded: text.len(), total });
     }
-    Ok(())
+    Ok(text)
 }
 
 /// Whether `live` is what applying `manifest` makes: for client-side apply, the last-applied
@@ -232,9 +263,10 @@ async fn execute(
     options: &ApplyOptions,
     stop: &Stop,
     manifests: Vec<Manifest>,
-    read: &mut HashMap<Identity, Option<Value>>,
+    known: &mut Known,
     report: &mut impl FnMut(usize, Result<Outcome, Error>),
 ) {
+    let read = &mut known.read;
     if stop.reason().is_some() {
         manifests.iter().for_each(|manifest| report(manifest.source.index, Err(Error::NotApplied)));
         return;
@@ -242,10 +274,10 @@ async fn execute(
     // Server-side apply reads them too (one list per type), to say what it did and what
     // --force-conflicts took. What the checks before the first write read is not read again.
     let unread = manifests.iter().filter(|manifest| !read.contains_key(&identity(manifest)));
-    let mut listed = live::list(cluster, unread).await;
+    let mut listed = live::list(cluster, &live::to_list(unread)).await;
     // Objects are started in input order, so that results come (and print) as they are made;
     // documents of the same object go in one group, one after the other.
-    let mut groups: Vec<Vec<(Manifest, Live)>> = Vec::new();
+    let mut groups: Vec<Vec<(Manifest, Live, Option<String>)>> = Vec::new();
     let mut group_of: HashMap<Identity, usize> = HashMap::new();
     for manifest in manifests {
         let next = groups.len();
@@ -255,23 +287,24 @@ async fn execute(
         }
         let group = &mut groups[position];
         // A list shows the object as it was before this run: good for its first document only.
-        let known = match (read.remove(&identity(&manifest)), listed.get_mut(&list_key(&manifest))) {
+        let live = match (read.remove(&identity(&manifest)), listed.get_mut(&list_key(&manifest))) {
             _ if !group.is_empty() => Live::Unread,
             (Some(found), _) => found.map_or(Live::Absent, Live::Read),
             (None, Some(listed)) => listed.remove(&manifest.object.name).map_or(Live::Absent, Live::Read),
             (None, None) => Live::Unread,
         };
-        group.push((manifest, known));
+        let recorded = known.recorded.remove(&manifest.source.index);
+        group.push((manifest, live, recorded));
     }
     let mut results = stream::iter(groups)
         .map(|group| async move {
             let mut results = Vec::with_capacity(group.len());
-            for (manifest, known) in group {
+            for (manifest, live, recorded) in group {
                 if stop.reason().is_some() {
                     results.push((manifest.source.index, Err(Error::NotApplied)));
                     continue;
                 }
-                let result = match object::apply(cluster, &manifest, known, options).await {
+                let result = match object::apply(cluster, &manifest, live, recorded, options).await {
                     Err(Error::Client(cause)) if cause.is_transport() => {
                         let applied =
                             |live: Option<&Value>| live.is_some_and(|live| is_applied(&manifest, options, live));
