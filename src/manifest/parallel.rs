@@ -14,9 +14,12 @@ const MAX_THREADS: usize = 8;
 /// shared among threads as each becomes free, so that one large item does not hold up the rest.
 pub(super) fn map<T: Sync, R: Send>(items: &[T], cost: impl Fn(&T) -> usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let total: usize = items.iter().map(&cost).sum();
+    if total < PARALLEL_FROM {
+        return items.iter().map(f).collect();
+    }
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let threads = cores.min(MAX_THREADS).min(items.len());
-    if threads < 2 || total < PARALLEL_FROM {
+    if threads < 2 {
         return items.iter().map(f).collect();
     }
     let next = AtomicUsize::new(0);
