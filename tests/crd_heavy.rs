@@ -259,6 +259,19 @@ fn sprocket_definition(group: &str, label: &str) -> String {
 /// Starts `kubeupd apply` of `input` with the answer to the definition's PATCH held back for
 /// six seconds; returns whether `kind/name` was created while that answer was held (looked for
 /// during the first four, from when the apply starts), and the apply's output once it ends.
+/// `apply -f -` of `input` through the rig, started and left running, its output piped.
+fn apply_started(rig: &Rig, input: &str) -> std::process::Child {
+    let mut child = rig
+        .process(&["apply", "-f", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
+    child
+}
+
 fn created_while_the_definition_is_written(
     rig: &Rig,
     definition: &str,
@@ -272,14 +285,7 @@ fn created_while_the_definition_is_written(
     assert!(warm.status.success(), "{}", String::from_utf8_lossy(&warm.stderr));
     let held = Duration::from_secs(6);
     rig.proxy.inject("PATCH", &format!("/customresourcedefinitions/{definition}"), Fault::Slow(held), 1);
-    let mut child = rig
-        .process(&["apply", "-f", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
+    let mut child = apply_started(rig, input);
     let started = Instant::now();
     let mut created = false;
     while !created && started.elapsed() < held - Duration::from_secs(2) {
@@ -340,14 +346,7 @@ fn the_reads_before_the_first_write_go_out_together() {
     let lists_before = rig.count("GET", "/serviceaccounts");
     let held = Duration::from_secs(4);
     rig.proxy.inject("GET", "/configmaps", Fault::Slow(held), 1);
-    let mut child = rig
-        .process(&["apply", "-f", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
+    let mut child = apply_started(&rig, &input);
     let started = Instant::now();
     let mut listed = false;
     while !listed && started.elapsed() < held - Duration::from_secs(1) {
