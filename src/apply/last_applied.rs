@@ -20,7 +20,12 @@ pub fn configuration(document: &Value) -> Value {
 /// The configuration as kubectl records it: as Go's `json.Marshal` encodes it (sorted keys, HTML
 /// characters escaped), with a final newline.
 pub fn configuration_text(document: &Value) -> String {
-    let mut text = to_compact(&configuration(document));
+    encoded(&configuration(document))
+}
+
+/// A configuration as kubectl records it, with a final newline.
+fn encoded(configuration: &Value) -> String {
+    let mut text = to_compact(configuration);
     text.push('\n');
     text
 }
@@ -46,18 +51,19 @@ pub fn text(object: &Value) -> Option<&str> {
 /// `document` with the annotation set to its own configuration (kubectl's "modified" document).
 pub fn with_annotation(document: &Value) -> Value {
     // One copy: the configuration, encoded, then annotated with its own text.
-    let mut annotated = configuration(document);
-    let mut text = to_compact(&annotated);
-    text.push('\n');
-    annotations_mut(&mut annotated).insert(ANNOTATION.to_string(), Value::String(text));
-    annotated
+    let configuration = configuration(document);
+    let text = encoded(&configuration);
+    annotated(configuration, text)
 }
 
 /// [`with_annotation`], given the [`configuration_text`] of `document` made before.
 pub fn with_recorded(document: &Value, text: String) -> Value {
-    let mut annotated = configuration(document);
-    annotations_mut(&mut annotated).insert(ANNOTATION.to_string(), Value::String(text));
-    annotated
+    annotated(configuration(document), text)
+}
+
+fn annotated(mut configuration: Value, text: String) -> Value {
+    annotations_mut(&mut configuration).insert(ANNOTATION.to_string(), Value::String(text));
+    configuration
 }
 
 /// The size the annotations of `document` take once `text`, its [`configuration_text`], is
