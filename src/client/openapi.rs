@@ -6,8 +6,8 @@
 //! per run. When the server's documents cannot be read, the embedded metadata is used for patching.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 use tokio::sync::Mutex;
@@ -28,6 +28,8 @@ pub(crate) struct OpenApiCache {
     memory: Mutex<Memory>,
     /// Whether this run said that it patches with the built-in metadata.
     warned: AtomicBool,
+    /// The server's `/version`, once read: every document checked asks for it.
+    version: OnceLock<Value>,
 }
 
 #[derive(Default)]
@@ -45,7 +47,7 @@ struct Memory {
 
 impl OpenApiCache {
     pub(crate) fn new(disk: Option<DiskCache>) -> Self {
-        OpenApiCache { disk, memory: Mutex::default(), warned: AtomicBool::new(false) }
+        OpenApiCache { disk, memory: Mutex::default(), warned: AtomicBool::new(false), version: OnceLock::new() }
     }
 }
 
@@ -211,12 +213,18 @@ impl Cluster {
 
     /// The server's `/version`, cached for as long as discovery.
     async fn cached_server_version(&self) -> Result<Value> {
-        if let Some(version) = self.cached_small(VERSION) {
-            return Ok(version);
+        if let Some(version) = self.openapi.version.get() {
+            return Ok(version.clone());
         }
-        let version = self.get_json("/version").await?;
-        self.store_small(VERSION, &version);
-        Ok(version)
+        let version = match self.cached_small(VERSION) {
+            Some(version) => version,
+            None => {
+                let version = self.get_json("/version").await?;
+                self.store_small(VERSION, &version);
+                version
+            }
+        };
+        Ok(self.openapi.version.get_or_init(|| version).clone())
     }
 
     /// The cache file of the whole v2 document, by server version.
