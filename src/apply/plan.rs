@@ -46,30 +46,14 @@ impl Plan {
         entries: Vec<Entry>,
         options: &ApplyOptions,
     ) -> Result<Plan, Vec<(Source, Error)>> {
-        let mut failures = Vec::new();
-        let mut warnings = Vec::new();
-        let mut recorded = HashMap::new();
-        for entry in &entries {
-            let source = entry.source().clone();
-            let document = match entry {
-                Entry::Ready(manifest) => &manifest.document,
-                Entry::Pending(pending) => &pending.document,
-            };
-            if matches!(entry, Entry::Ready(_)) {
-                match validate::check(cluster, document, options.validation).await {
-                    Verdict::Valid => {}
-                    Verdict::Warn(errors) => warnings.push((source.clone(), InvalidFields(errors))),
-                    Verdict::Refuse(errors) => failures.push((source.clone(), InvalidFields(errors).into())),
-                }
-            }
-            if options.record_last_applied && matches!(options.mode, Mode::ClientSide { .. }) {
-                match recorded_within_limit(document) {
-                    Ok(text) => _ = recorded.insert(source.index, text),
-                    Err(err) => failures.push((source, err)),
-                }
-            }
-        }
-        let read = read_before_writes(cluster, &entries, options, &mut failures).await;
+        // The reads go out first: the server answers them while the documents are checked here.
+        let mut unchangeable = Vec::new();
+        let (read, checked) = futures::join!(
+            read_before_writes(cluster, &entries, options, &mut unchangeable),
+            check_documents(cluster, &entries, options),
+        );
+        let Checked { mut failures, warnings, recorded } = checked;
+        failures.append(&mut unchangeable);
         if failures.is_empty() { Ok(Plan { entries, warnings, read, recorded }) } else { Err(failures) }
     }
 
@@ -150,6 +134,46 @@ impl Plan {
         }
         execute(cluster, options, stop, rest, &mut known, &mut report).await;
     }
+}
+
+/// What checking the documents themselves found.
+#[derive(Default)]
+struct Checked {
+    failures: Vec<(Source, Error)>,
+    warnings: Vec<(Source, InvalidFields)>,
+    /// The last-applied configuration of each object, by input index.
+    recorded: HashMap<usize, String>,
+}
+
+/// Checks each document's fields against the server's schema of its kind (as `options.validation`
+/// asks) and, for client-side apply, the size of its annotations with the last-applied
+/// configuration.
+async fn check_documents(cluster: &Cluster, entries: &[Entry], options: &ApplyOptions) -> Checked {
+    let mut checked = Checked::default();
+    for entry in entries {
+        let source = entry.source().clone();
+        let document = match entry {
+            Entry::Ready(manifest) => &manifest.document,
+            Entry::Pending(pending) => &pending.document,
+        };
+        if matches!(entry, Entry::Ready(_)) {
+            match validate::check(cluster, document, options.validation).await {
+                Verdict::Valid => {}
+                Verdict::Warn(errors) => checked.warnings.push((source.clone(), InvalidFields(errors))),
+                Verdict::Refuse(errors) => checked.failures.push((source.clone(), InvalidFields(errors).into())),
+            }
+        }
+        if options.record_last_applied && matches!(options.mode, Mode::ClientSide { .. }) {
+            match recorded_within_limit(document) {
+                Ok(text) => _ = checked.recorded.insert(source.index, text),
+                Err(err) => checked.failures.push((source, err)),
+            }
+        }
+        // The reads sent beside these checks share this thread: between documents, their requests
+        // go out and their answers come in.
+        tokio::task::yield_now().await;
+    }
+    checked
 }
 
 /// What the plan made of the objects before the first write, for the apply to use.
