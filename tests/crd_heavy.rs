@@ -256,9 +256,6 @@ fn sprocket_definition(group: &str, label: &str) -> String {
     )
 }
 
-/// Starts `kubeupd apply` of `input` with the answer to the definition's PATCH held back for
-/// six seconds; returns whether `kind/name` was created while that answer was held (looked for
-/// during the first four, from when the apply starts), and the apply's output once it ends.
 /// `apply -f -` of `input` through the rig, started and left running, its output piped.
 fn apply_started(rig: &Rig, input: &str) -> std::process::Child {
     let mut child = rig
@@ -272,6 +269,9 @@ fn apply_started(rig: &Rig, input: &str) -> std::process::Child {
     child
 }
 
+/// Starts `kubeupd apply` of `input` with the answer to the definition's PATCH held back for
+/// six seconds; returns whether `kind/name` was created while that answer was held (looked for
+/// during the first four, from when the apply starts), and the apply's output once it ends.
 fn created_while_the_definition_is_written(
     rig: &Rig,
     definition: &str,
