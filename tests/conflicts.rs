@@ -77,3 +77,35 @@ fn a_conflict_is_a_table_and_a_forced_takeover_says_what_it_took() {
     assert_eq!(String::from_utf8_lossy(&again.stdout), "deployment.apps/web serverside-applied (unchanged)\n");
     assert!(again.stderr.is_empty(), "nothing is taken twice: {}", String::from_utf8_lossy(&again.stderr));
 }
+
+/// The refused apply changed nothing, so the object read before it gives the live values: it is
+/// read once, not again after the refusal (a custom resource definition can be a megabyte).
+#[test]
+fn a_refused_apply_names_its_conflicts_from_the_object_read_before_it() {
+    let rig = support::fault_proxy::Rig::new("conflicts-read");
+    let apply = || rig.command(&["apply", "--server-side", "-f", "-"]).write_stdin(DEPLOYMENT).output().unwrap();
+    assert!(apply().status.success());
+    rig.namespace.kubectl_ok(&[
+        "patch",
+        "deployment",
+        "web",
+        "-n",
+        &rig.namespace.name,
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"replicas":10}}"#,
+        "--field-manager=kube-controller-manager",
+    ]);
+    let reads_before = rig.count("GET", "/deployments/web");
+
+    let refused = apply();
+    let message = String::from_utf8_lossy(&refused.stderr).into_owned();
+    assert_eq!(refused.status.code(), Some(1), "{message}");
+    let row = message.lines().find(|line| line.trim_start().starts_with(".spec.replicas")).unwrap_or_default();
+    assert_eq!(
+        row.split_whitespace().collect::<Vec<_>>(),
+        [".spec.replicas", "kube-controller-manager", "10", "3"],
+        "{message}"
+    );
+    assert_eq!(rig.count("GET", "/deployments/web"), reads_before + 1, "read once, before the apply");
+}

@@ -69,7 +69,7 @@ pub(super) async fn apply(
     };
     let applied = match applied {
         Err(Error::Client(client::Error::Conflict(status))) => {
-            return Err(named_conflicts(cluster, manifest, status).await);
+            return Err(named_conflicts(cluster, manifest, before, status).await);
         }
         applied => applied?,
     };
@@ -155,11 +155,20 @@ fn effect(before: Option<&Value>, after: &Value, dry_run: bool) -> Action {
     if changed { Action::Configured } else { Action::Unchanged }
 }
 
-/// A refused apply's conflicts, each with the live value (the object read now; without it, only
-/// our values) and the configuration's.
-async fn named_conflicts(cluster: &Cluster, manifest: &Manifest, status: client::Status) -> Error {
+/// A refused apply's conflicts, each with the live value and the configuration's. The refused
+/// apply changed nothing, so the object read before it (`before`) is the live one; an object not
+/// read before is read now (and without it, only our values are shown).
+async fn named_conflicts(
+    cluster: &Cluster,
+    manifest: &Manifest,
+    before: Option<Value>,
+    status: client::Status,
+) -> Error {
     let target = &manifest.object;
-    let live = cluster.get(&target.rt, target.namespace.as_deref(), &target.name).await.ok();
+    let live = match before {
+        Some(before) => Some(before),
+        None => cluster.get(&target.rt, target.namespace.as_deref(), &target.name).await.ok(),
+    };
     let conflicts = super::conflicts::named(&status, live.as_ref(), &manifest.document);
     Error::ApplyConflicts { status, conflicts }
 }
