@@ -31,15 +31,8 @@ fn owners_of_replicas(object: &Value) -> Vec<String> {
     entries.iter().filter(owns).map(|entry| entry["manager"].as_str().unwrap().to_string()).collect()
 }
 
-#[test]
-fn a_conflict_is_a_table_and_a_forced_takeover_says_what_it_took() {
-    let namespace = TestNamespace::new("conflicts");
-    let apply = |extra: &[&str]| {
-        let mut command = namespace.kubeupd();
-        command.args(["-n", &namespace.name, "apply", "--server-side", "-f", "-"]).args(extra);
-        command.write_stdin(DEPLOYMENT).output().unwrap()
-    };
-    assert!(apply(&[]).status.success());
+/// Another manager (the test plays an autoscaler's controller) sets `spec.replicas` to 10.
+fn take_replicas(namespace: &TestNamespace) {
     namespace.kubectl_ok(&[
         "patch",
         "deployment",
@@ -51,6 +44,18 @@ fn a_conflict_is_a_table_and_a_forced_takeover_says_what_it_took() {
         r#"{"spec":{"replicas":10}}"#,
         "--field-manager=kube-controller-manager",
     ]);
+}
+
+#[test]
+fn a_conflict_is_a_table_and_a_forced_takeover_says_what_it_took() {
+    let namespace = TestNamespace::new("conflicts");
+    let apply = |extra: &[&str]| {
+        let mut command = namespace.kubeupd();
+        command.args(["-n", &namespace.name, "apply", "--server-side", "-f", "-"]).args(extra);
+        command.write_stdin(DEPLOYMENT).output().unwrap()
+    };
+    assert!(apply(&[]).status.success());
+    take_replicas(&namespace);
 
     let refused = apply(&[]);
     let message = String::from_utf8_lossy(&refused.stderr).into_owned();
@@ -85,17 +90,7 @@ fn a_refused_apply_names_its_conflicts_from_the_object_read_before_it() {
     let rig = support::fault_proxy::Rig::new("conflicts-read");
     let apply = || rig.command(&["apply", "--server-side", "-f", "-"]).write_stdin(DEPLOYMENT).output().unwrap();
     assert!(apply().status.success());
-    rig.namespace.kubectl_ok(&[
-        "patch",
-        "deployment",
-        "web",
-        "-n",
-        &rig.namespace.name,
-        "--type=merge",
-        "-p",
-        r#"{"spec":{"replicas":10}}"#,
-        "--field-manager=kube-controller-manager",
-    ]);
+    take_replicas(&rig.namespace);
     let reads_before = rig.count("GET", "/deployments/web");
 
     let refused = apply();
