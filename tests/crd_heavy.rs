@@ -326,6 +326,33 @@ fn only_definitions_of_kinds_the_input_has_hold_the_other_objects_back() {
     );
 }
 
+/// The server says a definition is established a moment before it serves its kind (an object
+/// sent meanwhile is answered `404 page not found`): the objects of a new kind wait until the
+/// kind's list is answered. Here the proxy answers it 404 three times.
+#[test]
+fn objects_of_a_new_kind_wait_until_the_kind_is_served() {
+    let rig = Rig::new("crd-served");
+    let group = format!("t{}.served.kubeupd.test", rig.namespace.name.replace('-', ""));
+    let definition = format!("sprockets.{group}");
+    let listed = format!("/apis/{group}/v1/sprockets?limit=1");
+    rig.proxy.inject("GET", &listed, Fault::Status { code: 404, reason: "NotFound", retry_after: None }, 3);
+    let sprocket = format!("apiVersion: {group}/v1\nkind: Sprocket\nmetadata: {{name: first}}\n");
+    let input = format!("{}---\n{sprocket}", sprocket_definition(&group, "0"));
+    let output = rig.command(&["apply", "-f", "-"]).write_stdin(input).output().unwrap();
+    let _ = rig.namespace.kubectl().args(["delete", "crd", &definition, "--wait=false"]).output();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        format!("customresourcedefinition.apiextensions.k8s.io/{definition} created\nsprocket.{group}/first created\n")
+    );
+    let seen = rig.proxy.seen();
+    let lists: Vec<usize> = (0..seen.len()).filter(|&at| seen[at].method == "GET" && seen[at].path == listed).collect();
+    assert_eq!(lists.len(), 4, "listed until the list was answered");
+    let objects = format!("/namespaces/{}/sprockets", rig.namespace.name);
+    let first_sent = seen.iter().position(|request| request.path.contains(&objects)).unwrap();
+    assert!(first_sent > lists[3], "the Sprocket was sent before its kind was served");
+}
+
 /// The reads before the first write go out together: the list of a kind with nothing to check
 /// (ServiceAccounts) is not held back until the checks' list (ConfigMaps, whose `immutable` data
 /// cannot change) is answered, nor read again once the apply starts.
