@@ -347,10 +347,11 @@ fn objects_of_a_new_kind_wait_until_the_kind_is_served() {
     );
     let seen = rig.proxy.seen();
     let lists: Vec<usize> = (0..seen.len()).filter(|&at| seen[at].method == "GET" && seen[at].path == listed).collect();
-    assert_eq!(lists.len(), 4, "listed until the list was answered");
+    // Three 404s from the proxy, then the server's answers: it may itself answer 404 a moment more.
+    assert!(lists.len() >= 4, "listed until the list was answered: {} lists", lists.len());
     let objects = format!("/namespaces/{}/sprockets", rig.namespace.name);
     let first_sent = seen.iter().position(|request| request.path.contains(&objects)).unwrap();
-    assert!(first_sent > lists[3], "the Sprocket was sent before its kind was served");
+    assert!(first_sent > *lists.last().unwrap(), "the Sprocket was sent before its kind was served");
 }
 
 /// The reads before the first write go out together: the list of a kind with nothing to check
