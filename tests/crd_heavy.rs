@@ -354,6 +354,30 @@ fn objects_of_a_new_kind_wait_until_the_kind_is_served() {
     assert!(first_sent > *lists.last().unwrap(), "the Sprocket was sent before its kind was served");
 }
 
+/// A definition deleted and written again: its kind is still in the discovery cached before, so
+/// its objects are not held back to resolve it, yet they still wait until it is served again.
+#[test]
+fn objects_of_a_kind_known_from_before_wait_for_its_definition_written_again() {
+    let rig = Rig::new("crd-again");
+    let group = format!("t{}.again.kubeupd.test", rig.namespace.name.replace('-', ""));
+    let definition = format!("sprockets.{group}");
+    let sprocket = format!("apiVersion: {group}/v1\nkind: Sprocket\nmetadata: {{name: first}}\n");
+    let input = format!("{}---\n{sprocket}", sprocket_definition(&group, "0"));
+    let apply = || rig.command(&["apply", "-f", "-"]).write_stdin(input.clone()).output().unwrap();
+    assert!(apply().status.success());
+    rig.namespace.kubectl_ok(&["delete", "crd", &definition, "--wait=true"]);
+    let before = rig.proxy.seen().len();
+    let output = apply();
+    let _ = rig.namespace.kubectl().args(["delete", "crd", &definition, "--wait=false"]).output();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let seen = &rig.proxy.seen()[before..];
+    let listed = format!("/apis/{group}/v1/sprockets?limit=1");
+    let served = seen.iter().position(|request| request.path == listed).expect("the kind's list, to see it served");
+    let objects = format!("/namespaces/{}/sprockets", rig.namespace.name);
+    let first_sent = seen.iter().position(|request| request.path.contains(&objects)).unwrap();
+    assert!(first_sent > served, "the Sprocket was sent before its kind was served again");
+}
+
 /// The reads before the first write go out together: the list of a kind with nothing to check
 /// (ServiceAccounts) is not held back until the checks' list (ConfigMaps, whose `immutable` data
 /// cannot change) is answered, nor read again once the apply starts.

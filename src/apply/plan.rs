@@ -10,7 +10,7 @@ use super::error::ANNOTATIONS_LIMIT;
 use super::live::{self, list_key};
 use super::object::{self, Live};
 use super::validate::{self, InvalidFields, Verdict};
-use super::{ApplyOptions, DryRun, Error, Mode, Outcome, Stop, crd, immutable, last_applied, lost};
+use super::{Action, ApplyOptions, DryRun, Error, Mode, Outcome, Stop, crd, immutable, last_applied, lost};
 use serde_json::Value;
 
 use crate::client::Cluster;
@@ -103,17 +103,28 @@ impl Plan {
                 Entry::Pending(object) => pending.push(object),
             }
         }
-        let crds: Vec<String> = first
-            .iter()
+        let crds: HashMap<usize, String> = (first.iter())
             .filter(|manifest| manifest.object.rt.kind == "CustomResourceDefinition")
-            .map(|manifest| manifest.object.name.clone())
+            .map(|manifest| (manifest.source.index, manifest.object.name.clone()))
             .collect();
         let mut known = Known { read: self.read, recorded: self.recorded };
-        execute(cluster, options, stop, first, &mut known, &mut report).await;
-        if !pending.is_empty() {
-            if options.dry_run == DryRun::None && stop.reason().is_none() {
-                crd::wait_until_established(cluster, &crds).await;
+        // The definitions written now: their kinds may be known (discovery cached from before
+        // they were deleted) and still not served yet.
+        let mut written = Vec::new();
+        let mut first_report = |index: usize, result: Result<Outcome, Error>| {
+            if let (Some(name), Ok(outcome)) = (crds.get(&index), &result)
+                && outcome.action != Action::Unchanged
+                && outcome.change != Some(Action::Unchanged)
+            {
+                written.push(name.clone());
             }
+            report(index, result);
+        };
+        execute(cluster, options, stop, first, &mut known, &mut first_report).await;
+        if !written.is_empty() && options.dry_run == DryRun::None && stop.reason().is_none() {
+            crd::wait_until_established(cluster, &written).await;
+        }
+        if !pending.is_empty() {
             for object in pending {
                 let index = object.source.index;
                 if stop.reason().is_some() {
