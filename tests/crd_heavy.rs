@@ -326,18 +326,32 @@ fn only_definitions_of_kinds_the_input_has_hold_the_other_objects_back() {
     );
 }
 
+/// A rig, and an input of a new `Sprocket` definition (in a group of the rig's own) followed by
+/// one Sprocket, `first`.
+struct SprocketInput {
+    rig: Rig,
+    group: String,
+    definition: String,
+    input: String,
+}
+
+fn sprocket_input(rig_name: &str) -> SprocketInput {
+    let rig = Rig::new(rig_name);
+    let group = format!("t{}.kubeupd.test", rig.namespace.name.replace('-', ""));
+    let definition = format!("sprockets.{group}");
+    let sprocket = format!("apiVersion: {group}/v1\nkind: Sprocket\nmetadata: {{name: first}}\n");
+    let input = format!("{}---\n{sprocket}", sprocket_definition(&group, "0"));
+    SprocketInput { rig, group, definition, input }
+}
+
 /// The server says a definition is established a moment before it serves its kind (an object
 /// sent meanwhile is answered `404 page not found`): the objects of a new kind wait until the
 /// kind's list is answered. Here the proxy answers it 404 three times.
 #[test]
 fn objects_of_a_new_kind_wait_until_the_kind_is_served() {
-    let rig = Rig::new("crd-served");
-    let group = format!("t{}.served.kubeupd.test", rig.namespace.name.replace('-', ""));
-    let definition = format!("sprockets.{group}");
+    let SprocketInput { rig, group, definition, input } = sprocket_input("crd-served");
     let listed = format!("/apis/{group}/v1/sprockets?limit=1");
     rig.proxy.inject("GET", &listed, Fault::Status { code: 404, reason: "NotFound", retry_after: None }, 3);
-    let sprocket = format!("apiVersion: {group}/v1\nkind: Sprocket\nmetadata: {{name: first}}\n");
-    let input = format!("{}---\n{sprocket}", sprocket_definition(&group, "0"));
     let output = rig.command(&["apply", "-f", "-"]).write_stdin(input).output().unwrap();
     let _ = rig.namespace.kubectl().args(["delete", "crd", &definition, "--wait=false"]).output();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
@@ -358,11 +372,7 @@ fn objects_of_a_new_kind_wait_until_the_kind_is_served() {
 /// its objects are not held back to resolve it, yet they still wait until it is served again.
 #[test]
 fn objects_of_a_kind_known_from_before_wait_for_its_definition_written_again() {
-    let rig = Rig::new("crd-again");
-    let group = format!("t{}.again.kubeupd.test", rig.namespace.name.replace('-', ""));
-    let definition = format!("sprockets.{group}");
-    let sprocket = format!("apiVersion: {group}/v1\nkind: Sprocket\nmetadata: {{name: first}}\n");
-    let input = format!("{}---\n{sprocket}", sprocket_definition(&group, "0"));
+    let SprocketInput { rig, group, definition, input } = sprocket_input("crd-again");
     let apply = || rig.command(&["apply", "-f", "-"]).write_stdin(input.clone()).output().unwrap();
     assert!(apply().status.success());
     rig.namespace.kubectl_ok(&["delete", "crd", &definition, "--wait=true"]);
