@@ -382,7 +382,8 @@ fn objects_of_a_kind_known_from_before_wait_for_its_definition_written_again() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let seen = &rig.proxy.seen()[before..];
     let listed = format!("/apis/{group}/v1/sprockets?limit=1");
-    let served = seen.iter().position(|request| request.path == listed).expect("the kind's list, to see it served");
+    // The last list is the one answered: the object goes out only after it.
+    let served = seen.iter().rposition(|request| request.path == listed).expect("the kind's list, to see it served");
     let objects = format!("/namespaces/{}/sprockets", rig.namespace.name);
     let first_sent = seen.iter().position(|request| request.path.contains(&objects)).unwrap();
     assert!(first_sent > served, "the Sprocket was sent before its kind was served again");
