@@ -3,7 +3,9 @@
 # RUNS times (default 5; the 300-object ones RUNS_MANY times, default 3; the CRD-heavy inputs of
 # testdata/crd-heavy RUNS_CRD times, default 3), alternating which tool goes first, each tool with
 # a warm discovery cache of its own. Prints Markdown tables of median wall times and peak resident
-# memory (GNU time), with kubeupd/kubectl ratios.
+# memory (GNU time), with kubeupd/kubectl ratios. Each ratio is the median of the runs' own ratios
+# (the two tools measured one after the other in the same run), so that the server's drift from
+# one run to the next, seconds of its own work after each definition written, cancels out.
 #
 # The CRD-heavy inputs' phases each start on an idle server (scripts/local-cluster.sh settle).
 #
@@ -295,8 +297,13 @@ for input in "${crd_inputs[@]}"; do
   clean "$v1" "$v2" "$ns"
 done
 
+# middle: the median of the numbers on stdin, one per line.
+middle() { sort -g | awk '{a[NR]=$1} END {print NR == 0 ? 0 : (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 # median FILE COLUMN (0 when the tool was not measured)
-median() { [ -f "$1" ] || { echo 0; return; }; awk -v c="$2" '{print $c}' "$1" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+median() { [ -f "$1" ] || { echo 0; return; }; awk -v c="$2" '{print $c}' "$1" | middle; }
+# ratio FILE OVER COLUMN: the median of the per-run ratios of FILE's column to OVER's (line n of
+# each is run n); 0 when either tool was not measured.
+ratio() { [ -f "$1" ] && [ -f "$2" ] || { echo 0; return; }; paste -d' ' "$1" "$2" | awk -v c="$3" '$(c + 2) > 0 {print $c / $(c + 2)}' | middle; }
 
 scenarios=("apply one Deployment: create" "apply one Deployment: configure" "apply one Deployment: unchanged"
   "get one object" "kustomize an overlay" "kustomize a large overlay" "20 sequential patches" "apply 300 objects: create"
@@ -319,19 +326,24 @@ for scenario in "${scenarios[@]}"; do
   t_flr=$(median "$work/results/$scenario.floor" 1)
   m_ctl=$(median "$work/results/$scenario.kubectl" 2)
   m_upd=$(median "$work/results/$scenario.kubeupd" 2)
+  r_flr=$(ratio "$work/results/$scenario.kubeupd" "$work/results/$scenario.floor" 1)
   if [ -z "$baseline_rev" ]; then
-    awk -v s="$scenario" -v a="$t_ctl" -v b="$t_upd" -v f="$t_flr" -v c="$m_ctl" -v d="$m_upd" 'BEGIN {
-      floor = f > 0 ? sprintf("%.1f ms", f * 1000) : "-"; vs = f > 0 ? sprintf("%.2f", b / f) : "-"
-      printf "| %s | %.1f ms | %.1f ms | %s | %.2f | %s | %.1f MB | %.1f MB | %.2f |\n", s, a * 1000, b * 1000, floor, (a > 0 ? b / a : 0), vs, c / 1024, d / 1024, (c > 0 ? d / c : 0)
+    r_ctl=$(ratio "$work/results/$scenario.kubeupd" "$work/results/$scenario.kubectl" 1)
+    r_mem=$(ratio "$work/results/$scenario.kubeupd" "$work/results/$scenario.kubectl" 2)
+    awk -v s="$scenario" -v a="$t_ctl" -v b="$t_upd" -v f="$t_flr" -v c="$m_ctl" -v d="$m_upd" -v ra="$r_ctl" -v rf="$r_flr" -v rm="$r_mem" 'BEGIN {
+      floor = f > 0 ? sprintf("%.1f ms", f * 1000) : "-"; vs = rf > 0 ? sprintf("%.2f", rf) : "-"
+      printf "| %s | %.1f ms | %.1f ms | %s | %.2f | %s | %.1f MB | %.1f MB | %.2f |\n", s, a * 1000, b * 1000, floor, ra, vs, c / 1024, d / 1024, rm
     }'
   else
     t_base=$(median "$work/results/$scenario.baseline" 1)
     m_base=$(median "$work/results/$scenario.baseline" 2)
-    awk -v s="$scenario" -v k="$t_ctl" -v a="$t_base" -v b="$t_upd" -v f="$t_flr" -v c="$m_base" -v d="$m_upd" 'BEGIN {
-      floor = f > 0 ? sprintf("%.1f ms", f * 1000) : "-"; vs = f > 0 ? sprintf("%.2f", b / f) : "-"
-      printf "| %s | %.1f ms | %.1f ms | %.1f ms | %s | %.2f | %s | %.1f MB | %.1f MB | %.2f |\n", s, k * 1000, a * 1000, b * 1000, floor, (a > 0 ? b / a : 0), vs, c / 1024, d / 1024, (c > 0 ? d / c : 0)
+    r_base=$(ratio "$work/results/$scenario.kubeupd" "$work/results/$scenario.baseline" 1)
+    r_mem=$(ratio "$work/results/$scenario.kubeupd" "$work/results/$scenario.baseline" 2)
+    awk -v s="$scenario" -v k="$t_ctl" -v a="$t_base" -v b="$t_upd" -v f="$t_flr" -v c="$m_base" -v d="$m_upd" -v ra="$r_base" -v rf="$r_flr" -v rm="$r_mem" 'BEGIN {
+      floor = f > 0 ? sprintf("%.1f ms", f * 1000) : "-"; vs = rf > 0 ? sprintf("%.2f", rf) : "-"
+      printf "| %s | %.1f ms | %.1f ms | %.1f ms | %s | %.2f | %s | %.1f MB | %.1f MB | %.2f |\n", s, k * 1000, a * 1000, b * 1000, floor, ra, vs, c / 1024, d / 1024, rm
     }'
   fi
 done
 echo
-echo "Medians of $RUNS runs ($RUNS_MANY for 300 objects, $RUNS_CRD for the CRD-heavy inputs) on $(nproc) cores; kubectl $($kubectl version --client -o json | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | head -1), kube-apiserver $($kubectl version -o json 2>/dev/null | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | tail -1). The floor: kubeupd's requests sent again by curl (scripts/replay.sh)."
+echo "Medians of $RUNS runs ($RUNS_MANY for 300 objects, $RUNS_CRD for the CRD-heavy inputs) on $(nproc) cores; kubectl $($kubectl version --client -o json | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | head -1), kube-apiserver $($kubectl version -o json 2>/dev/null | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | tail -1). Ratios: the median of each run's own ratio. The floor: kubeupd's requests sent again by curl (scripts/replay.sh)."
