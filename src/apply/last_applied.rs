@@ -2,6 +2,7 @@
 //! client-side apply last sent, kept on the object so that the next apply can tell which fields
 //! the configuration dropped. Written exactly as kubectl writes it, so both tools can take turns.
 
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
 use crate::gocompat::json::to_compact;
@@ -20,14 +21,73 @@ pub fn configuration(document: &Value) -> Value {
 /// The configuration as kubectl records it: as Go's `json.Marshal` encodes it (sorted keys, HTML
 /// characters escaped), with a final newline.
 pub fn configuration_text(document: &Value) -> String {
-    encoded(&configuration(document))
+    encoded(&ConfigurationOf(document.as_object().expect("manifests are objects")))
 }
 
 /// A configuration as kubectl records it, with a final newline.
-fn encoded(configuration: &Value) -> String {
+fn encoded(configuration: &(impl Serialize + ?Sized)) -> String {
     let mut text = to_compact(configuration);
     text.push('\n');
     text
+}
+
+/// A document serialized as its [`configuration`], without the copy (every document of an apply
+/// is encoded this way, some of them hundreds of kilobytes): `metadata.annotations` left out of
+/// the annotation, and made an empty map where it is missing or not a map.
+struct ConfigurationOf<'a>(&'a Map<String, Value>);
+
+/// `metadata` (or nothing, where it is missing or not a map) with [`AnnotationsOf`] in it.
+struct MetadataOf<'a>(Option<&'a Map<String, Value>>);
+
+/// The annotations (or nothing, where they are missing or not a map) but the last-applied one.
+struct AnnotationsOf<'a>(Option<&'a Map<String, Value>>);
+
+impl Serialize for ConfigurationOf<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let metadata = MetadataOf(self.0.get("metadata").and_then(Value::as_object));
+        with_entry(serializer, self.0, "metadata", &metadata)
+    }
+}
+
+impl Serialize for MetadataOf<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let annotations = AnnotationsOf(self.0.and_then(|metadata| metadata.get("annotations")?.as_object()));
+        with_entry(serializer, self.0.unwrap_or(&Map::new()), "annotations", &annotations)
+    }
+}
+
+impl Serialize for AnnotationsOf<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        for (key, value) in self.0.into_iter().flatten().filter(|(key, _)| *key != ANNOTATION) {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
+/// `map`, its keys in order, with `key` set to `value` (added in its place where missing).
+fn with_entry<S: Serializer>(
+    serializer: S,
+    map: &Map<String, Value>,
+    key: &str,
+    value: &impl Serialize,
+) -> Result<S::Ok, S::Error> {
+    let mut out = serializer.serialize_map(None)?;
+    let mut written = false;
+    for (other, other_value) in map {
+        if !written && other.as_str() >= key {
+            out.serialize_entry(key, value)?;
+            written = true;
+        }
+        if other != key {
+            out.serialize_entry(other, other_value)?;
+        }
+    }
+    if !written {
+        out.serialize_entry(key, value)?;
+    }
+    out.end()
 }
 
 /// The configuration as the API server records it after a server-side apply by kubectl: the
@@ -106,6 +166,7 @@ fn annotations_mut(document: &mut Value) -> &mut Map<String, Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use serde_json::json;
 
     #[test]
@@ -125,6 +186,46 @@ mod tests {
         assert_eq!(recorded(&document), None);
         assert_eq!(with_recorded(&document, configuration_text(&document)), annotated);
         assert_eq!(annotations_size(&annotated, expected), ANNOTATION.len() + expected.len());
+    }
+
+    #[test]
+    fn the_configuration_is_encoded_as_the_copy_would_be() {
+        let shapes = [
+            json!({"kind": "A"}),
+            json!({"apiVersion": "v1", "metadata": 3, "zz": [1.5, "<"]}),
+            json!({"metadata": {"name": "x"}}),
+            json!({"a": 1, "metadata": {"annotations": "no", "name": "x"}, "z": null}),
+            json!({"metadata": {"a": 1, "annotations": {"a": "1", ANNOTATION: "old", "z": "2"}, "b": {}}}),
+            json!({"metadata": {"annotations": {ANNOTATION: "old"}, "labels": {"x": "y"}}, "spec": {"m": 1e300}}),
+            json!({"metadata": {"annotationsX": 1, "annotation": 2}}),
+        ];
+        for document in shapes {
+            assert_eq!(configuration_text(&document), encoded(&configuration(&document)), "{document}");
+        }
+    }
+
+    /// Any nesting of the keys that matter, around and inside `metadata` and `annotations`.
+    fn documents() -> impl Strategy<Value = Value> {
+        let key = prop::sample::select(vec!["a", "annotations", "metadata", "m", "z", ANNOTATION]);
+        let leaf =
+            prop_oneof![Just(Value::Null), any::<i8>().prop_map(Value::from), "[a<>]{0,2}".prop_map(Value::from)];
+        let value = leaf.prop_recursive(3, 24, 4, move |inner| {
+            prop::collection::btree_map(key.clone().prop_map(String::from), inner, 0..4)
+                .prop_map(|map| Value::Object(map.into_iter().collect()))
+        });
+        prop::collection::btree_map(
+            prop::sample::select(vec!["a", "metadata", "z"]).prop_map(String::from),
+            value,
+            0..3,
+        )
+        .prop_map(|map| Value::Object(map.into_iter().collect()))
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_configuration_is_encoded_as_the_copy_would_be(document in documents()) {
+            proptest::prop_assert_eq!(configuration_text(&document), encoded(&configuration(&document)));
+        }
     }
 
     #[test]

@@ -7,8 +7,9 @@ use serde::Serialize;
 use serde_json::Value;
 use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 
-/// `value` on one line, as Go's `json.Marshal` writes it (kubectl's last-applied annotation).
-pub fn to_compact(value: &Value) -> String {
+/// `value` on one line, as Go's `json.Marshal` writes it (kubectl's last-applied annotation). Maps
+/// must serialize their keys in order, as `serde_json::Map` does.
+pub fn to_compact(value: &(impl Serialize + ?Sized)) -> String {
     let mut out = Vec::new();
     let mut serializer = serde_json::Serializer::with_formatter(&mut out, GoFormatter(CompactFormatter));
     value.serialize(&mut serializer).expect("serializing a JSON value into memory cannot fail");
