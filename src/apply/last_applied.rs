@@ -32,8 +32,8 @@ fn encoded(configuration: &(impl Serialize + ?Sized)) -> String {
 }
 
 /// A document serialized as its [`configuration`], without the copy (every document of an apply
-/// is encoded this way, some of them hundreds of kilobytes): `metadata.annotations` left out of
-/// the annotation, and made an empty map where it is missing or not a map.
+/// is encoded this way, some of them hundreds of kilobytes): the annotation left out of
+/// `metadata.annotations`, which is written as an empty map where it is missing or not a map.
 struct ConfigurationOf<'a>(&'a Map<String, Value>);
 
 /// `metadata` (or nothing, where it is missing or not a map) with [`AnnotationsOf`] in it.
