@@ -316,8 +316,8 @@ if [ -z "$baseline_rev" ]; then
   echo "| scenario | kubectl | kubeupd | floor | vs kubectl | vs floor | kubectl peak RSS | kubeupd peak RSS | RSS ratio |"
   echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 else
-  echo "| scenario | kubectl | kubeupd $baseline_rev | kubeupd | floor | time vs $baseline_rev | vs floor | kubeupd $baseline_rev peak RSS | kubeupd peak RSS | RSS vs $baseline_rev |"
-  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  echo "| scenario | kubectl | kubeupd $baseline_rev | kubeupd | floor | time vs $baseline_rev | vs kubectl | vs floor | kubeupd $baseline_rev peak RSS | kubeupd peak RSS | RSS vs $baseline_rev |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 fi
 for scenario in "${scenarios[@]}"; do
   [ -f "$work/results/$scenario.kubeupd" ] || continue
@@ -338,10 +338,11 @@ for scenario in "${scenarios[@]}"; do
     t_base=$(median "$work/results/$scenario.baseline" 1)
     m_base=$(median "$work/results/$scenario.baseline" 2)
     r_base=$(ratio "$work/results/$scenario.kubeupd" "$work/results/$scenario.baseline" 1)
+    r_ctl=$(ratio "$work/results/$scenario.kubeupd" "$work/results/$scenario.kubectl" 1)
     r_mem=$(ratio "$work/results/$scenario.kubeupd" "$work/results/$scenario.baseline" 2)
-    awk -v s="$scenario" -v k="$t_ctl" -v a="$t_base" -v b="$t_upd" -v f="$t_flr" -v c="$m_base" -v d="$m_upd" -v ra="$r_base" -v rf="$r_flr" -v rm="$r_mem" 'BEGIN {
+    awk -v s="$scenario" -v k="$t_ctl" -v a="$t_base" -v b="$t_upd" -v f="$t_flr" -v c="$m_base" -v d="$m_upd" -v ra="$r_base" -v rk="$r_ctl" -v rf="$r_flr" -v rm="$r_mem" 'BEGIN {
       floor = f > 0 ? sprintf("%.1f ms", f * 1000) : "-"; vs = rf > 0 ? sprintf("%.2f", rf) : "-"
-      printf "| %s | %.1f ms | %.1f ms | %.1f ms | %s | %.2f | %s | %.1f MB | %.1f MB | %.2f |\n", s, k * 1000, a * 1000, b * 1000, floor, ra, vs, c / 1024, d / 1024, rm
+      printf "| %s | %.1f ms | %.1f ms | %.1f ms | %s | %.2f | %.2f | %s | %.1f MB | %.1f MB | %.2f |\n", s, k * 1000, a * 1000, b * 1000, floor, ra, rk, vs, c / 1024, d / 1024, rm
     }'
   fi
 done
