@@ -193,6 +193,7 @@ mod tests {
         let shapes = [
             json!({"kind": "A"}),
             json!({"apiVersion": "v1", "metadata": 3, "zz": [1.5, "<"]}),
+            json!({"metadata": null}),
             json!({"metadata": {"name": "x"}}),
             json!({"a": 1, "metadata": {"annotations": "no", "name": "x"}, "z": null}),
             json!({"metadata": {"a": 1, "annotations": {"a": "1", ANNOTATION: "old", "z": "2"}, "b": {}}}),
