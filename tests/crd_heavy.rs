@@ -390,11 +390,13 @@ fn objects_of_a_kind_known_from_before_wait_for_its_definition_written_again() {
 }
 
 /// The reads before the first write go out together: the list of a kind with nothing to check
-/// (ServiceAccounts) is not held back until the checks' list (ConfigMaps, whose `immutable` data
-/// cannot change) is answered, nor read again once the apply starts.
+/// (ServiceAccounts) and the read of an object too alone of its type to list (a Role) are not
+/// held back until the checks' list (ConfigMaps, whose `immutable` data cannot change) is
+/// answered, nor sent again once the apply starts.
 #[test]
 fn the_reads_before_the_first_write_go_out_together() {
     let rig = Rig::new("read-round");
+    let role = "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: lone}\nrules: []\n";
     let input: String = (0..3)
         .map(|n| {
             format!(
@@ -402,26 +404,32 @@ fn the_reads_before_the_first_write_go_out_together() {
                  apiVersion: v1\nkind: ServiceAccount\nmetadata: {{name: sa-{n}}}\n---\n"
             )
         })
+        .chain([role.to_string()])
         .collect();
     // Discovery and the schemas read first, outside the window looked in.
     let warm = rig.command(&["apply", "--dry-run=client", "-f", "-"]).write_stdin(input.clone()).output().unwrap();
     assert!(warm.status.success(), "{}", String::from_utf8_lossy(&warm.stderr));
-    let lists_before = rig.count("GET", "/serviceaccounts");
+    let (lists_before, reads_before) = (rig.count("GET", "/serviceaccounts"), rig.count("GET", "/roles/lone"));
     let held = Duration::from_secs(4);
     rig.proxy.inject("GET", "/configmaps", Fault::Slow(held), 1);
     let mut child = apply_started(&rig, &input);
     let started = Instant::now();
-    let mut listed = false;
-    while !listed && started.elapsed() < held - Duration::from_secs(1) {
+    let (mut listed, mut read) = (false, false);
+    while !(listed && read) && started.elapsed() < held - Duration::from_secs(1) {
         listed = rig.count("GET", "/serviceaccounts") > lists_before;
+        read = rig.count("GET", "/roles/lone") > reads_before;
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(child.try_wait().unwrap().is_none(), "the answer to the ConfigMaps' list was held back while looking");
     let output = child.wait_with_output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(listed, "the ServiceAccounts were listed only once the ConfigMaps' list was answered");
+    assert!(read, "the Role was read only once the ConfigMaps' list was answered");
     assert_eq!(rig.count("GET", "/serviceaccounts"), lists_before + 1, "listed once");
-    let expected: String =
-        (0..3).map(|n| format!("configmap/cm-{n} created\nserviceaccount/sa-{n} created\n")).collect();
+    assert_eq!(rig.count("GET", "/roles/lone"), reads_before + 1, "the Role read once");
+    let expected: String = (0..3)
+        .map(|n| format!("configmap/cm-{n} created\nserviceaccount/sa-{n} created\n"))
+        .chain(["role.rbac.authorization.k8s.io/lone created\n".to_string()])
+        .collect();
     assert_eq!(String::from_utf8_lossy(&output.stdout), expected);
 }

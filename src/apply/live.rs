@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use serde_json::Value;
+use tokio::sync::Semaphore;
 
 use crate::client::{Cluster, ListScope, ResourceType, Selectors};
 use crate::resource::Manifest;
@@ -33,10 +34,11 @@ pub(super) fn to_list<'a>(manifests: impl IntoIterator<Item = &'a Manifest>) -> 
     counts.into_iter().filter(|(_, (count, _))| *count >= LIST_FROM).map(|(key, (_, rt))| (key, rt)).collect()
 }
 
-/// Lists the live objects of each type and namespace of `to_list`, all at once. A list that
-/// fails is left out: its objects are read one by one instead.
-pub(super) async fn list(cluster: &Cluster, to_list: &HashMap<ListKey, &ResourceType>) -> Listed {
+/// Lists the live objects of each type and namespace of `to_list`, as many at once as `limit`
+/// lets. A list that fails is left out: its objects are read one by one instead.
+pub(super) async fn list(cluster: &Cluster, to_list: &HashMap<ListKey, &ResourceType>, limit: &Semaphore) -> Listed {
     let lists = to_list.iter().map(|(key, rt)| async move {
+        let _place = limit.acquire().await.expect("the limit is never closed");
         let namespace = key.1.as_deref().expect("only namespaced types are listed");
         let listed = cluster
             .list(rt, ListScope::Namespace(namespace), Selectors::default())

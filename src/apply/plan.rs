@@ -3,22 +3,26 @@
 //! several objects at once.
 
 use std::collections::{HashMap, HashSet};
+use std::pin::{Pin, pin};
+use std::sync::Arc;
 
+use futures::channel::oneshot;
+use futures::future::{self, Either};
 use futures::stream::{self, StreamExt};
 
 use super::error::ANNOTATIONS_LIMIT;
-use super::live::{self, list_key};
+use super::live::{self, ListKey, list_key};
 use super::object::{self, Live};
 use super::validate::{self, InvalidFields, Verdict};
 use super::{Action, ApplyOptions, DryRun, Error, Mode, Outcome, Stop, crd, immutable, last_applied, lost};
 use serde_json::Value;
+use tokio::sync::Semaphore;
 
-use crate::client::Cluster;
+use crate::client::{Cluster, ResourceType};
 use crate::resource::{Entry, Manifest, Resolver, Source};
 
 /// An input checked for applying: nothing in it is known to fail before anything is sent.
-#[derive(Debug)]
-pub struct Plan {
+pub struct Plan<'c> {
     entries: Vec<Entry>,
     warnings: Vec<(Source, InvalidFields)>,
     /// The live objects read to check them (`None`: absent), for the apply to use.
@@ -26,6 +30,13 @@ pub struct Plan {
     /// The last-applied configuration of each object, by input index, as made to check the
     /// annotations' size: what client-side apply records.
     recorded: HashMap<usize, String>,
+    early: EarlyReads<'c>,
+}
+
+impl std::fmt::Debug for Plan<'_> {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_struct("Plan").field("entries", &self.entries).field("warnings", &self.warnings).finish()
+    }
 }
 
 /// Group, kind, namespace and name: documents of the same object are applied one after the other.
@@ -36,25 +47,34 @@ fn identity(manifest: &Manifest) -> Identity {
     (object.rt.group.clone(), object.rt.kind.clone(), object.namespace.clone(), object.name.clone())
 }
 
-impl Plan {
+impl<'c> Plan<'c> {
     /// Checks every object before anything is written: its fields against the server's schema of
     /// its kind (as `options.validation` asks); for client-side apply, that the annotations with
     /// the last-applied configuration stay within the server's limit; and that no field changes
     /// that the server does not let change (unless `--force`). Returns every object that fails.
     pub async fn new(
-        cluster: &Cluster,
+        cluster: &'c Cluster,
         entries: Vec<Entry>,
         options: &ApplyOptions,
-    ) -> Result<Plan, Vec<(Source, Error)>> {
+    ) -> Result<Plan<'c>, Vec<(Source, Error)>> {
         // The reads go out first: the server answers them while the documents are checked here.
+        let to_read = ToRead::of(&entries, options);
+        // One limit for every read before the first write, as wide as the lists and the checks'
+        // reads need: the reads sent early take the places those free, so the round opens no
+        // more connections (each a TLS handshake) than it would without them.
+        let limit = Arc::new(Semaphore::new(to_read.round(options.concurrency)));
+        let mut early = EarlyReads::send(cluster, &to_read, options, limit.clone());
         let mut unchangeable = Vec::new();
-        let (read, checked) = futures::join!(
-            read_before_writes(cluster, &entries, options, &mut unchangeable),
-            check_documents(cluster, &entries, options),
-        );
+        let (read, checked) = alongside(&mut early.sending, async {
+            futures::join!(
+                read_before_writes(cluster, &to_read, options, &limit, &mut unchangeable),
+                check_documents(cluster, &entries, options),
+            )
+        })
+        .await;
         let Checked { mut failures, warnings, recorded } = checked;
         failures.append(&mut unchangeable);
-        if failures.is_empty() { Ok(Plan { entries, warnings, read, recorded }) } else { Err(failures) }
+        if failures.is_empty() { Ok(Plan { entries, warnings, read, recorded, early }) } else { Err(failures) }
     }
 
     /// The objects whose fields are wrong, with `--validate=warn` on a server that cannot warn.
@@ -82,69 +102,83 @@ impl Plan {
         resolver: &Resolver<'_>,
         options: &ApplyOptions,
         stop: &Stop,
-        mut report: impl FnMut(usize, Result<Outcome, Error>),
+        report: impl FnMut(usize, Result<Outcome, Error>),
     ) {
-        let used: HashSet<(String, String)> = (self.entries.iter())
-            .map(|entry| entry.group_kind())
-            .map(|(group, kind)| (group.to_owned(), kind.to_owned()))
-            .collect();
-        let goes_first = |manifest: &Manifest| {
-            manifest.is_namespace()
-                || (manifest.defined_kind())
-                    .is_some_and(|(group, kind)| used.contains(&(group.to_owned(), kind.to_owned())))
-        };
-        let mut first = Vec::new();
-        let mut rest = Vec::new();
-        let mut pending = Vec::new();
-        for entry in self.entries {
-            match entry {
-                Entry::Ready(manifest) if goes_first(&manifest) => first.push(manifest),
-                Entry::Ready(manifest) => rest.push(manifest),
-                Entry::Pending(object) => pending.push(object),
-            }
-        }
-        let crds: HashMap<usize, String> = (first.iter())
-            .filter(|manifest| manifest.object.rt.kind == "CustomResourceDefinition")
-            .map(|manifest| (manifest.source.index, manifest.object.name.clone()))
-            .collect();
-        let mut known = Known { read: self.read, recorded: self.recorded };
-        // The definitions written now: their kinds may be known (discovery cached from before
-        // they were deleted) and still not served yet.
-        let mut written = Vec::new();
-        let mut first_report = |index: usize, result: Result<Outcome, Error>| {
-            if let (Some(name), Ok(outcome)) = (crds.get(&index), &result)
-                && outcome.action != Action::Unchanged
-                && outcome.change != Some(Action::Unchanged)
-            {
-                written.push(name.clone());
-            }
-            report(index, result);
-        };
-        execute(cluster, options, stop, first, &mut known, &mut first_report).await;
-        if !written.is_empty() && options.dry_run == DryRun::None && stop.reason().is_none() {
-            crd::wait_until_established(cluster, &written).await;
-        }
-        if !pending.is_empty() {
-            for object in pending {
-                let index = object.source.index;
-                if stop.reason().is_some() {
-                    report(index, Err(Error::NotApplied));
-                    continue;
-                }
-                if options.dry_run != DryRun::None {
-                    let (kind, api_version) = (object.kind, object.api_version);
-                    report(index, Err(Error::KindNotCreatedInDryRun { kind, api_version }));
-                    continue;
-                }
-                match resolver.resolve_pending(object).await {
-                    Ok(manifest) => rest.push(manifest),
-                    Err(err) => report(index, Err(err.into())),
-                }
-            }
-            rest.sort_by_key(|manifest| manifest.source.index);
-        }
-        execute(cluster, options, stop, rest, &mut known, &mut report).await;
+        let Plan { entries, read, recorded, early: EarlyReads { mut sending, answers }, .. } = self;
+        let known = Known { read, recorded, early: answers };
+        alongside(&mut sending, apply_in_phases(cluster, resolver, options, stop, entries, known, report)).await;
     }
+}
+
+/// Applies `entries` as [`Plan::run`] says.
+async fn apply_in_phases(
+    cluster: &Cluster,
+    resolver: &Resolver<'_>,
+    options: &ApplyOptions,
+    stop: &Stop,
+    entries: Vec<Entry>,
+    mut known: Known,
+    mut report: impl FnMut(usize, Result<Outcome, Error>),
+) {
+    let used: HashSet<(String, String)> = (entries.iter())
+        .map(|entry| entry.group_kind())
+        .map(|(group, kind)| (group.to_owned(), kind.to_owned()))
+        .collect();
+    let goes_first = |manifest: &Manifest| {
+        manifest.is_namespace()
+            || (manifest.defined_kind())
+                .is_some_and(|(group, kind)| used.contains(&(group.to_owned(), kind.to_owned())))
+    };
+    let mut first = Vec::new();
+    let mut rest = Vec::new();
+    let mut pending = Vec::new();
+    for entry in entries {
+        match entry {
+            Entry::Ready(manifest) if goes_first(&manifest) => first.push(manifest),
+            Entry::Ready(manifest) => rest.push(manifest),
+            Entry::Pending(object) => pending.push(object),
+        }
+    }
+    let crds: HashMap<usize, String> = (first.iter())
+        .filter(|manifest| manifest.object.rt.kind == "CustomResourceDefinition")
+        .map(|manifest| (manifest.source.index, manifest.object.name.clone()))
+        .collect();
+    // The definitions written now: their kinds may be known (discovery cached from before
+    // they were deleted) and still not served yet.
+    let mut written = Vec::new();
+    let mut first_report = |index: usize, result: Result<Outcome, Error>| {
+        if let (Some(name), Ok(outcome)) = (crds.get(&index), &result)
+            && outcome.action != Action::Unchanged
+            && outcome.change != Some(Action::Unchanged)
+        {
+            written.push(name.clone());
+        }
+        report(index, result);
+    };
+    execute(cluster, options, stop, first, &mut known, &mut first_report).await;
+    if !written.is_empty() && options.dry_run == DryRun::None && stop.reason().is_none() {
+        crd::wait_until_established(cluster, &written).await;
+    }
+    if !pending.is_empty() {
+        for object in pending {
+            let index = object.source.index;
+            if stop.reason().is_some() {
+                report(index, Err(Error::NotApplied));
+                continue;
+            }
+            if options.dry_run != DryRun::None {
+                let (kind, api_version) = (object.kind, object.api_version);
+                report(index, Err(Error::KindNotCreatedInDryRun { kind, api_version }));
+                continue;
+            }
+            match resolver.resolve_pending(object).await {
+                Ok(manifest) => rest.push(manifest),
+                Err(err) => report(index, Err(err.into())),
+            }
+        }
+        rest.sort_by_key(|manifest| manifest.source.index);
+    }
+    execute(cluster, options, stop, rest, &mut known, &mut report).await;
 }
 
 /// What checking the documents themselves found.
@@ -187,10 +221,136 @@ async fn check_documents(cluster: &Cluster, entries: &[Entry], options: &ApplyOp
     checked
 }
 
+/// The objects whose live state is read before the first write, and the types and namespaces
+/// listed for them: none where the apply reads nothing before writing (`--force`, a subresource).
+struct ToRead<'a> {
+    ready: Vec<&'a Manifest>,
+    to_list: HashMap<ListKey, &'a ResourceType>,
+}
+
+impl<'a> ToRead<'a> {
+    fn of(entries: &'a [Entry], options: &ApplyOptions) -> Self {
+        if matches!(options.mode, Mode::ClientSide { force: true, .. }) || options.subresource.is_some() {
+            return ToRead { ready: Vec::new(), to_list: HashMap::new() };
+        }
+        let ready: Vec<&Manifest> = entries
+            .iter()
+            .filter_map(|entry| match entry {
+                Entry::Ready(manifest) => Some(manifest),
+                Entry::Pending(_) => None,
+            })
+            .collect();
+        let to_list = live::to_list(ready.iter().copied());
+        ToRead { ready, to_list }
+    }
+
+    /// How many reads the checks send at once: one per list, and up to `concurrency` of the
+    /// others; at least `concurrency`.
+    fn round(&self, concurrency: usize) -> usize {
+        (self.to_list.len() + self.checked_unlisted().count().min(concurrency)).max(concurrency).max(1)
+    }
+
+    /// The objects read one by one to check them: of kinds with fields that cannot change, and
+    /// not listed.
+    fn checked_unlisted(&self) -> impl Iterator<Item = &&'a Manifest> {
+        (self.ready.iter())
+            .filter(|manifest| immutable::has_immutable_fields(&manifest.object) && !self.is_listed(manifest))
+    }
+
+    /// Whether `manifest`'s object is read by listing its type in its namespace.
+    fn is_listed(&self, manifest: &Manifest) -> bool {
+        self.to_list.contains_key(&list_key(manifest))
+    }
+}
+
 /// What the plan made of the objects before the first write, for the apply to use.
 struct Known {
     read: HashMap<Identity, Option<Value>>,
     recorded: HashMap<usize, String>,
+    /// The reads sent early, each answered when it comes.
+    early: HashMap<Identity, oneshot::Receiver<Read>>,
+}
+
+/// A live object as read (`None`: absent).
+type Read = Result<Option<Value>, crate::client::Error>;
+
+/// The reads of the objects that nothing reads before the first write (cluster-scoped objects,
+/// and namespaced ones too few of a type to list), sent with the checks' reads. Each object's
+/// apply waits for its own answer only, where it would otherwise send its read after the round of
+/// lists: the write of a large definition starts as soon as the definition is read.
+struct EarlyReads<'c> {
+    /// Sends the reads, each in a place the checks' reads leave or free, and hands over each
+    /// answer: polled beside the checks, then beside the apply.
+    sending: Option<Pin<Box<dyn Future<Output = ()> + 'c>>>,
+    answers: HashMap<Identity, oneshot::Receiver<Read>>,
+}
+
+impl<'c> EarlyReads<'c> {
+    /// Sends the reads of the first document of each object of `to_read` that is neither listed
+    /// nor read to be checked, unless its kind is one a definition of the input defines (the
+    /// kind may be served only once the definition is written).
+    fn send(cluster: &'c Cluster, to_read: &ToRead<'_>, options: &ApplyOptions, limit: Arc<Semaphore>) -> Self {
+        let mut answers = HashMap::new();
+        let defined: HashSet<(&str, &str)> =
+            to_read.ready.iter().filter_map(|manifest| manifest.defined_kind()).collect();
+        let mut reads = Vec::new();
+        for manifest in &to_read.ready {
+            let object = &manifest.object;
+            if immutable::has_immutable_fields(object)
+                || to_read.is_listed(manifest)
+                || defined.contains(&(object.rt.group.as_str(), object.rt.kind.as_str()))
+                || answers.contains_key(&identity(manifest))
+            {
+                continue;
+            }
+            let (sender, receiver) = oneshot::channel();
+            answers.insert(identity(manifest), receiver);
+            reads.push((object.rt.clone(), object.namespace.clone(), object.name.clone(), sender));
+        }
+        if reads.is_empty() {
+            return EarlyReads { sending: None, answers };
+        }
+        let sending = stream::iter(reads)
+            .map(move |(rt, namespace, name, sender): (_, Option<String>, String, oneshot::Sender<Read>)| {
+                let limit = limit.clone();
+                async move {
+                    let _place = limit.acquire().await.expect("the limit is never closed");
+                    // An object no longer to be applied (the apply stopped) is not read.
+                    if !sender.is_canceled() {
+                        _ = sender.send(read_live(cluster, &rt, namespace.as_deref(), &name).await);
+                    }
+                }
+            })
+            .buffer_unordered(options.concurrency.max(1))
+            .for_each(|()| future::ready(()));
+        EarlyReads { sending: Some(Box::pin(sending)), answers }
+    }
+}
+
+/// Awaits `work` while `sending` (when there is one) goes on beside it; `sending`, once done, is
+/// left `None`.
+async fn alongside<T>(
+    sending: &mut Option<Pin<Box<dyn Future<Output = ()> + '_>>>,
+    work: impl Future<Output = T>,
+) -> T {
+    let Some(running) = sending else { return work.await };
+    match future::select(pin!(work), running.as_mut()).await {
+        Either::Left((done, _)) => done,
+        Either::Right(((), work)) => {
+            *sending = None;
+            work.await
+        }
+    }
+}
+
+/// The live object when it is sent early, as its read answered: read again by the apply if the
+/// read failed.
+async fn answered(answer: oneshot::Receiver<Read>) -> Live {
+    match answer.await {
+        Ok(Ok(Some(live))) => Live::Read(live),
+        Ok(Ok(None)) => Live::Absent,
+        Ok(Err(_)) | Err(oneshot::Canceled) => Live::Unread,
+    }
 }
 
 /// Reads, in one round of requests, the live objects of every namespaced type and namespace with
@@ -200,31 +360,24 @@ struct Known {
 /// now and the rest once the apply starts, saves the apply a round trip.
 async fn read_before_writes(
     cluster: &Cluster,
-    entries: &[Entry],
+    to_read: &ToRead<'_>,
     options: &ApplyOptions,
+    limit: &Semaphore,
     failures: &mut Vec<(Source, Error)>,
 ) -> HashMap<Identity, Option<Value>> {
-    if matches!(options.mode, Mode::ClientSide { force: true, .. }) || options.subresource.is_some() {
-        return HashMap::new();
-    }
-    let ready: Vec<&Manifest> = entries
-        .iter()
-        .filter_map(|entry| match entry {
-            Entry::Ready(manifest) => Some(manifest),
-            Entry::Pending(_) => None,
-        })
-        .collect();
-    let to_list = live::to_list(ready.iter().copied());
+    let ready = &to_read.ready;
     let checked = |manifest: &&&Manifest| immutable::has_immutable_fields(&manifest.object);
-    let unlisted = ready.iter().filter(checked).filter(|manifest| !to_list.contains_key(&list_key(manifest)));
-    let (mut listed, mut reads) = futures::join!(live::list(cluster, &to_list), read_each(cluster, unlisted, options));
+    let (mut listed, mut reads) = futures::join!(
+        live::list(cluster, &to_read.to_list, limit),
+        read_each(cluster, to_read.checked_unlisted(), options, limit)
+    );
     // Where a list failed, its objects are read one by one.
     let not_listed = ready
         .iter()
         .filter(checked)
-        .filter(|manifest| to_list.contains_key(&list_key(manifest)) && !listed.contains_key(&list_key(manifest)));
-    reads.extend(read_each(cluster, not_listed, options).await);
-    for manifest in &ready {
+        .filter(|manifest| to_read.is_listed(manifest) && !listed.contains_key(&list_key(manifest)));
+    reads.extend(read_each(cluster, not_listed, options, limit).await);
+    for manifest in ready {
         if let Some(by_name) = listed.get_mut(&list_key(manifest)) {
             reads.push((manifest, Ok(by_name.remove(&manifest.object.name))));
         }
@@ -252,20 +405,26 @@ async fn read_each<'a>(
     cluster: &Cluster,
     manifests: impl Iterator<Item = &'a &'a Manifest>,
     options: &ApplyOptions,
-) -> Vec<(&'a Manifest, Result<Option<Value>, crate::client::Error>)> {
+    limit: &Semaphore,
+) -> Vec<(&'a Manifest, Read)> {
     stream::iter(manifests)
         .map(|manifest| async move {
+            let _place = limit.acquire().await.expect("the limit is never closed");
             let object = &manifest.object;
-            let live = match cluster.get(&object.rt, object.namespace.as_deref(), &object.name).await {
-                Ok(live) => Ok(Some(live)),
-                Err(crate::client::Error::NotFound(_)) => Ok(None),
-                Err(err) => Err(err),
-            };
-            (*manifest, live)
+            (*manifest, read_live(cluster, &object.rt, object.namespace.as_deref(), &object.name).await)
         })
         .buffered(options.concurrency.max(1))
         .collect()
         .await
+}
+
+/// Reads one live object (`None`: absent).
+async fn read_live(cluster: &Cluster, rt: &ResourceType, namespace: Option<&str>, name: &str) -> Read {
+    match cluster.get(rt, namespace, name).await {
+        Ok(live) => Ok(Some(live)),
+        Err(crate::client::Error::NotFound(_)) => Ok(None),
+        Err(err) => Err(err),
+    }
 }
 
 /// The last-applied configuration of `document`, with which its annotations must stay within
@@ -292,6 +451,16 @@ fn is_applied(manifest: &Manifest, options: &ApplyOptions, live: &Value) -> bool
     }
 }
 
+/// One document to apply, with what is known of its object beforehand: what was read or listed
+/// (`live`), or the read sent early (`early`), and the last-applied configuration made to check
+/// it (`recorded`).
+struct Step {
+    manifest: Manifest,
+    live: Live,
+    early: Option<oneshot::Receiver<Read>>,
+    recorded: Option<String>,
+}
+
 /// Applies `manifests`, several at once; documents of the same object one after the other.
 async fn execute(
     cluster: &Cluster,
@@ -309,10 +478,11 @@ async fn execute(
     // Server-side apply reads them too (one list per type), to say what it did and what
     // --force-conflicts took. What the checks before the first write read is not read again.
     let unread = manifests.iter().filter(|manifest| !read.contains_key(&identity(manifest)));
-    let mut listed = live::list(cluster, &live::to_list(unread)).await;
+    let to_list = live::to_list(unread);
+    let mut listed = live::list(cluster, &to_list, &Semaphore::new(to_list.len().max(1))).await;
     // Objects are started in input order, so that results come (and print) as they are made;
     // documents of the same object go in one group, one after the other.
-    let mut groups: Vec<Vec<(Manifest, Live, Option<String>)>> = Vec::new();
+    let mut groups: Vec<Vec<Step>> = Vec::new();
     let mut group_of: HashMap<Identity, usize> = HashMap::new();
     for manifest in manifests {
         let next = groups.len();
@@ -328,17 +498,25 @@ async fn execute(
             (None, Some(listed)) => listed.remove(&manifest.object.name).map_or(Live::Absent, Live::Read),
             (None, None) => Live::Unread,
         };
+        let early = match live {
+            Live::Unread if group.is_empty() => known.early.remove(&identity(&manifest)),
+            _ => None,
+        };
         let recorded = known.recorded.remove(&manifest.source.index);
-        group.push((manifest, live, recorded));
+        group.push(Step { manifest, live, early, recorded });
     }
     let mut results = stream::iter(groups)
         .map(|group| async move {
             let mut results = Vec::with_capacity(group.len());
-            for (manifest, live, recorded) in group {
+            for Step { manifest, live, early, recorded } in group {
                 if stop.reason().is_some() {
                     results.push((manifest.source.index, Err(Error::NotApplied)));
                     continue;
                 }
+                let live = match early {
+                    Some(answer) => answered(answer).await,
+                    None => live,
+                };
                 let result = match object::apply(cluster, &manifest, live, recorded, options).await {
                     Err(Error::Client(cause)) if cause.is_transport() => {
                         let applied =

@@ -347,14 +347,14 @@ pub(super) struct Membership<'a> {
 /// CustomResourceDefinition in the same input), namespace, and what `options` require. Any
 /// problem is printed, one line per document, and stops everything before a write; `verb` says
 /// what did not happen (`applied`, `compared`).
-pub(super) async fn plan(
+pub(super) async fn plan<'c>(
     files: &FileArgs,
-    cluster: &Cluster,
+    cluster: &'c Cluster,
     resolver: &Resolver<'_>,
     options: &ApplyOptions,
     verb: &str,
     membership: &Membership<'_>,
-) -> Result<Plan> {
+) -> Result<Plan<'c>> {
     let mut objects = files.files().read()?;
     if let Some(selector) = membership.selector {
         objects.retain(|object| selector.matches(&object.object));
