@@ -33,12 +33,6 @@ pub struct Plan<'c> {
     early: EarlyReads<'c>,
 }
 
-impl std::fmt::Debug for Plan<'_> {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.debug_struct("Plan").field("entries", &self.entries).field("warnings", &self.warnings).finish()
-    }
-}
-
 /// Group, kind, namespace and name: documents of the same object are applied one after the other.
 type Identity = (String, String, Option<String>, String);
 
