@@ -98,7 +98,11 @@ impl<'c> Plan<'c> {
         stop: &Stop,
         report: impl FnMut(usize, Result<Outcome, Error>),
     ) {
-        let Plan { entries, read, recorded, early: EarlyReads { mut sending, answers }, .. } = self;
+        let Plan { entries, read, recorded, early: EarlyReads { mut sending, answers, limit }, .. } = self;
+        // The reads not started by now are left to each object's apply: started beside the
+        // writes, they would compete with them, reads of the input's last objects before writes
+        // of its first ones. Those under way are answered.
+        limit.close();
         let known = Known { read, recorded, early: answers };
         alongside(&mut sending, apply_in_phases(cluster, resolver, options, stop, entries, known, report)).await;
     }
@@ -269,14 +273,17 @@ struct Known {
 type Read = Result<Option<Value>, crate::client::Error>;
 
 /// The reads of the objects that nothing reads before the first write (cluster-scoped objects,
-/// and namespaced ones too few of a type to list), sent with the checks' reads. Each object's
-/// apply waits for its own answer only, where it would otherwise send its read after the round of
-/// lists: the write of a large definition starts as soon as the definition is read.
+/// and namespaced ones too few of a type to list), sent in the places the checks' reads leave
+/// while the round lasts. Each object's apply waits for its own answer only, where it would
+/// otherwise send its read after the round: the write of a large definition starts as soon as
+/// the definition is read. The reads the round had no place for are left to each apply.
 struct EarlyReads<'c> {
     /// Sends the reads, each in a place the checks' reads leave or free, and hands over each
-    /// answer: polled beside the checks, then beside the apply.
+    /// answer: polled beside the checks, then beside the apply (for the reads under way).
     sending: Option<Pin<Box<dyn Future<Output = ()> + 'c>>>,
     answers: HashMap<Identity, oneshot::Receiver<Read>>,
+    /// The round's places; closed once the apply starts.
+    limit: Arc<Semaphore>,
 }
 
 impl<'c> EarlyReads<'c> {
@@ -302,13 +309,15 @@ impl<'c> EarlyReads<'c> {
             reads.push((object.rt.clone(), object.namespace.clone(), object.name.clone(), sender));
         }
         if reads.is_empty() {
-            return EarlyReads { sending: None, answers };
+            return EarlyReads { sending: None, answers, limit };
         }
+        let places = limit.clone();
         let sending = stream::iter(reads)
             .map(move |(rt, namespace, name, sender): (_, Option<String>, String, oneshot::Sender<Read>)| {
-                let limit = limit.clone();
+                let places = places.clone();
                 async move {
-                    let _place = limit.acquire().await.expect("the limit is never closed");
+                    // Once the apply starts (the limit closed), the object's apply reads it.
+                    let Ok(_place) = places.acquire().await else { return };
                     // An object no longer to be applied (the apply stopped) is not read.
                     if !sender.is_canceled() {
                         _ = sender.send(read_live(cluster, &rt, namespace.as_deref(), &name).await);
@@ -317,7 +326,7 @@ impl<'c> EarlyReads<'c> {
             })
             .buffer_unordered(options.concurrency.max(1))
             .for_each(|()| future::ready(()));
-        EarlyReads { sending: Some(Box::pin(sending)), answers }
+        EarlyReads { sending: Some(Box::pin(sending)), answers, limit }
     }
 }
 
