@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use futures::channel::oneshot;
 use futures::future::{self, Either};
-use futures::stream::{self, StreamExt};
+use futures::stream::{self, FuturesUnordered, StreamExt};
 
 use super::error::ANNOTATIONS_LIMIT;
 use super::live::{self, ListKey, list_key};
@@ -98,11 +98,11 @@ impl<'c> Plan<'c> {
         stop: &Stop,
         report: impl FnMut(usize, Result<Outcome, Error>),
     ) {
-        let Plan { entries, read, recorded, early: EarlyReads { mut sending, answers, limit }, .. } = self;
         // The reads not started by now are left to each object's apply: started beside the
         // writes, they would compete with them, reads of the input's last objects before writes
         // of its first ones. Those under way are answered.
-        limit.close();
+        self.early.close();
+        let Plan { entries, read, recorded, early: EarlyReads { mut sending, answers, .. }, .. } = self;
         let known = Known { read, recorded, early: answers };
         alongside(&mut sending, apply_in_phases(cluster, resolver, options, stop, entries, known, report)).await;
     }
@@ -282,8 +282,11 @@ struct EarlyReads<'c> {
     /// answer: polled beside the checks, then beside the apply (for the reads under way).
     sending: Option<Pin<Box<dyn Future<Output = ()> + 'c>>>,
     answers: HashMap<Identity, oneshot::Receiver<Read>>,
-    /// The round's places; closed once the apply starts.
+    /// The round's places.
     limit: Arc<Semaphore>,
+    /// Turns to wait for a place, `options.concurrency` of them: the checks' reads, which the
+    /// first write waits for, queue for places behind no more early reads than that.
+    turns: Arc<Semaphore>,
 }
 
 impl<'c> EarlyReads<'c> {
@@ -308,15 +311,17 @@ impl<'c> EarlyReads<'c> {
             answers.insert(identity(manifest), receiver);
             reads.push((object.rt.clone(), object.namespace.clone(), object.name.clone(), sender));
         }
+        let turns = Arc::new(Semaphore::new(options.concurrency.max(1)));
         if reads.is_empty() {
-            return EarlyReads { sending: None, answers, limit };
+            return EarlyReads { sending: None, answers, limit, turns };
         }
-        let places = limit.clone();
-        let sending = stream::iter(reads)
-            .map(move |(rt, namespace, name, sender): (_, Option<String>, String, oneshot::Sender<Read>)| {
-                let places = places.clone();
+        let sending = (reads.into_iter())
+            .map(|(rt, namespace, name, sender): (_, Option<String>, String, oneshot::Sender<Read>)| {
+                let (places, turns) = (limit.clone(), turns.clone());
                 async move {
-                    // Once the apply starts (the limit closed), the object's apply reads it.
+                    // Once the apply starts (both closed), the sender is dropped at once and
+                    // the object's apply reads it.
+                    let Ok(_turn) = turns.acquire().await else { return };
                     let Ok(_place) = places.acquire().await else { return };
                     // An object no longer to be applied (the apply stopped) is not read.
                     if !sender.is_canceled() {
@@ -324,9 +329,16 @@ impl<'c> EarlyReads<'c> {
                     }
                 }
             })
-            .buffer_unordered(options.concurrency.max(1))
+            .collect::<FuturesUnordered<_>>()
             .for_each(|()| future::ready(()));
-        EarlyReads { sending: Some(Box::pin(sending)), answers, limit }
+        EarlyReads { sending: Some(Box::pin(sending)), answers, limit, turns }
+    }
+
+    /// Starts no more reads: those waiting are left to each object's apply, those under way are
+    /// answered.
+    fn close(&self) {
+        self.turns.close();
+        self.limit.close();
     }
 }
 
