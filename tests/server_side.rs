@@ -6,7 +6,7 @@ mod support;
 use std::process::Output;
 
 use serde_json::Value;
-use support::{Twins, parse_json, twin_view};
+use support::{TestNamespace, Twins, parse_json, twin_view};
 
 const CREATED: &str = r#"
 apiVersion: v1
@@ -84,10 +84,17 @@ fn apply_both(twins: &Twins, yaml: &str, args: &[&str]) {
     assert_eq!(stdout(&ours), stdout(&theirs), "apply {args:?}");
 }
 
+/// kubeupd's `apply` of `yaml` with `args` in `ns`, which must succeed; returns its stderr.
+fn apply_ours(ns: &TestNamespace, yaml: &str, args: &[&str]) -> String {
+    let output = ns.kubeupd().args(["apply", "-n", &ns.name, "-f", "-"]).args(args).write_stdin(yaml).output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    stderr(&output)
+}
+
 /// The objects of both twins, which must be the same, `metadata.generation` and field ownership
 /// included; returns them.
 fn assert_same_objects(twins: &Twins, context: &str) -> Value {
-    let view = |namespace: &support::TestNamespace| {
+    let view = |namespace: &TestNamespace| {
         let text = namespace.kubectl_ok(&["get", KINDS, "-n", &namespace.name, "-o", "json", "--show-managed-fields"]);
         twin_view(parse_json(text.as_bytes()), &namespace.name)["items"].take()
     };
@@ -193,11 +200,7 @@ fn server_dry_runs_and_diff_show_the_migrated_result() {
 fn any_field_manager_migrates_and_keeps_the_annotation_in_step() {
     let twins = Twins::new("ssa-manager");
     let ns = &twins.ours;
-    let apply = |yaml: &str, args: &[&str]| {
-        let output =
-            ns.kubeupd().args(["apply", "-n", &ns.name, "-f", "-"]).args(args).write_stdin(yaml).output().unwrap();
-        assert!(output.status.success(), "{}", stderr(&output));
-    };
+    let apply = |yaml: &str, args: &[&str]| apply_ours(ns, yaml, args);
     apply(CREATED, &[]);
     apply(&changed(), &[]);
     apply(&server_side(), &["--server-side", "--field-manager", "team"]);
@@ -223,6 +226,33 @@ fn any_field_manager_migrates_and_keeps_the_annotation_in_step() {
     apply(&client_side_again(), &[]);
     let settings = parse_json(ns.kubectl_ok(&["get", "cm", "settings", "-n", &ns.name, "-o", "json"]).as_bytes());
     assert_eq!(settings["data"], serde_json::json!({"x": "1", "w": "4"}));
+}
+
+/// A server-side apply under another manager that changes values client-side apply set: the
+/// server refuses it (conflicts with `kubectl-client-side-apply`), kubeupd moves that manager's
+/// fields to the applying one and applies again. The conflicts are worked out from the object
+/// read before the apply: it is read once.
+#[test]
+fn another_manager_takes_over_values_client_side_apply_set() {
+    let ns = TestNamespace::new("ssa-take");
+    let created = CREATED.split("---").next().unwrap();
+    let apply = |yaml: &str, args: &[&str]| apply_ours(&ns, yaml, args);
+    apply(created, &[]);
+    let log = apply(&created.replace(r#"x: "1""#, r#"x: "7""#), &["--server-side", "--field-manager", "team", "-v=6"]);
+    let reads = log.lines().filter(|line| line.contains("GET ") && line.contains("/configmaps/settings ")).count();
+    assert_eq!(reads, 1, "the ConfigMap read once:\n{log}");
+    let settings = parse_json(
+        ns.kubectl_ok(&["get", "cm", "settings", "-n", &ns.name, "-o", "json", "--show-managed-fields"]).as_bytes(),
+    );
+    assert_eq!(settings["data"], serde_json::json!({"x": "7", "k": "2"}));
+    let mut owners: Vec<(&str, &str)> = settings["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| (entry["manager"].as_str().unwrap(), entry["operation"].as_str().unwrap()))
+        .collect();
+    owners.sort();
+    assert_eq!(owners, [("kubectl-last-applied", "Apply"), ("team", "Apply")]);
 }
 
 /// kubectl and kubeupd take turns at server-side apply on one object (kubectl alone on its

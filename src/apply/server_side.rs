@@ -63,7 +63,7 @@ pub(super) async fn apply(
         // only; for any other, those fields are migrated first, then the configuration applied.
         // What the server does not forgive `kubectl` stays a conflict, as kubectl reports it.
         Err(client::Error::Conflict(status)) if options.field_manager() != super::SERVER_SIDE_MANAGER => {
-            take_over_client_side(cluster, manifest, &configuration, &rules, status, options).await
+            take_over_client_side(cluster, manifest, before.as_ref(), &configuration, &rules, status, options).await
         }
         applied => applied.map_err(Error::from),
     };
@@ -179,6 +179,7 @@ async fn named_conflicts(
 async fn take_over_client_side(
     cluster: &Cluster,
     manifest: &Manifest,
+    before: Option<&Value>,
     configuration: &Patch,
     rules: &IgnoreRules,
     conflict: client::Status,
@@ -186,7 +187,13 @@ async fn take_over_client_side(
 ) -> Result<Value, Error> {
     let target = &manifest.object;
     let (rt, namespace, name) = (&target.rt, target.namespace.as_deref(), target.name.as_str());
-    let live = cluster.get(rt, namespace, name).await?;
+    // The refused apply changed nothing, so the object read before it is the live one. Were it
+    // changed since, the migration's version would be stale: a conflict, after which it reads
+    // the object again.
+    let live = match before {
+        Some(before) => before.clone(),
+        None => cluster.get(rt, namespace, name).await?,
+    };
     let client_side = ownership::client_side_managers(&live);
     if client_side.is_empty() || !ownership::conflicts_only_with(&conflict, &client_side) {
         return Err(client::Error::Conflict(conflict).into());
