@@ -91,6 +91,22 @@ fn apply_ours(ns: &TestNamespace, yaml: &str, args: &[&str]) -> String {
     stderr(&output)
 }
 
+/// The ConfigMap `settings` of `ns`, its field ownership shown.
+fn settings_with_owners(ns: &TestNamespace) -> Value {
+    parse_json(
+        ns.kubectl_ok(&["get", "cm", "settings", "-n", &ns.name, "-o", "json", "--show-managed-fields"]).as_bytes(),
+    )
+}
+
+/// Each manager of `object`'s fields with its operation, sorted.
+fn owners(object: &Value) -> Vec<(&str, &str)> {
+    let mut owners: Vec<(&str, &str)> = (object["metadata"]["managedFields"].as_array().unwrap().iter())
+        .map(|entry| (entry["manager"].as_str().unwrap(), entry["operation"].as_str().unwrap()))
+        .collect();
+    owners.sort();
+    owners
+}
+
 /// The objects of both twins, which must be the same, `metadata.generation` and field ownership
 /// included; returns them.
 fn assert_same_objects(twins: &Twins, context: &str) -> Value {
@@ -204,9 +220,7 @@ fn any_field_manager_migrates_and_keeps_the_annotation_in_step() {
     apply(CREATED, &[]);
     apply(&changed(), &[]);
     apply(&server_side(), &["--server-side", "--field-manager", "team"]);
-    let settings = parse_json(
-        ns.kubectl_ok(&["get", "cm", "settings", "-n", &ns.name, "-o", "json", "--show-managed-fields"]).as_bytes(),
-    );
+    let settings = settings_with_owners(ns);
     assert_eq!(settings["data"], serde_json::json!({"x": "1", "z": "9"}));
     assert_eq!(settings["metadata"]["labels"], serde_json::json!({"a": "1"}));
     let recorded: Value = serde_json::from_str(
@@ -214,14 +228,7 @@ fn any_field_manager_migrates_and_keeps_the_annotation_in_step() {
     )
     .unwrap();
     assert_eq!(recorded["data"], serde_json::json!({"x": "1", "z": "9"}), "the annotation follows the configuration");
-    let mut owners: Vec<(&str, &str)> = settings["metadata"]["managedFields"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|entry| (entry["manager"].as_str().unwrap(), entry["operation"].as_str().unwrap()))
-        .collect();
-    owners.sort();
-    assert_eq!(owners, [("kubectl-last-applied", "Apply"), ("team", "Apply")]);
+    assert_eq!(owners(&settings), [("kubectl-last-applied", "Apply"), ("team", "Apply")]);
     // Back to client-side apply: z, which the server-side configuration had, is removed.
     apply(&client_side_again(), &[]);
     let settings = parse_json(ns.kubectl_ok(&["get", "cm", "settings", "-n", &ns.name, "-o", "json"]).as_bytes());
@@ -241,18 +248,9 @@ fn another_manager_takes_over_values_client_side_apply_set() {
     let log = apply(&created.replace(r#"x: "1""#, r#"x: "7""#), &["--server-side", "--field-manager", "team", "-v=6"]);
     let reads = log.lines().filter(|line| line.contains("GET ") && line.contains("/configmaps/settings ")).count();
     assert_eq!(reads, 1, "the ConfigMap read once:\n{log}");
-    let settings = parse_json(
-        ns.kubectl_ok(&["get", "cm", "settings", "-n", &ns.name, "-o", "json", "--show-managed-fields"]).as_bytes(),
-    );
+    let settings = settings_with_owners(&ns);
     assert_eq!(settings["data"], serde_json::json!({"x": "7", "k": "2"}));
-    let mut owners: Vec<(&str, &str)> = settings["metadata"]["managedFields"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|entry| (entry["manager"].as_str().unwrap(), entry["operation"].as_str().unwrap()))
-        .collect();
-    owners.sort();
-    assert_eq!(owners, [("kubectl-last-applied", "Apply"), ("team", "Apply")]);
+    assert_eq!(owners(&settings), [("kubectl-last-applied", "Apply"), ("team", "Apply")]);
 }
 
 /// kubectl and kubeupd take turns at server-side apply on one object (kubectl alone on its
