@@ -13,13 +13,13 @@ use crate::client;
 use crate::merge::Patch;
 use crate::schema::{LookupPatchMeta, SchemaNode, same_quantity};
 
-/// Whether `patch` may write nothing, the only patches [`writes_nothing`] looks into: it sets a
-/// status, the creation time, and elsewhere nothing but deletions, `false`s and quantities
-/// (merge keys aside). Anything else in a three-way patch is a change, and applying every patch
-/// to find out would cost every configured object a copy and a merge.
-pub(super) fn may_write_nothing(patch: &Patch, schema: SchemaNode<'_>) -> bool {
-    let (Patch::Strategic(document) | Patch::Merge(document)) = patch else { return false };
-    document.as_object().is_some_and(|fields| {
+/// The document of `patch` if it may write nothing, the only patches [`writes_nothing`] looks
+/// into: it sets a status, the creation time, and elsewhere nothing but deletions, `false`s and
+/// quantities (merge keys aside). Anything else in a three-way patch is a change, and applying
+/// every patch to find out would cost every configured object a copy and a merge.
+pub(super) fn may_write_nothing<'p>(patch: &'p Patch, schema: SchemaNode<'_>) -> Option<&'p Value> {
+    let (Patch::Strategic(document) | Patch::Merge(document)) = patch else { return None };
+    let may = document.as_object().is_some_and(|fields| {
         fields.iter().all(|(field, value)| match field.as_str() {
             "status" => true,
             "metadata" => {
@@ -27,7 +27,23 @@ pub(super) fn may_write_nothing(patch: &Patch, schema: SchemaNode<'_>) -> bool {
             }
             _ => sets_only_what_may_be_stored(schema, field, value),
         })
-    })
+    });
+    may.then_some(document)
+}
+
+/// The part of `live` that applying `patch` (a strategic or merge patch's document) can change:
+/// the fields the patch names, down through the maps it names. A map of the patch that holds a
+/// directive (`$patch`, `$retainKeys`, `$setElementOrder/...`) takes the live map whole, and a
+/// list is taken whole. Applied to this part, the patch gives what it gives those fields of the
+/// whole object; a patch that hands a definition's status to its manager then copies a few fields
+/// rather than its megabyte of schema and of the fields' owners.
+pub(super) fn reach(live: &Value, patch: &Value) -> Value {
+    match (live, patch) {
+        (Value::Object(live), Value::Object(patch)) if !patch.keys().any(|key| key.starts_with('$')) => Value::Object(
+            (patch.iter()).filter_map(|(key, value)| Some((key.clone(), reach(live.get(key)?, value)))).collect(),
+        ),
+        _ => live.clone(),
+    }
 }
 
 /// Whether `value`, set by a patch at `field` of a value `parent` describes, is made only of
@@ -55,26 +71,28 @@ fn sets_only_fields(node: SchemaNode<'_>, fields: &serde_json::Map<String, Value
     })
 }
 
-/// Whether sending a patch that makes `patched` of `live` would write nothing. A write to the
+/// Whether sending a patch would write nothing to `live`, the patch making `patched` of
+/// `before` (the part of `live` it can change, [`reach`], or `live` whole). A write to the
 /// object keeps the status of a type with a status subresource, and the creation time of any
 /// object, as they were; it still gives `manager` the status fields it sends unless `manager`
-/// owns them already, and that is a write. Elsewhere a difference is no write only where
-/// `schema` says the server stores both sides alike.
+/// owns them already (as `live` tells), and that is a write. Elsewhere a difference is no write
+/// only where `schema` says the server stores both sides alike.
 pub(super) fn writes_nothing(
     live: &Value,
+    before: &Value,
     patched: &Value,
     rt: &client::ResourceType,
     manager: &str,
     schema: SchemaNode<'_>,
 ) -> bool {
     let mut differences = Vec::new();
-    differing_paths(live, patched, &mut Vec::new(), &mut differences);
+    differing_paths(before, patched, &mut Vec::new(), &mut differences);
     differences.iter().all(|path| match path.as_slice() {
         [metadata, ..] if metadata == "metadata" => path.len() == 2 && path[1] == "creationTimestamp",
         [status, ..] if status == "status" && rt.status_subresource => ownership::updater_holds(live, manager, path),
         [parents @ .., field] => {
             let mut node = schema;
-            let (mut before, mut after) = (Some(live), Some(patched));
+            let (mut before, mut after) = (Some(before), Some(patched));
             for key in parents {
                 node = node.lookup_field(key).map_or(SchemaNode::unknown(), |(node, _)| node);
                 (before, after) = (before.and_then(|v| v.get(key)), after.and_then(|v| v.get(key)));
@@ -134,6 +152,7 @@ fn values_alike(node: SchemaNode<'_>, a: &Value, b: &Value) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
     use serde_json::json;
 
     use super::*;
@@ -182,13 +201,13 @@ mod tests {
     fn status_fields_the_manager_owns_and_the_creation_time_are_not_written() {
         let owned = json!({"f:acceptedNames": {"f:kind": {}}, "f:conditions": {}});
         let live = live("csa", owned);
-        assert!(writes_nothing(&live, &patched(&live), &crds(true), "csa", crd()));
+        assert!(writes_nothing(&live, &live, &patched(&live), &crds(true), "csa", crd()));
         assert!(
-            !writes_nothing(&live, &patched(&live), &crds(false), "csa", crd()),
+            !writes_nothing(&live, &live, &patched(&live), &crds(false), "csa", crd()),
             "without a subresource the status is written"
         );
         assert!(
-            !writes_nothing(&live, &patched(&live), &crds(true), "other", crd()),
+            !writes_nothing(&live, &live, &patched(&live), &crds(true), "other", crd()),
             "another manager takes the fields over"
         );
     }
@@ -196,7 +215,7 @@ mod tests {
     #[test]
     fn status_fields_the_manager_does_not_own_yet_are_a_write() {
         let live = live("csa", json!({"f:acceptedNames": {"f:kind": {}}}));
-        assert!(!writes_nothing(&live, &patched(&live), &crds(true), "csa", crd()), "conditions change owner");
+        assert!(!writes_nothing(&live, &live, &patched(&live), &crds(true), "csa", crd()), "conditions change owner");
     }
 
     #[test]
@@ -204,9 +223,9 @@ mod tests {
         let live = live("csa", json!({"f:acceptedNames": {"f:kind": {}}, "f:conditions": {}}));
         let mut other = patched(&live);
         other["spec"]["preserveUnknownFields"] = json!(false);
-        assert!(writes_nothing(&live, &other, &crds(true), "csa", crd()));
+        assert!(writes_nothing(&live, &live, &other, &crds(true), "csa", crd()));
         other["spec"]["preserveUnknownFields"] = json!(true);
-        assert!(!writes_nothing(&live, &other, &crds(true), "csa", crd()));
+        assert!(!writes_nothing(&live, &live, &other, &crds(true), "csa", crd()));
     }
 
     #[test]
@@ -221,22 +240,24 @@ mod tests {
             schema("apps/v1", "Deployment"),
         );
         let live = deployment(json!("1"), "x:1");
-        assert!(writes_nothing(&live, &deployment(json!("1000m"), "x:1"), &rt, "csa", node));
-        assert!(writes_nothing(&live, &deployment(json!(1), "x:1"), &rt, "csa", node));
-        assert!(!writes_nothing(&live, &deployment(json!("999m"), "x:1"), &rt, "csa", node));
-        assert!(!writes_nothing(&live, &deployment(json!("1"), "x:2"), &rt, "csa", node));
+        assert!(writes_nothing(&live, &live, &deployment(json!("1000m"), "x:1"), &rt, "csa", node));
+        assert!(writes_nothing(&live, &live, &deployment(json!(1), "x:1"), &rt, "csa", node));
+        assert!(!writes_nothing(&live, &live, &deployment(json!("999m"), "x:1"), &rt, "csa", node));
+        assert!(!writes_nothing(&live, &live, &deployment(json!("1"), "x:2"), &rt, "csa", node));
         let quota = |pods: Value| json!({"spec": {"hard": {"pods": pods}}});
         let rt = client::resource::fixture("", "v1", "resourcequotas", "ResourceQuota", true);
-        assert!(writes_nothing(&quota(json!("100")), &quota(json!(100)), &rt, "csa", schema("v1", "ResourceQuota")));
+        let live = quota(json!("100"));
+        assert!(writes_nothing(&live, &live, &quota(json!(100)), &rt, "csa", schema("v1", "ResourceQuota")));
         // A string that is no quantity is compared as it is, though it reads as one.
         let config = |v: &str| json!({"data": {"v": v}});
         let rt = client::resource::fixture("", "v1", "configmaps", "ConfigMap", true);
-        assert!(!writes_nothing(&config("1"), &config("1.0"), &rt, "csa", schema("v1", "ConfigMap")));
+        let live = config("1");
+        assert!(!writes_nothing(&live, &live, &config("1.0"), &rt, "csa", schema("v1", "ConfigMap")));
     }
 
     #[test]
     fn patches_that_set_anything_else_are_not_looked_into() {
-        let may = |patch: Value, node| may_write_nothing(&Patch::Strategic(patch), node);
+        let may = |patch: Value, node| may_write_nothing(&Patch::Strategic(patch), node).is_some();
         assert!(may(json!({"metadata": {"creationTimestamp": null}, "status": {"conditions": []}}), crd()));
         assert!(may(json!({"status": {"conditions": []}}), crd()));
         assert!(may(json!({"spec": {"preserveUnknownFields": false}, "status": {}}), crd()));
@@ -273,7 +294,98 @@ mod tests {
                     other.pointer_mut(parent).unwrap()[key] = value;
                 }
             }
-            assert!(!writes_nothing(&live, &other, &crds(true), "csa", crd()), "{pointer}");
+            assert!(!writes_nothing(&live, &live, &other, &crds(true), "csa", crd()), "{pointer}");
+        }
+    }
+
+    #[test]
+    fn a_status_patch_reaches_only_the_fields_it_names() {
+        let mut live = live("csa", json!({"f:acceptedNames": {"f:kind": {}}}));
+        live["spec"]["versions"] = json!([{"name": "v1", "schema": {"openAPIV3Schema": {"type": "object"}}}]);
+        let patch = json!({"metadata": {"creationTimestamp": null}, "status": {"acceptedNames": {"kind": ""}}});
+        assert_eq!(
+            reach(&live, &patch),
+            json!({
+                "metadata": {"creationTimestamp": "2026-01-01T00:00:00Z"},
+                "status": {"acceptedNames": {"kind": "A"}}
+            })
+        );
+        // A directive's map and a list are taken whole; a field the object lacks is left out.
+        let live = json!({"spec": {"a": 1, "b": {"c": 2}}, "list": [{"a": 1}], "x": 1});
+        let patch = json!({"spec": {"$patch": "replace", "a": 2}, "list": [{"a": 2}], "absent": {"a": 1}});
+        assert_eq!(reach(&live, &patch), json!({"spec": {"a": 1, "b": {"c": 2}}, "list": [{"a": 1}]}));
+    }
+
+    #[test]
+    fn a_status_handed_over_or_kept_is_told_apart_from_the_part_alone() {
+        for (owned, nothing) in [
+            (json!({"f:acceptedNames": {"f:kind": {}}, "f:conditions": {}}), true),
+            (json!({"f:acceptedNames": {"f:kind": {}}}), false),
+        ] {
+            let live = live("csa", owned);
+            let patch = Patch::Strategic(json!({
+                "metadata": {"creationTimestamp": null},
+                "status": {"acceptedNames": {"kind": ""}, "conditions": []}
+            }));
+            let document = may_write_nothing(&patch, crd()).expect("a status and the creation time");
+            let before = reach(&live, document);
+            let patched = patch.apply(before.clone(), Some(crd())).unwrap();
+            assert_eq!(writes_nothing(&live, &before, &patched, &crds(true), "csa", crd()), nothing);
+        }
+    }
+
+    /// Documents of a few keys, nested, with lists and nulls; patches of the same keys that may
+    /// also carry `$patch` and `$retainKeys`.
+    fn documents(directives: bool) -> impl Strategy<Value = Value> {
+        let key = prop::sample::select(vec!["a", "b", "c"]).prop_map(String::from);
+        let leaf = prop_oneof![Just(Value::Null), (0..3i64).prop_map(Value::from), Just(json!("x"))];
+        leaf.prop_recursive(3, 24, 3, move |inner| {
+            let directive = if directives {
+                prop_oneof![
+                    4 => Just(None),
+                    1 => prop::sample::select(vec!["replace", "delete"]).prop_map(|d| Some(("$patch", json!(d)))),
+                    1 => prop::sample::subsequence(vec!["a", "b", "c"], 0..3)
+                        .prop_map(|keys| Some(("$retainKeys", json!(keys)))),
+                ]
+                .boxed()
+            } else {
+                Just(None).boxed()
+            };
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+                (prop::collection::btree_map(key.clone(), inner, 0..3), directive).prop_map(|(map, directive)| {
+                    let mut map: serde_json::Map<String, Value> = map.into_iter().collect();
+                    if let Some((key, value)) = directive {
+                        map.insert(key.to_string(), value);
+                    }
+                    Value::Object(map)
+                }),
+            ]
+        })
+    }
+
+    /// The differing paths of `before` and `after`, with the values on each side.
+    fn differences(before: &Value, after: &Value) -> Vec<(Vec<String>, Option<Value>, Option<Value>)> {
+        let mut paths = Vec::new();
+        differing_paths(before, after, &mut Vec::new(), &mut paths);
+        let at = |value: &Value, path: &[String]| path.iter().try_fold(value, |value, key| value.get(key)).cloned();
+        paths.into_iter().map(|path| (at(before, &path), at(after, &path), path)).map(|(b, a, p)| (p, b, a)).collect()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_patch_changes_its_reach_as_it_changes_the_whole(
+            live in documents(false),
+            patch in documents(true),
+            strategic in proptest::bool::ANY,
+        ) {
+            let patch = if strategic { Patch::Strategic(patch) } else { Patch::Merge(patch) };
+            let (Patch::Strategic(document) | Patch::Merge(document)) = &patch else { unreachable!() };
+            let schema = Some(SchemaNode::unknown());
+            let Ok(whole) = patch.apply(live.clone(), schema) else { return Ok(()) };
+            let before = reach(&live, document);
+            let part = patch.apply(before.clone(), schema).expect("the whole was patched");
+            proptest::prop_assert_eq!(differences(&live, &whole), differences(&before, &part));
         }
     }
 }

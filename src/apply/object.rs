@@ -181,10 +181,12 @@ async fn client_side(
             // 1000m`, `preserveUnknownFields: false`), would otherwise be patched on every apply.
             let node =
                 schema.as_ref().expect("looked up above").as_ref().map_or(SchemaNode::unknown(), KindSchema::node);
-            if noop::may_write_nothing(&patch, node)
-                && noop::writes_nothing(&live, &patcher.apply(live.clone(), &patch)?, rt, options.field_manager(), node)
-            {
-                return Ok(done(Action::Unchanged, live.clone()));
+            if let Some(document) = noop::may_write_nothing(&patch, node) {
+                let before = noop::reach(&live, document);
+                let patched = patcher.apply(before.clone(), &patch)?;
+                if noop::writes_nothing(&live, &before, &patched, rt, options.field_manager(), node) {
+                    return Ok(done(Action::Unchanged, live.clone()));
+                }
             }
             if options.dry_run == super::DryRun::Client {
                 let object = patcher.apply(live.clone(), &patch)?;
