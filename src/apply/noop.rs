@@ -369,7 +369,12 @@ mod tests {
         let mut paths = Vec::new();
         differing_paths(before, after, &mut Vec::new(), &mut paths);
         let at = |value: &Value, path: &[String]| path.iter().try_fold(value, |value, key| value.get(key)).cloned();
-        paths.into_iter().map(|path| (at(before, &path), at(after, &path), path)).map(|(b, a, p)| (p, b, a)).collect()
+        (paths.into_iter())
+            .map(|path| {
+                let sides = (at(before, &path), at(after, &path));
+                (path, sides.0, sides.1)
+            })
+            .collect()
     }
 
     proptest::proptest! {
