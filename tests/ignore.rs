@@ -37,6 +37,23 @@ fn owners(object: &Value, path: &[&str]) -> Vec<String> {
     entries.iter().filter(owns).map(|entry| entry["manager"].as_str().unwrap().to_string()).collect()
 }
 
+/// Plays the autoscaler's controller: 10 replicas through the scale subresource, under the
+/// autoscaler's own manager.
+fn autoscale(namespace: &TestNamespace) {
+    namespace.kubectl_ok(&[
+        "patch",
+        "deployment",
+        "web",
+        "-n",
+        &namespace.name,
+        "--subresource=scale",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"replicas":10}}"#,
+        "--field-manager=horizontal-pod-autoscaler",
+    ]);
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -46,8 +63,7 @@ fn an_autoscaled_deployment_keeps_its_replicas() {
     let namespace = TestNamespace::new("ignore-hpa");
     assert!(apply(&namespace, &["apply"], DEPLOYMENT).status.success());
     namespace.apply(HPA);
-    // The autoscaler's controller scales the Deployment to 10.
-    namespace.kubectl_ok(&["scale", "deployment", "web", "-n", &namespace.name, "--replicas=10"]);
+    autoscale(&namespace);
     for mode in [&["apply"][..], &["apply"], &["apply", "--server-side"], &["apply", "--server-side"]] {
         let output = apply(&namespace, mode, DEPLOYMENT);
         assert!(output.status.success(), "{mode:?}: {}", text(&output.stderr));
@@ -69,6 +85,23 @@ fn an_autoscaled_deployment_keeps_its_replicas() {
     let forced = apply(&namespace, &["apply", "--server-side", "--force-conflicts", "--ignore-hpa=false"], DEPLOYMENT);
     assert!(forced.status.success(), "{}", text(&forced.stderr));
     assert_eq!(live(&namespace, "deployment/web")["spec"]["replicas"], 3, "--ignore-hpa=false applies them");
+}
+
+/// Applied server-side from the start, then scaled through `/scale` by another manager: a 1.20
+/// server leaves `spec.replicas` with the applier, 1.22 and later give it to the scaler; on both,
+/// the applies after it, of either kind, keep the 10 replicas.
+#[test]
+fn an_autoscaled_deployment_applied_server_side_from_the_start_keeps_its_replicas() {
+    let namespace = TestNamespace::new("ignore-hpa-ssa");
+    let created = apply(&namespace, &["apply", "--server-side"], DEPLOYMENT);
+    assert!(created.status.success(), "{}", text(&created.stderr));
+    namespace.apply(HPA);
+    autoscale(&namespace);
+    for mode in [&["apply", "--server-side"][..], &["apply", "--server-side"], &["apply"], &["apply"]] {
+        let output = apply(&namespace, mode, DEPLOYMENT);
+        assert!(output.status.success(), "{mode:?}: {}", text(&output.stderr));
+        assert_eq!(live(&namespace, "deployment/web")["spec"]["replicas"], 10, "{mode:?}");
+    }
 }
 
 #[test]

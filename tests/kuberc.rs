@@ -45,7 +45,7 @@ fn both(twins: &Twins, kuberc: &std::path::Path, args: &[&str], stdin: &str) -> 
     let theirs = support::with_stdin(
         twins
             .theirs
-            .newer_kubectl()
+            .kubectl_by_env()
             .env("KUBERC", kuberc)
             .env("KUBECTL_KUBERC", "true")
             .args(args)

@@ -331,7 +331,7 @@ fn kyaml_matches_kubectl_1_37() {
         &["label", "-f", file.to_str().unwrap(), "--local", "x=y", "-o", "kyaml"],
     ] {
         let ours = ns.kubeupd().args(args).output().expect("kubeupd runs");
-        let theirs = ns.newer_kubectl().args(args).output().expect("kubectl 1.37 runs");
+        let theirs = ns.kubectl_by_env().args(args).output().expect("kubectl 1.37 runs");
         support::assert_same_output(&ours, &theirs, &format!("{args:?}"));
         assert!(String::from_utf8_lossy(&ours.stdout).starts_with("---\n{\n"), "{args:?}");
     }

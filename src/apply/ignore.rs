@@ -124,8 +124,7 @@ impl IgnoreRules {
         let pointers = self.rules.iter().filter(|rule| rule.matches(target)).flat_map(|rule| &rule.json_pointers);
         for pointer in pointers {
             let mut node = &mut set;
-            let tokens: Vec<String> =
-                pointer.split('/').skip(1).map(|token| token.replace("~1", "/").replace("~0", "~")).collect();
+            let tokens = pointer_tokens(pointer);
             // List items are keyed by their merge keys in a field set, not by position: such
             // pointers are left out (their fields move as they would without the rule).
             if tokens.iter().any(|token| token.parse::<usize>().is_ok()) {
@@ -158,6 +157,28 @@ impl IgnoreRules {
             }
         }
     }
+
+    /// `document` (stripped) with the fields of the JSON pointers of the rules for `target` that
+    /// `manager` still applies in `live`, at their live values. Dropping such a field from a
+    /// server-side apply would remove it: a server before 1.22 leaves `spec.replicas` with the
+    /// applier after an autoscaler's write through `/scale`, and the Deployment would fall back to
+    /// one replica. Sent as they are, they change nothing and stay the applier's.
+    pub fn keep_applied(&self, target: &ObjectRef, document: &mut Value, live: &Value, manager: &str) {
+        for rule in self.rules.iter().filter(|rule| rule.matches(target)) {
+            for pointer in &rule.json_pointers {
+                let path = pointer_tokens(pointer);
+                // Field sets key list items by their merge keys, not by position.
+                if path.iter().any(|token| token.parse::<usize>().is_ok()) {
+                    continue;
+                }
+                if let Some(value) = live.pointer(pointer)
+                    && super::ownership::applier_holds(live, manager, &path)
+                {
+                    set_path(document, &path, value.clone());
+                }
+            }
+        }
+    }
 }
 
 impl Rule {
@@ -169,10 +190,27 @@ impl Rule {
     }
 }
 
+/// The reference tokens of `pointer` (RFC 6901), unescaped.
+fn pointer_tokens(pointer: &str) -> Vec<String> {
+    pointer.split('/').skip(1).map(|token| token.replace("~1", "/").replace("~0", "~")).collect()
+}
+
+/// Sets the field at `path` (names of maps' fields) in `document`, making the maps on the way.
+fn set_path(document: &mut Value, path: &[String], value: Value) {
+    let Some((last, parents)) = path.split_last() else { return };
+    let mut node = document;
+    for token in parents {
+        let Value::Object(map) = node else { return };
+        node = map.entry(token.clone()).or_insert_with(|| Value::Object(Default::default()));
+    }
+    if let Value::Object(map) = node {
+        map.insert(last.clone(), value);
+    }
+}
+
 /// Removes what `pointer` (RFC 6901) points at, if it is there.
 fn remove_pointer(document: &mut Value, pointer: &str) {
-    let tokens: Vec<String> =
-        pointer.split('/').skip(1).map(|token| token.replace("~1", "/").replace("~0", "~")).collect();
+    let tokens = pointer_tokens(pointer);
     let Some((last, parents)) = tokens.split_last() else { return };
     let mut node = document;
     for token in parents {
@@ -278,5 +316,25 @@ mod tests {
         let mut other = json!({"spec": {"replicas": 3}});
         rules.strip(&target("apps", "StatefulSet", "db"), &mut other, &json!({}));
         assert_eq!(other, json!({"spec": {"replicas": 3}}), "the pointer is for Deployments only");
+    }
+
+    #[test]
+    fn fields_the_applier_still_applies_are_kept_at_their_live_values() {
+        let mut rules = IgnoreRules::default();
+        rules.add(IgnoreRules::parse_field("apps/Deployment:/spec/replicas").unwrap());
+        let owned_by = |manager: &str, operation: &str| {
+            json!({"spec": {"replicas": 10}, "metadata": {"managedFields": [
+                {"manager": manager, "operation": operation, "fieldsV1": {"f:spec": {"f:replicas": {}}}}
+            ]}})
+        };
+        let web = target("apps", "Deployment", "web");
+        let kept = |live: &Value| {
+            let mut document = json!({"spec": {"paused": false}});
+            rules.keep_applied(&web, &mut document, live, "kubectl");
+            document
+        };
+        assert_eq!(kept(&owned_by("kubectl", "Apply")), json!({"spec": {"paused": false, "replicas": 10}}));
+        assert_eq!(kept(&owned_by("kubectl", "Update")), json!({"spec": {"paused": false}}), "an update is no apply");
+        assert_eq!(kept(&owned_by("autoscaler", "Apply")), json!({"spec": {"paused": false}}), "another's field");
     }
 }

@@ -44,10 +44,19 @@ fn holds(set: &Value, path: &[String]) -> bool {
 /// Whether `manager`'s `Update` entry in `object`'s managedFields holds the field at `path`
 /// (field names, such as `["status", "conditions"]`).
 pub fn updater_holds(object: &Value, manager: &str, path: &[String]) -> bool {
+    holds_by(object, manager, "Update", path)
+}
+
+/// Whether `manager`'s `Apply` entry in `object`'s managedFields holds the field at `path`.
+pub fn applier_holds(object: &Value, manager: &str, path: &[String]) -> bool {
+    holds_by(object, manager, "Apply", path)
+}
+
+fn holds_by(object: &Value, manager: &str, operation: &str, path: &[String]) -> bool {
     let path: Vec<String> = path.iter().map(|name| format!("f:{name}")).collect();
     entries(object)
         .iter()
-        .any(|entry| entry["manager"] == manager && is_operation(entry, "Update") && holds(field_set(entry), &path))
+        .any(|entry| entry["manager"] == manager && is_operation(entry, operation) && holds(field_set(entry), &path))
 }
 
 /// The client-side appliers of `object` whose fields move to a server-side manager: the managers

@@ -54,6 +54,7 @@ pub(super) async fn apply(
         }
         if rules.any_for(target) {
             rules.strip(target, &mut document, live);
+            rules.keep_applied(target, &mut document, live, options.field_manager());
         }
     }
     let configuration = Patch::Apply(document);

@@ -41,6 +41,23 @@ pub fn kubeconfig() -> PathBuf {
         .clone()
 }
 
+/// Whether the test cluster runs the controller manager (1.37's does, 1.20's has none), whose
+/// controllers give every new namespace the ConfigMap `kube-root-ca.crt` and the ServiceAccount
+/// `default`: a test then starts once they are there, so that both tools see the same objects.
+pub fn runs_namespace_controllers() -> bool {
+    static RUNS: OnceLock<bool> = OnceLock::new();
+    *RUNS.get_or_init(|| {
+        let output = Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(kubeconfig())
+            .args(["get", "configmap", "kube-root-ca.crt", "-n", "default", "-o", "name"])
+            .env_remove("KUBECONFIG")
+            .output()
+            .expect("kubectl runs");
+        output.status.success()
+    })
+}
+
 /// What the test cluster's kubeconfig holds, for tests that pass it as flags instead.
 pub struct Credentials {
     /// The server's URL.
@@ -102,6 +119,12 @@ impl TestNamespace {
         let name = format!("{prefix}-{}-{unique}-{}", std::process::id(), nanos % 10_000);
         let namespace = TestNamespace { name, cache: tempfile::tempdir().expect("a temporary directory") };
         namespace.kubectl_ok(&["create", "namespace", &namespace.name]);
+        if runs_namespace_controllers() {
+            let made = ["configmap/kube-root-ca.crt", "serviceaccount/default"];
+            namespace.kubectl_ok(
+                &[&["wait", "--for=create", "--timeout=60s", "-n", &namespace.name][..], &made[..]].concat(),
+            );
+        }
         namespace
     }
 
@@ -131,14 +154,11 @@ impl TestNamespace {
         command
     }
 
-    /// kubectl 1.37 (for what kubectl 1.32 predates, such as kuberc) against the test cluster with a
-    /// cache of its own, configured through the environment so that the first word can be an
-    /// alias. `scripts/test.sh` installs it and names it in `KUBEUPD_TEST_KUBECTL_NEW`.
-    pub fn newer_kubectl(&self) -> Command {
-        let path = std::env::var_os("KUBEUPD_TEST_KUBECTL_NEW")
-            .expect("KUBEUPD_TEST_KUBECTL_NEW is not set: run the cluster tests with scripts/test.sh");
-        let mut command = Command::new(path);
-        command.env("KUBECONFIG", kubeconfig()).env("KUBECACHEDIR", self.cache.path().join("kubectl-new"));
+    /// `kubectl` against the test cluster with a cache of its own, configured through the
+    /// environment so that the first word can be an alias of a kuberc file.
+    pub fn kubectl_by_env(&self) -> Command {
+        let mut command = Command::new("kubectl");
+        command.env("KUBECONFIG", kubeconfig()).env("KUBECACHEDIR", self.cache.path().join("kubectl-env"));
         command
     }
 
