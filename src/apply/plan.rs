@@ -66,8 +66,9 @@ impl<'c> Plan<'c> {
             )
         })
         .await;
-        let Checked { mut failures, warnings, recorded } = checked;
+        let Checked { mut failures, warnings, recorded, suspects } = checked;
         failures.append(&mut unchangeable);
+        failures.extend(confirm_on_server(cluster, &entries, suspects, options).await);
         if failures.is_empty() { Ok(Plan { entries, warnings, read, recorded, early }) } else { Err(failures) }
     }
 
@@ -186,6 +187,9 @@ struct Checked {
     warnings: Vec<(Source, InvalidFields)>,
     /// The last-applied configuration of each object, by input index.
     recorded: HashMap<usize, String>,
+    /// The entries (by position) whose fields the schema refuses, on a server that checks
+    /// fields itself: that server decides.
+    suspects: Vec<usize>,
 }
 
 /// Checks each document's fields against the server's schema of its kind (as `options.validation`
@@ -193,7 +197,9 @@ struct Checked {
 /// configuration.
 async fn check_documents(cluster: &Cluster, entries: &[Entry], options: &ApplyOptions) -> Checked {
     let mut checked = Checked::default();
-    for entry in entries {
+    // A dry run on the client sends nothing for such a server to judge: the schema decides.
+    let server_decides = options.dry_run != DryRun::Client && cluster.supports_field_validation().await;
+    for (position, entry) in entries.iter().enumerate() {
         let source = entry.source().clone();
         let document = match entry {
             Entry::Ready(manifest) => &manifest.document,
@@ -203,6 +209,7 @@ async fn check_documents(cluster: &Cluster, entries: &[Entry], options: &ApplyOp
             match validate::check(cluster, document, options.validation).await {
                 Verdict::Valid => {}
                 Verdict::Warn(errors) => checked.warnings.push((source.clone(), InvalidFields(errors))),
+                Verdict::Refuse(_) if server_decides => checked.suspects.push(position),
                 Verdict::Refuse(errors) => checked.failures.push((source.clone(), InvalidFields(errors).into())),
             }
         }
@@ -217,6 +224,27 @@ async fn check_documents(cluster: &Cluster, entries: &[Entry], options: &ApplyOp
         tokio::task::yield_now().await;
     }
     checked
+}
+
+/// Sends each suspect's apply as a server dry run, one after the other (they are few): a server
+/// that checks fields itself is kubectl's judge (kubectl 1.25 and later check nothing on the
+/// client then), so what it takes goes on and what it refuses stops every document, in its words,
+/// before the first write. Nothing is written.
+async fn confirm_on_server(
+    cluster: &Cluster,
+    entries: &[Entry],
+    suspects: Vec<usize>,
+    options: &ApplyOptions,
+) -> Vec<(Source, Error)> {
+    let dry_run = ApplyOptions { dry_run: DryRun::Server, ..options.clone() };
+    let mut refused = Vec::new();
+    for position in suspects {
+        let Entry::Ready(manifest) = &entries[position] else { continue };
+        if let Err(err) = object::apply(cluster, manifest, Live::Unread, None, &dry_run).await {
+            refused.push((manifest.source.clone(), err));
+        }
+    }
+    refused
 }
 
 /// The objects whose live state is read before the first write, and the types and namespaces

@@ -397,6 +397,8 @@ pub(super) async fn plan<'c>(
                 apply::Error::InvalidFields(invalid) => {
                     validation::refused(&validation::document(&source), invalid.0.clone())
                 }
+                // The server's refusal of a dry run, worded as a write's.
+                apply::Error::Client(err) => format!("when applying {}: {}", source.location(), err.line()),
                 err => format!("{}: {err}", source.location()),
             };
             (source, message)
