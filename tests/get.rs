@@ -235,7 +235,9 @@ fn discovery_is_cached_on_disk_and_reused() {
             })
             .count()
     };
-    assert!(discovery_requests(&log) >= 3, "the first run discovers: {log}");
+    // /api and /apis, which answer all of discovery on servers with the aggregated kind (1.30+),
+    // and the group versions' own documents on older ones.
+    assert!(discovery_requests(&log) >= 2, "the first run discovers: {log}");
     let cached = std::fs::read_dir(ns.cache_dir().join("kubeupd").join("discovery")).unwrap().count();
     assert_eq!(cached, 1, "one server folder in the cache");
 

@@ -1,6 +1,6 @@
 //! Patch metadata from the server: OpenAPI v3 per group-version when served, else v2, cached on
-//! disk; the embedded metadata when the server has none. v3 is served by a fake server (the local
-//! 1.20 apiserver serves only v2); v2 comes from the real apiserver.
+//! disk; the embedded metadata when the server has none. The real apiserver serves v3 (1.37) or
+//! only v2 (1.20); a fake server shows the requests.
 mod support;
 
 use kubeupd::client::{Cluster, ConnectOptions};
@@ -82,7 +82,7 @@ async fn falls_back_to_the_embedded_metadata_when_the_server_has_none() {
 
 #[cfg(feature = "cluster-tests")]
 #[tokio::test]
-async fn reads_the_real_servers_v2_document_once_and_caches_it_by_version() {
+async fn reads_the_real_servers_document_once_and_caches_it() {
     let dir = tempfile::tempdir().unwrap();
     let cluster = connect(support::kubeconfig(), dir.path()).await;
     assert_eq!(containers_merge_key(&cluster).await, "name");
@@ -92,21 +92,35 @@ async fn reads_the_real_servers_v2_document_once_and_caches_it_by_version() {
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     cached.sort();
-    // The v2 document by server version, and the definitions the Deployment reaches, taken from
-    // it for later runs; the (absent) v3 index and the version, for six hours.
-    assert_eq!(cached, ["v2-v1.20.2-apps_v1-Deployment.json", "v2-v1.20.2.json", "v3-index.json", "version.json"]);
-    let subset = std::fs::metadata(server_dir.join("v2-v1.20.2-apps_v1-Deployment.json")).unwrap().len();
-    assert!(subset < 100_000, "a kind's definitions are a small part of the document ({subset} bytes)");
-    let size = std::fs::metadata(server_dir.join("v2-v1.20.2.json")).unwrap().len();
-    assert!(size < 1_500_000, "the cached document is pruned ({size} bytes)");
+    let (edited, kind) = if support::server_minor() >= 27 {
+        // v3: the index, and apps/v1's document by the hash the index gives it.
+        assert_eq!(cached.len(), 2, "{cached:?}");
+        assert!(cached[0].starts_with("v3-apis_apps_v1-") && cached[1] == "v3-index.json", "{cached:?}");
+        (cached[0].clone(), ("apps/v1", "Deployment"))
+    } else {
+        // v2: the document by server version, and the definitions the Deployment reaches, taken
+        // from it for later runs; the (absent) v3 index and the version, for six hours.
+        assert_eq!(cached, ["v2-v1.20.2-apps_v1-Deployment.json", "v2-v1.20.2.json", "v3-index.json", "version.json"]);
+        let subset = std::fs::metadata(server_dir.join("v2-v1.20.2-apps_v1-Deployment.json")).unwrap().len();
+        assert!(subset < 100_000, "a kind's definitions are a small part of the document ({subset} bytes)");
+        let size = std::fs::metadata(server_dir.join("v2-v1.20.2.json")).unwrap().len();
+        assert!(size < 1_500_000, "the cached document is pruned ({size} bytes)");
+        ("v2-v1.20.2.json".to_string(), ("v1", "Pod"))
+    };
     // The cache is what a later run reads: edit it, and the edit shows.
-    let path = server_dir.join("v2-v1.20.2.json");
-    let edited = std::fs::read_to_string(&path)
-        .unwrap()
-        .replace(r#""x-kubernetes-patch-merge-key":"name""#, r#""x-kubernetes-patch-merge-key":"image""#);
-    std::fs::write(&path, edited).unwrap();
+    let path = server_dir.join(edited);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let merge_key = |key: &str| format!(r#""x-kubernetes-patch-merge-key":"{key}""#);
+    assert!(text.contains(&merge_key("name")), "the cache holds the merge keys");
+    std::fs::write(&path, text.replace(&merge_key("name"), &merge_key("image"))).unwrap();
     let cluster = connect(support::kubeconfig(), dir.path()).await;
-    let schema = cluster.patch_schema("v1", "Pod").await.unwrap();
-    let (spec, _) = schema.node().lookup_field("spec").unwrap();
+    let schema = cluster.patch_schema(kind.0, kind.1).await.unwrap();
+    let mut node = schema.node().clone();
+    if kind.1 == "Deployment" {
+        for field in ["spec", "template"] {
+            node = node.lookup_field(field).unwrap().0;
+        }
+    }
+    let (spec, _) = node.lookup_field("spec").unwrap();
     assert_eq!(spec.lookup_list("containers").unwrap().1.merge_key(), "image", "the edited cache was used");
 }

@@ -58,11 +58,10 @@ pub fn runs_namespace_controllers() -> bool {
     })
 }
 
-/// Whether the test server checks fields itself (`fieldValidation`, 1.25 and later): kubectl then
-/// checks nothing on the client, and the server's words are the reference.
-pub fn server_checks_fields() -> bool {
-    static CHECKS: OnceLock<bool> = OnceLock::new();
-    *CHECKS.get_or_init(|| {
+/// The test server's minor version (20 for 1.20).
+pub fn server_minor() -> u32 {
+    static MINOR: OnceLock<u32> = OnceLock::new();
+    *MINOR.get_or_init(|| {
         let output = Command::new("kubectl")
             .arg("--kubeconfig")
             .arg(kubeconfig())
@@ -71,9 +70,14 @@ pub fn server_checks_fields() -> bool {
             .output()
             .expect("kubectl runs");
         let version: Value = serde_json::from_slice(&output.stdout).expect("/version is JSON");
-        let minor: u32 = version["minor"].as_str().unwrap_or_default().trim_end_matches('+').parse().unwrap();
-        minor >= 25
+        version["minor"].as_str().unwrap_or_default().trim_end_matches('+').parse().expect("a minor version")
     })
+}
+
+/// Whether the test server checks fields itself (`fieldValidation`, 1.25 and later): kubectl then
+/// checks nothing on the client, and the server's words are the reference.
+pub fn server_checks_fields() -> bool {
+    server_minor() >= 25
 }
 
 /// What the test cluster's kubeconfig holds, for tests that pass it as flags instead.
