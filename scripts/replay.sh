@@ -3,16 +3,20 @@
 # beside kubeupd, what the server itself takes for the same work.
 #
 #   KUBEUPD_RECORD_REQUESTS=DIR kubeupd apply -f app.yaml   # kubeupd writes each request into DIR
-#   scripts/replay.sh prepare DIR OUT [FROM TO]             # curl configurations in OUT (FROM, a
+#   scripts/replay.sh prepare DIR OUT [FROM TO]             # the requests in OUT (FROM, a
 #                                                           # namespace, renamed TO), outside timings
-#   scripts/replay.sh send OUT [CONCURRENCY]                # sends them with curl (default 8 at once)
+#   scripts/replay.sh send OUT [CONCURRENCY]                # sends them (default 8 at once)
 #
 # The requests go in two waves, as kubeupd sends them: up to the last write of a Namespace or of
 # a CustomResourceDefinition whose kind later requests use (what the other objects need first),
-# then the rest; in each wave up to CONCURRENCY at once over kept-alive connections. The server and token are those of the
-# current context of $KUBECONFIG; answers are not checked. A JSON patch's precondition on the
-# resourceVersion (the migration to server-side apply) is left out: the replayed objects have
-# other versions, and a refused patch would leave the server less work than kubeupd had.
+# then the rest; in each wave up to CONCURRENCY at once over kept-alive connections, in the
+# recorded order. A write goes out only once the request it was computed from has been answered,
+# as any client that reads before it writes must wait: the object's own request before it (a
+# read, or the write before a migration's), else the list of its type it was seen in. The server
+# and token are those of the current context of $KUBECONFIG; answers are not checked. A JSON
+# patch's precondition on the resourceVersion (the migration to server-side apply) is left out:
+# the replayed objects have other versions, and a refused patch would leave the server less work
+# than kubeupd had.
 set -euo pipefail
 case "${1:-}" in
   prepare)
@@ -59,26 +63,78 @@ first_wave = max((index + 1 for index, (_, method, path, _, body) in enumerate(r
                   if method != 'GET' and (namespace.match(path)
                                           or (definition.match(path) and defined_kind_used(path, body)))),
                  default=0)
-for wave, chosen in ((1, requests[:first_wave]), (2, requests[first_wave:])):
-    with open(os.path.join(out, f'wave{wave}.curl'), 'w') as config:
-        for number, (name, method, path, content_type, body) in enumerate(chosen):
-            config.write('next\n' if number else '')
-            config.write(f'url = "{server}{path}"\nrequest = "{method}"\noutput = "/dev/null"\n')
-            config.write(f'header = "Authorization: Bearer {token}"\nheader = "Accept: application/json"\n')
-            if method != 'GET':
-                with open(os.path.join(out, f'{name}.body'), 'wb') as file:
-                    file.write(body)
-                config.write(f'header = "Content-Type: {content_type}"\ndata-binary = "@{out}/{name}.body"\n')
-            config.write('insecure\ngloboff\n')
+def object_path(method, path, body):
+    """The path of the object a request is about: a create names it in its body."""
+    path = path.split('?')[0]
+    if method == 'POST':
+        try:
+            return path + '/' + json.loads(body)['metadata']['name']
+        except (ValueError, KeyError, TypeError):
+            return path
+    return path
+last_of = {}
+plan = []
+for index, (name, method, path, content_type, body) in enumerate(requests):
+    wave = 1 if index < first_wave else 2
+    own = object_path(method, path, body)
+    after = None
+    if method != 'GET':
+        after = last_of.get(own, last_of.get(own.rsplit('/', 1)[0]))
+    last_of[own] = index
+    entry = {'method': method, 'path': path, 'wave': wave, 'after': after}
+    if method != 'GET':
+        entry['content_type'] = content_type
+        entry['body'] = f'{name}.body'
+        with open(os.path.join(out, entry['body']), 'wb') as file:
+            file.write(body)
+    plan.append(entry)
+with open(os.path.join(out, 'requests.json'), 'w') as file:
+    json.dump({'server': server, 'token': token, 'requests': plan}, file)
 PY
     ;;
   send)
     out=${2:?usage: scripts/replay.sh send OUT [CONCURRENCY]}
-    for wave in 1 2; do
-      if [ -s "$out/wave$wave.curl" ]; then
-        curl --silent --no-progress-meter --parallel --parallel-max "${3:-8}" --config "$out/wave$wave.curl"
-      fi
-    done
+    python3 - "$out" "${3:-8}" <<'PY'
+import http.client, json, os, queue, ssl, sys, threading, urllib.parse
+out, concurrency = sys.argv[1], int(sys.argv[2])
+with open(os.path.join(out, 'requests.json')) as file:
+    recorded = json.load(file)
+server = urllib.parse.urlsplit(recorded['server'])
+headers = {'Authorization': f"Bearer {recorded['token']}", 'Accept': 'application/json'}
+context = ssl._create_unverified_context()
+requests = recorded['requests']
+bodies = {index: open(os.path.join(out, request['body']), 'rb').read()
+          for index, request in enumerate(requests) if 'body' in request}
+answered = [threading.Event() for _ in requests]
+def worker(jobs):
+    connection = http.client.HTTPSConnection(server.hostname, server.port, context=context)
+    while (index := jobs.get()) is not None:
+        request = requests[index]
+        if request['after'] is not None:
+            answered[request['after']].wait()
+        extra = {'Content-Type': request['content_type']} if 'body' in request else {}
+        try:
+            connection.request(request['method'], request['path'], body=bodies.get(index), headers={**headers, **extra})
+            connection.getresponse().read()
+        except (http.client.HTTPException, OSError):
+            connection.close()
+            connection = http.client.HTTPSConnection(server.hostname, server.port, context=context)
+        answered[index].set()
+    connection.close()
+for wave in (1, 2):
+    jobs = queue.Queue()
+    # In the recorded order: a request's dependency is always handed out before it.
+    for index, request in enumerate(requests):
+        if request['wave'] == wave:
+            jobs.put(index)
+    threads = [threading.Thread(target=worker, args=(jobs,)) for _ in range(concurrency)]
+    for _ in threads:
+        jobs.put(None)
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+PY
     ;;
   *) echo "usage: scripts/replay.sh prepare DIR OUT [FROM TO] | send OUT [CONCURRENCY]" >&2; exit 2 ;;
 esac
