@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# The main job, on a fresh machine: bring up the local cluster (built once, then cached), build
-# kubeupd, and use it on the manifests in testdata/demo: apply them (namespace and CRD first),
-# read them back, show a change as a diff, apply the change, apply again (unchanged), patch and
-# update an object, and patch a file offline.
+# The main job, on a fresh machine: bring up the local cluster (Kubernetes 1.37's kube-apiserver
+# and etcd, built once, then cached; no controller manager) while kubeupd builds, and use it on
+# the manifests in testdata/demo: apply them (namespace and CRD first), read them back, show a
+# change as a diff, apply the change, apply again (unchanged), patch and update an object, and
+# patch a file offline.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# kubeupd builds while the control plane starts (or, the first time, builds too).
+cargo build --release --locked --quiet &
+build=$!
 scripts/local-cluster.sh up
 eval "$(scripts/local-cluster.sh env)"
-cargo build --release --locked --quiet
+wait $build
 kubeupd=target/release/kubeupd
 step() { printf '\n$ kubeupd %s\n' "$*"; "$kubeupd" "$@"; }
 
