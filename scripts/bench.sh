@@ -10,7 +10,7 @@
 # The CRD-heavy inputs' phases each start on an idle server (scripts/local-cluster.sh settle).
 #
 # Beside them, the floor: the requests kubeupd sent for the scenario (recorded once, in a run of
-# its own, with KUBEUPD_RECORD_REQUESTS) sent again by curl with kubeupd's concurrency
+# its own, with KUBEUPD_RECORD_REQUESTS) sent again with kubeupd's concurrency, each write after the read it was computed from
 # (scripts/replay.sh), into a fresh namespace: what the server itself takes for the same work.
 #
 # With --baseline REV, kubeupd as built from the commit REV is measured in the same run too (a
@@ -77,7 +77,7 @@ record() {
 }
 
 # floor SCENARIO SLUG CONCURRENCY [FROM TO]: sends the requests recorded as SLUG (in namespace
-# FROM, sent to namespace TO) again with curl, and measures that.
+# FROM, sent to namespace TO) again (scripts/replay.sh), and measures that.
 floor() {
   local scenario=$1 slug=$2 concurrency=$3 out=$work/floor/$2-${5:-same}
   [ -d "$work/rec/$slug" ] || return 0
@@ -348,4 +348,4 @@ for scenario in "${scenarios[@]}"; do
   fi
 done
 echo
-echo "Medians of $RUNS runs ($RUNS_MANY for 300 objects, $RUNS_CRD for the CRD-heavy inputs) on $(nproc) cores; kubectl $($kubectl version --client -o json | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | head -1), kube-apiserver $($kubectl version -o json 2>/dev/null | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | tail -1). Ratios: the median of each run's own ratio. The floor: kubeupd's requests sent again by curl (scripts/replay.sh)."
+echo "Medians of $RUNS runs ($RUNS_MANY for 300 objects, $RUNS_CRD for the CRD-heavy inputs) on $(nproc) cores; kubectl $($kubectl version --client -o json | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | head -1), kube-apiserver $($kubectl version -o json 2>/dev/null | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | tail -1). Ratios: the median of each run's own ratio. The floor: kubeupd's requests sent again, each write after its read (scripts/replay.sh)."
