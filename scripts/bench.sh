@@ -10,8 +10,9 @@
 # The CRD-heavy inputs' phases each start on an idle server (scripts/local-cluster.sh settle).
 #
 # Beside them, the floor: the requests kubeupd sent for the scenario (recorded once, in a run of
-# its own, with KUBEUPD_RECORD_REQUESTS) sent again with kubeupd's concurrency, each write after the read it was computed from
-# (scripts/replay.sh), into a fresh namespace: what the server itself takes for the same work.
+# its own, with KUBEUPD_RECORD_REQUESTS) sent again with kubeupd's concurrency, each write after
+# the read it was computed from (scripts/replay.sh), into a fresh namespace: what the server
+# itself takes for the same work.
 #
 # With --baseline REV, kubeupd as built from the commit REV is measured in the same run too (a
 # third tool, in every alternation), so that a change can be compared with what came before it.
