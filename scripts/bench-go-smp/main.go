@@ -1,6 +1,6 @@
 // Times Kubernetes' own strategic merge patch (k8s.io/apimachinery) on the inputs that
 // `KUBEUPD_BENCH_DUMP=DIR cargo bench --bench merge` writes, to compare with kubeupd's engine.
-// Built and run by scripts/bench-go-smp.sh against the vendored Kubernetes source.
+// Built and run by scripts/bench-go-smp.sh, with the apimachinery of its go.mod.
 package main
 
 import (
