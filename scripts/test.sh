@@ -8,8 +8,8 @@
 #      client where the server cannot validate, OpenAPI v2 only, ownership after /scale as 1.20
 #      keeps it, servers without ApplySet.
 #
-# Extra arguments go to job 1's `cargo test`, e.g. `scripts/test.sh --test get`; with arguments,
-# job 2 is left out. KUBEUPD_KUBERNETES=1.20 runs job 2 alone.
+# Extra arguments go to job 1's `cargo test`, e.g. `scripts/test.sh --test get`, and job 2 is left
+# out; KUBEUPD_KUBERNETES=1.20 runs job 2 alone (with the arguments, if any, instead of its tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,17 +21,23 @@ export PATH
 # and ownership moving with writes through /scale (1.22).
 OLD_SERVER_TESTS=(--test validate --test validation_table --test openapi --test ignore --test conflicts)
 
+# job VERSION UP_FLAG CARGO_TEST_ARGS...: the cluster of VERSION up (UP_FLAG: --controllers or
+# -), then the tests against it.
 job() {
-  local version=$1; shift
-  KUBEUPD_KUBERNETES=$version scripts/local-cluster.sh up "${UP_FLAGS[@]}"
+  local version=$1 up=$2; shift 2
+  [ "$up" = - ] && up=
+  KUBEUPD_KUBERNETES=$version scripts/local-cluster.sh up $up
   KUBEUPD_TEST_KUBECONFIG=$(KUBEUPD_KUBERNETES=$version scripts/local-cluster.sh env | sed 's/^export KUBECONFIG=//')
   echo "test.sh: Kubernetes $version" >&2
   KUBEUPD_TEST_KUBECONFIG=$KUBEUPD_TEST_KUBECONFIG cargo test --locked --features cluster-tests "$@"
 }
 
-if [ "${KUBEUPD_KUBERNETES:-}" != 1.20 ]; then
-  UP_FLAGS=(--controllers) job 1.37 --all-targets "$@"
-fi
-if [ $# -eq 0 ] || [ "${KUBEUPD_KUBERNETES:-}" = 1.20 ]; then
-  UP_FLAGS=() job 1.20 "${OLD_SERVER_TESTS[@]}"
-fi
+case "${KUBEUPD_KUBERNETES:-}:$#" in
+  1.20:0) job 1.20 - "${OLD_SERVER_TESTS[@]}" ;;
+  1.20:*) job 1.20 - "$@" ;;
+  *:0)
+    job 1.37 --controllers --all-targets
+    job 1.20 - "${OLD_SERVER_TESTS[@]}"
+    ;;
+  *) job 1.37 --controllers --all-targets "$@" ;;
+esac
