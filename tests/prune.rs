@@ -1,4 +1,4 @@
-//! `apply --prune` against the real apiserver, with kubectl 1.32 as the reference: ApplySets
+//! `apply --prune` against the real apiserver, with kubectl 1.37 as the reference: ApplySets
 //! (`KUBECTL_APPLYSET=true kubectl apply --prune --applyset=...`) and kubectl's older
 //! label-selector prune; a failure between applying and pruning (the fault proxy); and the
 //! previews of `diff --prune` (`--summary`, `-o json`).
@@ -139,7 +139,7 @@ fn other_sets_and_bystanders_are_left_alone() {
 #[test]
 fn label_selector_prune_matches_kubectls_on_twins() {
     let twins = Twins::new("prune-legacy");
-    // kubectl 1.32's default allowlist names batch/v1 CronJobs, which a 1.20 server does not
+    // kubectl's default allowlist names batch/v1 CronJobs, which a 1.20 server does not
     // serve: kubectl then fails after applying, so both are given the allowlist.
     let flags = ["--prune", "-l", "app=x", "--prune-allowlist=core/v1/ConfigMap"];
     for namespace in [&twins.ours, &twins.theirs] {
@@ -261,7 +261,7 @@ fn a_custom_resource_parent_has_kubectls_id_when_its_definition_allows_it() {
     let digest = sha2::Sha256::digest(format!("team.{n}.AppSet.prune.kubeupd.test").as_bytes());
     let id = format!("applyset-{}-v1", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(digest));
     let without_id = "apiVersion: prune.kubeupd.test/v1\nkind: AppSet\nmetadata: {name: team, annotations: \
-                      {applyset.kubernetes.io/tooling: kubectl/v1.32.4}}\n";
+                      {applyset.kubernetes.io/tooling: kubectl/v1.37.1}}\n";
     namespace.apply(without_id);
     let (ours, theirs) =
         (kubeupd_apply(&namespace, &set, &configmap("a", "")), kubectl_apply(&namespace, &set, &configmap("a", "")));
