@@ -418,7 +418,7 @@ fn a_replace_whose_answer_is_lost_is_read_back_and_the_others_are_replaced() {
 }
 
 /// The sequence on kubernetes/examples' manifests, through both tools on twins: create,
-/// change, apply again, then switch to server-side apply. Whatever requests the 1.20 server fails
+/// change, apply again, then switch to server-side apply. Whatever requests the server fails
 /// on the way, kubeupd ends as kubectl does: the same exit status, objects and field ownership.
 #[test]
 fn the_real_world_sequence_gives_kubectls_objects() {
