@@ -560,7 +560,9 @@ fn server_side_dry_runs_change_nothing() {
         String::from_utf8_lossy(&output.stdout),
         "configmap/owned serverside-applied (created) (server dry run)\n"
     );
-    assert!(namespace.kubectl_ok(&["get", "configmaps", "-n", &namespace.name, "-o", "name"]).is_empty());
+    let get = namespace.kubectl().args(["get", "configmap/owned", "-n", &namespace.name]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&get.stderr);
+    assert!(stderr.contains("configmaps \"owned\" not found"), "the dry run created nothing: {stderr}");
 }
 
 #[test]

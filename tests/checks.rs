@@ -1,16 +1,23 @@
-//! The checks before the first write, on the real apiserver: duplicate entries of keyed lists and
-//! changes to fields the server does not let change are refused with the file, document and field,
-//! and nothing of the input is written (kubectl writes the objects before the bad one, then fails
-//! on it; server-side apply fails half-way on duplicates, client-side apply silently keeps one).
+//! The checks before the first write, on the real apiserver: duplicate entries of keyed lists the
+//! server would refuse and changes to fields the server does not let change are refused with the
+//! file, document and field, and nothing of the input is written (kubectl writes the objects before
+//! the bad one, then fails on it).
 mod support;
 
 use serde_json::Value;
-use support::{TestNamespace, parse_json};
+use support::{TestNamespace, Twins, parse_json};
 
 fn apply(namespace: &TestNamespace, args: &[&str], input: &str) -> std::process::Output {
     let mut command = namespace.kubeupd();
     command.args(["-n", &namespace.name, "apply"]).args(args).args(["-f", "-"]).write_stdin(input.to_string());
     command.output().unwrap()
+}
+
+/// `kubectl -n NAMESPACE apply ARGS -f -` of `input`.
+fn kubectl_apply(namespace: &TestNamespace, args: &[&str], input: &str) -> std::process::Output {
+    let mut command = namespace.kubectl();
+    command.args(["-n", &namespace.name, "apply"]).args(args).args(["-f", "-"]);
+    support::with_stdin(&mut command, input)
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -31,28 +38,50 @@ fn deployment(labels: &str, env: &str) -> String {
     )
 }
 
+/// Two env entries `A`. Applied server-side, the server refuses them (kubectl 1.37 writes the
+/// documents before, then fails on the server's `duplicate entries for key`): kubeupd refuses them
+/// before anything is written. Applied client-side, a server that checks fields itself (1.25 and
+/// later) keeps both with a warning, as kubectl 1.37 lets it; on one that cannot, kubectl refuses
+/// them on the client, before anything is written. kubeupd does as kubectl does, on twins.
 #[test]
 fn duplicate_entries_are_refused_before_anything_is_written() {
-    let namespace = TestNamespace::new("checks-dup");
+    let twins = Twins::new("checks-dup");
     let input = [configmap("first", "1"), deployment("{app: web}", "[{name: A, value: '1'}, {name: A, value: '2'}]")]
         .join("---\n");
-    for mode in [&[][..], &["--server-side"]] {
-        let output = apply(&namespace, mode, &input);
-        let message = text(&output.stderr);
-        assert_eq!(output.status.code(), Some(1), "{mode:?}: {message}");
-        assert_eq!(
-            message,
-            "error: error validating \"STDIN\" (document 2): error validating data: \
-             ValidationError(Deployment.spec.template.spec.containers[0].env): duplicate entries for key \
-             [name=\"A\"]; if you choose to ignore these errors, turn validation off with --validate=false\n",
-            "{mode:?}"
-        );
-        let listed = namespace.kubectl_ok(&["get", "configmaps,deployments", "-n", &namespace.name, "-o", "name"]);
-        assert!(!listed.contains("configmap/first") && !listed.contains("deployment"), "{mode:?}: {listed}");
+    let refusal = "error: error validating \"STDIN\" (document 2): error validating data: \
+                   ValidationError(Deployment.spec.template.spec.containers[0].env): duplicate entries for key \
+                   [name=\"A\"]; if you choose to ignore these errors, turn validation off with --validate=false\n";
+    let output = apply(&twins.ours, &["--server-side"], &input);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stderr), refusal);
+    let listed = twins.ours.kubectl_ok(&["get", "configmaps,deployments", "-n", &twins.ours.name, "-o", "name"]);
+    assert!(!listed.contains("configmap/first") && !listed.contains("deployment"), "{listed}");
+    // kubectl refuses them too: on the client where the server cannot check fields (1.20), else
+    // from the server, after writing the ConfigMap (1.37), which goes before the next step.
+    let theirs = kubectl_apply(&twins.theirs, &["--server-side"], &input);
+    assert_eq!(theirs.status.code(), Some(1));
+    assert!(text(&theirs.stderr).contains("duplicate entries for key [name=\"A\"]"), "{}", text(&theirs.stderr));
+    twins.theirs.kubectl_ok(&["delete", "configmap/first", "--ignore-not-found", "-n", &twins.theirs.name]);
+
+    let ours = apply(&twins.ours, &[], &input);
+    let theirs = kubectl_apply(&twins.theirs, &[], &input);
+    assert_eq!(ours.status.code(), theirs.status.code(), "{} / {}", text(&ours.stderr), text(&theirs.stderr));
+    assert_eq!(support::as_kubectl_prints_it(&ours.stdout), text(&theirs.stdout));
+    if theirs.status.success() {
+        // The server's warning, as kubectl shows it; then the same objects and ownership.
+        let warning = text(&theirs.stderr);
+        assert!(warning.contains("hides previous definition of \"A\""), "{warning}");
+        assert!(text(&ours.stderr).starts_with(&warning), "{}", text(&ours.stderr));
+        twins.assert_same("deployment/web", "applied with the repeated key");
+        twins.assert_same("configmap/first", "applied before it");
+        let warned = apply(&twins.ours, &["--validate=warn"], &input);
+        assert!(warned.status.success(), "{}", text(&warned.stderr));
+    } else {
+        assert_eq!(text(&ours.stderr), refusal);
+        let warned = apply(&twins.ours, &["--validate=warn"], &input);
+        assert!(warned.status.success(), "{}", text(&warned.stderr));
+        assert!(text(&warned.stderr).contains("duplicate entries for key [name=\"A\"]"), "{}", text(&warned.stderr));
     }
-    let warned = apply(&namespace, &["--validate=warn"], &input);
-    assert!(warned.status.success(), "{}", text(&warned.stderr));
-    assert!(text(&warned.stderr).contains("duplicate entries for key [name=\"A\"]"), "{}", text(&warned.stderr));
 }
 
 #[test]

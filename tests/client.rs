@@ -106,8 +106,16 @@ async fn create_get_replace_delete() {
     let stale = cluster.replace(&rt, namespace, "c", &current, &plain).await.unwrap_err();
     assert!(stale.is_conflict(), "{stale}");
 
+    // The list holds what kubectl lists there, the controllers' `kube-root-ca.crt` included.
     let list = cluster.list(&rt, ListScope::Namespace(&ns.name), Selectors::default()).await.unwrap();
-    assert_eq!(list["items"].as_array().unwrap().len(), 1);
+    let listed: Vec<String> = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| format!("configmap/{}\n", item["metadata"]["name"].as_str().unwrap()))
+        .collect();
+    assert!(listed.contains(&"configmap/c\n".to_string()), "{listed:?}");
+    assert_eq!(listed.concat(), ns.kubectl_ok(&["get", "configmaps", "-n", &ns.name, "-o", "name"]));
     cluster.delete(&rt, namespace, "c", &plain).await.unwrap();
     let gone = server_error(cluster.get(&rt, namespace, "c").await.unwrap_err());
     assert_eq!(gone.to_string(), "Error from server (NotFound): configmaps \"c\" not found");

@@ -105,8 +105,8 @@ fn when_the_original_cannot_be_created_either_it_is_saved_to_a_file() {
     let original = parse_yaml(&std::fs::read(saved).unwrap());
     assert_eq!((&original["data"]["v"], &original["metadata"]["labels"]["keep"]), (&"1".into(), &"me".into()));
     assert!(original["metadata"].get("uid").is_none() && original["metadata"].get("resourceVersion").is_none());
-    let listed = rig.namespace.kubectl_ok(&["get", "configmaps", "-n", &rig.namespace.name, "-o", "name"]);
-    assert!(listed.is_empty(), "both creates failed, so the object is gone: {listed}");
+    let gone = rig.namespace.kubectl().args(["get", "configmap/x", "-n", &rig.namespace.name]).output().unwrap();
+    assert!(stderr(&gone).contains("NotFound"), "both creates failed, so the object is gone: {}", stderr(&gone));
     // The file is what is needed to create the object again.
     rig.namespace.kubectl_ok(&["create", "-n", &rig.namespace.name, "-f", saved]);
     assert_eq!(live(&rig.namespace, "configmap/x")["data"]["v"], "1");

@@ -1,4 +1,4 @@
-//! `apply --prune` against the real apiserver, with kubectl 1.32 as the reference: ApplySets
+//! `apply --prune` against the real apiserver, with kubectl 1.37 as the reference: ApplySets
 //! (`KUBECTL_APPLYSET=true kubectl apply --prune --applyset=...`) and kubectl's older
 //! label-selector prune; a failure between applying and pruning (the fault proxy); and the
 //! previews of `diff --prune` (`--summary`, `-o json`).
@@ -41,6 +41,17 @@ fn names(namespace: &TestNamespace, what: &str) -> String {
     namespace.kubectl_ok(&["get", what, "-n", &namespace.name, "-o", "name"])
 }
 
+/// What [`names`] lists of a namespace's configmaps when the tests made `made`: the controllers'
+/// `kube-root-ca.crt` too, where they run, which no prune may take.
+fn configmaps_named(made: &[&str]) -> String {
+    let mut all: Vec<&str> = made.to_vec();
+    if support::runs_namespace_controllers() {
+        all.push("kube-root-ca.crt");
+    }
+    all.sort_unstable();
+    all.iter().map(|name| format!("configmap/{name}\n")).collect()
+}
+
 fn parent_id(namespace: &TestNamespace, parent: &str) -> String {
     let path = "jsonpath={.metadata.labels.applyset\\.kubernetes\\.io/id}";
     namespace.kubectl_ok(&["get", parent, "-n", &namespace.name, "-o", path])
@@ -63,7 +74,7 @@ fn an_applyset_prunes_what_the_configuration_dropped_as_kubectl_does() {
     assert!(text(&ours.stdout).ends_with("configmap/c pruned (server dry run)\n"), "{}", text(&ours.stdout));
     let ours = kubeupd_apply(&twins.ours, &[&set[..], &["--dry-run=client"]].concat(), &two);
     assert!(text(&ours.stdout).ends_with("configmap/c pruned (dry run)\n"), "{}", text(&ours.stdout));
-    assert_eq!(names(&twins.ours, "configmaps"), "configmap/a\nconfigmap/b\nconfigmap/c\n");
+    assert_eq!(names(&twins.ours, "configmaps"), configmaps_named(&["a", "b", "c"]));
     // The prune itself, waiting until the pruned object is gone.
     let ours = kubeupd_apply(&twins.ours, &[&set[..], &["--wait", "--timeout=30s"]].concat(), &two);
     let theirs = kubectl_apply(&twins.theirs, &set, &two);
@@ -71,8 +82,8 @@ fn an_applyset_prunes_what_the_configuration_dropped_as_kubectl_does() {
     let ours_out = text(&ours.stdout);
     assert!(ours_out.starts_with(&text(&theirs.stdout)), "kubeupd:\n{ours_out}kubectl:\n{}", text(&theirs.stdout));
     assert!(ours_out.contains("configmap/c deleted after "), "{ours_out}");
-    assert_eq!(names(&twins.ours, "configmaps"), "configmap/a\nconfigmap/b\n");
-    assert_eq!(names(&twins.theirs, "configmaps"), "configmap/a\nconfigmap/b\n");
+    assert_eq!(names(&twins.ours, "configmaps"), configmaps_named(&["a", "b"]));
+    assert_eq!(names(&twins.theirs, "configmaps"), configmaps_named(&["a", "b"]));
     // The parent records the same kinds and namespaces as kubectl's, as kubeupd's tool.
     let annotations = |namespace: &TestNamespace| {
         let secret = namespace.kubectl_ok(&["get", "secret", "app", "-n", &namespace.name, "-o", "json"]);
@@ -118,17 +129,17 @@ fn other_sets_and_bystanders_are_left_alone() {
     let taken = kubeupd_apply(&namespace, &["--prune", "--applyset=mine"], &configmaps(&["a", "theirs"], ""));
     assert_eq!(taken.status.code(), Some(1));
     assert!(text(&taken.stderr).contains("configmap/theirs belongs to another ApplySet"), "{}", text(&taken.stderr));
-    assert_eq!(names(&namespace, "configmaps"), "configmap/a\nconfigmap/b\nconfigmap/bystander\nconfigmap/theirs\n");
+    assert_eq!(names(&namespace, "configmaps"), configmaps_named(&["a", "b", "bystander", "theirs"]));
     // A server-side apply of the set prunes its own members only.
     let pruned = kubeupd_apply(&namespace, &["--prune", "--applyset=mine", "--server-side"], &configmap("a", ""));
     assert_eq!(text(&pruned.stdout), "configmap/a serverside-applied (configured)\nconfigmap/b pruned\n");
-    assert_eq!(names(&namespace, "configmaps"), "configmap/a\nconfigmap/bystander\nconfigmap/theirs\n");
+    assert_eq!(names(&namespace, "configmaps"), configmaps_named(&["a", "bystander", "theirs"]));
 }
 
 #[test]
 fn label_selector_prune_matches_kubectls_on_twins() {
     let twins = Twins::new("prune-legacy");
-    // kubectl 1.32's default allowlist names batch/v1 CronJobs, which a 1.20 server does not
+    // kubectl's default allowlist names batch/v1 CronJobs, which a 1.20 server does not
     // serve: kubectl then fails after applying, so both are given the allowlist.
     let flags = ["--prune", "-l", "app=x", "--prune-allowlist=core/v1/ConfigMap"];
     for namespace in [&twins.ours, &twins.theirs] {
@@ -175,7 +186,7 @@ fn a_failure_before_the_prune_prunes_nothing_and_the_next_run_does() {
     assert_eq!(failed.status.code(), Some(1), "{}", text(&failed.stderr));
     assert!(text(&failed.stderr).contains("error: pruning: "), "{}", text(&failed.stderr));
     rig.proxy.clear();
-    assert_eq!(names(&rig.namespace, "configmaps"), "configmap/a\nconfigmap/b\nconfigmap/c\n");
+    assert_eq!(names(&rig.namespace, "configmaps"), configmaps_named(&["a", "b", "c"]));
     // An object that fails to apply: nothing is pruned, and the run says so.
     let (refused, _) = rig.kubeupd(&set, &(configmap("a", "") + "---\n" + &configmap("Bad_Name", "")));
     assert_eq!(refused.status.code(), Some(1));
@@ -184,12 +195,12 @@ fn a_failure_before_the_prune_prunes_nothing_and_the_next_run_does() {
         "{}",
         text(&refused.stderr)
     );
-    assert_eq!(names(&rig.namespace, "configmaps"), "configmap/a\nconfigmap/b\nconfigmap/c\n");
+    assert_eq!(names(&rig.namespace, "configmaps"), configmaps_named(&["a", "b", "c"]));
     // The next run prunes what the parent still lists.
     let (next, _) = rig.kubeupd(&set, &configmaps(&["a"], ""));
     assert!(next.status.success(), "{}", text(&next.stderr));
     assert_eq!(text(&next.stdout), "configmap/a unchanged\nconfigmap/b pruned\nconfigmap/c pruned\n");
-    assert_eq!(names(&rig.namespace, "configmaps"), "configmap/a\n");
+    assert_eq!(names(&rig.namespace, "configmaps"), configmaps_named(&["a"]));
 }
 
 #[test]
@@ -231,7 +242,7 @@ fn diff_previews_the_prune_as_a_summary_and_as_json() {
         "{unified}"
     );
     // Nothing changed by the previews.
-    assert_eq!(names(&namespace, "configmaps"), "configmap/a\nconfigmap/b\nconfigmap/c\n");
+    assert_eq!(names(&namespace, "configmaps"), configmaps_named(&["a", "b", "c"]));
     let value: Value = parse_json(namespace.kubectl_ok(&["get", "cm", "a", "-n", n, "-o", "json"]).as_bytes());
     assert_eq!(value["data"]["k"], "v");
 }
@@ -250,7 +261,7 @@ fn a_custom_resource_parent_has_kubectls_id_when_its_definition_allows_it() {
     let digest = sha2::Sha256::digest(format!("team.{n}.AppSet.prune.kubeupd.test").as_bytes());
     let id = format!("applyset-{}-v1", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(digest));
     let without_id = "apiVersion: prune.kubeupd.test/v1\nkind: AppSet\nmetadata: {name: team, annotations: \
-                      {applyset.kubernetes.io/tooling: kubectl/v1.32.4}}\n";
+                      {applyset.kubernetes.io/tooling: kubectl/v1.37.1}}\n";
     namespace.apply(without_id);
     let (ours, theirs) =
         (kubeupd_apply(&namespace, &set, &configmap("a", "")), kubectl_apply(&namespace, &set, &configmap("a", "")));

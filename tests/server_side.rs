@@ -53,7 +53,15 @@ fn client_side_again() -> String {
         .replace(r#"{name: C, value: "3"}]"#, r#"{name: C, value: "3"}, {name: D, value: "4"}]"#)
 }
 
-const KINDS: &str = "configmaps,deployments";
+/// The objects the configurations make, by name: the namespace holds others (the controllers'
+/// `kube-root-ca.crt`).
+const OBJECTS: [&str; 2] = ["configmap/settings", "deployment/web"];
+
+/// `kubectl get` of [`OBJECTS`] in `namespace` as JSON, with `extra` arguments.
+fn get_objects(namespace: &TestNamespace, extra: &[&str]) -> Value {
+    let args = [&["get", "-n", &namespace.name, "-o", "json"][..], &OBJECTS[..], extra].concat();
+    parse_json(namespace.kubectl_ok(&args).as_bytes())
+}
 
 /// Output as kubectl prints it (kubeupd adds what a server-side apply did, on purpose).
 fn stdout(output: &Output) -> String {
@@ -111,8 +119,7 @@ fn owners(object: &Value) -> Vec<(&str, &str)> {
 /// included; returns them.
 fn assert_same_objects(twins: &Twins, context: &str) -> Value {
     let view = |namespace: &TestNamespace| {
-        let text = namespace.kubectl_ok(&["get", KINDS, "-n", &namespace.name, "-o", "json", "--show-managed-fields"]);
-        twin_view(parse_json(text.as_bytes()), &namespace.name)["items"].take()
+        twin_view(get_objects(namespace, &["--show-managed-fields"]), &namespace.name)["items"].take()
     };
     let ours = view(&twins.ours);
     assert_eq!(ours, view(&twins.theirs), "{context}: the objects differ (left: kubeupd, right: kubectl)");
@@ -123,9 +130,9 @@ fn assert_same_objects(twins: &Twins, context: &str) -> Value {
 fn switching_to_server_side_apply_and_back_matches_kubectl() {
     let twins = Twins::new("ssa-switch");
     apply_both(&twins, CREATED, &[]);
-    twins.assert_same(KINDS, "created client-side");
+    assert_same_objects(&twins, "created client-side");
     apply_both(&twins, &changed(), &[]);
-    twins.assert_same(KINDS, "changed client-side");
+    assert_same_objects(&twins, "changed client-side");
     apply_both(&twins, &server_side(), &["--server-side"]);
     let switched = assert_same_objects(&twins, "applied server-side");
     let settings = &switched[0];
@@ -198,10 +205,7 @@ fn server_dry_runs_and_diff_show_the_migrated_result() {
         &server_side(),
     );
     let mut shown = twin_view(parse_json(&dry.stdout), &twins.ours.name);
-    let mut made = twin_view(
-        parse_json(twins.theirs.kubectl_ok(&["get", KINDS, "-n", &twins.theirs.name, "-o", "json"]).as_bytes()),
-        &twins.theirs.name,
-    );
+    let mut made = twin_view(get_objects(&twins.theirs, &[]), &twins.theirs.name);
     for list in [&mut shown, &mut made] {
         for item in list["items"].as_array_mut().unwrap() {
             item["metadata"].as_object_mut().unwrap().remove("generation");

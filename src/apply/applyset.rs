@@ -317,7 +317,7 @@ mod tests {
         let members = recorded(&live("x", "kubeupd/0.1.0"), &parent, "x").unwrap();
         assert_eq!(members.group_kinds, BTreeSet::from(["ConfigMap".to_string(), "Deployment.apps".to_string()]));
         assert_eq!(members.namespaces, BTreeSet::from(["ns".to_string(), "other".to_string()]));
-        assert!(matches!(recorded(&live("x", "kubectl/v1.32.4"), &parent, "x"), Err(Error::OtherTooling { .. })));
+        assert!(matches!(recorded(&live("x", "kubectl/v1.37.1"), &parent, "x"), Err(Error::OtherTooling { .. })));
         let untooled = json!({"metadata": {"labels": {ID: "x"}}});
         assert_eq!(
             recorded(&untooled, &parent, "x").unwrap_err().to_string(),

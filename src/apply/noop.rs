@@ -74,22 +74,25 @@ fn sets_only_fields(node: SchemaNode<'_>, fields: &serde_json::Map<String, Value
 /// Whether sending a patch would write nothing to `live`, the patch making `patched` of
 /// `before` (the part of `live` it can change, [`reach`], or `live` whole). A write to the
 /// object keeps the status of a type with a status subresource, and the creation time of any
-/// object, as they were; it still gives `manager` the status fields it sends unless `manager`
-/// owns them already (as `live` tells), and that is a write. Elsewhere a difference is no write
-/// only where `schema` says the server stores both sides alike.
+/// object, as they were. A server before 1.22 still gives the writer, `status_writer`, the status
+/// fields it sends unless it owns them already (as `live` tells), and that is a write; a later
+/// one gives them nobody (`None`). Elsewhere a difference is no write only where `schema` says
+/// the server stores both sides alike.
 pub(super) fn writes_nothing(
     live: &Value,
     before: &Value,
     patched: &Value,
     rt: &client::ResourceType,
-    manager: &str,
+    status_writer: Option<&str>,
     schema: SchemaNode<'_>,
 ) -> bool {
     let mut differences = Vec::new();
     differing_paths(before, patched, &mut Vec::new(), &mut differences);
     differences.iter().all(|path| match path.as_slice() {
         [metadata, ..] if metadata == "metadata" => path.len() == 2 && path[1] == "creationTimestamp",
-        [status, ..] if status == "status" && rt.status_subresource => ownership::updater_holds(live, manager, path),
+        [status, ..] if status == "status" && rt.status_subresource => {
+            status_writer.is_none_or(|manager| ownership::updater_holds(live, manager, path))
+        }
         [parents @ .., field] => {
             let mut node = schema;
             let (mut before, mut after) = (Some(before), Some(patched));
@@ -201,13 +204,13 @@ mod tests {
     fn status_fields_the_manager_owns_and_the_creation_time_are_not_written() {
         let owned = json!({"f:acceptedNames": {"f:kind": {}}, "f:conditions": {}});
         let live = live("csa", owned);
-        assert!(writes_nothing(&live, &live, &patched(&live), &crds(true), "csa", crd()));
+        assert!(writes_nothing(&live, &live, &patched(&live), &crds(true), Some("csa"), crd()));
         assert!(
-            !writes_nothing(&live, &live, &patched(&live), &crds(false), "csa", crd()),
+            !writes_nothing(&live, &live, &patched(&live), &crds(false), Some("csa"), crd()),
             "without a subresource the status is written"
         );
         assert!(
-            !writes_nothing(&live, &live, &patched(&live), &crds(true), "other", crd()),
+            !writes_nothing(&live, &live, &patched(&live), &crds(true), Some("other"), crd()),
             "another manager takes the fields over"
         );
     }
@@ -215,7 +218,20 @@ mod tests {
     #[test]
     fn status_fields_the_manager_does_not_own_yet_are_a_write() {
         let live = live("csa", json!({"f:acceptedNames": {"f:kind": {}}}));
-        assert!(!writes_nothing(&live, &live, &patched(&live), &crds(true), "csa", crd()), "conditions change owner");
+        assert!(
+            !writes_nothing(&live, &live, &patched(&live), &crds(true), Some("csa"), crd()),
+            "conditions change owner"
+        );
+    }
+
+    #[test]
+    fn status_fields_no_writer_is_given_are_no_write() {
+        let live = live("kube-apiserver", json!({"f:acceptedNames": {"f:kind": {}}, "f:conditions": {}}));
+        assert!(writes_nothing(&live, &live, &patched(&live), &crds(true), None, crd()));
+        assert!(
+            !writes_nothing(&live, &live, &patched(&live), &crds(false), None, crd()),
+            "without a subresource the status is written"
+        );
     }
 
     #[test]
@@ -223,9 +239,9 @@ mod tests {
         let live = live("csa", json!({"f:acceptedNames": {"f:kind": {}}, "f:conditions": {}}));
         let mut other = patched(&live);
         other["spec"]["preserveUnknownFields"] = json!(false);
-        assert!(writes_nothing(&live, &live, &other, &crds(true), "csa", crd()));
+        assert!(writes_nothing(&live, &live, &other, &crds(true), Some("csa"), crd()));
         other["spec"]["preserveUnknownFields"] = json!(true);
-        assert!(!writes_nothing(&live, &live, &other, &crds(true), "csa", crd()));
+        assert!(!writes_nothing(&live, &live, &other, &crds(true), Some("csa"), crd()));
     }
 
     #[test]
@@ -240,19 +256,19 @@ mod tests {
             schema("apps/v1", "Deployment"),
         );
         let live = deployment(json!("1"), "x:1");
-        assert!(writes_nothing(&live, &live, &deployment(json!("1000m"), "x:1"), &rt, "csa", node));
-        assert!(writes_nothing(&live, &live, &deployment(json!(1), "x:1"), &rt, "csa", node));
-        assert!(!writes_nothing(&live, &live, &deployment(json!("999m"), "x:1"), &rt, "csa", node));
-        assert!(!writes_nothing(&live, &live, &deployment(json!("1"), "x:2"), &rt, "csa", node));
+        assert!(writes_nothing(&live, &live, &deployment(json!("1000m"), "x:1"), &rt, Some("csa"), node));
+        assert!(writes_nothing(&live, &live, &deployment(json!(1), "x:1"), &rt, Some("csa"), node));
+        assert!(!writes_nothing(&live, &live, &deployment(json!("999m"), "x:1"), &rt, Some("csa"), node));
+        assert!(!writes_nothing(&live, &live, &deployment(json!("1"), "x:2"), &rt, Some("csa"), node));
         let quota = |pods: Value| json!({"spec": {"hard": {"pods": pods}}});
         let rt = client::resource::fixture("", "v1", "resourcequotas", "ResourceQuota", true);
         let live = quota(json!("100"));
-        assert!(writes_nothing(&live, &live, &quota(json!(100)), &rt, "csa", schema("v1", "ResourceQuota")));
+        assert!(writes_nothing(&live, &live, &quota(json!(100)), &rt, Some("csa"), schema("v1", "ResourceQuota")));
         // A string that is no quantity is compared as it is, though it reads as one.
         let config = |v: &str| json!({"data": {"v": v}});
         let rt = client::resource::fixture("", "v1", "configmaps", "ConfigMap", true);
         let live = config("1");
-        assert!(!writes_nothing(&live, &live, &config("1.0"), &rt, "csa", schema("v1", "ConfigMap")));
+        assert!(!writes_nothing(&live, &live, &config("1.0"), &rt, Some("csa"), schema("v1", "ConfigMap")));
     }
 
     #[test]
@@ -294,7 +310,7 @@ mod tests {
                     other.pointer_mut(parent).unwrap()[key] = value;
                 }
             }
-            assert!(!writes_nothing(&live, &live, &other, &crds(true), "csa", crd()), "{pointer}");
+            assert!(!writes_nothing(&live, &live, &other, &crds(true), Some("csa"), crd()), "{pointer}");
         }
     }
 
@@ -330,7 +346,7 @@ mod tests {
             let document = may_write_nothing(&patch, crd()).expect("a status and the creation time");
             let before = reach(&live, document);
             let patched = patch.apply(before.clone(), Some(crd())).unwrap();
-            assert_eq!(writes_nothing(&live, &before, &patched, &crds(true), "csa", crd()), nothing);
+            assert_eq!(writes_nothing(&live, &before, &patched, &crds(true), Some("csa"), crd()), nothing);
         }
     }
 

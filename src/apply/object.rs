@@ -184,7 +184,11 @@ async fn client_side(
             if let Some(document) = noop::may_write_nothing(&patch, node) {
                 let before = noop::reach(&live, document);
                 let patched = patcher.apply(before.clone(), &patch)?;
-                if noop::writes_nothing(&live, &before, &patched, rt, options.field_manager(), node) {
+                let status_writer = match cluster.keeps_status_ownership_to_subresource().await {
+                    true => None,
+                    false => Some(options.field_manager()),
+                };
+                if noop::writes_nothing(&live, &before, &patched, rt, status_writer, node) {
                     return Ok(done(Action::Unchanged, live.clone()));
                 }
             }

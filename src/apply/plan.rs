@@ -206,7 +206,13 @@ async fn check_documents(cluster: &Cluster, entries: &[Entry], options: &ApplyOp
             Entry::Pending(pending) => &pending.document,
         };
         if matches!(entry, Entry::Ready(_)) {
-            match validate::check(cluster, document, options.validation).await {
+            let verdict = match options.mode {
+                Mode::ClientSide { .. } => validate::check(cluster, document, options.validation).await,
+                Mode::ServerSide { .. } => {
+                    validate::check_server_side_apply(cluster, document, options.validation).await
+                }
+            };
+            match verdict {
                 Verdict::Valid => {}
                 Verdict::Warn(errors) => checked.warnings.push((source.clone(), InvalidFields(errors))),
                 Verdict::Refuse(_) if server_decides => checked.suspects.push(position),

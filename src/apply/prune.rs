@@ -41,7 +41,7 @@ impl std::str::FromStr for AllowedKind {
     }
 }
 
-/// kubectl 1.32's kinds for `--prune` without `--prune-allowlist`.
+/// kubectl's kinds for `--prune` without `--prune-allowlist` (the same in 1.32 and 1.37).
 pub fn default_allowlist() -> Vec<AllowedKind> {
     [
         "core/v1/ConfigMap",

@@ -51,9 +51,20 @@ pub fn aggregate(errors: &[FieldError]) -> String {
     }
 }
 
-/// Checks `document` as `validation` asks: against the server's schema of its kind, when there is
-/// one. With `Warn`, a server that warns itself is left to it.
+/// Checks `document`, to be created, updated or applied client-side, as `validation` asks: against
+/// the server's schema of its kind, when there is one. With `Warn`, a server that warns itself is
+/// left to it.
 pub async fn check(cluster: &Cluster, document: &Value, validation: FieldValidation) -> Verdict {
+    check_write(cluster, document, validation, false).await
+}
+
+/// [`check`] of a document to be applied server-side, which a server that checks fields refuses
+/// more of (a repeated key).
+pub async fn check_server_side_apply(cluster: &Cluster, document: &Value, validation: FieldValidation) -> Verdict {
+    check_write(cluster, document, validation, true).await
+}
+
+async fn check_write(cluster: &Cluster, document: &Value, validation: FieldValidation, server_side: bool) -> Verdict {
     if validation == FieldValidation::Ignore {
         return Verdict::Valid;
     }
@@ -76,9 +87,11 @@ pub async fn check(cluster: &Cluster, document: &Value, validation: FieldValidat
     }
     if server_checks {
         // kubectl checks nothing itself on such a server: what the server may take (a missing
-        // required field it defaults, a `null`) is left to it; what it refuses too (unknown
-        // fields, wrong types) still stops every document before the first write.
-        errors.retain(FieldError::refused_by_every_server);
+        // required field it defaults, a `null`, a repeated key written by an update) is left to
+        // it; what it refuses too (unknown fields, wrong types, a repeated key applied
+        // server-side) still stops every document before the first write, where kubectl would
+        // have written the documents before it.
+        errors.retain(|error| error.refused_by_a_checking_server(server_side));
     }
     match (errors.is_empty(), validation) {
         (true, _) => Verdict::Valid,

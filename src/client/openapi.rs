@@ -96,15 +96,28 @@ impl Cluster {
     }
 
     /// Whether the server checks fields itself when asked (`fieldValidation`, Kubernetes 1.25 and
-    /// later), by its version, which is cached for as long as discovery.
+    /// later).
     pub async fn supports_field_validation(&self) -> bool {
+        self.server_is_at_least(1, 25).await
+    }
+
+    /// Whether a write to an object gives its manager none of the fields the object's status
+    /// subresource keeps (Kubernetes 1.22 and later reset them before tracking ownership; 1.20
+    /// gives the writer the status fields it sent).
+    pub async fn keeps_status_ownership_to_subresource(&self) -> bool {
+        self.server_is_at_least(1, 22).await
+    }
+
+    /// Whether the server is Kubernetes `major.minor` or later, by its version, which is cached
+    /// for as long as discovery.
+    async fn server_is_at_least(&self, major: u32, minor: u32) -> bool {
         match self.cached_server_version().await {
             Ok(version) => {
                 let number = |key: &str| {
                     let text = version[key].as_str().unwrap_or_default();
                     text.trim_end_matches(|c: char| !c.is_ascii_digit()).parse::<u32>().unwrap_or(0)
                 };
-                (number("major"), number("minor")) >= (1, 25)
+                (number("major"), number("minor")) >= (major, minor)
             }
             Err(err) => {
                 tracing::debug!("cannot read the server's version: {err}");

@@ -36,20 +36,21 @@ pub enum Problem {
     /// The map's value at the path is `null` (kubectl names it without `ValidationError(...)`).
     NullValue,
     /// Two items of a keyed list (by `x-kubernetes-list-map-keys` or patch merge key) or of a set
-    /// have the same key, `[name="A"]`: server-side apply refuses them, client-side apply keeps
-    /// one. kubectl does not check this; kubeupd refuses it before the first write.
+    /// have the same key, `[name="A"]`: server-side apply refuses them; a create or an update
+    /// keeps them all, with a warning for some lists (a Pod's env).
     DuplicateEntries { key: String },
 }
 
 impl FieldError {
     /// Whether a server that checks fields itself (`fieldValidation=Strict`) refuses this too: an
-    /// unknown field, or a value that cannot be decoded as its type. A missing required field or a
-    /// `null` it may take.
-    pub fn refused_by_every_server(&self) -> bool {
-        matches!(
-            self.problem,
-            Problem::UnknownField { .. } | Problem::WrongType { .. } | Problem::DuplicateEntries { .. }
-        )
+    /// unknown field, a value that cannot be decoded as its type, and under server-side apply
+    /// (`server_side`) a repeated key. A missing required field or a `null` it may take.
+    pub fn refused_by_a_checking_server(&self, server_side: bool) -> bool {
+        match self.problem {
+            Problem::UnknownField { .. } | Problem::WrongType { .. } => true,
+            Problem::DuplicateEntries { .. } => server_side,
+            Problem::MissingField { .. } | Problem::NullItem { .. } | Problem::NullValue => false,
+        }
     }
 }
 
