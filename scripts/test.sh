@@ -18,8 +18,8 @@ PATH=$(scripts/reference-kubectl.sh):$PATH
 export PATH
 
 # The tests of job 2: what differs on a server before fieldValidation (1.25), OpenAPI v3 (1.27),
-# and ownership moving with writes through /scale (1.22).
-OLD_SERVER_TESTS=(--test validate --test validation_table --test openapi --test ignore --test conflicts)
+# ownership moving with writes through /scale (1.22), and repeated keys a server cannot refuse.
+OLD_SERVER_TESTS=(--test validate --test validation_table --test openapi --test ignore --test conflicts --test checks)
 
 # job VERSION UP_FLAG CARGO_TEST_ARGS...: the cluster of VERSION up (UP_FLAG: --controllers or
 # -), then the tests against it.
