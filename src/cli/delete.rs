@@ -171,7 +171,7 @@ fn confirmed(doomed: &[Doomed]) -> Result<bool> {
     for object in doomed {
         question.push_str(&format!("{}/{}\n", object.target.rt.group_kind_lower(), object.target.name));
     }
-    question.push_str("Do you want to continue? (y/n): ");
+    question.push_str("Do you want to continue? (y/N): ");
     super::write_stdout(&question)?;
     std::io::Write::flush(&mut std::io::stdout()).map_err(|err| Error::Other(err.into()))?;
     let mut answer = String::new();
@@ -266,11 +266,10 @@ async fn delete_one(
     object: Doomed,
 ) -> Result<Option<(String, Option<Target>)>> {
     let target = object.target;
-    let kind = target.rt.group_kind_lower();
     let line = if plan.names_only {
-        format!("{kind}/{}\n", target.name)
+        format!("{}\n", target.display_name())
     } else {
-        format!("{kind} {:?} {}{}\n", target.name, plan.operation, args.dry_run.suffix())
+        deleted_line(&target, plan.operation, args.dry_run.suffix())
     };
     if args.dry_run.mode() == DryRun::Client {
         return Ok(Some((line, None)));
@@ -291,6 +290,16 @@ async fn delete_one(
             Some(file) => err.in_context(&format!("error when deleting {file:?}")).into(),
             None => err.into(),
         }),
+    }
+}
+
+/// kubectl 1.37's line for a deleted object: `configmap "a" deleted from ns namespace (dry run)`;
+/// a cluster-scoped object is named without a namespace.
+pub(super) fn deleted_line(target: &ObjectRef, operation: &str, suffix: &str) -> String {
+    let kind = target.rt.group_kind_lower();
+    match &target.namespace {
+        Some(namespace) => format!("{kind} {:?} {operation} from {namespace} namespace{suffix}\n", target.name),
+        None => format!("{kind} {:?} {operation}{suffix}\n", target.name),
     }
 }
 
