@@ -164,8 +164,8 @@ async fn delete_raw(args: &DeleteArgs, path: &str, global: &GlobalArgs) -> Resul
     super::write_stdout(&String::from_utf8_lossy(&answer))
 }
 
-/// `--interactive`: kubectl's list of the objects and question; whether the answer (the first
-/// word on stdin) is `y`.
+/// `--interactive`: kubectl's list of the objects and question; whether the answer (kubectl 1.37:
+/// the first line on stdin, without its surrounding blanks) is `y`.
 fn confirmed(doomed: &[Doomed]) -> Result<bool> {
     let mut question = format!("You are about to delete the following {} resource(s):\n", doomed.len());
     for object in doomed {
@@ -175,21 +175,9 @@ fn confirmed(doomed: &[Doomed]) -> Result<bool> {
     super::write_stdout(&question)?;
     std::io::Write::flush(&mut std::io::stdout()).map_err(|err| Error::Other(err.into()))?;
     let mut answer = String::new();
-    let mut stdin = std::io::stdin().lock();
-    // Go's fmt.Fscan: the first word, across lines.
-    loop {
-        let mut line = String::new();
-        match std::io::BufRead::read_line(&mut stdin, &mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {
-                if let Some(word) = line.split_whitespace().next() {
-                    answer = word.to_string();
-                    break;
-                }
-            }
-        }
-    }
-    Ok(answer.eq_ignore_ascii_case("y"))
+    // A line that cannot be read is no answer, as for kubectl: nothing is deleted.
+    let _ = std::io::BufRead::read_line(&mut std::io::stdin().lock(), &mut answer);
+    Ok(answer.trim().eq_ignore_ascii_case("y"))
 }
 
 /// Runs `kubeupd delete`.
