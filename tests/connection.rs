@@ -484,7 +484,7 @@ fn identity_and_compression_headers_are_kubectls() {
         (&vec!["u1".into()], &vec!["a".into(), "b".into()])
     );
     assert_eq!((&ours["impersonate-uid"], &ours["accept-encoding"]), (&vec!["42".into()], &vec!["gzip".into()]));
-    // kubectl 1.32 still asks for gzip with --disable-compression; kubeupd does what the flag says,
+    // kubectl 1.37 still asks for gzip with --disable-compression; kubeupd does what the flag says,
     // and, where no kubeconfig says, asks a server on loopback (this one) for answers as they are.
     for extra in [&["--disable-compression"][..], &[]] {
         let (mut theirs, mut ours) = headers(extra);
