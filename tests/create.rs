@@ -1,4 +1,4 @@
-//! `kubeupd create configmap|secret generic|namespace|serviceaccount` against kubectl 1.32 on twin
+//! `kubeupd create configmap|secret generic|namespace|serviceaccount` against kubectl 1.37 on twin
 //! namespaces of the real apiserver: the same output, errors and exit codes for a table of
 //! sources (literals, files, directories, env files, hashes, bad keys), the same objects and
 //! field ownership (`kubectl-create`) when created, and the CI pipeline `create ... --dry-run=client

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use serde_json::{Value, json};
-use support::{TestNamespace, ensure_cluster_fixture, kubeconfig, parse_json, twin_view, without_volatile_fields};
+use support::{
+    TestNamespace, ensure_cluster_fixture, kubeconfig, parse_json, parse_yaml, twin_view, without_volatile_fields,
+};
 
 const HEADER: &str = "\
 # Please edit the object below. Lines beginning with a '#' will be ignored,
@@ -433,6 +435,39 @@ fn editing_in_json_prints_the_edited_object_in_json_like_kubectl() {
     assert_eq!(twin_view(printed, &ours.name), twin_view(parse_json(&kubectl.stdout), &theirs.name));
 }
 
+/// `-o kyaml` (kubectl 1.34 and later): the editor shows KYAML and the edited object is printed in
+/// KYAML, as kubectl 1.37 does.
+#[test]
+fn editing_in_kyaml_prints_the_edited_object_in_kyaml_like_kubectl() {
+    let (ours, theirs) = (app("edit-kyaml"), app("edit-kyaml-kubectl"));
+    let change = "sed -i 's/flag: \"true\"/flag: \"false\"/' \"$file\"";
+    let editor = ScriptedEditor::new(&[change]);
+    let output = kubeupd_edit(&ours, &editor, &["cm/one", "-o", "kyaml"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let kubectl_editor = ScriptedEditor::new(&[change]);
+    let kubectl = kubectl_edit(&theirs, &kubectl_editor, &["cm/one", "-o", "kyaml"]);
+    assert!(editor.seen(1).starts_with(&format!("{HEADER}---\n{{\n  apiVersion: \"v1\",\n")), "{}", editor.seen(1));
+    let shown = |text: String, ns: &TestNamespace| {
+        text.lines()
+            .filter(|line| {
+                !line.contains("resourceVersion") && !line.contains("uid") && !line.contains("creationTimestamp")
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+            .replace(&ns.name, "NAMESPACE")
+    };
+    assert_eq!(shown(editor.seen(1), &ours), shown(kubectl_editor.seen(1), &theirs), "the editor's text");
+    let printed = parse_yaml(&output.stdout);
+    assert_eq!(printed["data"]["flag"], "false");
+    assert_eq!(without_volatile_fields(printed.clone()), without_volatile_fields(get(&ours, "cm/one")));
+    assert_eq!(twin_view(printed, &ours.name), twin_view(parse_yaml(&kubectl.stdout), &theirs.name));
+    assert!(
+        String::from_utf8_lossy(&output.stdout).starts_with("---\n{\n"),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
+
 #[test]
 fn save_config_records_the_edited_configuration() {
     let ns = TestNamespace::new("edit-save-config");
@@ -495,8 +530,8 @@ fn a_subresource_is_edited_like_kubectl() {
     assert_eq!(twin_view(get(&ours, "deploy/web"), &ours.name), twin_view(get(&theirs, "deploy/web"), &theirs.name));
 }
 
-/// kubectl's editor takes `-o yaml` or `json` only: any other format is refused in its words,
-/// before the editor opens.
+/// kubectl 1.37's editor takes `-o yaml`, `json` or `kyaml` only: any other format is refused in
+/// its words, before the editor opens.
 #[test]
 fn other_output_formats_are_refused_as_kubectl_refuses_them() {
     let ns = app("edit-formats");
@@ -505,7 +540,7 @@ fn other_output_formats_are_refused_as_kubectl_refuses_them() {
         let ours = kubeupd_edit(&ns, &editor, &["cm/one", "-o", format]);
         let theirs = kubectl_edit(&ns, &editor, &["cm/one", "-o", format]);
         assert_eq!((ours.status.code(), stderr(&ours)), (theirs.status.code(), stderr(&theirs)), "-o {format}");
-        assert!(stderr(&ours).contains("allowed formats are: json,yaml"), "{}", stderr(&ours));
+        assert!(stderr(&ours).contains("allowed formats are: json,kyaml,yaml"), "{}", stderr(&ours));
         assert_eq!(editor.passes(), 0, "the editor never opened");
     }
 }

@@ -77,6 +77,8 @@ impl Flag {
             "raw" => "/api",
             "for" => "delete",
             "prune-allowlist" => "core/v1/ConfigMap",
+            // A file that is there: kubectl refuses a missing kuberc named on the command line.
+            "kuberc" => "/dev/null",
             _ => "x",
         }
         .to_string()

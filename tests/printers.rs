@@ -248,6 +248,8 @@ fn watch_prints_each_change_like_kubectl() {
     let ns = TestNamespace::new("printers-watch");
     let n = ns.name.as_str();
     ns.kubectl_ok(&["create", "configmap", "watched", "--from-literal=k=1", "-n", n]);
+    // Selected by a label: the namespace holds the controllers' kube-root-ca.crt too, where they run.
+    ns.kubectl_ok(&["label", "cm", "watched", "printers=watched", "-n", n]);
     let ns = &ns;
     let patch = |value: &str| {
         let patch = format!(r#"{{"data":{{"k":"{value}"}}}}"#);
@@ -260,6 +262,8 @@ fn watch_prints_each_change_like_kubectl() {
     let events = [
         "get",
         "cm",
+        "-l",
+        "printers=watched",
         "-w",
         "--output-watch-events",
         "-o",
@@ -279,20 +283,30 @@ fn watch_prints_each_change_like_kubectl() {
 fn watch_tables_grow_like_kubectl() {
     let ns = &TestNamespace::new("printers-watch-tables");
     let n = ns.name.as_str();
-    ns.kubectl_ok(&["create", "configmap", "a", "--from-literal=k=1", "-n", n]);
-    let create =
-        |name: String| move || drop(ns.kubectl_ok(&["create", "configmap", &name, "--from-literal=k=x\ty", "-n", n]));
+    // The test's config maps carry a label that selects them: the namespace holds the
+    // controllers' kube-root-ca.crt too, where they run.
+    let make = |name: &str, value: &str| {
+        let yaml = format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}, labels: {{printers: watch}}}}\ndata: {{k: {value:?}}}\n"
+        );
+        let created = support::with_stdin(ns.kubectl().args(["create", "-n", n, "-f", "-"]), &yaml);
+        assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
+    };
+    make("a", "1");
+    let create = |name: String| move || make(&name, "x\ty");
+    let selected = ["-l", "printers=watch", "-n", n];
     for (index, args) in [
-        &["get", "cm", "-w", "-n", n][..],
-        &["get", "cm", "-w", "--output-watch-events", "-n", n],
-        &["get", "cm", "-w", "-o", "wide", "--show-labels", "-L", "app", "--show-kind", "-n", n],
-        &["get", "cm", "-w", "--no-headers", "-n", n],
-        &["get", "cm", "-w", "-o", "custom-columns=NAME:.metadata.name,DATA:.data", "-n", n],
-        &["get", "cm", "-w", "--server-print=false", "--output-watch-events", "-n", n],
+        &["get", "cm", "-w"][..],
+        &["get", "cm", "-w", "--output-watch-events"],
+        &["get", "cm", "-w", "-o", "wide", "--show-labels", "-L", "app", "--show-kind"],
+        &["get", "cm", "-w", "--no-headers"],
+        &["get", "cm", "-w", "-o", "custom-columns=NAME:.metadata.name,DATA:.data"],
+        &["get", "cm", "-w", "--server-print=false", "--output-watch-events"],
     ]
     .into_iter()
     .enumerate()
     {
+        let args = &[args, &selected[..]].concat();
         let existing = index + 1;
         let name = format!("a-much-longer-name-{index}");
         let header = usize::from(!args.contains(&"--no-headers"));
@@ -301,14 +315,15 @@ fn watch_tables_grow_like_kubectl() {
         assert_eq!(masked(&ours), masked(&theirs), "{args:?} (left: kubeupd)");
         assert!(ours.last().unwrap().contains(&name), "the new object's row: {ours:?}");
     }
-    // A watch that starts with nothing: the header comes with the first row.
+    // A watch that starts with nothing (secrets: the controllers publish none): the header comes
+    // with the first row.
     let empty = TestNamespace::new("printers-watch-empty");
     let e = empty.name.as_str();
     let [ours, theirs] = watch_both(
         &empty,
-        &["get", "cm", "-w", "-n", e],
+        &["get", "secrets", "-w", "-n", e],
         0,
-        || drop(empty.kubectl_ok(&["create", "cm", "first", "-n", e])),
+        || drop(empty.kubectl_ok(&["create", "secret", "generic", "first", "-n", e])),
         2,
     );
     assert_eq!(without_ages(ours.join("\n").as_bytes()), without_ages(theirs.join("\n").as_bytes()));

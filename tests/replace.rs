@@ -80,10 +80,10 @@ fn replace_force_recreates_as_kubectl_does() {
     let (theirs, ours) = replace(&twins, &reselected, &[]);
     assert_eq!((theirs.status.code(), ours.status.code()), (Some(1), Some(1)));
     let (theirs, ours) = replace(&twins, &reselected, &["--force"]);
-    assert_same_output(&ours, &theirs, "replace --force");
+    twins.assert_same_output(&ours, &theirs, "replace --force");
     assert_eq!(
-        String::from_utf8_lossy(&ours.stdout),
-        "deployment.apps \"web\" deleted\ndeployment.apps/web replaced\n"
+        String::from_utf8_lossy(&ours.stdout).replace(&twins.ours.name, "NAMESPACE"),
+        "deployment.apps \"web\" deleted from NAMESPACE namespace\ndeployment.apps/web replaced\n"
     );
     twins.assert_same("deployments", "after replace --force");
     // What does not exist is just created.
@@ -107,10 +107,10 @@ fn replace_takes_kubectls_deletion_and_recording_flags() {
     }
     let reselected = DEPLOYMENT.replace("{app: web}", "{app: web, v: \"2\"}");
     // Background: the server deletes the object at once (orphan and foreground wait for the
-    // garbage collector, which this cluster does not run).
+    // garbage collector, which the 1.20 test cluster does not run).
     let forced = ["--force", "--grace-period=0", "--cascade=background", "--timeout=30s", "--wait=true"];
     let (theirs, ours) = replace(&twins, &reselected, &forced);
-    assert_same_output(&ours, &theirs, "replace --force with the deletion's flags");
+    twins.assert_same_output(&ours, &theirs, "replace --force with the deletion's flags");
     twins.assert_same("deployments", "after replace --force with the deletion's flags");
     let (theirs, ours) = replace(&twins, &reselected.replace("replicas: 2", "replicas: 5"), &["--save-config"]);
     assert_same_output(&ours, &theirs, "replace --save-config");

@@ -239,6 +239,8 @@ fn rollout_history_and_undo_match_kubectl() {
         &["rollout", "history", "deploy/web", "--revision=-1"],
         &["rollout", "history", "deploy/web", "-o", "name"],
         &["rollout", "history", "deploy/web", "--revision=1", "-o", "jsonpath={.metadata.name}"],
+        // A revision that does not exist, with -o (kubectl 1.32 panicked on it).
+        &["rollout", "history", "deploy/web", "--revision=7", "-o", "json"],
         &["rollout", "history", "cm/settings", "deploy/nope"],
         &["rollout", "status", "deploy/web", "--watch=false", "--revision=3"],
         &["rollout", "undo", "deploy/web", "--dry-run=client"],

@@ -87,8 +87,9 @@ fn failures_match_kubectl() {
         &["scale", "deploy/nope", "deploy/gone", "--replicas=2"],
         &["scale", "cm", "settings", "--replicas=1"],
         &["scale", "foos", "x", "--replicas=1"],
-        // (`scale deploy web` without --replicas is left out: kubectl 1.32 words that error either as
-        // `error: ...` or as a klog line, from one run to the next; the unit tests check ours.)
+        // Without --replicas (kubectl 1.32 worded it as `error: ...` or as a klog line, from one run
+        // to the next; 1.37 always as `error: ...`).
+        &["scale", "deploy", "web"],
         &["scale", "deploy", "web", "--replicas=-1"],
         &["scale", "--replicas=1"],
         &["scale", "deploy", "--replicas=1"],

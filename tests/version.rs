@@ -89,10 +89,10 @@ fn kubectl_runs_kubeupd_as_the_upd_plugin() {
     // Usage and errors name the command as it was typed.
     let usage = kubectl(&["upd", "no-such-verb"], "");
     assert_eq!(usage.status.code(), Some(1));
-    assert_eq!(String::from_utf8_lossy(&usage.stderr), "Error: unknown command \"no-such-verb\" for \"kubectl upd\"\n");
+    assert_eq!(String::from_utf8_lossy(&usage.stderr), "error: unknown command \"no-such-verb\" for \"kubectl upd\"\n");
     let usage = kubectl(&["upd", "apply", "--no-such-flag"], "");
     assert_eq!(
         String::from_utf8_lossy(&usage.stderr),
-        "Error: unknown flag: --no-such-flag\nSee 'kubectl upd apply --help' for usage.\n"
+        "error: unknown flag: --no-such-flag\nSee 'kubectl upd apply --help' for usage.\n"
     );
 }

@@ -379,4 +379,17 @@ fn selectors_and_all_pick_the_objects_as_kubectls_wait_does() {
     ] {
         namespace.assert_same_as_kubectl(args);
     }
+    // A selection that matches nothing yet: kubectl 1.37 asks again until something it matches is
+    // created (1.32 said at once that nothing matched).
+    let later = format!("app=later-{n}");
+    let args = ["wait", "-n", n, "cm", "-l", &later, "--for=create", "--timeout=30s"];
+    let start = |mut command: std::process::Command| {
+        command.args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("the tool starts")
+    };
+    let (ours, theirs) = (start(namespace.kubeupd_process()), start(namespace.kubectl()));
+    std::thread::sleep(Duration::from_secs(1));
+    namespace.apply(&format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c, labels: {{app: later-{n}}}}}\n"));
+    let (ours, theirs) = (ours.wait_with_output().unwrap(), theirs.wait_with_output().unwrap());
+    support::assert_same_output(&ours, &theirs, "a selection created while waiting");
+    assert_eq!(String::from_utf8_lossy(&ours.stdout), "configmap/c condition met\n");
 }

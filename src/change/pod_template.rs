@@ -90,7 +90,7 @@ pub fn resource_list(spec: &str) -> Result<Map<String, Value>, String> {
     for statement in spec.split(',') {
         let parts: Vec<&str> = statement.split('=').collect();
         let [name, amount] = parts[..] else {
-            return Err(format!("Invalid argument syntax {statement}, expected <resource>=<value>"));
+            return Err(format!("invalid argument syntax {statement}, expected <resource>=<value>"));
         };
         if !is_quantity(amount) {
             return Err("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
@@ -151,7 +151,7 @@ mod tests {
         assert_eq!(spec["containers"][1]["resources"], json!({"limits": {"cpu": "1", "memory": "256Mi"}}));
         assert_eq!(spec["initContainers"][0]["resources"], json!({"limits": {"memory": "256Mi"}}));
         assert!(!set_resources(&mut spec, "nope", &limits, &Map::new()));
-        assert_eq!(resource_list("cpu").unwrap_err(), "Invalid argument syntax cpu, expected <resource>=<value>");
+        assert_eq!(resource_list("cpu").unwrap_err(), "invalid argument syntax cpu, expected <resource>=<value>");
         assert!(resource_list("cpu=lots").unwrap_err().starts_with("quantities must match"));
         assert!(resource_list("cpu=0.5,memory=1e3").is_ok());
     }

@@ -352,9 +352,9 @@ async fn create(mut object: Value, common: &CommonArgs, global: &GlobalArgs) -> 
         object = last_applied::with_annotation(&object);
     }
     let dry_run = common.dry_run.mode();
+    // The object as kubectl's generator makes it (kubectl 1.37 leaves out the creation time that
+    // 1.32 printed as `null`).
     let shown = if dry_run == DryRun::Client {
-        // The object as kubectl's generator makes it: a creation time not set yet.
-        object["metadata"]["creationTimestamp"] = Value::Null;
         object
     } else {
         let cluster = global.connect().await?;

@@ -164,32 +164,20 @@ async fn delete_raw(args: &DeleteArgs, path: &str, global: &GlobalArgs) -> Resul
     super::write_stdout(&String::from_utf8_lossy(&answer))
 }
 
-/// `--interactive`: kubectl's list of the objects and question; whether the answer (the first
-/// word on stdin) is `y`.
+/// `--interactive`: kubectl's list of the objects and question; whether the answer (kubectl 1.37:
+/// the first line on stdin, without its surrounding blanks) is `y`.
 fn confirmed(doomed: &[Doomed]) -> Result<bool> {
     let mut question = format!("You are about to delete the following {} resource(s):\n", doomed.len());
     for object in doomed {
         question.push_str(&format!("{}/{}\n", object.target.rt.group_kind_lower(), object.target.name));
     }
-    question.push_str("Do you want to continue? (y/n): ");
+    question.push_str("Do you want to continue? (y/N): ");
     super::write_stdout(&question)?;
     std::io::Write::flush(&mut std::io::stdout()).map_err(|err| Error::Other(err.into()))?;
     let mut answer = String::new();
-    let mut stdin = std::io::stdin().lock();
-    // Go's fmt.Fscan: the first word, across lines.
-    loop {
-        let mut line = String::new();
-        match std::io::BufRead::read_line(&mut stdin, &mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {
-                if let Some(word) = line.split_whitespace().next() {
-                    answer = word.to_string();
-                    break;
-                }
-            }
-        }
-    }
-    Ok(answer.eq_ignore_ascii_case("y"))
+    // A line that cannot be read is no answer, as for kubectl: nothing is deleted.
+    let _ = std::io::BufRead::read_line(&mut std::io::stdin().lock(), &mut answer);
+    Ok(answer.trim().eq_ignore_ascii_case("y"))
 }
 
 /// Runs `kubeupd delete`.
@@ -266,11 +254,10 @@ async fn delete_one(
     object: Doomed,
 ) -> Result<Option<(String, Option<Target>)>> {
     let target = object.target;
-    let kind = target.rt.group_kind_lower();
     let line = if plan.names_only {
-        format!("{kind}/{}\n", target.name)
+        format!("{}\n", target.display_name())
     } else {
-        format!("{kind} {:?} {}{}\n", target.name, plan.operation, args.dry_run.suffix())
+        deleted_line(&target, plan.operation, args.dry_run.suffix())
     };
     if args.dry_run.mode() == DryRun::Client {
         return Ok(Some((line, None)));
@@ -291,6 +278,16 @@ async fn delete_one(
             Some(file) => err.in_context(&format!("error when deleting {file:?}")).into(),
             None => err.into(),
         }),
+    }
+}
+
+/// kubectl 1.37's line for a deleted object: `configmap "a" deleted from ns namespace (dry run)`;
+/// a cluster-scoped object is named without a namespace.
+pub(super) fn deleted_line(target: &ObjectRef, operation: &str, suffix: &str) -> String {
+    let kind = target.rt.group_kind_lower();
+    match &target.namespace {
+        Some(namespace) => format!("{kind} {:?} {operation} from {namespace} namespace{suffix}\n", target.name),
+        None => format!("{kind} {:?} {operation}{suffix}\n", target.name),
     }
 }
 

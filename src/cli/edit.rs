@@ -252,6 +252,8 @@ impl Printer {
             Some(EditFormat::Json) => output::to_json(object),
             Some(EditFormat::Yaml) if self.printed > 0 => format!("---\n{}", output::to_yaml(object)),
             Some(EditFormat::Yaml) => output::to_yaml(object),
+            // Each KYAML document starts with its own `---`.
+            Some(EditFormat::Kyaml) => output::to_kyaml(object),
         };
         self.printed += 1;
         print!("{text}");

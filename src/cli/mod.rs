@@ -131,8 +131,8 @@ pub struct GlobalArgs {
     #[arg(long = "as-uid", global = true, value_name = "UID")]
     pub impersonate_uid: Option<String>,
     /// An extra field of the user to impersonate, KEY=VALUE; repeat for several values.
-    #[arg(long = "as-user-extra", global = true, value_name = "KEY=VALUE", value_parser = key_value)]
-    pub impersonate_extra: Vec<(String, String)>,
+    #[arg(long = "as-user-extra", global = true, value_name = "KEY=VALUE")]
+    pub impersonate_extra: Vec<String>,
     /// The proxy to reach the server through (http:// or socks5://), over the kubeconfig's.
     #[arg(long, global = true, value_name = "URL")]
     pub proxy_url: Option<String>,
@@ -157,14 +157,6 @@ pub struct GlobalArgs {
     /// The command line as `--record` records it (see [`pflag::change_cause`]).
     #[arg(skip)]
     pub change_cause: String,
-}
-
-/// `KEY=VALUE`, as `--as-user-extra` takes it.
-fn key_value(text: &str) -> Result<(String, String), String> {
-    match text.split_once('=') {
-        Some((key, value)) if !key.is_empty() => Ok((key.to_string(), value.to_string())),
-        _ => Err(format!("{text:?} is not KEY=VALUE")),
-    }
 }
 
 /// Keeps a credential out of `Debug` output.
@@ -216,7 +208,11 @@ impl GlobalArgs {
                 impersonate: self.impersonate.clone(),
                 impersonate_groups: self.impersonate_groups.clone(),
                 impersonate_uid: self.impersonate_uid.clone(),
-                impersonate_extra: self.impersonate_extra.clone(),
+                // As kubectl 1.37 reads `--as-user-extra`: a value without `=` is left out.
+                impersonate_extra: (self.impersonate_extra.iter())
+                    .filter_map(|extra| extra.split_once('='))
+                    .map(|(key, value)| (key.to_string(), value.to_string()))
+                    .collect(),
                 proxy_url: self.proxy_url.clone(),
             },
         }

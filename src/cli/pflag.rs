@@ -4,7 +4,7 @@
 //! - every boolean flag takes `--flag`, `--flag=true|false` and the other spellings of Go's
 //!   `strconv.ParseBool` (`1`, `t`, `T`, `TRUE`, `True`, ...); as in pflag, `--flag false` is the
 //!   flag followed by the argument `false`;
-//! - usage errors are printed in kubectl's words (`Error: unknown flag: --foo`, then
+//! - usage errors are printed in kubectl's words (`error: unknown flag: --foo`, then
 //!   `See 'kubeupd apply --help' for usage.`), with exit status 1.
 
 use std::ffi::OsString;
@@ -59,24 +59,23 @@ pub fn usage_error(err: &clap::Error, command: &Command, args: &[OsString]) -> O
         ErrorKind::InvalidSubcommand => {
             let name = context_text(err, ContextKind::InvalidSubcommand).unwrap_or_default();
             let root = command.get_bin_name().unwrap_or(command.get_name());
-            let mut text = format!("Error: unknown command {name:?} for {root:?}");
+            let mut text = format!("error: unknown command {name:?} for {root:?}\n");
             if let Some(ContextValue::Strings(suggested)) = err.get(ContextKind::SuggestedSubcommand) {
-                text += "\n\nDid you mean this?\n";
+                text += "\nDid you mean this?\n";
                 for name in suggested {
                     text += &format!("\t{name}\n");
                 }
             }
-            // cobra ends the suggestions with a blank line.
-            return Some(text + "\n");
+            return Some(text);
         }
         ErrorKind::UnknownArgument => {
             let arg = context_text(err, ContextKind::InvalidArg).unwrap_or_default();
             match arg.strip_prefix("--") {
-                Some(_) => format!("Error: unknown flag: {}", arg.split('=').next().unwrap_or(&arg)),
+                Some(_) => format!("error: unknown flag: {}", arg.split('=').next().unwrap_or(&arg)),
                 None if arg.starts_with('-') => {
                     let letter = arg.chars().nth(1).unwrap_or('-');
                     let given = given_short(args, letter).unwrap_or(arg.clone());
-                    format!("Error: unknown shorthand flag: '{letter}' in {given}")
+                    format!("error: unknown shorthand flag: '{letter}' in {given}")
                 }
                 None => {
                     return Some(format!(
@@ -87,7 +86,7 @@ pub fn usage_error(err: &clap::Error, command: &Command, args: &[OsString]) -> O
             }
         }
         ErrorKind::InvalidValue | ErrorKind::NoEquals if is_missing_value(err) => {
-            format!("Error: flag needs an argument: {}", as_given(&flag_name(err, verb), args))
+            format!("error: flag needs an argument: {}", as_given(&flag_name(err, verb), args))
         }
         ErrorKind::InvalidValue | ErrorKind::ValueValidation => {
             let value = context_text(err, ContextKind::InvalidValue).unwrap_or_default();
@@ -102,11 +101,11 @@ pub fn usage_error(err: &clap::Error, command: &Command, args: &[OsString]) -> O
                     _ => "invalid value".to_string(),
                 },
             };
-            format!("Error: invalid argument {value:?} for {:?} flag: {reason}", flag_name(err, verb))
+            format!("error: invalid argument {value:?} for {:?} flag: {reason}", flag_name(err, verb))
         }
         _ => {
             let rendered = err.kind().as_str().map(str::to_string).unwrap_or_else(|| err.to_string());
-            format!("Error: {}", rendered.lines().next().unwrap_or_default().trim_start_matches("error: "))
+            format!("error: {}", rendered.lines().next().unwrap_or_default().trim_start_matches("error: "))
         }
     };
     Some(format!("{text}\n{}\n", usage_of()))
@@ -449,31 +448,31 @@ mod tests {
     #[test]
     fn usage_errors_in_kubectls_words() {
         let see = "\nSee 'kubeupd apply --help' for usage.\n";
-        assert_eq!(parse(&["apply", "--foo"]).unwrap_err(), format!("Error: unknown flag: --foo{see}"));
-        assert_eq!(parse(&["apply", "--foo=bar"]).unwrap_err(), format!("Error: unknown flag: --foo{see}"));
-        assert_eq!(parse(&["apply", "-x"]).unwrap_err(), format!("Error: unknown shorthand flag: 'x' in -x{see}"));
+        assert_eq!(parse(&["apply", "--foo"]).unwrap_err(), format!("error: unknown flag: --foo{see}"));
+        assert_eq!(parse(&["apply", "--foo=bar"]).unwrap_err(), format!("error: unknown flag: --foo{see}"));
+        assert_eq!(parse(&["apply", "-x"]).unwrap_err(), format!("error: unknown shorthand flag: 'x' in -x{see}"));
         assert_eq!(
             parse(&["apply", "--server-side=maybe"]).unwrap_err(),
             format!(
-                "Error: invalid argument \"maybe\" for \"--server-side\" flag: strconv.ParseBool: parsing \"maybe\": \
+                "error: invalid argument \"maybe\" for \"--server-side\" flag: strconv.ParseBool: parsing \"maybe\": \
                  invalid syntax{see}"
             )
         );
-        assert_eq!(parse(&["apply", "-l"]).unwrap_err(), format!("Error: flag needs an argument: 'l' in -l{see}"));
+        assert_eq!(parse(&["apply", "-l"]).unwrap_err(), format!("error: flag needs an argument: 'l' in -l{see}"));
         assert_eq!(
             parse(&["apply", "--selector"]).unwrap_err(),
-            format!("Error: flag needs an argument: --selector{see}")
+            format!("error: flag needs an argument: --selector{see}")
         );
         assert_eq!(
             parse(&["apply", "--grace-period=abc"]).unwrap_err(),
             format!(
-                "Error: invalid argument \"abc\" for \"--grace-period\" flag: strconv.ParseInt: parsing \"abc\": \
+                "error: invalid argument \"abc\" for \"--grace-period\" flag: strconv.ParseInt: parsing \"abc\": \
                  invalid syntax{see}"
             )
         );
         assert_eq!(
             parse(&["aply"]).unwrap_err(),
-            "Error: unknown command \"aply\" for \"kubeupd\"\n\nDid you mean this?\n\tapply\n\n"
+            "error: unknown command \"aply\" for \"kubeupd\"\n\nDid you mean this?\n\tapply\n"
         );
     }
 }

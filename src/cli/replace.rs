@@ -129,7 +129,7 @@ async fn replace_one(
     }
     let deleted_line = || match printer {
         Some(Printer::Name) => format!("{}\n", manifest.object.display_name()),
-        _ => format!("{} {:?} deleted\n", manifest.object.rt.group_kind_lower(), manifest.object.name),
+        _ => super::delete::deleted_line(&manifest.object, "deleted", ""),
     };
     let recreated = match apply::recreate(cluster, &manifest.object, &manifest.document, &options.write, deletion).await
     {

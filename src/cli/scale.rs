@@ -80,23 +80,9 @@ pub async fn run(args: ScaleArgs, global: &GlobalArgs) -> Result {
     if plan.preconditions.resource_version.is_some() && read.len() > 1 {
         return Err(Error::msg("cannot use --resource-version with multiple resources"));
     }
-    if read.is_empty() {
-        // kubectl names the objects it could not read inside its message, as Go joins errors.
-        let mut reasons: Vec<String> = Vec::new();
-        for err in unreadable.into_iter().filter_map(Result::err) {
-            let reason = match &err {
-                Error::Client(client) => client.status().map_or_else(|| err.message(), |status| status.message.clone()),
-                other => other.message(),
-            };
-            if !reasons.contains(&reason) {
-                reasons.push(reason);
-            }
-        }
-        return Err(Error::msg(match reasons.as_slice() {
-            [] => "no objects passed to scale".to_string(),
-            [one] => format!("no objects passed to scale {one}"),
-            several => format!("no objects passed to scale [{}]", several.join(", ")),
-        }));
+    // kubectl 1.37 reports each object it could not read, as for any other visit.
+    if read.is_empty() && unreadable.is_empty() {
+        return Err(Error::msg("no objects passed to scale"));
     }
     // As kubectl, the first failure stops the run; a write whose answer was lost while the server
     // still answers fails only its own object.
@@ -118,7 +104,7 @@ pub async fn run(args: ScaleArgs, global: &GlobalArgs) -> Result {
     super::print_visited(lost.into_iter().chain(unreadable).collect())
 }
 
-/// Scales one object (unless a client dry run) and prints it as it was read, as kubectl does.
+/// Scales one object (unless a client dry run) and prints it as kubectl does.
 async fn scale_one(cluster: &Cluster, plan: &Plan, args: &ScaleArgs, object: Visited) -> Result<String> {
     let target = &object.target;
     let namespace = target.namespace.as_deref();
@@ -150,7 +136,12 @@ async fn scale_one(cluster: &Cluster, plan: &Plan, args: &ScaleArgs, object: Vis
         }
     }
     match &plan.printer {
-        Some(printer) => args.output.render(printer, &object.live),
+        Some(printer) => {
+            // kubectl 1.37 prints the object as read with the new count (1.32: as read).
+            let mut scaled = object.live;
+            scaled["spec"]["replicas"] = plan.replicas.into();
+            args.output.render(printer, &scaled)
+        }
         None => Ok(format!("{} scaled{}\n", output::object_name(&object.live), args.dry_run.suffix())),
     }
 }

@@ -19,6 +19,9 @@ use crate::wait::{self, Condition, Outcome, Progress, Target};
 /// How long a negative `--timeout` waits: kubectl's week.
 const A_WEEK: Duration = Duration::from_secs(7 * 24 * 3600);
 
+/// How often `--for=create` asks again for the objects of a selection that matched none.
+const SELECTION_POLL: Duration = Duration::from_millis(500);
+
 /// Options of `kubeupd wait`.
 #[derive(Debug, Args)]
 pub struct WaitArgs {
@@ -70,10 +73,26 @@ pub async fn run(args: WaitArgs, global: &GlobalArgs) -> Result {
     let named = args.targets.named(Rules { verb: "wait", types_alone: listing, selector: args.selector.is_some() })?;
     let cluster = global.connect().await?;
     let resolver = Resolver::new(&cluster, global.namespace.as_deref(), args.all_namespaces);
-    let mut objects = Vec::new();
     let selectors = Selectors { label: args.selector.as_deref(), field: args.field_selector.as_deref() };
-    for resolved in resolver.resolve(named).await? {
-        objects.extend(resolved.objects(&cluster, selectors).await?);
+    let select = || async {
+        let mut objects = Vec::new();
+        for resolved in resolver.resolve(named.clone()).await? {
+            objects.extend(resolved.objects(&cluster, selectors).await?);
+        }
+        Ok::<_, Error>(objects)
+    };
+    let selecting = Instant::now();
+    let mut objects = select().await?;
+    let mut timeout = args.timeout;
+    // kubectl 1.37 waits for a selection to match something before it waits for its creation,
+    // asking again every half second, within the same time.
+    while objects.is_empty() && listing && condition == Condition::Created {
+        if selecting.elapsed() + SELECTION_POLL > args.timeout {
+            return Err(Error::msg("timed out waiting for the condition"));
+        }
+        tokio::time::sleep(SELECTION_POLL).await;
+        objects = select().await?;
+        timeout = args.timeout.saturating_sub(selecting.elapsed());
     }
     if objects.is_empty() && condition != Condition::Deleted {
         return Err(Error::msg("no matching resources found"));
@@ -88,7 +107,7 @@ pub async fn run(args: WaitArgs, global: &GlobalArgs) -> Result {
     let yaml = matches!(args.output.printer(Verb::Write)?, Some(crate::output::Printer::Yaml));
     let mut printed = false;
     let started = Instant::now();
-    let outcomes = wait::wait(&cluster, targets, &condition, args.timeout, |index, progress| match progress {
+    let outcomes = wait::wait(&cluster, targets, &condition, timeout, |index, progress| match progress {
         Progress::Waiting(reason) => live.waiting(index, reason),
         Progress::Done(outcome) => {
             live.done(index);

@@ -11,6 +11,16 @@ use super::error::{Error, Result};
 pub struct VersionInfo {
     pub major: String,
     pub minor: String,
+    /// The version the server emulates, and the oldest it stays compatible with (1.31 and later
+    /// servers; empty before, and then left out as Go's `omitempty` leaves them).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub emulation_major: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub emulation_minor: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub min_compatibility_major: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub min_compatibility_minor: String,
     pub git_version: String,
     pub git_commit: String,
     pub git_tree_state: String,

@@ -150,7 +150,11 @@ fn containers(w: &mut Lines, label: &str, containers: &[Value]) {
         let port = |number: &str| {
             ports
                 .iter()
-                .map(|p| format!("{}/{}", integer(&p[number]), str_of(&p["protocol"])))
+                .map(|p| match str_of(&p["name"]) {
+                    // kubectl 1.37 names a named port after it: `80/TCP (http)`.
+                    "" => format!("{}/{}", integer(&p[number]), str_of(&p["protocol"])),
+                    name => format!("{}/{} ({name})", integer(&p[number]), str_of(&p["protocol"])),
+                })
                 .collect::<Vec<_>>()
                 .join(", ")
         };
@@ -226,10 +230,11 @@ fn resources(w: &mut Lines, resources: &Value) {
     }
 }
 
-/// kubectl's one-line probe: `http-get http://:8080/healthz delay=0s timeout=1s period=10s #success=1 #failure=3`.
+/// kubectl's one-line probe: `http-get http://:8080/healthz delay=0s timeout=1s period=10s
+/// successThreshold=1 failureThreshold=3` (kubectl 1.37's words; 1.32 wrote `#success=1 #failure=3`).
 fn probe(probe: &Value) -> String {
     let attributes = format!(
-        "delay={}s timeout={}s period={}s #success={} #failure={}",
+        "delay={}s timeout={}s period={}s successThreshold={} failureThreshold={}",
         integer(&probe["initialDelaySeconds"]),
         integer(&probe["timeoutSeconds"]),
         integer(&probe["periodSeconds"]),
@@ -444,15 +449,16 @@ fn volumes(w: &mut Lines, volumes: &[Value]) {
             }
         } else if let Some(projected) = source("projected") {
             w.write(2, "Type:\tProjected (a volume that contains injected data from multiple sources)\n");
+            // kubectl 1.37 says `Optional:` (false when unset) where 1.32 printed the Go pointer.
             for part in list(&projected["sources"]) {
                 if part["secret"].is_object() {
                     let secret = &part["secret"];
                     w.write(
                         2,
                         &format!(
-                            "SecretName:\t{}\n    SecretOptionalName:\t{}\n",
+                            "SecretName:\t{}\n    Optional:\t{}\n",
                             str_of(&secret["name"]),
-                            optional_bool(&secret["optional"])
+                            secret["optional"].as_bool().unwrap_or(false)
                         ),
                     );
                 } else if part["downwardAPI"].is_object() {
@@ -462,9 +468,9 @@ fn volumes(w: &mut Lines, volumes: &[Value]) {
                     w.write(
                         2,
                         &format!(
-                            "ConfigMapName:\t{}\n    ConfigMapOptional:\t{}\n",
+                            "ConfigMapName:\t{}\n    Optional:\t{}\n",
                             str_of(&map["name"]),
-                            optional_bool(&map["optional"])
+                            map["optional"].as_bool().unwrap_or(false)
                         ),
                     );
                 } else if part["serviceAccountToken"].is_object() {
@@ -504,10 +510,6 @@ fn volumes(w: &mut Lines, volumes: &[Value]) {
 }
 
 /// A `*bool` as Go's `%v` prints it: `<nil>` when unset.
-fn optional_bool(value: &Value) -> String {
-    value.as_bool().map_or_else(|| "<nil>".to_string(), |b| b.to_string())
-}
-
 fn is_zero_quantity(quantity: &str) -> bool {
     quantity
         .trim_start_matches(['+', '-'])
@@ -608,10 +610,13 @@ mod tests {
             "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3});
         assert_eq!(
             super::probe(&probe),
-            "http-get http://:8080/healthz delay=0s timeout=1s period=10s #success=1 #failure=3"
+            "http-get http://:8080/healthz delay=0s timeout=1s period=10s successThreshold=1 failureThreshold=3"
         );
         let exec = json!({"exec": {"command": ["cat", "/tmp/ok"]}});
-        assert_eq!(super::probe(&exec), "exec [cat /tmp/ok] delay=0s timeout=0s period=0s #success=0 #failure=0");
+        assert_eq!(
+            super::probe(&exec),
+            "exec [cat /tmp/ok] delay=0s timeout=0s period=0s successThreshold=0 failureThreshold=0"
+        );
         let mut w = Lines::default();
         mounts(
             &mut w,

@@ -1245,7 +1245,7 @@ fn equal(a: &V, b: &V) -> Result<bool, String> {
         if matches!(a, V::Nil) || matches!(b, V::Nil) {
             return Ok(matches!(a, V::Nil) && matches!(b, V::Nil));
         }
-        return Err("incompatible types for comparison".into());
+        return Err(incompatible(a, b));
     }
     match (a, b) {
         (V::List(_) | V::Map(_), _) => Err(format!("non-comparable type {}: {}", a.text(), a.type_name())),
@@ -1254,12 +1254,17 @@ fn equal(a: &V, b: &V) -> Result<bool, String> {
     }
 }
 
+/// Go's text/template (1.24 and later, kubectl 1.37's) names both types.
+fn incompatible(a: &V, b: &V) -> String {
+    format!("incompatible types for comparison: {} and {}", a.type_name(), b.type_name())
+}
+
 fn order(a: &V, b: &V) -> Result<std::cmp::Ordering, String> {
     match (a, b) {
         _ if kind(a) == Kind::Int && kind(b) == Kind::Int => Ok(a.int().cmp(&b.int())),
         (V::Float(x), V::Float(y)) => Ok(x.partial_cmp(y).unwrap_or(std::cmp::Ordering::Equal)),
         (V::Str(x), V::Str(y)) => Ok(x.cmp(y)),
-        _ if kind(a) != kind(b) => Err("incompatible types for comparison".into()),
+        _ if kind(a) != kind(b) => Err(incompatible(a, b)),
         _ => Err("invalid type for comparison".into()),
     }
 }
@@ -1518,7 +1523,8 @@ mod tests {
         );
         assert_eq!(
             failure("{{if eq .spec.n 3.0}}{{end}}", &data),
-            "template: output:1:5: executing \"output\" at <eq .spec.n 3.0>: error calling eq: incompatible types for comparison"
+            "template: output:1:5: executing \"output\" at <eq .spec.n 3.0>: error calling eq: incompatible types for \
+             comparison: int64 and float64"
         );
         assert_eq!(
             failure("x\n{{.nope}}", &data),

@@ -62,7 +62,7 @@ pub enum Error {
 }
 
 /// Every `-o` format in kubectl's order, and whether only `get` takes it.
-const FORMATS: [(&str, bool); 13] = [
+const FORMATS: [(&str, bool); 14] = [
     ("custom-columns", true),
     ("custom-columns-file", true),
     ("go-template", false),
@@ -71,6 +71,7 @@ const FORMATS: [(&str, bool); 13] = [
     ("jsonpath", false),
     ("jsonpath-as-json", false),
     ("jsonpath-file", false),
+    ("kyaml", false),
     ("name", false),
     ("template", false),
     ("templatefile", false),
@@ -357,7 +358,8 @@ mod tests {
         assert_eq!(
             err,
             "unable to match a printer suitable for the output format \"foo\", allowed formats are: \
-             go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,template,templatefile,yaml"
+             go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,kyaml,name,template,templatefile,\
+             yaml"
         );
         assert!(Printer::new("wide", None, true, Verb::Write).is_err());
         assert!(Printer::new("custom-columns", Some("A:.a"), true, Verb::Write).is_err());

@@ -430,6 +430,16 @@ impl Twins {
         (ours, theirs)
     }
 
+    /// [`assert_same_output`] with each side's namespace read as `NAMESPACE`, as kubectl 1.37
+    /// names it in messages (`configmap "a" deleted from NAMESPACE namespace`).
+    pub fn assert_same_output(&self, ours: &Output, theirs: &Output, context: &str) {
+        let masked = |output: &Output, namespace: &TestNamespace| {
+            let mask = |bytes: &[u8]| String::from_utf8_lossy(bytes).replace(&namespace.name, "NAMESPACE").into_bytes();
+            Output { status: output.status, stdout: mask(&output.stdout), stderr: mask(&output.stderr) }
+        };
+        assert_same_output(&masked(ours, &self.ours), &masked(theirs, &self.theirs), context);
+    }
+
     /// [`Twins::run_both`], asserting the same exit code, stdout and stderr; returns both.
     pub fn assert_both(&self, args: &[&str]) -> (Output, Output) {
         let (ours, theirs) = self.run_both(args);

@@ -20,18 +20,22 @@ pub enum EditFormat {
     #[default]
     Yaml,
     Json,
+    /// KYAML (kubectl 1.34 and later): YAML that reads the same to every YAML parser.
+    Kyaml,
 }
 
 impl EditFormat {
-    /// The format `-o` names (none: YAML, objects printed by name); kubectl's editor printer
-    /// takes only these two, and its refusal of the others is kept.
+    /// The format `-o` names (none: YAML, objects printed by name); kubectl 1.37's editor printer
+    /// takes only these three, and its refusal of the others is kept.
     pub fn from_output(output: Option<&str>) -> Result<Option<EditFormat>, String> {
         match output.unwrap_or_default() {
             "" => Ok(None),
             "yaml" => Ok(Some(EditFormat::Yaml)),
             "json" => Ok(Some(EditFormat::Json)),
+            "kyaml" => Ok(Some(EditFormat::Kyaml)),
             other => Err(format!(
-                "unable to match a printer suitable for the output format {other:?}, allowed formats are: json,yaml"
+                "unable to match a printer suitable for the output format {other:?}, allowed formats are: \
+                 json,kyaml,yaml"
             )),
         }
     }
@@ -39,7 +43,7 @@ impl EditFormat {
     /// The temporary file's extension, so that editors highlight it.
     pub(super) fn extension(self) -> &'static str {
         match self {
-            EditFormat::Yaml => "yaml",
+            EditFormat::Yaml | EditFormat::Kyaml => "yaml",
             EditFormat::Json => "json",
         }
     }
@@ -63,6 +67,7 @@ pub(super) fn render(objects: &[Value], format: EditFormat) -> String {
     match format {
         EditFormat::Yaml => output::to_yaml(&document),
         EditFormat::Json => output::to_json(&document),
+        EditFormat::Kyaml => output::to_kyaml(&document),
     }
 }
 
