@@ -1,4 +1,4 @@
-//! `kubeupd kustomize` against `kubectl kustomize` (kubectl 1.32, kustomize v5.5.0), the oracle:
+//! `kubeupd kustomize` against `kubectl kustomize` (kubectl 1.37, kustomize v5.8.1), the oracle:
 //! every kustomization of the corpus in testdata/kustomize (kustomize's own examples, cases of our
 //! own per field, and real overlays of public projects) must build to the same bytes, and the error
 //! cases must fail in both.
@@ -75,6 +75,7 @@ fn builds_match_kubectl_kustomize_byte_for_byte() {
 fn bad_kustomizations_fail_as_in_kubectl() {
     let cases = [
         ("unknown-field", r#"invalid Kustomization: json: unknown field "namePrefixx""#),
+        ("patch-unknown-option", r#"invalid Kustomization: json: unknown field "allowRename""#),
         ("missing-file", "accumulating resources from 'not-there.yaml'"),
         ("cycle/a", "cycle detected"),
         ("duplicate-id", "may not add resource with an already registered id: ConfigMap.v1.[noGrp]/c.[noNs]"),
@@ -216,27 +217,24 @@ fn build_metadata_of_remote_resources_names_the_repository() {
     assert_eq!(String::from_utf8_lossy(&ours.stdout), theirs);
 }
 
-/// The message of a failed `kubectl kustomize`, out of klog's line (`err="..."` quoted as Go
-/// quotes, or `err=<` and tab-indented lines for a message of several lines).
-fn kubectl_error(stderr: &str) -> String {
-    let line = stderr.lines().find(|line| line.contains("\"command failed\"")).expect("klog's line");
-    if line.ends_with("err=<") {
-        let lines: Vec<&str> = stderr.lines().skip_while(|l| *l != line).skip(1).take_while(|l| *l != " >").collect();
-        return lines.iter().map(|l| l.strip_prefix('\t').unwrap_or(l)).collect::<Vec<_>>().join("\n");
-    }
-    let quoted = line.split_once("err=").expect("an err field").1;
-    serde_json::from_str(quoted).expect("a quoted message")
-}
-
-/// kubeupd's message without `error: ` and the kustomization file it names (after kustomize's
-/// warnings, which come first).
-fn kubeupd_error(stderr: &str) -> String {
+/// What follows kustomize's warnings (printed first) and `error: `, to the end: a failed build's
+/// message, which may have several lines.
+fn error_message(stderr: &str) -> &str {
     let mut error = stderr;
     while error.starts_with("# Warning: ") {
         error = error.split_once('\n').map_or("", |(_, rest)| rest);
     }
-    let message = error.trim_end().strip_prefix("error: ").expect("kubeupd's error prefix");
-    message.split_once("kustomization.yaml: ").expect("the kustomization named").1.to_string()
+    error.trim_end().strip_prefix("error: ").expect("the error prefix")
+}
+
+/// kubectl's message of a failed build.
+fn kubectl_error(stderr: &str) -> String {
+    error_message(stderr).to_string()
+}
+
+/// kubeupd's message without the kustomization file it names.
+fn kubeupd_error(stderr: &str) -> String {
+    error_message(stderr).split_once("kustomization.yaml: ").expect("the kustomization named").1.to_string()
 }
 
 /// A random number kustomize puts in its temporary directory's name, made `N`.

@@ -1,6 +1,6 @@
 //! kustomize's transformer configuration: which fields get labels, annotations, names, namespaces,
 //! images and replicas, which fields refer to which kinds, and where `vars` are substituted. The
-//! built-in tables are data, in `builtin-fieldspecs.yaml` (from kustomize v5.5.0, noted there),
+//! built-in tables are data, in `builtin-fieldspecs.yaml` (from kustomize v5.8.1, noted there),
 //! loaded once; a kustomization's `configurations` files (and its `crds`) add to them, and each
 //! level hands what it merged up to the kustomizations that include it, as kustomize's accumulator
 //! does.

@@ -186,7 +186,7 @@ mod tests {
 
     #[test]
     fn config_map_hash_is_kustomizes() {
-        // `kubectl kustomize` (v5.5.0) names this ConfigMap cfg-7gdc49gk6d, whatever its prefix.
+        // `kubectl kustomize` (v5.8.1) names this ConfigMap cfg-7gdc49gk6d, whatever its prefix.
         let generator = generator(&["b=2", "a=1"]);
         let pairs = pairs(&generator, &mut |_| unreachable!(), &|_| unreachable!()).unwrap();
         let object = object(GeneratedKind::ConfigMap, &generator, &pairs, &GeneratorOptions::default());

@@ -184,7 +184,7 @@ pub fn inflate(kustomization: &Kustomization, helm: Option<&Helm>) -> Result<(),
     };
     let under = |name: &str| Path::new(&home).join(name).display().to_string();
     Err(format!(
-        "unable to run: '{command} version -c --short' with env=[HELM_CONFIG_HOME={} HELM_CACHE_HOME={} \
+        "unable to run: '{command} version --short' with env=[HELM_CONFIG_HOME={} HELM_CACHE_HOME={} \
          HELM_DATA_HOME={}] (is '{command}' installed?): {reason}",
         home.display(),
         under(".cache"),
@@ -220,7 +220,7 @@ mod tests {
         configure(&kustomization, Some(&helm), &mut |_| Ok(())).unwrap();
         assert_eq!(
             inflate(&kustomization, Some(&helm)).unwrap_err(),
-            "unable to run: 'helm version -c --short' with env=[HELM_CONFIG_HOME=/h HELM_CACHE_HOME=/h/.cache \
+            "unable to run: 'helm version --short' with env=[HELM_CONFIG_HOME=/h HELM_CACHE_HOME=/h/.cache \
              HELM_DATA_HOME=/h/.data] (is 'helm' installed?): exec: \"helm\": executable file not found in $PATH"
         );
         let installed = Helm { installed: true, ..helm };

@@ -109,7 +109,17 @@ pub struct PatchEntry {
     pub path: Option<String>,
     pub patch: Option<String>,
     pub target: Option<Selector>,
-    pub options: BTreeMap<String, bool>,
+    pub options: PatchOptions,
+}
+
+/// A patch's `options`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct PatchOptions {
+    /// The patch may rename its targets.
+    pub allow_name_change: bool,
+    /// The patch may change its targets' kind.
+    pub allow_kind_change: bool,
 }
 
 /// Which resources a patch applies to; names and namespaces are anchored regular expressions.

@@ -1,5 +1,5 @@
 //! kustomize, built in: a kustomization directory in, the objects it makes out, as
-//! `kubectl kustomize` makes them (kustomize v5.5.0, the version kubectl 1.32 embeds).
+//! `kubectl kustomize` makes them (kustomize v5.8.1, the version kubectl 1.37 embeds).
 //!
 //! Pure: files are read through a [`Loader`], patches go through [`crate::merge`] with
 //! [`crate::schema`]'s patch metadata, and nothing is printed. The cut follows kustomize's:

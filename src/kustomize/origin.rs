@@ -10,8 +10,8 @@ use super::remote::RepoSpec;
 pub const ORIGIN: &str = "config.kubernetes.io/origin";
 pub const TRANSFORMATIONS: &str = "alpha.config.kubernetes.io/transformations";
 pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
-/// kubectl embeds kustomize without a version of its own, so kustomize calls itself `(devel)`.
-pub const MANAGED_BY_VALUE: &str = "kustomize-(devel)";
+/// kubectl 1.37 names the kustomize module it embeds, so kustomize calls itself by its release.
+pub const MANAGED_BY_VALUE: &str = "kustomize-v5.8.1";
 
 /// Where a file, a directory, a generator or a transformer came from: a path from the directory
 /// being built (or from a remote repository's root), the repository and ref when remote, and for

@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::field_specs::{Config, FieldSpec};
-use super::kustomization::{Generator, Image, Kustomization, PatchEntry, Replica, Selector};
+use super::kustomization::{Generator, Image, Kustomization, PatchEntry, PatchOptions, Replica, Selector};
 use super::replace::replacements;
 
 /// What a plugin configuration is listed as.
@@ -182,7 +182,7 @@ struct Patch {
     path: Option<String>,
     patch: Option<String>,
     target: Option<Selector>,
-    options: BTreeMap<String, bool>,
+    options: PatchOptions,
 }
 
 impl Patch {

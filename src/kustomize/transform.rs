@@ -158,7 +158,7 @@ fn patch(
                 let target = Target::compile(target).map_err(|err| {
                     format!("unable to find patch target \"{}\" in `resources`: {err}", selector_text(target))
                 })?;
-                let allow_name_change = entry.options.get("allowNameChange").copied().unwrap_or(false);
+                let allow_name_change = entry.options.allow_name_change;
                 for resource in resources.iter_mut().filter(|resource| target.selects(resource)) {
                     let mut patch = patch.clone();
                     // A patch keeps the target's namespace, and its name unless allowed to change
@@ -168,6 +168,9 @@ fn patch(
                         if !allow_name_change {
                             metadata.remove("name");
                         }
+                    }
+                    if !entry.options.allow_kind_change && patch.get("kind").is_some() {
+                        patch["kind"] = resource.object["kind"].clone();
                     }
                     if allow_name_change {
                         resource.store_previous_id();
