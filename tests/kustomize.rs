@@ -274,3 +274,99 @@ fn configuration_errors_are_kustomizes_to_the_word() {
         assert_eq!(ours, theirs, "{case} {args:?}");
     }
 }
+
+/// Writes `files` (path, text) into a new directory.
+fn tree(files: Files) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        std::fs::write(dir.path().join(path), text).unwrap();
+    }
+    dir
+}
+
+/// A tree's files, as (path, text).
+type Files<'a> = &'a [(&'a str, &'a str)];
+
+const COFFEE: (&str, &str) =
+    ("coffee.yaml", "kind: Coffee\nmetadata: {name: latte, labels: {a: b}}\nspec: {size: 2}\n");
+
+/// kustomize reads its files as Go does: field names whatever their case, numbers and booleans
+/// as strings in plugin configurations (not in kustomization files), resources without
+/// `apiVersion`. Each tree builds (or fails) in both tools alike.
+#[test]
+fn files_are_read_with_gos_rules_as_kubectl_reads_them() {
+    let annotations = "apiVersion: builtin\nkind: AnnotationsTransformer\nmetadata: {name: a}\n\
+        annotations: {count: 3, enabled: true, ratio: 1.5, big: 1.0e7, small: 0.00001}\n\
+        fieldSpecs: [{path: metadata/annotations, create: true}]\nunknown: ignored\n";
+    let labels = "apiVersion: builtin\nkind: LabelTransformer\nmetadata: {name: l}\nLABELS: {tier: 2}\n\
+        FieldSpecs: [{Path: metadata/labels, Create: true}]\n";
+    let replacement = "source: {kind: Coffee, fieldPath: spec.size, extra: 1}\nTargets:\n\
+        - select: {kind: Coffee}\n  FieldPaths: [metadata.annotations.size]\n  options: {create: true}\n";
+    let cases: &[(&str, Files, bool)] = &[
+        (
+            "field names in any case",
+            &[
+                (
+                    "kustomization.yaml",
+                    "nameprefix: p-\nNAMESUFFIX: -s\nResources: [coffee.yaml]\ncommonannotations: {x: z}\n",
+                ),
+                COFFEE,
+            ],
+            true,
+        ),
+        (
+            "YAML 1.1's booleans in a kustomization file",
+            &[("kustomization.yaml", "resources: [coffee.yaml]\ncommonAnnotations: {x: y}\n"), COFFEE],
+            false,
+        ),
+        (
+            "of two keys for a field, the later in byte order",
+            &[("kustomization.yaml", "nameprefix: b-\nnamePrefix: a-\nresources: [coffee.yaml]\n"), COFFEE],
+            true,
+        ),
+        (
+            "nested field names in any case",
+            &[
+                (
+                    "kustomization.yaml",
+                    "resources: [coffee.yaml]\npatchesJSON6902:\n- Target: {Kind: Coffee, NAME: latte}\n\
+                     \x20 Patch: '- {op: add, path: /spec/milk, value: oat}'\n",
+                ),
+                COFFEE,
+            ],
+            true,
+        ),
+        ("no apiVersion", &[("kustomization.yaml", "resources: [coffee.yaml]\nnamespace: cafe\n"), COFFEE], true),
+        (
+            "a number for a string in a kustomization file",
+            &[("kustomization.yaml", "resources: [coffee.yaml]\ncommonAnnotations: {replicas: 3}\n"), COFFEE],
+            false,
+        ),
+        (
+            "numbers and booleans for strings in plugin configurations",
+            &[
+                ("kustomization.yaml", "resources: [coffee.yaml]\ntransformers: [annotations.yaml, labels.yaml]\n"),
+                ("annotations.yaml", annotations),
+                ("labels.yaml", labels),
+                COFFEE,
+            ],
+            true,
+        ),
+        (
+            "a replacements file in any case, unknown fields ignored",
+            &[
+                ("kustomization.yaml", "resources: [coffee.yaml]\nreplacements: [{path: r.yaml}]\n"),
+                ("r.yaml", replacement),
+                COFFEE,
+            ],
+            true,
+        ),
+    ];
+    for (case, files, builds) in cases {
+        let dir = tree(files);
+        let (ours, theirs) = (kubeupd(&["kustomize"], dir.path()), kubectl(&["kustomize"], dir.path()));
+        assert_eq!(theirs.status.success(), *builds, "{case}: {}", String::from_utf8_lossy(&theirs.stderr));
+        assert_eq!(ours.status.code(), theirs.status.code(), "{case}: {}", String::from_utf8_lossy(&ours.stderr));
+        assert_eq!(String::from_utf8_lossy(&ours.stdout), String::from_utf8_lossy(&theirs.stdout), "{case}");
+    }
+}

@@ -512,7 +512,9 @@ impl Builder<'_> {
         let place = Place { file };
         let bytes = self.loader.read(file).map_err(|err| place.error(err))?;
         let text = String::from_utf8(bytes).map_err(|_| place.error("not UTF-8 text"))?;
-        let documents = manifest::parse_documents(&text, &file.display().to_string(), Dialect::Kustomize)
+        // kustomize reads its own file with sigs.k8s.io/yaml's go-yaml v2, as kubectl reads `-f`
+        // (YAML 1.1: `y` and `on` are booleans), not with kyaml's v3 as it reads resources.
+        let documents = manifest::parse_documents(&text, &file.display().to_string(), Dialect::Kubectl)
             .map_err(|err| Error(err.to_string()))?;
         let document = documents
             .into_iter()

@@ -10,6 +10,8 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::gocompat::unmarshal;
+
 /// A field that a transformer changes in the resources it selects.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(from = "RawFieldSpec")]
@@ -213,15 +215,9 @@ pub fn merge_specs(specs: &mut Vec<FieldSpec>, incoming: &[FieldSpec]) -> Result
 impl Config {
     /// Parses a `configurations` file.
     pub fn parse(text: &str) -> Result<Config, String> {
-        serde_saphyr::from_str(text).map_err(|err| {
-            let message = err.to_string();
-            match message.split_once("unknown field `").and_then(|(_, rest)| rest.split_once('`')) {
-                Some((field, _)) => {
-                    format!("error unmarshaling JSON: while decoding JSON: json: unknown field {field:?}")
-                }
-                None => message,
-            }
-        })
+        let document: Value = serde_saphyr::from_str(text).map_err(|err| err.to_string())?;
+        unmarshal::from_value(document, unmarshal::STRICT_TARGET)
+            .map_err(|err| format!("error unmarshaling JSON: while decoding JSON: {err}"))
     }
 
     /// `other` merged into this configuration, in kustomize's words when two specs conflict.

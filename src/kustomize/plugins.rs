@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::field_specs::{Config, FieldSpec};
 use super::kustomization::{Generator, Image, Kustomization, PatchEntry, PatchOptions, Replica, Selector};
 use super::replace::replacements;
+use crate::gocompat::unmarshal;
 
 /// What a plugin configuration is listed as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,9 +119,10 @@ pub fn plugin(object: &Value, role: Role) -> Result<Plugin, String> {
     Ok(plugin)
 }
 
-/// A configuration's own fields, read as the plugin reads them (unknown fields ignored).
+/// A configuration's own fields, read as the plugin reads them (`yaml.Unmarshal`: unknown fields
+/// ignored, numbers and booleans read as text where strings are wanted).
 fn args<T: DeserializeOwned>(object: &Value) -> Result<T, String> {
-    serde_json::from_value(object.clone())
+    unmarshal::from_value(object.clone(), unmarshal::PLUGIN)
         .map_err(|err| format!("plugin {} fails configuration: {err}", super::build::id_text(object)))
 }
 

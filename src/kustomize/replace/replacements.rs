@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::path::{self, Create, Found};
 use super::{Id, ids, set_scalar};
+use crate::gocompat::unmarshal;
 use crate::kustomize::build::Resource;
 use crate::kustomize::transform::{Read, selector_matches};
 use crate::manifest::{self, Dialect};
@@ -129,8 +130,8 @@ pub fn run(entries: &[Entry], resources: &mut [Resource], read: &mut Read) -> Re
     Ok(())
 }
 
-/// The replacements of a file: one, or a list. As in kustomize, fields it does not know are
-/// ignored here (in a kustomization they are errors).
+/// The replacements of a file: one, or a list, read as kustomize's `yaml.Unmarshal` reads them
+/// (fields it does not know are ignored here; in a kustomization they are errors).
 fn from_file(text: &str, path: &str) -> Result<Vec<Replacement>, String> {
     let document = manifest::parse_documents(text, path, Dialect::Kustomize)
         .map_err(|err| err.to_string())?
@@ -152,37 +153,8 @@ fn from_file(text: &str, path: &str) -> Result<Vec<Replacement>, String> {
     };
     items
         .into_iter()
-        .map(|mut item| {
-            known_fields_only(&mut item);
-            serde_json::from_value(item).map_err(|err| format!("{path}: {err}"))
-        })
+        .map(|item| unmarshal::from_value(item, unmarshal::PLUGIN).map_err(|err| format!("{path}: {err}")))
         .collect()
-}
-
-/// Drops the fields a replacement does not have, at every level.
-fn known_fields_only(replacement: &mut Value) {
-    const SELECTOR: &[&str] = &["group", "version", "kind", "name", "namespace", "labelSelector", "annotationSelector"];
-    const OPTIONS: &[&str] = &["delimiter", "index", "encoding", "create"];
-    fn keep(value: &mut Value, fields: &[&str]) {
-        if let Value::Object(map) = value {
-            map.retain(|field, _| fields.contains(&field.as_str()));
-        }
-    }
-    keep(replacement, &["source", "targets"]);
-    if let Some(source) = replacement.get_mut("source") {
-        keep(source, &["group", "version", "kind", "name", "namespace", "fieldPath", "options"]);
-        source.get_mut("options").into_iter().for_each(|options| keep(options, OPTIONS));
-    }
-    if let Some(Value::Array(targets)) = replacement.get_mut("targets") {
-        for target in targets {
-            keep(target, &["select", "reject", "fieldPaths", "options"]);
-            target.get_mut("select").into_iter().for_each(|select| keep(select, SELECTOR));
-            if let Some(Value::Array(rejects)) = target.get_mut("reject") {
-                rejects.iter_mut().for_each(|reject| keep(reject, SELECTOR));
-            }
-            target.get_mut("options").into_iter().for_each(|options| keep(options, OPTIONS));
-        }
-    }
 }
 
 fn apply(replacement: &Replacement, resources: &mut [Resource]) -> Result<(), String> {
