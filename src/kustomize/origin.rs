@@ -199,7 +199,9 @@ pub fn record_transformer(resources: &mut [Resource], origin: &Origin) {
 /// Removes the annotations `buildMetadata` did not ask for (and any a file carried), and the
 /// annotations map when it is empty or `null`, however it came to be (read so, patched so, or
 /// emptied here): kustomize's build ends by taking its bookkeeping annotations off every object
-/// and drops the map when none are left.
+/// and drops the map when none are left. It writes the map back as strings: a number, a boolean
+/// or a `null` left there becomes its text (kustomize keeps the text as written; kubeupd writes
+/// the value's, so `0x10` comes out as `"16"`).
 pub fn strip(object: &mut Value, keep_origin: bool, keep_transformations: bool) {
     let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) else { return };
     if let Some(annotations) = metadata.get_mut("annotations").and_then(Value::as_object_mut) {
@@ -208,6 +210,12 @@ pub fn strip(object: &mut Value, keep_origin: bool, keep_transformations: bool) 
         }
         if !keep_transformations {
             annotations.remove(TRANSFORMATIONS);
+        }
+        for value in annotations.values_mut() {
+            match value {
+                Value::Null | Value::Bool(_) | Value::Number(_) => *value = Value::String(value.to_string()),
+                Value::String(_) | Value::Array(_) | Value::Object(_) => {}
+            }
         }
     }
     let empty = |annotations: &Value| annotations.is_null() || annotations.as_object().is_some_and(Map::is_empty);
