@@ -76,6 +76,15 @@ fn bad_kustomizations_fail_as_in_kubectl() {
     let cases = [
         ("unknown-field", r#"invalid Kustomization: json: unknown field "namePrefixx""#),
         ("patch-unknown-option", r#"invalid Kustomization: json: unknown field "allowRename""#),
+        ("generator-duplicate-key", "configmap creds illegally repeats the key `password`"),
+        (
+            "replicas-no-match",
+            concat!(
+                "resource with name not-there does not match a config with the following GVK ",
+                "[Deployment.[noVer].[noGrp] StatefulSet.[noVer].[noGrp] ReplicaSet.[noVer].[noGrp] ",
+                "ReplicationController.[noVer].[noGrp]]"
+            ),
+        ),
         ("missing-file", "accumulating resources from 'not-there.yaml'"),
         ("cycle/a", "cycle detected"),
         ("duplicate-id", "may not add resource with an already registered id: ConfigMap.v1.[noGrp]/c.[noNs]"),

@@ -516,10 +516,10 @@ impl Builder<'_> {
         // (YAML 1.1: `y` and `on` are booleans), not with kyaml's v3 as it reads resources.
         let documents = manifest::parse_documents(&text, &file.display().to_string(), Dialect::Kubectl)
             .map_err(|err| Error(err.to_string()))?;
+        // The first document go-yaml reads: a leading `---` starts it rather than ending an empty one.
         let document = documents
             .into_iter()
-            .next()
-            .filter(|document| !document.is_null())
+            .find(|document| !document.is_null())
             .unwrap_or_else(|| Value::Object(Default::default()));
         kustomization::parse(document).map_err(|message| place.error(format!("invalid Kustomization: {message}")))
     }
@@ -561,12 +561,17 @@ impl Builder<'_> {
     }
 
     /// Reads a file a kustomization in `dir` names, within the load restrictor's bounds.
-    fn read_text(&self, dir: &Path, place: &Place, entry: &str) -> Result<String, String> {
+    fn read_bytes(&self, dir: &Path, place: &Place, entry: &str) -> Result<Vec<u8>, String> {
         let path = self.local_path(dir, place, entry).map_err(|err| err.0)?;
         if !self.options.load_restrictor.allows(dir, &path) {
             return Err(format!("security; file '{}' is not in or below '{}'", path.display(), dir.display()));
         }
-        let bytes = self.loader.read(&path).map_err(|err| format!("cannot read '{entry}': {err}"))?;
+        self.loader.read(&path).map_err(|err| format!("cannot read '{entry}': {err}"))
+    }
+
+    /// [`Builder::read_bytes`], as text.
+    fn read_text(&self, dir: &Path, place: &Place, entry: &str) -> Result<String, String> {
+        let bytes = self.read_bytes(dir, place, entry)?;
         String::from_utf8(bytes).map_err(|_| format!("'{entry}' is not UTF-8 text"))
     }
 
@@ -641,7 +646,7 @@ impl Builder<'_> {
             .map(|generator| (GeneratedKind::ConfigMap, generator))
             .chain(kustomization.secret_generator.iter().map(|generator| (GeneratedKind::Secret, generator)));
         for (kind, generator) in generators {
-            let mut read = |path: &str| self.read_text(dir, place, path);
+            let mut read = |path: &str| self.read_bytes(dir, place, path);
             let pairs = generate::pairs(generator, &mut read, self.options.environment)
                 .map_err(|message| place.error(message))?;
             let options = generate::merge_options(kustomization.generator_options.as_ref(), generator.options.as_ref());

@@ -88,6 +88,18 @@ impl FieldSpec {
         selects(&self.group, &self.version, &self.kind, object)
     }
 
+    /// The group, version and kind this spec selects.
+    pub fn gvk(&self) -> (&str, &str, &str) {
+        (&self.group, &self.version, &self.kind)
+    }
+
+    /// The group, version and kind this spec selects, as kustomize prints them
+    /// (`Deployment.[noVer].[noGrp]`).
+    pub fn gvk_text(&self) -> String {
+        let or = |text: &str, unset: &str| if text.is_empty() { unset.to_string() } else { text.to_string() };
+        format!("{}.{}.{}", or(&self.kind, "[noKind]"), or(&self.version, "[noVer]"), or(&self.group, "[noGrp]"))
+    }
+
     /// Calls `change` on the field at this spec's path in `object` (on each, where the path goes
     /// through lists), when the spec selects the object. A missing field is `null` when the spec
     /// creates fields, and skipped when it does not.

@@ -11,8 +11,8 @@ use serde_json::{Map, Value};
 use super::build::{Resource, id_text};
 use super::field_specs::{Config, FieldSpec, group_version, merge_specs, pointer_segment};
 use super::kustomization::{Image, Kustomization, Label, PatchEntry, Selector};
-use super::pattern;
 use super::replace::Id;
+use super::{order, pattern};
 use crate::gocompat::json::to_compact;
 use crate::manifest::{self, Dialect, LabelSelector};
 use crate::merge::strategic::{self, ListOrder};
@@ -103,10 +103,25 @@ pub fn run(
         record(resources, "PatchJson6902Transformer");
     }
     for replica in &kustomization.replicas {
-        for resource in resources.iter_mut().filter(|resource| resource.had_name(&replica.name)) {
-            for spec in &config.replicas {
+        // A replica count that names no object its field specs select is kustomize's error.
+        let mut found = false;
+        for spec in &config.replicas {
+            let named = |resource: &&mut Resource| resource.had_name(&replica.name) && spec.selects(&resource.object);
+            for resource in resources.iter_mut().filter(named) {
+                found = true;
                 spec.apply(&mut resource.object, &mut |value| *value = Value::from(replica.count));
             }
+        }
+        if !found {
+            // kustomize lists its field specs sorted as it sorts objects.
+            let mut specs: Vec<&FieldSpec> = config.replicas.iter().collect();
+            specs.sort_by(|a, b| order::compare_default_gvks(a.gvk(), b.gvk()));
+            let gvks: Vec<String> = specs.into_iter().map(FieldSpec::gvk_text).collect();
+            return Err(format!(
+                "resource with name {} does not match a config with the following GVK [{}]",
+                replica.name,
+                gvks.join(" ")
+            ));
         }
         record(resources, "ReplicaCountTransformer");
     }
