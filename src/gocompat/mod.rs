@@ -9,6 +9,7 @@
 
 pub mod fmt;
 pub mod json;
+pub mod klog;
 pub mod order;
 pub mod tabwriter;
 pub mod time;

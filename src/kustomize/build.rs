@@ -210,9 +210,16 @@ const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml
 pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Built, Failure> {
     let root = normalize(dir);
     let root = if root.as_os_str().is_empty() { PathBuf::from(".") } else { root };
-    let mut builder = Builder { loader, options, stack: Vec::new(), warnings: Vec::new(), schema: PatchSchema::Unset };
+    let mut builder = Builder {
+        loader,
+        options,
+        stack: Vec::new(),
+        warnings: Vec::new(),
+        logs: Vec::new(),
+        schema: PatchSchema::Unset,
+    };
     match build_root(&mut builder, &root) {
-        Ok(objects) => Ok(Built { objects, warnings: builder.warnings }),
+        Ok(objects) => Ok(Built { objects, warnings: builder.warnings, logs: builder.logs }),
         Err(error) => Err(Failure { error, warnings: builder.warnings }),
     }
 }
@@ -230,7 +237,7 @@ fn build_root(builder: &mut Builder, root: &Path) -> Result<Vec<Value>, Error> {
             Place { file: &file }.error(message)
         })?;
     if !unused.is_empty() {
-        builder.warnings.push(format!("well-defined vars that were never replaced: {}", unused.join(",")));
+        builder.logs.push(format!("well-defined vars that were never replaced: {}", unused.join(",")));
     }
     resources.retain(|resource| !is_local_config(&resource.object));
     order::sort(&mut resources, kustomization.sort_options.as_ref()).map_err(Error)?;
@@ -261,6 +268,7 @@ struct Builder<'a> {
     /// The directories being built, outermost first, to find cycles.
     stack: Vec<PathBuf>,
     warnings: Vec<String>,
+    logs: Vec<String>,
     schema: PatchSchema,
 }
 

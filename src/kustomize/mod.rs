@@ -79,6 +79,9 @@ pub struct Built {
     pub objects: Vec<Value>,
     /// kustomize's warnings (deprecated fields), one line each, for stderr.
     pub warnings: Vec<String>,
+    /// kustomize's log lines (Go's `log.Printf`, which kubectl routes through klog), after the
+    /// warnings.
+    pub logs: Vec<String>,
 }
 
 /// What the kustomization in `dir` makes.
