@@ -302,11 +302,40 @@ fn json6902(resources: &mut [Resource], target: &Selector, patch: &Value) -> Res
         // It may rename: the name it had is remembered, as kustomize remembers it.
         resource.store_previous_id();
         let id = resource.id();
+        let operations = replacing_missing_keys_as_adds(&resource.object, &operations);
         json_patch::apply(&mut resource.object, &operations).map_err(|err| format!("patching {id}: {err}"))?;
         // kustomize rebuilds the object from JSON: nothing in it is linked any more.
         resource.linked.clear();
     }
     Ok(())
+}
+
+/// `operations` as kustomize's JSON patch library (evanphx/json-patch v4) applies them to
+/// `document`: a `replace` of a key its object lacks adds it (RFC 6902, and the engine kubeupd
+/// shares with `patch`, refuse it). Each operation is tried on a copy to know what the next sees.
+fn replacing_missing_keys_as_adds(document: &Value, operations: &::json_patch::Patch) -> ::json_patch::Patch {
+    use ::json_patch::{AddOperation, PatchOperation};
+    let mut seen = document.clone();
+    let mut adapted = Vec::new();
+    for operation in &operations.0 {
+        let missing_key = |path: &::json_patch::jsonptr::Pointer| {
+            path.split_back().is_some_and(|(parent, key)| {
+                seen.pointer(parent.as_str())
+                    .and_then(Value::as_object)
+                    .is_some_and(|object| !object.contains_key(key.decoded().as_ref()))
+            })
+        };
+        let operation = match operation {
+            PatchOperation::Replace(replace) if missing_key(&replace.path) => {
+                PatchOperation::Add(AddOperation { path: replace.path.clone(), value: replace.value.clone() })
+            }
+            other => other.clone(),
+        };
+        // A failing operation fails the whole patch below, in the engine's words.
+        let _ = ::json_patch::patch(&mut seen, std::slice::from_ref(&operation));
+        adapted.push(operation);
+    }
+    ::json_patch::Patch(adapted)
 }
 
 /// A patch's `target`, compiled: group, version, kind, name and namespace are anchored regular
