@@ -99,6 +99,20 @@ fn bad_kustomizations_fail_as_in_kubectl() {
         ("patch-unknown-option", r#"invalid Kustomization: json: unknown field "allowRename""#),
         ("generator-duplicate-key", "configmap creds illegally repeats the key `password`"),
         (
+            "generator-exists",
+            concat!(
+                r#"id resid.ResId{Gvk:resid.Gvk{Group:"", Version:"v1", Kind:"ConfigMap", isClusterScoped:false}, "#,
+                r#"Name:"settings", Namespace:""} exists; can not use behavior: 'unspecified', behavior must be merge or replace"#
+            ),
+        ),
+        (
+            "generator-merge-missing",
+            concat!(
+                r#"id resid.ResId{Gvk:resid.Gvk{Group:"", Version:"v1", Kind:"ConfigMap", isClusterScoped:false}, "#,
+                r#"Name:"settings", Namespace:"prod"} does not exist; cannot merge or replace"#
+            ),
+        ),
+        (
             "replicas-no-match",
             concat!(
                 "resource with name not-there does not match a config with the following GVK ",

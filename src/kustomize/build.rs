@@ -669,21 +669,30 @@ impl Builder<'_> {
                 origin::set_origin(&mut generated, &origin);
             }
             generated.needs_hash = !options.disable_name_suffix_hash.unwrap_or(false);
-            match behavior {
-                "create" => add(resources, generated).map_err(|message| place.error(message))?,
-                "merge" | "replace" => {
-                    let namespace = generator.namespace.as_deref().unwrap_or_default();
-                    let existing = resources
-                        .iter_mut()
-                        .find(|resource| {
-                            resource.kind() == generated.kind() && resource.had_id(&generator.name, namespace)
-                        })
-                        .ok_or_else(|| {
-                            place.error(format!("id {} does not exist; cannot merge or replace", generated.id()))
-                        })?;
+            // kustomize reads a behavior it does not know as unspecified, which creates.
+            let namespace = generator.namespace.as_deref().unwrap_or_default();
+            let existing = resources
+                .iter_mut()
+                .find(|resource| resource.kind() == generated.kind() && resource.had_id(&generator.name, namespace));
+            let go_id = || go_resource_id(generated.kind(), &generator.name, namespace);
+            match (behavior, existing) {
+                ("merge" | "replace", Some(existing)) => {
                     merge_generated(existing, generated, behavior == "replace", &options);
                 }
-                other => return Err(place.error(format!("unknown generator behavior '{other}'"))),
+                ("merge" | "replace", None) => {
+                    let message = format!("id {} does not exist; cannot merge or replace", go_id());
+                    return Err(place.error(format!("merging from generator: {message}")));
+                }
+                (_, Some(_)) => {
+                    let behavior =
+                        if generator.behavior.as_deref() == Some("create") { "create" } else { "unspecified" };
+                    let message = format!(
+                        "id {} exists; can not use behavior: '{behavior}', behavior must be merge or replace",
+                        go_id()
+                    );
+                    return Err(place.error(format!("merging from generator: {message}")));
+                }
+                (_, None) => add(resources, generated).map_err(|message| place.error(message))?,
             }
         }
         helm::inflate(kustomization, self.options.helm).map_err(|message| place.error(message))
@@ -734,6 +743,14 @@ fn add(resources: &mut Vec<Resource>, resource: Resource) -> Result<(), String> 
     }
     resources.push(resource);
     Ok(())
+}
+
+/// A generated object's id as kustomize's messages print it (Go's `%#v` of a `resid.ResId`).
+fn go_resource_id(kind: &str, name: &str, namespace: &str) -> String {
+    format!(
+        "resid.ResId{{Gvk:resid.Gvk{{Group:\"\", Version:\"v1\", Kind:{kind:?}, isClusterScoped:false}}, \
+         Name:{name:?}, Namespace:{namespace:?}}}"
+    )
 }
 
 /// An overlay's generator applied to the object a base generated: its data merged in (or put in
@@ -838,7 +855,7 @@ mod tests {
         assert_eq!(pod["spec"]["containers"][0]["args"][0], "o-svc");
         assert_eq!(built.objects.len(), 2, "the local-config ConfigMap is left out");
         let unused = "well-defined vars that were never replaced: IDLE";
-        assert_eq!(built.warnings.last().map(String::as_str), Some(unused));
+        assert_eq!(built.logs, [unused]);
     }
 
     #[test]

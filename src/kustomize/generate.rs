@@ -95,7 +95,6 @@ pub fn object(kind: GeneratedKind, generator: &Generator, pairs: &[Pair], option
     }
     // A Secret's values are base64; a ConfigMap's are text in `data`, or base64 in `binaryData`
     // when they are not UTF-8.
-    let base64 = |value: &[u8]| base64::engine::general_purpose::STANDARD.encode(value);
     let mut data: BTreeMap<&str, String> = BTreeMap::new();
     let mut binary_data: BTreeMap<&str, String> = BTreeMap::new();
     for (key, value) in pairs {
@@ -123,6 +122,22 @@ pub fn object(kind: GeneratedKind, generator: &Generator, pairs: &[Pair], option
         object["immutable"] = json!(true);
     }
     object
+}
+
+/// `value` in base64 as kustomize writes it: in lines of 70 characters, each ended by a newline,
+/// when it needs more than one.
+fn base64(value: &[u8]) -> String {
+    const LINE: usize = 70;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(value);
+    if encoded.len() < LINE {
+        return encoded;
+    }
+    let mut lines = String::with_capacity(encoded.len() + encoded.len() / LINE + 1);
+    for line in encoded.as_bytes().chunks(LINE) {
+        lines.push_str(std::str::from_utf8(line).unwrap_or_default());
+        lines.push('\n');
+    }
+    lines
 }
 
 /// `base` overridden by `overlay`: labels and annotations merged, the flags taken from the
