@@ -15,7 +15,7 @@ use super::loader::{Entry, Loader, normalize};
 use super::origin::{self, Origin};
 use super::plugins::{self, Role};
 use super::replace::{replacements, vars};
-use super::{Built, Error, Failure, Options, crds, helm, names, order, remote, transform};
+use super::{Built, Error, Failure, Options, crds, helm, names, order, remote, transform, value_add};
 use crate::manifest::{self, Dialect};
 use crate::schema::OpenApiSchema;
 
@@ -429,6 +429,11 @@ impl Builder<'_> {
                 .map_err(|message| place.error(message))?;
             replacements::run(&plugin.kustomization.replacements, resources, &mut read)
                 .map_err(|message| place.error(message))?;
+            if let Some(value_add) = &plugin.value_add {
+                let directory_name = dir.file_name().unwrap_or_default().to_string_lossy();
+                value_add::run(value_add, &directory_name, resources, &mut read)
+                    .map_err(|message| place.error(message))?;
+            }
             if let Some(plugin_origin) = plugin_origin {
                 origin::record_transformer(resources, &plugin_origin);
             }

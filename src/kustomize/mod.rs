@@ -6,7 +6,8 @@
 //! [`kustomization`] (the document), [`build`] (one target, recursing into bases and components),
 //! [`generate`] (ConfigMap and Secret generators and their hash), [`transform`] (the built-in
 //! transformers), [`plugins`] (built-in plugin configurations as the fields that configure the
-//! same transformers), [`replace`] (`replacements` and `vars`), [`names`] (name references),
+//! same transformers, and [`value_add`], which no field configures), [`replace`] (`replacements`
+//! and `vars`), [`names`] (name references),
 //! [`order`] (the legacy order), [`field_specs`] (the built-in tables, as data, and the
 //! `configurations` merged into them), [`crds`] (tables from OpenAPI definitions), [`origin`]
 //! (`buildMetadata`'s annotations) and [`helm`] (helm's fields, checked, never run).
@@ -26,6 +27,7 @@ mod plugins;
 pub mod remote;
 mod replace;
 mod transform;
+mod value_add;
 
 use std::path::Path;
 

@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::field_specs::{Config, FieldSpec};
 use super::kustomization::{Generator, Image, Kustomization, PatchEntry, PatchOptions, Replica, Selector};
 use super::replace::replacements;
+use super::value_add::ValueAdd;
 use crate::gocompat::unmarshal;
 
 /// What a plugin configuration is listed as.
@@ -29,6 +30,8 @@ pub struct Plugin {
     pub kustomization: Kustomization,
     /// The fields it changes: the configuration's own `fieldSpecs`, not the built-in tables.
     pub config: Config,
+    /// A ValueAddTransformer, which no kustomization field configures.
+    pub value_add: Option<ValueAdd>,
 }
 
 /// The built-in plugin `object` configures, for `role`; kustomize's words for what it refuses.
@@ -114,6 +117,7 @@ pub fn plugin(object: &Value, role: Role) -> Result<Plugin, String> {
             config.replicas = replica.field_specs;
         }
         "ReplacementTransformer" => kustomization.replacements = args::<Replacements>(object)?.replacements,
+        "ValueAddTransformer" => plugin.value_add = Some(args(object)?),
         other => return Err(format!("the built-in plugin {other} is not supported by kubeupd's kustomize")),
     }
     Ok(plugin)

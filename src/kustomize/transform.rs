@@ -340,7 +340,7 @@ fn replacing_missing_keys_as_adds(document: &Value, operations: &::json_patch::P
 
 /// A patch's `target`, compiled: group, version, kind, name and namespace are anchored regular
 /// expressions in kustomize (an empty one matches anything).
-struct Target<'a> {
+pub struct Target<'a> {
     selector: &'a Selector,
     group: Option<Regex>,
     version: Option<Regex>,
@@ -350,7 +350,7 @@ struct Target<'a> {
 }
 
 impl<'a> Target<'a> {
-    fn compile(selector: &'a Selector) -> Result<Self, String> {
+    pub fn compile(selector: &'a Selector) -> Result<Self, String> {
         let field = |text: &str| (!text.is_empty()).then(|| pattern::anchored(text)).transpose();
         Ok(Target {
             selector,
@@ -363,7 +363,7 @@ impl<'a> Target<'a> {
     }
 
     /// Whether it selects `resource`, by its name and namespace now or by the first it had.
-    fn selects(&self, resource: &Resource) -> bool {
+    pub fn selects(&self, resource: &Resource) -> bool {
         let matches = |regex: &Option<Regex>, text: &str| regex.as_ref().is_none_or(|regex| regex.is_match(text));
         let (group, version) = group_version(&resource.object);
         let kind = resource.kind();
@@ -508,20 +508,10 @@ fn set_namespace(resources: &mut [Resource], namespace: &str, specs: &[FieldSpec
         let resource = &mut resources[index];
         // kustomize remembers every resource's id here, cluster-scoped ones too.
         resource.store_previous_id();
-        if !is_cluster_scoped(resource.kind()) {
-            resource.object["metadata"]["namespace"] = Value::String(namespace.to_string());
-        }
         let object = &mut resource.object;
+        set_object_namespace(object, namespace);
         for spec in specs {
             spec.apply(object, &mut |value| *value = Value::String(namespace.to_string()));
-        }
-        // Subjects of (cluster) role bindings named `default` move too (kustomize's default mode).
-        if matches!(object["kind"].as_str(), Some("RoleBinding" | "ClusterRoleBinding"))
-            && let Some(subjects) = object["subjects"].as_array_mut()
-        {
-            for subject in subjects.iter_mut().filter(|subject| subject["name"] == "default") {
-                subject["namespace"] = Value::String(namespace.to_string());
-            }
         }
         let same_id: Vec<String> = resources
             .iter()
@@ -533,6 +523,22 @@ fn set_namespace(resources: &mut [Resource], namespace: &str, specs: &[FieldSpec
         }
     }
     Ok(())
+}
+
+/// kustomize's namespace filter on one object, without field specs: its own namespace unless it
+/// is cluster-scoped, and the subjects of (cluster) role bindings named `default` (kustomize's
+/// default mode).
+pub fn set_object_namespace(object: &mut Value, namespace: &str) {
+    if !is_cluster_scoped(object["kind"].as_str().unwrap_or_default()) {
+        object["metadata"]["namespace"] = Value::String(namespace.to_string());
+    }
+    if matches!(object["kind"].as_str(), Some("RoleBinding" | "ClusterRoleBinding"))
+        && let Some(subjects) = object["subjects"].as_array_mut()
+    {
+        for subject in subjects.iter_mut().filter(|subject| subject["name"] == "default") {
+            subject["namespace"] = Value::String(namespace.to_string());
+        }
+    }
 }
 
 /// Whether two resources have one id: group, version, kind, name and namespace (unset being
