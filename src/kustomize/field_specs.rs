@@ -22,6 +22,9 @@ pub struct FieldSpec {
     /// The path's segments (`a/b\/c` is `a`, `b/c`); `[]` marks are dropped, since every list on
     /// the way is walked anyway.
     pub path: Vec<String>,
+    /// Which segments were marked `[]`: lists, which are never created (kustomize cannot make
+    /// the element the rest of the path would go in).
+    pub lists: Vec<bool>,
     /// Whether missing fields on the way are created.
     pub create: bool,
 }
@@ -43,17 +46,13 @@ struct RawFieldSpec {
 
 impl From<RawFieldSpec> for FieldSpec {
     fn from(raw: RawFieldSpec) -> Self {
-        FieldSpec {
-            group: raw.group,
-            version: raw.version,
-            kind: raw.kind,
-            path: split_path(&raw.path),
-            create: raw.create,
-        }
+        let (path, lists) = split_path(&raw.path);
+        FieldSpec { group: raw.group, version: raw.version, kind: raw.kind, path, lists, create: raw.create }
     }
 }
 
-fn split_path(path: &str) -> Vec<String> {
+/// A path's segments, and which were marked as lists.
+fn split_path(path: &str) -> (Vec<String>, Vec<bool>) {
     let mut segments = vec![String::new()];
     let mut chars = path.chars().peekable();
     while let Some(c) = chars.next() {
@@ -65,7 +64,8 @@ fn split_path(path: &str) -> Vec<String> {
             c => segments.last_mut().expect("never empty").push(c),
         }
     }
-    segments.into_iter().map(|segment| segment.trim_end_matches("[]").to_string()).collect()
+    let lists = segments.iter().map(|segment| segment.ends_with("[]")).collect();
+    (segments.into_iter().map(|segment| segment.trim_end_matches("[]").to_string()).collect(), lists)
 }
 
 /// Whether a table entry's group, version and kind (empty: any) select `object`.
@@ -110,7 +110,7 @@ impl FieldSpec {
     /// [`FieldSpec::apply`], telling `change` where each field is (a JSON pointer).
     pub fn apply_at(&self, object: &mut Value, change: &mut dyn FnMut(&str, &mut Value)) {
         if self.selects(object) {
-            walk(object, &self.path, self.create, &mut String::new(), change);
+            walk(object, &self.path, &self.lists, self.create, &mut String::new(), change);
         }
     }
 }
@@ -123,6 +123,7 @@ pub fn pointer_segment(key: &str) -> String {
 fn walk(
     node: &mut Value,
     path: &[String],
+    lists: &[bool],
     create: bool,
     pointer: &mut String,
     change: &mut dyn FnMut(&str, &mut Value),
@@ -131,7 +132,7 @@ fn walk(
     if let Value::Array(items) = node {
         for (index, item) in items.iter_mut().enumerate() {
             pointer.push_str(&format!("/{index}"));
-            walk(item, path, create, pointer, change);
+            walk(item, path, lists, create, pointer, change);
             pointer.truncate(length);
         }
         return;
@@ -140,6 +141,7 @@ fn walk(
         change(pointer, node);
         return;
     };
+    let (is_list, rest_lists) = lists.split_first().map_or((false, lists), |(is_list, rest)| (*is_list, rest));
     if node.is_null() && create {
         *node = Value::Object(Map::new());
     }
@@ -147,10 +149,10 @@ fn walk(
     pointer.push('/');
     pointer.push_str(&pointer_segment(first));
     match map.get_mut(first) {
-        Some(child) => walk(child, rest, create, pointer, change),
-        None if create => {
+        Some(child) => walk(child, rest, rest_lists, create, pointer, change),
+        None if create && !is_list => {
             let child = map.entry(first.clone()).or_insert(Value::Null);
-            walk(child, rest, create, pointer, change);
+            walk(child, rest, rest_lists, create, pointer, change);
         }
         None => {}
     }
@@ -199,7 +201,8 @@ pub struct Conflict;
 impl FieldSpec {
     /// The spec for `path` in every kind.
     pub fn any_kind(path: &str, create: bool) -> Self {
-        FieldSpec { group: String::new(), version: String::new(), kind: String::new(), path: split_path(path), create }
+        let (path, lists) = split_path(path);
+        FieldSpec { group: String::new(), version: String::new(), kind: String::new(), path, lists, create }
     }
 
     /// Whether kustomize takes `other` for this spec when merging: the same path, and every part
