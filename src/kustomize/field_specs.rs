@@ -346,18 +346,20 @@ mod tests {
     #[test]
     fn specs_walk_lists_and_create_only_when_told() {
         let spec = FieldSpec {
-            group: String::new(),
-            version: String::new(),
             kind: "Deployment".into(),
-            path: split_path("spec/template/spec/containers[]/image"),
-            create: false,
+            ..FieldSpec::any_kind("spec/template/spec/containers[]/image", false)
         };
         let mut object = json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"template": {"spec": {"containers": [{"image": "a"}, {"name": "b"}]}}}});
         let mut seen = Vec::new();
         spec.apply(&mut object, &mut |value| seen.push(value.clone()));
         assert_eq!(seen, [json!("a")]);
-        let creating = FieldSpec { create: true, path: split_path("spec/selector/matchLabels"), ..spec };
+        let creating =
+            FieldSpec { kind: "Deployment".into(), ..FieldSpec::any_kind("spec/selector/matchLabels", true) };
         creating.apply(&mut object, &mut |value| *value = json!({"app": "web"}));
         assert_eq!(object["spec"]["selector"], json!({"matchLabels": {"app": "web"}}));
+        // A list is never created, even by a spec that creates.
+        let in_lists = FieldSpec::any_kind("spec/volumeClaimTemplates[]/metadata/labels", true);
+        in_lists.apply(&mut object, &mut |value| *value = json!({"app": "web"}));
+        assert!(object["spec"].get("volumeClaimTemplates").is_none());
     }
 }
