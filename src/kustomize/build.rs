@@ -15,7 +15,7 @@ use super::loader::{Entry, Loader, normalize};
 use super::origin::{self, Origin};
 use super::plugins::{self, Role};
 use super::replace::{replacements, vars};
-use super::{Built, Error, Failure, Options, crds, helm, names, order, remote, transform, value_add};
+use super::{Built, Error, Failure, Options, crds, empty_nulls, helm, names, order, remote, transform, value_add};
 use crate::manifest::{self, Dialect};
 use crate::schema::OpenApiSchema;
 
@@ -33,6 +33,9 @@ pub struct Resource {
     pub needs_hash: bool,
     /// The `vars` whose `objref` named it where they were declared; their values come from it.
     pub var_names: Vec<String>,
+    /// The fields its file wrote with no value (JSON pointers): a strategic merge patch drops
+    /// those it leaves `null` (see [`empty_nulls`]).
+    pub empty_nulls: Vec<String>,
 }
 
 /// A name and namespace a resource had.
@@ -44,7 +47,14 @@ pub struct PreviousId {
 
 impl Resource {
     pub fn new(object: Value) -> Self {
-        Resource { object, previous_ids: Vec::new(), linked: Vec::new(), needs_hash: false, var_names: Vec::new() }
+        Resource {
+            object,
+            previous_ids: Vec::new(),
+            linked: Vec::new(),
+            needs_hash: false,
+            var_names: Vec::new(),
+            empty_nulls: Vec::new(),
+        }
     }
 
     pub fn kind(&self) -> &str {
@@ -242,7 +252,13 @@ fn build_root(builder: &mut Builder, root: &Path) -> Result<Vec<Value>, Error> {
     resources.retain(|resource| !is_local_config(&resource.object));
     order::sort(&mut resources, kustomization.sort_options.as_ref()).map_err(Error)?;
     let asked = |option: &str| kustomization.build_metadata.iter().any(|asked| asked == option);
-    let mut objects: Vec<Value> = resources.into_iter().map(|resource| resource.object).collect();
+    let mut objects: Vec<Value> = resources
+        .into_iter()
+        .map(|mut resource| {
+            empty_nulls::empty_annotations_as_text(&mut resource.object, &resource.empty_nulls);
+            resource.object
+        })
+        .collect();
     for object in &mut objects {
         if asked("managedByLabel") {
             object["metadata"]["labels"][origin::MANAGED_BY] = Value::String(origin::MANAGED_BY_VALUE.into());
@@ -598,18 +614,18 @@ impl Builder<'_> {
     ) -> Result<(), Error> {
         let (path, remote) = self.locate(dir, place, entry, &format!("accumulating resources from '{entry}'"))?;
         let accumulating = |message: String| place.error(format!("accumulating resources from '{entry}': {message}"));
-        let (found, found_vars) = match self.loader.entry(&path) {
-            Some(Entry::Dir) => {
-                let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
-                let below = self.target(&path, Accumulated::default(), false, origin)?.0;
-                accumulated.config.merge(&below.config).map_err(|message| {
-                    place.error(format!("recursed merging from path '{}': {message}", path.display()))
-                })?;
-                (below.resources, Some(below.vars))
-            }
-            Some(Entry::File) => {
-                let text =
-                    match remote {
+        let (found, found_vars) =
+            match self.loader.entry(&path) {
+                Some(Entry::Dir) => {
+                    let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
+                    let below = self.target(&path, Accumulated::default(), false, origin)?.0;
+                    accumulated.config.merge(&below.config).map_err(|message| {
+                        place.error(format!("recursed merging from path '{}': {message}", path.display()))
+                    })?;
+                    (below.resources, Some(below.vars))
+                }
+                Some(Entry::File) => {
+                    let text = match remote {
                         // A file of a fetched repository: the repository is its own root.
                         Some(_) => self.loader.read(&path).map_err(|err| err.to_string()).and_then(|bytes| {
                             String::from_utf8(bytes).map_err(|_| format!("'{entry}' is not UTF-8 text"))
@@ -617,23 +633,29 @@ impl Builder<'_> {
                         None => self.read_text(dir, place, entry),
                     }
                     .map_err(|message| place.error(format!("accumulating resources from '{entry}': {message}")))?;
-                let objects = manifest::parse_as(&text, &path.display().to_string(), Dialect::Kustomize)
-                    .map_err(|err| Error(err.to_string()))?;
-                let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
-                let mut found: Vec<Resource> = objects.into_iter().map(|object| Resource::new(object.object)).collect();
-                for resource in found.iter_mut() {
-                    if let Some(origin) = &origin {
-                        origin::set_origin(resource, origin);
+                    let text = empty_nulls::mark(&text);
+                    let objects = manifest::parse_as(&text, &path.display().to_string(), Dialect::Kustomize)
+                        .map_err(|err| Error(err.to_string()))?;
+                    let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
+                    let mut found: Vec<Resource> = objects
+                        .into_iter()
+                        .map(|mut object| {
+                            let places = empty_nulls::take(&mut object.object);
+                            Resource { empty_nulls: places, ..Resource::new(object.object) }
+                        })
+                        .collect();
+                    for resource in found.iter_mut() {
+                        if let Some(origin) = &origin {
+                            origin::set_origin(resource, origin);
+                        }
                     }
+                    (found, None)
                 }
-                (found, None)
-            }
-            None => {
-                return Err(
-                    place.error(format!("accumulating resources from '{entry}': '{}' does not exist", path.display()))
-                );
-            }
-        };
+                None => {
+                    return Err(place
+                        .error(format!("accumulating resources from '{entry}': '{}' does not exist", path.display())));
+                }
+            };
         for resource in found {
             add(&mut accumulated.resources, resource).map_err(accumulating)?;
         }

@@ -14,6 +14,7 @@
 
 mod build;
 mod crds;
+mod empty_nulls;
 mod field_specs;
 mod generate;
 mod helm;

@@ -12,7 +12,7 @@ use super::build::{Resource, id_text};
 use super::field_specs::{Config, FieldSpec, group_version, merge_specs, pointer_segment};
 use super::kustomization::{Image, Kustomization, Label, PatchEntry, Selector};
 use super::replace::Id;
-use super::{order, pattern};
+use super::{empty_nulls, order, pattern};
 use crate::gocompat::json::to_compact;
 use crate::manifest::{self, Dialect, LabelSelector};
 use crate::merge::strategic::{self, ListOrder};
@@ -192,9 +192,8 @@ fn patch(
                     }
                     strategic_in_place(resource, &patch, schema)?;
                 }
-                if deletes(&patch) {
-                    resources.retain(|resource| !target.selects(resource));
-                }
+                // A resource the patch deleted (emptied) is gone, as kustomize drops empty ones.
+                resources.retain(|resource| resource.object.as_object().is_some_and(|object| !object.is_empty()));
             }
             None => strategic_by_id(resources, &patch, schema)?,
         }
@@ -270,8 +269,10 @@ fn strategic_in_place(
 ) -> Result<(), String> {
     resource.change_in_place(|object, _| {
         *object = strategic(object.clone(), patch, schema)?;
-        Ok(())
-    })
+        Ok::<_, String>(())
+    })?;
+    empty_nulls::drop_remaining(&mut resource.object, &std::mem::take(&mut resource.empty_nulls));
+    Ok(())
 }
 
 /// `patch` applied to `object` as a strategic merge patch, with the kind's patch metadata and
