@@ -192,7 +192,11 @@ fn patch(
                     }
                     strategic_in_place(resource, &patch, schema)?;
                 }
-                // A resource the patch deleted (emptied) is gone, as kustomize drops empty ones.
+                // A resource the patch deleted is gone: selected still, or emptied (kustomize drops
+                // empty resources).
+                if deletes(&patch) {
+                    resources.retain(|resource| !target.selects(resource));
+                }
                 resources.retain(|resource| resource.object.as_object().is_some_and(|object| !object.is_empty()));
             }
             None => strategic_by_id(resources, &patch, schema)?,
