@@ -210,13 +210,14 @@ impl<'de> de::Deserializer<'de> for GoValue {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        let map = match self.value {
-            Value::Null => Map::new(),
-            Value::Object(map) => map,
-            _ => return self.deserialize_any(visitor),
-        };
-        let entries = map.into_iter().map(|(key, value)| (Key::Unknown(key), value)).collect::<Vec<_>>();
-        visitor.visit_map(Entries { entries: entries.into_iter(), value: None, rules: self.rules, refuse: false })
+        let rules = self.rules;
+        match as_map(self.value) {
+            Ok(map) => {
+                let entries = map.into_iter().map(|(key, value)| (Key::Unknown(key), value)).collect::<Vec<_>>();
+                visitor.visit_map(Entries { entries: entries.into_iter(), value: None, rules, refuse: false })
+            }
+            Err(value) => GoValue { value, rules }.deserialize_any(visitor),
+        }
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
@@ -225,13 +226,14 @@ impl<'de> de::Deserializer<'de> for GoValue {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        let map = match self.value {
-            Value::Null => Map::new(),
-            Value::Object(map) => map,
-            _ => return self.deserialize_any(visitor),
-        };
-        let entries = GoValue::struct_entries(map, fields, self.rules);
-        visitor.visit_map(Entries { entries: entries.into_iter(), value: None, rules: self.rules, refuse: true })
+        let rules = self.rules;
+        match as_map(self.value) {
+            Ok(map) => {
+                let entries = GoValue::struct_entries(map, fields, rules);
+                visitor.visit_map(Entries { entries: entries.into_iter(), value: None, rules, refuse: true })
+            }
+            Err(value) => GoValue { value, rules }.deserialize_any(visitor),
+        }
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -249,6 +251,15 @@ impl<'de> de::Deserializer<'de> for GoValue {
     forward_to_deserialize_any! {
         i128 u128 char bytes byte_buf unit unit_struct
         newtype_struct tuple tuple_struct identifier ignored_any
+    }
+}
+
+/// The entries of an object, or none for `null` (Go's zero value); any other value as it is.
+fn as_map(value: Value) -> Result<Map<String, Value>, Value> {
+    match value {
+        Value::Null => Ok(Map::new()),
+        Value::Object(map) => Ok(map),
+        other => Err(other),
     }
 }
 
