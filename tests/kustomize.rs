@@ -89,7 +89,7 @@ fn builds_match_kubectl_kustomize_byte_for_byte() {
             compared += 1;
         }
     }
-    assert!(compared >= 60, "only {compared} kustomizations compared");
+    assert!(compared >= 170, "only {compared} kustomizations compared");
 }
 
 #[test]
@@ -143,6 +143,7 @@ fn bad_kustomizations_fail_as_in_kubectl() {
         ("replacements-two-sources", "multiple matches for selector ConfigMap.[noVer].[noGrp]/[noName].[noNs]"),
         ("replacements-missing-target", "unable to find field \"spec.containers.0.env.0.value\" in replacement target"),
         ("replacements-path-and-inline", "cannot specify both path and inline replacement"),
+        ("replacements-value-and-source", "value and resource selectors are mutually exclusive"),
         ("replacements-index-out-of-bounds", "options.index 1 is out of bounds for value fast"),
         (
             "patch-target-bad-regex",

@@ -15,10 +15,12 @@ const DEFAULT_FIELD_PATH: &str = "metadata.name";
 
 /// An entry of `replacements`: a file holding one replacement or a list, or one inline.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
 pub struct Entry {
     pub path: String,
     pub source: Option<Source>,
+    /// A value given as it is, instead of a source.
+    pub source_value: Option<String>,
     pub targets: Option<Vec<Target>>,
 }
 
@@ -102,9 +104,10 @@ impl Selector {
 
 /// A replacement, inline or read from a file.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 struct Replacement {
     source: Option<Source>,
+    source_value: Option<String>,
     targets: Option<Vec<Target>>,
 }
 
@@ -116,10 +119,17 @@ pub fn run(entries: &[Entry], resources: &mut [Resource], read: &mut Read) -> Re
             // kustomize hands inline replacements to its transformer through YAML that leaves
             // an empty `targets` out: it counts as missing.
             let targets = entry.targets.clone().filter(|targets| !targets.is_empty());
-            replacements.push(Replacement { source: entry.source.clone(), targets });
+            replacements.push(Replacement {
+                source: entry.source.clone(),
+                source_value: entry.source_value.clone(),
+                targets,
+            });
             continue;
         }
-        if entry.source.is_some() || entry.targets.as_ref().is_some_and(|targets| !targets.is_empty()) {
+        if entry.source.is_some()
+            || entry.source_value.is_some()
+            || entry.targets.as_ref().is_some_and(|targets| !targets.is_empty())
+        {
             return Err("cannot specify both path and inline replacement".into());
         }
         replacements.extend(from_file(&read(&entry.path)?, &entry.path)?);
@@ -158,10 +168,15 @@ fn from_file(text: &str, path: &str) -> Result<Vec<Replacement>, String> {
 }
 
 fn apply(replacement: &Replacement, resources: &mut [Resource]) -> Result<(), String> {
-    let (Some(source), Some(targets)) = (&replacement.source, &replacement.targets) else {
+    let Some(targets) = replacement.targets.as_ref() else {
         return Err("replacements must specify a source and at least one target".into());
     };
-    let value = source_value(source, resources)?;
+    let value = match (&replacement.source, &replacement.source_value) {
+        (None, None) => return Err("replacements must specify a source and at least one target".into()),
+        (Some(_), Some(_)) => return Err("value and resource selectors are mutually exclusive".into()),
+        (None, Some(value)) => Value::String(value.clone()),
+        (Some(source), None) => source_value(source, resources)?,
+    };
     for target in targets {
         let select = target.select.as_ref().ok_or("target must specify resources to select")?;
         for resource in resources.iter_mut() {
