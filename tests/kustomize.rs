@@ -305,6 +305,7 @@ fn configuration_errors_are_kustomizes_to_the_word() {
     let cases = [
         ("helm-charts", &["kustomize"][..]),
         ("helm-charts", no_helm),
+        ("helm-charts-namespace", &["kustomize"][..]),
         ("helm-chart-inflation-generator", &["kustomize"][..]),
         ("helm-chart-inflation-generator", no_helm),
         ("json6902-target-without-name", &["kustomize"][..]),

@@ -57,6 +57,8 @@ pub struct HelmChart {
     pub skip_tests: bool,
     #[serde(skip_serializing_if = "is_false")]
     pub debug: bool,
+    #[serde(skip_serializing_if = "is_false")]
+    pub devel: bool,
 }
 
 fn is_false(value: &bool) -> bool {
@@ -114,6 +116,10 @@ fn charts(kustomization: &Kustomization) -> (Vec<HelmChart>, HelmGlobals) {
         if !old.chart_home.is_empty() {
             converted.chart_home = old.chart_home.clone();
         }
+    }
+    // A chart without a namespace takes the kustomization's (kustomize v5.8.1).
+    for chart in charts.iter_mut().filter(|chart| chart.namespace.is_empty()) {
+        chart.namespace = kustomization.namespace.clone().unwrap_or_default();
     }
     let globals = kustomization.helm_globals.clone().unwrap_or(converted);
     (charts, globals)
