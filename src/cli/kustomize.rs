@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 
 use super::{Result, write_stdout};
 use crate::kustomize::{Helm, LoadRestrictor};
-use crate::{output, resource};
+use crate::{gocompat, output, resource};
 
 /// Options of `kubeupd kustomize`.
 #[derive(Debug, Args)]
@@ -56,6 +56,9 @@ pub fn run(args: &KustomizeArgs) -> Result {
         Err(other) => return Err(other.into()),
     };
     print_warnings(&built.warnings);
+    for line in &built.logs {
+        eprintln!("{}", gocompat::klog::info_line(line, std::time::SystemTime::now(), std::process::id()));
+    }
     let text: Vec<String> = built.objects.iter().map(|object| output::to_yaml(&object.object)).collect();
     write_stdout(&text.join("---\n"))?;
     Ok(())

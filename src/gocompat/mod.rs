@@ -1,6 +1,7 @@
 //! What must match Go byte for byte, shared by the printers, the last-applied annotation and the
 //! merge engine: Go's JSON encoding (escapes, compact and indented forms, float format), Go's `%v`
-//! text of decoded JSON values, go-yaml's key order and the tab writer kubectl's watch prints through.
+//! text of decoded JSON values, go-yaml's key order, the tab writer kubectl's watch prints
+//! through, and how Go reads YAML into a struct (kustomize's files).
 //!
 //! kubectl is written in Go, and users compare its output, its annotations and its patches with
 //! ours; this module is the one place that knows how Go writes values. It uses nothing else of the
@@ -8,10 +9,12 @@
 
 pub mod fmt;
 pub mod json;
+pub mod klog;
 pub mod order;
 pub mod tabwriter;
 pub mod time;
 pub mod tls;
+pub mod unmarshal;
 
 use serde::Deserialize as _;
 

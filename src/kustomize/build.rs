@@ -15,7 +15,7 @@ use super::loader::{Entry, Loader, normalize};
 use super::origin::{self, Origin};
 use super::plugins::{self, Role};
 use super::replace::{replacements, vars};
-use super::{Built, Error, Failure, Options, crds, helm, names, order, remote, transform};
+use super::{Built, Error, Failure, Options, crds, empty_nulls, helm, names, order, remote, transform, value_add};
 use crate::manifest::{self, Dialect};
 use crate::schema::OpenApiSchema;
 
@@ -33,6 +33,9 @@ pub struct Resource {
     pub needs_hash: bool,
     /// The `vars` whose `objref` named it where they were declared; their values come from it.
     pub var_names: Vec<String>,
+    /// The fields its file wrote with no value (JSON pointers): a strategic merge patch drops
+    /// those it leaves `null` (see [`empty_nulls`]).
+    pub empty_nulls: Vec<String>,
 }
 
 /// A name and namespace a resource had.
@@ -44,7 +47,14 @@ pub struct PreviousId {
 
 impl Resource {
     pub fn new(object: Value) -> Self {
-        Resource { object, previous_ids: Vec::new(), linked: Vec::new(), needs_hash: false, var_names: Vec::new() }
+        Resource {
+            object,
+            previous_ids: Vec::new(),
+            linked: Vec::new(),
+            needs_hash: false,
+            var_names: Vec::new(),
+            empty_nulls: Vec::new(),
+        }
     }
 
     pub fn kind(&self) -> &str {
@@ -210,9 +220,16 @@ const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml
 pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Built, Failure> {
     let root = normalize(dir);
     let root = if root.as_os_str().is_empty() { PathBuf::from(".") } else { root };
-    let mut builder = Builder { loader, options, stack: Vec::new(), warnings: Vec::new(), schema: PatchSchema::Unset };
+    let mut builder = Builder {
+        loader,
+        options,
+        stack: Vec::new(),
+        warnings: Vec::new(),
+        logs: Vec::new(),
+        schema: PatchSchema::Unset,
+    };
     match build_root(&mut builder, &root) {
-        Ok(objects) => Ok(Built { objects, warnings: builder.warnings }),
+        Ok(objects) => Ok(Built { objects, warnings: builder.warnings, logs: builder.logs }),
         Err(error) => Err(Failure { error, warnings: builder.warnings }),
     }
 }
@@ -230,12 +247,18 @@ fn build_root(builder: &mut Builder, root: &Path) -> Result<Vec<Value>, Error> {
             Place { file: &file }.error(message)
         })?;
     if !unused.is_empty() {
-        builder.warnings.push(format!("well-defined vars that were never replaced: {}", unused.join(",")));
+        builder.logs.push(format!("well-defined vars that were never replaced: {}", unused.join(",")));
     }
     resources.retain(|resource| !is_local_config(&resource.object));
     order::sort(&mut resources, kustomization.sort_options.as_ref()).map_err(Error)?;
     let asked = |option: &str| kustomization.build_metadata.iter().any(|asked| asked == option);
-    let mut objects: Vec<Value> = resources.into_iter().map(|resource| resource.object).collect();
+    let mut objects: Vec<Value> = resources
+        .into_iter()
+        .map(|mut resource| {
+            empty_nulls::empty_annotations_as_text(&mut resource.object, &resource.empty_nulls);
+            resource.object
+        })
+        .collect();
     for object in &mut objects {
         if asked("managedByLabel") {
             object["metadata"]["labels"][origin::MANAGED_BY] = Value::String(origin::MANAGED_BY_VALUE.into());
@@ -261,6 +284,7 @@ struct Builder<'a> {
     /// The directories being built, outermost first, to find cycles.
     stack: Vec<PathBuf>,
     warnings: Vec<String>,
+    logs: Vec<String>,
     schema: PatchSchema,
 }
 
@@ -421,6 +445,11 @@ impl Builder<'_> {
                 .map_err(|message| place.error(message))?;
             replacements::run(&plugin.kustomization.replacements, resources, &mut read)
                 .map_err(|message| place.error(message))?;
+            if let Some(value_add) = &plugin.value_add {
+                let directory_name = dir.file_name().unwrap_or_default().to_string_lossy();
+                value_add::run(value_add, &directory_name, resources, &mut read)
+                    .map_err(|message| place.error(message))?;
+            }
             if let Some(plugin_origin) = plugin_origin {
                 origin::record_transformer(resources, &plugin_origin);
             }
@@ -512,12 +541,14 @@ impl Builder<'_> {
         let place = Place { file };
         let bytes = self.loader.read(file).map_err(|err| place.error(err))?;
         let text = String::from_utf8(bytes).map_err(|_| place.error("not UTF-8 text"))?;
-        let documents = manifest::parse_documents(&text, &file.display().to_string(), Dialect::Kustomize)
+        // kustomize reads its own file with sigs.k8s.io/yaml's go-yaml v2, as kubectl reads `-f`
+        // (YAML 1.1: `y` and `on` are booleans), not with kyaml's v3 as it reads resources.
+        let documents = manifest::parse_documents(&text, &file.display().to_string(), Dialect::Kubectl)
             .map_err(|err| Error(err.to_string()))?;
+        // The first document go-yaml reads: a leading `---` starts it rather than ending an empty one.
         let document = documents
             .into_iter()
-            .next()
-            .filter(|document| !document.is_null())
+            .find(|document| !document.is_null())
             .unwrap_or_else(|| Value::Object(Default::default()));
         kustomization::parse(document).map_err(|message| place.error(format!("invalid Kustomization: {message}")))
     }
@@ -559,12 +590,17 @@ impl Builder<'_> {
     }
 
     /// Reads a file a kustomization in `dir` names, within the load restrictor's bounds.
-    fn read_text(&self, dir: &Path, place: &Place, entry: &str) -> Result<String, String> {
+    fn read_bytes(&self, dir: &Path, place: &Place, entry: &str) -> Result<Vec<u8>, String> {
         let path = self.local_path(dir, place, entry).map_err(|err| err.0)?;
         if !self.options.load_restrictor.allows(dir, &path) {
             return Err(format!("security; file '{}' is not in or below '{}'", path.display(), dir.display()));
         }
-        let bytes = self.loader.read(&path).map_err(|err| format!("cannot read '{entry}': {err}"))?;
+        self.loader.read(&path).map_err(|err| format!("cannot read '{entry}': {err}"))
+    }
+
+    /// [`Builder::read_bytes`], as text.
+    fn read_text(&self, dir: &Path, place: &Place, entry: &str) -> Result<String, String> {
+        let bytes = self.read_bytes(dir, place, entry)?;
         String::from_utf8(bytes).map_err(|_| format!("'{entry}' is not UTF-8 text"))
     }
 
@@ -578,18 +614,18 @@ impl Builder<'_> {
     ) -> Result<(), Error> {
         let (path, remote) = self.locate(dir, place, entry, &format!("accumulating resources from '{entry}'"))?;
         let accumulating = |message: String| place.error(format!("accumulating resources from '{entry}': {message}"));
-        let (found, found_vars) = match self.loader.entry(&path) {
-            Some(Entry::Dir) => {
-                let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
-                let below = self.target(&path, Accumulated::default(), false, origin)?.0;
-                accumulated.config.merge(&below.config).map_err(|message| {
-                    place.error(format!("recursed merging from path '{}': {message}", path.display()))
-                })?;
-                (below.resources, Some(below.vars))
-            }
-            Some(Entry::File) => {
-                let text =
-                    match remote {
+        let (found, found_vars) =
+            match self.loader.entry(&path) {
+                Some(Entry::Dir) => {
+                    let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
+                    let below = self.target(&path, Accumulated::default(), false, origin)?.0;
+                    accumulated.config.merge(&below.config).map_err(|message| {
+                        place.error(format!("recursed merging from path '{}': {message}", path.display()))
+                    })?;
+                    (below.resources, Some(below.vars))
+                }
+                Some(Entry::File) => {
+                    let text = match remote {
                         // A file of a fetched repository: the repository is its own root.
                         Some(_) => self.loader.read(&path).map_err(|err| err.to_string()).and_then(|bytes| {
                             String::from_utf8(bytes).map_err(|_| format!("'{entry}' is not UTF-8 text"))
@@ -597,23 +633,29 @@ impl Builder<'_> {
                         None => self.read_text(dir, place, entry),
                     }
                     .map_err(|message| place.error(format!("accumulating resources from '{entry}': {message}")))?;
-                let objects = manifest::parse_as(&text, &path.display().to_string(), Dialect::Kustomize)
-                    .map_err(|err| Error(err.to_string()))?;
-                let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
-                let mut found: Vec<Resource> = objects.into_iter().map(|object| Resource::new(object.object)).collect();
-                for resource in found.iter_mut() {
-                    if let Some(origin) = &origin {
-                        origin::set_origin(resource, origin);
+                    let text = empty_nulls::mark(&text);
+                    let objects = manifest::parse_as(&text, &path.display().to_string(), Dialect::Kustomize)
+                        .map_err(|err| Error(err.to_string()))?;
+                    let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
+                    let mut found: Vec<Resource> = objects
+                        .into_iter()
+                        .map(|mut object| {
+                            let places = empty_nulls::take(&mut object.object);
+                            Resource { empty_nulls: places, ..Resource::new(object.object) }
+                        })
+                        .collect();
+                    for resource in found.iter_mut() {
+                        if let Some(origin) = &origin {
+                            origin::set_origin(resource, origin);
+                        }
                     }
+                    (found, None)
                 }
-                (found, None)
-            }
-            None => {
-                return Err(
-                    place.error(format!("accumulating resources from '{entry}': '{}' does not exist", path.display()))
-                );
-            }
-        };
+                None => {
+                    return Err(place
+                        .error(format!("accumulating resources from '{entry}': '{}' does not exist", path.display())));
+                }
+            };
         for resource in found {
             add(&mut accumulated.resources, resource).map_err(accumulating)?;
         }
@@ -639,7 +681,7 @@ impl Builder<'_> {
             .map(|generator| (GeneratedKind::ConfigMap, generator))
             .chain(kustomization.secret_generator.iter().map(|generator| (GeneratedKind::Secret, generator)));
         for (kind, generator) in generators {
-            let mut read = |path: &str| self.read_text(dir, place, path);
+            let mut read = |path: &str| self.read_bytes(dir, place, path);
             let pairs = generate::pairs(generator, &mut read, self.options.environment)
                 .map_err(|message| place.error(message))?;
             let options = generate::merge_options(kustomization.generator_options.as_ref(), generator.options.as_ref());
@@ -654,21 +696,30 @@ impl Builder<'_> {
                 origin::set_origin(&mut generated, &origin);
             }
             generated.needs_hash = !options.disable_name_suffix_hash.unwrap_or(false);
-            match behavior {
-                "create" => add(resources, generated).map_err(|message| place.error(message))?,
-                "merge" | "replace" => {
-                    let namespace = generator.namespace.as_deref().unwrap_or_default();
-                    let existing = resources
-                        .iter_mut()
-                        .find(|resource| {
-                            resource.kind() == generated.kind() && resource.had_id(&generator.name, namespace)
-                        })
-                        .ok_or_else(|| {
-                            place.error(format!("id {} does not exist; cannot merge or replace", generated.id()))
-                        })?;
+            // kustomize reads a behavior it does not know as unspecified, which creates.
+            let namespace = generator.namespace.as_deref().unwrap_or_default();
+            let existing = resources
+                .iter_mut()
+                .find(|resource| resource.kind() == generated.kind() && resource.had_id(&generator.name, namespace));
+            let go_id = || go_resource_id(generated.kind(), &generator.name, namespace);
+            match (behavior, existing) {
+                ("merge" | "replace", Some(existing)) => {
                     merge_generated(existing, generated, behavior == "replace", &options);
                 }
-                other => return Err(place.error(format!("unknown generator behavior '{other}'"))),
+                ("merge" | "replace", None) => {
+                    let message = format!("id {} does not exist; cannot merge or replace", go_id());
+                    return Err(place.error(format!("merging from generator: {message}")));
+                }
+                (_, Some(_)) => {
+                    let behavior =
+                        if generator.behavior.as_deref() == Some("create") { "create" } else { "unspecified" };
+                    let message = format!(
+                        "id {} exists; can not use behavior: '{behavior}', behavior must be merge or replace",
+                        go_id()
+                    );
+                    return Err(place.error(format!("merging from generator: {message}")));
+                }
+                (_, None) => add(resources, generated).map_err(|message| place.error(message))?,
             }
         }
         helm::inflate(kustomization, self.options.helm).map_err(|message| place.error(message))
@@ -719,6 +770,14 @@ fn add(resources: &mut Vec<Resource>, resource: Resource) -> Result<(), String> 
     }
     resources.push(resource);
     Ok(())
+}
+
+/// A generated object's id as kustomize's messages print it (Go's `%#v` of a `resid.ResId`).
+fn go_resource_id(kind: &str, name: &str, namespace: &str) -> String {
+    format!(
+        "resid.ResId{{Gvk:resid.Gvk{{Group:\"\", Version:\"v1\", Kind:{kind:?}, isClusterScoped:false}}, \
+         Name:{name:?}, Namespace:{namespace:?}}}"
+    )
 }
 
 /// An overlay's generator applied to the object a base generated: its data merged in (or put in
@@ -823,7 +882,7 @@ mod tests {
         assert_eq!(pod["spec"]["containers"][0]["args"][0], "o-svc");
         assert_eq!(built.objects.len(), 2, "the local-config ConfigMap is left out");
         let unused = "well-defined vars that were never replaced: IDLE";
-        assert_eq!(built.warnings.last().map(String::as_str), Some(unused));
+        assert_eq!(built.logs, [unused]);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! kustomize's transformer configuration: which fields get labels, annotations, names, namespaces,
 //! images and replicas, which fields refer to which kinds, and where `vars` are substituted. The
-//! built-in tables are data, in `builtin-fieldspecs.yaml` (from kustomize v5.5.0, noted there),
+//! built-in tables are data, in `builtin-fieldspecs.yaml` (from kustomize v5.8.1, noted there),
 //! loaded once; a kustomization's `configurations` files (and its `crds`) add to them, and each
 //! level hands what it merged up to the kustomizations that include it, as kustomize's accumulator
 //! does.
@@ -9,6 +9,8 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
+
+use crate::gocompat::unmarshal;
 
 /// A field that a transformer changes in the resources it selects.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -20,6 +22,9 @@ pub struct FieldSpec {
     /// The path's segments (`a/b\/c` is `a`, `b/c`); `[]` marks are dropped, since every list on
     /// the way is walked anyway.
     pub path: Vec<String>,
+    /// Which segments were marked `[]`: lists, which are never created (kustomize cannot make
+    /// the element the rest of the path would go in).
+    pub lists: Vec<bool>,
     /// Whether missing fields on the way are created.
     pub create: bool,
 }
@@ -41,17 +46,13 @@ struct RawFieldSpec {
 
 impl From<RawFieldSpec> for FieldSpec {
     fn from(raw: RawFieldSpec) -> Self {
-        FieldSpec {
-            group: raw.group,
-            version: raw.version,
-            kind: raw.kind,
-            path: split_path(&raw.path),
-            create: raw.create,
-        }
+        let (path, lists) = split_path(&raw.path);
+        FieldSpec { group: raw.group, version: raw.version, kind: raw.kind, path, lists, create: raw.create }
     }
 }
 
-fn split_path(path: &str) -> Vec<String> {
+/// A path's segments, and which were marked as lists.
+fn split_path(path: &str) -> (Vec<String>, Vec<bool>) {
     let mut segments = vec![String::new()];
     let mut chars = path.chars().peekable();
     while let Some(c) = chars.next() {
@@ -63,7 +64,8 @@ fn split_path(path: &str) -> Vec<String> {
             c => segments.last_mut().expect("never empty").push(c),
         }
     }
-    segments.into_iter().map(|segment| segment.trim_end_matches("[]").to_string()).collect()
+    let lists = segments.iter().map(|segment| segment.ends_with("[]")).collect();
+    (segments.into_iter().map(|segment| segment.trim_end_matches("[]").to_string()).collect(), lists)
 }
 
 /// Whether a table entry's group, version and kind (empty: any) select `object`.
@@ -86,6 +88,18 @@ impl FieldSpec {
         selects(&self.group, &self.version, &self.kind, object)
     }
 
+    /// The group, version and kind this spec selects.
+    pub fn gvk(&self) -> (&str, &str, &str) {
+        (&self.group, &self.version, &self.kind)
+    }
+
+    /// The group, version and kind this spec selects, as kustomize prints them
+    /// (`Deployment.[noVer].[noGrp]`).
+    pub fn gvk_text(&self) -> String {
+        let or = |text: &str, unset: &str| if text.is_empty() { unset.to_string() } else { text.to_string() };
+        format!("{}.{}.{}", or(&self.kind, "[noKind]"), or(&self.version, "[noVer]"), or(&self.group, "[noGrp]"))
+    }
+
     /// Calls `change` on the field at this spec's path in `object` (on each, where the path goes
     /// through lists), when the spec selects the object. A missing field is `null` when the spec
     /// creates fields, and skipped when it does not.
@@ -96,7 +110,7 @@ impl FieldSpec {
     /// [`FieldSpec::apply`], telling `change` where each field is (a JSON pointer).
     pub fn apply_at(&self, object: &mut Value, change: &mut dyn FnMut(&str, &mut Value)) {
         if self.selects(object) {
-            walk(object, &self.path, self.create, &mut String::new(), change);
+            walk(object, &self.path, &self.lists, self.create, &mut String::new(), change);
         }
     }
 }
@@ -109,6 +123,7 @@ pub fn pointer_segment(key: &str) -> String {
 fn walk(
     node: &mut Value,
     path: &[String],
+    lists: &[bool],
     create: bool,
     pointer: &mut String,
     change: &mut dyn FnMut(&str, &mut Value),
@@ -117,7 +132,7 @@ fn walk(
     if let Value::Array(items) = node {
         for (index, item) in items.iter_mut().enumerate() {
             pointer.push_str(&format!("/{index}"));
-            walk(item, path, create, pointer, change);
+            walk(item, path, lists, create, pointer, change);
             pointer.truncate(length);
         }
         return;
@@ -126,6 +141,7 @@ fn walk(
         change(pointer, node);
         return;
     };
+    let (is_list, rest_lists) = lists.split_first().map_or((false, lists), |(is_list, rest)| (*is_list, rest));
     if node.is_null() && create {
         *node = Value::Object(Map::new());
     }
@@ -133,10 +149,10 @@ fn walk(
     pointer.push('/');
     pointer.push_str(&pointer_segment(first));
     match map.get_mut(first) {
-        Some(child) => walk(child, rest, create, pointer, change),
-        None if create => {
+        Some(child) => walk(child, rest, rest_lists, create, pointer, change),
+        None if create && !is_list => {
             let child = map.entry(first.clone()).or_insert(Value::Null);
-            walk(child, rest, create, pointer, change);
+            walk(child, rest, rest_lists, create, pointer, change);
         }
         None => {}
     }
@@ -185,7 +201,8 @@ pub struct Conflict;
 impl FieldSpec {
     /// The spec for `path` in every kind.
     pub fn any_kind(path: &str, create: bool) -> Self {
-        FieldSpec { group: String::new(), version: String::new(), kind: String::new(), path: split_path(path), create }
+        let (path, lists) = split_path(path);
+        FieldSpec { group: String::new(), version: String::new(), kind: String::new(), path, lists, create }
     }
 
     /// Whether kustomize takes `other` for this spec when merging: the same path, and every part
@@ -213,15 +230,9 @@ pub fn merge_specs(specs: &mut Vec<FieldSpec>, incoming: &[FieldSpec]) -> Result
 impl Config {
     /// Parses a `configurations` file.
     pub fn parse(text: &str) -> Result<Config, String> {
-        serde_saphyr::from_str(text).map_err(|err| {
-            let message = err.to_string();
-            match message.split_once("unknown field `").and_then(|(_, rest)| rest.split_once('`')) {
-                Some((field, _)) => {
-                    format!("error unmarshaling JSON: while decoding JSON: json: unknown field {field:?}")
-                }
-                None => message,
-            }
-        })
+        let document: Value = serde_saphyr::from_str(text).map_err(|err| err.to_string())?;
+        unmarshal::from_value(document, unmarshal::STRICT_TARGET)
+            .map_err(|err| format!("error unmarshaling JSON: while decoding JSON: {err}"))
     }
 
     /// `other` merged into this configuration, in kustomize's words when two specs conflict.
@@ -335,18 +346,20 @@ mod tests {
     #[test]
     fn specs_walk_lists_and_create_only_when_told() {
         let spec = FieldSpec {
-            group: String::new(),
-            version: String::new(),
             kind: "Deployment".into(),
-            path: split_path("spec/template/spec/containers[]/image"),
-            create: false,
+            ..FieldSpec::any_kind("spec/template/spec/containers[]/image", false)
         };
         let mut object = json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"template": {"spec": {"containers": [{"image": "a"}, {"name": "b"}]}}}});
         let mut seen = Vec::new();
         spec.apply(&mut object, &mut |value| seen.push(value.clone()));
         assert_eq!(seen, [json!("a")]);
-        let creating = FieldSpec { create: true, path: split_path("spec/selector/matchLabels"), ..spec };
+        let creating =
+            FieldSpec { kind: "Deployment".into(), ..FieldSpec::any_kind("spec/selector/matchLabels", true) };
         creating.apply(&mut object, &mut |value| *value = json!({"app": "web"}));
         assert_eq!(object["spec"]["selector"], json!({"matchLabels": {"app": "web"}}));
+        // A list is never created, even by a spec that creates.
+        let in_lists = FieldSpec::any_kind("spec/volumeClaimTemplates[]/metadata/labels", true);
+        in_lists.apply(&mut object, &mut |value| *value = json!({"app": "web"}));
+        assert!(object["spec"].get("volumeClaimTemplates").is_none());
     }
 }

@@ -16,18 +16,22 @@ pub enum GeneratedKind {
     Secret,
 }
 
+/// A key and its value: text, or any bytes from a file.
+pub type Pair = (String, Vec<u8>);
+
 /// The key-value pairs of one generator, read from its sources. `read` loads a file named in the
-/// kustomization (relative to it) as text; `environment` looks up a variable (empty when unset).
+/// kustomization (relative to it); `environment` looks up a variable (empty when unset). A key
+/// given twice is an error, in kustomize's words (which say `configmap` for Secrets too).
 pub fn pairs(
     generator: &Generator,
-    read: &mut dyn FnMut(&str) -> Result<String, String>,
+    read: &mut dyn FnMut(&str) -> Result<Vec<u8>, String>,
     environment: &dyn Fn(&str) -> String,
-) -> Result<Vec<(String, String)>, String> {
-    let mut pairs = Vec::new();
+) -> Result<Vec<Pair>, String> {
+    let mut pairs: Vec<Pair> = Vec::new();
     for literal in &generator.literals {
         let (key, value) =
             literal.split_once('=').ok_or_else(|| format!("invalid literal source {literal}, expected key=value"))?;
-        pairs.push((key.to_string(), unquote(value).to_string()));
+        pairs.push((key.to_string(), unquote(value).as_bytes().to_vec()));
     }
     for source in &generator.files {
         let (key, path) = match source.split_once('=') {
@@ -37,7 +41,13 @@ pub fn pairs(
         pairs.push((key, read(path)?));
     }
     for path in generator.envs.iter().chain(&generator.env) {
-        pairs.extend(env_pairs(&read(path)?, environment));
+        let text = String::from_utf8(read(path)?).map_err(|_| format!("env file '{path}' is not UTF-8 text"))?;
+        pairs.extend(env_pairs(&text, environment).into_iter().map(|(key, value)| (key, value.into_bytes())));
+    }
+    for (at, (key, _)) in pairs.iter().enumerate() {
+        if pairs[..at].iter().any(|(earlier, _)| earlier == key) {
+            return Err(format!("configmap {} illegally repeats the key `{key}`", generator.name));
+        }
     }
     Ok(pairs)
 }
@@ -71,12 +81,7 @@ fn env_pairs(text: &str, environment: &dyn Fn(&str) -> String) -> Vec<(String, S
 
 /// The object a generator makes from `pairs`, with `options` (the kustomization's
 /// `generatorOptions` merged with the generator's own).
-pub fn object(
-    kind: GeneratedKind,
-    generator: &Generator,
-    pairs: &[(String, String)],
-    options: &GeneratorOptions,
-) -> Value {
+pub fn object(kind: GeneratedKind, generator: &Generator, pairs: &[Pair], options: &GeneratorOptions) -> Value {
     let mut metadata = Map::new();
     metadata.insert("name".into(), json!(generator.name));
     if let Some(namespace) = generator.namespace.as_ref().filter(|namespace| !namespace.is_empty()) {
@@ -88,16 +93,17 @@ pub fn object(
     if !options.annotations.is_empty() {
         metadata.insert("annotations".into(), json!(options.annotations));
     }
-    let data: BTreeMap<&str, String> = pairs
-        .iter()
-        .map(|(key, value)| {
-            let value = match kind {
-                GeneratedKind::ConfigMap => value.clone(),
-                GeneratedKind::Secret => base64::engine::general_purpose::STANDARD.encode(value),
-            };
-            (key.as_str(), value)
-        })
-        .collect();
+    // A Secret's values are base64; a ConfigMap's are text in `data`, or base64 in `binaryData`
+    // when they are not UTF-8.
+    let mut data: BTreeMap<&str, String> = BTreeMap::new();
+    let mut binary_data: BTreeMap<&str, String> = BTreeMap::new();
+    for (key, value) in pairs {
+        match (kind, std::str::from_utf8(value)) {
+            (GeneratedKind::ConfigMap, Ok(text)) => data.insert(key, text.to_string()),
+            (GeneratedKind::ConfigMap, Err(_)) => binary_data.insert(key, base64(value)),
+            (GeneratedKind::Secret, _) => data.insert(key, base64(value)),
+        };
+    }
     let mut object = match kind {
         GeneratedKind::ConfigMap => json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata}),
         GeneratedKind::Secret => json!({
@@ -105,13 +111,33 @@ pub fn object(
             "type": generator.secret_type.clone().unwrap_or_else(|| "Opaque".into()),
         }),
     };
-    if !data.is_empty() {
+    // kustomize always gives a Secret its `data`, and a ConfigMap only what it has.
+    if !data.is_empty() || kind == GeneratedKind::Secret {
         object["data"] = json!(data);
+    }
+    if !binary_data.is_empty() {
+        object["binaryData"] = json!(binary_data);
     }
     if options.immutable {
         object["immutable"] = json!(true);
     }
     object
+}
+
+/// `value` in base64 as kustomize writes it: in lines of 70 characters, each ended by a newline,
+/// when it needs more than one.
+fn base64(value: &[u8]) -> String {
+    const LINE: usize = 70;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(value);
+    if encoded.len() < LINE {
+        return encoded;
+    }
+    let mut lines = String::with_capacity(encoded.len() + encoded.len() / LINE + 1);
+    for line in encoded.as_bytes().chunks(LINE) {
+        lines.push_str(std::str::from_utf8(line).unwrap_or_default());
+        lines.push('\n');
+    }
+    lines
 }
 
 /// `base` overridden by `overlay`: labels and annotations merged, the flags taken from the
@@ -186,7 +212,7 @@ mod tests {
 
     #[test]
     fn config_map_hash_is_kustomizes() {
-        // `kubectl kustomize` (v5.5.0) names this ConfigMap cfg-7gdc49gk6d, whatever its prefix.
+        // `kubectl kustomize` (v5.8.1) names this ConfigMap cfg-7gdc49gk6d, whatever its prefix.
         let generator = generator(&["b=2", "a=1"]);
         let pairs = pairs(&generator, &mut |_| unreachable!(), &|_| unreachable!()).unwrap();
         let object = object(GeneratedKind::ConfigMap, &generator, &pairs, &GeneratorOptions::default());
@@ -199,8 +225,15 @@ mod tests {
         let generator = Generator { envs: vec!["e.env".into()], ..generator(&["k=\"v=1\""]) };
         let text = "# comment\n\nA=1\n B= two \nC";
         let pairs = pairs(&generator, &mut |_| Ok(text.into()), &|key| format!("${key}")).unwrap();
-        let expected =
-            [("k", "v=1"), ("A", "1"), ("B", " two "), ("C", "$C")].map(|(k, v)| (k.to_string(), v.to_string()));
+        let expected = [("k", "v=1"), ("A", "1"), ("B", " two "), ("C", "$C")]
+            .map(|(k, v)| (k.to_string(), v.as_bytes().to_vec()));
         assert_eq!(pairs, expected);
+    }
+
+    #[test]
+    fn a_key_given_twice_is_kustomizes_error() {
+        let generator = Generator { files: vec!["b".into()], ..generator(&["a=1", "b=2"]) };
+        let err = pairs(&generator, &mut |_| Ok(b"3".to_vec()), &|_| unreachable!()).unwrap_err();
+        assert_eq!(err, "configmap cfg illegally repeats the key `b`");
     }
 }

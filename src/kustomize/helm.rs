@@ -57,6 +57,8 @@ pub struct HelmChart {
     pub skip_tests: bool,
     #[serde(skip_serializing_if = "is_false")]
     pub debug: bool,
+    #[serde(skip_serializing_if = "is_false")]
+    pub devel: bool,
 }
 
 fn is_false(value: &bool) -> bool {
@@ -114,6 +116,10 @@ fn charts(kustomization: &Kustomization) -> (Vec<HelmChart>, HelmGlobals) {
         if !old.chart_home.is_empty() {
             converted.chart_home = old.chart_home.clone();
         }
+    }
+    // A chart without a namespace takes the kustomization's (kustomize v5.8.1).
+    for chart in charts.iter_mut().filter(|chart| chart.namespace.is_empty()) {
+        chart.namespace = kustomization.namespace.clone().unwrap_or_default();
     }
     let globals = kustomization.helm_globals.clone().unwrap_or(converted);
     (charts, globals)
@@ -184,7 +190,7 @@ pub fn inflate(kustomization: &Kustomization, helm: Option<&Helm>) -> Result<(),
     };
     let under = |name: &str| Path::new(&home).join(name).display().to_string();
     Err(format!(
-        "unable to run: '{command} version -c --short' with env=[HELM_CONFIG_HOME={} HELM_CACHE_HOME={} \
+        "unable to run: '{command} version --short' with env=[HELM_CONFIG_HOME={} HELM_CACHE_HOME={} \
          HELM_DATA_HOME={}] (is '{command}' installed?): {reason}",
         home.display(),
         under(".cache"),
@@ -220,7 +226,7 @@ mod tests {
         configure(&kustomization, Some(&helm), &mut |_| Ok(())).unwrap();
         assert_eq!(
             inflate(&kustomization, Some(&helm)).unwrap_err(),
-            "unable to run: 'helm version -c --short' with env=[HELM_CONFIG_HOME=/h HELM_CACHE_HOME=/h/.cache \
+            "unable to run: 'helm version --short' with env=[HELM_CONFIG_HOME=/h HELM_CACHE_HOME=/h/.cache \
              HELM_DATA_HOME=/h/.data] (is 'helm' installed?): exec: \"helm\": executable file not found in $PATH"
         );
         let installed = Helm { installed: true, ..helm };

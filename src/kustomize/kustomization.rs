@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::field_specs::FieldSpec;
 use super::helm::{HelmChart, HelmChartArgs, HelmGlobals};
 use super::replace::{replacements, vars::Var};
+use crate::gocompat::unmarshal;
 
 /// One `kustomization.yaml` (or a `Component`).
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -109,7 +110,17 @@ pub struct PatchEntry {
     pub path: Option<String>,
     pub patch: Option<String>,
     pub target: Option<Selector>,
-    pub options: BTreeMap<String, bool>,
+    pub options: PatchOptions,
+}
+
+/// A patch's `options`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct PatchOptions {
+    /// The patch may rename its targets.
+    pub allow_name_change: bool,
+    /// The patch may change its targets' kind.
+    pub allow_kind_change: bool,
 }
 
 /// Which resources a patch applies to; names and namespaces are anchored regular expressions.
@@ -174,44 +185,10 @@ pub struct LegacySortOptions {
     pub order_last: Vec<String>,
 }
 
-/// Parses a kustomization document; errors in kustomize's words (`json: unknown field "x"`).
-/// `null`s are read as Go's `json.Unmarshal` reads them (see [`nulls_as_go_reads_them`]).
-pub fn parse(mut document: Value) -> Result<Kustomization, String> {
-    nulls_as_go_reads_them(&mut document);
-    serde_json::from_value(document).map_err(|err| {
-        let message = err.to_string();
-        match message.strip_prefix("unknown field `").and_then(|rest| rest.split_once('`')) {
-            Some((field, _)) => format!("json: unknown field {field:?}"),
-            None => message,
-        }
-    })
-}
-
-/// The fields that are Go maps of strings: a `null` value in them is an empty string.
-const STRING_MAPS: [&str; 6] = ["commonLabels", "commonAnnotations", "pairs", "labels", "annotations", "openapi"];
-
-/// The fields that hold any YAML (helm values, the metadata): their `null`s stay.
-const FREE_FORM: [&str; 3] = ["metadata", "valuesInline", "valuesLocal"];
-
-/// A field set to `null` (a key whose entries are all commented out) is left unset, as Go's
-/// `json.Unmarshal` leaves a struct's field; in a map of strings it is the empty string.
-fn nulls_as_go_reads_them(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            map.retain(|_, entry| !entry.is_null());
-            for (key, entry) in map.iter_mut() {
-                match entry {
-                    _ if FREE_FORM.contains(&key.as_str()) => {}
-                    Value::Object(entries) if STRING_MAPS.contains(&key.as_str()) => {
-                        entries.values_mut().filter(|value| value.is_null()).for_each(|value| *value = "".into());
-                    }
-                    entry => nulls_as_go_reads_them(entry),
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(nulls_as_go_reads_them),
-        _ => {}
-    }
+/// Parses a kustomization document as kustomize does (Go's rules: see [`unmarshal`]); errors in
+/// its words (`json: unknown field "x"`).
+pub fn parse(document: Value) -> Result<Kustomization, String> {
+    unmarshal::from_value(document, unmarshal::KUSTOMIZATION).map_err(|err| err.0)
 }
 
 #[cfg(test)]

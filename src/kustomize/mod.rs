@@ -1,18 +1,20 @@
 //! kustomize, built in: a kustomization directory in, the objects it makes out, as
-//! `kubectl kustomize` makes them (kustomize v5.5.0, the version kubectl 1.32 embeds).
+//! `kubectl kustomize` makes them (kustomize v5.8.1, the version kubectl 1.37 embeds).
 //!
 //! Pure: files are read through a [`Loader`], patches go through [`crate::merge`] with
 //! [`crate::schema`]'s patch metadata, and nothing is printed. The cut follows kustomize's:
 //! [`kustomization`] (the document), [`build`] (one target, recursing into bases and components),
 //! [`generate`] (ConfigMap and Secret generators and their hash), [`transform`] (the built-in
 //! transformers), [`plugins`] (built-in plugin configurations as the fields that configure the
-//! same transformers), [`replace`] (`replacements` and `vars`), [`names`] (name references),
+//! same transformers, and [`value_add`], which no field configures), [`replace`] (`replacements`
+//! and `vars`), [`names`] (name references),
 //! [`order`] (the legacy order), [`field_specs`] (the built-in tables, as data, and the
 //! `configurations` merged into them), [`crds`] (tables from OpenAPI definitions), [`origin`]
 //! (`buildMetadata`'s annotations) and [`helm`] (helm's fields, checked, never run).
 
 mod build;
 mod crds;
+mod empty_nulls;
 mod field_specs;
 mod generate;
 mod helm;
@@ -26,6 +28,7 @@ mod plugins;
 pub mod remote;
 mod replace;
 mod transform;
+mod value_add;
 
 use std::path::Path;
 
@@ -79,6 +82,9 @@ pub struct Built {
     pub objects: Vec<Value>,
     /// kustomize's warnings (deprecated fields), one line each, for stderr.
     pub warnings: Vec<String>,
+    /// kustomize's log lines (Go's `log.Printf`, which kubectl routes through klog), after the
+    /// warnings.
+    pub logs: Vec<String>,
 }
 
 /// What the kustomization in `dir` makes.

@@ -52,16 +52,7 @@ pub fn sort(resources: &mut [Resource], options: Option<&SortOptions>) -> Result
                 ),
                 None => (ORDER_FIRST.to_vec(), ORDER_LAST.to_vec()),
             };
-            let rank = |kind: &str| -> i64 {
-                if let Some(at) = first.iter().position(|k| *k == kind) {
-                    at as i64 - first.len() as i64
-                } else if let Some(at) = last.iter().position(|k| *k == kind) {
-                    at as i64 + 1
-                } else {
-                    0
-                }
-            };
-            resources.sort_by(|a, b| compare(a, b, &rank));
+            resources.sort_by(|a, b| compare(a, b, &|kind| rank(&first, &last, kind)));
             Ok(())
         }
         other => Err(format!("the sort order '{other}' is not one of 'legacy' and 'fifo'")),
@@ -71,23 +62,44 @@ pub fn sort(resources: &mut [Resource], options: Option<&SortOptions>) -> Result
 fn compare(a: &Resource, b: &Resource, rank: &dyn Fn(&str) -> i64) -> Ordering {
     let (a_group, a_version) = group_version(&a.object);
     let (b_group, b_version) = group_version(&b.object);
-    let gvk = |group: &str, version: &str, kind: &str| {
+    let by_gvk = compare_gvks((a_group, a_version, a.kind()), (b_group, b_version, b.kind()), rank);
+    let id = |resource: &Resource| format!("{}|{}", or(resource.namespace(), "~X"), or(resource.name(), "~N"));
+    by_gvk.then_with(|| id(a).cmp(&id(b)))
+}
+
+/// kustomize's order of (group, version, kind)s, by the default kind ranks: how it sorts objects,
+/// and the field specs of its transformer configuration.
+pub fn compare_default_gvks(a: (&str, &str, &str), b: (&str, &str, &str)) -> Ordering {
+    compare_gvks(a, b, &|kind| rank(ORDER_FIRST, ORDER_LAST, kind))
+}
+
+/// Where `kind` goes: the kinds `first` names before all others, those `last` names after.
+fn rank(first: &[&str], last: &[&str], kind: &str) -> i64 {
+    if let Some(at) = first.iter().position(|k| *k == kind) {
+        at as i64 - first.len() as i64
+    } else if let Some(at) = last.iter().position(|k| *k == kind) {
+        at as i64 + 1
+    } else {
+        0
+    }
+}
+
+fn compare_gvks(a: (&str, &str, &str), b: (&str, &str, &str), rank: &dyn Fn(&str) -> i64) -> Ordering {
+    let gvk = |(group, version, kind): (&str, &str, &str)| {
         format!("{}_{}_{}", or(group, "~G"), or(version, "~V"), or(kind, "~K"))
     };
-    let a_gvk = gvk(a_group, a_version, a.kind());
-    let b_gvk = gvk(b_group, b_version, b.kind());
-    if a_gvk != b_gvk {
-        let by_rank = rank(a.kind()).cmp(&rank(b.kind()));
-        if by_rank != Ordering::Equal {
-            return by_rank;
-        }
-        if a.kind() == "Namespace" && b.kind() == "Namespace" && (a_group.is_empty() || b_group.is_empty()) {
-            return b_gvk.cmp(&a_gvk);
-        }
-        return a_gvk.cmp(&b_gvk);
+    let (a_gvk, b_gvk) = (gvk(a), gvk(b));
+    if a_gvk == b_gvk {
+        return Ordering::Equal;
     }
-    let id = |resource: &Resource| format!("{}|{}", or(resource.namespace(), "~X"), or(resource.name(), "~N"));
-    id(a).cmp(&id(b))
+    let by_rank = rank(a.2).cmp(&rank(b.2));
+    if by_rank != Ordering::Equal {
+        return by_rank;
+    }
+    if a.2 == "Namespace" && b.2 == "Namespace" && (a.0.is_empty() || b.0.is_empty()) {
+        return b_gvk.cmp(&a_gvk);
+    }
+    a_gvk.cmp(&b_gvk)
 }
 
 fn or<'a>(text: &'a str, missing: &'a str) -> &'a str {

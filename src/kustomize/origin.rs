@@ -10,8 +10,8 @@ use super::remote::RepoSpec;
 pub const ORIGIN: &str = "config.kubernetes.io/origin";
 pub const TRANSFORMATIONS: &str = "alpha.config.kubernetes.io/transformations";
 pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
-/// kubectl embeds kustomize without a version of its own, so kustomize calls itself `(devel)`.
-pub const MANAGED_BY_VALUE: &str = "kustomize-(devel)";
+/// kubectl 1.37 names the kustomize module it embeds, so kustomize calls itself by its release.
+pub const MANAGED_BY_VALUE: &str = "kustomize-v5.8.1";
 
 /// Where a file, a directory, a generator or a transformer came from: a path from the directory
 /// being built (or from a remote repository's root), the repository and ref when remote, and for
@@ -199,7 +199,9 @@ pub fn record_transformer(resources: &mut [Resource], origin: &Origin) {
 /// Removes the annotations `buildMetadata` did not ask for (and any a file carried), and the
 /// annotations map when it is empty or `null`, however it came to be (read so, patched so, or
 /// emptied here): kustomize's build ends by taking its bookkeeping annotations off every object
-/// and drops the map when none are left.
+/// and drops the map when none are left. It writes the map back as strings: a number, a boolean
+/// or a `null` left there becomes its text (kustomize keeps the text as written; kubeupd writes
+/// the value's, so `0x10` comes out as `"16"`).
 pub fn strip(object: &mut Value, keep_origin: bool, keep_transformations: bool) {
     let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) else { return };
     if let Some(annotations) = metadata.get_mut("annotations").and_then(Value::as_object_mut) {
@@ -208,6 +210,12 @@ pub fn strip(object: &mut Value, keep_origin: bool, keep_transformations: bool) 
         }
         if !keep_transformations {
             annotations.remove(TRANSFORMATIONS);
+        }
+        for value in annotations.values_mut() {
+            match value {
+                Value::Null | Value::Bool(_) | Value::Number(_) => *value = Value::String(value.to_string()),
+                Value::String(_) | Value::Array(_) | Value::Object(_) => {}
+            }
         }
     }
     let empty = |annotations: &Value| annotations.is_null() || annotations.as_object().is_some_and(Map::is_empty);

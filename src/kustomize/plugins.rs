@@ -10,8 +10,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::field_specs::{Config, FieldSpec};
-use super::kustomization::{Generator, Image, Kustomization, PatchEntry, Replica, Selector};
+use super::kustomization::{Generator, Image, Kustomization, PatchEntry, PatchOptions, Replica, Selector};
 use super::replace::replacements;
+use super::value_add::ValueAdd;
+use crate::gocompat::unmarshal;
 
 /// What a plugin configuration is listed as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,6 +30,8 @@ pub struct Plugin {
     pub kustomization: Kustomization,
     /// The fields it changes: the configuration's own `fieldSpecs`, not the built-in tables.
     pub config: Config,
+    /// A ValueAddTransformer, which no kustomization field configures.
+    pub value_add: Option<ValueAdd>,
 }
 
 /// The built-in plugin `object` configures, for `role`; kustomize's words for what it refuses.
@@ -113,14 +117,16 @@ pub fn plugin(object: &Value, role: Role) -> Result<Plugin, String> {
             config.replicas = replica.field_specs;
         }
         "ReplacementTransformer" => kustomization.replacements = args::<Replacements>(object)?.replacements,
+        "ValueAddTransformer" => plugin.value_add = Some(args(object)?),
         other => return Err(format!("the built-in plugin {other} is not supported by kubeupd's kustomize")),
     }
     Ok(plugin)
 }
 
-/// A configuration's own fields, read as the plugin reads them (unknown fields ignored).
+/// A configuration's own fields, read as the plugin reads them (`yaml.Unmarshal`: unknown fields
+/// ignored, numbers and booleans read as text where strings are wanted).
 fn args<T: DeserializeOwned>(object: &Value) -> Result<T, String> {
-    serde_json::from_value(object.clone())
+    unmarshal::from_value(object.clone(), unmarshal::PLUGIN)
         .map_err(|err| format!("plugin {} fails configuration: {err}", super::build::id_text(object)))
 }
 
@@ -182,7 +188,7 @@ struct Patch {
     path: Option<String>,
     patch: Option<String>,
     target: Option<Selector>,
-    options: BTreeMap<String, bool>,
+    options: PatchOptions,
 }
 
 impl Patch {

@@ -11,8 +11,8 @@ use serde_json::{Map, Value};
 use super::build::{Resource, id_text};
 use super::field_specs::{Config, FieldSpec, group_version, merge_specs, pointer_segment};
 use super::kustomization::{Image, Kustomization, Label, PatchEntry, Selector};
-use super::pattern;
 use super::replace::Id;
+use super::{empty_nulls, order, pattern};
 use crate::gocompat::json::to_compact;
 use crate::manifest::{self, Dialect, LabelSelector};
 use crate::merge::strategic::{self, ListOrder};
@@ -103,10 +103,25 @@ pub fn run(
         record(resources, "PatchJson6902Transformer");
     }
     for replica in &kustomization.replicas {
-        for resource in resources.iter_mut().filter(|resource| resource.had_name(&replica.name)) {
-            for spec in &config.replicas {
+        // A replica count that names no object its field specs select is kustomize's error.
+        let mut found = false;
+        for spec in &config.replicas {
+            let named = |resource: &&mut Resource| resource.had_name(&replica.name) && spec.selects(&resource.object);
+            for resource in resources.iter_mut().filter(named) {
+                found = true;
                 spec.apply(&mut resource.object, &mut |value| *value = Value::from(replica.count));
             }
+        }
+        if !found {
+            // kustomize lists its field specs sorted as it sorts objects.
+            let mut specs: Vec<&FieldSpec> = config.replicas.iter().collect();
+            specs.sort_by(|a, b| order::compare_default_gvks(a.gvk(), b.gvk()));
+            let gvks: Vec<String> = specs.into_iter().map(FieldSpec::gvk_text).collect();
+            return Err(format!(
+                "resource with name {} does not match a config with the following GVK [{}]",
+                replica.name,
+                gvks.join(" ")
+            ));
         }
         record(resources, "ReplicaCountTransformer");
     }
@@ -158,7 +173,7 @@ fn patch(
                 let target = Target::compile(target).map_err(|err| {
                     format!("unable to find patch target \"{}\" in `resources`: {err}", selector_text(target))
                 })?;
-                let allow_name_change = entry.options.get("allowNameChange").copied().unwrap_or(false);
+                let allow_name_change = entry.options.allow_name_change;
                 for resource in resources.iter_mut().filter(|resource| target.selects(resource)) {
                     let mut patch = patch.clone();
                     // A patch keeps the target's namespace, and its name unless allowed to change
@@ -169,14 +184,20 @@ fn patch(
                             metadata.remove("name");
                         }
                     }
+                    if !entry.options.allow_kind_change && patch.get("kind").is_some() {
+                        patch["kind"] = resource.object["kind"].clone();
+                    }
                     if allow_name_change {
                         resource.store_previous_id();
                     }
                     strategic_in_place(resource, &patch, schema)?;
                 }
+                // A resource the patch deleted is gone: selected still, or emptied (kustomize drops
+                // empty resources).
                 if deletes(&patch) {
                     resources.retain(|resource| !target.selects(resource));
                 }
+                resources.retain(|resource| resource.object.as_object().is_some_and(|object| !object.is_empty()));
             }
             None => strategic_by_id(resources, &patch, schema)?,
         }
@@ -252,8 +273,10 @@ fn strategic_in_place(
 ) -> Result<(), String> {
     resource.change_in_place(|object, _| {
         *object = strategic(object.clone(), patch, schema)?;
-        Ok(())
-    })
+        Ok::<_, String>(())
+    })?;
+    empty_nulls::drop_remaining(&mut resource.object, &std::mem::take(&mut resource.empty_nulls));
+    Ok(())
 }
 
 /// `patch` applied to `object` as a strategic merge patch, with the kind's patch metadata and
@@ -284,6 +307,7 @@ fn json6902(resources: &mut [Resource], target: &Selector, patch: &Value) -> Res
         // It may rename: the name it had is remembered, as kustomize remembers it.
         resource.store_previous_id();
         let id = resource.id();
+        let operations = replacing_missing_keys_as_adds(&resource.object, &operations);
         json_patch::apply(&mut resource.object, &operations).map_err(|err| format!("patching {id}: {err}"))?;
         // kustomize rebuilds the object from JSON: nothing in it is linked any more.
         resource.linked.clear();
@@ -291,9 +315,37 @@ fn json6902(resources: &mut [Resource], target: &Selector, patch: &Value) -> Res
     Ok(())
 }
 
+/// `operations` as kustomize's JSON patch library (evanphx/json-patch v4) applies them to
+/// `document`: a `replace` of a key its object lacks adds it (RFC 6902, and the engine kubeupd
+/// shares with `patch`, refuse it). Each operation is tried on a copy to know what the next sees.
+fn replacing_missing_keys_as_adds(document: &Value, operations: &::json_patch::Patch) -> ::json_patch::Patch {
+    use ::json_patch::{AddOperation, PatchOperation};
+    let mut seen = document.clone();
+    let mut adapted = Vec::new();
+    for operation in &operations.0 {
+        let missing_key = |path: &::json_patch::jsonptr::Pointer| {
+            path.split_back().is_some_and(|(parent, key)| {
+                seen.pointer(parent.as_str())
+                    .and_then(Value::as_object)
+                    .is_some_and(|object| !object.contains_key(key.decoded().as_ref()))
+            })
+        };
+        let operation = match operation {
+            PatchOperation::Replace(replace) if missing_key(&replace.path) => {
+                PatchOperation::Add(AddOperation { path: replace.path.clone(), value: replace.value.clone() })
+            }
+            other => other.clone(),
+        };
+        // A failing operation fails the whole patch below, in the engine's words.
+        let _ = ::json_patch::patch(&mut seen, std::slice::from_ref(&operation));
+        adapted.push(operation);
+    }
+    ::json_patch::Patch(adapted)
+}
+
 /// A patch's `target`, compiled: group, version, kind, name and namespace are anchored regular
 /// expressions in kustomize (an empty one matches anything).
-struct Target<'a> {
+pub struct Target<'a> {
     selector: &'a Selector,
     group: Option<Regex>,
     version: Option<Regex>,
@@ -303,7 +355,7 @@ struct Target<'a> {
 }
 
 impl<'a> Target<'a> {
-    fn compile(selector: &'a Selector) -> Result<Self, String> {
+    pub fn compile(selector: &'a Selector) -> Result<Self, String> {
         let field = |text: &str| (!text.is_empty()).then(|| pattern::anchored(text)).transpose();
         Ok(Target {
             selector,
@@ -316,7 +368,7 @@ impl<'a> Target<'a> {
     }
 
     /// Whether it selects `resource`, by its name and namespace now or by the first it had.
-    fn selects(&self, resource: &Resource) -> bool {
+    pub fn selects(&self, resource: &Resource) -> bool {
         let matches = |regex: &Option<Regex>, text: &str| regex.as_ref().is_none_or(|regex| regex.is_match(text));
         let (group, version) = group_version(&resource.object);
         let kind = resource.kind();
@@ -461,20 +513,10 @@ fn set_namespace(resources: &mut [Resource], namespace: &str, specs: &[FieldSpec
         let resource = &mut resources[index];
         // kustomize remembers every resource's id here, cluster-scoped ones too.
         resource.store_previous_id();
-        if !is_cluster_scoped(resource.kind()) {
-            resource.object["metadata"]["namespace"] = Value::String(namespace.to_string());
-        }
         let object = &mut resource.object;
+        set_object_namespace(object, namespace);
         for spec in specs {
             spec.apply(object, &mut |value| *value = Value::String(namespace.to_string()));
-        }
-        // Subjects of (cluster) role bindings named `default` move too (kustomize's default mode).
-        if matches!(object["kind"].as_str(), Some("RoleBinding" | "ClusterRoleBinding"))
-            && let Some(subjects) = object["subjects"].as_array_mut()
-        {
-            for subject in subjects.iter_mut().filter(|subject| subject["name"] == "default") {
-                subject["namespace"] = Value::String(namespace.to_string());
-            }
         }
         let same_id: Vec<String> = resources
             .iter()
@@ -486,6 +528,22 @@ fn set_namespace(resources: &mut [Resource], namespace: &str, specs: &[FieldSpec
         }
     }
     Ok(())
+}
+
+/// kustomize's namespace filter on one object, without field specs: its own namespace unless it
+/// is cluster-scoped, and the subjects of (cluster) role bindings named `default` (kustomize's
+/// default mode).
+pub fn set_object_namespace(object: &mut Value, namespace: &str) {
+    if !is_cluster_scoped(object["kind"].as_str().unwrap_or_default()) {
+        object["metadata"]["namespace"] = Value::String(namespace.to_string());
+    }
+    if matches!(object["kind"].as_str(), Some("RoleBinding" | "ClusterRoleBinding"))
+        && let Some(subjects) = object["subjects"].as_array_mut()
+    {
+        for subject in subjects.iter_mut().filter(|subject| subject["name"] == "default") {
+            subject["namespace"] = Value::String(namespace.to_string());
+        }
+    }
 }
 
 /// Whether two resources have one id: group, version, kind, name and namespace (unset being

@@ -214,7 +214,7 @@ impl Unit<'_> {
                 object => vec![object],
             };
             for object in found {
-                objects.push(validated(object, self.source, document_number)?);
+                objects.push(validated(object, self.source, document_number, dialect)?);
             }
         }
         Ok(objects)
@@ -307,7 +307,9 @@ fn describe_yaml_error(message: &str, first_line: usize) -> String {
     }
 }
 
-fn validated(object: Value, source: &str, document: usize) -> Result<ManifestObject, Error> {
+/// `object` with the fields a reader requires: kubectl's an `apiVersion`, a `kind` and a name;
+/// kustomize's a `kind` and a name (its own examples have `kind: Coffee` alone).
+fn validated(object: Value, source: &str, document: usize, dialect: Dialect) -> Result<ManifestObject, Error> {
     let shown = || {
         let text = serde_json::to_string(&object).unwrap_or_default();
         text.chars().take(80).collect::<String>()
@@ -315,7 +317,9 @@ fn validated(object: Value, source: &str, document: usize) -> Result<ManifestObj
     if !object.is_object() {
         return Err(invalid(source, document, format!("the document is not an object: {}", shown())));
     }
-    for (pointer, field) in [("/apiVersion", "apiVersion"), ("/kind", "kind"), ("/metadata/name", "metadata.name")] {
+    let required = [("/apiVersion", "apiVersion"), ("/kind", "kind"), ("/metadata/name", "metadata.name")];
+    let skipped = usize::from(dialect == Dialect::Kustomize);
+    for (pointer, field) in &required[skipped..] {
         match object.pointer(pointer) {
             None | Some(Value::Null) => {
                 return Err(invalid(source, document, format!("the object has no {field}: {}", shown())));

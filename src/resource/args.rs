@@ -86,14 +86,15 @@ pub fn build_kustomization(
         .enumerate()
         .map(|(index, object)| ManifestObject { source: source.clone(), document: index + 1, object })
         .collect();
-    Ok(Kustomized { objects, warnings: built.warnings })
+    Ok(Kustomized { objects, warnings: built.warnings, logs: built.logs })
 }
 
-/// A kustomization's objects and warnings.
+/// A kustomization's objects, warnings and log lines.
 #[derive(Debug, Clone)]
 pub struct Kustomized {
     pub objects: Vec<ManifestObject>,
     pub warnings: Vec<String>,
+    pub logs: Vec<String>,
 }
 
 /// What `args` (positional arguments) or `files` (`-f` or `-k`) name, one way or the other, in

@@ -1,5 +1,5 @@
 //! `replacements` and `vars`: a value taken from one resource's field and written into fields of
-//! others, as kustomize v5.5.0 does. [`replacements`] run as the last transformer of each
+//! others, as kustomize v5.8.1 does. [`replacements`] run as the last transformer of each
 //! kustomization; [`vars`] are declared at each level and substituted once, at the end of the
 //! build, after every rename. Both select resources by kustomize's ids ([`Id`]), which include the
 //! names and namespaces a resource had before; both take kustomize's dotted [`path`]s.

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::path::{self, Create, Found};
 use super::{Id, ids, set_scalar};
+use crate::gocompat::unmarshal;
 use crate::kustomize::build::Resource;
 use crate::kustomize::transform::{Read, selector_matches};
 use crate::manifest::{self, Dialect};
@@ -14,10 +15,12 @@ const DEFAULT_FIELD_PATH: &str = "metadata.name";
 
 /// An entry of `replacements`: a file holding one replacement or a list, or one inline.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
 pub struct Entry {
     pub path: String,
     pub source: Option<Source>,
+    /// A value given as it is, instead of a source.
+    pub source_value: Option<String>,
     pub targets: Option<Vec<Target>>,
 }
 
@@ -101,9 +104,10 @@ impl Selector {
 
 /// A replacement, inline or read from a file.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 struct Replacement {
     source: Option<Source>,
+    source_value: Option<String>,
     targets: Option<Vec<Target>>,
 }
 
@@ -115,10 +119,17 @@ pub fn run(entries: &[Entry], resources: &mut [Resource], read: &mut Read) -> Re
             // kustomize hands inline replacements to its transformer through YAML that leaves
             // an empty `targets` out: it counts as missing.
             let targets = entry.targets.clone().filter(|targets| !targets.is_empty());
-            replacements.push(Replacement { source: entry.source.clone(), targets });
+            replacements.push(Replacement {
+                source: entry.source.clone(),
+                source_value: entry.source_value.clone(),
+                targets,
+            });
             continue;
         }
-        if entry.source.is_some() || entry.targets.as_ref().is_some_and(|targets| !targets.is_empty()) {
+        if entry.source.is_some()
+            || entry.source_value.is_some()
+            || entry.targets.as_ref().is_some_and(|targets| !targets.is_empty())
+        {
             return Err("cannot specify both path and inline replacement".into());
         }
         replacements.extend(from_file(&read(&entry.path)?, &entry.path)?);
@@ -129,8 +140,8 @@ pub fn run(entries: &[Entry], resources: &mut [Resource], read: &mut Read) -> Re
     Ok(())
 }
 
-/// The replacements of a file: one, or a list. As in kustomize, fields it does not know are
-/// ignored here (in a kustomization they are errors).
+/// The replacements of a file: one, or a list, read as kustomize's `yaml.Unmarshal` reads them
+/// (fields it does not know are ignored here; in a kustomization they are errors).
 fn from_file(text: &str, path: &str) -> Result<Vec<Replacement>, String> {
     let document = manifest::parse_documents(text, path, Dialect::Kustomize)
         .map_err(|err| err.to_string())?
@@ -152,44 +163,20 @@ fn from_file(text: &str, path: &str) -> Result<Vec<Replacement>, String> {
     };
     items
         .into_iter()
-        .map(|mut item| {
-            known_fields_only(&mut item);
-            serde_json::from_value(item).map_err(|err| format!("{path}: {err}"))
-        })
+        .map(|item| unmarshal::from_value(item, unmarshal::PLUGIN).map_err(|err| format!("{path}: {err}")))
         .collect()
 }
 
-/// Drops the fields a replacement does not have, at every level.
-fn known_fields_only(replacement: &mut Value) {
-    const SELECTOR: &[&str] = &["group", "version", "kind", "name", "namespace", "labelSelector", "annotationSelector"];
-    const OPTIONS: &[&str] = &["delimiter", "index", "encoding", "create"];
-    fn keep(value: &mut Value, fields: &[&str]) {
-        if let Value::Object(map) = value {
-            map.retain(|field, _| fields.contains(&field.as_str()));
-        }
-    }
-    keep(replacement, &["source", "targets"]);
-    if let Some(source) = replacement.get_mut("source") {
-        keep(source, &["group", "version", "kind", "name", "namespace", "fieldPath", "options"]);
-        source.get_mut("options").into_iter().for_each(|options| keep(options, OPTIONS));
-    }
-    if let Some(Value::Array(targets)) = replacement.get_mut("targets") {
-        for target in targets {
-            keep(target, &["select", "reject", "fieldPaths", "options"]);
-            target.get_mut("select").into_iter().for_each(|select| keep(select, SELECTOR));
-            if let Some(Value::Array(rejects)) = target.get_mut("reject") {
-                rejects.iter_mut().for_each(|reject| keep(reject, SELECTOR));
-            }
-            target.get_mut("options").into_iter().for_each(|options| keep(options, OPTIONS));
-        }
-    }
-}
-
 fn apply(replacement: &Replacement, resources: &mut [Resource]) -> Result<(), String> {
-    let (Some(source), Some(targets)) = (&replacement.source, &replacement.targets) else {
+    let Some(targets) = replacement.targets.as_ref() else {
         return Err("replacements must specify a source and at least one target".into());
     };
-    let value = source_value(source, resources)?;
+    let value = match (&replacement.source, &replacement.source_value) {
+        (None, None) => return Err("replacements must specify a source and at least one target".into()),
+        (Some(_), Some(_)) => return Err("value and resource selectors are mutually exclusive".into()),
+        (None, Some(value)) => Value::String(value.clone()),
+        (Some(source), None) => source_value(source, resources)?,
+    };
     for target in targets {
         let select = target.select.as_ref().ok_or("target must specify resources to select")?;
         for resource in resources.iter_mut() {

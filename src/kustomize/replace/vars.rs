@@ -14,15 +14,13 @@ use crate::kustomize::field_specs::FieldSpec;
 
 const DEFAULT_FIELD_PATH: &str = "metadata.name";
 
-/// An entry of `vars`. Field names are also taken in the lower case kustomize's documentation
-/// writes them in (`fieldref: {fieldpath: ...}`), which Go's decoder accepts.
+/// An entry of `vars` (kustomize's documentation writes its fields in lower case,
+/// `fieldref: {fieldpath: ...}`, which Go's decoder accepts: see [`crate::gocompat::unmarshal`]).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Var {
     pub name: String,
-    #[serde(alias = "objRef")]
     pub objref: ObjectRef,
-    #[serde(alias = "fieldRef")]
     pub fieldref: FieldRef,
 }
 
@@ -30,7 +28,7 @@ pub struct Var {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ObjectRef {
-    #[serde(rename = "apiVersion", alias = "apiversion")]
+    #[serde(rename = "apiVersion")]
     pub api_version: String,
     pub group: String,
     pub version: String,
@@ -43,7 +41,7 @@ pub struct ObjectRef {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FieldRef {
-    #[serde(rename = "fieldPath", alias = "fieldpath")]
+    #[serde(rename = "fieldPath")]
     pub field_path: String,
 }
 
@@ -297,7 +295,10 @@ mod tests {
                 json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": name}, "spec": {"ports": [{"port": 80}]}}),
             )
         };
-        let var = |yaml: &str| serde_saphyr::from_str::<Var>(yaml).unwrap();
+        let var = |yaml: &str| -> Var {
+            let document = serde_saphyr::from_str(yaml).unwrap();
+            crate::gocompat::unmarshal::from_value(document, crate::gocompat::unmarshal::KUSTOMIZATION).unwrap()
+        };
         let mut resources = vec![service("web"), service("db")];
         let mut vars = Vars::default();
         let declared = [
