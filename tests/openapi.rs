@@ -115,7 +115,7 @@ async fn reads_the_real_servers_document_once_and_caches_it() {
     std::fs::write(&path, text.replace(&merge_key("name"), &merge_key("image"))).unwrap();
     let cluster = connect(support::kubeconfig(), dir.path()).await;
     let schema = cluster.patch_schema(kind.0, kind.1).await.unwrap();
-    let mut node = schema.node().clone();
+    let mut node = schema.node();
     if kind.1 == "Deployment" {
         for field in ["spec", "template"] {
             node = node.lookup_field(field).unwrap().0;
