@@ -33,17 +33,7 @@ fn owners_of_replicas(object: &Value) -> Vec<String> {
 
 /// Another manager (the test plays an autoscaler's controller) sets `spec.replicas` to 10.
 fn take_replicas(namespace: &TestNamespace) {
-    namespace.kubectl_ok(&[
-        "patch",
-        "deployment",
-        "web",
-        "-n",
-        &namespace.name,
-        "--type=merge",
-        "-p",
-        r#"{"spec":{"replicas":10}}"#,
-        "--field-manager=kube-controller-manager",
-    ]);
+    namespace.set_web_replicas_as("kube-controller-manager", 10, false);
 }
 
 #[test]

@@ -40,18 +40,7 @@ fn owners(object: &Value, path: &[&str]) -> Vec<String> {
 /// Plays the autoscaler's controller: 10 replicas through the scale subresource, under the
 /// autoscaler's own manager.
 fn autoscale(namespace: &TestNamespace) {
-    namespace.kubectl_ok(&[
-        "patch",
-        "deployment",
-        "web",
-        "-n",
-        &namespace.name,
-        "--subresource=scale",
-        "--type=merge",
-        "-p",
-        r#"{"spec":{"replicas":10}}"#,
-        "--field-manager=horizontal-pod-autoscaler",
-    ]);
+    namespace.set_web_replicas_as("horizontal-pod-autoscaler", 10, true);
 }
 
 fn text(bytes: &[u8]) -> String {

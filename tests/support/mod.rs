@@ -184,6 +184,18 @@ impl TestNamespace {
         command
     }
 
+    /// Plays a controller: the Deployment `web`'s `spec.replicas` set to `replicas` by a merge
+    /// patch under `manager`, of the object or (`through_scale`) of its scale subresource.
+    pub fn set_web_replicas_as(&self, manager: &str, replicas: u32, through_scale: bool) {
+        let patch = format!(r#"{{"spec":{{"replicas":{replicas}}}}}"#);
+        let manager = format!("--field-manager={manager}");
+        let mut args = vec!["patch", "deployment", "web", "-n", &self.name, "--type=merge", "-p", &patch, &manager];
+        if through_scale {
+            args.push("--subresource=scale");
+        }
+        self.kubectl_ok(&args);
+    }
+
     /// Runs kubectl with `args`, asserts it succeeded and returns its standard output.
     pub fn kubectl_ok(&self, args: &[&str]) -> String {
         let output = self.kubectl().args(args).output().expect("kubectl runs");
