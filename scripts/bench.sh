@@ -247,7 +247,7 @@ crd_phases=(create change unchanged server-side)
 # clean V1 V2 [NAMESPACE]: deletes what either release of an input made.
 clean() {
   local ns_flag=${3:+-n $3} namespaces namespace
-  namespaces=$($kubectl get $ns_flag -f "$1" -f "$2" --ignore-not-found -o name 2>/dev/null | sed -n 's|^namespace/||p')
+  namespaces=$($kubectl get $ns_flag -f "$1" -f "$2" --ignore-not-found -o name 2>/dev/null | sed -n 's|^namespace/||p' || true)
   $kubectl delete $ns_flag -f "$1" -f "$2" --ignore-not-found --wait=false >/dev/null 2>&1 || true
   for namespace in $namespaces; do
     $kubectl get namespace "$namespace" -o json 2>/dev/null |
