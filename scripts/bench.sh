@@ -240,7 +240,7 @@ done
 crd_inputs=(
   "kube-prometheus setup|testdata/crd-heavy/kube-prometheus-setup/v0.8.0|testdata/crd-heavy/kube-prometheus-setup/v0.9.0|"
   "Argo CD install|testdata/crd-heavy/argo-cd/install-v2.3.0.yaml|testdata/crd-heavy/argo-cd/install-v2.3.3.yaml|bench-crd"
-  "Gatekeeper|testdata/crd-heavy/gatekeeper/gatekeeper-v3.7.0.yaml|testdata/crd-heavy/gatekeeper/gatekeeper-v3.7.2.yaml|"
+  "Gatekeeper|testdata/crd-heavy/gatekeeper/gatekeeper-v3.22.0.yaml|testdata/crd-heavy/gatekeeper/gatekeeper-v3.23.0.yaml|"
 )
 crd_phases=(create change unchanged server-side)
 
