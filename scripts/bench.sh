@@ -56,6 +56,8 @@ if [ -n "$baseline_rev" ]; then
   tools="kubectl baseline kubeupd floor"
 fi
 
+# The floor's sender, compiled once (scripts/replay.sh build), so that its start is milliseconds.
+replay_sender=$(scripts/replay.sh build)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/cache-kubectl" "$work/cache-kubeupd" "$work/cache-baseline" "$work/cache-record" "$work/results"
@@ -83,7 +85,7 @@ floor() {
   local scenario=$1 slug=$2 concurrency=$3 out=$work/floor/$2-${5:-same}
   [ -d "$work/rec/$slug" ] || return 0
   [ -d "$out" ] || scripts/replay.sh prepare "$work/rec/$slug" "$out" "${4:-}" "${5:-}"
-  measure "$scenario" floor scripts/replay.sh send "$out" "$concurrency"
+  measure "$scenario" floor "$replay_sender" "$out" "$concurrency"
 }
 
 # measure SCENARIO TOOL COMMAND...: runs the command once, records wall seconds (from the clock,

@@ -5,6 +5,7 @@
 #   KUBEUPD_RECORD_REQUESTS=DIR kubeupd apply -f app.yaml   # kubeupd writes each request into DIR
 #   scripts/replay.sh prepare DIR OUT [FROM TO]             # the requests in OUT (FROM, a
 #                                                           # namespace, renamed TO), outside timings
+#   scripts/replay.sh build                                 # builds the sender (Go), prints its path
 #   scripts/replay.sh send OUT [CONCURRENCY]                # sends them (default 8 at once)
 #
 # The requests go in two waves, as kubeupd sends them: up to the last write of a Namespace or of
@@ -18,6 +19,7 @@
 # the replayed objects have other versions, and a refused patch would leave the server less work
 # than kubeupd had.
 set -euo pipefail
+sender=${KUBEUPD_CACHE:-$HOME/.cache/kubeupd}/replay-send
 case "${1:-}" in
   prepare)
     dir=${2:?usage: scripts/replay.sh prepare DIR OUT [FROM TO]}
@@ -92,49 +94,17 @@ with open(os.path.join(out, 'requests.json'), 'w') as file:
     json.dump({'server': server, 'token': token, 'requests': plan}, file)
 PY
     ;;
+  build)
+    # The sender (scripts/replay-send, Go's standard library only), built once into the cache so
+    # that no build lands in a measured send.
+    command -v go >/dev/null || { echo "replay.sh: Go is required" >&2; exit 1; }
+    (cd "$(dirname "$0")/replay-send" && GOWORK=off CGO_ENABLED=0 go build -trimpath -o "$sender" .)
+    echo "$sender"
+    ;;
   send)
     out=${2:?usage: scripts/replay.sh send OUT [CONCURRENCY]}
-    python3 - "$out" "${3:-8}" <<'PY'
-import http.client, json, os, queue, ssl, sys, threading, urllib.parse
-out, concurrency = sys.argv[1], int(sys.argv[2])
-with open(os.path.join(out, 'requests.json')) as file:
-    recorded = json.load(file)
-server = urllib.parse.urlsplit(recorded['server'])
-headers = {'Authorization': f"Bearer {recorded['token']}", 'Accept': 'application/json'}
-context = ssl._create_unverified_context()
-requests = recorded['requests']
-bodies = {index: open(os.path.join(out, request['body']), 'rb').read()
-          for index, request in enumerate(requests) if 'body' in request}
-answered = [threading.Event() for _ in requests]
-def worker(jobs):
-    connection = http.client.HTTPSConnection(server.hostname, server.port, context=context)
-    while (index := jobs.get()) is not None:
-        request = requests[index]
-        if request['after'] is not None:
-            answered[request['after']].wait()
-        extra = {'Content-Type': request['content_type']} if 'body' in request else {}
-        try:
-            connection.request(request['method'], request['path'], body=bodies.get(index), headers={**headers, **extra})
-            connection.getresponse().read()
-        except (http.client.HTTPException, OSError):
-            connection.close()
-            connection = http.client.HTTPSConnection(server.hostname, server.port, context=context)
-        answered[index].set()
-    connection.close()
-for wave in (1, 2):
-    jobs = queue.Queue()
-    # In the recorded order: a request's dependency is always handed out before it.
-    for index, request in enumerate(requests):
-        if request['wave'] == wave:
-            jobs.put(index)
-    threads = [threading.Thread(target=worker, args=(jobs,)) for _ in range(concurrency)]
-    for _ in threads:
-        jobs.put(None)
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-PY
+    [ -x "$sender" ] || "$0" build >/dev/null
+    exec "$sender" "$out" "${3:-8}"
     ;;
-  *) echo "usage: scripts/replay.sh prepare DIR OUT [FROM TO] | send OUT [CONCURRENCY]" >&2; exit 2 ;;
+  *) echo "usage: scripts/replay.sh prepare DIR OUT [FROM TO] | build | send OUT [CONCURRENCY]" >&2; exit 2 ;;
 esac

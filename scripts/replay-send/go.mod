@@ -1,0 +1,3 @@
+module kubeupd.local/replay-send
+
+go 1.26
