@@ -93,7 +93,7 @@ pub struct TableOptions {
     pub no_headers: bool,
     /// A column per label key, headed by the key's last segment (`-L app.kubernetes.io/name`: NAME).
     pub label_columns: Vec<String>,
-    /// A last LABELS column with every label, `k=v` by key order (`--show-labels`).
+    /// A last LABELS column with every label, the `k=v` texts in order (`--show-labels`).
     pub show_labels: bool,
 }
 
@@ -138,8 +138,11 @@ fn cells(table: &Table, options: &TableOptions) -> Vec<Vec<String>> {
         let label = |key: &str| labels.and_then(|labels| labels.get(key)).and_then(Value::as_str).unwrap_or_default();
         line.extend(options.label_columns.iter().map(|key| label(key).to_string()));
         if options.show_labels {
-            let all: Vec<String> =
+            // Sorted as `key=value` text, as apimachinery's FormatLabels sorts them (so
+            // `app.kubernetes.io/name=x` comes before `app=web`).
+            let mut all: Vec<String> =
                 labels.into_iter().flatten().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default())).collect();
+            all.sort_unstable();
             line.push(if all.is_empty() { "<none>".into() } else { all.join(",") });
         }
         lines.push(line);
@@ -277,7 +280,7 @@ mod tests {
     #[test]
     fn label_columns_and_labels_follow_the_server_columns() {
         let mut table = table();
-        table.rows[0].object = json!({"metadata": {"labels": {"app.kubernetes.io/name": "web", "tier": "db"}}});
+        table.rows[0].object = json!({"metadata": {"labels": {"app": "one", "app.kubernetes.io/name": "web", "tier": "db"}}});
         table.rows.truncate(1);
         let options = TableOptions {
             no_headers: false,
@@ -287,7 +290,7 @@ mod tests {
         };
         assert_eq!(
             render(&table, &options),
-            "NAME   DATA   AGE   NAME   OTHER   LABELS\none    1      5s    web            app.kubernetes.io/name=web,tier=db\n"
+            "NAME   DATA   AGE   NAME   OTHER   LABELS\none    1      5s    web            app.kubernetes.io/name=web,app=one,tier=db\n"
         );
         let bare = TableOptions { no_headers: true, ..TableOptions::default() };
         assert_eq!(render(&table, &bare), "one   1     5s\n");
