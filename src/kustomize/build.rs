@@ -8,215 +8,53 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::field_specs::{Config, builtin};
+use super::error::{Error, Failure};
 use super::generate::{self, GeneratedKind};
-use super::kustomization::{self, Kustomization};
+use super::helm::Helm;
+use super::loader::LoadRestrictor;
 use super::loader::{Entry, Loader, normalize};
 use super::origin::{self, Origin};
-use super::plugins::{self, Role};
 use super::replace::{replacements, vars};
-use super::{Built, Error, Failure, Options, crds, empty_nulls, helm, names, order, remote, transform, value_add};
+use super::resource::{self, Resource};
+use super::types::field_specs::{Config, builtin};
+use super::types::kustomization::{self, Kustomization};
+use super::types::plugins::{self, Role};
+use super::{crds, empty_nulls, helm, names, order, remote, transform, value_add};
 use crate::manifest::{self, Dialect};
 use crate::schema::OpenApiSchema;
 
-/// An object being built, with what kustomize remembers about it.
-#[derive(Debug, Clone)]
-pub struct Resource {
-    pub object: Value,
-    /// The names and namespaces it had before prefixes, suffixes, hashes and namespace changes,
-    /// oldest first (kustomize's previous ids, which selections also match).
-    pub previous_ids: Vec<PreviousId>,
-    /// Values that are one YAML node in kustomize (JSON pointers): a label or annotation that one
-    /// transformer added to several fields of the object. Setting one sets them all, there.
-    pub linked: Vec<Vec<String>>,
-    /// Whether a content hash is appended to its name at the end (generated objects).
-    pub needs_hash: bool,
-    /// The `vars` whose `objref` named it where they were declared; their values come from it.
-    pub var_names: Vec<String>,
-    /// The fields its file wrote with no value (JSON pointers): a strategic merge patch drops
-    /// those it leaves `null` (see [`empty_nulls`]).
-    pub empty_nulls: Vec<String>,
+/// How to build.
+#[derive(Clone, Copy)]
+pub struct Options<'a> {
+    /// Which files a kustomization may read.
+    pub load_restrictor: LoadRestrictor,
+    /// The value of an environment variable (for env files' bare keys); empty when unset.
+    pub environment: &'a dyn Fn(&str) -> String,
+    /// `--enable-helm`: `None` when not given.
+    pub helm: Option<&'a Helm>,
 }
 
-/// A name and namespace a resource had.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PreviousId {
-    pub name: String,
-    pub namespace: String,
-}
-
-impl Resource {
-    pub fn new(object: Value) -> Self {
-        Resource {
-            object,
-            previous_ids: Vec::new(),
-            linked: Vec::new(),
-            needs_hash: false,
-            var_names: Vec::new(),
-            empty_nulls: Vec::new(),
-        }
-    }
-
-    pub fn kind(&self) -> &str {
-        self.object["kind"].as_str().unwrap_or_default()
-    }
-
-    pub fn name(&self) -> &str {
-        self.object["metadata"]["name"].as_str().unwrap_or_default()
-    }
-
-    pub fn namespace(&self) -> &str {
-        self.object["metadata"]["namespace"].as_str().unwrap_or_default()
-    }
-
-    /// Whether `name` is its name now or was one before.
-    pub fn had_name(&self, name: &str) -> bool {
-        self.name() == name || self.had_previous_name(name)
-    }
-
-    /// The name it had first (its name now, when it was never renamed).
-    pub fn original_name(&self) -> &str {
-        self.previous_ids.first().map_or(self.name(), |original| &original.name)
-    }
-
-    /// Whether one of its previous ids has `name` (kustomize's name-reference candidates). An id
-    /// is stored whenever a transformer may change it, so this is no proof that it changed.
-    pub fn had_previous_name(&self, name: &str) -> bool {
-        self.previous_ids.iter().any(|previous| previous.name == name)
-    }
-
-    /// The namespace it had when it was read (its namespace now, when no id was stored).
-    pub fn original_namespace(&self) -> &str {
-        self.previous_ids.first().map_or(self.namespace(), |original| &original.namespace)
-    }
-
-    /// Whether it is, or was at once, named `name` in `namespace` (any namespace when empty).
-    pub fn had_id(&self, name: &str, namespace: &str) -> bool {
-        let matches = |had_name: &str, had_namespace: &str| {
-            had_name == name && (namespace.is_empty() || had_namespace == namespace)
-        };
-        matches(self.name(), self.namespace())
-            || self.previous_ids.iter().any(|previous| matches(&previous.name, &previous.namespace))
-    }
-
-    /// Remembers its name and namespace before they change.
-    pub fn store_previous_id(&mut self) {
-        let id = PreviousId { name: self.name().to_string(), namespace: self.namespace().to_string() };
-        self.previous_ids.push(id);
-    }
-
-    /// Renames it, remembering the old name.
-    pub fn rename(&mut self, name: String) {
-        self.store_previous_id();
-        self.object["metadata"]["name"] = Value::String(name);
-    }
-
-    /// Sets the value at `pointer` and at every pointer linked to it.
-    pub fn set_linked(&mut self, pointer: &str, value: &Value) {
-        let group = self.linked.iter().find(|group| group.iter().any(|member| member == pointer));
-        let members = group.cloned().unwrap_or_else(|| vec![pointer.to_string()]);
-        for member in members {
-            if let Some(target) = self.object.pointer_mut(&member) {
-                *target = value.clone();
-            }
-        }
-    }
-
-    /// Makes `change` to the object as kustomize makes a change in place (a strategic merge
-    /// patch, a replacement, a var): a linked value it changes carries the others along. `change`
-    /// notes the fields it replaced whole (JSON pointers): kustomize puts new nodes there, so the
-    /// values below them are linked no more.
-    pub fn change_in_place<T>(&mut self, change: impl FnOnce(&mut Value, &mut Vec<String>) -> T) -> T {
-        let before = (!self.linked.is_empty()).then(|| self.object.clone());
-        let mut replaced = Vec::new();
-        let result = change(&mut self.object, &mut replaced);
-        for pointer in replaced {
-            let below = format!("{pointer}/");
-            for group in &mut self.linked {
-                group.retain(|member| *member != pointer && !member.starts_with(&below));
-            }
-        }
-        if let Some(before) = before {
-            self.follow_links(&before);
-        }
-        result
-    }
-
-    /// After a change in place: a linked value that changed carries the others along; one that
-    /// is gone leaves its group.
-    fn follow_links(&mut self, before: &Value) {
-        let mut changed = Vec::new();
-        for group in &mut self.linked {
-            group.retain(|member| self.object.pointer(member).is_some());
-            let moved = group.iter().find(|member| before.pointer(member) != self.object.pointer(member));
-            if let Some(moved) = moved {
-                changed.push(moved.clone());
-            }
-        }
-        self.linked.retain(|group| group.len() > 1);
-        for pointer in changed {
-            if let Some(value) = self.object.pointer(&pointer).cloned() {
-                self.set_linked(&pointer, &value);
-            }
-        }
-    }
-
-    /// Whether `other` has its id (group, version, kind, name and namespace).
-    fn same_id(&self, other: &Resource) -> bool {
-        self.name() == other.name()
-            && self.kind() == other.kind()
-            && self.namespace() == other.namespace()
-            && super::field_specs::group_version(&self.object) == super::field_specs::group_version(&other.object)
-    }
-
-    /// The object as kustomize's messages print a resource: with the annotations in which
-    /// kustomize keeps its previous ids.
-    pub fn with_previous_ids(&self) -> Value {
-        let mut object = self.object.clone();
-        if self.previous_ids.is_empty() {
-            return object;
-        }
-        let kind = self.kind();
-        let names: Vec<&str> = self.previous_ids.iter().map(|id| id.name.as_str()).collect();
-        let namespaces: Vec<&str> =
-            self.previous_ids.iter().map(|id| transform::effective_namespace(kind, &id.namespace)).collect();
-        let annotations = [
-            ("previousKinds", vec![kind; names.len()].join(",")),
-            ("previousNames", names.join(",")),
-            ("previousNamespaces", namespaces.join(",")),
-        ];
-        if !object["metadata"]["annotations"].is_object() {
-            object["metadata"]["annotations"] = Value::Object(Default::default());
-        }
-        let map = object["metadata"]["annotations"].as_object_mut().expect("made an object");
-        for (key, value) in annotations {
-            map.insert(format!("internal.config.kubernetes.io/{key}"), Value::String(value));
-        }
-        object
-    }
-
-    /// kustomize's id, as its messages print it: `ConfigMap.v1.[noGrp]/name.[noNs]`.
-    pub fn id(&self) -> String {
-        id_text(&self.object)
+impl Default for Options<'_> {
+    fn default() -> Self {
+        Options { load_restrictor: LoadRestrictor::default(), environment: &|_| String::new(), helm: None }
     }
 }
 
-/// kustomize's id of `object` (a resource or a patch), as its messages print it.
-pub fn id_text(object: &Value) -> String {
-    let (group, version) = super::field_specs::group_version(object);
-    let or = |text: &str, missing: &'static str| if text.is_empty() { missing.to_string() } else { text.to_string() };
-    format!(
-        "{}.{}.{}/{}.{}",
-        or(object["kind"].as_str().unwrap_or_default(), "[noKind]"),
-        or(version, "[noVer]"),
-        or(group, "[noGrp]"),
-        object["metadata"]["name"].as_str().unwrap_or_default(),
-        or(object["metadata"]["namespace"].as_str().unwrap_or_default(), "[noNs]"),
-    )
+/// What a build makes.
+#[derive(Debug, Clone, Default)]
+pub struct Built {
+    /// The objects, in kustomize's output order.
+    pub objects: Vec<Value>,
+    /// kustomize's warnings (deprecated fields), one line each, for stderr.
+    pub warnings: Vec<String>,
+    /// kustomize's log lines (Go's `log.Printf`, which kubectl routes through klog), after the
+    /// warnings.
+    pub logs: Vec<String>,
 }
 
 const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
+/// What the kustomization in `dir` makes.
 pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Built, Failure> {
     let root = normalize(dir);
     let root = if root.as_os_str().is_empty() { PathBuf::from(".") } else { root };
@@ -657,7 +495,7 @@ impl Builder<'_> {
                 }
             };
         for resource in found {
-            add(&mut accumulated.resources, resource).map_err(accumulating)?;
+            resource::append(&mut accumulated.resources, resource).map_err(accumulating)?;
         }
         if let Some(vars) = found_vars {
             accumulated.vars.merge(vars).map_err(accumulating)?;
@@ -719,7 +557,7 @@ impl Builder<'_> {
                     );
                     return Err(place.error(format!("merging from generator: {message}")));
                 }
-                (_, None) => add(resources, generated).map_err(|message| place.error(message))?,
+                (_, None) => resource::append(resources, generated).map_err(|message| place.error(message))?,
             }
         }
         helm::inflate(kustomization, self.options.helm).map_err(|message| place.error(message))
@@ -761,15 +599,6 @@ fn is_local_config(object: &Value) -> bool {
     object["metadata"]["annotations"]
         .get("config.kubernetes.io/local-config")
         .is_some_and(|value| value.as_str() != Some("false"))
-}
-
-/// Adds `resource` unless one with its id is there already.
-fn add(resources: &mut Vec<Resource>, resource: Resource) -> Result<(), String> {
-    if resources.iter().any(|existing| existing.same_id(&resource)) {
-        return Err(format!("may not add resource with an already registered id: {}", resource.id()));
-    }
-    resources.push(resource);
-    Ok(())
 }
 
 /// A generated object's id as kustomize's messages print it (Go's `%#v` of a `resid.ResId`).
@@ -829,7 +658,7 @@ fn merge_generated(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kustomize::{LoadRestrictor, MemoryLoader};
+    use crate::kustomize::MemoryLoader;
 
     fn built(loader: &MemoryLoader, dir: &str) -> Result<Built, Failure> {
         build(loader, Path::new(dir), Options::default())

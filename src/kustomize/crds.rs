@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::field_specs::{Config, Conflict, FieldSpec, NameReference, merge_specs};
+use super::types::field_specs::{Config, Conflict, FieldSpec, NameReference, merge_specs};
 
 /// The transformer configuration one definitions file adds (JSON, or YAML).
 pub fn config(text: &str) -> Result<Config, String> {

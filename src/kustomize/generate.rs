@@ -7,7 +7,7 @@ use base64::Engine as _;
 use serde_json::{Map, Value, json};
 use sha2::{Digest as _, Sha256};
 
-use super::kustomization::{Generator, GeneratorOptions};
+use super::types::kustomization::{Generator, GeneratorOptions};
 
 /// Which kind a generator makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,6 +10,9 @@ use std::time::{Duration, Instant};
 
 use super::remote::RepoSpec;
 
+/// Reads a file named in the kustomization (within the load restrictor's bounds).
+pub type Read<'a> = dyn FnMut(&str) -> Result<String, String> + 'a;
+
 /// What a path is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Entry {

@@ -3,9 +3,8 @@
 
 use std::cmp::Ordering;
 
-use super::build::Resource;
-use super::field_specs::group_version;
-use super::kustomization::SortOptions;
+use super::resource::{Resource, group_version};
+use super::types::kustomization::SortOptions;
 
 /// kustomize's default: kinds that others depend on first, webhooks last.
 const ORDER_FIRST: &[&str] = &[

@@ -8,19 +8,16 @@ use std::sync::Arc;
 use regex::Regex;
 use serde_json::{Map, Value};
 
-use super::build::{Resource, id_text};
-use super::field_specs::{Config, FieldSpec, group_version, merge_specs, pointer_segment};
-use super::kustomization::{Image, Kustomization, Label, PatchEntry, Selector};
-use super::replace::Id;
+use super::loader::Read;
+use super::resource::{Id, Resource, effective_namespace, group_version, id_text, is_cluster_scoped};
+use super::types::field_specs::{Config, FieldSpec, merge_specs, pointer_segment};
+use super::types::kustomization::{Image, Kustomization, Label, PatchEntry, Selector};
 use super::{empty_nulls, order, pattern};
 use crate::gocompat::json::to_compact;
 use crate::manifest::{self, Dialect, LabelSelector};
 use crate::merge::strategic::{self, ListOrder};
 use crate::merge::{KindPatcher, json_merge, json_patch};
 use crate::schema::{KindSchema, OpenApiSchema};
-
-/// Reads a file named in the kustomization.
-pub type Read<'a> = dyn FnMut(&str) -> Result<String, String> + 'a;
 
 /// Called after each transformer kustomize would configure, with its kind
 /// (`PrefixTransformer`, ...), for `buildMetadata`'s records.
@@ -390,18 +387,6 @@ fn selector_text(selector: &Selector) -> String {
     format!("{}:a={annotation_selector}:l={label_selector}", id.text())
 }
 
-/// A namespace as kustomize compares and reports it: `default` when unset, and a name no
-/// namespace can have for kinds that have none.
-pub fn effective_namespace<'a>(kind: &str, namespace: &'a str) -> &'a str {
-    if is_cluster_scoped(kind) {
-        "_non_namespaceable_"
-    } else if namespace.is_empty() {
-        "default"
-    } else {
-        namespace
-    }
-}
-
 /// Whether a label or annotation selector (empty: anything) matches `pairs`.
 pub fn selector_matches(selector: &str, pairs: &Value) -> bool {
     if selector.is_empty() {
@@ -472,39 +457,6 @@ fn keeps_its_name(object: &Value) -> bool {
     matches!(kind, "CustomResourceDefinition" | "Namespace")
         || (kind == "APIService" && group_version(object).0 == "apiregistration.k8s.io")
 }
-
-/// Whether `kind` is one of the built-in kinds that are not namespaced.
-pub fn is_cluster_scoped(kind: &str) -> bool {
-    CLUSTER_SCOPED.contains(&kind)
-}
-
-/// Built-in kinds that are not namespaced: kustomize leaves their namespace unset.
-const CLUSTER_SCOPED: &[&str] = &[
-    "APIService",
-    "CertificateSigningRequest",
-    "ClusterRole",
-    "ClusterRoleBinding",
-    "ComponentStatus",
-    "CSIDriver",
-    "CSINode",
-    "CustomResourceDefinition",
-    "FlowSchema",
-    "IngressClass",
-    "MutatingWebhookConfiguration",
-    "Namespace",
-    "Node",
-    "PersistentVolume",
-    "PodSecurityPolicy",
-    "PriorityClass",
-    "PriorityLevelConfiguration",
-    "RuntimeClass",
-    "StorageClass",
-    "StorageVersion",
-    "ValidatingAdmissionPolicy",
-    "ValidatingAdmissionPolicyBinding",
-    "ValidatingWebhookConfiguration",
-    "VolumeAttachment",
-];
 
 /// Sets every resource's namespace; two that end up with one id are refused, as kustomize
 /// refuses them.

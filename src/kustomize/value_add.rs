@@ -5,35 +5,12 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::build::Resource;
-use super::kustomization::Selector;
-use super::transform::{Read, Target, set_object_namespace};
+use super::loader::Read;
+use super::resource::Resource;
+use super::transform::{Target, set_object_namespace};
+use super::types::plugins::{ValueAdd, ValueAddTarget};
 use crate::gocompat::unmarshal;
 use crate::manifest::{self, Dialect};
-
-/// A ValueAddTransformer's configuration.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct ValueAdd {
-    pub value: String,
-    pub targets: Vec<ValueAddTarget>,
-    /// A file whose `targets` are added to these.
-    pub target_file_path: String,
-}
-
-/// Where the value goes.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct ValueAddTarget {
-    /// The resources; all of them when unset.
-    pub selector: Option<Selector>,
-    /// Slash-separated (`\/` is a slash in a field name); `metadata/namespace` is set as
-    /// kustomize's namespace filter sets it.
-    pub field_path: String,
-    /// When positive, the value is inserted as the path part at this position (from 1) of the
-    /// path the field holds, rather than replacing it.
-    pub file_path_position: i64,
-}
 
 #[derive(Deserialize, Default)]
 #[serde(default)]

@@ -10,72 +10,6 @@ pub mod vars;
 
 use serde_json::Value;
 
-use super::build::Resource;
-use super::field_specs::group_version;
-use super::transform::{effective_namespace, is_cluster_scoped};
-
-/// kustomize's resource id (`resid.ResId`); as a selector, empty fields select anything.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Id {
-    pub group: String,
-    pub version: String,
-    pub kind: String,
-    pub name: String,
-    pub namespace: String,
-}
-
-impl Id {
-    /// Whether this selector selects `id`: every field it sets is equal (namespaces compared as
-    /// kustomize compares them, unset being `default`).
-    pub fn selects(&self, id: &Id) -> bool {
-        (self.name.is_empty() || self.name == id.name)
-            && (self.namespace.is_empty() || self.effective_namespace() == id.effective_namespace())
-            && (self.group.is_empty() || self.group == id.group)
-            && (self.version.is_empty() || self.version == id.version)
-            && (self.kind.is_empty() || self.kind == id.kind)
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self == &Id::default()
-    }
-
-    fn is_cluster_scoped(&self) -> bool {
-        is_cluster_scoped(&self.kind)
-    }
-
-    /// The namespace kustomize compares: none for cluster-scoped kinds, `default` when unset.
-    fn effective_namespace(&self) -> &str {
-        effective_namespace(&self.kind, &self.namespace)
-    }
-
-    /// Group, version and kind as kustomize prints them: `Service.v1.[noGrp]`.
-    pub fn gvk_text(&self) -> String {
-        let or = |text: &str, missing: &str| if text.is_empty() { missing.to_string() } else { text.to_string() };
-        format!("{}.{}.{}", or(&self.kind, "[noKind]"), or(&self.version, "[noVer]"), or(&self.group, "[noGrp]"))
-    }
-
-    /// The whole id as kustomize prints it: `Service.v1.[noGrp]/web.[noNs]`.
-    pub fn text(&self) -> String {
-        let or = |text: &str, missing: &str| if text.is_empty() { missing.to_string() } else { text.to_string() };
-        format!("{}/{}.{}", self.gvk_text(), or(&self.name, "[noName]"), or(&self.namespace, "[noNs]"))
-    }
-}
-
-/// `resource`'s ids: the one it has now, then the ones it had before.
-pub fn ids(resource: &Resource) -> Vec<Id> {
-    let (group, version) = group_version(&resource.object);
-    let id = |name: &str, namespace: &str| Id {
-        group: group.to_string(),
-        version: version.to_string(),
-        kind: resource.kind().to_string(),
-        name: name.to_string(),
-        namespace: namespace.to_string(),
-    };
-    let current = id(resource.name(), resource.namespace());
-    let previous = resource.previous_ids.iter().map(|previous| id(&previous.name, &previous.namespace));
-    [current].into_iter().chain(previous).collect()
-}
-
 /// `text` as a plain YAML scalar (go-yaml v3's resolution): null, a boolean, a number, or a string.
 pub fn plain_scalar(text: &str) -> Value {
     match text {
@@ -163,15 +97,5 @@ mod tests {
         let mut created = Value::Null;
         set_scalar(&mut created, "true", true).unwrap();
         assert_eq!(created, json!(true));
-    }
-
-    #[test]
-    fn ids_select_by_set_fields_and_effective_namespaces() {
-        let id = Id { version: "v1".into(), kind: "Service".into(), name: "web".into(), ..Id::default() };
-        let by = |namespace: &str, name: &str| Id { namespace: namespace.into(), name: name.into(), ..Id::default() };
-        assert!(by("", "web").selects(&id) && by("default", "").selects(&id));
-        assert!(!by("prod", "").selects(&id) && !by("", "db").selects(&id));
-        assert_eq!(id.text(), "Service.v1.[noGrp]/web.[noNs]");
-        assert_eq!(Id::default().text(), "[noKind].[noVer].[noGrp]/[noName].[noNs]");
     }
 }

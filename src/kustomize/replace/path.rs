@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::kustomize::field_specs::pointer_segment;
 use crate::kustomize::pattern;
+use crate::kustomize::types::field_specs::pointer_segment;
 
 /// `path` split at dots as kustomize splits it: `\.` is a dot inside a segment, `[a.b]` is the
 /// one segment `a.b`, and `[name=a.b]` stays one segment with its brackets (a list selector).

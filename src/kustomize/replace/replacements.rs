@@ -5,102 +5,15 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::path::{self, Create, Found};
-use super::{Id, ids, set_scalar};
+use super::set_scalar;
 use crate::gocompat::unmarshal;
-use crate::kustomize::build::Resource;
-use crate::kustomize::transform::{Read, selector_matches};
+use crate::kustomize::loader::Read;
+use crate::kustomize::resource::Resource;
+use crate::kustomize::transform::selector_matches;
+use crate::kustomize::types::replacement::{Entry, FieldOptions, Selector, Source, Target};
 use crate::manifest::{self, Dialect};
 
 const DEFAULT_FIELD_PATH: &str = "metadata.name";
-
-/// An entry of `replacements`: a file holding one replacement or a list, or one inline.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
-pub struct Entry {
-    pub path: String,
-    pub source: Option<Source>,
-    /// A value given as it is, instead of a source.
-    pub source_value: Option<String>,
-    pub targets: Option<Vec<Target>>,
-}
-
-/// Where a replacement's value comes from.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
-pub struct Source {
-    pub group: String,
-    pub version: String,
-    pub kind: String,
-    pub name: String,
-    pub namespace: String,
-    pub field_path: String,
-    pub options: Option<FieldOptions>,
-}
-
-/// Where a replacement's value goes.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
-pub struct Target {
-    pub select: Option<Selector>,
-    pub reject: Vec<Selector>,
-    pub field_paths: Vec<String>,
-    pub options: Option<FieldOptions>,
-}
-
-/// Resources a target selects or rejects.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
-pub struct Selector {
-    pub group: String,
-    pub version: String,
-    pub kind: String,
-    pub name: String,
-    pub namespace: String,
-    pub label_selector: String,
-    pub annotation_selector: String,
-}
-
-/// How a value is cut from its source or spliced into its target, and whether missing target
-/// fields are created. (`encoding` is accepted and, as in kustomize, not used.)
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct FieldOptions {
-    pub delimiter: String,
-    pub index: i64,
-    pub encoding: String,
-    pub create: bool,
-}
-
-impl Source {
-    fn id(&self) -> Id {
-        let Source { group, version, kind, name, namespace, .. } = self.clone();
-        Id { group, version, kind, name, namespace }
-    }
-
-    /// The source as kustomize prints it: its id, then its field path and options if set.
-    fn text(&self) -> String {
-        let mut parts = vec![self.id().text()];
-        if !self.field_path.is_empty() {
-            parts.push(self.field_path.clone());
-        }
-        if let Some(options) = self.options.as_ref().filter(|options| !options.delimiter.is_empty() || options.create) {
-            parts.push(format!("{}({}), create={}", options.delimiter, options.index, options.create));
-        }
-        parts.join(":")
-    }
-}
-
-impl Selector {
-    fn id(&self) -> Id {
-        let Selector { group, version, kind, name, namespace, .. } = self.clone();
-        Id { group, version, kind, name, namespace }
-    }
-
-    fn matches_labels_and_annotations(&self, object: &Value) -> bool {
-        selector_matches(&self.label_selector, &object["metadata"]["labels"])
-            && selector_matches(&self.annotation_selector, &object["metadata"]["annotations"])
-    }
-}
 
 /// A replacement, inline or read from a file.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -194,12 +107,12 @@ fn is_selected(resource: &Resource, select: &Selector, rejects: &[Selector]) -> 
     let object = &resource.object;
     let rejected_by_labels = rejects.iter().any(|reject| {
         (!reject.label_selector.is_empty() || !reject.annotation_selector.is_empty())
-            && reject.matches_labels_and_annotations(object)
+            && matches_labels_and_annotations(reject, object)
     });
-    if !select.matches_labels_and_annotations(object) || rejected_by_labels {
+    if !matches_labels_and_annotations(select, object) || rejected_by_labels {
         return false;
     }
-    let ids = ids(resource);
+    let ids = resource.ids();
     let rejected = rejects
         .iter()
         .map(Selector::id)
@@ -209,10 +122,16 @@ fn is_selected(resource: &Resource, select: &Selector, rejects: &[Selector]) -> 
     !rejected && ids.iter().any(|id| select.selects(id))
 }
 
+/// Whether `selector`'s label and annotation selectors match `object`.
+fn matches_labels_and_annotations(selector: &Selector, object: &Value) -> bool {
+    selector_matches(&selector.label_selector, &object["metadata"]["labels"])
+        && selector_matches(&selector.annotation_selector, &object["metadata"]["annotations"])
+}
+
 /// The value the source names: the field of the one resource it selects, cut by its options.
 fn source_value(source: &Source, resources: &[Resource]) -> Result<Value, String> {
     let selector = source.id();
-    let mut selected = resources.iter().filter(|resource| ids(resource).iter().any(|id| selector.selects(id)));
+    let mut selected = resources.iter().filter(|resource| resource.ids().iter().any(|id| selector.selects(id)));
     let resource = selected.next().ok_or_else(|| format!("nothing selected by {}", source.text()))?;
     if selected.next().is_some() {
         return Err(format!("multiple matches for selector {}", source.text()));
@@ -323,7 +242,7 @@ fn spliced(text: &str, piece: &str, delimiter: &str, index: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kustomize::build::PreviousId;
+    use crate::kustomize::resource::PreviousId;
     use serde_json::json;
 
     fn replacement(yaml: &str) -> Replacement {

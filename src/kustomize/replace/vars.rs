@@ -5,85 +5,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Deserialize;
 use serde_json::Value;
 
-use super::{Id, ids, path};
-use crate::kustomize::build::Resource;
-use crate::kustomize::field_specs::FieldSpec;
-
-const DEFAULT_FIELD_PATH: &str = "metadata.name";
-
-/// An entry of `vars` (kustomize's documentation writes its fields in lower case,
-/// `fieldref: {fieldpath: ...}`, which Go's decoder accepts: see [`crate::gocompat::unmarshal`]).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Var {
-    pub name: String,
-    pub objref: ObjectRef,
-    pub fieldref: FieldRef,
-}
-
-/// The resource a var's value comes from: the name it has where the var is declared.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ObjectRef {
-    #[serde(rename = "apiVersion")]
-    pub api_version: String,
-    pub group: String,
-    pub version: String,
-    pub kind: String,
-    pub name: String,
-    pub namespace: String,
-}
-
-/// The field a var's value comes from (`metadata.name` when unset).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct FieldRef {
-    #[serde(rename = "fieldPath")]
-    pub field_path: String,
-}
-
-impl Var {
-    /// The var with its group and version taken from `apiVersion`, as kustomize completes it.
-    fn with_api_version(&self) -> Var {
-        let mut var = self.clone();
-        let reference = &mut var.objref;
-        match reference.api_version.split('/').collect::<Vec<_>>().as_slice() {
-            [""] => {}
-            [version] => reference.version = version.to_string(),
-            [group, version] => (reference.group, reference.version) = (group.to_string(), version.to_string()),
-            _ => {}
-        }
-        var
-    }
-
-    /// The var as kustomize completes it: its group and version, and the default field.
-    fn defaulted(&self) -> Var {
-        let mut var = self.with_api_version();
-        if var.fieldref.field_path.is_empty() {
-            var.fieldref.field_path = DEFAULT_FIELD_PATH.into();
-        }
-        var
-    }
-
-    fn id(&self) -> Id {
-        let ObjectRef { group, version, kind, name, namespace, .. } = self.with_api_version().objref;
-        Id { group, version, kind, name, namespace }
-    }
-
-    /// The var as kustomize's messages print it: `{NAME Kind.version.group {field.path}}`.
-    fn text(&self) -> String {
-        let id = Id {
-            group: self.objref.group.clone(),
-            version: self.objref.version.clone(),
-            kind: self.objref.kind.clone(),
-            ..Id::default()
-        };
-        format!("{{{} {} {{{}}}}}", self.name, id.gvk_text(), self.fieldref.field_path)
-    }
-}
+use super::path;
+use crate::kustomize::resource::Resource;
+use crate::kustomize::types::field_specs::FieldSpec;
+use crate::kustomize::types::var::Var;
 
 /// The vars declared so far, by name; a name may be declared once in a build.
 #[derive(Debug, Clone, Default)]
@@ -120,7 +47,7 @@ fn tie_and_add(vars: &mut Vars, declared: &[Var], resources: &mut [Resource]) ->
         let exact_namespace = !wanted.namespace.is_empty() || wanted.is_cluster_scoped();
         let matched: Vec<usize> = (0..resources.len())
             .filter(|&index| {
-                ids(&resources[index]).iter().any(|id| {
+                resources[index].ids().iter().any(|id| {
                     id.group == wanted.group
                         && id.version == wanted.version
                         && id.kind == wanted.kind
@@ -322,8 +249,8 @@ mod tests {
         resources[1].object["metadata"]["name"] = json!("db");
         let err = declare(&mut vars, &declared[..1], &mut resources).unwrap_err();
         assert_eq!(err, "merging vars [{WEB Service.[noVer].[noGrp] {}}]: var 'WEB' already encountered");
-        let err =
-            substitute(&mut resources, &vars, &crate::kustomize::field_specs::builtin().var_reference).unwrap_err();
+        let err = substitute(&mut resources, &vars, &crate::kustomize::types::field_specs::builtin().var_reference)
+            .unwrap_err();
         assert_eq!(
             err,
             "var '{GONE Service.[noVer].[noGrp] {metadata.name}}' cannot be mapped to a field in the set of known resources"
@@ -333,7 +260,7 @@ mod tests {
         declare(&mut vars, &declared[..2], &mut resources).unwrap();
         resources[0].object["metadata"]["labels"] = json!({"port": "$(PORT)", "web": "$(WEB)"});
         let unused =
-            substitute(&mut resources, &vars, &crate::kustomize::field_specs::builtin().var_reference).unwrap();
+            substitute(&mut resources, &vars, &crate::kustomize::types::field_specs::builtin().var_reference).unwrap();
         assert!(unused.is_empty());
         assert_eq!(resources[0].object["metadata"]["labels"], json!({"port": 80, "web": "web"}));
     }

@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::gocompat::unmarshal;
+use crate::kustomize::resource::group_version;
 
 /// A field that a transformer changes in the resources it selects.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -74,12 +75,6 @@ pub fn selects(group: &str, version: &str, kind: &str, object: &Value) -> bool {
     (group.is_empty() || group == object_group)
         && (version.is_empty() || version == object_version)
         && (kind.is_empty() || Some(kind) == object["kind"].as_str())
-}
-
-/// The group and version of `object`'s `apiVersion`.
-pub fn group_version(object: &Value) -> (&str, &str) {
-    let api_version = object["apiVersion"].as_str().unwrap_or_default();
-    api_version.rsplit_once('/').unwrap_or(("", api_version))
 }
 
 impl FieldSpec {

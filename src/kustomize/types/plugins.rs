@@ -11,9 +11,9 @@ use serde_json::Value;
 
 use super::field_specs::{Config, FieldSpec};
 use super::kustomization::{Generator, Image, Kustomization, PatchEntry, PatchOptions, Replica, Selector};
-use super::replace::replacements;
-use super::value_add::ValueAdd;
+use super::replacement;
 use crate::gocompat::unmarshal;
+use crate::kustomize::resource::id_text;
 
 /// What a plugin configuration is listed as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,10 +92,7 @@ pub fn plugin(object: &Value, role: Role) -> Result<Plugin, String> {
         }
         "PatchJson6902Transformer" => {
             if patch_target(object)?.is_none_or(|target| target.name.is_empty()) {
-                return Err(format!(
-                    "plugin {} fails configuration: must specify the target name",
-                    super::build::id_text(object)
-                ));
+                return Err(format!("plugin {} fails configuration: must specify the target name", id_text(object)));
             }
             let patch: Json6902 = args(object)?;
             let (path, patch) = (patch.path, patch.json_op);
@@ -127,7 +124,7 @@ pub fn plugin(object: &Value, role: Role) -> Result<Plugin, String> {
 /// ignored, numbers and booleans read as text where strings are wanted).
 fn args<T: DeserializeOwned>(object: &Value) -> Result<T, String> {
     unmarshal::from_value(object.clone(), unmarshal::PLUGIN)
-        .map_err(|err| format!("plugin {} fails configuration: {err}", super::build::id_text(object)))
+        .map_err(|err| format!("plugin {} fails configuration: {err}", id_text(object)))
 }
 
 fn patch_target(object: &Value) -> Result<Option<Selector>, String> {
@@ -148,6 +145,30 @@ fn generator_args(object: &Value) -> Result<Generator, String> {
         generator.namespace = object["metadata"]["namespace"].as_str().map(String::from);
     }
     Ok(generator)
+}
+
+/// A ValueAddTransformer's configuration.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ValueAdd {
+    pub value: String,
+    pub targets: Vec<ValueAddTarget>,
+    /// A file whose `targets` are added to these.
+    pub target_file_path: String,
+}
+
+/// Where the value goes.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ValueAddTarget {
+    /// The resources; all of them when unset.
+    pub selector: Option<Selector>,
+    /// Slash-separated (`\/` is a slash in a field name); `metadata/namespace` is set as
+    /// kustomize's namespace filter sets it.
+    pub field_path: String,
+    /// When positive, the value is inserted as the path part at this position (from 1) of the
+    /// path the field holds, rather than replacing it.
+    pub file_path_position: i64,
 }
 
 #[derive(Deserialize)]
@@ -227,7 +248,7 @@ struct ImageTag {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct Replacements {
-    replacements: Vec<replacements::Entry>,
+    replacements: Vec<replacement::Entry>,
 }
 
 #[derive(Deserialize, Default)]

@@ -8,7 +8,8 @@ use serde_json::Value;
 
 use super::field_specs::FieldSpec;
 use super::helm::{HelmChart, HelmChartArgs, HelmGlobals};
-use super::replace::{replacements, vars::Var};
+use super::replacement;
+use super::var::Var;
 use crate::gocompat::unmarshal;
 
 /// One `kustomization.yaml` (or a `Component`).
@@ -36,7 +37,7 @@ pub struct Kustomization {
     pub secret_generator: Vec<Generator>,
     pub generator_options: Option<GeneratorOptions>,
     pub sort_options: Option<SortOptions>,
-    pub replacements: Vec<replacements::Entry>,
+    pub replacements: Vec<replacement::Entry>,
     pub vars: Vec<Var>,
     pub build_metadata: Vec<String>,
     pub crds: Vec<String>,
