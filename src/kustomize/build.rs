@@ -88,7 +88,7 @@ fn build_root(builder: &mut Builder, root: &Path) -> Result<Vec<Value>, Error> {
         builder.logs.push(format!("well-defined vars that were never replaced: {}", unused.join(",")));
     }
     resources.retain(|resource| !is_local_config(&resource.object));
-    order::sort(&mut resources, kustomization.sort_options.as_ref()).map_err(Error)?;
+    order::sort(&mut resources, kustomization.sort_options.as_ref())?;
     let asked = |option: &str| kustomization.build_metadata.iter().any(|asked| asked == option);
     let mut objects: Vec<Value> = resources
         .into_iter()
@@ -155,8 +155,8 @@ struct Place<'a> {
 }
 
 impl Place<'_> {
-    fn error(&self, message: impl std::fmt::Display) -> Error {
-        Error(format!("{}: {message}", self.file.display()))
+    fn error(&self, source: impl Into<Error>) -> Error {
+        Error::InFile { file: self.file.to_path_buf(), source: Box::new(source.into()) }
     }
 }
 
@@ -181,28 +181,19 @@ impl Builder<'_> {
                 .chain([&dir.to_path_buf()])
                 .map(|path| path.display().to_string())
                 .collect();
-            return Err(Error(format!("cycle detected: {}", cycle.join(" -> "))));
+            return Err(Error::Cycle(cycle));
         }
-        let file = self.kustomization_file(dir).ok_or_else(|| {
-            Error(format!(
-                "unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{}'",
-                dir.display()
-            ))
-        })?;
+        let file = self.kustomization_file(dir).ok_or_else(|| Error::NoKustomization(dir.to_path_buf()))?;
         let place = Place { file: &file };
         let kustomization = self.read_kustomization(&file)?;
         self.warnings.extend(kustomization.deprecation_warnings());
         let is_component = kustomization.kind.as_deref() == Some("Component");
         if component && !is_component {
-            return Err(place.error(format!(
-                "expected kind 'Component' for a component, found '{}'",
-                kustomization.kind.as_deref().unwrap_or("Kustomization")
-            )));
+            let kind = kustomization.kind.as_deref().unwrap_or("Kustomization");
+            return Err(place.error(Error::NotAComponent(kind.to_string())));
         }
         if !component && is_component {
-            return Err(
-                place.error("a Component can only be listed under 'components', not built or listed as a resource")
-            );
+            return Err(place.error(Error::ComponentAsResource));
         }
         let origin = match self.stack.is_empty() {
             true => (!kustomization.build_metadata.is_empty()).then(Origin::default),
@@ -219,10 +210,12 @@ impl Builder<'_> {
         accumulated.config.merge(&config).map_err(|message| place.error(message))?;
         for entry in &kustomization.crds {
             let text = self.read_text(dir, &place, entry).map_err(|message| place.error(message))?;
-            let config = crds::config(&text).map_err(|message| {
-                place.error(format!("loading CRDs: unable to parse open API definition from '{entry}': {message}"))
-            })?;
-            accumulated.config.merge(&config).map_err(|message| place.error(format!("merging CRDs: {message}")))?;
+            let config = crds::config(&text)
+                .map_err(|source| place.error(Error::LoadingCrds { entry: entry.clone(), source: Box::new(source) }))?;
+            accumulated
+                .config
+                .merge(&config)
+                .map_err(|source| place.error(Error::MergingCrds { source: Box::new(source) }))?;
         }
         let generator_origin = |kind: &str| origin.as_ref().map(|origin| origin.builtin(&file_name, kind));
         self.generate(dir, &place, &kustomization, &mut accumulated.resources, &generator_origin)?;
@@ -236,7 +229,7 @@ impl Builder<'_> {
         for entry in &kustomization.components {
             let (path, remote) = self.locate(dir, &place, entry, &format!("component '{entry}'"))?;
             if self.loader.entry(&path) != Some(Entry::Dir) {
-                return Err(place.error(format!("component '{entry}' is not a directory")));
+                return Err(place.error(Error::ComponentNotADirectory(entry.clone())));
             }
             let below = origin.as_ref().map(|origin| origin.append(entry, remote.as_ref()));
             accumulated = self.target(&path, accumulated, true, below)?.0;
@@ -297,9 +290,7 @@ impl Builder<'_> {
             // kustomize compares the objects before and after a validator as YAML nodes, which a
             // built-in transformer never leaves equal, whatever it changes.
             if let Some(first) = resources.first() {
-                return Err(
-                    place.error(format!("validator shouldn't modify the resource map: nodes unequal: {}", first.id()))
-                );
+                return Err(place.error(Error::ValidatorChanged(first.id())));
             }
         }
         Ok(())
@@ -352,14 +343,15 @@ impl Builder<'_> {
         let version = openapi.get("version");
         self.schema = match (custom, version.map(String::as_str)) {
             (Some(_), Some(_)) => {
-                return Err(place.error("builtin version and custom schema provided, cannot use both"));
+                return Err(place.error(Error::BuiltinAndCustomSchema));
             }
             (Some(text), None) => PatchSchema::Custom(Arc::new(
-                custom_schema(&text).map_err(|message| place.error(format!("invalid schema file: {message}")))?,
+                custom_schema(&text)
+                    .map_err(|source| place.error(Error::InvalidSchema { source: Box::new(source) }))?,
             )),
             (None, None | Some("")) => PatchSchema::Unset,
             (None, Some(BUILTIN_OPENAPI_VERSION)) => PatchSchema::Builtin,
-            (None, Some(_)) => return Err(place.error("the specified OpenAPI version is not built in")),
+            (None, Some(_)) => return Err(place.error(Error::UnknownOpenApiVersion)),
         };
         Ok(())
     }
@@ -369,7 +361,8 @@ impl Builder<'_> {
         let mut config = builtin().clone();
         for entry in &kustomization.configurations {
             let text = self.read_text(dir, place, entry).map_err(|message| place.error(message))?;
-            let file = Config::parse(&text).map_err(|message| place.error(format!("{entry}: {message}")))?;
+            let file = Config::parse(&text)
+                .map_err(|source| place.error(Error::InEntry { entry: entry.clone(), source: Box::new(source) }))?;
             config.merge(&file).map_err(|message| place.error(message))?;
         }
         Ok(config)
@@ -378,17 +371,16 @@ impl Builder<'_> {
     fn read_kustomization(&self, file: &Path) -> Result<Kustomization, Error> {
         let place = Place { file };
         let bytes = self.loader.read(file).map_err(|err| place.error(err))?;
-        let text = String::from_utf8(bytes).map_err(|_| place.error("not UTF-8 text"))?;
+        let text = String::from_utf8(bytes).map_err(|_| place.error(Error::KustomizationNotUtf8))?;
         // kustomize reads its own file with sigs.k8s.io/yaml's go-yaml v2, as kubectl reads `-f`
         // (YAML 1.1: `y` and `on` are booleans), not with kyaml's v3 as it reads resources.
-        let documents = manifest::parse_documents(&text, &file.display().to_string(), Dialect::Kubectl)
-            .map_err(|err| Error(err.to_string()))?;
+        let documents = manifest::parse_documents(&text, &file.display().to_string(), Dialect::Kubectl)?;
         // The first document go-yaml reads: a leading `---` starts it rather than ending an empty one.
         let document = documents
             .into_iter()
             .find(|document| !document.is_null())
             .unwrap_or_else(|| Value::Object(Default::default()));
-        kustomization::parse(document).map_err(|message| place.error(format!("invalid Kustomization: {message}")))
+        kustomization::parse(document).map_err(|source| place.error(Error::InvalidKustomization { source }))
     }
 
     /// Where `entry` of a kustomization in `dir` is: in a repository fetched for it when it is a
@@ -406,7 +398,7 @@ impl Builder<'_> {
                 let root = self
                     .loader
                     .checkout(&repo)
-                    .map_err(|err| place.error(format!("{context}: cannot fetch it: {err}")))?;
+                    .map_err(|source| place.error(Error::Fetch { what: context.to_string(), source }))?;
                 Ok((normalize(&root.join(&repo.path)), Some(repo)))
             }
             None => Ok((self.local_path(dir, place, entry)?, None)),
@@ -420,26 +412,24 @@ impl Builder<'_> {
             || entry.starts_with("github.com/")
             || entry.starts_with("git@")
         {
-            return Err(place.error(format!(
-                "remote resource '{entry}': kubeupd's kustomize fetches git repositories, not files over HTTP yet"
-            )));
+            return Err(place.error(Error::RemoteFile(entry.to_string())));
         }
         Ok(normalize(&dir.join(entry)))
     }
 
     /// Reads a file a kustomization in `dir` names, within the load restrictor's bounds.
-    fn read_bytes(&self, dir: &Path, place: &Place, entry: &str) -> Result<Vec<u8>, String> {
-        let path = self.local_path(dir, place, entry).map_err(|err| err.0)?;
+    fn read_bytes(&self, dir: &Path, place: &Place, entry: &str) -> Result<Vec<u8>, Error> {
+        let path = self.local_path(dir, place, entry)?;
         if !self.options.load_restrictor.allows(dir, &path) {
-            return Err(format!("security; file '{}' is not in or below '{}'", path.display(), dir.display()));
+            return Err(Error::OutsideRoot { path, dir: dir.to_path_buf() });
         }
-        self.loader.read(&path).map_err(|err| format!("cannot read '{entry}': {err}"))
+        self.loader.read(&path).map_err(|source| Error::CannotRead { entry: entry.to_string(), source })
     }
 
     /// [`Builder::read_bytes`], as text.
-    fn read_text(&self, dir: &Path, place: &Place, entry: &str) -> Result<String, String> {
+    fn read_text(&self, dir: &Path, place: &Place, entry: &str) -> Result<String, Error> {
         let bytes = self.read_bytes(dir, place, entry)?;
-        String::from_utf8(bytes).map_err(|_| format!("'{entry}' is not UTF-8 text"))
+        String::from_utf8(bytes).map_err(|_| Error::NotUtf8(entry.to_string()))
     }
 
     fn accumulate(
@@ -451,49 +441,49 @@ impl Builder<'_> {
         origin: Option<&Origin>,
     ) -> Result<(), Error> {
         let (path, remote) = self.locate(dir, place, entry, &format!("accumulating resources from '{entry}'"))?;
-        let accumulating = |message: String| place.error(format!("accumulating resources from '{entry}': {message}"));
-        let (found, found_vars) =
-            match self.loader.entry(&path) {
-                Some(Entry::Dir) => {
-                    let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
-                    let below = self.target(&path, Accumulated::default(), false, origin)?.0;
-                    accumulated.config.merge(&below.config).map_err(|message| {
-                        place.error(format!("recursed merging from path '{}': {message}", path.display()))
-                    })?;
-                    (below.resources, Some(below.vars))
+        let accumulating =
+            |source: Error| place.error(Error::Accumulating { entry: entry.to_string(), source: Box::new(source) });
+        let (found, found_vars) = match self.loader.entry(&path) {
+            Some(Entry::Dir) => {
+                let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
+                let below = self.target(&path, Accumulated::default(), false, origin)?.0;
+                accumulated.config.merge(&below.config).map_err(|source| {
+                    place.error(Error::RecursedMerging { path: path.clone(), source: Box::new(source) })
+                })?;
+                (below.resources, Some(below.vars))
+            }
+            Some(Entry::File) => {
+                let text = match remote {
+                    // A file of a fetched repository: the repository is its own root.
+                    Some(_) => self
+                        .loader
+                        .read(&path)
+                        .map_err(Error::from)
+                        .and_then(|bytes| String::from_utf8(bytes).map_err(|_| Error::NotUtf8(entry.to_string()))),
+                    None => self.read_text(dir, place, entry),
                 }
-                Some(Entry::File) => {
-                    let text = match remote {
-                        // A file of a fetched repository: the repository is its own root.
-                        Some(_) => self.loader.read(&path).map_err(|err| err.to_string()).and_then(|bytes| {
-                            String::from_utf8(bytes).map_err(|_| format!("'{entry}' is not UTF-8 text"))
-                        }),
-                        None => self.read_text(dir, place, entry),
+                .map_err(accumulating)?;
+                let text = empty_nulls::mark(&text);
+                let objects = manifest::parse_as(&text, &path.display().to_string(), Dialect::Kustomize)?;
+                let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
+                let mut found: Vec<Resource> = objects
+                    .into_iter()
+                    .map(|mut object| {
+                        let places = empty_nulls::take(&mut object.object);
+                        Resource { empty_nulls: places, ..Resource::new(object.object) }
+                    })
+                    .collect();
+                for resource in found.iter_mut() {
+                    if let Some(origin) = &origin {
+                        origin::set_origin(resource, origin);
                     }
-                    .map_err(|message| place.error(format!("accumulating resources from '{entry}': {message}")))?;
-                    let text = empty_nulls::mark(&text);
-                    let objects = manifest::parse_as(&text, &path.display().to_string(), Dialect::Kustomize)
-                        .map_err(|err| Error(err.to_string()))?;
-                    let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
-                    let mut found: Vec<Resource> = objects
-                        .into_iter()
-                        .map(|mut object| {
-                            let places = empty_nulls::take(&mut object.object);
-                            Resource { empty_nulls: places, ..Resource::new(object.object) }
-                        })
-                        .collect();
-                    for resource in found.iter_mut() {
-                        if let Some(origin) = &origin {
-                            origin::set_origin(resource, origin);
-                        }
-                    }
-                    (found, None)
                 }
-                None => {
-                    return Err(place
-                        .error(format!("accumulating resources from '{entry}': '{}' does not exist", path.display())));
-                }
-            };
+                (found, None)
+            }
+            None => {
+                return Err(accumulating(Error::DoesNotExist(path)));
+            }
+        };
         for resource in found {
             resource::append(&mut accumulated.resources, resource).map_err(accumulating)?;
         }
@@ -545,17 +535,12 @@ impl Builder<'_> {
                     merge_generated(existing, generated, behavior == "replace", &options);
                 }
                 ("merge" | "replace", None) => {
-                    let message = format!("id {} does not exist; cannot merge or replace", go_id());
-                    return Err(place.error(format!("merging from generator: {message}")));
+                    return Err(place.error(Error::GeneratedIdMissing(go_id())));
                 }
                 (_, Some(_)) => {
                     let behavior =
                         if generator.behavior.as_deref() == Some("create") { "create" } else { "unspecified" };
-                    let message = format!(
-                        "id {} exists; can not use behavior: '{behavior}', behavior must be merge or replace",
-                        go_id()
-                    );
-                    return Err(place.error(format!("merging from generator: {message}")));
+                    return Err(place.error(Error::GeneratedIdExists { id: go_id(), behavior }));
                 }
                 (_, None) => resource::append(resources, generated).map_err(|message| place.error(message))?,
             }
@@ -566,17 +551,14 @@ impl Builder<'_> {
 
 /// A custom OpenAPI schema (JSON or YAML) compiled for patches. Its objects keep fields it does
 /// not declare (kustomize merges them without a schema rather than refusing them).
-fn custom_schema(text: &str) -> Result<OpenApiSchema, String> {
-    let mut document: Value = if text.starts_with('{') {
-        serde_json::from_str(text).map_err(|err| err.to_string())?
-    } else {
-        serde_saphyr::from_str(text).map_err(|err| err.to_string())?
-    };
+fn custom_schema(text: &str) -> Result<OpenApiSchema, Error> {
+    let mut document: Value =
+        if text.starts_with('{') { serde_json::from_str(text)? } else { serde_saphyr::from_str(text)? };
     if document.get("definitions").is_none() {
         document["definitions"] = Value::Object(Default::default());
     }
     open_objects(&mut document["definitions"]);
-    OpenApiSchema::from_document(&document).map_err(|err| err.to_string())
+    Ok(OpenApiSchema::from_document(&document)?)
 }
 
 /// Marks every schema with `properties` as keeping unknown fields.

@@ -3,10 +3,11 @@
 //! chart it would refuse, or without helm installed, in kustomize's words; where kustomize would
 //! go on to run helm, kubeupd refuses in its own.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 
+use super::error::Error;
 use super::types::helm::{HelmChart, HelmGlobals};
 use super::types::kustomization::Kustomization;
 
@@ -71,27 +72,23 @@ const MERGE_OPTIONS: [&str; 3] = ["merge", "override", "replace"];
 pub fn configure(
     kustomization: &Kustomization,
     helm: Option<&Helm>,
-    exists: &mut dyn FnMut(&str) -> Result<(), String>,
-) -> Result<(), String> {
+    exists: &mut dyn FnMut(&str) -> Result<(), Error>,
+) -> Result<(), Error> {
     let (charts, globals) = charts(kustomization);
     for chart in &charts {
-        let trouble = |reason: &str| {
-            format!(
-                "trouble configuring builtin HelmChartInflationGenerator with config: `\n{}`: {reason}",
-                config_text(chart, &globals)
-            )
-        };
+        let trouble =
+            |problem: Error| Error::HelmChart { config: config_text(chart, &globals), problem: Box::new(problem) };
         if helm.is_none() {
-            return Err(trouble("must specify --enable-helm"));
+            return Err(trouble(Error::HelmNotEnabled));
         }
         if chart.name.is_empty() {
-            return Err(trouble("chart name cannot be empty"));
+            return Err(trouble(Error::ChartNameEmpty));
         }
         for file in &chart.additional_values_files {
-            exists(file).map_err(|err| trouble(&format!("could not load additionalValuesFile: {err}")))?;
+            exists(file).map_err(|err| trouble(Error::AdditionalValuesFile(Box::new(err))))?;
         }
         if !chart.values_merge.is_empty() && !MERGE_OPTIONS.contains(&chart.values_merge.as_str()) {
-            return Err(trouble(&format!("valuesMerge must be one of [{}]", MERGE_OPTIONS.join(" "))));
+            return Err(trouble(Error::ValuesMerge(MERGE_OPTIONS.join(" "))));
         }
     }
     Ok(())
@@ -99,11 +96,11 @@ pub fn configure(
 
 /// What inflating the charts comes to here: kustomize's error when helm is not installed (its
 /// first step is `helm version`), and kubeupd's refusal to run it otherwise.
-pub fn inflate(kustomization: &Kustomization, helm: Option<&Helm>) -> Result<(), String> {
+pub fn inflate(kustomization: &Kustomization, helm: Option<&Helm>) -> Result<(), Error> {
     let (charts, globals) = charts(kustomization);
     let (Some(_), Some(helm)) = (charts.first(), helm) else { return Ok(()) };
     if helm.installed {
-        return Err("the field 'helmCharts' is not supported by kubeupd's kustomize: it does not run helm".into());
+        return Err(Error::HelmNotRun);
     }
     let home = match globals.config_home.as_str() {
         "" => helm.temporary_home.join("helm"),
@@ -115,14 +112,7 @@ pub fn inflate(kustomization: &Kustomization, helm: Option<&Helm>) -> Result<(),
     } else {
         format!("exec: {command:?}: executable file not found in $PATH")
     };
-    let under = |name: &str| Path::new(&home).join(name).display().to_string();
-    Err(format!(
-        "unable to run: '{command} version --short' with env=[HELM_CONFIG_HOME={} HELM_CACHE_HOME={} \
-         HELM_DATA_HOME={}] (is '{command}' installed?): {reason}",
-        home.display(),
-        under(".cache"),
-        under(".data"),
-    ))
+    Err(Error::HelmNotInstalled { command: command.clone(), home, reason })
 }
 
 #[cfg(test)]
@@ -138,7 +128,7 @@ mod tests {
         let kustomization = kustomization(
             "helmGlobals: {chartHome: ch}\nhelmCharts:\n- {name: x, version: '1', includeCRDs: false, valuesInline: {}}\n",
         );
-        let err = configure(&kustomization, None, &mut |_| Ok(())).unwrap_err();
+        let err = configure(&kustomization, None, &mut |_| Ok(())).unwrap_err().to_string();
         assert_eq!(
             err,
             "trouble configuring builtin HelmChartInflationGenerator with config: `\nchartHome: ch\nname: x\nversion: \"1\"\n`: must specify --enable-helm"
@@ -152,11 +142,11 @@ mod tests {
         let helm = Helm { command: "helm".into(), installed: false, temporary_home: "/tmp/kustomize-helm-1".into() };
         configure(&kustomization, Some(&helm), &mut |_| Ok(())).unwrap();
         assert_eq!(
-            inflate(&kustomization, Some(&helm)).unwrap_err(),
+            inflate(&kustomization, Some(&helm)).unwrap_err().to_string(),
             "unable to run: 'helm version --short' with env=[HELM_CONFIG_HOME=/h HELM_CACHE_HOME=/h/.cache \
              HELM_DATA_HOME=/h/.data] (is 'helm' installed?): exec: \"helm\": executable file not found in $PATH"
         );
         let installed = Helm { installed: true, ..helm };
-        assert!(inflate(&kustomization, Some(&installed)).unwrap_err().contains("does not run helm"));
+        assert!(inflate(&kustomization, Some(&installed)).unwrap_err().to_string().contains("does not run helm"));
     }
 }

@@ -5,6 +5,8 @@
 
 use serde_json::Value;
 
+use super::error::Error;
+
 /// An object being built, with what kustomize remembers about it.
 #[derive(Debug, Clone)]
 pub struct Resource {
@@ -316,9 +318,9 @@ const CLUSTER_SCOPED: &[&str] = &[
 
 /// Appends `resource` to the ordered resource map unless one with its id is there already
 /// (kustomize's `resmap.Append`).
-pub fn append(resources: &mut Vec<Resource>, resource: Resource) -> Result<(), String> {
+pub fn append(resources: &mut Vec<Resource>, resource: Resource) -> Result<(), Error> {
     if resources.iter().any(|existing| existing.same_id(&resource)) {
-        return Err(format!("may not add resource with an already registered id: {}", resource.id()));
+        return Err(Error::AlreadyRegistered(resource.id()));
     }
     resources.push(resource);
     Ok(())

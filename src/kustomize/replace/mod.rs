@@ -10,6 +10,8 @@ pub mod vars;
 
 use serde_json::Value;
 
+use super::error::Error;
+
 /// `text` as a plain YAML scalar (go-yaml v3's resolution): null, a boolean, a number, or a string.
 pub fn plain_scalar(text: &str) -> Value {
     match text {
@@ -47,7 +49,7 @@ fn tag(value: &Value) -> &'static str {
 /// Sets the scalar `target` to `text` as kustomize does: the target keeps its type (a string
 /// stays a string, a number must get a number), and a field just created takes `text` as a plain
 /// YAML scalar.
-pub fn set_scalar(target: &mut Value, text: &str, created: bool) -> Result<(), String> {
+pub fn set_scalar(target: &mut Value, text: &str, created: bool) -> Result<(), Error> {
     let resolved = plain_scalar(text);
     let fits = match (&*target, &resolved) {
         _ if created => true,
@@ -61,7 +63,7 @@ pub fn set_scalar(target: &mut Value, text: &str, created: bool) -> Result<(), S
         _ => false,
     };
     if !fits {
-        return Err(format!("yaml: cannot decode {} `{text}` as a {}", tag(&resolved), tag(target)));
+        return Err(Error::CannotDecode { tag: tag(&resolved), text: text.to_string(), target: tag(target) });
     }
     *target = resolved;
     Ok(())
@@ -88,12 +90,10 @@ mod tests {
         let mut target = json!(1);
         set_scalar(&mut target, "42", false).unwrap();
         assert_eq!(target, json!(42));
-        assert_eq!(set_scalar(&mut target, "hello", false), Err("yaml: cannot decode !!str `hello` as a !!int".into()));
-        assert_eq!(
-            set_scalar(&mut json!(1), "true", false),
-            Err("yaml: cannot decode !!bool `true` as a !!int".into())
-        );
-        assert_eq!(set_scalar(&mut Value::Null, "x", false), Err("yaml: cannot decode !!str `x` as a !!null".into()));
+        let refused = |mut target: Value, text: &str| set_scalar(&mut target, text, false).unwrap_err().to_string();
+        assert_eq!(refused(target, "hello"), "yaml: cannot decode !!str `hello` as a !!int");
+        assert_eq!(refused(json!(1), "true"), "yaml: cannot decode !!bool `true` as a !!int");
+        assert_eq!(refused(Value::Null, "x"), "yaml: cannot decode !!str `x` as a !!null");
         let mut created = Value::Null;
         set_scalar(&mut created, "true", true).unwrap();
         assert_eq!(created, json!(true));
