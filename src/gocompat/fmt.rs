@@ -1,10 +1,13 @@
 //! Go's `fmt` text of decoded JSON values: `%v` (and `strconv.FormatFloat(f, 'g', -1, 64)`, which
 //! `%v` uses for floats). Kubernetes sorts and compares list items by this text, and the API
-//! server's table cells print as kubectl's `%v` prints them.
+//! server's table cells print as kubectl's `%v` prints them. And `fmt.Sprint` and `fmt.Sprintf` over
+//! a [`GoValue`], for Go templates.
 
 use std::borrow::Cow;
 
-use serde_json::{Number, Value};
+use std::fmt::Write as _;
+
+use serde_json::{Map, Number, Value};
 
 /// `fmt.Sprintf("%v", value)` of a value decoded by Go's `encoding/json`: strings as they are,
 /// `<nil>` for null, lists as `[a b]` and maps as `map[k:v]` with sorted keys.
@@ -48,9 +51,277 @@ pub fn float_text(float: f64) -> String {
     format!("{mantissa}e{sign}{:02}", exponent.abs())
 }
 
+/// A value as Go holds it in an `interface{}` after decoding JSON, with its dynamic type: what
+/// Go's `fmt` prints and Go's templates run on.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GoValue {
+    /// Go's invalid value (a template's: a key the map does not have).
+    Missing,
+    Nil,
+    Bool(bool),
+    /// An integer of the object's (Go's int64).
+    Int(i64),
+    /// Go's int (a template's constant, `len` or range index).
+    Count(i64),
+    Float(f64),
+    Str(String),
+    List(Vec<Value>),
+    Map(Map<String, Value>),
+}
+
+impl GoValue {
+    pub fn of(value: &Value) -> GoValue {
+        match value {
+            Value::Null => GoValue::Nil,
+            Value::Bool(flag) => GoValue::Bool(*flag),
+            Value::Number(number) => match number.as_i64() {
+                Some(int) => GoValue::Int(int),
+                None => GoValue::Float(number.as_f64().unwrap_or_default()),
+            },
+            Value::String(text) => GoValue::Str(text.clone()),
+            Value::Array(items) => GoValue::List(items.clone()),
+            Value::Object(map) => GoValue::Map(map.clone()),
+        }
+    }
+
+    pub fn to_json(&self) -> Value {
+        match self {
+            GoValue::Missing | GoValue::Nil => Value::Null,
+            GoValue::Bool(flag) => Value::Bool(*flag),
+            GoValue::Int(int) | GoValue::Count(int) => Value::from(*int),
+            GoValue::Float(float) => serde_json::Number::from_f64(*float).map_or(Value::Null, Value::Number),
+            GoValue::Str(text) => Value::String(text.clone()),
+            GoValue::List(items) => Value::Array(items.clone()),
+            GoValue::Map(map) => Value::Object(map.clone()),
+        }
+    }
+
+    /// Go's `%v`.
+    pub fn text(&self) -> String {
+        match self {
+            GoValue::Missing | GoValue::Nil => "<nil>".to_string(),
+            GoValue::Float(float) => float_text(*float),
+            other => value_text(&other.to_json()).into_owned(),
+        }
+    }
+
+    /// The integer, of the object's or the template's.
+    pub fn int(&self) -> Option<i64> {
+        match self {
+            GoValue::Int(int) | GoValue::Count(int) => Some(*int),
+            _ => None,
+        }
+    }
+
+    /// Its Go type, as Go's messages name it.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            GoValue::Missing | GoValue::Nil => "<nil>",
+            GoValue::Bool(_) => "bool",
+            GoValue::Int(_) => "int64",
+            GoValue::Count(_) => "int",
+            GoValue::Float(_) => "float64",
+            GoValue::Str(_) => "string",
+            GoValue::List(_) => "[]interface {}",
+            GoValue::Map(_) => "map[string]interface {}",
+        }
+    }
+}
+
+/// Go's `%q` of a string (`strconv.Quote`).
+pub fn quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\x07' => out.push_str("\\a"),
+            '\x08' => out.push_str("\\b"),
+            '\x0c' => out.push_str("\\f"),
+            '\x0b' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c == '\x7f' => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Go's `fmt.Sprint`: a space between operands when neither is a string.
+pub fn sprint(args: &[GoValue]) -> String {
+    let mut out = String::new();
+    for (i, arg) in args.iter().enumerate() {
+        if i > 0 && !matches!(arg, GoValue::Str(_)) && !matches!(args[i - 1], GoValue::Str(_)) {
+            out.push(' ');
+        }
+        out.push_str(&arg.text());
+    }
+    out
+}
+
+/// Go's `fmt.Sprintf` for the verbs templates use: `%v %s %d %q %x %X %f %e %g %t %%`, with
+/// flags, width and precision; a verb the value does not take prints `%!d(string=web)`.
+pub fn sprintf(format: &str, args: &[GoValue]) -> String {
+    let mut out = String::new();
+    let mut next = 0;
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        let mut flags = String::new();
+        while let Some(&flag) = chars.peek().filter(|f| matches!(f, '-' | '+' | '#' | ' ' | '0')) {
+            flags.push(flag);
+            chars.next();
+        }
+        let mut width = String::new();
+        while let Some(&digit) = chars.peek().filter(|d| d.is_ascii_digit()) {
+            width.push(digit);
+            chars.next();
+        }
+        let mut precision: Option<usize> = None;
+        if chars.peek() == Some(&'.') {
+            chars.next();
+            let mut digits = String::new();
+            while let Some(&digit) = chars.peek().filter(|d| d.is_ascii_digit()) {
+                digits.push(digit);
+                chars.next();
+            }
+            precision = Some(digits.parse().unwrap_or(0));
+        }
+        let Some(verb) = chars.next() else {
+            out.push_str("%!(NOVERB)");
+            break;
+        };
+        if verb == '%' {
+            out.push('%');
+            continue;
+        }
+        let Some(arg) = args.get(next) else {
+            let _ = write!(out, "%!{verb}(MISSING)");
+            continue;
+        };
+        next += 1;
+        let text = match format_verb(verb, arg, precision, &flags) {
+            Some(text) => text,
+            None => {
+                out.push_str(&verb_or_bad(verb, arg, precision, &flags));
+                continue;
+            }
+        };
+        let width: usize = width.parse().unwrap_or(0);
+        let pad = width.saturating_sub(text.chars().count());
+        if flags.contains('-') {
+            out.push_str(&text);
+            out.extend(std::iter::repeat_n(' ', pad));
+        } else if flags.contains('0')
+            && matches!(arg, GoValue::Int(_) | GoValue::Count(_) | GoValue::Float(_))
+            && !matches!(verb, 's' | 'q' | 'v')
+        {
+            let (sign, digits) = match text.strip_prefix(['-', '+']) {
+                Some(digits) => (&text[..1], digits),
+                None => ("", text.as_str()),
+            };
+            out.push_str(sign);
+            out.extend(std::iter::repeat_n('0', pad));
+            out.push_str(digits);
+        } else {
+            out.extend(std::iter::repeat_n(' ', pad));
+            out.push_str(&text);
+        }
+    }
+    if next < args.len() {
+        let extra: Vec<String> = args[next..].iter().map(|arg| format!("{}={}", arg.type_name(), arg.text())).collect();
+        let _ = write!(out, "%!(EXTRA {})", extra.join(", "));
+    }
+    out
+}
+
+fn format_verb(verb: char, arg: &GoValue, precision: Option<usize>, flags: &str) -> Option<String> {
+    let plus = |text: String, positive: bool| if flags.contains('+') && positive { format!("+{text}") } else { text };
+    Some(match (verb, arg) {
+        ('v', _) => arg.text(),
+        ('s', GoValue::Str(text)) => match precision {
+            Some(limit) => text.chars().take(limit).collect(),
+            None => text.clone(),
+        },
+        (_, GoValue::List(items)) if verb != 'v' => {
+            let items: Vec<String> =
+                items.iter().map(|item| verb_or_bad(verb, &GoValue::of(item), precision, flags)).collect();
+            format!("[{}]", items.join(" "))
+        }
+        (_, GoValue::Map(map)) if verb != 'v' => {
+            let entries: Vec<String> = map
+                .iter()
+                .map(|(key, value)| {
+                    let key = verb_or_bad(verb, &GoValue::Str(key.clone()), precision, flags);
+                    format!("{key}:{}", verb_or_bad(verb, &GoValue::of(value), precision, flags))
+                })
+                .collect();
+            format!("map[{}]", entries.join(" "))
+        }
+        ('q', GoValue::Str(text)) => quote(text),
+        ('d', GoValue::Int(int) | GoValue::Count(int)) => plus(int.to_string(), *int >= 0),
+        ('x', GoValue::Int(int) | GoValue::Count(int)) => format!("{int:x}"),
+        ('X', GoValue::Int(int) | GoValue::Count(int)) => format!("{int:X}"),
+        ('x', GoValue::Str(text)) => text.bytes().map(|byte| format!("{byte:02x}")).collect(),
+        ('X', GoValue::Str(text)) => text.bytes().map(|byte| format!("{byte:02X}")).collect(),
+        ('t', GoValue::Bool(flag)) => flag.to_string(),
+        ('f' | 'F', GoValue::Float(float)) => plus(format!("{float:.*}", precision.unwrap_or(6)), *float >= 0.0),
+        ('e', GoValue::Float(float)) => plus(go_exponent(*float, precision.unwrap_or(6)), *float >= 0.0),
+        ('g', GoValue::Float(float)) => match precision {
+            None => plus(float_text(*float), *float >= 0.0),
+            Some(_) => return None,
+        },
+        _ => return None,
+    })
+}
+
+/// A verb's text for one value, or Go's `%!d(string=web)` (`%!d(<nil>)`) when the value does
+/// not take it.
+fn verb_or_bad(verb: char, arg: &GoValue, precision: Option<usize>, flags: &str) -> String {
+    format_verb(verb, arg, precision, flags).unwrap_or_else(|| match arg {
+        GoValue::Missing | GoValue::Nil => format!("%!{verb}(<nil>)"),
+        _ => format!("%!{verb}({}={})", arg.type_name(), arg.text()),
+    })
+}
+
+/// `%e`: Go writes at least two exponent digits (`1.500000e+00`).
+fn go_exponent(float: f64, precision: usize) -> String {
+    let text = format!("{float:.precision$e}");
+    let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    format!("{mantissa}e{}{:02}", if exponent < 0 { '-' } else { '+' }, exponent.abs())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Expectations from the fmt package's documentation ("Printing" and its error strings).
+    #[test]
+    fn sprintf_writes_verbs_and_its_mistakes_as_go_does() {
+        let int = GoValue::Count;
+        let text = |value: &str| GoValue::Str(value.to_string());
+        assert_eq!(
+            sprintf(
+                "%5.2f|%x|%X|%t|%e",
+                &[GoValue::Float(2.345), int(255), int(255), GoValue::Bool(true), GoValue::Float(1.5)]
+            ),
+            " 2.35|ff|FF|true|1.500000e+00"
+        );
+        assert_eq!(sprintf("%-4d|%04d|%+d|%q", &[int(7), int(-7), int(7), text("hi\n")]), "7   |-007|+7|\"hi\\n\"");
+        assert_eq!(sprintf("%d", &[text("hi")]), "%!d(string=hi)");
+        assert_eq!(sprintf("hi%d", &[]), "hi%!d(MISSING)");
+        assert_eq!(sprintf("hi", &[text("guys")]), "hi%!(EXTRA string=guys)");
+        assert_eq!(sprintf("%d%%", &[int(5)]), "5%");
+        assert_eq!(sprint(&[text("a"), int(1), int(2), text("b")]), "a1 2b");
+    }
     use serde_json::json;
 
     #[test]

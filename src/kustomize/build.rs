@@ -8,215 +8,53 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::field_specs::{Config, builtin};
+use super::error::{Error, Failure};
 use super::generate::{self, GeneratedKind};
-use super::kustomization::{self, Kustomization};
+use super::helm::Helm;
+use super::loader::LoadRestrictor;
 use super::loader::{Entry, Loader, normalize};
 use super::origin::{self, Origin};
-use super::plugins::{self, Role};
 use super::replace::{replacements, vars};
-use super::{Built, Error, Failure, Options, crds, empty_nulls, helm, names, order, remote, transform, value_add};
+use super::resource::{self, Resource};
+use super::types::field_specs::{Config, builtin};
+use super::types::kustomization::{self, Kustomization};
+use super::types::plugins::{self, Role};
+use super::{crds, empty_nulls, helm, names, order, remote, transform, value_add};
 use crate::manifest::{self, Dialect};
 use crate::schema::OpenApiSchema;
 
-/// An object being built, with what kustomize remembers about it.
-#[derive(Debug, Clone)]
-pub struct Resource {
-    pub object: Value,
-    /// The names and namespaces it had before prefixes, suffixes, hashes and namespace changes,
-    /// oldest first (kustomize's previous ids, which selections also match).
-    pub previous_ids: Vec<PreviousId>,
-    /// Values that are one YAML node in kustomize (JSON pointers): a label or annotation that one
-    /// transformer added to several fields of the object. Setting one sets them all, there.
-    pub linked: Vec<Vec<String>>,
-    /// Whether a content hash is appended to its name at the end (generated objects).
-    pub needs_hash: bool,
-    /// The `vars` whose `objref` named it where they were declared; their values come from it.
-    pub var_names: Vec<String>,
-    /// The fields its file wrote with no value (JSON pointers): a strategic merge patch drops
-    /// those it leaves `null` (see [`empty_nulls`]).
-    pub empty_nulls: Vec<String>,
+/// How to build.
+#[derive(Clone, Copy)]
+pub struct Options<'a> {
+    /// Which files a kustomization may read.
+    pub load_restrictor: LoadRestrictor,
+    /// The value of an environment variable (for env files' bare keys); empty when unset.
+    pub environment: &'a dyn Fn(&str) -> String,
+    /// `--enable-helm`: `None` when not given.
+    pub helm: Option<&'a Helm>,
 }
 
-/// A name and namespace a resource had.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PreviousId {
-    pub name: String,
-    pub namespace: String,
-}
-
-impl Resource {
-    pub fn new(object: Value) -> Self {
-        Resource {
-            object,
-            previous_ids: Vec::new(),
-            linked: Vec::new(),
-            needs_hash: false,
-            var_names: Vec::new(),
-            empty_nulls: Vec::new(),
-        }
-    }
-
-    pub fn kind(&self) -> &str {
-        self.object["kind"].as_str().unwrap_or_default()
-    }
-
-    pub fn name(&self) -> &str {
-        self.object["metadata"]["name"].as_str().unwrap_or_default()
-    }
-
-    pub fn namespace(&self) -> &str {
-        self.object["metadata"]["namespace"].as_str().unwrap_or_default()
-    }
-
-    /// Whether `name` is its name now or was one before.
-    pub fn had_name(&self, name: &str) -> bool {
-        self.name() == name || self.had_previous_name(name)
-    }
-
-    /// The name it had first (its name now, when it was never renamed).
-    pub fn original_name(&self) -> &str {
-        self.previous_ids.first().map_or(self.name(), |original| &original.name)
-    }
-
-    /// Whether one of its previous ids has `name` (kustomize's name-reference candidates). An id
-    /// is stored whenever a transformer may change it, so this is no proof that it changed.
-    pub fn had_previous_name(&self, name: &str) -> bool {
-        self.previous_ids.iter().any(|previous| previous.name == name)
-    }
-
-    /// The namespace it had when it was read (its namespace now, when no id was stored).
-    pub fn original_namespace(&self) -> &str {
-        self.previous_ids.first().map_or(self.namespace(), |original| &original.namespace)
-    }
-
-    /// Whether it is, or was at once, named `name` in `namespace` (any namespace when empty).
-    pub fn had_id(&self, name: &str, namespace: &str) -> bool {
-        let matches = |had_name: &str, had_namespace: &str| {
-            had_name == name && (namespace.is_empty() || had_namespace == namespace)
-        };
-        matches(self.name(), self.namespace())
-            || self.previous_ids.iter().any(|previous| matches(&previous.name, &previous.namespace))
-    }
-
-    /// Remembers its name and namespace before they change.
-    pub fn store_previous_id(&mut self) {
-        let id = PreviousId { name: self.name().to_string(), namespace: self.namespace().to_string() };
-        self.previous_ids.push(id);
-    }
-
-    /// Renames it, remembering the old name.
-    pub fn rename(&mut self, name: String) {
-        self.store_previous_id();
-        self.object["metadata"]["name"] = Value::String(name);
-    }
-
-    /// Sets the value at `pointer` and at every pointer linked to it.
-    pub fn set_linked(&mut self, pointer: &str, value: &Value) {
-        let group = self.linked.iter().find(|group| group.iter().any(|member| member == pointer));
-        let members = group.cloned().unwrap_or_else(|| vec![pointer.to_string()]);
-        for member in members {
-            if let Some(target) = self.object.pointer_mut(&member) {
-                *target = value.clone();
-            }
-        }
-    }
-
-    /// Makes `change` to the object as kustomize makes a change in place (a strategic merge
-    /// patch, a replacement, a var): a linked value it changes carries the others along. `change`
-    /// notes the fields it replaced whole (JSON pointers): kustomize puts new nodes there, so the
-    /// values below them are linked no more.
-    pub fn change_in_place<T>(&mut self, change: impl FnOnce(&mut Value, &mut Vec<String>) -> T) -> T {
-        let before = (!self.linked.is_empty()).then(|| self.object.clone());
-        let mut replaced = Vec::new();
-        let result = change(&mut self.object, &mut replaced);
-        for pointer in replaced {
-            let below = format!("{pointer}/");
-            for group in &mut self.linked {
-                group.retain(|member| *member != pointer && !member.starts_with(&below));
-            }
-        }
-        if let Some(before) = before {
-            self.follow_links(&before);
-        }
-        result
-    }
-
-    /// After a change in place: a linked value that changed carries the others along; one that
-    /// is gone leaves its group.
-    fn follow_links(&mut self, before: &Value) {
-        let mut changed = Vec::new();
-        for group in &mut self.linked {
-            group.retain(|member| self.object.pointer(member).is_some());
-            let moved = group.iter().find(|member| before.pointer(member) != self.object.pointer(member));
-            if let Some(moved) = moved {
-                changed.push(moved.clone());
-            }
-        }
-        self.linked.retain(|group| group.len() > 1);
-        for pointer in changed {
-            if let Some(value) = self.object.pointer(&pointer).cloned() {
-                self.set_linked(&pointer, &value);
-            }
-        }
-    }
-
-    /// Whether `other` has its id (group, version, kind, name and namespace).
-    fn same_id(&self, other: &Resource) -> bool {
-        self.name() == other.name()
-            && self.kind() == other.kind()
-            && self.namespace() == other.namespace()
-            && super::field_specs::group_version(&self.object) == super::field_specs::group_version(&other.object)
-    }
-
-    /// The object as kustomize's messages print a resource: with the annotations in which
-    /// kustomize keeps its previous ids.
-    pub fn with_previous_ids(&self) -> Value {
-        let mut object = self.object.clone();
-        if self.previous_ids.is_empty() {
-            return object;
-        }
-        let kind = self.kind();
-        let names: Vec<&str> = self.previous_ids.iter().map(|id| id.name.as_str()).collect();
-        let namespaces: Vec<&str> =
-            self.previous_ids.iter().map(|id| transform::effective_namespace(kind, &id.namespace)).collect();
-        let annotations = [
-            ("previousKinds", vec![kind; names.len()].join(",")),
-            ("previousNames", names.join(",")),
-            ("previousNamespaces", namespaces.join(",")),
-        ];
-        if !object["metadata"]["annotations"].is_object() {
-            object["metadata"]["annotations"] = Value::Object(Default::default());
-        }
-        let map = object["metadata"]["annotations"].as_object_mut().expect("made an object");
-        for (key, value) in annotations {
-            map.insert(format!("internal.config.kubernetes.io/{key}"), Value::String(value));
-        }
-        object
-    }
-
-    /// kustomize's id, as its messages print it: `ConfigMap.v1.[noGrp]/name.[noNs]`.
-    pub fn id(&self) -> String {
-        id_text(&self.object)
+impl Default for Options<'_> {
+    fn default() -> Self {
+        Options { load_restrictor: LoadRestrictor::default(), environment: &|_| String::new(), helm: None }
     }
 }
 
-/// kustomize's id of `object` (a resource or a patch), as its messages print it.
-pub fn id_text(object: &Value) -> String {
-    let (group, version) = super::field_specs::group_version(object);
-    let or = |text: &str, missing: &'static str| if text.is_empty() { missing.to_string() } else { text.to_string() };
-    format!(
-        "{}.{}.{}/{}.{}",
-        or(object["kind"].as_str().unwrap_or_default(), "[noKind]"),
-        or(version, "[noVer]"),
-        or(group, "[noGrp]"),
-        object["metadata"]["name"].as_str().unwrap_or_default(),
-        or(object["metadata"]["namespace"].as_str().unwrap_or_default(), "[noNs]"),
-    )
+/// What a build makes.
+#[derive(Debug, Clone, Default)]
+pub struct Built {
+    /// The objects, in kustomize's output order.
+    pub objects: Vec<Value>,
+    /// kustomize's warnings (deprecated fields), one line each, for stderr.
+    pub warnings: Vec<String>,
+    /// kustomize's log lines (Go's `log.Printf`, which kubectl routes through klog), after the
+    /// warnings.
+    pub logs: Vec<String>,
 }
 
 const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
+/// What the kustomization in `dir` makes.
 pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Built, Failure> {
     let root = normalize(dir);
     let root = if root.as_os_str().is_empty() { PathBuf::from(".") } else { root };
@@ -250,7 +88,7 @@ fn build_root(builder: &mut Builder, root: &Path) -> Result<Vec<Value>, Error> {
         builder.logs.push(format!("well-defined vars that were never replaced: {}", unused.join(",")));
     }
     resources.retain(|resource| !is_local_config(&resource.object));
-    order::sort(&mut resources, kustomization.sort_options.as_ref()).map_err(Error)?;
+    order::sort(&mut resources, kustomization.sort_options.as_ref())?;
     let asked = |option: &str| kustomization.build_metadata.iter().any(|asked| asked == option);
     let mut objects: Vec<Value> = resources
         .into_iter()
@@ -317,8 +155,8 @@ struct Place<'a> {
 }
 
 impl Place<'_> {
-    fn error(&self, message: impl std::fmt::Display) -> Error {
-        Error(format!("{}: {message}", self.file.display()))
+    fn error(&self, source: impl Into<Error>) -> Error {
+        Error::InFile { file: self.file.to_path_buf(), source: Box::new(source.into()) }
     }
 }
 
@@ -343,28 +181,19 @@ impl Builder<'_> {
                 .chain([&dir.to_path_buf()])
                 .map(|path| path.display().to_string())
                 .collect();
-            return Err(Error(format!("cycle detected: {}", cycle.join(" -> "))));
+            return Err(Error::Cycle(cycle));
         }
-        let file = self.kustomization_file(dir).ok_or_else(|| {
-            Error(format!(
-                "unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{}'",
-                dir.display()
-            ))
-        })?;
+        let file = self.kustomization_file(dir).ok_or_else(|| Error::NoKustomization(dir.to_path_buf()))?;
         let place = Place { file: &file };
         let kustomization = self.read_kustomization(&file)?;
         self.warnings.extend(kustomization.deprecation_warnings());
         let is_component = kustomization.kind.as_deref() == Some("Component");
         if component && !is_component {
-            return Err(place.error(format!(
-                "expected kind 'Component' for a component, found '{}'",
-                kustomization.kind.as_deref().unwrap_or("Kustomization")
-            )));
+            let kind = kustomization.kind.as_deref().unwrap_or("Kustomization");
+            return Err(place.error(Error::NotAComponent(kind.to_string())));
         }
         if !component && is_component {
-            return Err(
-                place.error("a Component can only be listed under 'components', not built or listed as a resource")
-            );
+            return Err(place.error(Error::ComponentAsResource));
         }
         let origin = match self.stack.is_empty() {
             true => (!kustomization.build_metadata.is_empty()).then(Origin::default),
@@ -381,10 +210,12 @@ impl Builder<'_> {
         accumulated.config.merge(&config).map_err(|message| place.error(message))?;
         for entry in &kustomization.crds {
             let text = self.read_text(dir, &place, entry).map_err(|message| place.error(message))?;
-            let config = crds::config(&text).map_err(|message| {
-                place.error(format!("loading CRDs: unable to parse open API definition from '{entry}': {message}"))
-            })?;
-            accumulated.config.merge(&config).map_err(|message| place.error(format!("merging CRDs: {message}")))?;
+            let config = crds::config(&text)
+                .map_err(|source| place.error(Error::LoadingCrds { entry: entry.clone(), source: Box::new(source) }))?;
+            accumulated
+                .config
+                .merge(&config)
+                .map_err(|source| place.error(Error::MergingCrds { source: Box::new(source) }))?;
         }
         let generator_origin = |kind: &str| origin.as_ref().map(|origin| origin.builtin(&file_name, kind));
         self.generate(dir, &place, &kustomization, &mut accumulated.resources, &generator_origin)?;
@@ -398,7 +229,7 @@ impl Builder<'_> {
         for entry in &kustomization.components {
             let (path, remote) = self.locate(dir, &place, entry, &format!("component '{entry}'"))?;
             if self.loader.entry(&path) != Some(Entry::Dir) {
-                return Err(place.error(format!("component '{entry}' is not a directory")));
+                return Err(place.error(Error::ComponentNotADirectory(entry.clone())));
             }
             let below = origin.as_ref().map(|origin| origin.append(entry, remote.as_ref()));
             accumulated = self.target(&path, accumulated, true, below)?.0;
@@ -459,9 +290,7 @@ impl Builder<'_> {
             // kustomize compares the objects before and after a validator as YAML nodes, which a
             // built-in transformer never leaves equal, whatever it changes.
             if let Some(first) = resources.first() {
-                return Err(
-                    place.error(format!("validator shouldn't modify the resource map: nodes unequal: {}", first.id()))
-                );
+                return Err(place.error(Error::ValidatorChanged(first.id())));
             }
         }
         Ok(())
@@ -514,14 +343,15 @@ impl Builder<'_> {
         let version = openapi.get("version");
         self.schema = match (custom, version.map(String::as_str)) {
             (Some(_), Some(_)) => {
-                return Err(place.error("builtin version and custom schema provided, cannot use both"));
+                return Err(place.error(Error::BuiltinAndCustomSchema));
             }
             (Some(text), None) => PatchSchema::Custom(Arc::new(
-                custom_schema(&text).map_err(|message| place.error(format!("invalid schema file: {message}")))?,
+                custom_schema(&text)
+                    .map_err(|source| place.error(Error::InvalidSchema { source: Box::new(source) }))?,
             )),
             (None, None | Some("")) => PatchSchema::Unset,
             (None, Some(BUILTIN_OPENAPI_VERSION)) => PatchSchema::Builtin,
-            (None, Some(_)) => return Err(place.error("the specified OpenAPI version is not built in")),
+            (None, Some(_)) => return Err(place.error(Error::UnknownOpenApiVersion)),
         };
         Ok(())
     }
@@ -531,7 +361,8 @@ impl Builder<'_> {
         let mut config = builtin().clone();
         for entry in &kustomization.configurations {
             let text = self.read_text(dir, place, entry).map_err(|message| place.error(message))?;
-            let file = Config::parse(&text).map_err(|message| place.error(format!("{entry}: {message}")))?;
+            let file = Config::parse(&text)
+                .map_err(|source| place.error(Error::InEntry { entry: entry.clone(), source: Box::new(source) }))?;
             config.merge(&file).map_err(|message| place.error(message))?;
         }
         Ok(config)
@@ -540,17 +371,16 @@ impl Builder<'_> {
     fn read_kustomization(&self, file: &Path) -> Result<Kustomization, Error> {
         let place = Place { file };
         let bytes = self.loader.read(file).map_err(|err| place.error(err))?;
-        let text = String::from_utf8(bytes).map_err(|_| place.error("not UTF-8 text"))?;
+        let text = String::from_utf8(bytes).map_err(|_| place.error(Error::KustomizationNotUtf8))?;
         // kustomize reads its own file with sigs.k8s.io/yaml's go-yaml v2, as kubectl reads `-f`
         // (YAML 1.1: `y` and `on` are booleans), not with kyaml's v3 as it reads resources.
-        let documents = manifest::parse_documents(&text, &file.display().to_string(), Dialect::Kubectl)
-            .map_err(|err| Error(err.to_string()))?;
+        let documents = manifest::parse_documents(&text, &file.display().to_string(), Dialect::Kubectl)?;
         // The first document go-yaml reads: a leading `---` starts it rather than ending an empty one.
         let document = documents
             .into_iter()
             .find(|document| !document.is_null())
             .unwrap_or_else(|| Value::Object(Default::default()));
-        kustomization::parse(document).map_err(|message| place.error(format!("invalid Kustomization: {message}")))
+        kustomization::parse(document).map_err(|source| place.error(Error::InvalidKustomization { source }))
     }
 
     /// Where `entry` of a kustomization in `dir` is: in a repository fetched for it when it is a
@@ -568,7 +398,7 @@ impl Builder<'_> {
                 let root = self
                     .loader
                     .checkout(&repo)
-                    .map_err(|err| place.error(format!("{context}: cannot fetch it: {err}")))?;
+                    .map_err(|source| place.error(Error::Fetch { what: context.to_string(), source }))?;
                 Ok((normalize(&root.join(&repo.path)), Some(repo)))
             }
             None => Ok((self.local_path(dir, place, entry)?, None)),
@@ -582,26 +412,24 @@ impl Builder<'_> {
             || entry.starts_with("github.com/")
             || entry.starts_with("git@")
         {
-            return Err(place.error(format!(
-                "remote resource '{entry}': kubeupd's kustomize fetches git repositories, not files over HTTP yet"
-            )));
+            return Err(place.error(Error::RemoteFile(entry.to_string())));
         }
         Ok(normalize(&dir.join(entry)))
     }
 
     /// Reads a file a kustomization in `dir` names, within the load restrictor's bounds.
-    fn read_bytes(&self, dir: &Path, place: &Place, entry: &str) -> Result<Vec<u8>, String> {
-        let path = self.local_path(dir, place, entry).map_err(|err| err.0)?;
+    fn read_bytes(&self, dir: &Path, place: &Place, entry: &str) -> Result<Vec<u8>, Error> {
+        let path = self.local_path(dir, place, entry)?;
         if !self.options.load_restrictor.allows(dir, &path) {
-            return Err(format!("security; file '{}' is not in or below '{}'", path.display(), dir.display()));
+            return Err(Error::OutsideRoot { path, dir: dir.to_path_buf() });
         }
-        self.loader.read(&path).map_err(|err| format!("cannot read '{entry}': {err}"))
+        self.loader.read(&path).map_err(|source| Error::CannotRead { entry: entry.to_string(), source })
     }
 
     /// [`Builder::read_bytes`], as text.
-    fn read_text(&self, dir: &Path, place: &Place, entry: &str) -> Result<String, String> {
+    fn read_text(&self, dir: &Path, place: &Place, entry: &str) -> Result<String, Error> {
         let bytes = self.read_bytes(dir, place, entry)?;
-        String::from_utf8(bytes).map_err(|_| format!("'{entry}' is not UTF-8 text"))
+        String::from_utf8(bytes).map_err(|_| Error::NotUtf8(entry.to_string()))
     }
 
     fn accumulate(
@@ -613,51 +441,51 @@ impl Builder<'_> {
         origin: Option<&Origin>,
     ) -> Result<(), Error> {
         let (path, remote) = self.locate(dir, place, entry, &format!("accumulating resources from '{entry}'"))?;
-        let accumulating = |message: String| place.error(format!("accumulating resources from '{entry}': {message}"));
-        let (found, found_vars) =
-            match self.loader.entry(&path) {
-                Some(Entry::Dir) => {
-                    let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
-                    let below = self.target(&path, Accumulated::default(), false, origin)?.0;
-                    accumulated.config.merge(&below.config).map_err(|message| {
-                        place.error(format!("recursed merging from path '{}': {message}", path.display()))
-                    })?;
-                    (below.resources, Some(below.vars))
+        let accumulating =
+            |source: Error| place.error(Error::Accumulating { entry: entry.to_string(), source: Box::new(source) });
+        let (found, found_vars) = match self.loader.entry(&path) {
+            Some(Entry::Dir) => {
+                let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
+                let below = self.target(&path, Accumulated::default(), false, origin)?.0;
+                accumulated.config.merge(&below.config).map_err(|source| {
+                    place.error(Error::RecursedMerging { path: path.clone(), source: Box::new(source) })
+                })?;
+                (below.resources, Some(below.vars))
+            }
+            Some(Entry::File) => {
+                let text = match remote {
+                    // A file of a fetched repository: the repository is its own root.
+                    Some(_) => self
+                        .loader
+                        .read(&path)
+                        .map_err(Error::from)
+                        .and_then(|bytes| String::from_utf8(bytes).map_err(|_| Error::NotUtf8(entry.to_string()))),
+                    None => self.read_text(dir, place, entry),
                 }
-                Some(Entry::File) => {
-                    let text = match remote {
-                        // A file of a fetched repository: the repository is its own root.
-                        Some(_) => self.loader.read(&path).map_err(|err| err.to_string()).and_then(|bytes| {
-                            String::from_utf8(bytes).map_err(|_| format!("'{entry}' is not UTF-8 text"))
-                        }),
-                        None => self.read_text(dir, place, entry),
+                .map_err(accumulating)?;
+                let text = empty_nulls::mark(&text);
+                let objects = manifest::parse_as(&text, &path.display().to_string(), Dialect::Kustomize)?;
+                let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
+                let mut found: Vec<Resource> = objects
+                    .into_iter()
+                    .map(|mut object| {
+                        let places = empty_nulls::take(&mut object.object);
+                        Resource { empty_nulls: places, ..Resource::new(object.object) }
+                    })
+                    .collect();
+                for resource in found.iter_mut() {
+                    if let Some(origin) = &origin {
+                        origin::set_origin(resource, origin);
                     }
-                    .map_err(|message| place.error(format!("accumulating resources from '{entry}': {message}")))?;
-                    let text = empty_nulls::mark(&text);
-                    let objects = manifest::parse_as(&text, &path.display().to_string(), Dialect::Kustomize)
-                        .map_err(|err| Error(err.to_string()))?;
-                    let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
-                    let mut found: Vec<Resource> = objects
-                        .into_iter()
-                        .map(|mut object| {
-                            let places = empty_nulls::take(&mut object.object);
-                            Resource { empty_nulls: places, ..Resource::new(object.object) }
-                        })
-                        .collect();
-                    for resource in found.iter_mut() {
-                        if let Some(origin) = &origin {
-                            origin::set_origin(resource, origin);
-                        }
-                    }
-                    (found, None)
                 }
-                None => {
-                    return Err(place
-                        .error(format!("accumulating resources from '{entry}': '{}' does not exist", path.display())));
-                }
-            };
+                (found, None)
+            }
+            None => {
+                return Err(accumulating(Error::DoesNotExist(path)));
+            }
+        };
         for resource in found {
-            add(&mut accumulated.resources, resource).map_err(accumulating)?;
+            resource::append(&mut accumulated.resources, resource).map_err(accumulating)?;
         }
         if let Some(vars) = found_vars {
             accumulated.vars.merge(vars).map_err(accumulating)?;
@@ -707,19 +535,14 @@ impl Builder<'_> {
                     merge_generated(existing, generated, behavior == "replace", &options);
                 }
                 ("merge" | "replace", None) => {
-                    let message = format!("id {} does not exist; cannot merge or replace", go_id());
-                    return Err(place.error(format!("merging from generator: {message}")));
+                    return Err(place.error(Error::GeneratedIdMissing(go_id())));
                 }
                 (_, Some(_)) => {
                     let behavior =
                         if generator.behavior.as_deref() == Some("create") { "create" } else { "unspecified" };
-                    let message = format!(
-                        "id {} exists; can not use behavior: '{behavior}', behavior must be merge or replace",
-                        go_id()
-                    );
-                    return Err(place.error(format!("merging from generator: {message}")));
+                    return Err(place.error(Error::GeneratedIdExists { id: go_id(), behavior }));
                 }
-                (_, None) => add(resources, generated).map_err(|message| place.error(message))?,
+                (_, None) => resource::append(resources, generated).map_err(|message| place.error(message))?,
             }
         }
         helm::inflate(kustomization, self.options.helm).map_err(|message| place.error(message))
@@ -728,17 +551,14 @@ impl Builder<'_> {
 
 /// A custom OpenAPI schema (JSON or YAML) compiled for patches. Its objects keep fields it does
 /// not declare (kustomize merges them without a schema rather than refusing them).
-fn custom_schema(text: &str) -> Result<OpenApiSchema, String> {
-    let mut document: Value = if text.starts_with('{') {
-        serde_json::from_str(text).map_err(|err| err.to_string())?
-    } else {
-        serde_saphyr::from_str(text).map_err(|err| err.to_string())?
-    };
+fn custom_schema(text: &str) -> Result<OpenApiSchema, Error> {
+    let mut document: Value =
+        if text.starts_with('{') { serde_json::from_str(text)? } else { serde_saphyr::from_str(text)? };
     if document.get("definitions").is_none() {
         document["definitions"] = Value::Object(Default::default());
     }
     open_objects(&mut document["definitions"]);
-    OpenApiSchema::from_document(&document).map_err(|err| err.to_string())
+    Ok(OpenApiSchema::from_document(&document)?)
 }
 
 /// Marks every schema with `properties` as keeping unknown fields.
@@ -761,15 +581,6 @@ fn is_local_config(object: &Value) -> bool {
     object["metadata"]["annotations"]
         .get("config.kubernetes.io/local-config")
         .is_some_and(|value| value.as_str() != Some("false"))
-}
-
-/// Adds `resource` unless one with its id is there already.
-fn add(resources: &mut Vec<Resource>, resource: Resource) -> Result<(), String> {
-    if resources.iter().any(|existing| existing.same_id(&resource)) {
-        return Err(format!("may not add resource with an already registered id: {}", resource.id()));
-    }
-    resources.push(resource);
-    Ok(())
 }
 
 /// A generated object's id as kustomize's messages print it (Go's `%#v` of a `resid.ResId`).
@@ -829,7 +640,7 @@ fn merge_generated(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kustomize::{LoadRestrictor, MemoryLoader};
+    use crate::kustomize::MemoryLoader;
 
     fn built(loader: &MemoryLoader, dir: &str) -> Result<Built, Failure> {
         build(loader, Path::new(dir), Options::default())

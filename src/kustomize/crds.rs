@@ -5,19 +5,17 @@
 
 use serde_json::{Map, Value};
 
-use super::field_specs::{Config, Conflict, FieldSpec, NameReference, merge_specs};
+use super::error::{Conflict, Error};
+use super::types::field_specs::{Config, FieldSpec, NameReference, merge_specs};
 
 /// The transformer configuration one definitions file adds (JSON, or YAML).
-pub fn config(text: &str) -> Result<Config, String> {
-    let document: Value = if text.starts_with('{') {
-        serde_json::from_str(text).map_err(|err| err.to_string())?
-    } else {
-        serde_saphyr::from_str(text).map_err(|err| err.to_string())?
-    };
+pub fn config(text: &str) -> Result<Config, Error> {
+    let document: Value =
+        if text.starts_with('{') { serde_json::from_str(text)? } else { serde_saphyr::from_str(text)? };
     let definitions = match document {
         Value::Object(map) => map,
         Value::Null => Map::new(),
-        _ => return Err("the definitions are not a map of type names".into()),
+        _ => return Err(Error::DefinitionsNotAMap),
     };
     let mut config = Config::default();
     for (name, definition) in &definitions {
@@ -29,7 +27,7 @@ pub fn config(text: &str) -> Result<Config, String> {
         let kind = name.rsplit('.').next().unwrap_or(name);
         let mut visiting = vec![name.as_str()];
         add_fields(&mut config, kind, &definitions, name, &mut Vec::new(), &mut visiting)
-            .map_err(|err| format!("failed to merge fieldSpec: {err}"))?;
+            .map_err(Error::MergeCrdFieldSpec)?;
     }
     Ok(config)
 }

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::field_specs::pointer_segment;
+use super::types::field_specs::pointer_segment;
 
 /// What an empty value is read as until [`take`] puts the `null` back.
 const MARK: &str = "\u{1}kubeupd-empty-null\u{1}";

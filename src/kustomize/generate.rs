@@ -7,7 +7,8 @@ use base64::Engine as _;
 use serde_json::{Map, Value, json};
 use sha2::{Digest as _, Sha256};
 
-use super::kustomization::{Generator, GeneratorOptions};
+use super::error::Error;
+use super::types::kustomization::{Generator, GeneratorOptions};
 
 /// Which kind a generator makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,13 +25,12 @@ pub type Pair = (String, Vec<u8>);
 /// given twice is an error, in kustomize's words (which say `configmap` for Secrets too).
 pub fn pairs(
     generator: &Generator,
-    read: &mut dyn FnMut(&str) -> Result<Vec<u8>, String>,
+    read: &mut dyn FnMut(&str) -> Result<Vec<u8>, Error>,
     environment: &dyn Fn(&str) -> String,
-) -> Result<Vec<Pair>, String> {
+) -> Result<Vec<Pair>, Error> {
     let mut pairs: Vec<Pair> = Vec::new();
     for literal in &generator.literals {
-        let (key, value) =
-            literal.split_once('=').ok_or_else(|| format!("invalid literal source {literal}, expected key=value"))?;
+        let (key, value) = literal.split_once('=').ok_or_else(|| Error::InvalidLiteral(literal.clone()))?;
         pairs.push((key.to_string(), unquote(value).as_bytes().to_vec()));
     }
     for source in &generator.files {
@@ -41,12 +41,12 @@ pub fn pairs(
         pairs.push((key, read(path)?));
     }
     for path in generator.envs.iter().chain(&generator.env) {
-        let text = String::from_utf8(read(path)?).map_err(|_| format!("env file '{path}' is not UTF-8 text"))?;
+        let text = String::from_utf8(read(path)?).map_err(|_| Error::EnvFileNotUtf8(path.clone()))?;
         pairs.extend(env_pairs(&text, environment).into_iter().map(|(key, value)| (key, value.into_bytes())));
     }
     for (at, (key, _)) in pairs.iter().enumerate() {
         if pairs[..at].iter().any(|(earlier, _)| earlier == key) {
-            return Err(format!("configmap {} illegally repeats the key `{key}`", generator.name));
+            return Err(Error::RepeatedKey { name: generator.name.clone(), key: key.clone() });
         }
     }
     Ok(pairs)
@@ -234,6 +234,6 @@ mod tests {
     fn a_key_given_twice_is_kustomizes_error() {
         let generator = Generator { files: vec!["b".into()], ..generator(&["a=1", "b=2"]) };
         let err = pairs(&generator, &mut |_| Ok(b"3".to_vec()), &|_| unreachable!()).unwrap_err();
-        assert_eq!(err, "configmap cfg illegally repeats the key `b`");
+        assert_eq!(err.to_string(), "configmap cfg illegally repeats the key `b`");
     }
 }

@@ -3,12 +3,13 @@
 //! chart it would refuse, or without helm installed, in kustomize's words; where kustomize would
 //! go on to run helm, kubeupd refuses in its own.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::kustomization::Kustomization;
+use super::error::Error;
+use super::types::helm::{HelmChart, HelmGlobals};
+use super::types::kustomization::Kustomization;
 
 /// `--enable-helm`, and what running helm would meet.
 #[derive(Debug, Clone)]
@@ -19,79 +20,6 @@ pub struct Helm {
     pub installed: bool,
     /// The temporary directory kustomize would make for helm's homes, as its messages name it.
     pub temporary_home: PathBuf,
-}
-
-/// An entry of `helmCharts`.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
-pub struct HelmChart {
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub name: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub version: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub repo: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub release_name: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub namespace: String,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub additional_values_files: Vec<String>,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub values_file: String,
-    #[serde(skip_serializing_if = "Map::is_empty")]
-    pub values_inline: Map<String, Value>,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub values_merge: String,
-    #[serde(rename = "includeCRDs", skip_serializing_if = "is_false")]
-    pub include_crds: bool,
-    #[serde(skip_serializing_if = "is_false")]
-    pub skip_hooks: bool,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub api_versions: Vec<String>,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub kube_version: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub name_template: String,
-    #[serde(skip_serializing_if = "is_false")]
-    pub skip_tests: bool,
-    #[serde(skip_serializing_if = "is_false")]
-    pub debug: bool,
-    #[serde(skip_serializing_if = "is_false")]
-    pub devel: bool,
-}
-
-fn is_false(value: &bool) -> bool {
-    !value
-}
-
-/// `helmGlobals`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
-pub struct HelmGlobals {
-    pub chart_home: String,
-    pub config_home: String,
-}
-
-/// An entry of the deprecated `helmChartInflationGenerator`, which kustomize turns into a chart
-/// and globals.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
-pub struct HelmChartArgs {
-    pub chart_name: String,
-    pub chart_version: String,
-    #[serde(rename = "chartRepoUrl")]
-    pub chart_repo_url: String,
-    pub chart_home: String,
-    pub chart_repo_name: String,
-    pub helm_bin: String,
-    pub helm_home: String,
-    pub values: String,
-    pub values_local: Map<String, Value>,
-    pub values_merge: String,
-    pub release_name: String,
-    pub release_namespace: String,
-    pub extra_args: Vec<String>,
 }
 
 /// The charts and globals of a kustomization, the deprecated entries converted as kustomize
@@ -144,27 +72,23 @@ const MERGE_OPTIONS: [&str; 3] = ["merge", "override", "replace"];
 pub fn configure(
     kustomization: &Kustomization,
     helm: Option<&Helm>,
-    exists: &mut dyn FnMut(&str) -> Result<(), String>,
-) -> Result<(), String> {
+    exists: &mut dyn FnMut(&str) -> Result<(), Error>,
+) -> Result<(), Error> {
     let (charts, globals) = charts(kustomization);
     for chart in &charts {
-        let trouble = |reason: &str| {
-            format!(
-                "trouble configuring builtin HelmChartInflationGenerator with config: `\n{}`: {reason}",
-                config_text(chart, &globals)
-            )
-        };
+        let trouble =
+            |problem: Error| Error::HelmChart { config: config_text(chart, &globals), problem: Box::new(problem) };
         if helm.is_none() {
-            return Err(trouble("must specify --enable-helm"));
+            return Err(trouble(Error::HelmNotEnabled));
         }
         if chart.name.is_empty() {
-            return Err(trouble("chart name cannot be empty"));
+            return Err(trouble(Error::ChartNameEmpty));
         }
         for file in &chart.additional_values_files {
-            exists(file).map_err(|err| trouble(&format!("could not load additionalValuesFile: {err}")))?;
+            exists(file).map_err(|err| trouble(Error::AdditionalValuesFile(Box::new(err))))?;
         }
         if !chart.values_merge.is_empty() && !MERGE_OPTIONS.contains(&chart.values_merge.as_str()) {
-            return Err(trouble(&format!("valuesMerge must be one of [{}]", MERGE_OPTIONS.join(" "))));
+            return Err(trouble(Error::ValuesMerge(MERGE_OPTIONS.join(" "))));
         }
     }
     Ok(())
@@ -172,11 +96,11 @@ pub fn configure(
 
 /// What inflating the charts comes to here: kustomize's error when helm is not installed (its
 /// first step is `helm version`), and kubeupd's refusal to run it otherwise.
-pub fn inflate(kustomization: &Kustomization, helm: Option<&Helm>) -> Result<(), String> {
+pub fn inflate(kustomization: &Kustomization, helm: Option<&Helm>) -> Result<(), Error> {
     let (charts, globals) = charts(kustomization);
     let (Some(_), Some(helm)) = (charts.first(), helm) else { return Ok(()) };
     if helm.installed {
-        return Err("the field 'helmCharts' is not supported by kubeupd's kustomize: it does not run helm".into());
+        return Err(Error::HelmNotRun);
     }
     let home = match globals.config_home.as_str() {
         "" => helm.temporary_home.join("helm"),
@@ -188,14 +112,7 @@ pub fn inflate(kustomization: &Kustomization, helm: Option<&Helm>) -> Result<(),
     } else {
         format!("exec: {command:?}: executable file not found in $PATH")
     };
-    let under = |name: &str| Path::new(&home).join(name).display().to_string();
-    Err(format!(
-        "unable to run: '{command} version --short' with env=[HELM_CONFIG_HOME={} HELM_CACHE_HOME={} \
-         HELM_DATA_HOME={}] (is '{command}' installed?): {reason}",
-        home.display(),
-        under(".cache"),
-        under(".data"),
-    ))
+    Err(Error::HelmNotInstalled { command: command.clone(), home, reason })
 }
 
 #[cfg(test)]
@@ -203,7 +120,7 @@ mod tests {
     use super::*;
 
     fn kustomization(yaml: &str) -> Kustomization {
-        super::super::kustomization::parse(serde_saphyr::from_str(yaml).unwrap()).unwrap()
+        crate::kustomize::types::kustomization::parse(serde_saphyr::from_str(yaml).unwrap()).unwrap()
     }
 
     #[test]
@@ -211,7 +128,7 @@ mod tests {
         let kustomization = kustomization(
             "helmGlobals: {chartHome: ch}\nhelmCharts:\n- {name: x, version: '1', includeCRDs: false, valuesInline: {}}\n",
         );
-        let err = configure(&kustomization, None, &mut |_| Ok(())).unwrap_err();
+        let err = configure(&kustomization, None, &mut |_| Ok(())).unwrap_err().to_string();
         assert_eq!(
             err,
             "trouble configuring builtin HelmChartInflationGenerator with config: `\nchartHome: ch\nname: x\nversion: \"1\"\n`: must specify --enable-helm"
@@ -225,11 +142,11 @@ mod tests {
         let helm = Helm { command: "helm".into(), installed: false, temporary_home: "/tmp/kustomize-helm-1".into() };
         configure(&kustomization, Some(&helm), &mut |_| Ok(())).unwrap();
         assert_eq!(
-            inflate(&kustomization, Some(&helm)).unwrap_err(),
+            inflate(&kustomization, Some(&helm)).unwrap_err().to_string(),
             "unable to run: 'helm version --short' with env=[HELM_CONFIG_HOME=/h HELM_CACHE_HOME=/h/.cache \
              HELM_DATA_HOME=/h/.data] (is 'helm' installed?): exec: \"helm\": executable file not found in $PATH"
         );
         let installed = Helm { installed: true, ..helm };
-        assert!(inflate(&kustomization, Some(&installed)).unwrap_err().contains("does not run helm"));
+        assert!(inflate(&kustomization, Some(&installed)).unwrap_err().to_string().contains("does not run helm"));
     }
 }

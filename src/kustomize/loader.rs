@@ -8,7 +8,11 @@ use std::path::{Component, Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::error::Error;
 use super::remote::RepoSpec;
+
+/// Reads a file named in the kustomization (within the load restrictor's bounds).
+pub type Read<'a> = dyn FnMut(&str) -> Result<String, Error> + 'a;
 
 /// What a path is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,10 +3,9 @@
 
 use serde_json::Value;
 
-use super::build::Resource;
-use super::field_specs::{NameReference, selects};
 use super::generate::hash_suffix;
-use super::transform::is_cluster_scoped;
+use super::resource::{Resource, is_cluster_scoped};
+use super::types::field_specs::{NameReference, selects};
 
 /// Appends the content hash to the names of the objects that need one.
 pub fn add_hashes(resources: &mut [Resource]) {

@@ -3,9 +3,9 @@
 
 use std::cmp::Ordering;
 
-use super::build::Resource;
-use super::field_specs::group_version;
-use super::kustomization::SortOptions;
+use super::error::Error;
+use super::resource::{Resource, group_version};
+use super::types::kustomization::SortOptions;
 
 /// kustomize's default: kinds that others depend on first, webhooks last.
 const ORDER_FIRST: &[&str] = &[
@@ -35,14 +35,11 @@ const ORDER_FIRST: &[&str] = &[
 const ORDER_LAST: &[&str] = &["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"];
 
 /// Sorts `resources` as the kustomization's `sortOptions` say.
-pub fn sort(resources: &mut [Resource], options: Option<&SortOptions>) -> Result<(), String> {
+pub fn sort(resources: &mut [Resource], options: Option<&SortOptions>) -> Result<(), Error> {
     let order = options.and_then(|options| options.order.as_deref()).unwrap_or("legacy");
     let legacy = options.and_then(|options| options.legacy_sort_options.as_ref());
     match order {
-        "fifo" if legacy.is_some() => {
-            Err("the field 'sortOptions.legacySortOptions' is set but the selected sort order is 'fifo', not 'legacy'"
-                .into())
-        }
+        "fifo" if legacy.is_some() => Err(Error::FifoWithLegacyOptions),
         "fifo" => Ok(()),
         "legacy" => {
             let (first, last): (Vec<&str>, Vec<&str>) = match legacy {
@@ -55,7 +52,7 @@ pub fn sort(resources: &mut [Resource], options: Option<&SortOptions>) -> Result
             resources.sort_by(|a, b| compare(a, b, &|kind| rank(&first, &last, kind)));
             Ok(())
         }
-        other => Err(format!("the sort order '{other}' is not one of 'legacy' and 'fifo'")),
+        other => Err(Error::UnknownSortOrder(other.to_string())),
     }
 }
 

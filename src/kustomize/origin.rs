@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use super::build::Resource;
 use super::remote::RepoSpec;
+use super::resource::Resource;
 
 pub const ORIGIN: &str = "config.kubernetes.io/origin";
 pub const TRANSFORMATIONS: &str = "alpha.config.kubernetes.io/transformations";

@@ -10,26 +10,28 @@ use regex::Regex;
 use regex_syntax::ast::{self, Ast, Visitor};
 use regex_syntax::hir;
 
+use super::error::Error;
+
 /// `pattern` as kustomize compiles a selector's field: it must match the whole value.
-pub fn anchored(pattern: &str) -> Result<Regex, String> {
+pub fn anchored(pattern: &str) -> Result<Regex, Error> {
     compile(&format!("^(?:{pattern})$"))
 }
 
 /// `pattern` as Go compiles it: it may match anywhere in a value.
-pub fn compile(pattern: &str) -> Result<Regex, String> {
-    let ast = ast::parse::Parser::new().parse(pattern).map_err(|err| go_words(&syntax_error(&err)))?;
+pub fn compile(pattern: &str) -> Result<Regex, Error> {
+    let ast = ast::parse::Parser::new().parse(pattern).map_err(|err| go_words(syntax_error(&err)))?;
     if let Some(refusal) = go_refusal(pattern, &ast) {
-        return Err(go_words(&refusal));
+        return Err(go_words(refusal));
     }
-    hir::translate::Translator::new().translate(pattern, &ast).map_err(|err| go_words(&meaning_error(&err)))?;
+    hir::translate::Translator::new().translate(pattern, &ast).map_err(|err| go_words(meaning_error(&err)))?;
     let as_go_means_it =
         ast::visit(&ast, GoMeaning { pattern, edits: Vec::new() }).unwrap_or_else(|never| match never {});
-    Regex::new(&as_go_means_it).map_err(|_| go_words(&("expression too large", pattern.to_string())))
+    Regex::new(&as_go_means_it).map_err(|_| go_words(("expression too large", pattern.to_string())))
 }
 
 /// Go's `error parsing regexp: CODE: `FRAGMENT``.
-fn go_words((code, fragment): &(&str, String)) -> String {
-    format!("error parsing regexp: {code}: `{fragment}`")
+fn go_words((code, fragment): (&'static str, String)) -> Error {
+    Error::Regexp { code, fragment }
 }
 
 /// Go's code and fragment for a pattern the parser refuses.
@@ -285,10 +287,10 @@ mod tests {
             .iter()
             .filter_map(|(pattern, words)| {
                 let error = compile(pattern).unwrap_err();
-                (error != format!("error parsing regexp: {words}")).then(|| format!("{pattern}: {error}"))
+                (error.to_string() != format!("error parsing regexp: {words}")).then(|| format!("{pattern}: {error}"))
             })
             .collect();
         assert!(wrong.is_empty(), "{wrong:#?}");
-        assert_eq!(anchored("a(b").unwrap_err(), "error parsing regexp: missing closing ): `^(?:a(b)$`");
+        assert_eq!(anchored("a(b").unwrap_err().to_string(), "error parsing regexp: missing closing ): `^(?:a(b)$`");
     }
 }

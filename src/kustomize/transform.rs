@@ -8,19 +8,17 @@ use std::sync::Arc;
 use regex::Regex;
 use serde_json::{Map, Value};
 
-use super::build::{Resource, id_text};
-use super::field_specs::{Config, FieldSpec, group_version, merge_specs, pointer_segment};
-use super::kustomization::{Image, Kustomization, Label, PatchEntry, Selector};
-use super::replace::Id;
+use super::error::Error;
+use super::loader::Read;
+use super::resource::{Id, Resource, effective_namespace, group_version, id_text, is_cluster_scoped};
+use super::types::field_specs::{Config, FieldSpec, merge_specs, pointer_segment};
+use super::types::kustomization::{Image, Kustomization, Label, PatchEntry, Selector};
 use super::{empty_nulls, order, pattern};
 use crate::gocompat::json::to_compact;
 use crate::manifest::{self, Dialect, LabelSelector};
 use crate::merge::strategic::{self, ListOrder};
 use crate::merge::{KindPatcher, json_merge, json_patch};
 use crate::schema::{KindSchema, OpenApiSchema};
-
-/// Reads a file named in the kustomization.
-pub type Read<'a> = dyn FnMut(&str) -> Result<String, String> + 'a;
 
 /// Called after each transformer kustomize would configure, with its kind
 /// (`PrefixTransformer`, ...), for `buildMetadata`'s records.
@@ -34,7 +32,7 @@ pub fn run(
     read: &mut Read,
     record: &mut Record,
     schema: Option<&Arc<OpenApiSchema>>,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     for entry in &kustomization.patches_strategic_merge {
         // An entry is a file, or (when it is not one) the patch itself.
         let text =
@@ -89,10 +87,7 @@ pub fn run(
                     config[key] = Value::String(value.clone());
                 }
             }
-            format!(
-                "trouble configuring builtin PatchJson6902Transformer with config: `\n{}`: must specify the target name",
-                crate::output::to_yaml(&config)
-            )
+            Error::Json6902WithoutTargetName(crate::output::to_yaml(&config))
         })?;
         let text = patch_text(entry, read)?;
         let patch = documents(&text, entry.path.as_deref().unwrap_or("inline patch"))?
@@ -117,11 +112,7 @@ pub fn run(
             let mut specs: Vec<&FieldSpec> = config.replicas.iter().collect();
             specs.sort_by(|a, b| order::compare_default_gvks(a.gvk(), b.gvk()));
             let gvks: Vec<String> = specs.into_iter().map(FieldSpec::gvk_text).collect();
-            return Err(format!(
-                "resource with name {} does not match a config with the following GVK [{}]",
-                replica.name,
-                gvks.join(" ")
-            ));
+            return Err(Error::ReplicasMatchNothing { name: replica.name.clone(), gvks: gvks.join(" ") });
         }
         record(resources, "ReplicaCountTransformer");
     }
@@ -160,18 +151,19 @@ fn patch(
     entry: &PatchEntry,
     read: &mut Read,
     schema: Option<&Arc<OpenApiSchema>>,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let text = patch_text(entry, read)?;
     let documents = documents(&text, entry.path.as_deref().unwrap_or("inline patch"))?;
     if let [Value::Array(_)] = documents.as_slice() {
-        let target = entry.target.as_ref().ok_or("a JSON 6902 patch in 'patches' needs a target")?;
+        let target = entry.target.as_ref().ok_or(Error::Json6902WithoutTarget)?;
         return json6902(resources, target, &documents[0]);
     }
     for patch in documents {
         match &entry.target {
             Some(target) => {
-                let target = Target::compile(target).map_err(|err| {
-                    format!("unable to find patch target \"{}\" in `resources`: {err}", selector_text(target))
+                let target = Target::compile(target).map_err(|err| Error::PatchTargetNotFound {
+                    target: selector_text(target),
+                    source: Box::new(err),
                 })?;
                 let allow_name_change = entry.options.allow_name_change;
                 for resource in resources.iter_mut().filter(|resource| target.selects(resource)) {
@@ -205,17 +197,16 @@ fn patch(
     Ok(())
 }
 
-fn patch_text(entry: &PatchEntry, read: &mut Read) -> Result<String, String> {
+fn patch_text(entry: &PatchEntry, read: &mut Read) -> Result<String, Error> {
     match (&entry.path, &entry.patch) {
         (Some(path), None) => read(path),
         (None, Some(patch)) => Ok(patch.clone()),
-        _ => Err("a patch needs exactly one of 'path' and 'patch'".into()),
+        _ => Err(Error::PathAndPatch),
     }
 }
 
-fn documents(text: &str, source: &str) -> Result<Vec<Value>, String> {
-    Ok(manifest::parse_documents(text, source, Dialect::Kustomize)
-        .map_err(|err| err.to_string())?
+fn documents(text: &str, source: &str) -> Result<Vec<Value>, Error> {
+    Ok(manifest::parse_documents(text, source, Dialect::Kustomize)?
         .into_iter()
         .filter(|document| !document.is_null())
         .collect())
@@ -230,7 +221,7 @@ fn strategic_by_id(
     resources: &mut Vec<Resource>,
     patch: &Value,
     schema: Option<&Arc<OpenApiSchema>>,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let (group, _) = group_version(patch);
     let kind = patch["kind"].as_str().unwrap_or_default();
     let name = patch["metadata"]["name"].as_str().unwrap_or_default();
@@ -259,8 +250,8 @@ fn strategic_by_id(
             strategic_in_place(&mut resources[*index], &patch, schema)?;
             Ok(())
         }
-        [] => Err(format!("no resource matches strategic merge patch \"{id}\"")),
-        _ => Err(format!("multiple resources match strategic merge patch \"{id}\"")),
+        [] => Err(Error::NoPatchTarget(id)),
+        _ => Err(Error::ManyPatchTargets(id)),
     }
 }
 
@@ -270,10 +261,10 @@ fn strategic_in_place(
     resource: &mut Resource,
     patch: &Value,
     schema: Option<&Arc<OpenApiSchema>>,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     resource.change_in_place(|object, _| {
         *object = strategic(object.clone(), patch, schema)?;
-        Ok::<_, String>(())
+        Ok::<_, Error>(())
     })?;
     empty_nulls::drop_remaining(&mut resource.object, &std::mem::take(&mut resource.empty_nulls));
     Ok(())
@@ -283,7 +274,7 @@ fn strategic_in_place(
 /// merged lists in kustomize's order; kinds without metadata (custom resources) get a JSON merge
 /// patch, as in kustomize. With a custom schema (`openapi.path`), only the kinds it describes have
 /// metadata, as in kustomize.
-pub fn strategic(object: Value, patch: &Value, custom: Option<&Arc<OpenApiSchema>>) -> Result<Value, String> {
+pub fn strategic(object: Value, patch: &Value, custom: Option<&Arc<OpenApiSchema>>) -> Result<Value, Error> {
     let api_version = object["apiVersion"].as_str().unwrap_or_default().to_string();
     let kind = object["kind"].as_str().unwrap_or_default().to_string();
     let schema = match custom {
@@ -294,21 +285,22 @@ pub fn strategic(object: Value, patch: &Value, custom: Option<&Arc<OpenApiSchema
     match KindPatcher::for_kind(schema.as_ref()) {
         KindPatcher::Strategic(schema) => {
             strategic::apply_with_order(object, patch.clone(), &schema, ListOrder::PatchFirst)
-                .map_err(|err| format!("patching {id}: {err}"))
+                .map_err(|err| Error::Patching { id, source: Box::new(err.into()) })
         }
         KindPatcher::Merge => Ok(json_merge::apply(object, patch)),
     }
 }
 
-fn json6902(resources: &mut [Resource], target: &Selector, patch: &Value) -> Result<(), String> {
-    let operations = json_patch::parse(patch).map_err(|err| format!("invalid JSON 6902 patch: {err}"))?;
+fn json6902(resources: &mut [Resource], target: &Selector, patch: &Value) -> Result<(), Error> {
+    let operations = json_patch::parse(patch).map_err(|err| Error::InvalidJson6902(Box::new(err)))?;
     let target = Target::compile(target)?;
     for resource in resources.iter_mut().filter(|resource| target.selects(resource)) {
         // It may rename: the name it had is remembered, as kustomize remembers it.
         resource.store_previous_id();
         let id = resource.id();
         let operations = replacing_missing_keys_as_adds(&resource.object, &operations);
-        json_patch::apply(&mut resource.object, &operations).map_err(|err| format!("patching {id}: {err}"))?;
+        json_patch::apply(&mut resource.object, &operations)
+            .map_err(|err| Error::Patching { id, source: Box::new(err.into()) })?;
         // kustomize rebuilds the object from JSON: nothing in it is linked any more.
         resource.linked.clear();
     }
@@ -355,7 +347,7 @@ pub struct Target<'a> {
 }
 
 impl<'a> Target<'a> {
-    pub fn compile(selector: &'a Selector) -> Result<Self, String> {
+    pub fn compile(selector: &'a Selector) -> Result<Self, Error> {
         let field = |text: &str| (!text.is_empty()).then(|| pattern::anchored(text)).transpose();
         Ok(Target {
             selector,
@@ -390,18 +382,6 @@ fn selector_text(selector: &Selector) -> String {
     format!("{}:a={annotation_selector}:l={label_selector}", id.text())
 }
 
-/// A namespace as kustomize compares and reports it: `default` when unset, and a name no
-/// namespace can have for kinds that have none.
-pub fn effective_namespace<'a>(kind: &str, namespace: &'a str) -> &'a str {
-    if is_cluster_scoped(kind) {
-        "_non_namespaceable_"
-    } else if namespace.is_empty() {
-        "default"
-    } else {
-        namespace
-    }
-}
-
 /// Whether a label or annotation selector (empty: anything) matches `pairs`.
 pub fn selector_matches(selector: &str, pairs: &Value) -> bool {
     if selector.is_empty() {
@@ -416,11 +396,9 @@ pub fn selector_matches(selector: &str, pairs: &Value) -> bool {
 /// The fields a `labels` entry sets: its own `fields`, the configuration's `labels`, then the
 /// selectors and templates (`includeSelectors`), the templates (`includeTemplates`) or only the
 /// object's labels, merged as kustomize merges them.
-fn label_specs(label: &Label, config: &Config) -> Result<Vec<FieldSpec>, String> {
+fn label_specs(label: &Label, config: &Config) -> Result<Vec<FieldSpec>, Error> {
     let mut specs = label.fields.clone();
-    let mut merge = |incoming: &[FieldSpec]| {
-        merge_specs(&mut specs, incoming).map_err(|err| format!("failed to merge labels: {err}"))
-    };
+    let mut merge = |incoming: &[FieldSpec]| merge_specs(&mut specs, incoming).map_err(Error::MergeLabels);
     merge(&config.labels)?;
     if label.include_selectors {
         merge(&config.common_labels)?;
@@ -473,42 +451,9 @@ fn keeps_its_name(object: &Value) -> bool {
         || (kind == "APIService" && group_version(object).0 == "apiregistration.k8s.io")
 }
 
-/// Whether `kind` is one of the built-in kinds that are not namespaced.
-pub fn is_cluster_scoped(kind: &str) -> bool {
-    CLUSTER_SCOPED.contains(&kind)
-}
-
-/// Built-in kinds that are not namespaced: kustomize leaves their namespace unset.
-const CLUSTER_SCOPED: &[&str] = &[
-    "APIService",
-    "CertificateSigningRequest",
-    "ClusterRole",
-    "ClusterRoleBinding",
-    "ComponentStatus",
-    "CSIDriver",
-    "CSINode",
-    "CustomResourceDefinition",
-    "FlowSchema",
-    "IngressClass",
-    "MutatingWebhookConfiguration",
-    "Namespace",
-    "Node",
-    "PersistentVolume",
-    "PodSecurityPolicy",
-    "PriorityClass",
-    "PriorityLevelConfiguration",
-    "RuntimeClass",
-    "StorageClass",
-    "StorageVersion",
-    "ValidatingAdmissionPolicy",
-    "ValidatingAdmissionPolicyBinding",
-    "ValidatingWebhookConfiguration",
-    "VolumeAttachment",
-];
-
 /// Sets every resource's namespace; two that end up with one id are refused, as kustomize
 /// refuses them.
-fn set_namespace(resources: &mut [Resource], namespace: &str, specs: &[FieldSpec]) -> Result<(), String> {
+fn set_namespace(resources: &mut [Resource], namespace: &str, specs: &[FieldSpec]) -> Result<(), Error> {
     for index in 0..resources.len() {
         let resource = &mut resources[index];
         // kustomize remembers every resource's id here, cluster-scoped ones too.
@@ -524,7 +469,7 @@ fn set_namespace(resources: &mut [Resource], namespace: &str, specs: &[FieldSpec
             .map(|other| to_compact(&other.with_previous_ids()))
             .collect();
         if same_id.len() > 1 {
-            return Err(format!("namespace transformation produces ID conflict: [{}]", same_id.join(" ")));
+            return Err(Error::NamespaceConflict(same_id.join(" ")));
         }
     }
     Ok(())

@@ -5,35 +5,13 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::build::Resource;
-use super::kustomization::Selector;
-use super::transform::{Read, Target, set_object_namespace};
+use super::error::Error;
+use super::loader::Read;
+use super::resource::Resource;
+use super::transform::{Target, set_object_namespace};
+use super::types::plugins::{ValueAdd, ValueAddTarget};
 use crate::gocompat::unmarshal;
 use crate::manifest::{self, Dialect};
-
-/// A ValueAddTransformer's configuration.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct ValueAdd {
-    pub value: String,
-    pub targets: Vec<ValueAddTarget>,
-    /// A file whose `targets` are added to these.
-    pub target_file_path: String,
-}
-
-/// Where the value goes.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct ValueAddTarget {
-    /// The resources; all of them when unset.
-    pub selector: Option<Selector>,
-    /// Slash-separated (`\/` is a slash in a field name); `metadata/namespace` is set as
-    /// kustomize's namespace filter sets it.
-    pub field_path: String,
-    /// When positive, the value is inserted as the path part at this position (from 1) of the
-    /// path the field holds, rather than replacing it.
-    pub file_path_position: i64,
-}
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
@@ -43,7 +21,7 @@ struct TargetFile {
 
 /// Runs `config` over `resources`; `directory_name` is the value when the configuration has none,
 /// and `read` loads its target file.
-pub fn run(config: &ValueAdd, directory_name: &str, resources: &mut [Resource], read: &mut Read) -> Result<(), String> {
+pub fn run(config: &ValueAdd, directory_name: &str, resources: &mut [Resource], read: &mut Read) -> Result<(), Error> {
     let value = match config.value.trim() {
         "" => directory_name,
         value => value,
@@ -51,23 +29,22 @@ pub fn run(config: &ValueAdd, directory_name: &str, resources: &mut [Resource], 
     let mut targets = config.targets.clone();
     if !config.target_file_path.is_empty() {
         let text = read(&config.target_file_path)?;
-        let document = manifest::parse_documents(&text, &config.target_file_path, Dialect::Kubectl)
-            .map_err(|err| err.to_string())?
+        let document = manifest::parse_documents(&text, &config.target_file_path, Dialect::Kubectl)?
             .into_iter()
             .next()
             .unwrap_or(Value::Null);
-        let file: TargetFile = unmarshal::from_value(document, unmarshal::PLUGIN).map_err(|err| err.0)?;
+        let file: TargetFile = unmarshal::from_value(document, unmarshal::PLUGIN)?;
         targets.extend(file.targets);
     }
     if targets.is_empty() {
-        return Err("must specify at least one target".into());
+        return Err(Error::ValueAddWithoutTarget);
     }
     for target in &targets {
         if target.field_path.is_empty() {
-            return Err("fieldPath cannot be empty".into());
+            return Err(Error::ValueAddEmptyFieldPath);
         }
         if target.file_path_position < 0 {
-            return Err(format!("value of FilePathPosition ({}) cannot be negative", target.file_path_position));
+            return Err(Error::NegativeFilePathPosition(target.file_path_position));
         }
     }
     for target in &targets {
@@ -87,7 +64,7 @@ pub fn run(config: &ValueAdd, directory_name: &str, resources: &mut [Resource], 
 }
 
 /// Writes `value` at `field_path` in `object`, creating the maps on the way.
-fn add_value(object: &mut Value, field_path: &str, value: &str, position: i64) -> Result<(), String> {
+fn add_value(object: &mut Value, field_path: &str, value: &str, position: i64) -> Result<(), Error> {
     let fields = fields(field_path);
     let mut node = object;
     for (at, field) in fields.iter().enumerate() {
@@ -95,7 +72,7 @@ fn add_value(object: &mut Value, field_path: &str, value: &str, position: i64) -
             *node = Value::Object(Default::default());
         }
         let Value::Object(map) = node else {
-            return Err(format!("wrong node kind on the way to {field_path}: expected a map"));
+            return Err(Error::ValueAddNotAMap(field_path.to_string()));
         };
         let created = if at + 1 == fields.len() { Value::String(String::new()) } else { Value::Null };
         node = map.entry(field.as_str()).or_insert(created);
@@ -105,7 +82,7 @@ fn add_value(object: &mut Value, field_path: &str, value: &str, position: i64) -
         Value::Null => String::new(),
         Value::Bool(_) | Value::Number(_) => node.to_string(),
         Value::Array(_) | Value::Object(_) => {
-            return Err(format!("wrong node kind at {field_path}: expected a scalar"));
+            return Err(Error::ValueAddNotAScalar(field_path.to_string()));
         }
     };
     *node = Value::String(match position {

@@ -69,7 +69,7 @@ pub fn build_kustomization(
     let absolute = match &remote {
         Some(repo) => {
             let root = kustomize::Loader::checkout(&loader, repo)
-                .map_err(|err| kustomize::Error(format!("{}: cannot fetch it: {err}", dir.display())))
+                .map_err(|source| kustomize::Error::Fetch { what: dir.display().to_string(), source })
                 .map_err(kustomize::Failure::from)?;
             root.join(&repo.path)
         }

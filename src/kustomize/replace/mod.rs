@@ -10,71 +10,7 @@ pub mod vars;
 
 use serde_json::Value;
 
-use super::build::Resource;
-use super::field_specs::group_version;
-use super::transform::{effective_namespace, is_cluster_scoped};
-
-/// kustomize's resource id (`resid.ResId`); as a selector, empty fields select anything.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Id {
-    pub group: String,
-    pub version: String,
-    pub kind: String,
-    pub name: String,
-    pub namespace: String,
-}
-
-impl Id {
-    /// Whether this selector selects `id`: every field it sets is equal (namespaces compared as
-    /// kustomize compares them, unset being `default`).
-    pub fn selects(&self, id: &Id) -> bool {
-        (self.name.is_empty() || self.name == id.name)
-            && (self.namespace.is_empty() || self.effective_namespace() == id.effective_namespace())
-            && (self.group.is_empty() || self.group == id.group)
-            && (self.version.is_empty() || self.version == id.version)
-            && (self.kind.is_empty() || self.kind == id.kind)
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self == &Id::default()
-    }
-
-    fn is_cluster_scoped(&self) -> bool {
-        is_cluster_scoped(&self.kind)
-    }
-
-    /// The namespace kustomize compares: none for cluster-scoped kinds, `default` when unset.
-    fn effective_namespace(&self) -> &str {
-        effective_namespace(&self.kind, &self.namespace)
-    }
-
-    /// Group, version and kind as kustomize prints them: `Service.v1.[noGrp]`.
-    pub fn gvk_text(&self) -> String {
-        let or = |text: &str, missing: &str| if text.is_empty() { missing.to_string() } else { text.to_string() };
-        format!("{}.{}.{}", or(&self.kind, "[noKind]"), or(&self.version, "[noVer]"), or(&self.group, "[noGrp]"))
-    }
-
-    /// The whole id as kustomize prints it: `Service.v1.[noGrp]/web.[noNs]`.
-    pub fn text(&self) -> String {
-        let or = |text: &str, missing: &str| if text.is_empty() { missing.to_string() } else { text.to_string() };
-        format!("{}/{}.{}", self.gvk_text(), or(&self.name, "[noName]"), or(&self.namespace, "[noNs]"))
-    }
-}
-
-/// `resource`'s ids: the one it has now, then the ones it had before.
-pub fn ids(resource: &Resource) -> Vec<Id> {
-    let (group, version) = group_version(&resource.object);
-    let id = |name: &str, namespace: &str| Id {
-        group: group.to_string(),
-        version: version.to_string(),
-        kind: resource.kind().to_string(),
-        name: name.to_string(),
-        namespace: namespace.to_string(),
-    };
-    let current = id(resource.name(), resource.namespace());
-    let previous = resource.previous_ids.iter().map(|previous| id(&previous.name, &previous.namespace));
-    [current].into_iter().chain(previous).collect()
-}
+use super::error::Error;
 
 /// `text` as a plain YAML scalar (go-yaml v3's resolution): null, a boolean, a number, or a string.
 pub fn plain_scalar(text: &str) -> Value {
@@ -113,7 +49,7 @@ fn tag(value: &Value) -> &'static str {
 /// Sets the scalar `target` to `text` as kustomize does: the target keeps its type (a string
 /// stays a string, a number must get a number), and a field just created takes `text` as a plain
 /// YAML scalar.
-pub fn set_scalar(target: &mut Value, text: &str, created: bool) -> Result<(), String> {
+pub fn set_scalar(target: &mut Value, text: &str, created: bool) -> Result<(), Error> {
     let resolved = plain_scalar(text);
     let fits = match (&*target, &resolved) {
         _ if created => true,
@@ -127,7 +63,7 @@ pub fn set_scalar(target: &mut Value, text: &str, created: bool) -> Result<(), S
         _ => false,
     };
     if !fits {
-        return Err(format!("yaml: cannot decode {} `{text}` as a {}", tag(&resolved), tag(target)));
+        return Err(Error::CannotDecode { tag: tag(&resolved), text: text.to_string(), target: tag(target) });
     }
     *target = resolved;
     Ok(())
@@ -154,24 +90,12 @@ mod tests {
         let mut target = json!(1);
         set_scalar(&mut target, "42", false).unwrap();
         assert_eq!(target, json!(42));
-        assert_eq!(set_scalar(&mut target, "hello", false), Err("yaml: cannot decode !!str `hello` as a !!int".into()));
-        assert_eq!(
-            set_scalar(&mut json!(1), "true", false),
-            Err("yaml: cannot decode !!bool `true` as a !!int".into())
-        );
-        assert_eq!(set_scalar(&mut Value::Null, "x", false), Err("yaml: cannot decode !!str `x` as a !!null".into()));
+        let refused = |mut target: Value, text: &str| set_scalar(&mut target, text, false).unwrap_err().to_string();
+        assert_eq!(refused(target, "hello"), "yaml: cannot decode !!str `hello` as a !!int");
+        assert_eq!(refused(json!(1), "true"), "yaml: cannot decode !!bool `true` as a !!int");
+        assert_eq!(refused(Value::Null, "x"), "yaml: cannot decode !!str `x` as a !!null");
         let mut created = Value::Null;
         set_scalar(&mut created, "true", true).unwrap();
         assert_eq!(created, json!(true));
-    }
-
-    #[test]
-    fn ids_select_by_set_fields_and_effective_namespaces() {
-        let id = Id { version: "v1".into(), kind: "Service".into(), name: "web".into(), ..Id::default() };
-        let by = |namespace: &str, name: &str| Id { namespace: namespace.into(), name: name.into(), ..Id::default() };
-        assert!(by("", "web").selects(&id) && by("default", "").selects(&id));
-        assert!(!by("prod", "").selects(&id) && !by("", "db").selects(&id));
-        assert_eq!(id.text(), "Service.v1.[noGrp]/web.[noNs]");
-        assert_eq!(Id::default().text(), "[noKind].[noVer].[noGrp]/[noName].[noNs]");
     }
 }

@@ -4,8 +4,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::kustomize::field_specs::pointer_segment;
+use crate::kustomize::error::Error;
 use crate::kustomize::pattern;
+use crate::kustomize::types::field_specs::pointer_segment;
 
 /// `path` split at dots as kustomize splits it: `\.` is a dot inside a segment, `[a.b]` is the
 /// one segment `a.b`, and `[name=a.b]` stays one segment with its brackets (a list selector).
@@ -46,13 +47,9 @@ pub fn split(path: &str) -> Vec<String> {
 }
 
 /// A `[field=value]` (or `[=value]`) segment's field and value.
-fn list_selector(segment: &str) -> Option<Result<(&str, &str), String>> {
+fn list_selector(segment: &str) -> Option<Result<(&str, &str), Error>> {
     let inner = segment.strip_prefix('[')?.strip_suffix(']')?;
-    Some(
-        inner
-            .split_once('=')
-            .ok_or_else(|| "list path element must contain fieldName=fieldValue for element to match".to_string()),
-    )
+    Some(inner.split_once('=').ok_or(Error::ListSelectorWithoutEquals))
 }
 
 fn index(segment: &str) -> Option<usize> {
@@ -71,18 +68,18 @@ pub fn scalar_text(value: &Value) -> String {
 
 /// The value at `path` in `node` (kustomize's `Lookup`): a field, a list index, `-` for the
 /// last item, or the first item a `[field=value]` names exactly. `*` is refused.
-pub fn lookup<'a>(node: &'a Value, path: &[String]) -> Result<Option<&'a Value>, String> {
+pub fn lookup<'a>(node: &'a Value, path: &[String]) -> Result<Option<&'a Value>, Error> {
     let mut current = node;
     for segment in path.iter().map(|segment| segment.trim()).filter(|segment| !segment.is_empty()) {
         let next = if let Ok(number) = segment.parse::<i64>() {
             if number < 0 {
-                return Err(format!("array index {number} cannot be negative"));
+                return Err(Error::NegativeIndex(number));
             }
             current.as_array().and_then(|items| items.get(number as usize))
         } else if segment == "-" {
             current.as_array().and_then(|items| items.last())
         } else if segment == "*" {
-            return Err("wildcard is not supported in PathGetter".into());
+            return Err(Error::Wildcard);
         } else if let Some(selector) = list_selector(segment) {
             let (field, wanted) = selector?;
             current.as_array().and_then(|items| {
@@ -119,13 +116,13 @@ pub enum Create {
 }
 
 /// Visits a matched field: where it is (a JSON pointer), the field, and whether it was made.
-pub type Visit<'a> = dyn FnMut(&str, &mut Value, Found) -> Result<(), String> + 'a;
+pub type Visit<'a> = dyn FnMut(&str, &mut Value, Found) -> Result<(), Error> + 'a;
 
 /// Calls `visit` on every field `path` matches in `node` (kustomize's `PathMatcher`): fields,
 /// list indexes, `*` for every item, and `[field=value]` for every item whose field matches
 /// `value` as a regular expression. With `create`, missing fields are made on the way (an item
 /// `[field=value]` names, an index one past the end); returns how many fields were visited.
-pub fn for_each_match(node: &mut Value, path: &[String], create: Create, visit: &mut Visit) -> Result<usize, String> {
+pub fn for_each_match(node: &mut Value, path: &[String], create: Create, visit: &mut Visit) -> Result<usize, Error> {
     walk(node, path, create, Found::Existing, &mut String::new(), visit)
 }
 
@@ -136,7 +133,7 @@ fn walk(
     found: Found,
     pointer: &mut String,
     visit: &mut Visit,
-) -> Result<usize, String> {
+) -> Result<usize, Error> {
     let Some((segment, rest)) = path.split_first() else {
         visit(pointer, node, found)?;
         return Ok(1);
@@ -151,7 +148,7 @@ fn walk(
     let creating = create != Create::Nothing;
     if let Some(position) = index(segment) {
         let Some(items) = list_items(node, creating)? else {
-            return Err(format!("index {position} specified but only 0 elements found"));
+            return Err(Error::IndexOutOfRange { position, count: 0 });
         };
         step(pointer, &position.to_string());
         if position == items.len() && creating {
@@ -159,9 +156,7 @@ fn walk(
             return walk(&mut items[position], rest, create, Found::Created, pointer, visit);
         }
         let count = items.len();
-        let item = items
-            .get_mut(position)
-            .ok_or_else(|| format!("index {position} specified but only {count} elements found"))?;
+        let item = items.get_mut(position).ok_or(Error::IndexOutOfRange { position, count })?;
         return walk(item, rest, create, found, pointer, visit);
     }
     if segment == "*" {
@@ -216,7 +211,7 @@ fn walk(
     let map = match node {
         Value::Object(map) => map,
         Value::Null => return Ok(0),
-        other => return Err(format!("wrong node kind: expected MappingNode but got {}", node_kind(other))),
+        other => return Err(Error::WrongNodeKind { expected: "MappingNode", found: node_kind(other) }),
     };
     step(pointer, segment);
     match map.get_mut(segment.as_str()) {
@@ -230,14 +225,14 @@ fn walk(
 }
 
 /// The items of the list `node` is: none when it is null (a list when creating).
-fn list_items(node: &mut Value, creating: bool) -> Result<Option<&mut Vec<Value>>, String> {
+fn list_items(node: &mut Value, creating: bool) -> Result<Option<&mut Vec<Value>>, Error> {
     if node.is_null() && creating {
         *node = Value::Array(Vec::new());
     }
     match node {
         Value::Array(items) => Ok(Some(items)),
         Value::Null => Ok(None),
-        other => Err(format!("wrong node kind: expected SequenceNode but got {}", node_kind(other))),
+        other => Err(Error::WrongNodeKind { expected: "SequenceNode", found: node_kind(other) }),
     }
 }
 
@@ -294,7 +289,8 @@ mod tests {
     fn lookups_take_indexes_the_last_item_and_exact_list_selectors() {
         let object =
             json!({"spec": {"containers": [{"name": "app", "image": "a:1"}, {"name": "app-2", "image": "b:2"}]}});
-        let image = |path: &str| lookup(&object, &split(path)).map(|found| found.cloned());
+        let image =
+            |path: &str| lookup(&object, &split(path)).map(|found| found.cloned()).map_err(|err| err.to_string());
         assert_eq!(image("spec.containers.[name=app].image"), Ok(Some(json!("a:1"))));
         assert_eq!(image("spec.containers.-.image"), Ok(Some(json!("b:2"))));
         assert_eq!(image("spec.containers.1.name"), Ok(Some(json!("app-2"))));
@@ -325,7 +321,10 @@ mod tests {
             ("/spec/containers/1/name".into(), json!("app-side")),
         ];
         assert_eq!((count, names), (2, found.to_vec()));
-        let mut count = |path: &str| for_each_match(&mut object, &split(path), Create::Nothing, &mut |_, _, _| Ok(()));
+        let mut count = |path: &str| {
+            for_each_match(&mut object, &split(path), Create::Nothing, &mut |_, _, _| Ok(()))
+                .map_err(|err| err.to_string())
+        };
         assert_eq!(count(r"spec.containers.[name=^(db|app)$].name"), Ok(2));
         assert_eq!(count(r"spec.containers.[name=[a-z]+-\w+].name"), Ok(1));
         assert_eq!(
@@ -342,6 +341,7 @@ mod tests {
                 *value = json!(format!("{found:?}"));
                 Ok(())
             })
+            .map_err(|err| err.to_string())
         };
         assert_eq!(set("spec.containers.*.image", Create::Scalar), Ok(3));
         assert_eq!(set("spec.containers.[name=web].args.0", Create::Scalar), Ok(1));

@@ -5,102 +5,16 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::path::{self, Create, Found};
-use super::{Id, ids, set_scalar};
+use super::set_scalar;
 use crate::gocompat::unmarshal;
-use crate::kustomize::build::Resource;
-use crate::kustomize::transform::{Read, selector_matches};
+use crate::kustomize::error::Error;
+use crate::kustomize::loader::Read;
+use crate::kustomize::resource::Resource;
+use crate::kustomize::transform::selector_matches;
+use crate::kustomize::types::replacement::{Entry, FieldOptions, Selector, Source, Target};
 use crate::manifest::{self, Dialect};
 
 const DEFAULT_FIELD_PATH: &str = "metadata.name";
-
-/// An entry of `replacements`: a file holding one replacement or a list, or one inline.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
-pub struct Entry {
-    pub path: String,
-    pub source: Option<Source>,
-    /// A value given as it is, instead of a source.
-    pub source_value: Option<String>,
-    pub targets: Option<Vec<Target>>,
-}
-
-/// Where a replacement's value comes from.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
-pub struct Source {
-    pub group: String,
-    pub version: String,
-    pub kind: String,
-    pub name: String,
-    pub namespace: String,
-    pub field_path: String,
-    pub options: Option<FieldOptions>,
-}
-
-/// Where a replacement's value goes.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
-pub struct Target {
-    pub select: Option<Selector>,
-    pub reject: Vec<Selector>,
-    pub field_paths: Vec<String>,
-    pub options: Option<FieldOptions>,
-}
-
-/// Resources a target selects or rejects.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
-pub struct Selector {
-    pub group: String,
-    pub version: String,
-    pub kind: String,
-    pub name: String,
-    pub namespace: String,
-    pub label_selector: String,
-    pub annotation_selector: String,
-}
-
-/// How a value is cut from its source or spliced into its target, and whether missing target
-/// fields are created. (`encoding` is accepted and, as in kustomize, not used.)
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct FieldOptions {
-    pub delimiter: String,
-    pub index: i64,
-    pub encoding: String,
-    pub create: bool,
-}
-
-impl Source {
-    fn id(&self) -> Id {
-        let Source { group, version, kind, name, namespace, .. } = self.clone();
-        Id { group, version, kind, name, namespace }
-    }
-
-    /// The source as kustomize prints it: its id, then its field path and options if set.
-    fn text(&self) -> String {
-        let mut parts = vec![self.id().text()];
-        if !self.field_path.is_empty() {
-            parts.push(self.field_path.clone());
-        }
-        if let Some(options) = self.options.as_ref().filter(|options| !options.delimiter.is_empty() || options.create) {
-            parts.push(format!("{}({}), create={}", options.delimiter, options.index, options.create));
-        }
-        parts.join(":")
-    }
-}
-
-impl Selector {
-    fn id(&self) -> Id {
-        let Selector { group, version, kind, name, namespace, .. } = self.clone();
-        Id { group, version, kind, name, namespace }
-    }
-
-    fn matches_labels_and_annotations(&self, object: &Value) -> bool {
-        selector_matches(&self.label_selector, &object["metadata"]["labels"])
-            && selector_matches(&self.annotation_selector, &object["metadata"]["annotations"])
-    }
-}
 
 /// A replacement, inline or read from a file.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -112,7 +26,7 @@ struct Replacement {
 }
 
 /// Runs the kustomization's `replacements` over `resources`, in order; files are read with `read`.
-pub fn run(entries: &[Entry], resources: &mut [Resource], read: &mut Read) -> Result<(), String> {
+pub fn run(entries: &[Entry], resources: &mut [Resource], read: &mut Read) -> Result<(), Error> {
     let mut replacements = Vec::new();
     for entry in entries {
         if entry.path.is_empty() {
@@ -130,7 +44,7 @@ pub fn run(entries: &[Entry], resources: &mut [Resource], read: &mut Read) -> Re
             || entry.source_value.is_some()
             || entry.targets.as_ref().is_some_and(|targets| !targets.is_empty())
         {
-            return Err("cannot specify both path and inline replacement".into());
+            return Err(Error::PathAndInlineReplacement);
         }
         replacements.extend(from_file(&read(&entry.path)?, &entry.path)?);
     }
@@ -142,12 +56,8 @@ pub fn run(entries: &[Entry], resources: &mut [Resource], read: &mut Read) -> Re
 
 /// The replacements of a file: one, or a list, read as kustomize's `yaml.Unmarshal` reads them
 /// (fields it does not know are ignored here; in a kustomization they are errors).
-fn from_file(text: &str, path: &str) -> Result<Vec<Replacement>, String> {
-    let document = manifest::parse_documents(text, path, Dialect::Kustomize)
-        .map_err(|err| err.to_string())?
-        .into_iter()
-        .next()
-        .unwrap_or(Value::Null);
+fn from_file(text: &str, path: &str) -> Result<Vec<Replacement>, Error> {
+    let document = manifest::parse_documents(text, path, Dialect::Kustomize)?.into_iter().next().unwrap_or(Value::Null);
     let items = match document {
         Value::Array(items) => items,
         Value::Object(_) => vec![document],
@@ -158,27 +68,30 @@ fn from_file(text: &str, path: &str) -> Result<Vec<Replacement>, String> {
                 Value::Bool(_) => "bool",
                 _ => "invalid",
             };
-            return Err(format!("unsupported replacement type encountered within replacement path: {kind}"));
+            return Err(Error::UnsupportedReplacementType(kind));
         }
     };
     items
         .into_iter()
-        .map(|item| unmarshal::from_value(item, unmarshal::PLUGIN).map_err(|err| format!("{path}: {err}")))
+        .map(|item| {
+            unmarshal::from_value(item, unmarshal::PLUGIN)
+                .map_err(|err| Error::InEntry { entry: path.to_string(), source: Box::new(err.into()) })
+        })
         .collect()
 }
 
-fn apply(replacement: &Replacement, resources: &mut [Resource]) -> Result<(), String> {
+fn apply(replacement: &Replacement, resources: &mut [Resource]) -> Result<(), Error> {
     let Some(targets) = replacement.targets.as_ref() else {
-        return Err("replacements must specify a source and at least one target".into());
+        return Err(Error::ReplacementWithoutSourceOrTarget);
     };
     let value = match (&replacement.source, &replacement.source_value) {
-        (None, None) => return Err("replacements must specify a source and at least one target".into()),
-        (Some(_), Some(_)) => return Err("value and resource selectors are mutually exclusive".into()),
+        (None, None) => return Err(Error::ReplacementWithoutSourceOrTarget),
+        (Some(_), Some(_)) => return Err(Error::ValueAndSource),
         (None, Some(value)) => Value::String(value.clone()),
         (Some(source), None) => source_value(source, resources)?,
     };
     for target in targets {
-        let select = target.select.as_ref().ok_or("target must specify resources to select")?;
+        let select = target.select.as_ref().ok_or(Error::TargetWithoutSelect)?;
         for resource in resources.iter_mut() {
             if is_selected(resource, select, &target.reject) {
                 resource.change_in_place(|object, replaced| copy_to(object, &value, target, replaced))?;
@@ -194,12 +107,12 @@ fn is_selected(resource: &Resource, select: &Selector, rejects: &[Selector]) -> 
     let object = &resource.object;
     let rejected_by_labels = rejects.iter().any(|reject| {
         (!reject.label_selector.is_empty() || !reject.annotation_selector.is_empty())
-            && reject.matches_labels_and_annotations(object)
+            && matches_labels_and_annotations(reject, object)
     });
-    if !select.matches_labels_and_annotations(object) || rejected_by_labels {
+    if !matches_labels_and_annotations(select, object) || rejected_by_labels {
         return false;
     }
-    let ids = ids(resource);
+    let ids = resource.ids();
     let rejected = rejects
         .iter()
         .map(Selector::id)
@@ -209,35 +122,41 @@ fn is_selected(resource: &Resource, select: &Selector, rejects: &[Selector]) -> 
     !rejected && ids.iter().any(|id| select.selects(id))
 }
 
+/// Whether `selector`'s label and annotation selectors match `object`.
+fn matches_labels_and_annotations(selector: &Selector, object: &Value) -> bool {
+    selector_matches(&selector.label_selector, &object["metadata"]["labels"])
+        && selector_matches(&selector.annotation_selector, &object["metadata"]["annotations"])
+}
+
 /// The value the source names: the field of the one resource it selects, cut by its options.
-fn source_value(source: &Source, resources: &[Resource]) -> Result<Value, String> {
+fn source_value(source: &Source, resources: &[Resource]) -> Result<Value, Error> {
     let selector = source.id();
-    let mut selected = resources.iter().filter(|resource| ids(resource).iter().any(|id| selector.selects(id)));
-    let resource = selected.next().ok_or_else(|| format!("nothing selected by {}", source.text()))?;
+    let mut selected = resources.iter().filter(|resource| resource.ids().iter().any(|id| selector.selects(id)));
+    let resource = selected.next().ok_or_else(|| Error::NothingSelected(source.text()))?;
     if selected.next().is_some() {
-        return Err(format!("multiple matches for selector {}", source.text()));
+        return Err(Error::ManySelected(source.text()));
     }
     let field_path = if source.field_path.is_empty() { DEFAULT_FIELD_PATH } else { &source.field_path };
     let found = path::lookup(&resource.object, &path::split(field_path))
-        .map_err(|err| format!("error looking up replacement source: {err}"))?;
+        .map_err(|source| Error::LookingUpSource { source: Box::new(source) })?;
     let value = match found {
         None | Some(Value::Null) => None,
         Some(Value::Object(map)) if map.is_empty() => None,
         Some(Value::Array(items)) if items.is_empty() => None,
         Some(value) => Some(value),
     }
-    .ok_or_else(|| format!("fieldPath `{field_path}` is missing for replacement source {}", selector.text()))?;
+    .ok_or_else(|| Error::SourceFieldMissing { field_path: field_path.to_string(), source_id: selector.text() })?;
     match source.options.as_ref().filter(|options| !options.delimiter.is_empty()) {
         None => Ok(value.clone()),
         Some(options) => {
             if value.is_object() || value.is_array() {
-                return Err("delimiter option can only be used with scalar nodes".into());
+                return Err(Error::DelimiterOnNonScalar);
             }
             let text = path::scalar_text(value);
             let piece = usize::try_from(options.index)
                 .ok()
                 .and_then(|index| text.split(options.delimiter.as_str()).nth(index))
-                .ok_or_else(|| format!("options.index {} is out of bounds for value {text}", options.index))?;
+                .ok_or_else(|| Error::IndexOutOfBounds { index: options.index, value: text.clone() })?;
             Ok(match value {
                 Value::String(_) => Value::String(piece.to_string()),
                 _ => super::plain_scalar(piece),
@@ -248,7 +167,7 @@ fn source_value(source: &Source, resources: &[Resource]) -> Result<Value, String
 
 /// Writes `value` into every field the target's paths match in `object`, noting in `replaced`
 /// the maps and lists it replaces whole (a scalar is set in place, as kustomize sets it).
-fn copy_to(object: &mut Value, value: &Value, target: &Target, replaced: &mut Vec<String>) -> Result<(), String> {
+fn copy_to(object: &mut Value, value: &Value, target: &Target, replaced: &mut Vec<String>) -> Result<(), Error> {
     let options = target.options.clone().unwrap_or_default();
     let create = match value {
         _ if !options.create => Create::Nothing,
@@ -259,10 +178,9 @@ fn copy_to(object: &mut Value, value: &Value, target: &Target, replaced: &mut Ve
     let default_paths = [DEFAULT_FIELD_PATH.to_string()];
     let field_paths = if target.field_paths.is_empty() { &default_paths[..] } else { &target.field_paths };
     for field_path in field_paths {
-        let not_found = if create == Create::Nothing {
-            format!("unable to find field {field_path:?} in replacement target")
-        } else {
-            format!("unable to find or create field {field_path:?} in replacement target")
+        let not_found = || match create {
+            Create::Nothing => Error::TargetFieldNotFound(field_path.clone()),
+            _ => Error::TargetFieldNotCreated(field_path.clone()),
         };
         let mut failed = None;
         let mut set = |at: &str, field: &mut Value, found: Found| {
@@ -278,13 +196,13 @@ fn copy_to(object: &mut Value, value: &Value, target: &Target, replaced: &mut Ve
         };
         // kustomize drops one leading dot of a target's path (kubebuilder writes `.spec.dnsNames.0`).
         let segments = path::split(field_path.strip_prefix('.').unwrap_or(field_path));
-        let count =
-            path::for_each_match(object, &segments, create, &mut set).map_err(|err| format!("{not_found}: {err}"))?;
+        let count = path::for_each_match(object, &segments, create, &mut set)
+            .map_err(|err| Error::TargetField { not_found: Box::new(not_found()), source: Box::new(err) })?;
         if let Some(err) = failed {
             return Err(err);
         }
         if count == 0 {
-            return Err(not_found);
+            return Err(not_found());
         }
     }
     Ok(())
@@ -292,7 +210,7 @@ fn copy_to(object: &mut Value, value: &Value, target: &Target, replaced: &mut Ve
 
 /// Sets one target field: a scalar gets the value's text (spliced in at `index` of its
 /// `delimiter`-separated parts when a delimiter is given), anything else the value itself.
-fn set_field(field: &mut Value, value: &Value, options: &FieldOptions, found: Found) -> Result<(), String> {
+fn set_field(field: &mut Value, value: &Value, options: &FieldOptions, found: Found) -> Result<(), Error> {
     let scalar_target = !field.is_object() && !field.is_array();
     if options.delimiter.is_empty() {
         if !scalar_target {
@@ -302,7 +220,7 @@ fn set_field(field: &mut Value, value: &Value, options: &FieldOptions, found: Fo
         return set_scalar(field, &path::scalar_text(value), found == Found::Created);
     }
     if !scalar_target {
-        return Err("delimiter option can only be used with scalar nodes".into());
+        return Err(Error::DelimiterOnNonScalar);
     }
     let text = spliced(&path::scalar_text(field), &path::scalar_text(value), &options.delimiter, options.index);
     set_scalar(field, &text, found == Found::Created)
@@ -323,7 +241,7 @@ fn spliced(text: &str, piece: &str, delimiter: &str, index: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kustomize::build::PreviousId;
+    use crate::kustomize::resource::PreviousId;
     use serde_json::json;
 
     fn replacement(yaml: &str) -> Replacement {
@@ -346,7 +264,9 @@ mod tests {
             ),
             Resource::new(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b"}})),
         ];
-        let source = |yaml: &str| source_value(&serde_saphyr::from_str::<Source>(yaml).unwrap(), &resources);
+        let source = |yaml: &str| {
+            source_value(&serde_saphyr::from_str::<Source>(yaml).unwrap(), &resources).map_err(|err| err.to_string())
+        };
         let tag = "{kind: ConfigMap, name: a, fieldPath: data.image, options: {delimiter: ':', index: 1}}";
         assert_eq!(source(tag), Ok(json!("1.25")));
         assert_eq!(
@@ -396,12 +316,12 @@ mod tests {
         assert_eq!(empty[0].targets.as_ref().map(Vec::len), Some(0), "a file's empty list is kept");
         let inline: Entry = serde_saphyr::from_str("{source: {kind: A}, targets: []}").unwrap();
         let err = run(&[inline], &mut [], &mut |_| unreachable!()).unwrap_err();
-        assert_eq!(err, "replacements must specify a source and at least one target");
+        assert_eq!(err.to_string(), "replacements must specify a source and at least one target");
         let both: Entry = serde_saphyr::from_str("{path: r.yaml, source: {kind: A}}").unwrap();
         let err = run(&[both], &mut [], &mut |_| unreachable!()).unwrap_err();
-        assert_eq!(err, "cannot specify both path and inline replacement");
+        assert_eq!(err.to_string(), "cannot specify both path and inline replacement");
         let err = from_file("just text\n", "r.yaml").unwrap_err();
-        assert_eq!(err, "unsupported replacement type encountered within replacement path: string");
+        assert_eq!(err.to_string(), "unsupported replacement type encountered within replacement path: string");
     }
 
     #[test]
@@ -410,6 +330,7 @@ mod tests {
         let mut replaced = Vec::new();
         let mut copy = |value: Value, yaml: &str| {
             copy_to(&mut object, &value, &serde_saphyr::from_str::<Target>(yaml).unwrap(), &mut replaced)
+                .map_err(|err| err.to_string())
         };
         assert_eq!(
             copy(json!("3"), "{select: {}, fieldPaths: [spec.paused]}"),
@@ -429,7 +350,7 @@ mod tests {
         assert_eq!(replaced, ["/spec/template/metadata/annotations"], "maps and lists set whole are noted");
         let delimited = serde_saphyr::from_str("{select: {}, fieldPaths: [spec.template], options: {delimiter: '/'}}");
         assert_eq!(
-            copy_to(&mut object, &json!("x"), &delimited.unwrap(), &mut Vec::new()),
+            copy_to(&mut object, &json!("x"), &delimited.unwrap(), &mut Vec::new()).map_err(|err| err.to_string()),
             Err("delimiter option can only be used with scalar nodes".into())
         );
     }

@@ -5,85 +5,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Deserialize;
 use serde_json::Value;
 
-use super::{Id, ids, path};
-use crate::kustomize::build::Resource;
-use crate::kustomize::field_specs::FieldSpec;
-
-const DEFAULT_FIELD_PATH: &str = "metadata.name";
-
-/// An entry of `vars` (kustomize's documentation writes its fields in lower case,
-/// `fieldref: {fieldpath: ...}`, which Go's decoder accepts: see [`crate::gocompat::unmarshal`]).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Var {
-    pub name: String,
-    pub objref: ObjectRef,
-    pub fieldref: FieldRef,
-}
-
-/// The resource a var's value comes from: the name it has where the var is declared.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ObjectRef {
-    #[serde(rename = "apiVersion")]
-    pub api_version: String,
-    pub group: String,
-    pub version: String,
-    pub kind: String,
-    pub name: String,
-    pub namespace: String,
-}
-
-/// The field a var's value comes from (`metadata.name` when unset).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct FieldRef {
-    #[serde(rename = "fieldPath")]
-    pub field_path: String,
-}
-
-impl Var {
-    /// The var with its group and version taken from `apiVersion`, as kustomize completes it.
-    fn with_api_version(&self) -> Var {
-        let mut var = self.clone();
-        let reference = &mut var.objref;
-        match reference.api_version.split('/').collect::<Vec<_>>().as_slice() {
-            [""] => {}
-            [version] => reference.version = version.to_string(),
-            [group, version] => (reference.group, reference.version) = (group.to_string(), version.to_string()),
-            _ => {}
-        }
-        var
-    }
-
-    /// The var as kustomize completes it: its group and version, and the default field.
-    fn defaulted(&self) -> Var {
-        let mut var = self.with_api_version();
-        if var.fieldref.field_path.is_empty() {
-            var.fieldref.field_path = DEFAULT_FIELD_PATH.into();
-        }
-        var
-    }
-
-    fn id(&self) -> Id {
-        let ObjectRef { group, version, kind, name, namespace, .. } = self.with_api_version().objref;
-        Id { group, version, kind, name, namespace }
-    }
-
-    /// The var as kustomize's messages print it: `{NAME Kind.version.group {field.path}}`.
-    fn text(&self) -> String {
-        let id = Id {
-            group: self.objref.group.clone(),
-            version: self.objref.version.clone(),
-            kind: self.objref.kind.clone(),
-            ..Id::default()
-        };
-        format!("{{{} {} {{{}}}}}", self.name, id.gvk_text(), self.fieldref.field_path)
-    }
-}
+use super::path;
+use crate::kustomize::error::Error;
+use crate::kustomize::resource::Resource;
+use crate::kustomize::types::field_specs::FieldSpec;
+use crate::kustomize::types::var::Var;
 
 /// The vars declared so far, by name; a name may be declared once in a build.
 #[derive(Debug, Clone, Default)]
@@ -91,13 +19,13 @@ pub struct Vars(BTreeMap<String, Var>);
 
 impl Vars {
     /// Adds the vars of a base or component (`other`), refusing a name declared twice.
-    pub fn merge(&mut self, other: Vars) -> Result<(), String> {
+    pub fn merge(&mut self, other: Vars) -> Result<(), Error> {
         other.0.into_values().try_for_each(|var| self.add(var))
     }
 
-    fn add(&mut self, var: Var) -> Result<(), String> {
+    fn add(&mut self, var: Var) -> Result<(), Error> {
         if self.0.contains_key(&var.name) {
-            return Err(format!("var '{}' already encountered", var.name));
+            return Err(Error::VarRedeclared(var.name));
         }
         self.0.insert(var.name.clone(), var.defaulted());
         Ok(())
@@ -106,21 +34,21 @@ impl Vars {
 
 /// Declares a kustomization's `vars` over the resources built so far at its level: each var
 /// is tied to the one resource its `objref` names (by any name the resource had), then added.
-pub fn declare(vars: &mut Vars, declared: &[Var], resources: &mut [Resource]) -> Result<(), String> {
-    tie_and_add(vars, declared, resources).map_err(|err| {
+pub fn declare(vars: &mut Vars, declared: &[Var], resources: &mut [Resource]) -> Result<(), Error> {
+    tie_and_add(vars, declared, resources).map_err(|source| {
         let listed: Vec<String> = declared.iter().map(Var::text).collect();
-        format!("merging vars [{}]: {err}", listed.join(" "))
+        Error::MergingVars { vars: listed.join(" "), source: Box::new(source) }
     })
 }
 
-fn tie_and_add(vars: &mut Vars, declared: &[Var], resources: &mut [Resource]) -> Result<(), String> {
+fn tie_and_add(vars: &mut Vars, declared: &[Var], resources: &mut [Resource]) -> Result<(), Error> {
     for var in declared {
         let wanted = var.id();
         // An objref without a namespace names a resource in any namespace.
         let exact_namespace = !wanted.namespace.is_empty() || wanted.is_cluster_scoped();
         let matched: Vec<usize> = (0..resources.len())
             .filter(|&index| {
-                ids(&resources[index]).iter().any(|id| {
+                resources[index].ids().iter().any(|id| {
                     id.group == wanted.group
                         && id.version == wanted.version
                         && id.kind == wanted.kind
@@ -133,11 +61,7 @@ fn tie_and_add(vars: &mut Vars, declared: &[Var], resources: &mut [Resource]) ->
             [] => {}
             [index] => resources[*index].var_names.push(var.name.clone()),
             _ => {
-                return Err(format!(
-                    "found {} resId matches for var {} (unable to disambiguate)",
-                    matched.len(),
-                    var.with_api_version().text()
-                ));
+                return Err(Error::AmbiguousVar { count: matched.len(), var: var.with_api_version().text() });
             }
         }
     }
@@ -147,7 +71,7 @@ fn tie_and_add(vars: &mut Vars, declared: &[Var], resources: &mut [Resource]) ->
 /// Replaces `$(NAME)` with the vars' values in the fields `var_reference` lists (kustomize's
 /// built-in table, which `configurations` may extend), in every resource. `$$` is a `$`. Returns
 /// the names of the vars that replaced nothing, which kustomize reports.
-pub fn substitute(resources: &mut [Resource], vars: &Vars, var_reference: &[FieldSpec]) -> Result<Vec<String>, String> {
+pub fn substitute(resources: &mut [Resource], vars: &Vars, var_reference: &[FieldSpec]) -> Result<Vec<String>, Error> {
     if vars.0.is_empty() {
         return Ok(Vec::new());
     }
@@ -156,11 +80,11 @@ pub fn substitute(resources: &mut [Resource], vars: &Vars, var_reference: &[Fiel
         let resource = resources
             .iter()
             .find(|resource| resource.var_names.contains(name))
-            .ok_or_else(|| format!("var '{}' cannot be mapped to a field in the set of known resources", var.text()))?;
+            .ok_or_else(|| Error::UnmappedVar(var.text()))?;
         let path = slice_indexes_split(&path::split(&var.fieldref.field_path));
         let value = match path::lookup(&resource.object, &path) {
             Ok(Some(value)) => value.clone(),
-            _ => return Err(format!("field specified in var '{}' not found in corresponding resource", var.text())),
+            _ => return Err(Error::VarFieldMissing(var.text())),
         };
         values.insert(name.clone(), value);
     }
@@ -315,17 +239,17 @@ mod tests {
         resources.iter_mut().for_each(|resource| resource.object["metadata"]["name"] = json!(""));
         let err = declare(&mut Vars::default(), &[both], &mut resources).unwrap_err();
         assert_eq!(
-            err,
+            err.to_string(),
             "merging vars [{ANY Service.[noVer].[noGrp] {}}]: found 2 resId matches for var {ANY Service.v1.[noGrp] {}} (unable to disambiguate)"
         );
         resources[0].object["metadata"]["name"] = json!("web");
         resources[1].object["metadata"]["name"] = json!("db");
         let err = declare(&mut vars, &declared[..1], &mut resources).unwrap_err();
-        assert_eq!(err, "merging vars [{WEB Service.[noVer].[noGrp] {}}]: var 'WEB' already encountered");
-        let err =
-            substitute(&mut resources, &vars, &crate::kustomize::field_specs::builtin().var_reference).unwrap_err();
+        assert_eq!(err.to_string(), "merging vars [{WEB Service.[noVer].[noGrp] {}}]: var 'WEB' already encountered");
+        let err = substitute(&mut resources, &vars, &crate::kustomize::types::field_specs::builtin().var_reference)
+            .unwrap_err();
         assert_eq!(
-            err,
+            err.to_string(),
             "var '{GONE Service.[noVer].[noGrp] {metadata.name}}' cannot be mapped to a field in the set of known resources"
         );
 
@@ -333,7 +257,7 @@ mod tests {
         declare(&mut vars, &declared[..2], &mut resources).unwrap();
         resources[0].object["metadata"]["labels"] = json!({"port": "$(PORT)", "web": "$(WEB)"});
         let unused =
-            substitute(&mut resources, &vars, &crate::kustomize::field_specs::builtin().var_reference).unwrap();
+            substitute(&mut resources, &vars, &crate::kustomize::types::field_specs::builtin().var_reference).unwrap();
         assert!(unused.is_empty());
         assert_eq!(resources[0].object["metadata"]["labels"], json!({"port": 80, "web": "web"}));
     }

@@ -11,6 +11,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::gocompat::unmarshal;
+use crate::kustomize::error::{Conflict, Error};
+use crate::kustomize::resource::group_version;
 
 /// A field that a transformer changes in the resources it selects.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -74,12 +76,6 @@ pub fn selects(group: &str, version: &str, kind: &str, object: &Value) -> bool {
     (group.is_empty() || group == object_group)
         && (version.is_empty() || version == object_version)
         && (kind.is_empty() || Some(kind) == object["kind"].as_str())
-}
-
-/// The group and version of `object`'s `apiVersion`.
-pub fn group_version(object: &Value) -> (&str, &str) {
-    let api_version = object["apiVersion"].as_str().unwrap_or_default();
-    api_version.rsplit_once('/').unwrap_or(("", api_version))
 }
 
 impl FieldSpec {
@@ -193,11 +189,6 @@ pub struct Config {
     pub replicas: Vec<FieldSpec>,
 }
 
-/// Two specs that kustomize counts as one but that disagree on `create`.
-#[derive(Debug, thiserror::Error)]
-#[error("conflicting fieldspecs")]
-pub struct Conflict;
-
 impl FieldSpec {
     /// The spec for `path` in every kind.
     pub fn any_kind(path: &str, create: bool) -> Self {
@@ -229,14 +220,13 @@ pub fn merge_specs(specs: &mut Vec<FieldSpec>, incoming: &[FieldSpec]) -> Result
 
 impl Config {
     /// Parses a `configurations` file.
-    pub fn parse(text: &str) -> Result<Config, String> {
-        let document: Value = serde_saphyr::from_str(text).map_err(|err| err.to_string())?;
-        unmarshal::from_value(document, unmarshal::STRICT_TARGET)
-            .map_err(|err| format!("error unmarshaling JSON: while decoding JSON: {err}"))
+    pub fn parse(text: &str) -> Result<Config, Error> {
+        let document: Value = serde_saphyr::from_str(text)?;
+        unmarshal::from_value(document, unmarshal::STRICT_TARGET).map_err(Error::ConfigurationJson)
     }
 
     /// `other` merged into this configuration, in kustomize's words when two specs conflict.
-    pub fn merge(&mut self, other: &Config) -> Result<(), String> {
+    pub fn merge(&mut self, other: &Config) -> Result<(), Error> {
         let tables = [
             ("NamePrefix", &mut self.name_prefix, &other.name_prefix),
             ("NameSuffix", &mut self.name_suffix, &other.name_suffix),
@@ -249,12 +239,12 @@ impl Config {
             ("Images", &mut self.images, &other.images),
             ("Replicas", &mut self.replicas, &other.replicas),
         ];
-        for (name, specs, incoming) in tables {
-            merge_specs(specs, incoming).map_err(|err| format!("failed to merge {name} fieldSpec: {err}"))?;
+        for (table, specs, incoming) in tables {
+            merge_specs(specs, incoming).map_err(|source| Error::MergeTable { table, source })?;
         }
         for reference in &other.name_reference {
             self.add_name_reference(reference)
-                .map_err(|err| format!("failed to merge NameReference fieldSpec: {err}"))?;
+                .map_err(|source| Error::MergeTable { table: "NameReference", source })?;
         }
         Ok(())
     }
@@ -321,7 +311,7 @@ mod tests {
         assert_eq!(config.common_labels.len(), before + 1);
         let conflicting = Config::parse("commonLabels:\n- kind: Service\n  path: spec/selector\n").unwrap();
         assert_eq!(
-            config.merge(&conflicting).unwrap_err(),
+            config.merge(&conflicting).unwrap_err().to_string(),
             "failed to merge CommonLabels fieldSpec: conflicting fieldspecs"
         );
     }
@@ -340,7 +330,10 @@ mod tests {
         assert_eq!(config.var_reference.len(), builtin().var_reference.len() + 1);
         assert_eq!(config.var_reference.last(), Some(&added));
         let err = Config::parse("nameReferences: []\n").unwrap_err();
-        assert_eq!(err, r#"error unmarshaling JSON: while decoding JSON: json: unknown field "nameReferences""#);
+        assert_eq!(
+            err.to_string(),
+            r#"error unmarshaling JSON: while decoding JSON: json: unknown field "nameReferences""#
+        );
     }
 
     #[test]

@@ -11,9 +11,10 @@ use serde_json::Value;
 
 use super::field_specs::{Config, FieldSpec};
 use super::kustomization::{Generator, Image, Kustomization, PatchEntry, PatchOptions, Replica, Selector};
-use super::replace::replacements;
-use super::value_add::ValueAdd;
+use super::replacement;
 use crate::gocompat::unmarshal;
+use crate::kustomize::error::Error;
+use crate::kustomize::resource::id_text;
 
 /// What a plugin configuration is listed as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,19 +36,19 @@ pub struct Plugin {
 }
 
 /// The built-in plugin `object` configures, for `role`; kustomize's words for what it refuses.
-pub fn plugin(object: &Value, role: Role) -> Result<Plugin, String> {
+pub fn plugin(object: &Value, role: Role) -> Result<Plugin, Error> {
     let kind = object["kind"].as_str().unwrap_or_default();
     if object["apiVersion"].as_str() != Some("builtin") {
-        let refused = format!("external plugins disabled; unable to load external plugin '{kind}'");
+        let refused = Error::ExternalPlugin(kind.to_string());
         return Err(match role {
-            Role::Generator => format!("loading generator plugins: failed to load generator: {refused}"),
+            Role::Generator => Error::LoadingGenerator(Box::new(refused)),
             Role::Transformer | Role::Validator => refused,
         });
     }
     let generator = matches!(kind, "ConfigMapGenerator" | "SecretGenerator");
     if role != Role::Validator && generator != (role == Role::Generator) {
         let wanted = if role == Role::Generator { "generator" } else { "transformer" };
-        return Err(format!("plugin {kind} is not a {wanted}"));
+        return Err(Error::WrongRole { kind: kind.to_string(), wanted });
     }
     let mut plugin = Plugin::default();
     let (kustomization, config) = (&mut plugin.kustomization, &mut plugin.config);
@@ -79,7 +80,7 @@ pub fn plugin(object: &Value, role: Role) -> Result<Plugin, String> {
         "NamespaceTransformer" => {
             let namespace: Namespace = args(object)?;
             if namespace.unset_only || !matches!(namespace.set_role_binding_subjects.as_str(), "" | "defaultOnly") {
-                return Err("NamespaceTransformer: only the default unsetOnly and setRoleBindingSubjects are supported by kubeupd's kustomize".into());
+                return Err(Error::NamespaceTransformerOptions);
             }
             kustomization.namespace = namespace.metadata.namespace;
             config.namespace = namespace.field_specs;
@@ -92,10 +93,7 @@ pub fn plugin(object: &Value, role: Role) -> Result<Plugin, String> {
         }
         "PatchJson6902Transformer" => {
             if patch_target(object)?.is_none_or(|target| target.name.is_empty()) {
-                return Err(format!(
-                    "plugin {} fails configuration: must specify the target name",
-                    super::build::id_text(object)
-                ));
+                return Err(Error::PluginWithoutTargetName(id_text(object)));
             }
             let patch: Json6902 = args(object)?;
             let (path, patch) = (patch.path, patch.json_op);
@@ -118,24 +116,24 @@ pub fn plugin(object: &Value, role: Role) -> Result<Plugin, String> {
         }
         "ReplacementTransformer" => kustomization.replacements = args::<Replacements>(object)?.replacements,
         "ValueAddTransformer" => plugin.value_add = Some(args(object)?),
-        other => return Err(format!("the built-in plugin {other} is not supported by kubeupd's kustomize")),
+        other => return Err(Error::UnsupportedPlugin(other.to_string())),
     }
     Ok(plugin)
 }
 
 /// A configuration's own fields, read as the plugin reads them (`yaml.Unmarshal`: unknown fields
 /// ignored, numbers and booleans read as text where strings are wanted).
-fn args<T: DeserializeOwned>(object: &Value) -> Result<T, String> {
+fn args<T: DeserializeOwned>(object: &Value) -> Result<T, Error> {
     unmarshal::from_value(object.clone(), unmarshal::PLUGIN)
-        .map_err(|err| format!("plugin {} fails configuration: {err}", super::build::id_text(object)))
+        .map_err(|source| Error::PluginConfiguration { id: id_text(object), source })
 }
 
-fn patch_target(object: &Value) -> Result<Option<Selector>, String> {
+fn patch_target(object: &Value) -> Result<Option<Selector>, Error> {
     Ok(args::<Targeted>(object)?.target)
 }
 
 /// A generator's arguments; its name and namespace default to the configuration's own.
-fn generator_args(object: &Value) -> Result<Generator, String> {
+fn generator_args(object: &Value) -> Result<Generator, Error> {
     let mut fields = object.as_object().cloned().unwrap_or_default();
     for key in ["apiVersion", "kind", "metadata"] {
         fields.remove(key);
@@ -148,6 +146,30 @@ fn generator_args(object: &Value) -> Result<Generator, String> {
         generator.namespace = object["metadata"]["namespace"].as_str().map(String::from);
     }
     Ok(generator)
+}
+
+/// A ValueAddTransformer's configuration.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ValueAdd {
+    pub value: String,
+    pub targets: Vec<ValueAddTarget>,
+    /// A file whose `targets` are added to these.
+    pub target_file_path: String,
+}
+
+/// Where the value goes.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ValueAddTarget {
+    /// The resources; all of them when unset.
+    pub selector: Option<Selector>,
+    /// Slash-separated (`\/` is a slash in a field name); `metadata/namespace` is set as
+    /// kustomize's namespace filter sets it.
+    pub field_path: String,
+    /// When positive, the value is inserted as the path part at this position (from 1) of the
+    /// path the field holds, rather than replacing it.
+    pub file_path_position: i64,
 }
 
 #[derive(Deserialize)]
@@ -227,7 +249,7 @@ struct ImageTag {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct Replacements {
-    replacements: Vec<replacements::Entry>,
+    replacements: Vec<replacement::Entry>,
 }
 
 #[derive(Deserialize, Default)]
@@ -267,11 +289,11 @@ mod tests {
     fn other_plugins_are_refused_in_kustomizes_words() {
         let external = json!({"apiVersion": "example.com/v1", "kind": "ChartInflator", "metadata": {"name": "x"}});
         assert_eq!(
-            plugin(&external, Role::Generator).unwrap_err(),
+            plugin(&external, Role::Generator).unwrap_err().to_string(),
             "loading generator plugins: failed to load generator: external plugins disabled; unable to load external plugin 'ChartInflator'"
         );
         assert_eq!(
-            plugin(&external, Role::Transformer).unwrap_err(),
+            plugin(&external, Role::Transformer).unwrap_err().to_string(),
             "external plugins disabled; unable to load external plugin 'ChartInflator'"
         );
     }

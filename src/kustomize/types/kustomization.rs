@@ -8,7 +8,8 @@ use serde_json::Value;
 
 use super::field_specs::FieldSpec;
 use super::helm::{HelmChart, HelmChartArgs, HelmGlobals};
-use super::replace::{replacements, vars::Var};
+use super::replacement;
+use super::var::Var;
 use crate::gocompat::unmarshal;
 
 /// One `kustomization.yaml` (or a `Component`).
@@ -36,7 +37,7 @@ pub struct Kustomization {
     pub secret_generator: Vec<Generator>,
     pub generator_options: Option<GeneratorOptions>,
     pub sort_options: Option<SortOptions>,
-    pub replacements: Vec<replacements::Entry>,
+    pub replacements: Vec<replacement::Entry>,
     pub vars: Vec<Var>,
     pub build_metadata: Vec<String>,
     pub crds: Vec<String>,
@@ -187,8 +188,8 @@ pub struct LegacySortOptions {
 
 /// Parses a kustomization document as kustomize does (Go's rules: see [`unmarshal`]); errors in
 /// its words (`json: unknown field "x"`).
-pub fn parse(document: Value) -> Result<Kustomization, String> {
-    unmarshal::from_value(document, unmarshal::KUSTOMIZATION).map_err(|err| err.0)
+pub fn parse(document: Value) -> Result<Kustomization, unmarshal::Error> {
+    unmarshal::from_value(document, unmarshal::KUSTOMIZATION)
 }
 
 #[cfg(test)]
@@ -198,9 +199,9 @@ mod tests {
     #[test]
     fn unknown_fields_are_refused_in_kustomizes_words() {
         let err = parse(serde_json::json!({"resourcez": ["a.yaml"]})).unwrap_err();
-        assert_eq!(err, r#"json: unknown field "resourcez""#);
+        assert_eq!(err.to_string(), r#"json: unknown field "resourcez""#);
         let err = parse(serde_json::json!({"images": [{"name": "a", "tag": "b"}]})).unwrap_err();
-        assert_eq!(err, r#"json: unknown field "tag""#);
+        assert_eq!(err.to_string(), r#"json: unknown field "tag""#);
         let ok = parse(serde_json::json!({"namePrefix": "p-", "resources": ["a.yaml"]})).unwrap();
         assert_eq!(ok.name_prefix.as_deref(), Some("p-"));
     }
