@@ -14,7 +14,6 @@ mod delete;
 mod diff;
 mod edit;
 mod error;
-mod field_path;
 mod flags;
 mod get;
 mod ignore;
