@@ -7,8 +7,9 @@
 //! live objects of a type with one list. Each object is applied client-side (kubectl's three-way
 //! patch and last-applied annotation, retried on conflicts, re-created under `--force`) or
 //! server-side, and its [`Outcome`] is handed back to the caller to report.
-//! [`read_modify_write`] is `update`'s and `replace`'s engine, and [`recreate`] the safe
-//! delete-and-create of `apply --force` and `replace --force`.
+//! [`read_modify_write`] is `update`'s and `replace`'s engine, [`send_patch`] the checked patch of
+//! the other update verbs, and [`recreate`] the safe delete-and-create of `apply --force` and
+//! `replace --force`.
 //! [`applyset`] and [`prune`] find and delete what an earlier apply made and this one no longer
 //! has (`--prune`). [`lost`] tells a request that failed at the transport from a server that is
 //! gone: the object fails on its own, read back to say what is there, and the run goes on.
@@ -26,6 +27,7 @@ pub mod lost;
 mod noop;
 mod object;
 mod ownership;
+mod patch;
 mod plan;
 pub mod prune;
 mod recreate;
@@ -43,6 +45,7 @@ use crate::resource::ObjectRef;
 
 pub use conflicts::{Conflict, Taken};
 pub use error::{ANNOTATIONS_LIMIT, Error, Kept, NotRestored};
+pub use patch::{Landed, send_patch};
 pub use plan::Plan;
 pub use recreate::{Deletion, Recreated, recreate};
 pub use stop::{Stop, StopReason};

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::flags::{DryRunArg, FieldManagerArg, OutputArgs, SelectionArgs, TargetArgs};
 use super::visit::{self, Visited};
 use super::{Error, GlobalArgs, Result};
-use crate::apply::{DryRun, lost};
+use crate::apply::{self, DryRun, Landed};
 use crate::change::metadata::{self, Changes, MetadataMap};
 use crate::change::split_pairs;
 use crate::client::{Cluster, WriteOptions};
@@ -176,14 +176,9 @@ async fn change_one(
     };
     let target = &object.target;
     let patch = Patch::Merge(patch);
-    let answer = match cluster.patch(&target.rt, target.namespace.as_deref(), &target.name, &patch, &write).await {
-        Ok(answer) => answer,
-        Err(cause) => {
-            let applied =
-                |live: Option<&Value>| !write.dry_run && live.is_some_and(|live| lost::patched(live, &patch, None));
-            return Err(vec![visit::write_failed(cluster, target, None, cause, applied).await]);
-        }
-    };
+    let answer = apply::send_patch(cluster, target, &patch, &write, Landed::AsPatched(None))
+        .await
+        .map_err(|err| vec![visit::write_error(target, None, err)])?;
     // kubectl prints the object it changed for label, and the server's answer for annotate.
     let shown = match plan.map {
         MetadataMap::Labels => after,

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::flags::{DryRunArg, OutputArgs, SelectionArgs, TargetArgs};
 use super::visit::{self, Visited};
 use super::{Error, GlobalArgs, Result};
-use crate::apply::DryRun;
+use crate::apply::{self, DryRun, Landed};
 use crate::change::scale::{self, Preconditions};
 use crate::client::{Cluster, WriteOptions};
 use crate::merge::Patch;
@@ -116,20 +116,20 @@ async fn scale_one(cluster: &Cluster, plan: &Plan, args: &ScaleArgs, object: Vis
             subresource: Some("scale".into()),
             ..WriteOptions::default()
         };
-        let sent = if plan.preconditions.any() {
+        let scaled = |live: &Value| live["spec"]["replicas"] == plan.replicas;
+        if plan.preconditions.any() {
             let current = cluster.get_subresource(&target.rt, namespace, &target.name, Some("scale")).await?;
             plan.preconditions.check(&current).map_err(|err| Error::Other(anyhow!(err)))?;
             let wanted = scale::with_replicas(current, plan.replicas);
-            cluster.replace(&target.rt, namespace, &target.name, &wanted, &write).await
+            if let Err(cause) = cluster.replace(&target.rt, namespace, &target.name, &wanted, &write).await {
+                let applied = |live: Option<&Value>| !write.dry_run && live.is_some_and(scaled);
+                return Err(visit::write_failed(cluster, target, None, cause, applied).await);
+            }
         } else {
             let patch = Patch::Merge(scale::replicas_patch(plan.replicas));
-            cluster.patch(&target.rt, namespace, &target.name, &patch, &write).await
-        };
-        if let Err(cause) = sent {
-            let scaled = |live: Option<&Value>| {
-                !write.dry_run && live.is_some_and(|live| live["spec"]["replicas"] == plan.replicas)
-            };
-            return Err(visit::write_failed(cluster, target, None, cause, scaled).await);
+            apply::send_patch(cluster, target, &patch, &write, Landed::When(&scaled))
+                .await
+                .map_err(|err| visit::write_error(target, None, err))?;
         }
         if dry_run == DryRun::None && !args.timeout.is_zero() {
             wait_for_replicas(cluster, &object, plan.replicas, args.timeout).await?;
