@@ -1,12 +1,14 @@
 //! The apply engine: what `apply` (and `diff`, as a dry run, and `update`) do to objects, as
 //! library code that neither parses flags nor prints.
 //!
-//! A [`Plan`] checks the whole input before the first write; [`Plan::run`] applies namespaces,
-//! and the CustomResourceDefinitions of kinds the input has objects of, first, waits until those
-//! definitions are established, then applies the rest with bounded concurrency, reading the
-//! live objects of a type with one list. Each object is applied client-side (kubectl's three-way
-//! patch and last-applied annotation, retried on conflicts, re-created under `--force`) or
-//! server-side, and its [`Outcome`] is handed back to the caller to report.
+//! [`input`] reads the files `apply` and `diff` take into a [`Batch`], which checks the whole
+//! input before the first write; [`Batch::run`] applies namespaces, and the
+//! CustomResourceDefinitions of kinds the input has objects of, first, waits until those
+//! definitions are established, then applies the rest with bounded concurrency, reading the live
+//! objects of a type with one list. Each object is applied client-side (kubectl's three-way patch
+//! and last-applied annotation, retried on conflicts, re-created under `--force`) or
+//! server-side, and its [`Outcome`] is handed back to the caller to report; [`preview`] is what a
+//! dry run of it shows (`diff`, and the plans of `diff --plan-out` and `apply --plan`).
 //! [`read_modify_write`] is `update`'s and `replace`'s engine, [`send_patch`] the checked patch of
 //! the other update verbs, and [`recreate`] the safe delete-and-create of `apply --force` and
 //! `replace --force`.
@@ -16,11 +18,13 @@
 
 pub mod applyset;
 mod autoscale;
+mod batch;
 pub mod conflicts;
 mod crd;
 mod error;
 pub mod ignore;
 mod immutable;
+pub mod input;
 pub mod last_applied;
 mod live;
 pub mod lost;
@@ -28,7 +32,7 @@ mod noop;
 mod object;
 mod ownership;
 mod patch;
-mod plan;
+pub mod preview;
 pub mod prune;
 mod recreate;
 pub mod saved_plan;
@@ -43,10 +47,10 @@ use crate::client::{FieldValidation, RetryPolicy, WriteOptions};
 use crate::merge::Patch;
 use crate::resource::ObjectRef;
 
+pub use batch::Batch;
 pub use conflicts::{Conflict, Taken};
 pub use error::{ANNOTATIONS_LIMIT, Error, Kept, NotRestored};
 pub use patch::{Landed, send_patch};
-pub use plan::Plan;
 pub use recreate::{Deletion, Recreated, recreate};
 pub use stop::{Stop, StopReason};
 pub use update::{Modified, ModifyError, ModifyOptions, read_modify_write};

@@ -6,6 +6,7 @@
 //! [`crate::client`] do the work), and the results are printed with [`crate::output`].
 
 mod apply;
+mod apply_input;
 mod apply_last_applied;
 mod apply_report;
 mod completion;
