@@ -67,6 +67,35 @@ pub async fn check(
     Some(AnswerLost { cause, found })
 }
 
+/// Why a write of one object failed.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// The server refused it, or the request failed at the transport and the server does not
+    /// answer either.
+    #[error(transparent)]
+    Failed(client::Error),
+    /// The answer was lost while the server still answers: the object's own failure.
+    #[error(transparent)]
+    Lost(Box<AnswerLost>),
+}
+
+/// After a write of `target` failed with `cause`: at the transport, while the server still
+/// answers, the object is read back and `applied` judges it, as in [`check`]; otherwise the
+/// failure as it is.
+pub async fn write_failed(
+    cluster: &Cluster,
+    target: &ObjectRef,
+    cause: client::Error,
+    applied: impl Fn(Option<&Value>) -> bool,
+) -> WriteError {
+    if cause.is_transport()
+        && let Some(lost) = check(cluster, target, cause.clone(), applied).await
+    {
+        return WriteError::Lost(Box::new(lost));
+    }
+    WriteError::Failed(cause)
+}
+
 /// Whether `live` holds every field of `wanted` with its value: maps key by key, lists item by
 /// item. What the server adds (defaults, status, metadata) does not count against it.
 pub fn contains(live: &Value, wanted: &Value) -> bool {

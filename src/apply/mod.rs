@@ -1,32 +1,38 @@
 //! The apply engine: what `apply` (and `diff`, as a dry run, and `update`) do to objects, as
 //! library code that neither parses flags nor prints.
 //!
-//! A [`Plan`] checks the whole input before the first write; [`Plan::run`] applies namespaces,
-//! and the CustomResourceDefinitions of kinds the input has objects of, first, waits until those
-//! definitions are established, then applies the rest with bounded concurrency, reading the
-//! live objects of a type with one list. Each object is applied client-side (kubectl's three-way
-//! patch and last-applied annotation, retried on conflicts, re-created under `--force`) or
-//! server-side, and its [`Outcome`] is handed back to the caller to report.
-//! [`read_modify_write`] is `update`'s and `replace`'s engine, and [`recreate`] the safe
-//! delete-and-create of `apply --force` and `replace --force`.
+//! [`input`] reads the files `apply` and `diff` take into a [`Batch`], which checks the whole
+//! input before the first write; [`Batch::run`] applies namespaces, and the
+//! CustomResourceDefinitions of kinds the input has objects of, first, waits until those
+//! definitions are established, then applies the rest with bounded concurrency, reading the live
+//! objects of a type with one list. Each object is applied client-side (kubectl's three-way patch
+//! and last-applied annotation, retried on conflicts, re-created under `--force`) or
+//! server-side, and its [`Outcome`] is handed back to the caller to report; [`preview`] is what a
+//! dry run of it shows (`diff`, and the plans of `diff --plan-out` and `apply --plan`).
+//! [`read_modify_write`] is `update`'s and `replace`'s engine, [`send_patch`] the checked patch of
+//! the other update verbs, and [`recreate`] the safe delete-and-create of `apply --force` and
+//! `replace --force`.
 //! [`applyset`] and [`prune`] find and delete what an earlier apply made and this one no longer
 //! has (`--prune`). [`lost`] tells a request that failed at the transport from a server that is
 //! gone: the object fails on its own, read back to say what is there, and the run goes on.
 
 pub mod applyset;
 mod autoscale;
+mod batch;
 pub mod conflicts;
 mod crd;
 mod error;
 pub mod ignore;
 mod immutable;
+pub mod input;
 pub mod last_applied;
 mod live;
 pub mod lost;
 mod noop;
 mod object;
 mod ownership;
-mod plan;
+mod patch;
+pub mod preview;
 pub mod prune;
 mod recreate;
 pub mod saved_plan;
@@ -41,9 +47,10 @@ use crate::client::{FieldValidation, RetryPolicy, WriteOptions};
 use crate::merge::Patch;
 use crate::resource::ObjectRef;
 
+pub use batch::Batch;
 pub use conflicts::{Conflict, Taken};
 pub use error::{ANNOTATIONS_LIMIT, Error, Kept, NotRestored};
-pub use plan::Plan;
+pub use patch::{Landed, send_patch};
 pub use recreate::{Deletion, Recreated, recreate};
 pub use stop::{Stop, StopReason};
 pub use update::{Modified, ModifyError, ModifyOptions, read_modify_write};

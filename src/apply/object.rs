@@ -25,8 +25,8 @@ pub(super) enum Live {
 }
 
 /// Applies `manifest` as `options` say; `live` is what a list showed of the object, if anything,
-/// and `recorded` its last-applied configuration, if the plan made it already (to check the
-/// annotations' size).
+/// and `recorded` its last-applied configuration, if checking the batch made it already (to check
+/// the annotations' size).
 pub(super) async fn apply(
     cluster: &Cluster,
     manifest: &Manifest,

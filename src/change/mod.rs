@@ -1,8 +1,10 @@
 //! The changes kubectl's update verbs make to an object, as pure functions on its JSON: labels and
-//! annotations (`label`, `annotate`), container images (`set image`). Each verb reads the object,
+//! annotations (`label`, `annotate`), container images (`set image`), fields by path (`update
+//! --set`). Each verb reads the object,
 //! changes a copy here, and sends the difference as a patch through [`crate::merge`]; no I/O.
 
 pub mod env;
+pub mod field_path;
 pub mod image;
 pub mod metadata;
 pub mod pod_template;

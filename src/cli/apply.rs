@@ -7,24 +7,21 @@ use std::time::Duration;
 
 use clap::{ArgAction, Args};
 
+use super::apply_input::{self, Input, InputArgs, Preview};
 use super::apply_last_applied::LastAppliedCommand;
-use super::apply_report::Report;
-use super::diff::{Comparing, Shown};
-use super::flags::{DeletionArgs, DryRunArg, FieldManagerArg, FileArgs, OutputArgs, PruneArgs, ValidateArg};
-use super::ignore::IgnoreArgs;
-use super::prune::Pruning;
-use super::validation;
+use super::apply_report::{Report, ReportSettings};
+use super::flags::{DeletionArgs, DryRunArg, OutputArgs};
 use super::wait::parse_timeout;
 use super::{Error, GlobalArgs, Result};
 use crate::output::Verb;
 
 use tokio::signal::unix::{SignalKind, signal};
 
-use crate::apply::applyset::ApplySet;
+use crate::apply::preview::Shown;
 use crate::apply::saved_plan::SavedPlan;
-use crate::apply::{self, ApplyOptions, DryRun, Mode, Plan, Stop, prune};
+use crate::apply::{self, ApplyOptions, DryRun, Stop, prune};
 use crate::client::Cluster;
-use crate::resource::{Entry, LabelSelector, Resolver, Source};
+use crate::resource::Resolver;
 use crate::wait::Target;
 
 /// Options of `kubeupd apply`, or one of its subcommands.
@@ -41,15 +38,7 @@ pub struct ApplyArgs {
 #[derive(Debug, Args)]
 pub struct ApplyFlags {
     #[command(flatten)]
-    pub files: FileArgs,
-    /// Let the server merge the configuration (server-side apply).
-    #[arg(long)]
-    pub server_side: bool,
-    /// With --server-side: take over fields that other managers own.
-    #[arg(long)]
-    pub force_conflicts: bool,
-    #[command(flatten)]
-    pub field_manager: FieldManagerArg,
+    pub input: InputArgs,
     /// Overwrite fields that others changed since the last apply; with false, such changes are conflicts.
     #[arg(long, value_name = "BOOL", default_value_t = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub overwrite: bool,
@@ -68,19 +57,10 @@ pub struct ApplyFlags {
     #[command(flatten)]
     pub dry_run: DryRunArg,
     #[command(flatten)]
-    pub validate: ValidateArg,
-    #[command(flatten)]
     pub output: OutputArgs,
-    #[command(flatten)]
-    pub prune: PruneArgs,
-    #[command(flatten)]
-    pub ignore: IgnoreArgs,
     /// Print the patch sent (or that would be sent) for each object.
     #[arg(long)]
     pub show_patch: bool,
-    /// How many objects to apply at once.
-    #[arg(long, value_name = "N", default_value_t = 8)]
-    pub concurrency: usize,
     /// After applying, wait until every object applied is ready (by kstatus's rules); exit 1 if
     /// one fails or the time runs out.
     #[arg(long)]
@@ -106,33 +86,34 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
     }
     let flags = args.flags;
     let mut options = options(&flags)?;
-    flags.ignore.apply_to(&mut options)?;
+    flags.input.ignore.apply_to(&mut options)?;
     if let Some(path) = &flags.plan {
-        check_plan(path, &flags, &options, global).await?;
+        check_plan(path, &flags, global).await?;
     }
-    let pruning = flags.prune.pruning()?;
+    let pruning = flags.input.prune.pruning()?;
     let cluster = global.connect().await?;
     let resolver = Resolver::new(&cluster, global.namespace.as_deref(), false);
-    let applyset = match pruning {
-        Pruning::ApplySet(parent) => Some(open_applyset(&cluster, parent, global).await?),
-        _ => None,
-    };
-    let membership = Membership { selector: flags.prune.selector.as_ref(), applyset: applyset.as_ref() };
-    let plan = plan(&flags.files, &cluster, &resolver, &options, "applied", &membership).await?;
-    let members = applyset.as_ref().map(|set| set.members(plan.entries()));
+    let Input { batch, applyset, members } =
+        apply_input::open(&cluster, &resolver, &flags.input, &pruning, &options, "applied", global).await?;
     if let (Some(set), Some(members)) = (&applyset, &members) {
         // Widened before any member is written: a run cut short leaves no member the parent does
         // not lead to.
         set.record(&cluster, &set.recorded.union(members), options.dry_run).await.map_err(apply::Error::from)?;
     }
-    let mut report = Report::new(plan.entries(), &flags);
+    let settings = ReportSettings {
+        // Checked with the other flags before the run.
+        printer: flags.output.printer(Verb::Write).ok().flatten().cloned(),
+        suffix: flags.dry_run.suffix(),
+        show_patch: flags.show_patch,
+    };
+    let mut report = Report::new(batch.entries(), settings);
     // A dry run writes nothing to wait for.
     let wait = flags.wait && options.dry_run == DryRun::None;
     let mut written = Vec::new();
     let mut applied = Applied::default();
     let stop = Stop::default();
     {
-        let run = plan.run(&cluster, &resolver, &options, &stop, |index, result| {
+        let run = batch.run(&cluster, &resolver, &options, &stop, |index, result| {
             if let Ok(outcome) = &result {
                 applied.add(outcome);
                 if wait {
@@ -187,25 +168,14 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
 /// `apply --plan`: the plan is computed again from the files and the server, as `diff
 /// --plan-out` computed it, and must be the same; otherwise each difference is named and nothing
 /// is applied.
-async fn check_plan(path: &std::path::Path, flags: &ApplyFlags, options: &ApplyOptions, global: &GlobalArgs) -> Result {
+async fn check_plan(path: &std::path::Path, flags: &ApplyFlags, global: &GlobalArgs) -> Result {
     let text = std::fs::read_to_string(path)
         .map_err(|err| Error::msg(format!("cannot read the plan {}: {err}", path.display())))?;
     let planned = SavedPlan::read(&text).map_err(|err| Error::msg(format!("{}: {err}", path.display())))?;
-    let mode = match options.mode {
-        Mode::ClientSide { overwrite, .. } => Mode::ClientSide { overwrite, force: false },
-        server_side => server_side,
-    };
-    let comparing = Comparing {
-        files: &flags.files,
-        prune: &flags.prune,
-        ignore: &flags.ignore,
-        mode,
-        field_manager: flags.field_manager.name.clone(),
-        validation: options.validation,
-        concurrency: options.concurrency,
-        shown: Shown { managed_fields: false, secrets: false },
-    };
-    let now = comparing.saved_plan(&comparing.run(global).await?);
+    // Computed as `diff` computes it, which has no --force.
+    let mode = flags.input.mode(flags.overwrite, false);
+    let preview = Preview { input: &flags.input, mode, shown: Shown { managed_fields: false, secrets: false } };
+    let now = preview.saved_plan(&preview.run(global).await?);
     let differences = planned.differences(&now);
     if differences.is_empty() {
         return Ok(());
@@ -264,12 +234,6 @@ impl Applied {
     }
 }
 
-/// The ApplySet `parent` names, in `-n`'s namespace (or the context's).
-pub(super) async fn open_applyset(cluster: &Cluster, parent: &str, global: &GlobalArgs) -> Result<ApplySet> {
-    let namespace = global.namespace.as_deref().unwrap_or(cluster.default_namespace());
-    Ok(ApplySet::open(cluster, parent, Some(namespace)).await.map_err(apply::Error::from)?)
-}
-
 /// How long the writes in flight may take to finish after an interruption (a second one ends the
 /// wait at once).
 const INTERRUPT_GRACE: Duration = Duration::from_secs(10);
@@ -293,132 +257,40 @@ async fn interrupted() {
 /// Checks the flags and turns them into the engine's options.
 fn options(flags: &ApplyFlags) -> Result<ApplyOptions> {
     flags.output.printer(Verb::Write)?;
-    if flags.force_conflicts && !flags.server_side {
+    let input = &flags.input;
+    if input.force_conflicts && !input.server_side {
         return Err(Error::msg("--force-conflicts only works with --server-side"));
     }
-    if flags.server_side && flags.dry_run.mode() == DryRun::Client {
+    if input.server_side && flags.dry_run.mode() == DryRun::Client {
         return Err(Error::msg(
             "--dry-run=client doesn't work with --server-side (did you mean --dry-run=server instead?)",
         ));
     }
-    if flags.server_side && flags.force {
+    if input.server_side && flags.force {
         return Err(Error::msg("--force cannot be used with --server-side"));
     }
     if flags.force && flags.dry_run.mode() == DryRun::Server {
         return Err(Error::msg("--dry-run=server cannot be used with --force"));
     }
-    if flags.concurrency == 0 {
+    if input.concurrency == 0 {
         return Err(Error::msg("--concurrency must be at least 1"));
     }
-    if flags.subresource.is_some() && !flags.server_side {
+    if flags.subresource.is_some() && !input.server_side {
         return Err(Error::msg("--subresource can only be specified for --server-side"));
     }
-    flags.files.require()?;
+    input.files.require()?;
     let (delete_options, warning) = flags.deletion.options()?;
     if let Some(warning) = warning {
         eprintln!("{warning}");
     }
-    let mode = if flags.server_side {
-        Mode::ServerSide { force_conflicts: flags.force_conflicts }
-    } else {
-        Mode::ClientSide { overwrite: flags.overwrite, force: flags.force }
-    };
     Ok(ApplyOptions {
-        field_manager: flags.field_manager.name.clone(),
+        field_manager: input.field_manager.name.clone(),
         dry_run: flags.dry_run.mode(),
-        validation: flags.validate.directive,
-        concurrency: flags.concurrency,
+        validation: input.validate.directive,
+        concurrency: input.concurrency,
         deletion: apply::Deletion { options: delete_options, timeout: flags.timeout.filter(|t| !t.is_zero()) },
         subresource: flags.subresource.clone(),
         openapi_patch: flags.openapi_patch,
-        ..ApplyOptions::new(mode)
+        ..ApplyOptions::new(input.mode(flags.overwrite, flags.force))
     })
-}
-
-/// What `--prune` changes in reading the files: only the objects `selector` matches are applied,
-/// and they are labelled as members of `applyset`.
-#[derive(Default)]
-pub(super) struct Membership<'a> {
-    pub selector: Option<&'a LabelSelector>,
-    pub applyset: Option<&'a ApplySet>,
-}
-
-/// Reads every document of the files, resolves it and checks it: known kind (or one defined by a
-/// CustomResourceDefinition in the same input), namespace, and what `options` require. Any
-/// problem is printed, one line per document, and stops everything before a write; `verb` says
-/// what did not happen (`applied`, `compared`).
-pub(super) async fn plan<'c>(
-    files: &FileArgs,
-    cluster: &'c Cluster,
-    resolver: &Resolver<'_>,
-    options: &ApplyOptions,
-    verb: &str,
-    membership: &Membership<'_>,
-) -> Result<Plan<'c>> {
-    let mut objects = files.files().read()?;
-    if let Some(selector) = membership.selector {
-        objects.retain(|object| selector.matches(&object.object));
-    }
-    if objects.is_empty() {
-        let names: Vec<String> = match &files.kustomize {
-            Some(dir) => vec![dir.display().to_string()],
-            None => files.filenames.iter().map(|path| path.display().to_string()).collect(),
-        };
-        return Err(Error::msg(format!("no objects passed to apply: {} holds none", names.join(", "))));
-    }
-    let mut entries = Vec::with_capacity(objects.len());
-    let mut failures = Vec::new();
-    for entry in resolver.entries(objects).await {
-        match entry {
-            Ok(entry) => entries.push(entry),
-            Err((source, err)) => {
-                let message = format!("{}: {err}", source.location());
-                failures.push((source, message));
-            }
-        }
-    }
-    if let Some(set) = membership.applyset {
-        set.label(&mut entries);
-        for (source, err) in set.members_of_other_sets(cluster, &entries).await {
-            let message = format!("{}: {err}", source.location());
-            failures.push((source, message));
-        }
-    }
-    match Plan::new(cluster, entries, options).await {
-        Ok(plan) if failures.is_empty() => {
-            for (source, invalid) in plan.warnings() {
-                eprintln!("{}", validation::warning(&validation::document(source), &invalid.0));
-            }
-            return Ok(plan);
-        }
-        Ok(_) => {}
-        Err(invalid) => failures.extend(invalid.into_iter().map(|(source, err)| {
-            let message = match &err {
-                apply::Error::InvalidFields(invalid) => {
-                    validation::refused(&validation::document(&source), invalid.0.clone())
-                }
-                // The server's refusal of a dry run, worded as a write's.
-                apply::Error::Client(err) => format!("when applying {}: {}", source.location(), err.line()),
-                err => format!("{}: {err}", source.location()),
-            };
-            (source, message)
-        })),
-    }
-    failures.sort_by_key(|(source, _): &(Source, String)| source.index);
-    for (_, message) in &failures {
-        // One line per document, whatever the message's own layout.
-        eprintln!("error: {}", message.replace('\n', "; "));
-    }
-    if failures.len() > 1 {
-        eprintln!("error: nothing was {verb}: {} of the objects cannot be {verb}", failures.len());
-    }
-    Err(Error::Reported(1))
-}
-
-/// How kubectl names an object about to be applied, in messages: `deployment.apps/web`.
-pub(super) fn display_name(entry: &Entry) -> String {
-    match entry {
-        Entry::Ready(manifest) => manifest.object.display_name(),
-        Entry::Pending(pending) => pending.display_name(),
-    }
 }

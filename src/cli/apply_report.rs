@@ -7,13 +7,20 @@ use std::io::IsTerminal as _;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 
-use super::apply::{ApplyFlags, display_name};
 use crate::apply::conflicts::shown;
 use crate::apply::{self, Action, Outcome, StopReason, last_applied};
 use crate::client;
 use crate::gocompat;
-use crate::output::{self, Printer, Verb};
+use crate::output::{self, Printer};
 use crate::resource::{Entry, ObjectRef};
+
+/// How the report shows results: the printer of `-o` (none: kubectl's lines), the dry run's
+/// suffix (` (dry run)`), and whether each patch is shown (`--show-patch`).
+pub(super) struct ReportSettings {
+    pub printer: Option<Printer>,
+    pub suffix: &'static str,
+    pub show_patch: bool,
+}
 
 /// Inputs with more objects than this get a progress bar on a terminal.
 const PROGRESS_FROM: usize = 5;
@@ -52,7 +59,7 @@ pub(super) struct Report {
 }
 
 impl Report {
-    pub(super) fn new(entries: &[Entry], flags: &ApplyFlags) -> Self {
+    pub(super) fn new(entries: &[Entry], settings: ReportSettings) -> Self {
         let lines = entries
             .iter()
             .map(|entry| Line { display: display_name(entry), location: entry.source().location() })
@@ -68,10 +75,9 @@ impl Report {
             entries: lines,
             pending: BTreeMap::new(),
             next: 0,
-            // Checked with the other flags before the run.
-            output: flags.output.printer(Verb::Write).ok().flatten().cloned(),
-            suffix: flags.dry_run.suffix(),
-            show_patch: flags.show_patch,
+            output: settings.printer,
+            suffix: settings.suffix,
+            show_patch: settings.show_patch,
             objects: Vec::new(),
             counts: BTreeMap::new(),
             failed: 0,
@@ -259,6 +265,14 @@ impl Report {
             eprintln!("{} objects: {}{}", self.entries.len(), parts.join(", "), self.suffix);
         }
         u8::from(self.failed > 0 || !printed)
+    }
+}
+
+/// How kubectl names an object about to be applied, in messages: `deployment.apps/web`.
+fn display_name(entry: &Entry) -> String {
+    match entry {
+        Entry::Ready(manifest) => manifest.object.display_name(),
+        Entry::Pending(pending) => pending.display_name(),
     }
 }
 

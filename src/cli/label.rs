@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::flags::{DryRunArg, FieldManagerArg, OutputArgs, SelectionArgs, TargetArgs};
 use super::visit::{self, Visited};
 use super::{Error, GlobalArgs, Result};
-use crate::apply::{DryRun, lost};
+use crate::apply::{self, DryRun, Landed};
 use crate::change::metadata::{self, Changes, MetadataMap};
 use crate::change::split_pairs;
 use crate::client::{Cluster, WriteOptions};
@@ -46,7 +46,7 @@ pub struct MetadataArgs {
 }
 
 /// The checked options.
-struct Plan {
+struct Request {
     map: MetadataMap,
     changes: Changes,
     /// The objects, without the pairs.
@@ -63,7 +63,7 @@ fn file_example(map: MetadataMap) -> &'static str {
 }
 
 /// Validates the options, in kubectl's order; nothing is sent before this succeeds.
-fn plan(args: &MetadataArgs, map: MetadataMap) -> Result<Plan> {
+fn request(args: &MetadataArgs, map: MetadataMap) -> Result<Request> {
     let pair_type = map.pair_type();
     let (objects, pairs) = split_pairs(&args.targets.targets, pair_type).map_err(Error::msg)?;
     let changes = Changes::parse(map, &pairs).map_err(|err| Error::Other(anyhow!(err)))?;
@@ -93,51 +93,51 @@ fn plan(args: &MetadataArgs, map: MetadataMap) -> Result<Plan> {
     }
     let printer = args.output.printer(Verb::Write)?.cloned();
     let targets = TargetArgs { targets: objects, files: args.targets.files.clone() };
-    Ok(Plan { map, changes, targets, printer })
+    Ok(Request { map, changes, targets, printer })
 }
 
 /// Runs `kubeupd label` (`map` is the labels) or `kubeupd annotate`.
 pub async fn run(args: MetadataArgs, map: MetadataMap, global: &GlobalArgs) -> Result {
-    let plan = plan(&args, map)?;
+    let request = request(&args, map)?;
     if args.local {
         let verb = map.pair_type();
         let rules = Rules { verb, types_alone: false, selector: false };
-        let named = plan.targets.named(rules)?;
+        let named = request.targets.named(rules)?;
         let several = named.len() > 1;
         let results = named
             .into_iter()
             .map(|named| {
                 let Named::Manifest(object) = named else { unreachable!("--local takes objects from files only") };
-                change_locally(&plan, &args, object.object, !several)
+                change_locally(&request, &args, object.object, !several)
             })
             .collect();
-        return print(map, &plan, results);
+        return print(map, &request, results);
     }
     let verb = match map {
         MetadataMap::Labels => "label",
         MetadataMap::Annotations => "annotate",
     };
     let cluster = global.connect().await?;
-    let (resolved, single) = visit::resolve(&cluster, global, verb, &plan.targets, &args.selection).await?;
+    let (resolved, single) = visit::resolve(&cluster, global, verb, &request.targets, &args.selection).await?;
     if args.resource_version.is_some() && !single {
         return Err(Error::msg("--resource-version may only be used with a single resource"));
     }
     let visit = visit::read(&cluster, resolved, &args.selection, single).await;
     let results = join_all(visit.objects.into_iter().map(|read| async {
         match read {
-            Ok(object) => change_one(&cluster, &plan, &args, object, visit.single).await,
+            Ok(object) => change_one(&cluster, &request, &args, object, visit.single).await,
             Err(err) => Err(vec![err]),
         }
     }))
     .await;
-    print(map, &plan, results)
+    print(map, &request, results)
 }
 
 /// kubectl's annotate prints every object with one printer, which separates YAML documents;
 /// label makes a printer for each object.
-fn print(map: MetadataMap, plan: &Plan, results: Vec<Result<String, Vec<Error>>>) -> Result {
+fn print(map: MetadataMap, request: &Request, results: Vec<Result<String, Vec<Error>>>) -> Result {
     match map {
-        MetadataMap::Annotations => super::print_visited(super::yaml_documents(plan.printer.as_ref(), results)),
+        MetadataMap::Annotations => super::print_visited(super::yaml_documents(request.printer.as_ref(), results)),
         MetadataMap::Labels => super::print_visited(results),
     }
 }
@@ -146,7 +146,7 @@ fn print(map: MetadataMap, plan: &Plan, results: Vec<Result<String, Vec<Error>>>
 /// happened in kubectl's words.
 async fn change_one(
     cluster: &Cluster,
-    plan: &Plan,
+    request: &Request,
     args: &MetadataArgs,
     object: Visited,
     single: bool,
@@ -158,38 +158,33 @@ async fn change_one(
     {
         metadata.remove("resourceVersion");
     }
-    let after = changed(plan, args, &before)?;
+    let after = changed(request, args, &before)?;
     if args.list || args.dry_run.mode() == DryRun::Client {
-        return report(plan, args, &before, &after, single).map_err(|err| vec![err]);
+        return report(request, args, &before, &after, single).map_err(|err| vec![err]);
     }
     let mut text = String::new();
-    if plan.map == MetadataMap::Labels {
-        for key in plan.changes.missing(&before) {
+    if request.map == MetadataMap::Labels {
+        for key in request.changes.missing(&before) {
             text.push_str(&format!("label {key:?} not found.\n"));
         }
     }
     let patch = json_merge::create_two_way(&before, &after).map_err(|err| vec![Error::Other(anyhow!(err))])?;
     let write = WriteOptions {
         dry_run: args.dry_run.mode() == DryRun::Server,
-        field_manager: Some(args.field_manager.or(&format!("kubectl-{}", verb_of(plan.map)))),
+        field_manager: Some(args.field_manager.or(&format!("kubectl-{}", verb_of(request.map)))),
         ..WriteOptions::default()
     };
     let target = &object.target;
     let patch = Patch::Merge(patch);
-    let answer = match cluster.patch(&target.rt, target.namespace.as_deref(), &target.name, &patch, &write).await {
-        Ok(answer) => answer,
-        Err(cause) => {
-            let applied =
-                |live: Option<&Value>| !write.dry_run && live.is_some_and(|live| lost::patched(live, &patch, None));
-            return Err(vec![visit::write_failed(cluster, target, None, cause, applied).await]);
-        }
-    };
+    let answer = apply::send_patch(cluster, target, &patch, &write, Landed::AsPatched(None))
+        .await
+        .map_err(|err| vec![visit::write_error(target, None, err)])?;
     // kubectl prints the object it changed for label, and the server's answer for annotate.
-    let shown = match plan.map {
+    let shown = match request.map {
         MetadataMap::Labels => after,
         MetadataMap::Annotations => answer,
     };
-    text.push_str(&report(plan, args, &before, &shown, single).map_err(|err| vec![err])?);
+    text.push_str(&report(request, args, &before, &shown, single).map_err(|err| vec![err])?);
     Ok(text)
 }
 
@@ -201,9 +196,10 @@ fn verb_of(map: MetadataMap) -> &'static str {
 }
 
 /// `before` with the changes, and `--resource-version` as its version.
-fn changed(plan: &Plan, args: &MetadataArgs, before: &Value) -> Result<Value, Vec<Error>> {
+fn changed(request: &Request, args: &MetadataArgs, before: &Value) -> Result<Value, Vec<Error>> {
     let mut after = before.clone();
-    plan.changes
+    request
+        .changes
         .apply(&mut after, args.overwrite)
         .map_err(|errors| errors.into_iter().map(|err| Error::Other(anyhow!(err))).collect::<Vec<_>>())?;
     if let (Some(version), Some(metadata)) =
@@ -215,22 +211,22 @@ fn changed(plan: &Plan, args: &MetadataArgs, before: &Value) -> Result<Value, Ve
 }
 
 /// `--local`: changes an object of a file and shows it.
-fn change_locally(plan: &Plan, args: &MetadataArgs, object: Value, single: bool) -> Result<String, Vec<Error>> {
-    let after = changed(plan, args, &object)?;
-    report(plan, args, &object, &after, single).map_err(|err| vec![err])
+fn change_locally(request: &Request, args: &MetadataArgs, object: Value, single: bool) -> Result<String, Vec<Error>> {
+    let after = changed(request, args, &object)?;
+    report(request, args, &object, &after, single).map_err(|err| vec![err])
 }
 
 /// What kubectl prints for one object: its keys with `--list`, the object with `-o`, else
 /// `configmap/settings labeled`.
-fn report(plan: &Plan, args: &MetadataArgs, before: &Value, after: &Value, single: bool) -> Result<String> {
+fn report(request: &Request, args: &MetadataArgs, before: &Value, after: &Value, single: bool) -> Result<String> {
     if args.list {
-        return Ok(list(plan.map, after, single));
+        return Ok(list(request.map, after, single));
     }
-    let outcome = match plan.map {
+    let outcome = match request.map {
         MetadataMap::Labels => metadata::label_outcome(before, after, args.overwrite),
         MetadataMap::Annotations => "annotated",
     };
-    match &plan.printer {
+    match &request.printer {
         Some(printer) => args.output.render(printer, after),
         None => Ok(format!("{} {outcome}{}\n", output::object_name(after), args.dry_run.suffix())),
     }
@@ -263,21 +259,21 @@ fn list(map: MetadataMap, object: &Value, single: bool) -> String {
 mod tests {
     use super::*;
 
-    fn parse(verb: &str, line: &[&str]) -> Result<Plan> {
+    fn parse(verb: &str, line: &[&str]) -> Result<Request> {
         let cli = crate::cli::parse(["kubeupd", verb].iter().chain(line)).map_err(anyhow::Error::msg)?;
         match cli.command {
-            crate::cli::Command::Label(args) => plan(&args, MetadataMap::Labels),
-            crate::cli::Command::Annotate(args) => plan(&args, MetadataMap::Annotations),
+            crate::cli::Command::Label(args) => request(&args, MetadataMap::Labels),
+            crate::cli::Command::Annotate(args) => request(&args, MetadataMap::Annotations),
             _ => unreachable!(),
         }
     }
 
     #[test]
     fn arguments_split_into_objects_and_pairs() {
-        let plan = parse("label", &["deploy", "web", "a=1", "b-"]).unwrap();
-        assert_eq!(plan.targets.targets, ["deploy", "web"]);
-        assert_eq!(plan.changes.set, [("a".to_string(), "1".to_string())]);
-        assert_eq!(plan.changes.remove, ["b"]);
+        let request = parse("label", &["deploy", "web", "a=1", "b-"]).unwrap();
+        assert_eq!(request.targets.targets, ["deploy", "web"]);
+        assert_eq!(request.changes.set, [("a".to_string(), "1".to_string())]);
+        assert_eq!(request.changes.remove, ["b"]);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! [`crate::client`] do the work), and the results are printed with [`crate::output`].
 
 mod apply;
+mod apply_input;
 mod apply_last_applied;
 mod apply_report;
 mod completion;
@@ -14,7 +15,6 @@ mod delete;
 mod diff;
 mod edit;
 mod error;
-mod field_path;
 mod flags;
 mod get;
 mod ignore;

@@ -83,7 +83,7 @@ mod tests {
     fn pruning_error(line: &[&str]) -> Option<String> {
         let cli = crate::cli::parse(["kubeupd", "apply", "-f", "x.yaml"].iter().chain(line)).unwrap();
         let crate::cli::Command::Apply(args) = cli.command else { unreachable!() };
-        args.flags.prune.pruning().err().map(|err| err.to_string())
+        args.flags.input.prune.pruning().err().map(|err| err.to_string())
     }
 
     #[test]

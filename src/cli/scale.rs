@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::flags::{DryRunArg, OutputArgs, SelectionArgs, TargetArgs};
 use super::visit::{self, Visited};
 use super::{Error, GlobalArgs, Result};
-use crate::apply::DryRun;
+use crate::apply::{self, DryRun, Landed};
 use crate::change::scale::{self, Preconditions};
 use crate::client::{Cluster, WriteOptions};
 use crate::merge::Patch;
@@ -40,14 +40,15 @@ pub struct ScaleArgs {
     pub output: OutputArgs,
 }
 
-struct Plan {
+/// The checked options.
+struct Request {
     replicas: i64,
     preconditions: Preconditions,
     printer: Option<Printer>,
 }
 
 /// Validates the options; nothing is sent before this succeeds.
-fn plan(args: &ScaleArgs) -> Result<Plan> {
+fn request(args: &ScaleArgs) -> Result<Request> {
     let replicas = match args.replicas {
         None => return Err(Error::msg("required flag(s) \"replicas\" not set")),
         Some(count) if count < 0 => {
@@ -65,19 +66,19 @@ fn plan(args: &ScaleArgs) -> Result<Plan> {
         replicas: (args.current_replicas >= 0).then_some(args.current_replicas),
         resource_version: args.resource_version.clone().filter(|version| !version.is_empty()),
     };
-    Ok(Plan { replicas, preconditions, printer: args.output.printer(Verb::Write)?.cloned() })
+    Ok(Request { replicas, preconditions, printer: args.output.printer(Verb::Write)?.cloned() })
 }
 
 /// Runs `kubeupd scale`. As in kubectl, objects that cannot be read are reported after the
 /// others are scaled, and the first object that fails to scale stops the rest: its error alone
 /// is reported.
 pub async fn run(args: ScaleArgs, global: &GlobalArgs) -> Result {
-    let plan = plan(&args)?;
+    let request = request(&args)?;
     let cluster = global.connect().await?;
     let (resolved, single) = visit::resolve(&cluster, global, "scale", &args.targets, &args.selection).await?;
     let visit = visit::read(&cluster, resolved, &args.selection, single).await;
     let (read, unreadable): (Vec<_>, Vec<_>) = visit.objects.into_iter().partition(Result::is_ok);
-    if plan.preconditions.resource_version.is_some() && read.len() > 1 {
+    if request.preconditions.resource_version.is_some() && read.len() > 1 {
         return Err(Error::msg("cannot use --resource-version with multiple resources"));
     }
     // kubectl 1.37 reports each object it could not read, as for any other visit.
@@ -87,10 +88,10 @@ pub async fn run(args: ScaleArgs, global: &GlobalArgs) -> Result {
     // As kubectl, the first failure stops the run; a write whose answer was lost while the server
     // still answers fails only its own object.
     let mut lost = Vec::new();
-    let yaml = matches!(plan.printer, Some(Printer::Yaml));
+    let yaml = matches!(request.printer, Some(Printer::Yaml));
     let mut printed = false;
     for object in read.into_iter().flatten() {
-        match scale_one(&cluster, &plan, &args, object).await {
+        match scale_one(&cluster, &request, &args, object).await {
             Ok(line) => {
                 // kubectl's YAML printer starts each object after the first with `---`.
                 let separated = yaml && std::mem::replace(&mut printed, true);
@@ -105,7 +106,7 @@ pub async fn run(args: ScaleArgs, global: &GlobalArgs) -> Result {
 }
 
 /// Scales one object (unless a client dry run) and prints it as kubectl does.
-async fn scale_one(cluster: &Cluster, plan: &Plan, args: &ScaleArgs, object: Visited) -> Result<String> {
+async fn scale_one(cluster: &Cluster, request: &Request, args: &ScaleArgs, object: Visited) -> Result<String> {
     let target = &object.target;
     let namespace = target.namespace.as_deref();
     let dry_run = args.dry_run.mode();
@@ -116,30 +117,30 @@ async fn scale_one(cluster: &Cluster, plan: &Plan, args: &ScaleArgs, object: Vis
             subresource: Some("scale".into()),
             ..WriteOptions::default()
         };
-        let sent = if plan.preconditions.any() {
+        let scaled = |live: &Value| live["spec"]["replicas"] == request.replicas;
+        if request.preconditions.any() {
             let current = cluster.get_subresource(&target.rt, namespace, &target.name, Some("scale")).await?;
-            plan.preconditions.check(&current).map_err(|err| Error::Other(anyhow!(err)))?;
-            let wanted = scale::with_replicas(current, plan.replicas);
-            cluster.replace(&target.rt, namespace, &target.name, &wanted, &write).await
+            request.preconditions.check(&current).map_err(|err| Error::Other(anyhow!(err)))?;
+            let wanted = scale::with_replicas(current, request.replicas);
+            if let Err(cause) = cluster.replace(&target.rt, namespace, &target.name, &wanted, &write).await {
+                let applied = |live: Option<&Value>| !write.dry_run && live.is_some_and(scaled);
+                return Err(visit::write_failed(cluster, target, None, cause, applied).await);
+            }
         } else {
-            let patch = Patch::Merge(scale::replicas_patch(plan.replicas));
-            cluster.patch(&target.rt, namespace, &target.name, &patch, &write).await
-        };
-        if let Err(cause) = sent {
-            let scaled = |live: Option<&Value>| {
-                !write.dry_run && live.is_some_and(|live| live["spec"]["replicas"] == plan.replicas)
-            };
-            return Err(visit::write_failed(cluster, target, None, cause, scaled).await);
+            let patch = Patch::Merge(scale::replicas_patch(request.replicas));
+            apply::send_patch(cluster, target, &patch, &write, Landed::When(&scaled))
+                .await
+                .map_err(|err| visit::write_error(target, None, err))?;
         }
         if dry_run == DryRun::None && !args.timeout.is_zero() {
-            wait_for_replicas(cluster, &object, plan.replicas, args.timeout).await?;
+            wait_for_replicas(cluster, &object, request.replicas, args.timeout).await?;
         }
     }
-    match &plan.printer {
+    match &request.printer {
         Some(printer) => {
             // kubectl 1.37 prints the object as read with the new count (1.32: as read).
             let mut scaled = object.live;
-            scaled["spec"]["replicas"] = plan.replicas.into();
+            scaled["spec"]["replicas"] = request.replicas.into();
             args.output.render(printer, &scaled)
         }
         None => Ok(format!("{} scaled{}\n", output::object_name(&object.live), args.dry_run.suffix())),
@@ -168,19 +169,19 @@ async fn wait_for_replicas(cluster: &Cluster, object: &Visited, replicas: i64, t
 mod tests {
     use super::*;
 
-    fn parse(line: &[&str]) -> Result<Plan> {
+    fn parse(line: &[&str]) -> Result<Request> {
         let cli = crate::cli::parse(["kubeupd", "scale"].iter().chain(line)).map_err(anyhow::Error::msg)?;
         match cli.command {
-            crate::cli::Command::Scale(args) => plan(&args),
+            crate::cli::Command::Scale(args) => request(&args),
             _ => unreachable!(),
         }
     }
 
     #[test]
     fn options_are_checked_as_kubectl_checks_them() {
-        let plan = parse(&["deploy", "web", "--replicas=0", "--current-replicas", "2"]).unwrap();
-        assert_eq!(plan.replicas, 0);
-        assert_eq!(plan.preconditions, Preconditions { replicas: Some(2), resource_version: None });
+        let request = parse(&["deploy", "web", "--replicas=0", "--current-replicas", "2"]).unwrap();
+        assert_eq!(request.replicas, 0);
+        assert_eq!(request.preconditions, Preconditions { replicas: Some(2), resource_version: None });
         assert!(!parse(&["deploy/web", "--replicas", "3"]).unwrap().preconditions.any());
         for (line, expected) in [
             (&["deploy", "web"][..], "error: required flag(s) \"replicas\" not set"),

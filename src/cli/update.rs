@@ -6,11 +6,11 @@ use clap::Args;
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::field_path::FieldChange;
 use super::flags::{DryRunArg, FieldManagerArg, OutputArgs, TargetArgs, ValidateArg};
 use super::validation;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, DryRun, ModifyError, ModifyOptions};
+use crate::change::field_path::FieldChange;
 use crate::client::{self, Cluster, FieldValidation, RetryPolicy, WriteOptions};
 use crate::output::Verb;
 use crate::resource::{Manifest, Named, ObjectRef, Resolved, Resolver, Rules};
@@ -62,10 +62,10 @@ const RULES: Rules = Rules { verb: "update", types_alone: false, selector: false
 
 /// Validates the options and parses the changes; nothing is sent before this succeeds.
 fn plan(args: &UpdateArgs) -> Result<Plan> {
-    let mut changes = Vec::new();
-    changes.extend(args.set.iter().map(|arg| FieldChange::set(arg)).collect::<anyhow::Result<Vec<_>>>()?);
-    changes.extend(args.set_string.iter().map(|arg| FieldChange::set_string(arg)).collect::<anyhow::Result<Vec<_>>>()?);
-    changes.extend(args.unset.iter().map(|arg| FieldChange::unset(arg)).collect::<anyhow::Result<Vec<_>>>()?);
+    let sets = args.set.iter().map(|arg| FieldChange::set(arg));
+    let set_strings = args.set_string.iter().map(|arg| FieldChange::set_string(arg));
+    let unsets = args.unset.iter().map(|arg| FieldChange::unset(arg));
+    let changes = sets.chain(set_strings).chain(unsets).collect::<Result<Vec<_>, _>>().map_err(anyhow::Error::from)?;
     args.output.printer(Verb::Write)?;
     let replacing = args.targets.files.given();
     if replacing && !changes.is_empty() {

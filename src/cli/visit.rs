@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::flags::{SelectionArgs, TargetArgs};
 use super::{Error, GlobalArgs, Result};
-use crate::apply::lost;
+use crate::apply::lost::{self, WriteError};
 use crate::client::{self, Cluster, ListScope, ResourceType, Selectors};
 use crate::resource::{Named, ObjectRef, Resolved, Resolver, Rules};
 
@@ -109,10 +109,8 @@ pub async fn read(cluster: &Cluster, resolved: Vec<Resolved>, selection: &Select
     Visit { objects: reads.into_iter().flatten().collect(), single }
 }
 
-/// A write of `target` that failed. At the transport, while the server still answers, it is the
-/// object's own failure ([`Error::Lost`]), with what reading the object back showed (`applied`
-/// judges it), and never sent again; otherwise the failure as it is. `context` (kubectl's words
-/// for the write, such as `failed to patch`) comes first.
+/// A write of `target` that failed with `cause`, in kubectl's words ([`write_error`]); a lost
+/// answer is read back, and `applied` judges the object found ([`lost::write_failed`]).
 pub async fn write_failed(
     cluster: &Cluster,
     target: &ObjectRef,
@@ -120,16 +118,22 @@ pub async fn write_failed(
     cause: client::Error,
     applied: impl Fn(Option<&Value>) -> bool,
 ) -> Error {
-    let found = match cause.is_transport() {
-        true => lost::check(cluster, target, cause.clone(), applied).await,
-        false => None,
-    };
-    match (found, context) {
-        (Some(lost), context) => Error::Lost { context, object: target.display_name(), lost: Box::new(lost) },
-        (None, Some(context)) => {
-            let reason = cause.status().map_or_else(|| cause.to_string(), |status| status.message.clone());
-            Error::msg(format!("{context}: {reason}"))
-        }
-        (None, None) => cause.into(),
+    write_error(target, context, lost::write_failed(cluster, target, cause, applied).await)
+}
+
+/// A write of `target` that failed, in kubectl's words. A lost answer is the object's own
+/// failure ([`Error::Lost`]), with what reading the object back showed; otherwise the failure as
+/// it is, or with `context` (kubectl's words for the write, such as `failed to patch`) first,
+/// then the server's reason.
+pub fn write_error(target: &ObjectRef, context: Option<&'static str>, err: WriteError) -> Error {
+    match (err, context) {
+        (WriteError::Lost(lost), context) => Error::Lost { context, object: target.display_name(), lost },
+        (WriteError::Failed(cause), Some(context)) => Error::msg(format!("{context}: {}", reason(&cause))),
+        (WriteError::Failed(cause), None) => cause.into(),
     }
+}
+
+/// The server's words for a failed request (its message alone), or the failure as it is.
+pub fn reason(cause: &client::Error) -> String {
+    cause.status().map_or_else(|| cause.to_string(), |status| status.message.clone())
 }

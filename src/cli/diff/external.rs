@@ -9,7 +9,8 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::Command;
 
-use super::{Change, Error, Result};
+use super::{Error, Result};
+use crate::apply::preview::Change;
 
 /// The environment variable naming the program.
 const VARIABLE: &str = "KUBECTL_EXTERNAL_DIFF";

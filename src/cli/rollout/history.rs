@@ -10,7 +10,8 @@ use serde_json::Value;
 use super::super::flags::{DryRunArg, OutputArgs, SelectionArgs, TargetArgs};
 use super::super::visit::{self, Visited};
 use super::super::{Error, GlobalArgs, Result};
-use crate::apply::DryRun;
+use crate::apply::lost::WriteError;
+use crate::apply::{self, DryRun, Landed};
 use crate::change::rollback::{self, History, Revisions};
 use crate::client::{Cluster, ListScope, Selectors, WriteOptions};
 use crate::merge::{KindPatcher, Patch};
@@ -311,7 +312,7 @@ async fn undo(cluster: &Cluster, object: &Visited, args: &UndoArgs) -> Result<St
     let live = cluster
         .get(&target.rt, target.namespace.as_deref(), &target.name)
         .await
-        .map_err(|err| Error::msg(format!("failed to retrieve {kind} {}: {}", target.name, reason(&err))))?;
+        .map_err(|err| Error::msg(format!("failed to retrieve {kind} {}: {}", target.name, visit::reason(&err))))?;
     let object = Visited { target: target.clone(), live };
     match kept {
         Kept::ReplicaSets => undo_deployment(cluster, &object, args).await,
@@ -368,19 +369,12 @@ async fn restore(
 ) -> Result<String> {
     let target = &object.target;
     let write = WriteOptions { dry_run: args.dry_run.mode() == DryRun::Server, ..WriteOptions::default() };
-    match cluster.patch(&target.rt, target.namespace.as_deref(), &target.name, patch, &write).await {
+    match apply::send_patch(cluster, target, patch, &write, Landed::When(&restored)).await {
         Ok(_) => Ok("rolled back".to_string()),
-        Err(err) => {
-            let written = |live: Option<&Value>| !write.dry_run && live.is_some_and(&restored);
-            match visit::write_failed(cluster, target, None, err, written).await {
-                lost @ Error::Lost { .. } => Err(lost),
-                err => Err(Error::msg(format!("failed restoring revision {}: {}", args.to_revision, err.message()))),
-            }
+        Err(WriteError::Failed(cause)) => {
+            let reason = Error::from(cause).message();
+            Err(Error::msg(format!("failed restoring revision {}: {reason}", args.to_revision)))
         }
+        Err(lost) => Err(visit::write_error(target, None, lost)),
     }
-}
-
-/// A client error as kubectl words it after its own context: the server's message.
-fn reason(err: &crate::client::Error) -> String {
-    err.status().map_or_else(|| err.to_string(), |status| status.message.clone())
 }

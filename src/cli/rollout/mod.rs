@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::flags::{FieldManagerArg, OutputArgs, SelectionArgs, TargetArgs};
 use super::visit::{self, Visited};
 use super::{Error, GlobalArgs, Result};
-use crate::apply::lost;
+use crate::apply::{self, Landed};
 use crate::change::rollout;
 use crate::client::{Cluster, WriteOptions};
 use crate::merge::KindPatcher;
@@ -166,12 +166,8 @@ async fn send(cluster: &Cluster, args: &ActionArgs, object: Visited, after: Valu
         .map_err(|err| Error::Other(anyhow!(err)))?;
     let write =
         WriteOptions { field_manager: Some(args.field_manager.or("kubectl-rollout")), ..WriteOptions::default() };
-    match cluster.patch(&target.rt, target.namespace.as_deref(), &target.name, &patch, &write).await {
-        Ok(answer) => Ok(answer),
-        Err(cause) => {
-            let node = schema.as_ref().map(|schema| schema.node());
-            let applied = |live: Option<&Value>| live.is_some_and(|live| lost::patched(live, &patch, node));
-            Err(visit::write_failed(cluster, target, Some("failed to patch"), cause, applied).await)
-        }
-    }
+    let landed = Landed::AsPatched(schema.as_ref().map(|schema| schema.node()));
+    apply::send_patch(cluster, target, &patch, &write, landed)
+        .await
+        .map_err(|err| visit::write_error(target, Some("failed to patch"), err))
 }

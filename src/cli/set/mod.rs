@@ -17,7 +17,8 @@ use serde_json::Value;
 use super::flags::{DryRunArg, FieldManagerArg, OutputArgs, SelectionArgs, TargetArgs};
 use super::visit::{self, Visited};
 use super::{Error, GlobalArgs, Result};
-use crate::apply::{DryRun, lost};
+use crate::apply::lost::WriteError;
+use crate::apply::{self, DryRun, Landed};
 use crate::change::pod_template::NO_POD_TEMPLATE;
 use crate::client::{Cluster, WriteOptions};
 use crate::merge::KindPatcher;
@@ -242,21 +243,14 @@ async fn send<S: Setter>(
                 field_manager: Some(common.field_manager.or("kubectl-set")),
                 ..WriteOptions::default()
             };
-            match cluster.patch(&target.rt, target.namespace.as_deref(), &target.name, &patch, &write).await {
+            let landed = Landed::AsPatched(schema.as_ref().map(|schema| schema.node()));
+            match apply::send_patch(cluster, target, &patch, &write, landed).await {
                 Ok(answer) => answer,
-                Err(cause) => {
-                    let node = schema.as_ref().map(|schema| schema.node());
-                    let applied = |live: Option<&Value>| {
-                        !write.dry_run && live.is_some_and(|live| lost::patched(live, &patch, node))
-                    };
-                    let reason = cause.status().map_or_else(|| cause.to_string(), |status| status.message.clone());
-                    return Err(match visit::write_failed(cluster, target, None, cause.clone(), applied).await {
-                        lost @ Error::Lost { .. } => lost,
-                        // A setter without words of its own reports the server's error as it is.
-                        _ if S::FAILED.is_empty() => cause.into(),
-                        _ => Error::msg(format!("{}{reason}", S::FAILED)),
-                    });
+                // A setter without words of its own reports the server's error as it is.
+                Err(WriteError::Failed(cause)) if !S::FAILED.is_empty() => {
+                    return Err(Error::msg(format!("{}{}", S::FAILED, visit::reason(&cause))));
                 }
+                Err(err) => return Err(visit::write_error(target, None, err)),
             }
         }
         _ => object.after,

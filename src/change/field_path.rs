@@ -11,13 +11,31 @@
 
 use std::fmt;
 
-use anyhow::bail;
 use serde_json::{Map, Value};
 
 use crate::schema::{self, LookupPatchMeta as _, SchemaNode};
 
 /// The schema of `metadata`, which custom resources share with built-in kinds.
 const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+
+/// Why a `--set`, `--set-string` or `--unset` argument is refused, or its change does not fit the
+/// object.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// The argument is not a path (with a value, for `--set`).
+    #[error("invalid {flag} {arg:?}: {reason}")]
+    Invalid { flag: &'static str, arg: String, reason: String },
+    /// A step of the path goes into a field that is not a map, or not a list.
+    #[error("{at} is {found}, not a {wanted}")]
+    WrongType { at: String, found: &'static str, wanted: &'static str },
+    /// A list step selects no item.
+    #[error("{item} is not in the list {list}, which has {len} items")]
+    NotInList { item: String, list: String, len: usize },
+}
+
+fn invalid(flag: &'static str, arg: &str, reason: impl Into<String>) -> Error {
+    Error::Invalid { flag, arg: arg.to_string(), reason: reason.into() }
+}
 
 /// One step of a field path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,39 +65,37 @@ pub enum FieldChange {
 impl FieldChange {
     /// `--set PATH=VALUE`: the value is read as YAML, so `3` is a number, `true` a boolean, `"3"`
     /// a string, `null` null, and `[a, b]` a list; an empty value is the empty string.
-    pub fn set(arg: &str) -> anyhow::Result<FieldChange> {
+    pub fn set(arg: &str) -> Result<FieldChange, Error> {
         let (path, text) = split_assignment(arg, "--set")?;
         let value = if text.is_empty() {
             Value::String(String::new())
         } else {
             serde_saphyr::from_str::<Value>(text).map_err(|err| {
                 let reason = err.to_string();
-                anyhow::anyhow!(
-                    "invalid --set {arg:?}: the value is not valid YAML ({}); use --set-string for text",
-                    reason.lines().next().unwrap_or_default()
-                )
+                let first = reason.lines().next().unwrap_or_default();
+                invalid("--set", arg, format!("the value is not valid YAML ({first}); use --set-string for text"))
             })?
         };
         Ok(FieldChange::Set { path, value, text: Some(text.to_string()) })
     }
 
     /// `--set-string PATH=VALUE`: the value is taken as text, whatever it looks like.
-    pub fn set_string(arg: &str) -> anyhow::Result<FieldChange> {
+    pub fn set_string(arg: &str) -> Result<FieldChange, Error> {
         let (path, text) = split_assignment(arg, "--set-string")?;
         Ok(FieldChange::Set { path, value: Value::String(text.to_string()), text: None })
     }
 
     /// `--unset PATH`.
-    pub fn unset(arg: &str) -> anyhow::Result<FieldChange> {
+    pub fn unset(arg: &str) -> Result<FieldChange, Error> {
         match parse_path(arg) {
             Ok((path, "")) => Ok(FieldChange::Unset { path }),
-            Ok((_, rest)) => bail!("invalid --unset {arg:?}: unexpected {rest:?} after the path"),
-            Err(reason) => bail!("invalid --unset {arg:?}: {reason}"),
+            Ok((_, rest)) => Err(invalid("--unset", arg, format!("unexpected {rest:?} after the path"))),
+            Err(reason) => Err(invalid("--unset", arg, reason)),
         }
     }
 
     /// Makes the change to `object`.
-    pub fn apply(&self, object: &mut Value) -> anyhow::Result<()> {
+    pub fn apply(&self, object: &mut Value) -> Result<(), Error> {
         match self {
             FieldChange::Set { path, value, text } => {
                 let value = match (value, text) {
@@ -100,13 +116,13 @@ impl FieldChange {
     }
 }
 
-fn split_assignment<'a>(arg: &'a str, flag: &str) -> anyhow::Result<(FieldPath, &'a str)> {
+fn split_assignment<'a>(arg: &'a str, flag: &'static str) -> Result<(FieldPath, &'a str), Error> {
     match parse_path(arg) {
         Ok((path, rest)) => match rest.strip_prefix('=') {
             Some(value) => Ok((path, value)),
-            None => bail!("invalid {flag} {arg:?}: expected PATH=VALUE"),
+            None => Err(invalid(flag, arg, "expected PATH=VALUE")),
         },
-        Err(reason) => bail!("invalid {flag} {arg:?}: {reason}"),
+        Err(reason) => Err(invalid(flag, arg, reason)),
     }
 }
 
@@ -243,23 +259,27 @@ fn type_name(value: &Value) -> &'static str {
     }
 }
 
-fn set(object: &mut Value, steps: &[Step], value: Value) -> anyhow::Result<()> {
+fn set(object: &mut Value, steps: &[Step], value: Value) -> Result<(), Error> {
     let mut current = object;
     for (at, step) in steps.iter().enumerate() {
         let parent = if at == 0 { String::new() } else { shown(steps, at - 1) };
-        let what = if parent.is_empty() { "the object".to_string() } else { parent.clone() };
+        let at_parent = || if parent.is_empty() { "the object".to_string() } else { parent.clone() };
         current = match step {
             Step::Key(key) => {
                 if current.is_null() {
                     *current = Value::Object(Map::new());
                 }
-                let Value::Object(map) = current else { bail!("{what} is {}, not a map", type_name(current)) };
+                let Value::Object(map) = current else {
+                    return Err(Error::WrongType { at: at_parent(), found: type_name(current), wanted: "map" });
+                };
                 map.entry(key.clone()).or_insert(Value::Null)
             }
             Step::Index(_) | Step::Match { .. } => {
-                let Value::Array(items) = current else { bail!("{what} is {}, not a list", type_name(current)) };
+                let Value::Array(items) = current else {
+                    return Err(Error::WrongType { at: at_parent(), found: type_name(current), wanted: "list" });
+                };
                 let Some(position) = position(items, step) else {
-                    bail!("{} is not in the list {parent}, which has {} items", shown(steps, at), items.len())
+                    return Err(Error::NotInList { item: shown(steps, at), list: parent, len: items.len() });
                 };
                 &mut items[position]
             }
@@ -320,10 +340,10 @@ mod tests {
             "ports": [{"port": 80}, {"port": 443}]}})
     }
 
-    fn changed(changes: &[anyhow::Result<FieldChange>]) -> anyhow::Result<Value> {
+    fn changed(changes: &[Result<FieldChange, Error>]) -> Result<Value, Error> {
         let mut object = deployment();
         for change in changes {
-            change.as_ref().map_err(|err| anyhow::anyhow!("{err}"))?.apply(&mut object)?;
+            change.clone()?.apply(&mut object)?;
         }
         Ok(object)
     }

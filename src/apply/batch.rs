@@ -1,6 +1,6 @@
-//! The whole input: checked before the first write, then applied in phases (namespaces, and the
-//! CustomResourceDefinitions of kinds the input has objects of, first; then everything else),
-//! several objects at once.
+//! The whole input as one batch: checked before the first write, then applied in phases
+//! (namespaces, and the CustomResourceDefinitions of kinds the input has objects of, first; then
+//! everything else), several objects at once.
 
 use std::collections::{HashMap, HashSet};
 use std::pin::{Pin, pin};
@@ -22,7 +22,7 @@ use crate::client::{Cluster, ResourceType};
 use crate::resource::{Entry, Manifest, Resolver, Source};
 
 /// An input checked for applying: nothing in it is known to fail before anything is sent.
-pub struct Plan<'c> {
+pub struct Batch<'c> {
     entries: Vec<Entry>,
     warnings: Vec<(Source, InvalidFields)>,
     /// The live objects read to check them (`None`: absent), for the apply to use.
@@ -41,7 +41,7 @@ fn identity(manifest: &Manifest) -> Identity {
     (object.rt.group.clone(), object.rt.kind.clone(), object.namespace.clone(), object.name.clone())
 }
 
-impl<'c> Plan<'c> {
+impl<'c> Batch<'c> {
     /// Checks every object before anything is written: its fields against the server's schema of
     /// its kind (as `options.validation` asks); for client-side apply, that the annotations with
     /// the last-applied configuration stay within the server's limit; and that no field changes
@@ -50,7 +50,7 @@ impl<'c> Plan<'c> {
         cluster: &'c Cluster,
         entries: Vec<Entry>,
         options: &ApplyOptions,
-    ) -> Result<Plan<'c>, Vec<(Source, Error)>> {
+    ) -> Result<Batch<'c>, Vec<(Source, Error)>> {
         // The reads go out first: the server answers them while the documents are checked here.
         let to_read = ToRead::of(&entries, options);
         // One limit for every read before the first write, as wide as the lists and the checks'
@@ -69,7 +69,7 @@ impl<'c> Plan<'c> {
         let Checked { mut failures, warnings, recorded, suspects } = checked;
         failures.append(&mut unchangeable);
         failures.extend(confirm_on_server(cluster, &entries, suspects, options).await);
-        if failures.is_empty() { Ok(Plan { entries, warnings, read, recorded, early }) } else { Err(failures) }
+        if failures.is_empty() { Ok(Batch { entries, warnings, read, recorded, early }) } else { Err(failures) }
     }
 
     /// The objects whose fields are wrong, with `--validate=warn` on a server that cannot warn.
@@ -103,13 +103,13 @@ impl<'c> Plan<'c> {
         // writes, they would compete with them, reads of the input's last objects before writes
         // of its first ones. Those under way are answered.
         self.early.close();
-        let Plan { entries, read, recorded, early: EarlyReads { mut sending, answers, .. }, .. } = self;
+        let Batch { entries, read, recorded, early: EarlyReads { mut sending, answers, .. }, .. } = self;
         let known = Known { read, recorded, early: answers };
         alongside(&mut sending, apply_in_phases(cluster, resolver, options, stop, entries, known, report)).await;
     }
 }
 
-/// Applies `entries` as [`Plan::run`] says.
+/// Applies `entries` as [`Batch::run`] says.
 async fn apply_in_phases(
     cluster: &Cluster,
     resolver: &Resolver<'_>,
@@ -295,7 +295,7 @@ impl<'a> ToRead<'a> {
     }
 }
 
-/// What the plan made of the objects before the first write, for the apply to use.
+/// What checking the batch made of the objects before the first write, for the apply to use.
 struct Known {
     read: HashMap<Identity, Option<Value>>,
     recorded: HashMap<usize, String>,
