@@ -14,6 +14,8 @@
 //! - [`kustomize`]: kustomize built in (`-k`, `kubeupd kustomize`): a kustomization in, objects
 //!   out; pure, on top of [`merge`] and [`manifest`], files through a loader trait.
 //! - [`manifest`]: reading `-f` inputs, and label selectors.
+//! - [`generate`]: kubectl's `create` generators (deployment, job, roles, ...): options in, the
+//!   object out, pure.
 //! - [`change`]: what the update verbs (`label`, `annotate`, `set`) change in an object, pure.
 //! - [`merge`]: the pure patch engine, guided by [`schema`] patch metadata.
 //! - [`gocompat`]: what must match Go byte for byte, at the bottom.
@@ -22,6 +24,7 @@ pub mod apply;
 pub mod change;
 pub mod cli;
 pub mod client;
+pub mod generate;
 pub mod gocompat;
 pub mod kustomize;
 pub mod manifest;

@@ -59,6 +59,8 @@ pub enum CreateCommand {
     /// Create a ServiceAccount.
     #[command(visible_alias = "sa")]
     Serviceaccount(NameArgs),
+    #[command(flatten)]
+    Generator(super::create_generators::GeneratorCommand),
 }
 
 /// The kinds of Secret `create secret` makes.
@@ -190,6 +192,7 @@ pub async fn run(args: CreateArgs, global: &GlobalArgs) -> Result {
         CreateCommand::Serviceaccount(named) => {
             (json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": named.object}}), &named.common)
         }
+        CreateCommand::Generator(generator) => (generator.object(global).await?, generator.common()),
     };
     create(object, common, global).await
 }
@@ -343,7 +346,8 @@ async fn edit_then_create(args: &CreateArgs, named: Vec<resource::Named>, global
 /// Prints or creates `object`, as `common` says.
 async fn create(mut object: Value, common: &CommonArgs, global: &GlobalArgs) -> Result {
     let printer = common.output.printer(Verb::Write)?.cloned();
-    let namespaced = object["kind"] != "Namespace";
+    let kind = object["kind"].as_str().unwrap_or_default().to_string();
+    let namespaced = !crate::generate::cluster_scoped(&kind);
     // kubectl names the namespace in the object only when -n names it.
     if namespaced && let Some(namespace) = &global.namespace {
         object["metadata"]["namespace"] = namespace.clone().into();
@@ -358,7 +362,7 @@ async fn create(mut object: Value, common: &CommonArgs, global: &GlobalArgs) -> 
         object
     } else {
         let cluster = global.connect().await?;
-        let rt = cluster.resolve_kind("v1", object["kind"].as_str().unwrap_or_default()).await?;
+        let rt = cluster.resolve_kind(object["apiVersion"].as_str().unwrap_or_default(), &kind).await?;
         let namespace =
             namespaced.then(|| global.namespace.clone().unwrap_or_else(|| cluster.default_namespace().into()));
         let write = WriteOptions {
@@ -370,11 +374,9 @@ async fn create(mut object: Value, common: &CommonArgs, global: &GlobalArgs) -> 
         cluster.create(&rt, namespace.as_deref(), &object, &write).await.map_err(|err| {
             // kubectl's generators wrap the server's refusal, each in its own words.
             let reason = err.status().map_or_else(|| err.to_string(), |status| status.message.clone());
-            match object["kind"].as_str() {
-                Some("ConfigMap") => Error::msg(format!("failed to create configmap: {reason}")),
-                Some("Secret") => Error::msg(format!("failed to create secret {reason}")),
-                Some("ServiceAccount") => Error::msg(format!("failed to create serviceaccount: {reason}")),
-                _ => err.into(),
+            match crate::generate::creation_failure(&kind) {
+                Some(words) => Error::msg(format!("{words}{reason}")),
+                None => err.into(),
             }
         })?
     };

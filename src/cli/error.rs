@@ -15,6 +15,9 @@ pub enum Error {
     Resource(#[from] resource::Error),
     #[error(transparent)]
     Apply(#[from] apply::Error),
+    /// A `create` generator's options kubectl refuses.
+    #[error(transparent)]
+    Generate(#[from] crate::generate::Error),
     /// A write of one object failed at the transport while the server still answers; the object
     /// was read back to say whether the write happened. Only that object failed.
     #[error("{}{object}: {lost}", .context.map(|context| format!("{context}: ")).unwrap_or_default())]
@@ -36,6 +39,9 @@ impl Error {
             Error::Resource(err) => err.line(),
             Error::Apply(err) => err.line(),
             Error::Lost { .. } => format!("error: {self}"),
+            // kubectl prints discovery's miss in `create role` as it is.
+            Error::Generate(err @ crate::generate::Error::UnknownResource { .. }) => err.to_string(),
+            Error::Generate(err) => format!("error: {err}"),
             // As kubectl, a message that starts with `error: ` already does not get it twice.
             Error::Other(err) => match format!("{err:#}") {
                 message if message.starts_with("error: ") => message.trim_end_matches('\n').to_string(),

@@ -11,6 +11,7 @@ mod apply_last_applied;
 mod apply_report;
 mod completion;
 mod create;
+mod create_generators;
 mod delete;
 mod diff;
 mod edit;

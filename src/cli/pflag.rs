@@ -133,7 +133,11 @@ fn is_missing_value(err: &clap::Error) -> bool {
 /// kubectl's local flags that shadow a global flag of the same name in one command (`set subject
 /// --user` names a subject, not the kubeconfig user): the command's words, the flag, and the
 /// name the local flag has here.
-const SHADOWING: &[(&[&str], &str, &str)] = &[(&["set", "subject"], "--user", "--subject-user")];
+const SHADOWING: &[(&[&str], &str, &str)] = &[
+    (&["set", "subject"], "--user", "--subject-user"),
+    (&["create", "rolebinding"], "--user", "--subject-user"),
+    (&["create", "clusterrolebinding"], "--user", "--subject-user"),
+];
 
 /// `args` with the local flags that shadow global ones renamed to their names here, so that the
 /// command's own flag gets the value, as in kubectl.

@@ -280,7 +280,8 @@ mod tests {
     #[test]
     fn label_columns_and_labels_follow_the_server_columns() {
         let mut table = table();
-        table.rows[0].object = json!({"metadata": {"labels": {"app": "one", "app.kubernetes.io/name": "web", "tier": "db"}}});
+        table.rows[0].object =
+            json!({"metadata": {"labels": {"app": "one", "app.kubernetes.io/name": "web", "tier": "db"}}});
         table.rows.truncate(1);
         let options = TableOptions {
             no_headers: false,

@@ -1,0 +1,95 @@
+//! kubectl's `kubectl create` generators for workloads and access rules: typed options in, the
+//! object kubectl's generator would send out (as JSON, fields as kubectl's Go types write them,
+//! empty structs included), or kubectl's words for what is wrong with the options. Pure: what
+//! needs the server (discovery for `role`, the CronJob of `job --from`) is looked up by the caller
+//! and handed in.
+
+pub mod rbac;
+pub mod workload;
+
+use serde_json::Value;
+
+/// What kubectl refuses in a generator's options, in its words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    #[error("cannot specify multiple --image options and command")]
+    ImagesWithCommand,
+    #[error("either --image or --from must be specified")]
+    ImageOrFrom,
+    #[error("cannot specify --from and command")]
+    FromWithCommand,
+    #[error("from must be an existing cronjob")]
+    FromNotACronJob,
+    /// `job --from` named an object of another kind; kubectl names its Go type.
+    #[error("unknown object type *{version}.{kind}")]
+    FromUnknownKind { version: String, kind: String },
+    #[error("at least one verb must be specified")]
+    NoVerb,
+    #[error("at least one resource must be specified")]
+    NoResource,
+    #[error("one of resource or nonResourceURL must be specified")]
+    NoResourceOrUrl,
+    #[error("resource must be specified if apiGroup/subresource specified")]
+    GroupWithoutResource,
+    /// `use`, `bind`, `escalate` and `impersonate` apply to a few resources only.
+    #[error("can not perform '{verb}' on '{resource}' in group '{group}'")]
+    SpecialVerb { verb: String, resource: String, group: String },
+    /// Discovery has no such resource; kubectl prints this one without `error: `.
+    #[error("the server doesn't have a resource type {resource:?}{}", in_group(.group))]
+    UnknownResource { resource: String, group: String },
+    #[error("invalid verb: '{0}' for nonResourceURL")]
+    NonResourceVerb(String),
+    #[error("nonResourceURL should start with /")]
+    NonResourceUrlSlash,
+    #[error("nonResourceURL only supports wildcard matches when '*' is at the end")]
+    NonResourceUrlWildcard,
+    #[error("aggregation rule must be specified without nonResourceURLs, verbs, resources or resourceNames")]
+    AggregationWithRules,
+    #[error("exactly one of clusterrole or role must be specified")]
+    RoleOrClusterRole,
+    #[error("serviceaccount must be <namespace>:<name>")]
+    ServiceAccountFormat,
+}
+
+fn in_group(group: &str) -> String {
+    if group.is_empty() { String::new() } else { format!(" in group {group:?}") }
+}
+
+/// kubectl's words before the server's reason when it refuses to create a generated object of
+/// `kind`, e.g. `failed to create deployment: `; `None` where kubectl shows the server's error as
+/// it is (roles and cluster roles).
+pub fn creation_failure(kind: &str) -> Option<&'static str> {
+    Some(match kind {
+        "ConfigMap" => "failed to create configmap: ",
+        "Secret" => "failed to create secret ",
+        "ServiceAccount" => "failed to create serviceaccount: ",
+        "Deployment" => "failed to create deployment: ",
+        "Job" => "failed to create job: ",
+        "CronJob" => "failed to create cronjob: ",
+        "RoleBinding" => "failed to create rolebinding: ",
+        "ClusterRoleBinding" => "failed to create clusterrolebinding: ",
+        _ => return None,
+    })
+}
+
+/// Whether objects of `kind`, among those the generators make, live outside namespaces (`-n`
+/// then does not name one in the object).
+pub fn cluster_scoped(kind: &str) -> bool {
+    matches!(kind, "Namespace" | "ClusterRole" | "ClusterRoleBinding")
+}
+
+/// `values` without repeats, first occurrences kept in order, as kubectl dedups flag values.
+fn unique(values: &[String]) -> Vec<String> {
+    let mut kept: Vec<String> = Vec::with_capacity(values.len());
+    for value in values {
+        if !kept.contains(value) {
+            kept.push(value.clone());
+        }
+    }
+    kept
+}
+
+/// A JSON array of strings.
+fn strings(values: &[String]) -> Value {
+    Value::from(values.to_vec())
+}
