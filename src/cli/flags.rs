@@ -2,10 +2,10 @@
 //! wrappers of library types (`--dry-run` modes, `-o` formats).
 
 use std::path::PathBuf;
-
+use std::str::FromStr;
 use std::sync::OnceLock;
 
-use clap::{ArgAction, Args, ValueEnum};
+use clap::{ArgMatches, Args, FromArgMatches, ValueEnum};
 use serde_json::Value;
 
 use super::Error;
@@ -203,8 +203,7 @@ pub struct OutputArgs {
     #[arg(long, value_name = "TEMPLATE")]
     pub template: Option<String>,
     /// With a template: a field that is missing prints nothing instead of failing.
-    #[arg(long, value_name = "BOOL", default_value_t = true, action = ArgAction::Set, num_args = 0..=1,
-          require_equals = true, default_missing_value = "true")]
+    #[arg(long, value_name = "BOOL", default_value_t = true)]
     pub allow_missing_template_keys: bool,
     /// Keep `metadata.managedFields` in JSON and YAML output.
     #[arg(long)]
@@ -356,25 +355,130 @@ pub struct PruneArgs {
     pub prune_allowlist: Vec<apply::prune::AllowedKind>,
 }
 
-/// `-l`, `--field-selector`, `--all` and `-A`: choose objects of the named types by what they are,
-/// not by name; shared by the verbs that change objects in bulk (`label`, `annotate`, `scale`).
-#[derive(Debug, Clone, Default, Args)]
-pub struct SelectionArgs {
+/// `-l`, `--selector`: the objects of the named types whose labels match.
+///
+/// The selector is the library's [`resource::LabelSelector`], checked as the flag is read; `get`,
+/// `wait` and `apply view-last-applied` take it as a `String` and leave it to the server, as
+/// kubectl does (the server's words for a bad one, and the `gt`/`lt` operators).
+#[derive(Debug, Clone, Args)]
+pub struct LabelSelectorArg<Selector = resource::LabelSelector>
+where
+    Selector: FromStr + Clone + Send + Sync + 'static,
+    Selector::Err: std::error::Error + Send + Sync + 'static,
+{
     /// Selector (label query) to filter on, e.g. `app=web,tier!=db`.
     #[arg(short = 'l', long, value_name = "SELECTOR")]
-    pub selector: Option<resource::LabelSelector>,
+    pub selector: Option<Selector>,
+}
+
+/// `--field-selector`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct FieldSelectorArg {
     /// Selector (field query) to filter on, e.g. `metadata.name=web`; the server supports few fields per type.
-    #[arg(long, value_name = "SELECTOR")]
-    pub field_selector: Option<String>,
+    #[arg(id = "field_selector", long = "field-selector", value_name = "SELECTOR")]
+    pub selector: Option<String>,
+}
+
+/// `--all`.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct AllArg {
     /// Select all objects of the named types in the namespace.
     #[arg(long)]
     pub all: bool,
-    /// With -l, --field-selector or --all: the objects of every namespace.
+}
+
+/// `-A`, `--all-namespaces`.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct AllNamespacesArg {
+    /// The objects of every namespace, not only the current one.
     #[arg(short = 'A', long)]
     pub all_namespaces: bool,
 }
 
-impl SelectionArgs {
+/// `--subresource`: a verb's read or write goes to this subresource of each object.
+#[derive(Debug, Clone, Default, Args)]
+pub struct SubresourceArg {
+    /// Work on this subresource of each object (e.g. status, scale) instead of the object.
+    #[arg(id = "subresource", long = "subresource", value_name = "NAME")]
+    pub name: Option<String>,
+}
+
+/// `--raw`: a request to a path of the server, its answer printed as it is.
+#[derive(Debug, Clone, Default, Args)]
+pub struct RawArg {
+    /// Send the request to this path of the server (e.g. /api/v1/namespaces/default/configmaps/x)
+    /// and print the answer as it is.
+    #[arg(id = "raw", long = "raw", value_name = "PATH")]
+    pub path: Option<String>,
+}
+
+/// `--local`: change the objects of the `-f` files, not the server's.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct LocalArg {
+    /// Change the objects of the -f files and print them, without contacting the server.
+    #[arg(long)]
+    pub local: bool,
+}
+
+/// `-l`, `--field-selector`, `--all` and `-A` together: choose objects of the named types by what
+/// they are, not by name; shared by the verbs that change objects in bulk (`label`, `annotate`,
+/// `scale`, `delete`, `set`, `wait`).
+///
+/// Its flags are the groups' above, declared there once; its fields are flat for the verbs that
+/// read them, so `Args` is written out here rather than derived.
+#[derive(Debug, Clone)]
+pub struct SelectionArgs<Selector = resource::LabelSelector> {
+    pub selector: Option<Selector>,
+    pub field_selector: Option<String>,
+    pub all: bool,
+    pub all_namespaces: bool,
+}
+
+/// Nothing selected (derived, it would ask `Selector: Default`).
+impl<Selector> Default for SelectionArgs<Selector> {
+    fn default() -> Self {
+        SelectionArgs { selector: None, field_selector: None, all: false, all_namespaces: false }
+    }
+}
+
+impl<Selector> FromArgMatches for SelectionArgs<Selector>
+where
+    Selector: FromStr + Clone + Send + Sync + 'static,
+    Selector::Err: std::error::Error + Send + Sync + 'static,
+{
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        Ok(SelectionArgs {
+            selector: LabelSelectorArg::<Selector>::from_arg_matches(matches)?.selector,
+            field_selector: FieldSelectorArg::from_arg_matches(matches)?.selector,
+            all: AllArg::from_arg_matches(matches)?.all,
+            all_namespaces: AllNamespacesArg::from_arg_matches(matches)?.all_namespaces,
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl<Selector> Args for SelectionArgs<Selector>
+where
+    Selector: FromStr + Clone + Send + Sync + 'static,
+    Selector::Err: std::error::Error + Send + Sync + 'static,
+{
+    fn augment_args(command: clap::Command) -> clap::Command {
+        let command = LabelSelectorArg::<Selector>::augment_args(command);
+        let command = FieldSelectorArg::augment_args(command);
+        let command = AllArg::augment_args(command);
+        AllNamespacesArg::augment_args(command)
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        Self::augment_args(command)
+    }
+}
+
+impl<Selector> SelectionArgs<Selector> {
     /// Whether the types are given alone, their objects chosen by selector or `--all`.
     pub fn by_type(&self) -> bool {
         self.all || self.selector.is_some() || self.field_selector.is_some()

@@ -41,7 +41,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use clap::{ArgAction, Args, CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
+use clap::{Args, CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
 use secrecy::SecretString;
 
 use crate::change;
@@ -96,15 +96,13 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "NAME")]
     pub tls_server_name: Option<String>,
     /// Do not verify the server's certificate (insecure).
-    #[arg(long, global = true, value_name = "BOOL", num_args = 0..=1, require_equals = true,
-          default_missing_value = "true", default_value_t = false, action = ArgAction::Set)]
+    #[arg(long, global = true, value_name = "BOOL")]
     pub insecure_skip_tls_verify: bool,
     /// Treat warnings from the server as errors: exit non-zero when any arrived.
     #[arg(long, global = true)]
     pub warnings_as_errors: bool,
     /// Ask the server for uncompressed answers.
-    #[arg(long, global = true, value_name = "BOOL", num_args = 0..=1, require_equals = true,
-          default_missing_value = "true", default_value_t = false, action = ArgAction::Set)]
+    #[arg(long, global = true, value_name = "BOOL")]
     pub disable_compression: bool,
     /// Bearer token for authentication to the API server.
     #[arg(long, global = true, value_name = "TOKEN", value_parser = secret)]
