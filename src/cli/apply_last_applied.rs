@@ -17,8 +17,10 @@ use crate::resource::{Resolved, Resolver, Rules};
 #[derive(Debug, Subcommand)]
 pub enum LastAppliedCommand {
     /// Print the last-applied configuration of objects.
+    #[command(after_help = super::help::VIEW_LAST_APPLIED)]
     ViewLastApplied(ViewArgs),
     /// Set the last-applied configuration of objects to the files' contents, changing nothing else.
+    #[command(after_help = super::help::SET_LAST_APPLIED)]
     SetLastApplied(SetArgs),
 }
 
@@ -38,6 +40,7 @@ pub struct ViewArgs {
     label: LabelSelectorArg<String>,
     #[command(flatten)]
     all: AllArg,
+    /// Output format: yaml or json.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = ViewFormat::Yaml)]
     output: ViewFormat,
 }

@@ -46,16 +46,16 @@ pub struct CreateArgs {
 #[derive(Debug, Subcommand)]
 pub enum CreateCommand {
     /// Create a ConfigMap from literals, files, directories or env files.
-    #[command(visible_alias = "cm")]
+    #[command(visible_alias = "cm", after_help = super::help::CREATE_CONFIGMAP)]
     Configmap(DataArgs),
     /// Create a Secret.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = super::help::CREATE_SECRET)]
     Secret(SecretCommand),
     /// Create a Namespace.
-    #[command(visible_alias = "ns")]
+    #[command(visible_alias = "ns", after_help = super::help::CREATE_NAMESPACE)]
     Namespace(NameArgs),
     /// Create a ServiceAccount.
-    #[command(visible_alias = "sa")]
+    #[command(visible_alias = "sa", after_help = super::help::CREATE_SERVICEACCOUNT)]
     Serviceaccount(NameArgs),
 }
 
@@ -63,10 +63,13 @@ pub enum CreateCommand {
 #[derive(Debug, Subcommand)]
 pub enum SecretCommand {
     /// Create a Secret from literals, files, directories or env files.
+    #[command(after_help = super::help::CREATE_SECRET_GENERIC)]
     Generic(SecretArgs),
     /// Create a Secret for a Docker registry (type kubernetes.io/dockerconfigjson).
+    #[command(after_help = super::help::CREATE_SECRET_DOCKER_REGISTRY)]
     DockerRegistry(DockerArgs),
     /// Create a TLS Secret from a certificate and its private key (type kubernetes.io/tls).
+    #[command(after_help = super::help::CREATE_SECRET_TLS)]
     Tls(TlsArgs),
 }
 
