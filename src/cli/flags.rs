@@ -355,17 +355,21 @@ pub struct PruneArgs {
     pub prune_allowlist: Vec<apply::prune::AllowedKind>,
 }
 
+/// What `-l` reads into: the library's selector, or its text (see [`LabelSelectorArg`]).
+pub trait SelectorValue:
+    FromStr<Err: std::error::Error + Send + Sync + 'static> + Clone + Send + Sync + 'static
+{
+}
+
+impl<T: FromStr<Err: std::error::Error + Send + Sync + 'static> + Clone + Send + Sync + 'static> SelectorValue for T {}
+
 /// `-l`, `--selector`: the objects of the named types whose labels match.
 ///
 /// The selector is the library's [`resource::LabelSelector`], checked as the flag is read; `get`,
 /// `wait` and `apply view-last-applied` take it as a `String` and leave it to the server, as
 /// kubectl does (the server's words for a bad one, and the `gt`/`lt` operators).
 #[derive(Debug, Clone, Args)]
-pub struct LabelSelectorArg<Selector = resource::LabelSelector>
-where
-    Selector: FromStr + Clone + Send + Sync + 'static,
-    Selector::Err: std::error::Error + Send + Sync + 'static,
-{
+pub struct LabelSelectorArg<Selector: SelectorValue = resource::LabelSelector> {
     /// Selector (label query) to filter on, e.g. `app=web,tier!=db`.
     #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<Selector>,
@@ -441,11 +445,7 @@ impl<Selector> Default for SelectionArgs<Selector> {
     }
 }
 
-impl<Selector> FromArgMatches for SelectionArgs<Selector>
-where
-    Selector: FromStr + Clone + Send + Sync + 'static,
-    Selector::Err: std::error::Error + Send + Sync + 'static,
-{
+impl<Selector: SelectorValue> FromArgMatches for SelectionArgs<Selector> {
     fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
         Ok(SelectionArgs {
             selector: LabelSelectorArg::<Selector>::from_arg_matches(matches)?.selector,
@@ -461,11 +461,7 @@ where
     }
 }
 
-impl<Selector> Args for SelectionArgs<Selector>
-where
-    Selector: FromStr + Clone + Send + Sync + 'static,
-    Selector::Err: std::error::Error + Send + Sync + 'static,
-{
+impl<Selector: SelectorValue> Args for SelectionArgs<Selector> {
     fn augment_args(command: clap::Command) -> clap::Command {
         let command = LabelSelectorArg::<Selector>::augment_args(command);
         let command = FieldSelectorArg::augment_args(command);
