@@ -1,9 +1,12 @@
 //! The command line: global flags, then one module per verb. The only layer that knows clap,
 //! prints, or uses `anyhow`.
 //!
-//! Each verb follows kubectl's shape: options are parsed by clap, validated, then run on the
-//! library ([`crate::resource`] resolves what the user named, [`crate::apply`] and
-//! [`crate::client`] do the work), and the results are printed with [`crate::output`].
+//! Each verb follows kubectl's shape: its flags (`XArgs`, read by clap), then its options checked
+//! before any request (`options()` or `plan()`: kubectl's checks, files read, printer made),
+//! then `run` on the library ([`crate::resource`] resolves what the user named, [`crate::apply`]
+//! and [`crate::client`] do the work), the results printed with [`crate::output`]. A flag that
+//! several verbs take is declared once, as a group of [`flags`]; help that is not a flag's (the
+//! verbs by kind, each verb's Examples) is in [`help`].
 
 mod apply;
 mod apply_last_applied;
