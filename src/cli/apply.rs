@@ -5,7 +5,7 @@
 use std::collections::{BTreeSet, HashSet};
 use std::time::Duration;
 
-use clap::{ArgAction, Args};
+use clap::Args;
 
 use super::apply_input::{self, Input, InputArgs, Preview};
 use super::apply_last_applied::LastAppliedCommand;
@@ -40,7 +40,7 @@ pub struct ApplyFlags {
     #[command(flatten)]
     pub input: InputArgs,
     /// Overwrite fields that others changed since the last apply; with false, such changes are conflicts.
-    #[arg(long, value_name = "BOOL", default_value_t = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    #[arg(long, value_name = "BOOL", default_value_t = true)]
     pub overwrite: bool,
     /// When an object cannot be patched, delete it and create it again.
     #[arg(long)]
@@ -49,7 +49,7 @@ pub struct ApplyFlags {
     pub deletion: DeletionArgs,
     /// Take strategic-merge metadata from the server's OpenAPI documents; false uses the metadata
     /// built into kubeupd.
-    #[arg(long, default_value_t = true, action = ArgAction::Set)]
+    #[arg(long, default_value_t = true)]
     pub openapi_patch: bool,
     /// With --server-side: apply to this subresource of each object (e.g. status, scale).
     #[arg(long, value_name = "NAME")]

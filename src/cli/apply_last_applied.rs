@@ -4,7 +4,7 @@
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
 
-use super::flags::{DryRunArg, FileArgs, OutputArgs, TargetArgs};
+use super::flags::{AllArg, DryRunArg, FileArgs, LabelSelectorArg, OutputArgs, TargetArgs};
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{DryRun, last_applied};
 use crate::client::{Cluster, Selectors, WriteOptions};
@@ -17,8 +17,10 @@ use crate::resource::{Resolved, Resolver, Rules};
 #[derive(Debug, Subcommand)]
 pub enum LastAppliedCommand {
     /// Print the last-applied configuration of objects.
+    #[command(after_help = super::help::VIEW_LAST_APPLIED)]
     ViewLastApplied(ViewArgs),
     /// Set the last-applied configuration of objects to the files' contents, changing nothing else.
+    #[command(after_help = super::help::SET_LAST_APPLIED)]
     SetLastApplied(SetArgs),
 }
 
@@ -34,12 +36,11 @@ pub enum ViewFormat {
 pub struct ViewArgs {
     #[command(flatten)]
     targets: TargetArgs,
-    /// The objects of the types named that match this label selector.
-    #[arg(short = 'l', long, value_name = "SELECTOR")]
-    selector: Option<String>,
-    /// Every object of the types named.
-    #[arg(long)]
-    all: bool,
+    #[command(flatten)]
+    label: LabelSelectorArg<String>,
+    #[command(flatten)]
+    all: AllArg,
+    /// Output format: yaml or json.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = ViewFormat::Yaml)]
     output: ViewFormat,
 }
@@ -69,9 +70,10 @@ pub async fn run(command: LastAppliedCommand, global: &GlobalArgs) -> Result {
 }
 
 async fn view(args: ViewArgs, cluster: &Cluster, resolver: &Resolver<'_>) -> Result {
-    let listing = args.selector.is_some() || args.all;
-    let rules = Rules { verb: "apply view-last-applied", types_alone: listing, selector: args.selector.is_some() };
-    let selectors = Selectors { label: args.selector.as_deref(), field: None };
+    let selector = args.label.selector.as_deref();
+    let listing = selector.is_some() || args.all.all;
+    let rules = Rules { verb: "apply view-last-applied", types_alone: listing, selector: selector.is_some() };
+    let selectors = Selectors { label: selector, field: None };
     let mut targets = Vec::new();
     for resolved in resolver.resolve(args.targets.named(rules)?).await? {
         targets.extend(resolved.objects(cluster, selectors).await?);

@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use futures::future::join_all;
 
 use super::edit::before_create::{self, EditFormat, ToEdit};
-use super::flags::{DryRunArg, FieldManagerArg, FileArgs, OutputArgs, ValidateArg};
+use super::flags::{DryRunArg, FieldManagerArg, FileArgs, LabelSelectorArg, OutputArgs, RawArg, ValidateArg};
 use super::{Error, GlobalArgs, Result, validation, visit, write_stdout};
 use crate::apply::{DryRun, last_applied};
 use crate::client::WriteOptions;
@@ -30,12 +30,10 @@ pub struct CreateArgs {
     files: FileArgs,
     #[command(flatten)]
     common: CommonArgs,
-    /// Only the objects of the files whose labels match, e.g. `app=web`.
-    #[arg(short = 'l', long, value_name = "SELECTOR")]
-    selector: Option<resource::LabelSelector>,
-    /// POST the one -f file to this path of the server and print the answer.
-    #[arg(long, value_name = "PATH")]
-    raw: Option<String>,
+    #[command(flatten)]
+    label: LabelSelectorArg,
+    #[command(flatten)]
+    raw: RawArg,
     /// Open each object in the editor before it is created.
     #[arg(long)]
     edit: bool,
@@ -48,16 +46,16 @@ pub struct CreateArgs {
 #[derive(Debug, Subcommand)]
 pub enum CreateCommand {
     /// Create a ConfigMap from literals, files, directories or env files.
-    #[command(visible_alias = "cm")]
+    #[command(visible_alias = "cm", after_help = super::help::CREATE_CONFIGMAP)]
     Configmap(DataArgs),
     /// Create a Secret.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = super::help::CREATE_SECRET)]
     Secret(SecretCommand),
     /// Create a Namespace.
-    #[command(visible_alias = "ns")]
+    #[command(visible_alias = "ns", after_help = super::help::CREATE_NAMESPACE)]
     Namespace(NameArgs),
     /// Create a ServiceAccount.
-    #[command(visible_alias = "sa")]
+    #[command(visible_alias = "sa", after_help = super::help::CREATE_SERVICEACCOUNT)]
     Serviceaccount(NameArgs),
     #[command(flatten)]
     Generator(super::create_generators::GeneratorCommand),
@@ -67,10 +65,13 @@ pub enum CreateCommand {
 #[derive(Debug, Subcommand)]
 pub enum SecretCommand {
     /// Create a Secret from literals, files, directories or env files.
+    #[command(after_help = super::help::CREATE_SECRET_GENERIC)]
     Generic(SecretArgs),
     /// Create a Secret for a Docker registry (type kubernetes.io/dockerconfigjson).
+    #[command(after_help = super::help::CREATE_SECRET_DOCKER_REGISTRY)]
     DockerRegistry(DockerArgs),
     /// Create a TLS Secret from a certificate and its private key (type kubernetes.io/tls).
+    #[command(after_help = super::help::CREATE_SECRET_TLS)]
     Tls(TlsArgs),
 }
 
@@ -204,7 +205,7 @@ const RULES: Rules = Rules { verb: "create", types_alone: false, selector: false
 async fn create_files(args: &CreateArgs, global: &GlobalArgs) -> Result {
     let (files, common) = (&args.files, &args.common);
     files.require()?;
-    if let Some(path) = &args.raw {
+    if let Some(path) = &args.raw.path {
         return create_raw(args, path, global).await;
     }
     common.output.printer(Verb::Write)?;
@@ -213,7 +214,7 @@ async fn create_files(args: &CreateArgs, global: &GlobalArgs) -> Result {
         // kubectl's edit-before-create reads the files alone: -l does not apply.
         return edit_then_create(args, named, global).await;
     }
-    if let Some(selector) = &args.selector {
+    if let Some(selector) = &args.label.selector {
         named.retain(|named| match named {
             resource::Named::Manifest(manifest) => selector.matches(&manifest.object),
             _ => true,
@@ -276,7 +277,7 @@ async fn create_raw(args: &CreateArgs, path: &str, global: &GlobalArgs) -> Resul
     if files.recursive {
         return Err(Error::msg("--raw and --recursive are mutually exclusive"));
     }
-    if args.selector.is_some() {
+    if args.label.selector.is_some() {
         return Err(Error::msg("--raw and --selector (-l) are mutually exclusive"));
     }
     if args.common.output.output.as_deref().is_some_and(|output| !output.is_empty()) {

@@ -18,20 +18,25 @@ use crate::generate::{self, rbac, workload};
 #[derive(Debug, Subcommand)]
 pub enum GeneratorCommand {
     /// Create a deployment with the specified name.
-    #[command(visible_alias = "deploy")]
+    #[command(visible_alias = "deploy", after_help = super::help::CREATE_DEPLOYMENT)]
     Deployment(DeploymentArgs),
     /// Create a job with the specified name.
+    #[command(after_help = super::help::CREATE_JOB)]
     Job(JobArgs),
     /// Create a cron job with the specified name.
-    #[command(visible_alias = "cj")]
+    #[command(visible_alias = "cj", after_help = super::help::CREATE_CRONJOB)]
     Cronjob(CronJobArgs),
     /// Create a role with single rule.
+    #[command(after_help = super::help::CREATE_ROLE)]
     Role(RoleArgs),
     /// Create a cluster role.
+    #[command(after_help = super::help::CREATE_CLUSTERROLE)]
     Clusterrole(ClusterRoleArgs),
     /// Create a role binding for a particular role or cluster role.
+    #[command(after_help = super::help::CREATE_ROLEBINDING)]
     Rolebinding(RoleBindingArgs),
     /// Create a cluster role binding for a particular cluster role.
+    #[command(after_help = super::help::CREATE_CLUSTERROLEBINDING)]
     Clusterrolebinding(ClusterRoleBindingArgs),
 }
 

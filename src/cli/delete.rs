@@ -5,10 +5,10 @@
 
 use std::time::Duration;
 
-use clap::{ArgAction, Args};
+use clap::Args;
 use futures::future::join_all;
 
-use super::flags::{DeletionArgs, DryRunArg, SelectionArgs, TargetArgs};
+use super::flags::{DeletionArgs, DryRunArg, RawArg, SelectionArgs, TargetArgs};
 use super::visit;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{DryRun, lost};
@@ -27,7 +27,7 @@ pub struct DeleteArgs {
     #[arg(long)]
     pub ignore_not_found: bool,
     /// Wait until the objects are gone (finalizers done) before returning.
-    #[arg(long, default_value_t = true, action = ArgAction::Set)]
+    #[arg(long, default_value_t = true)]
     pub wait: bool,
     #[command(flatten)]
     pub deletion: DeletionArgs,
@@ -48,9 +48,8 @@ pub struct DeleteArgs {
     /// List the objects and delete them only if the answer (on stdin) is `y`.
     #[arg(short = 'i', long)]
     pub interactive: bool,
-    /// Send a DELETE to this path of the server (with the body of the one -f file) and print the answer.
-    #[arg(long, value_name = "PATH")]
-    pub raw: Option<String>,
+    #[command(flatten)]
+    pub raw: RawArg,
 }
 
 /// The checked options.
@@ -96,7 +95,7 @@ fn plan(args: &DeleteArgs) -> Result<Plan> {
     if args.force && grace_period < 0 {
         grace_period = 0;
     }
-    if args.targets.targets.is_empty() && args.targets.files.filenames.is_empty() && args.raw.is_none() {
+    if args.targets.targets.is_empty() && args.targets.files.filenames.is_empty() && args.raw.path.is_none() {
         return Err(Error::msg(visit::NOTHING_NAMED));
     }
     let force = args.force && grace_period == 0;
@@ -183,7 +182,7 @@ fn confirmed(doomed: &[Doomed]) -> Result<bool> {
 /// Runs `kubeupd delete`.
 pub async fn run(args: DeleteArgs, global: &GlobalArgs) -> Result {
     let plan = plan(&args)?;
-    if let Some(path) = &args.raw {
+    if let Some(path) = &args.raw.path {
         return delete_raw(&args, path, global).await;
     }
     if plan.operation == "force deleted" {

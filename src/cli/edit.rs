@@ -20,7 +20,7 @@ use serde_json::Value;
 use self::edit_file::EditFile;
 use self::editor::Editor;
 use self::text::Reason;
-use super::flags::{FieldManagerArg, TargetArgs, ValidateArg};
+use super::flags::{FieldManagerArg, OutputArgs, SubresourceArg, TargetArgs, ValidateArg};
 use super::validation;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, Verdict, last_applied};
@@ -37,32 +37,24 @@ const NO_CHANGES: &str = "Edit cancelled, no changes made.";
 
 /// Options of `kubeupd edit`.
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("output", |arg| arg.help("The format to edit in, yaml or json (default: yaml); when given, edited \
+        objects are printed in it too")),
+    mut_arg("template", |arg| arg.help("Without -o: print the edited objects through this Go template")),
+)]
 pub struct EditArgs {
     #[command(flatten)]
     pub targets: TargetArgs,
-    /// The format to edit in, yaml or json (default: yaml); when given, edited objects are printed
-    /// in it too.
-    #[arg(short = 'o', long, value_name = "FORMAT")]
-    pub output: Option<String>,
-    /// Without -o: print the edited objects through this Go template.
-    #[arg(long, value_name = "TEMPLATE")]
-    pub template: Option<String>,
-    /// With --template: a missing key prints `<no value>` instead of failing.
-    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set, num_args = 0..=1,
-          require_equals = true, default_missing_value = "true")]
-    pub allow_missing_template_keys: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// Also record the edited configuration in the last-applied annotation, for a later apply.
     #[arg(long)]
     pub save_config: bool,
     /// Print each patch before sending it.
     #[arg(long, alias = "output-patch")]
     pub show_patch: bool,
-    /// Keep `metadata.managedFields` in the edited text and the printed objects.
-    #[arg(long)]
-    pub show_managed_fields: bool,
-    /// Edit this subresource of each object (e.g. status) instead of the object.
-    #[arg(long, value_name = "NAME")]
-    pub subresource: Option<String>,
+    #[command(flatten)]
+    pub subresource: SubresourceArg,
     /// Give the editor CRLF line endings (kubectl's default on Windows).
     #[arg(long)]
     pub windows_line_endings: bool,
@@ -72,23 +64,40 @@ pub struct EditArgs {
     pub validate: ValidateArg,
 }
 
+/// What `edit` is asked, checked before any request.
+struct Options {
+    printer: Printer,
+    /// The objects the arguments and files name.
+    objects: Vec<Named>,
+    editor: Editor,
+}
+
+impl EditArgs {
+    /// The printer the flags ask for, the objects named and the user's editor.
+    fn options(&self) -> Result<Options> {
+        let output = &self.output;
+        let format = EditFormat::from_output(output.output.as_deref()).map_err(Error::msg)?;
+        // Without -o, kubectl prints the edited objects through --template, a Go template.
+        let template = match (&output.template, format) {
+            (Some(template), None) if !template.is_empty() => {
+                let verb = output::Verb::Write;
+                let printer =
+                    output::Printer::new("go-template", Some(template), output.allow_missing_template_keys, verb);
+                Some(printer.map_err(|err| Error::msg(err.to_string()))?)
+            }
+            _ => None,
+        };
+        let printer = Printer { format, template, printed: 0, show_managed_fields: output.show_managed_fields };
+        let objects = self.targets.named(Rules { verb: "edit", types_alone: true, selector: false })?;
+        Ok(Options { printer, objects, editor: Editor::from_env()? })
+    }
+}
+
 /// Runs `kubeupd edit`.
 pub async fn run(args: EditArgs, global: &GlobalArgs) -> Result {
-    let format = EditFormat::from_output(args.output.as_deref()).map_err(Error::msg)?;
-    // Without -o, kubectl prints the edited objects through --template, a Go template.
-    let template = match (&args.template, format) {
-        (Some(template), None) if !template.is_empty() => {
-            let verb = output::Verb::Write;
-            let printer = output::Printer::new("go-template", Some(template), args.allow_missing_template_keys, verb);
-            Some(printer.map_err(|err| Error::msg(err.to_string()))?)
-        }
-        _ => None,
-    };
-    let objects = args.targets.named(Rules { verb: "edit", types_alone: true, selector: false })?;
-    let editor = Editor::from_env()?;
+    let Options { printer, objects, editor } = args.options()?;
     let cluster = global.connect().await?;
     let targets = fetch(&cluster, objects, global.namespace.as_deref(), &args).await?;
-    let printer = Printer { format, template, printed: 0, show_managed_fields: args.show_managed_fields };
     let session = Session { cluster: &cluster, args: &args, targets, schemas: HashMap::new(), printer };
     session.run(&editor).await
 }
@@ -129,11 +138,11 @@ async fn fetch(
     for item in resolved {
         named.extend(item.objects(cluster, Selectors::default()).await?);
     }
-    let subresource = args.subresource.as_deref();
+    let subresource = args.subresource.name.as_deref();
     let fetches = named.into_iter().map(|object| async move {
         let namespace = object.namespace.unwrap_or_default();
         let mut fetched = cluster.get_subresource(&object.rt, Some(&namespace), &object.name, subresource).await?;
-        if !args.show_managed_fields {
+        if !args.output.show_managed_fields {
             output::strip_managed_fields(&mut fetched);
         }
         Ok::<_, Error>(Target {
@@ -373,7 +382,7 @@ impl Session<'_> {
             }
             let options = WriteOptions {
                 field_manager: Some(self.args.field_manager.or("kubectl-edit")),
-                subresource: self.args.subresource.clone(),
+                subresource: self.args.subresource.name.clone(),
                 ..WriteOptions::default()
             };
             let name = object["metadata"]["name"].as_str().unwrap_or_default();
@@ -424,7 +433,7 @@ mod tests {
         let crate::cli::Command::Edit(args) = cli.command else { unreachable!() };
         assert!(args.show_patch && args.save_config);
         assert_eq!(
-            (args.output.as_deref(), args.field_manager.or("kubectl-edit")),
+            (args.output.output.as_deref(), args.field_manager.or("kubectl-edit")),
             (Some("json"), "kubectl-edit".into())
         );
     }

@@ -2,10 +2,10 @@
 //! wrappers of library types (`--dry-run` modes, `-o` formats).
 
 use std::path::PathBuf;
-
+use std::str::FromStr;
 use std::sync::OnceLock;
 
-use clap::{ArgAction, Args, ValueEnum};
+use clap::{ArgMatches, Args, FromArgMatches, ValueEnum};
 use serde_json::Value;
 
 use super::Error;
@@ -203,8 +203,7 @@ pub struct OutputArgs {
     #[arg(long, value_name = "TEMPLATE")]
     pub template: Option<String>,
     /// With a template: a field that is missing prints nothing instead of failing.
-    #[arg(long, value_name = "BOOL", default_value_t = true, action = ArgAction::Set, num_args = 0..=1,
-          require_equals = true, default_missing_value = "true")]
+    #[arg(long, value_name = "BOOL", default_value_t = true)]
     pub allow_missing_template_keys: bool,
     /// Keep `metadata.managedFields` in JSON and YAML output.
     #[arg(long)]
@@ -356,25 +355,126 @@ pub struct PruneArgs {
     pub prune_allowlist: Vec<apply::prune::AllowedKind>,
 }
 
-/// `-l`, `--field-selector`, `--all` and `-A`: choose objects of the named types by what they are,
-/// not by name; shared by the verbs that change objects in bulk (`label`, `annotate`, `scale`).
-#[derive(Debug, Clone, Default, Args)]
-pub struct SelectionArgs {
+/// What `-l` reads into: the library's selector, or its text (see [`LabelSelectorArg`]).
+pub trait SelectorValue:
+    FromStr<Err: std::error::Error + Send + Sync + 'static> + Clone + Send + Sync + 'static
+{
+}
+
+impl<T: FromStr<Err: std::error::Error + Send + Sync + 'static> + Clone + Send + Sync + 'static> SelectorValue for T {}
+
+/// `-l`, `--selector`: the objects of the named types whose labels match.
+///
+/// The selector is the library's [`resource::LabelSelector`], checked as the flag is read; `get`,
+/// `wait` and `apply view-last-applied` take it as a `String` and leave it to the server, as
+/// kubectl does (the server's words for a bad one, and the `gt`/`lt` operators).
+#[derive(Debug, Clone, Args)]
+pub struct LabelSelectorArg<Selector: SelectorValue = resource::LabelSelector> {
     /// Selector (label query) to filter on, e.g. `app=web,tier!=db`.
     #[arg(short = 'l', long, value_name = "SELECTOR")]
-    pub selector: Option<resource::LabelSelector>,
+    pub selector: Option<Selector>,
+}
+
+/// `--field-selector`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct FieldSelectorArg {
     /// Selector (field query) to filter on, e.g. `metadata.name=web`; the server supports few fields per type.
-    #[arg(long, value_name = "SELECTOR")]
-    pub field_selector: Option<String>,
+    #[arg(id = "field_selector", long = "field-selector", value_name = "SELECTOR")]
+    pub selector: Option<String>,
+}
+
+/// `--all`.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct AllArg {
     /// Select all objects of the named types in the namespace.
     #[arg(long)]
     pub all: bool,
-    /// With -l, --field-selector or --all: the objects of every namespace.
+}
+
+/// `-A`, `--all-namespaces`.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct AllNamespacesArg {
+    /// The objects of every namespace, not only the current one.
     #[arg(short = 'A', long)]
     pub all_namespaces: bool,
 }
 
-impl SelectionArgs {
+/// `--subresource`: a verb's read or write goes to this subresource of each object.
+#[derive(Debug, Clone, Default, Args)]
+pub struct SubresourceArg {
+    /// Work on this subresource of each object (e.g. status, scale) instead of the object.
+    #[arg(id = "subresource", long = "subresource", value_name = "NAME")]
+    pub name: Option<String>,
+}
+
+/// `--raw`: a request to a path of the server, its answer printed as it is.
+#[derive(Debug, Clone, Default, Args)]
+pub struct RawArg {
+    /// Send the request to this path of the server (e.g. /api/v1/namespaces/default/configmaps/x)
+    /// and print the answer as it is.
+    #[arg(id = "raw", long = "raw", value_name = "PATH")]
+    pub path: Option<String>,
+}
+
+/// `--local`: change the objects of the `-f` files, not the server's.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct LocalArg {
+    /// Change the objects of the -f files and print them, without contacting the server.
+    #[arg(long)]
+    pub local: bool,
+}
+
+/// `-l`, `--field-selector`, `--all` and `-A` together: choose objects of the named types by what
+/// they are, not by name; shared by the verbs that change objects in bulk (`label`, `annotate`,
+/// `scale`, `delete`, `set`, `wait`).
+///
+/// Its flags are the groups' above, declared there once; its fields are flat for the verbs that
+/// read them, so `Args` is written out here rather than derived.
+#[derive(Debug, Clone)]
+pub struct SelectionArgs<Selector = resource::LabelSelector> {
+    pub selector: Option<Selector>,
+    pub field_selector: Option<String>,
+    pub all: bool,
+    pub all_namespaces: bool,
+}
+
+/// Nothing selected (derived, it would ask `Selector: Default`).
+impl<Selector> Default for SelectionArgs<Selector> {
+    fn default() -> Self {
+        SelectionArgs { selector: None, field_selector: None, all: false, all_namespaces: false }
+    }
+}
+
+impl<Selector: SelectorValue> FromArgMatches for SelectionArgs<Selector> {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        Ok(SelectionArgs {
+            selector: LabelSelectorArg::<Selector>::from_arg_matches(matches)?.selector,
+            field_selector: FieldSelectorArg::from_arg_matches(matches)?.selector,
+            all: AllArg::from_arg_matches(matches)?.all,
+            all_namespaces: AllNamespacesArg::from_arg_matches(matches)?.all_namespaces,
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl<Selector: SelectorValue> Args for SelectionArgs<Selector> {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        let command = LabelSelectorArg::<Selector>::augment_args(command);
+        let command = FieldSelectorArg::augment_args(command);
+        let command = AllArg::augment_args(command);
+        AllNamespacesArg::augment_args(command)
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        Self::augment_args(command)
+    }
+}
+
+impl<Selector> SelectionArgs<Selector> {
     /// Whether the types are given alone, their objects chosen by selector or `--all`.
     pub fn by_type(&self) -> bool {
         self.all || self.selector.is_some() || self.field_selector.is_some()
@@ -387,5 +487,80 @@ impl SelectionArgs {
             (true, _, Some(_)) => Err(Error::msg("cannot set --all and --field-selector at the same time")),
             _ => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod group_tests {
+    use clap::Parser;
+
+    use super::*;
+
+    /// A verb with every shared group, read with kubectl's grammar as the real tree is.
+    #[derive(Debug, Parser)]
+    struct Verb {
+        #[command(flatten)]
+        selection: SelectionArgs,
+        #[command(flatten)]
+        subresource: SubresourceArg,
+        #[command(flatten)]
+        raw: RawArg,
+        #[command(flatten)]
+        local: LocalArg,
+    }
+
+    /// A verb that leaves the selector to the server (`get`, `wait`).
+    #[derive(Debug, Parser)]
+    struct ServerSelected {
+        #[command(flatten)]
+        label: LabelSelectorArg<String>,
+    }
+
+    fn parse<P: Parser>(line: &[&str]) -> Result<P, clap::Error> {
+        let mut command = super::super::pflag::with_pflag_booleans(P::command());
+        let matches = command.try_get_matches_from_mut(std::iter::once("verb").chain(line.iter().copied()))?;
+        P::from_arg_matches(&matches)
+    }
+
+    fn verb(line: &[&str]) -> Verb {
+        parse(line).unwrap_or_else(|err| panic!("{line:?}: {err}"))
+    }
+
+    #[test]
+    fn label_selectors_take_kubectls_spellings() {
+        for line in [&["-l", "a=b"][..], &["-la=b"], &["-l=a=b"], &["--selector=a=b"], &["--selector", "a=b"]] {
+            let selector = verb(line).selection.selector.map(|selector| selector.as_str().to_string());
+            assert_eq!(selector.as_deref(), Some("a=b"), "{line:?}");
+        }
+        // As today: a second -l is refused (kubectl would take the last).
+        assert!(parse::<Verb>(&["-l", "a=b", "-l", "c=d"]).is_err());
+        // Checked as the flag is read, or left to the server as given.
+        assert!(parse::<Verb>(&["-l", "a b=c"]).is_err());
+        let server: ServerSelected = parse(&["-l", "a gt 1"]).unwrap();
+        assert_eq!(server.label.selector.as_deref(), Some("a gt 1"));
+    }
+
+    #[test]
+    fn selection_flags_take_kubectls_spellings() {
+        let selection = verb(&["--field-selector=metadata.name=web", "-A"]).selection;
+        assert_eq!((selection.field_selector.as_deref(), selection.all_namespaces), (Some("metadata.name=web"), true));
+        assert!(selection.by_type() && !selection.all);
+        assert!(verb(&["--all-namespaces=true", "--all"]).selection.all_namespaces);
+        assert!(!verb(&["-A=false"]).selection.all_namespaces);
+        let all = verb(&["--all", "-l", "a=b"]).selection;
+        assert_eq!(all.validate().unwrap_err().line(), "error: cannot set --all and --selector at the same time");
+        assert!(!verb(&["--all=false"]).selection.all);
+    }
+
+    #[test]
+    fn subresource_raw_and_local_take_kubectls_spellings() {
+        let parsed = verb(&["--subresource", "status", "--raw=/readyz", "--local"]);
+        assert_eq!(parsed.subresource.name.as_deref(), Some("status"));
+        assert_eq!(parsed.raw.path.as_deref(), Some("/readyz"));
+        assert!(parsed.local.local);
+        let parsed = verb(&["--subresource=scale", "--raw", "/livez", "--local=false"]);
+        assert_eq!((parsed.subresource.name.as_deref(), parsed.raw.path.as_deref()), (Some("scale"), Some("/livez")));
+        assert!(!parsed.local.local);
+        assert!(parse::<Verb>(&["--raw"]).is_err());
     }
 }

@@ -6,27 +6,26 @@ use clap::Args;
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::flags::{OutputArgs, TargetArgs};
+use super::flags::{
+    AllNamespacesArg, FieldSelectorArg, LabelSelectorArg, OutputArgs, RawArg, SubresourceArg, TargetArgs,
+};
 use super::{Error, GlobalArgs, Result};
 use crate::client::{self, Cluster, ListScope, ResourceType, Selectors};
 use crate::gocompat::tabwriter::TabWriter;
 use crate::output::{self, Printer, Table, TableOptions, Verb};
-use crate::resource::{self, ObjectRef, Resolved, Resolver, Rules};
+use crate::resource::{self, Named, ObjectRef, Resolved, Resolver, Rules};
 
 /// Options of `kubeupd get`.
 #[derive(Debug, Args)]
 pub struct GetArgs {
     #[command(flatten)]
     pub targets: TargetArgs,
-    /// List across all namespaces.
-    #[arg(short = 'A', long)]
-    pub all_namespaces: bool,
-    /// Label selector to filter lists on, e.g. `app=web,tier!=db`.
-    #[arg(short = 'l', long, value_name = "SELECTOR")]
-    pub selector: Option<String>,
-    /// Field selector to filter lists on, e.g. `metadata.name=web,status.phase!=Running`.
-    #[arg(long, value_name = "SELECTOR")]
-    pub field_selector: Option<String>,
+    #[command(flatten)]
+    pub scope: AllNamespacesArg,
+    #[command(flatten)]
+    pub label: LabelSelectorArg<String>,
+    #[command(flatten)]
+    pub field: FieldSelectorArg,
     /// Leave out the header line of tables and custom columns.
     #[arg(long)]
     pub no_headers: bool,
@@ -59,22 +58,19 @@ pub struct GetArgs {
     #[arg(long)]
     pub output_watch_events: bool,
     /// Let the server print the table (true), or print only each object's name and age (false).
-    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set, num_args = 0..=1,
-          require_equals = true, default_missing_value = "true")]
+    #[arg(long, value_name = "BOOL", default_value_t = true)]
     pub server_print: bool,
     #[command(flatten)]
     pub output: OutputArgs,
-    /// Read this path of the server (e.g. /readyz, /apis/apps/v1) and print the answer as it is.
-    #[arg(long, value_name = "PATH")]
-    pub raw: Option<String>,
-    /// Read this subresource of the objects named (e.g. status, scale) instead of the objects.
-    #[arg(long, value_name = "NAME")]
-    pub subresource: Option<String>,
+    #[command(flatten)]
+    pub raw: RawArg,
+    #[command(flatten)]
+    pub subresource: SubresourceArg,
 }
 
 impl GetArgs {
     fn selectors(&self) -> Selectors<'_> {
-        Selectors { label: self.selector.as_deref(), field: self.field_selector.as_deref() }
+        Selectors { label: self.label.selector.as_deref(), field: self.field.selector.as_deref() }
     }
 }
 
@@ -96,22 +92,42 @@ impl Visit {
     }
 }
 
+/// What `get` is asked, checked before any request.
+enum Options {
+    /// `--raw PATH`: one GET of a path of the server, its answer printed as it is.
+    Raw(String),
+    /// The objects named, or listed by type, printed with `printer` (`None`: as tables).
+    Objects { named: Vec<Named>, printer: Option<Printer> },
+}
+
+impl GetArgs {
+    /// kubectl's checks of the flags, and the objects the arguments and files name.
+    fn options(&self) -> Result<Options> {
+        if let Some(path) = &self.raw.path {
+            if !self.targets.targets.is_empty() || self.targets.files.given() {
+                return Err(Error::msg("arguments may not be passed when --raw is specified"));
+            }
+            return Ok(Options::Raw(path.clone()));
+        }
+        let printer = self.output.printer(Verb::Get)?.cloned();
+        let selecting = self.label.selector.is_some() || self.field.selector.is_some();
+        let rules = Rules { verb: "get", types_alone: true, selector: selecting };
+        Ok(Options::Objects { named: self.targets.named(rules)?, printer })
+    }
+}
+
 /// Runs `kubeupd get`.
 pub async fn run(args: GetArgs, global: &GlobalArgs) -> Result {
-    if let Some(path) = &args.raw {
-        if !args.targets.targets.is_empty() || args.targets.files.given() {
-            return Err(Error::msg("arguments may not be passed when --raw is specified"));
+    let (named, printer) = match args.options()? {
+        Options::Raw(path) => {
+            let cluster = global.connect().await?;
+            let answer = cluster.raw(http::Method::GET, &path, None).await?;
+            return super::write_stdout(&String::from_utf8_lossy(&answer));
         }
-        let cluster = global.connect().await?;
-        let answer = cluster.raw(http::Method::GET, path, None).await?;
-        return super::write_stdout(&String::from_utf8_lossy(&answer));
-    }
-    let printer = args.output.printer(Verb::Get)?.cloned();
-    let selecting = args.selector.is_some() || args.field_selector.is_some();
-    let rules = Rules { verb: "get", types_alone: true, selector: selecting };
-    let named = args.targets.named(rules)?;
+        Options::Objects { named, printer } => (named, printer),
+    };
     let cluster = global.connect().await?;
-    let resolver = Resolver::new(&cluster, global.namespace.as_deref(), args.all_namespaces);
+    let resolver = Resolver::new(&cluster, global.namespace.as_deref(), args.scope.all_namespaces);
     let resolved = match resolver.resolve(named).await {
         // kubectl prints an unknown kind in a file without its `error: ` prefix.
         Err(err @ resource::Error::UnknownKind { .. }) => {
@@ -120,7 +136,7 @@ pub async fn run(args: GetArgs, global: &GlobalArgs) -> Result {
         }
         resolved => resolved?,
     };
-    if args.subresource.is_some() && resolved.iter().any(|item| matches!(item, Resolved::List { .. })) {
+    if args.subresource.name.is_some() && resolved.iter().any(|item| matches!(item, Resolved::List { .. })) {
         return Err(Error::msg("subresource cannot be used when bulk resources are specified"));
     }
     let single_object = matches!(resolved.as_slice(), [Resolved::Object(_) | Resolved::Manifest(_)]);
@@ -181,7 +197,7 @@ fn visits(resolved: Vec<Resolved>) -> Vec<Visit> {
 /// Fetches every visit's table concurrently; a visit's tables are one per named object, or one list.
 async fn fetch_tables(cluster: &Cluster, visits: &[Visit], args: &GetArgs) -> Vec<Vec<Result<Table>>> {
     let whole_objects = args.sort_by.is_some();
-    let subresource = args.subresource.as_deref();
+    let subresource = args.subresource.name.as_deref();
     if !args.server_print {
         return join_all(visits.iter().map(|visit| async move {
             let objects = match &visit.names {
@@ -254,7 +270,7 @@ async fn print_tables(
         }
         let options = TableOptions {
             wide,
-            namespace_column: args.all_namespaces && visit.rt.namespaced,
+            namespace_column: args.scope.all_namespaces && visit.rt.namespaced,
             kind_prefix: (several_types || args.show_kind).then(|| visit.rt.group_kind_lower()),
             no_headers: args.no_headers,
             label_columns: args.label_columns.clone(),
@@ -269,7 +285,7 @@ async fn print_tables(
     if out.is_empty() && errors.is_empty() && !args.ignore_not_found {
         let every_type_namespaced = visits.iter().all(|visit| visit.rt.namespaced);
         match visits.first().and_then(|visit| visit.namespace.as_deref()) {
-            Some(namespace) if every_type_namespaced && !args.all_namespaces => {
+            Some(namespace) if every_type_namespaced && !args.scope.all_namespaces => {
                 eprintln!("No resources found in {namespace} namespace.")
             }
             _ => eprintln!("No resources found"),
@@ -289,7 +305,7 @@ async fn print_objects(
     if let Printer::CustomColumns(columns) = &mut printer {
         columns.no_headers = args.no_headers;
     }
-    let subresource = args.subresource.as_deref();
+    let subresource = args.subresource.name.as_deref();
     let fetched = join_all(visits.iter().map(|visit| async move {
         match &visit.names {
             Some(names) => {
@@ -332,13 +348,13 @@ async fn print_objects(
 fn list_error(err: client::Error, rt: &ResourceType, args: &GetArgs) -> client::Error {
     let resource = format!("{}/{}, Resource={}", rt.group, rt.version, rt.resource);
     let reword = |mut status: client::Status| {
-        status.message = if args.selector.is_none() && args.field_selector.is_none() {
+        status.message = if args.label.selector.is_none() && args.field.selector.is_none() {
             format!("Unable to list {resource:?}: {}", status.message)
         } else {
             format!(
                 "Unable to find {resource:?} that match label selector {:?}, field selector {:?}: {}",
-                args.selector.as_deref().unwrap_or_default(),
-                args.field_selector.as_deref().unwrap_or_default(),
+                args.label.selector.as_deref().unwrap_or_default(),
+                args.field.selector.as_deref().unwrap_or_default(),
                 status.message
             )
         };
@@ -403,15 +419,15 @@ async fn watch(cluster: &Cluster, visits: &[Visit], args: &GetArgs, printer: Opt
         Some(_) => return Err(Error::msg("watch is only supported on a single named object or a list")),
         None => None,
     };
-    let field = match (&name_selector, &args.field_selector) {
+    let field = match (&name_selector, &args.field.selector) {
         (Some(name), Some(field)) => Some(format!("{name},{field}")),
         (name, field) => name.clone().or_else(|| field.clone()),
     };
-    let selectors = Selectors { label: args.selector.as_deref(), field: field.as_deref() };
+    let selectors = Selectors { label: args.label.selector.as_deref(), field: field.as_deref() };
     let mut shown = match printer {
         None | Some(Printer::Wide) => Watched::Tables(output::TableStream::new(TableOptions {
             wide: printer.is_some(),
-            namespace_column: args.all_namespaces && visit.rt.namespaced,
+            namespace_column: args.scope.all_namespaces && visit.rt.namespaced,
             kind_prefix: args.show_kind.then(|| visit.rt.group_kind_lower()),
             no_headers: args.no_headers,
             label_columns: args.label_columns.clone(),

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use clap::{ArgAction, Args};
+use clap::Args;
 
 use std::sync::Arc;
 
@@ -27,8 +27,7 @@ pub struct IgnoreArgs {
     pub managers: Vec<String>,
     /// Keep the live spec.replicas of a Deployment, StatefulSet or ReplicaSet that a
     /// HorizontalPodAutoscaler scales.
-    #[arg(long = "ignore-hpa", value_name = "BOOL", default_value_t = true, action = ArgAction::Set,
-          num_args = 0..=1, default_missing_value = "true")]
+    #[arg(long = "ignore-hpa", value_name = "BOOL", default_value_t = true)]
     pub hpa: bool,
 }
 

@@ -35,17 +35,31 @@ pub enum LoadRestrictorArg {
     LoadRestrictionsNone,
 }
 
+/// The build's options, in the library's terms.
+struct Options {
+    load_restrictor: LoadRestrictor,
+    /// With --enable-helm: how helm would be run.
+    helm: Option<Helm>,
+}
+
+impl KustomizeArgs {
+    fn options(&self) -> Options {
+        let load_restrictor = match self.load_restrictor {
+            LoadRestrictorArg::LoadRestrictionsRootOnly => LoadRestrictor::RootOnly,
+            LoadRestrictorArg::LoadRestrictionsNone => LoadRestrictor::None,
+        };
+        let helm = self.enable_helm.then(|| Helm {
+            command: self.helm_command.clone(),
+            installed: installed(&self.helm_command),
+            temporary_home: temporary_home(),
+        });
+        Options { load_restrictor, helm }
+    }
+}
+
 /// Runs `kubeupd kustomize`.
 pub fn run(args: &KustomizeArgs) -> Result {
-    let load_restrictor = match args.load_restrictor {
-        LoadRestrictorArg::LoadRestrictionsRootOnly => LoadRestrictor::RootOnly,
-        LoadRestrictorArg::LoadRestrictionsNone => LoadRestrictor::None,
-    };
-    let helm = args.enable_helm.then(|| Helm {
-        command: args.helm_command.clone(),
-        installed: installed(&args.helm_command),
-        temporary_home: temporary_home(),
-    });
+    let Options { load_restrictor, helm } = args.options();
     // kustomize's warnings come first, before the objects or the error, as kubectl prints them.
     let built = match crate::resource::build_kustomization(&args.dir, load_restrictor, helm.as_ref()) {
         Ok(built) => built,

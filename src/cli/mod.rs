@@ -1,9 +1,12 @@
 //! The command line: global flags, then one module per verb. The only layer that knows clap,
 //! prints, or uses `anyhow`.
 //!
-//! Each verb follows kubectl's shape: options are parsed by clap, validated, then run on the
-//! library ([`crate::resource`] resolves what the user named, [`crate::apply`] and
-//! [`crate::client`] do the work), and the results are printed with [`crate::output`].
+//! Each verb follows kubectl's shape: its flags (`XArgs`, read by clap), then its options checked
+//! before any request (`options()` or `plan()`: kubectl's checks, files read, printer made),
+//! then `run` on the library ([`crate::resource`] resolves what the user named, [`crate::apply`]
+//! and [`crate::client`] do the work), the results printed with [`crate::output`]. A flag that
+//! several verbs take is declared once, as a group of [`flags`]; help that is not a flag's (the
+//! verbs by kind, each verb's Examples) is in [`help`].
 
 mod apply;
 mod apply_input;
@@ -18,6 +21,7 @@ mod edit;
 mod error;
 mod flags;
 mod get;
+mod help;
 mod ignore;
 mod kuberc;
 mod kustomize;
@@ -42,7 +46,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use clap::{ArgAction, Args, CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
+use clap::{Args, CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
 use secrecy::SecretString;
 
 use crate::change;
@@ -50,7 +54,7 @@ use crate::client::{Cluster, ConnectOptions, Overrides};
 
 pub use error::{Error, Result};
 
-/// kubeupd: get, update, patch, apply and edit Kubernetes objects, correctly and fast.
+/// kubeupd: create, read, change and delete Kubernetes objects as kubectl does, correctly and fast.
 #[derive(Debug, Parser)]
 #[command(name = "kubeupd", version, about, propagate_version = true)]
 pub struct Cli {
@@ -97,15 +101,13 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "NAME")]
     pub tls_server_name: Option<String>,
     /// Do not verify the server's certificate (insecure).
-    #[arg(long, global = true, value_name = "BOOL", num_args = 0..=1, require_equals = true,
-          default_missing_value = "true", default_value_t = false, action = ArgAction::Set)]
+    #[arg(long, global = true, value_name = "BOOL")]
     pub insecure_skip_tls_verify: bool,
     /// Treat warnings from the server as errors: exit non-zero when any arrived.
     #[arg(long, global = true)]
     pub warnings_as_errors: bool,
     /// Ask the server for uncompressed answers.
-    #[arg(long, global = true, value_name = "BOOL", num_args = 0..=1, require_equals = true,
-          default_missing_value = "true", default_value_t = false, action = ArgAction::Set)]
+    #[arg(long, global = true, value_name = "BOOL")]
     pub disable_compression: bool,
     /// Bearer token for authentication to the API server.
     #[arg(long, global = true, value_name = "TOKEN", value_parser = secret)]
@@ -235,92 +237,64 @@ impl GlobalArgs {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Display one or many objects.
+    #[command(after_help = help::GET)]
     Get(get::GetArgs),
     /// Replace objects, or change their fields, by read-modify-write, retrying on conflicts.
+    #[command(after_help = help::UPDATE)]
     Update(update::UpdateArgs),
     /// Replace objects with the ones in files (kubectl's name for `update -f`); --force deletes and re-creates them.
+    #[command(after_help = help::REPLACE)]
     Replace(replace::ReplaceArgs),
     /// Update fields of an object with a strategic merge, JSON merge or JSON patch.
+    #[command(after_help = help::PATCH)]
     Patch(patch::PatchArgs),
     /// Apply a configuration to objects by file name or stdin.
+    #[command(after_help = help::APPLY)]
     Apply(Box<apply::ApplyArgs>),
     /// Show what `apply` would change: the live objects against the configuration, as a diff.
+    #[command(after_help = help::DIFF)]
     Diff(diff::DiffArgs),
     /// Manage the rollout of Deployments, DaemonSets and StatefulSets: restart, pause, resume.
+    #[command(after_help = help::ROLLOUT)]
     Rollout(rollout::RolloutArgs),
-    /// Set fields of pod templates: `set image`.
+    /// Set fields of objects: images, environment, resources, service account, selector, subjects.
+    #[command(after_help = help::SET)]
     Set(set::SetArgs),
     /// Set or remove labels of objects: KEY=VALUE sets, KEY- removes.
-    #[command(after_help = LABEL_EXAMPLES)]
+    #[command(after_help = help::LABEL)]
     Label(label::MetadataArgs),
     /// Set or remove annotations of objects: KEY=VALUE sets, KEY- removes.
-    #[command(after_help = ANNOTATE_EXAMPLES)]
+    #[command(after_help = help::ANNOTATE)]
     Annotate(label::MetadataArgs),
     /// Delete objects by name, by file, or by label selector, and wait until they are gone.
-    #[command(after_help = DELETE_EXAMPLES)]
+    #[command(after_help = help::DELETE)]
     Delete(delete::DeleteArgs),
     /// Set the number of replicas of objects through their scale subresource.
-    #[command(after_help = SCALE_EXAMPLES)]
+    #[command(after_help = help::SCALE)]
     Scale(scale::ScaleArgs),
-    /// Create a ConfigMap, Secret, Namespace or ServiceAccount, or print it (--dry-run=client -o yaml).
+    /// Create objects from files, or a ConfigMap, Secret, Namespace or ServiceAccount (--dry-run=client -o yaml prints it).
+    #[command(after_help = help::CREATE)]
     Create(create::CreateArgs),
     /// Edit an object in your editor and send the difference as a patch.
+    #[command(after_help = help::EDIT)]
     Edit(edit::EditArgs),
     /// Wait until objects are ready, deleted, or meet a condition.
+    #[command(after_help = help::WAIT)]
     Wait(wait::WaitArgs),
     /// Build a kustomization directory and print the objects, as `kubectl kustomize` does.
+    #[command(after_help = help::KUSTOMIZE)]
     Kustomize(kustomize::KustomizeArgs),
     /// Print the client and server versions.
+    #[command(after_help = help::VERSION)]
     Version(version::VersionArgs),
     /// Print a shell completion script.
+    #[command(after_help = help::COMPLETION)]
     Completion(completion::CompletionArgs),
 }
 
-const LABEL_EXAMPLES: &str = "Examples:
-  # Label deployment web with tier=frontend; a key that has another value needs --overwrite
-  kubeupd label deploy web tier=frontend
-  kubeupd label --overwrite deploy/web tier=backend
-
-  # Remove the label tier from every pod labelled app=web
-  kubeupd label pods -l app=web tier-
-
-  # Show the labels of a config map
-  kubeupd label configmap settings --list";
-
-const ANNOTATE_EXAMPLES: &str = "Examples:
-  # Annotate deployment web, replacing the value the key may have
-  kubeupd annotate --overwrite deploy web description='my frontend'
-
-  # Annotate deployment web only if it is still at resourceVersion 42
-  kubeupd annotate deploy web --resource-version=42 checked=yes
-
-  # Remove the annotation description from every config map in the namespace
-  kubeupd annotate configmaps --all description-";
-
-const DELETE_EXAMPLES: &str = "Examples:
-  # Delete the objects of a file, and wait until they are gone
-  kubeupd delete -f app.yaml
-
-  # Delete config maps by name, and the pods labelled app=web without waiting
-  kubeupd delete configmap settings defaults
-  kubeupd delete pods -l app=web --wait=false
-
-  # Delete a deployment and leave its replica sets in place
-  kubeupd delete deployment/web --cascade=orphan";
-
-const SCALE_EXAMPLES: &str = "Examples:
-  # Scale deployment web to 3 replicas
-  kubeupd scale --replicas=3 deploy/web
-
-  # Scale it to 5 only if it has 3 now
-  kubeupd scale --current-replicas=3 --replicas=5 deployment web
-
-  # Scale every stateful set labelled app=db to 0
-  kubeupd scale statefulsets -l app=db --replicas=0";
-
 /// The whole command tree, with kubectl's flag grammar (see [`pflag`]).
 pub fn command() -> clap::Command {
-    pflag::with_pflag_booleans(Cli::command())
+    help::with_verbs_by_kind(pflag::with_pflag_booleans(Cli::command()))
 }
 
 /// Parses `args` (the program name first) as `run` does; the error is kubectl's text for it.

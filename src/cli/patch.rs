@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::flags::{DryRunArg, FieldManagerArg, OutputArgs, TargetArgs, ValidateArg};
+use super::flags::{DryRunArg, FieldManagerArg, LocalArg, OutputArgs, SubresourceArg, TargetArgs, ValidateArg};
 use super::validation;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::DryRun;
@@ -20,6 +20,7 @@ use crate::schema::KindSchema;
 
 /// Options of `kubeupd patch`.
 #[derive(Debug, Args)]
+#[command(mut_arg("subresource", |arg| arg.value_parser(["status", "scale"])))]
 pub struct PatchArgs {
     #[command(flatten)]
     pub targets: TargetArgs,
@@ -33,17 +34,14 @@ pub struct PatchArgs {
     /// checks it).
     #[arg(long = "type", value_name = "TYPE", default_value = "strategic")]
     pub patch_type: String,
-    /// Patch the objects of the -f files and print them (as YAML unless -o says otherwise),
-    /// without contacting the server.
-    #[arg(long)]
-    pub local: bool,
+    #[command(flatten)]
+    pub local: LocalArg,
     #[command(flatten)]
     pub dry_run: DryRunArg,
     #[command(flatten)]
     pub validate: ValidateArg,
-    /// Patch this subresource instead of the object.
-    #[arg(long, value_enum, value_name = "NAME")]
-    pub subresource: Option<Subresource>,
+    #[command(flatten)]
+    pub subresource: SubresourceArg,
     #[command(flatten)]
     pub field_manager: FieldManagerArg,
     #[command(flatten)]
@@ -74,23 +72,6 @@ impl From<PatchKind> for PatchType {
     }
 }
 
-/// `--subresource`: write a part of the object that has its own endpoint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Subresource {
-    Status,
-    Scale,
-}
-
-impl Subresource {
-    /// The endpoint's name, e.g. `status`.
-    fn as_str(self) -> &'static str {
-        match self {
-            Subresource::Status => "status",
-            Subresource::Scale => "scale",
-        }
-    }
-}
-
 /// The checked patch and the objects it goes to.
 #[derive(Debug)]
 struct Plan {
@@ -115,14 +96,14 @@ fn plan(args: &PatchArgs) -> Result<Plan> {
     if text.trim().is_empty() {
         return Err(Error::msg("must specify --patch or --patch-file containing the contents of the patch"));
     }
-    if args.local {
+    if args.local.local {
         if !args.targets.targets.is_empty() {
             return Err(Error::msg("cannot specify --local and server resources"));
         }
         if !args.targets.files.given() {
             return Err(Error::msg("--local patches the objects of files: give them with -f"));
         }
-        if args.subresource.is_some() || args.dry_run.mode() != DryRun::None {
+        if args.subresource.name.is_some() || args.dry_run.mode() != DryRun::None {
             return Err(Error::msg("--subresource and --dry-run concern the server, which --local does not contact"));
         }
     }
@@ -144,7 +125,7 @@ pub async fn run(args: PatchArgs, global: &GlobalArgs) -> Result {
     if global.change_cause.split(' ').any(|word| word.starts_with("--record=")) {
         eprintln!("Flag --record has been deprecated, --record will be removed in the future");
     }
-    if args.local {
+    if args.local.local {
         return run_local(plan, &args);
     }
     let cluster = global.connect().await?;
@@ -170,7 +151,7 @@ async fn patch_one(
     args: &PatchArgs,
     global: &GlobalArgs,
 ) -> Result<String> {
-    let subresource = args.subresource.map(Subresource::as_str);
+    let subresource = args.subresource.name.as_deref();
     let object = match source {
         Some(source) => format!("{} with {source}", target.display_name()),
         None => target.display_name(),

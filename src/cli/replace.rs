@@ -7,7 +7,9 @@
 use clap::Args;
 use futures::future::join_all;
 
-use super::flags::{DeletionArgs, DryRunArg, FieldManagerArg, FileArgs, OutputArgs, ValidateArg};
+use super::flags::{
+    DeletionArgs, DryRunArg, FieldManagerArg, FileArgs, OutputArgs, RawArg, SubresourceArg, ValidateArg,
+};
 use super::update::replace_from_file;
 use super::validation;
 use super::{Error, GlobalArgs, Result};
@@ -42,13 +44,10 @@ pub struct ReplaceArgs {
     /// Record the file's configuration in the last-applied annotation, as `apply` would.
     #[arg(long)]
     pub save_config: bool,
-    /// Send the file as it is with a PUT to this path of the server (e.g.
-    /// /api/v1/namespaces/default/configmaps/x) and print the answer as it is.
-    #[arg(long, value_name = "PATH")]
-    pub raw: Option<String>,
-    /// Replace this subresource of each object (e.g. status, scale) instead of the object.
-    #[arg(long, value_name = "NAME")]
-    pub subresource: Option<String>,
+    #[command(flatten)]
+    pub raw: RawArg,
+    #[command(flatten)]
+    pub subresource: SubresourceArg,
     #[command(flatten)]
     pub dry_run: DryRunArg,
     #[command(flatten)]
@@ -78,7 +77,7 @@ pub async fn run(args: ReplaceArgs, global: &GlobalArgs) -> Result {
     }
     let deletion =
         apply::Deletion { options: delete_options, timeout: (!args.timeout.is_zero()).then_some(args.timeout) };
-    if let Some(path) = &args.raw {
+    if let Some(path) = &args.raw.path {
         return replace_raw(&args, path, global).await;
     }
     let named = resource::parse(&[], &args.files.files(), RULES)?;
@@ -90,7 +89,7 @@ pub async fn run(args: ReplaceArgs, global: &GlobalArgs) -> Result {
         write: WriteOptions {
             field_manager: Some(args.field_manager.or(FIELD_MANAGER)),
             field_validation: Some(args.validate.directive),
-            subresource: args.subresource.clone(),
+            subresource: args.subresource.name.clone(),
             ..WriteOptions::default()
         },
         dry_run: args.dry_run.mode(),

@@ -6,7 +6,7 @@ use clap::Args;
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::flags::{DryRunArg, FieldManagerArg, OutputArgs, TargetArgs, ValidateArg};
+use super::flags::{DryRunArg, FieldManagerArg, OutputArgs, SubresourceArg, TargetArgs, ValidateArg};
 use super::validation;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, DryRun, ModifyError, ModifyOptions};
@@ -17,6 +17,7 @@ use crate::resource::{Manifest, Named, ObjectRef, Resolved, Resolver, Rules};
 
 /// Options of `kubeupd update`.
 #[derive(Debug, Args)]
+#[command(mut_arg("subresource", |arg| arg.value_parser(["status"])))]
 pub struct UpdateArgs {
     /// TYPE NAME or TYPE/NAME of the objects to change with --set, --set-string and --unset, or
     /// -f files holding objects that replace the live ones.
@@ -41,9 +42,8 @@ pub struct UpdateArgs {
     pub dry_run: DryRunArg,
     #[command(flatten)]
     pub validate: ValidateArg,
-    /// Write the status subresource instead of the object.
-    #[arg(long, value_name = "NAME", value_parser = ["status"])]
-    pub subresource: Option<String>,
+    #[command(flatten)]
+    pub subresource: SubresourceArg,
     #[command(flatten)]
     pub field_manager: FieldManagerArg,
     #[command(flatten)]
@@ -94,7 +94,7 @@ pub async fn run(args: UpdateArgs, global: &GlobalArgs) -> Result {
             dry_run: false,
             field_manager: Some(args.field_manager.or("kubeupd-update")),
             force: false,
-            subresource: args.subresource.clone(),
+            subresource: args.subresource.name.clone(),
             field_validation: Some(args.validate.directive),
         },
         dry_run: args.dry_run.mode(),

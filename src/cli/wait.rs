@@ -8,13 +8,16 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use super::flags::{OutputArgs, TargetArgs};
+use super::flags::{LocalArg, OutputArgs, SelectionArgs, TargetArgs};
 use super::wait_report::{LiveList, not_ready_line, seconds};
 use super::{Error, GlobalArgs, Result, parse_duration};
 use crate::client::{Cluster, Selectors};
 use crate::output::Verb;
-use crate::resource::{Resolver, Rules};
+use crate::resource::{Named, Resolver, Rules};
 use crate::wait::{self, Condition, Outcome, Progress, Target};
+
+/// `wait --local`'s help: kubectl takes the flag (and 1.32 crashes on it).
+const LOCAL_REFUSED: &str = "Refused: a condition can only be waited for on the server";
 
 /// How long a negative `--timeout` waits: kubectl's week.
 const A_WEEK: Duration = Duration::from_secs(7 * 24 * 3600);
@@ -24,24 +27,14 @@ const SELECTION_POLL: Duration = Duration::from_millis(500);
 
 /// Options of `kubeupd wait`.
 #[derive(Debug, Args)]
+#[command(mut_arg("local", |arg| arg.help(LOCAL_REFUSED)))]
 pub struct WaitArgs {
     #[command(flatten)]
     pub targets: TargetArgs,
-    /// Wait for the objects of the types named that match this label selector.
-    #[arg(short = 'l', long, value_name = "SELECTOR")]
-    pub selector: Option<String>,
-    /// Wait for the objects of the types named that match this field selector.
-    #[arg(long, value_name = "SELECTOR")]
-    pub field_selector: Option<String>,
-    /// Wait for every object of the types named.
-    #[arg(long)]
-    pub all: bool,
-    /// Refused: a condition can only be waited for on the server (kubectl 1.32 crashes on it).
-    #[arg(long)]
-    pub local: bool,
-    /// With -l or --all: in every namespace.
-    #[arg(short = 'A', long)]
-    pub all_namespaces: bool,
+    #[command(flatten)]
+    pub selection: SelectionArgs<String>,
+    #[command(flatten)]
+    pub local: LocalArg,
     /// What to wait for: ready (by kstatus's rules), delete, create, condition=NAME[=VALUE] (VALUE
     /// defaults to true, compared without regard to case) or jsonpath='{EXPR}'[=VALUE].
     #[arg(long = "for", value_name = "CONDITION", default_value = "ready")]
@@ -61,19 +54,38 @@ pub(super) fn parse_timeout(text: &str) -> Result<Duration, String> {
     }
 }
 
+/// What `wait` is asked, checked before any request.
+struct Options {
+    condition: Condition,
+    /// The objects the arguments and files name.
+    named: Vec<Named>,
+    /// Whether the objects are chosen by type (-l, --field-selector, --all), not by name.
+    listing: bool,
+}
+
+impl WaitArgs {
+    /// kubectl's checks of the flags, and the objects the arguments and files name.
+    fn options(&self) -> Result<Options> {
+        let condition = Condition::parse(&self.condition).map_err(Error::msg)?;
+        self.output.printer(Verb::Write)?;
+        if self.local.local {
+            return Err(Error::msg("wait --local is not supported: a condition can only be waited for on the server"));
+        }
+        let selection = &self.selection;
+        let listing = selection.by_type();
+        let rules = Rules { verb: "wait", types_alone: listing, selector: selection.selector.is_some() };
+        Ok(Options { condition, named: self.targets.named(rules)?, listing })
+    }
+}
+
 /// Waits for the objects named, and prints `configmap/x condition met` (or the object, with
 /// `-o`) for each in order; exits 1 when any did not get there.
 pub async fn run(args: WaitArgs, global: &GlobalArgs) -> Result {
-    let condition = Condition::parse(&args.condition).map_err(Error::msg)?;
-    args.output.printer(Verb::Write)?;
-    if args.local {
-        return Err(Error::msg("wait --local is not supported: a condition can only be waited for on the server"));
-    }
-    let listing = args.selector.is_some() || args.field_selector.is_some() || args.all;
-    let named = args.targets.named(Rules { verb: "wait", types_alone: listing, selector: args.selector.is_some() })?;
+    let Options { condition, named, listing } = args.options()?;
     let cluster = global.connect().await?;
-    let resolver = Resolver::new(&cluster, global.namespace.as_deref(), args.all_namespaces);
-    let selectors = Selectors { label: args.selector.as_deref(), field: args.field_selector.as_deref() };
+    let selection = &args.selection;
+    let resolver = Resolver::new(&cluster, global.namespace.as_deref(), selection.all_namespaces);
+    let selectors = Selectors { label: selection.selector.as_deref(), field: selection.field_selector.as_deref() };
     let select = || async {
         let mut objects = Vec::new();
         for resolved in resolver.resolve(named.clone()).await? {

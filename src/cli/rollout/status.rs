@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use clap::{ArgAction, Args};
+use clap::Args;
 use futures::StreamExt as _;
 use serde_json::Value;
 
@@ -24,8 +24,7 @@ pub struct StatusArgs {
     #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<LabelSelector>,
     /// Watch the status of the rollout until it's done.
-    #[arg(short = 'w', long, value_name = "BOOL", default_value_t = true, action = ArgAction::Set,
-          num_args = 0..=1, default_missing_value = "true")]
+    #[arg(short = 'w', long, value_name = "BOOL", default_value_t = true)]
     pub watch: bool,
     /// How long to watch each object; zero waits for ever.
     #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = super::super::parse_duration)]

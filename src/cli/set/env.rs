@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use clap::{ArgAction, Args};
+use clap::Args;
 use serde_json::Value;
 
 use super::{CommonArgs, Findings, ObjectError, Setter};
@@ -56,8 +56,7 @@ pub struct EnvArgs {
     #[arg(long)]
     pub resolve: bool,
     /// Allow a variable to get another value (false: refuse).
-    #[arg(long, value_name = "BOOL", default_value_t = true, action = ArgAction::Set, num_args = 0..=1,
-          require_equals = true, default_missing_value = "true")]
+    #[arg(long, value_name = "BOOL", default_value_t = true)]
     pub overwrite: bool,
     #[command(flatten)]
     pub common: CommonArgs,

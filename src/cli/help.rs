@@ -1,0 +1,467 @@
+//! The help that is not a flag's: the verbs listed by kind, as `kubectl --help` lists them, and
+//! each verb's Examples, in kubectl's layout (`  # what it does`, then `  kubeupd ...`).
+//! Every example line is parsed in the tests below, so an example cannot show a flag kubeupd
+//! refuses.
+
+use clap::Command;
+
+/// The verbs by kind, in kubectl's groups and order (kubectl's groups kubeupd has no verb of,
+/// cluster management and troubleshooting, are left out).
+const GROUPS: &[(&str, &[&str])] = &[
+    ("Basic Commands (Beginner)", &["create", "set"]),
+    ("Basic Commands (Intermediate)", &["get", "edit", "delete"]),
+    ("Deploy Commands", &["rollout", "scale"]),
+    ("Advanced Commands", &["diff", "apply", "patch", "replace", "update", "wait", "kustomize"]),
+    ("Settings Commands", &["label", "annotate", "completion"]),
+    ("Other Commands", &["version"]),
+];
+
+/// `root` with its verbs listed by kind instead of clap's one list; each verb's line is its own
+/// `about`.
+pub fn with_verbs_by_kind(root: Command) -> Command {
+    let width = GROUPS.iter().flat_map(|(_, verbs)| verbs.iter()).map(|verb| verb.len()).max().unwrap_or(0);
+    let mut listing = String::new();
+    for (group, verbs) in GROUPS {
+        listing += &format!("{group}:\n");
+        for verb in *verbs {
+            let about = root.find_subcommand(verb).and_then(Command::get_about).map(ToString::to_string);
+            listing += &format!("  {verb:width$}  {}\n", about.unwrap_or_default());
+        }
+        listing += "\n";
+    }
+    let template = format!(
+        "{{before-help}}{{about-with-newline}}\n{listing}{{usage-heading}} {{usage}}\n\nOptions:\n{{options}}{{after-help}}"
+    );
+    root.help_template(template)
+}
+
+pub const GET: &str = "Examples:
+  # List the pods of the current namespace, with their nodes and IPs
+  kubeupd get pods -o wide
+
+  # List the deployments labelled app=web in every namespace
+  kubeupd get deployments -l app=web -A
+
+  # Print a deployment as YAML, and only its image with a JSONPath template
+  kubeupd get deployment web -o yaml
+  kubeupd get deployment web -o jsonpath='{.spec.template.spec.containers[0].image}'
+
+  # List the pods that are not running, sorted by creation time
+  kubeupd get pods --field-selector=status.phase!=Running --sort-by=.metadata.creationTimestamp
+
+  # Print the status subresource of a deployment
+  kubeupd get deployment web --subresource=status -o json
+
+  # Watch the pods of a deployment as they change
+  kubeupd get pods -l app=web --watch
+
+  # Read a path of the server as it is
+  kubeupd get --raw /readyz";
+
+pub const UPDATE: &str = "Examples:
+  # Set the replicas and the image of deployment web (redone on a fresh read on a conflict)
+  kubeupd update deployment web --set spec.replicas=3 \\
+    --set 'spec.template.spec.containers[name=app].image=nginx:1.27'
+
+  # Set a label to a string that looks like a number, and remove an annotation
+  kubeupd update cm settings --set-string metadata.labels.version=2 \\
+    --unset metadata.annotations.note
+
+  # Replace the objects with the ones in a file
+  kubeupd update -f app.yaml";
+
+pub const REPLACE: &str = "Examples:
+  # Replace a pod with the one in a file
+  kubeupd replace -f pod.yaml
+
+  # Replace the objects read from stdin
+  kubeupd get deployment web -o yaml | kubeupd replace -f -
+
+  # Delete the objects and create them again from the files
+  kubeupd replace --force -f app.yaml";
+
+pub const PATCH: &str = "Examples:
+  # Set the replicas of a deployment with a strategic merge patch
+  kubeupd patch deployment web -p '{\"spec\":{\"replicas\":3}}'
+
+  # Change the object of a file with a JSON merge patch and print it, without contacting the server
+  kubeupd patch -f web.yaml --local -o yaml --type=merge \\
+    -p '{\"metadata\":{\"labels\":{\"tier\":\"front\"}}}'
+
+  # Replace the image of the first container with a JSON patch
+  kubeupd patch pod web-0 --type=json \\
+    -p '[{\"op\":\"replace\",\"path\":\"/spec/containers/0/image\",\"value\":\"nginx:1.27\"}]'
+
+  # Patch a deployment with the patch in a file
+  kubeupd patch deployment web --patch-file=patch.yaml
+
+  # Patch the status subresource
+  kubeupd patch deployment web --subresource=status --type=merge -p '{\"status\":{\"replicas\":3}}'";
+
+pub const APPLY: &str = "Examples:
+  # Apply the objects of a file, or of every file in a directory and below
+  kubeupd apply -f app.yaml
+  kubeupd apply -R -f manifests/
+
+  # Apply the objects a kustomization builds
+  kubeupd apply -k overlays/prod
+
+  # Let the server merge the configuration (server-side apply), taking over conflicting fields
+  kubeupd apply --server-side --force-conflicts -f app.yaml
+
+  # Apply, delete what the files no longer have of the ApplySet, and wait until all is ready
+  kubeupd apply -f manifests/ --prune --applyset=app-set --wait
+
+  # Show what the server would make of the objects, without changing them
+  kubeupd apply -f app.yaml --dry-run=server -o yaml";
+
+pub const VIEW_LAST_APPLIED: &str = "Examples:
+  # Print the last-applied configuration of a deployment as YAML, or of config maps as JSON
+  kubeupd apply view-last-applied deployment/web
+  kubeupd apply view-last-applied configmaps -l app=web -o json";
+
+pub const SET_LAST_APPLIED: &str = "Examples:
+  # Record the file's configuration as the last applied one of its objects
+  kubeupd apply set-last-applied -f app.yaml
+
+  # Also for objects that have no last-applied annotation yet
+  kubeupd apply set-last-applied -f app.yaml --create-annotation";
+
+pub const DIFF: &str = "Examples:
+  # Show what applying a file would change
+  kubeupd diff -f app.yaml
+
+  # Compare with what a server-side apply would make
+  kubeupd diff --server-side -f manifests/ -R
+
+  # One line per object that would change, then the totals
+  kubeupd diff -f app.yaml --summary
+
+  # Write the plan that `apply --plan` applies exactly
+  kubeupd diff -f app.yaml --plan-out=app.plan";
+
+pub const ROLLOUT: &str = "Examples:
+  # Restart the pods of a deployment, and watch the rollout until it is done
+  kubeupd rollout restart deployment/web
+  kubeupd rollout status deployment/web
+
+  # Roll a deployment back to its previous revision
+  kubeupd rollout undo deployment/web";
+
+pub const SET: &str = "Examples:
+  # Set the image of container app of deployment web
+  kubeupd set image deployment/web app=nginx:1.27
+
+  # Set an environment variable of every container of a deployment
+  kubeupd set env deployment/web LOG_LEVEL=debug";
+
+pub const LABEL: &str = "Examples:
+  # Label deployment web with tier=frontend; a key that has another value needs --overwrite
+  kubeupd label deploy web tier=frontend
+  kubeupd label --overwrite deploy/web tier=backend
+
+  # Remove the label tier from every pod labelled app=web
+  kubeupd label pods -l app=web tier-
+
+  # Show the labels of a config map
+  kubeupd label configmap settings --list";
+
+pub const ANNOTATE: &str = "Examples:
+  # Annotate deployment web, replacing the value the key may have
+  kubeupd annotate --overwrite deploy web description='my frontend'
+
+  # Annotate deployment web only if it is still at resourceVersion 42
+  kubeupd annotate deploy web --resource-version=42 checked=yes
+
+  # Remove the annotation description from every config map in the namespace
+  kubeupd annotate configmaps --all description-";
+
+pub const DELETE: &str = "Examples:
+  # Delete the objects of a file, and wait until they are gone
+  kubeupd delete -f app.yaml
+
+  # Delete config maps by name, and the pods labelled app=web without waiting
+  kubeupd delete configmap settings defaults
+  kubeupd delete pods -l app=web --wait=false
+
+  # Delete a deployment and leave its replica sets in place
+  kubeupd delete deployment/web --cascade=orphan";
+
+pub const SCALE: &str = "Examples:
+  # Scale deployment web to 3 replicas
+  kubeupd scale --replicas=3 deploy/web
+
+  # Scale it to 5 only if it has 3 now
+  kubeupd scale --current-replicas=3 --replicas=5 deployment web
+
+  # Scale every stateful set labelled app=db to 0
+  kubeupd scale statefulsets -l app=db --replicas=0";
+
+pub const CREATE: &str = "Examples:
+  # Create the objects of a file, or of the JSON read from stdin
+  kubeupd create -f app.yaml
+  cat pod.json | kubeupd create -f -
+
+  # Edit the objects of a file in your editor before they are created
+  kubeupd create -f app.yaml --edit -o json
+
+  # Print a config map instead of creating it, to keep it in a file for apply
+  kubeupd create configmap settings --from-literal=mode=fast --dry-run=client -o yaml";
+
+pub const CREATE_CONFIGMAP: &str = "Examples:
+  # Create a config map from the files of a directory, each file a key
+  kubeupd create configmap settings --from-file=config/
+
+  # Create a config map from literals, and from a file under another key
+  kubeupd create configmap settings --from-literal=mode=fast --from-file=app.conf=config/prod.conf
+
+  # Create a config map from an env file, its name suffixed with a hash of the content
+  kubeupd create configmap settings --from-env-file=settings.env --append-hash";
+
+pub const CREATE_SECRET: &str = "Examples:
+  # Create a secret from literals
+  kubeupd create secret generic login --from-literal=username=admin --from-literal=password=s3cret
+
+  # Create a TLS secret from a certificate and its key
+  kubeupd create secret tls web-tls --cert=tls.crt --key=tls.key";
+
+pub const CREATE_SECRET_GENERIC: &str = "Examples:
+  # Create a secret from files, each file a key
+  kubeupd create secret generic keys \\
+    --from-file=ssh-privatekey=id_ed25519 --from-file=ssh-publickey=id_ed25519.pub
+
+  # Create a secret from literals, of a type of your own
+  kubeupd create secret generic login --type=example.com/login \\
+    --from-literal=username=admin --from-literal=password=s3cret";
+
+pub const CREATE_SECRET_DOCKER_REGISTRY: &str = "Examples:
+  # Create a secret for a registry, for pods to pull their images with
+  kubeupd create secret docker-registry registry-login --docker-server=registry.example \\
+    --docker-username=bot --docker-password=s3cret --docker-email=bot@example.com
+
+  # Create it from a Docker config file
+  kubeupd create secret docker-registry registry-login --from-file=.dockerconfigjson=config.json";
+
+pub const CREATE_SECRET_TLS: &str = "Examples:
+  # Create a TLS secret from a certificate and its key
+  kubeupd create secret tls web-tls --cert=tls.crt --key=tls.key";
+
+pub const CREATE_NAMESPACE: &str = "Examples:
+  # Create a namespace
+  kubeupd create namespace staging";
+
+pub const CREATE_SERVICEACCOUNT: &str = "Examples:
+  # Create a service account
+  kubeupd create serviceaccount builder";
+
+pub const CREATE_DEPLOYMENT: &str = "Examples:
+  # Create a deployment named web that runs the nginx image
+  kubeupd create deployment web --image=nginx
+
+  # Create a deployment with a command
+  kubeupd create deployment web --image=busybox -- date
+
+  # Create a deployment with 3 replicas and port 80 exposed, printed rather than created
+  kubeupd create deployment web --image=nginx --replicas=3 --port=80 --dry-run=client -o yaml";
+
+pub const CREATE_JOB: &str = "Examples:
+  # Create a job that runs a command
+  kubeupd create job report --image=busybox -- date
+
+  # Create a job from a cron job named nightly
+  kubeupd create job nightly-now --from=cronjob/nightly";
+
+pub const CREATE_CRONJOB: &str = "Examples:
+  # Create a cron job that runs every minute
+  kubeupd create cronjob nightly --image=busybox --schedule=\"*/1 * * * *\" -- date";
+
+pub const CREATE_ROLE: &str = "Examples:
+  # Create a role that may get, watch and list pods
+  kubeupd create role pod-reader --verb=get,list,watch --resource=pods
+
+  # Create a role for two named pods only
+  kubeupd create role pod-reader --verb=get --resource=pods --resource-name=a --resource-name=b
+
+  # Create a role for a subresource
+  kubeupd create role status-reader --verb=get --resource=pods/status";
+
+pub const CREATE_CLUSTERROLE: &str = "Examples:
+  # Create a cluster role that may get, watch and list pods
+  kubeupd create clusterrole pod-reader --verb=get,list,watch --resource=pods
+
+  # Create a cluster role for non-resource URLs
+  kubeupd create clusterrole health-reader --verb=get --non-resource-url=/healthz
+
+  # Create a cluster role made of the rules of other cluster roles
+  kubeupd create clusterrole monitoring --aggregation-rule=\"example.com/monitoring=true\"";
+
+pub const CREATE_ROLEBINDING: &str = "Examples:
+  # Bind the cluster role admin to a user and a service account in one namespace
+  kubeupd create rolebinding admin --clusterrole=admin --user=user1 --serviceaccount=ci:builder
+
+  # Bind a role of the namespace to a group
+  kubeupd create rolebinding readers --role=pod-reader --group=developers";
+
+pub const CREATE_CLUSTERROLEBINDING: &str = "Examples:
+  # Bind the cluster role view to a user and a group in every namespace
+  kubeupd create clusterrolebinding viewers --clusterrole=view --user=user1 --group=auditors";
+
+pub const EDIT: &str = "Examples:
+  # Edit a deployment in your editor ($KUBE_EDITOR, $EDITOR, else vi)
+  kubeupd edit deployment/web
+
+  # Edit it as JSON, and print the patch sent
+  kubeupd edit deployment/web -o json --show-patch
+
+  # Edit the status subresource of a deployment
+  kubeupd edit deployment web --subresource=status";
+
+pub const WAIT: &str = "Examples:
+  # Wait until a deployment is ready
+  kubeupd wait deployment/web
+
+  # Wait until a pod has the condition Ready, for at most a minute
+  kubeupd wait --for=condition=Ready pod/web-0 --timeout=60s
+
+  # Wait until the pods labelled app=web are running
+  kubeupd wait pods -l app=web --for=jsonpath='{.status.phase}'=Running
+
+  # Wait until a pod is deleted, after asking for it
+  kubeupd delete pod/web-0 --wait=false
+  kubeupd wait --for=delete pod/web-0 --timeout=60s";
+
+pub const KUSTOMIZE: &str = "Examples:
+  # Build the kustomization of the current directory
+  kubeupd kustomize
+
+  # Build an overlay that reads files outside its directory
+  kubeupd kustomize overlays/prod --load-restrictor=LoadRestrictionsNone";
+
+pub const VERSION: &str = "Examples:
+  # Print the versions of kubeupd and of the server
+  kubeupd version
+
+  # Print kubeupd's only, as YAML
+  kubeupd version --client -o yaml";
+
+pub const COMPLETION: &str = "Examples:
+  # Load completion for bash in the current shell
+  source <(kubeupd completion bash)
+
+  # Write the script for zsh where zsh looks for completions
+  kubeupd completion zsh > \"${fpath[1]}/_kubeupd\"";
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use clap::{Arg, Command};
+
+    use super::GROUPS;
+    use crate::cli::command;
+
+    /// Every command of the tree (the root first), with its path, e.g. `kubeupd create secret tls`.
+    fn commands() -> Vec<(String, Command)> {
+        fn walk(path: String, command: &Command, into: &mut Vec<(String, Command)>) {
+            into.push((path.clone(), command.clone()));
+            for sub in command.get_subcommands().filter(|sub| sub.get_name() != "help") {
+                walk(format!("{path} {}", sub.get_name()), sub, into);
+            }
+        }
+        let mut root = command();
+        root.build();
+        let mut all = Vec::new();
+        walk("kubeupd".into(), &root, &mut all);
+        all
+    }
+
+    /// The flags a user can give, clap's own (`--help`, `--version`) left out.
+    fn flags(command: &Command) -> impl Iterator<Item = &Arg> {
+        let own = |arg: &&Arg| !matches!(arg.get_id().as_str(), "help" | "version");
+        command.get_arguments().filter(|arg| !arg.is_positional()).filter(own)
+    }
+
+    #[test]
+    fn a_shorthand_means_the_same_flag_in_every_verb() {
+        type Meaning = (String, Option<String>, bool);
+        let mut seen: BTreeMap<char, (String, Meaning)> = BTreeMap::new();
+        for (path, command) in commands() {
+            for arg in flags(&command).filter(|arg| arg.get_short().is_some_and(|short| "flRAno".contains(short))) {
+                let short = arg.get_short().unwrap();
+                let long = arg.get_long().unwrap_or_default().to_string();
+                let value_name = arg.get_value_names().map(|names| names.join(" "));
+                let takes_value = arg.get_num_args().is_some_and(|range| range.min_values() > 0);
+                let meaning = (long, value_name, takes_value);
+                let (first, first_meaning) = seen.entry(short).or_insert_with(|| (path.clone(), meaning.clone()));
+                assert_eq!(*first_meaning, meaning, "-{short}: {first} and {path}");
+            }
+        }
+        assert_eq!(seen.keys().collect::<String>(), "ARflno");
+    }
+
+    #[test]
+    fn every_flag_and_command_says_what_it_is_for() {
+        for (path, command) in commands() {
+            assert!(command.get_about().is_some(), "{path} has no about");
+            for arg in flags(&command) {
+                assert!(arg.get_help().is_some(), "{path} --{} has no help", arg.get_id());
+            }
+        }
+    }
+
+    #[test]
+    fn every_verb_has_examples() {
+        for (path, command) in commands().into_iter().skip(1) {
+            let examples = command.get_after_help().map(ToString::to_string).unwrap_or_default();
+            assert!(examples.starts_with("Examples:\n"), "{path} has no Examples");
+            // Longer lines would be wrapped by clap, and no longer copied whole.
+            let long = examples.lines().find(|line| line.chars().count() > 100);
+            assert!(long.is_none(), "an example of {path} is too long for help: {long:?}");
+        }
+    }
+
+    /// Each `kubeupd ...` command line of the text (continued lines joined), up to a pipe, a
+    /// redirection or the end of a `<(...)`.
+    fn example_lines(text: &str) -> Vec<Vec<String>> {
+        let joined = text.replace("\\\n", " ");
+        let mut lines = Vec::new();
+        for line in joined.lines().map(str::trim).filter(|line| !line.starts_with('#')) {
+            let words = shlex::split(line).unwrap_or_else(|| panic!("example does not split: {line}"));
+            let starts = words.iter().enumerate().filter(|(_, word)| word.trim_start_matches("<(") == "kubeupd");
+            for start in starts.map(|(at, _)| at) {
+                let rest = words[start + 1..].iter().take_while(|word| !matches!(word.as_str(), "|" | ">" | ">>"));
+                let mut line = vec!["kubeupd".to_string()];
+                line.extend(rest.map(|word| word.trim_end_matches(')').to_string()));
+                lines.push(line);
+            }
+        }
+        lines
+    }
+
+    #[test]
+    fn every_example_parses() {
+        let mut count = 0;
+        for (path, command) in commands().into_iter().skip(1) {
+            let examples = command.get_after_help().map(ToString::to_string).unwrap_or_default();
+            for line in example_lines(&examples) {
+                let parsed = crate::cli::command().try_get_matches_from(&line);
+                assert!(parsed.is_ok(), "an example of {path} does not parse: {line:?}\n{}", parsed.unwrap_err());
+                count += 1;
+            }
+        }
+        assert!(count > 60, "{count} examples");
+    }
+
+    #[test]
+    fn the_root_lists_every_verb_by_kind() {
+        let listed: Vec<&str> = GROUPS.iter().flat_map(|(_, verbs)| verbs.iter().copied()).collect();
+        let mut verbs: Vec<String> =
+            command().get_subcommands().map(|sub| sub.get_name().to_string()).filter(|name| name != "help").collect();
+        verbs.sort();
+        let mut sorted = listed.clone();
+        sorted.sort();
+        assert_eq!(sorted, verbs);
+        let help = command().render_help().to_string();
+        assert!(help.contains("Deploy Commands:\n  rollout     Manage the rollout"), "{help}");
+    }
+}
