@@ -1,7 +1,6 @@
 //! Shared helpers for integration tests against the real kube-apiserver that `scripts/test.sh`
 //! starts. Tests use only the kubeconfig in `KUBEUPD_TEST_KUBECONFIG`, and fail (never skip) when
 //! it is missing or the server does not answer.
-#![allow(dead_code)] // Each test binary uses a different subset.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,98 @@
+//! What scripts call besides the verbs: `version` (plain, `-o json|yaml`, `--client`) shaped like
+//! kubectl's, against the real apiserver; and the kubectl plugin form, `kubectl upd ...` through a
+//! `kubectl-upd` link on the PATH.
+use crate::support;
+
+use std::collections::BTreeSet;
+use std::process::Output;
+
+use serde_json::Value;
+use support::{TestNamespace, kubeconfig, parse_json, parse_yaml};
+
+fn version(tool: &mut std::process::Command, args: &[&str]) -> Output {
+    let output = tool.arg("--kubeconfig").arg(kubeconfig()).arg("version").args(args).env_remove("KUBECONFIG").output();
+    output.expect("the tool runs")
+}
+
+fn kubeupd() -> std::process::Command {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("kubeupd"))
+}
+
+fn keys(value: &Value) -> BTreeSet<&str> {
+    value.as_object().expect("an object").keys().map(String::as_str).collect()
+}
+
+/// kubectl's keys, without `kustomizeVersion`: kubeupd has no kustomize.
+fn kubectl_keys(value: &Value) -> BTreeSet<&str> {
+    keys(value).into_iter().filter(|key| *key != "kustomizeVersion").collect()
+}
+
+#[test]
+fn version_is_shaped_like_kubectls() {
+    for (format, parse) in [("json", parse_json as fn(&[u8]) -> Value), ("yaml", parse_yaml)] {
+        let theirs = version(&mut std::process::Command::new("kubectl"), &["-o", format]);
+        let ours = version(&mut kubeupd(), &["-o", format]);
+        assert!(ours.status.success(), "{}", String::from_utf8_lossy(&ours.stderr));
+        let (theirs, ours) = (parse(&theirs.stdout), parse(&ours.stdout));
+        assert_eq!(keys(&ours), kubectl_keys(&theirs), "-o {format}");
+        assert_eq!(keys(&ours["clientVersion"]), keys(&theirs["clientVersion"]), "-o {format}");
+        assert_eq!(ours["serverVersion"], theirs["serverVersion"], "-o {format}: the same server");
+        assert_eq!(ours["clientVersion"]["gitVersion"], format!("v{}", env!("CARGO_PKG_VERSION")));
+        for (key, value) in ours["clientVersion"].as_object().unwrap() {
+            assert!(value.is_string(), "-o {format}: clientVersion.{key} is {value}, kubectl's are strings");
+        }
+    }
+    let theirs = String::from_utf8(version(&mut std::process::Command::new("kubectl"), &[]).stdout).unwrap();
+    let ours = String::from_utf8(version(&mut kubeupd(), &[]).stdout).unwrap();
+    let server_line = theirs.lines().find(|line| line.starts_with("Server Version: ")).unwrap();
+    assert_eq!(ours, format!("Client Version: v{}\n{server_line}\n", env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn the_client_version_needs_no_server() {
+    let unreachable = ["--server", "https://127.0.0.1:1", "--insecure-skip-tls-verify", "version"];
+    let client = kubeupd().args(unreachable).args(["--client", "-o", "json"]).output().unwrap();
+    assert!(client.status.success(), "{}", String::from_utf8_lossy(&client.stderr));
+    assert_eq!(keys(&parse_json(&client.stdout)), BTreeSet::from(["clientVersion"]));
+    // Without --client, the server's failure ends in an error after the client version, as kubectl does.
+    let failed = kubeupd().args(unreachable).output().unwrap();
+    assert_eq!(failed.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&failed.stdout), format!("Client Version: v{}\n", env!("CARGO_PKG_VERSION")));
+    assert!(String::from_utf8_lossy(&failed.stderr).contains("connection refused"));
+}
+
+#[test]
+fn kubectl_runs_kubeupd_as_the_upd_plugin() {
+    let namespace = TestNamespace::new("plugin");
+    let bin = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("kubeupd"), bin.path().join("kubectl-upd")).unwrap();
+    let path = std::env::join_paths(
+        std::iter::once(bin.path().to_path_buf()).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let kubectl = |args: &[&str], stdin: &str| {
+        let mut command = assert_cmd::Command::new("kubectl");
+        command.env("PATH", &path).env("KUBECONFIG", kubeconfig()).args(args).write_stdin(stdin.to_string());
+        command.output().unwrap()
+    };
+    let client = kubectl(&["upd", "version", "--client"], "");
+    assert!(client.status.success(), "{}", String::from_utf8_lossy(&client.stderr));
+    assert_eq!(String::from_utf8_lossy(&client.stdout), format!("Client Version: v{}\n", env!("CARGO_PKG_VERSION")));
+    let configmap = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: from-plugin}\ndata: {a: \"1\"}\n";
+    let applied = kubectl(&["upd", "apply", "-n", &namespace.name, "-f", "-"], configmap);
+    assert!(applied.status.success(), "{}", String::from_utf8_lossy(&applied.stderr));
+    assert_eq!(String::from_utf8_lossy(&applied.stdout), "configmap/from-plugin created\n");
+    assert_eq!(
+        namespace.kubectl_ok(&["get", "configmap", "from-plugin", "-n", &namespace.name, "-o", "name"]),
+        "configmap/from-plugin\n"
+    );
+    // Usage and errors name the command as it was typed.
+    let usage = kubectl(&["upd", "no-such-verb"], "");
+    assert_eq!(usage.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&usage.stderr), "error: unknown command \"no-such-verb\" for \"kubectl upd\"\n");
+    let usage = kubectl(&["upd", "apply", "--no-such-flag"], "");
+    assert_eq!(
+        String::from_utf8_lossy(&usage.stderr),
+        "error: unknown flag: --no-such-flag\nSee 'kubectl upd apply --help' for usage.\n"
+    );
+}

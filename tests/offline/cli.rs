@@ -1,0 +1,77 @@
+//! The command line itself, without a cluster: shell completion and usage errors (kubectl's
+//! recorded in `testdata/golden/usage-errors.json`).
+
+use std::process::Command;
+
+use crate::golden::{self, Run};
+
+/// What the bash completion script offers for the command line `words`, the last one being the
+/// word under the cursor.
+fn bash_completions(words: &[&str]) -> Vec<String> {
+    let script = assert_cmd::Command::cargo_bin("kubeupd").unwrap().args(["completion", "bash"]).output().unwrap();
+    assert!(script.status.success());
+    let line = words.join(" ");
+    let current = words.last().unwrap();
+    let previous = words[words.len() - 2];
+    let probe = format!(
+        "{}\nCOMP_WORDS=({line})\nCOMP_CWORD={}\nCOMP_LINE='{line}'\nCOMP_POINT=${{#COMP_LINE}}\n\
+         _kubeupd kubeupd '{current}' '{previous}'\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
+        String::from_utf8(script.stdout).unwrap(),
+        words.len() - 1,
+    );
+    // On stdin: the script is longer than one argument may be (128 KiB on Linux).
+    let mut bash = Command::new("bash")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("bash runs");
+    std::io::Write::write_all(&mut bash.stdin.take().unwrap(), probe.as_bytes()).unwrap();
+    let output = bash.wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap().lines().map(String::from).collect()
+}
+
+#[test]
+fn bash_completes_verbs_and_their_flags() {
+    assert!(bash_completions(&["kubeupd", "ap"]).contains(&"apply".to_string()));
+    let apply_flags = bash_completions(&["kubeupd", "apply", "--ser"]);
+    assert!(apply_flags.contains(&"--server-side".to_string()), "{apply_flags:?}");
+    let get_flags = bash_completions(&["kubeupd", "get", "--ser"]);
+    assert!(!get_flags.contains(&"--server-side".to_string()), "get has no --server-side: {get_flags:?}");
+    let dry_run = bash_completions(&["kubeupd", "patch", "--dry"]);
+    assert!(dry_run.contains(&"--dry-run".to_string()), "{dry_run:?}");
+}
+
+#[test]
+fn every_shell_gets_a_script() {
+    for shell in ["bash", "zsh", "fish"] {
+        let output = assert_cmd::Command::cargo_bin("kubeupd").unwrap().args(["completion", shell]).output().unwrap();
+        assert!(output.status.success() && !output.stdout.is_empty(), "{shell}");
+    }
+}
+
+/// Usage errors as kubectl (pflag and cobra) prints them: the words, `See '... --help' for
+/// usage.` with kubeupd's name, and exit status 1; compared with kubectl's own output.
+#[test]
+fn usage_errors_in_kubectls_words() {
+    let lines = [
+        &["apply", "--foo"][..],
+        &["apply", "-x"],
+        &["apply", "--server-side=maybe"],
+        &["apply", "-f"],
+        &["get", "--selector"],
+        &["apply", "--grace-period=soon"],
+        &["get", "-v=loud"],
+        &["aply"],
+        &["frobnicate"],
+    ];
+    let recorded = golden::kubectl("usage-errors", &[], &lines.map(Run::new));
+    for (line, theirs) in lines.iter().zip(recorded) {
+        let ours = assert_cmd::Command::cargo_bin("kubeupd").unwrap().args(*line).output().unwrap();
+        let text = |output: &std::process::Output, name: &str| {
+            (output.status.code(), String::from_utf8_lossy(&output.stderr).replace(name, "TOOL"))
+        };
+        assert_eq!(text(&ours, "kubeupd"), text(&theirs, "kubectl"), "{line:?}");
+    }
+}

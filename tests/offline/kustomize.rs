@@ -1,0 +1,386 @@
+//! `kubeupd kustomize` against `kubectl kustomize` (kubectl 1.37, kustomize v5.8.1), the oracle,
+//! whose outputs are recorded in `testdata/golden/kustomize-*.json`: every kustomization of the
+//! corpus in testdata/kustomize (kustomize's own examples, cases of our own per field, and real
+//! overlays of public projects) must build to the same bytes, and the error cases must fail in both.
+//! Remote bases (git repositories made by a test) are in the cluster tests' `kustomize_remote`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::golden::{self, Run};
+
+fn kubeupd(args: &[&str], dir: &Path) -> Output {
+    Command::new(assert_cmd::cargo::cargo_bin("kubeupd")).args(args).arg(dir).output().unwrap()
+}
+
+/// kubectl's outputs of `kubectl ARGS DIR` in DIR for each run, recorded in
+/// `testdata/golden/NAME.json`; `inputs` are the files the builds read.
+fn kubectl(name: &str, inputs: &[&Path], runs: &[(&[&str], &Path)]) -> Vec<Output> {
+    let runs: Vec<Run> =
+        runs.iter().map(|(args, dir)| Run::in_dir(&[*args, &[dir.to_str().unwrap()]].concat(), dir)).collect();
+    golden::kubectl(name, inputs, &runs)
+}
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/kustomize")
+}
+
+/// The directories under `dir` that hold a kustomization (not a component), sorted.
+fn kustomizations(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let text = std::fs::read_to_string(dir.join("kustomization.yaml")).unwrap_or_default();
+    if !text.is_empty() && !text.contains("kind: Component") {
+        found.push(dir.to_path_buf());
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|entry| entry.unwrap().path()).collect();
+    entries.sort();
+    for path in entries.into_iter().filter(|path| path.is_dir()) {
+        found.extend(kustomizations(&path));
+    }
+    found
+}
+
+/// Warnings and log lines as they can be compared: klog's header (time and process) cut off the
+/// log lines, and the unused vars, which kustomize lists in Go's map order, sorted.
+fn comparable_stderr(stderr: &[u8]) -> String {
+    let unused = "well-defined vars that were never replaced: ";
+    let mut lines = Vec::new();
+    for line in String::from_utf8_lossy(stderr).lines() {
+        let is_klog = line.starts_with('I') && line.contains(" log.go:244] ");
+        let line =
+            if is_klog { format!("I {}", line.split_once(" log.go:244] ").unwrap().1) } else { line.to_string() };
+        lines.push(match line.split_once(unused) {
+            Some((before, names)) => {
+                let mut names: Vec<&str> = names.split(',').collect();
+                names.sort();
+                format!("{before}{unused}{}", names.join(","))
+            }
+            None => line,
+        });
+    }
+    lines.join("\n")
+}
+
+/// Kustomizations whose build kubeupd refuses on purpose, with the reason.
+const NOT_YET: &[(&str, &str)] = &[];
+
+#[test]
+fn builds_match_kubectl_kustomize_byte_for_byte() {
+    let mut compared = 0;
+    let dirs: Vec<PathBuf> =
+        ["upstream", "cases", "real"].iter().flat_map(|group| kustomizations(&corpus().join(group))).collect();
+    let runs: Vec<(&[&str], &Path)> = dirs.iter().map(|dir| (&["kustomize"][..], dir.as_path())).collect();
+    let recorded = kubectl("kustomize-builds", &[&corpus()], &runs);
+    for (dir, theirs) in dirs.iter().zip(recorded) {
+        let name = dir.strip_prefix(corpus()).unwrap().display().to_string();
+        let ours = kubeupd(&["kustomize"], dir);
+        if let Some((_, reason)) = NOT_YET.iter().find(|(skipped, _)| *skipped == name) {
+            assert!(!ours.status.success(), "{name}: expected to be refused until supported");
+            assert!(
+                String::from_utf8_lossy(&ours.stderr).contains(reason),
+                "{name}: {}",
+                String::from_utf8_lossy(&ours.stderr)
+            );
+            continue;
+        }
+        assert!(theirs.status.success(), "{name}: kubectl failed: {}", String::from_utf8_lossy(&theirs.stderr));
+        assert!(ours.status.success(), "{name}: kubeupd failed: {}", String::from_utf8_lossy(&ours.stderr));
+        assert_eq!(
+            String::from_utf8_lossy(&ours.stdout),
+            String::from_utf8_lossy(&theirs.stdout),
+            "{name}: output differs (left: kubeupd)"
+        );
+        assert_eq!(
+            comparable_stderr(&ours.stderr),
+            comparable_stderr(&theirs.stderr),
+            "{name}: warnings differ (left: kubeupd)"
+        );
+        compared += 1;
+    }
+    assert!(compared >= 170, "only {compared} kustomizations compared");
+}
+
+#[test]
+fn bad_kustomizations_fail_as_in_kubectl() {
+    let cases = [
+        ("unknown-field", r#"invalid Kustomization: json: unknown field "namePrefixx""#),
+        ("patch-unknown-option", r#"invalid Kustomization: json: unknown field "allowRename""#),
+        ("generator-duplicate-key", "configmap creds illegally repeats the key `password`"),
+        (
+            "generator-exists",
+            concat!(
+                r#"id resid.ResId{Gvk:resid.Gvk{Group:"", Version:"v1", Kind:"ConfigMap", isClusterScoped:false}, "#,
+                r#"Name:"settings", Namespace:""} exists; can not use behavior: 'unspecified', behavior must be merge or replace"#
+            ),
+        ),
+        (
+            "generator-merge-missing",
+            concat!(
+                r#"id resid.ResId{Gvk:resid.Gvk{Group:"", Version:"v1", Kind:"ConfigMap", isClusterScoped:false}, "#,
+                r#"Name:"settings", Namespace:"prod"} does not exist; cannot merge or replace"#
+            ),
+        ),
+        (
+            "replicas-no-match",
+            concat!(
+                "resource with name not-there does not match a config with the following GVK ",
+                "[Deployment.[noVer].[noGrp] StatefulSet.[noVer].[noGrp] ReplicaSet.[noVer].[noGrp] ",
+                "ReplicationController.[noVer].[noGrp]]"
+            ),
+        ),
+        ("missing-file", "accumulating resources from 'not-there.yaml'"),
+        ("cycle/a", "cycle detected"),
+        ("duplicate-id", "may not add resource with an already registered id: ConfigMap.v1.[noGrp]/c.[noNs]"),
+        ("outside-root/root", "security; file"),
+        ("deprecated-fields-then-failure", "missing-patch.yaml"),
+        (
+            "namespace-id-conflict",
+            concat!(
+                r#"namespace transformation produces ID conflict: [{"apiVersion":"v1","data":{"mode":"\u003cfast\u003e"},"#,
+                r#""kind":"ConfigMap","metadata":{"annotations":{"internal.config.kubernetes.io/previousKinds":"ConfigMap","#,
+                r#""internal.config.kubernetes.io/previousNames":"settings","#,
+                r#""internal.config.kubernetes.io/previousNamespaces":"staging"},"name":"settings","namespace":"prod"}} "#,
+                r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"annotations":{"#,
+                r#""internal.config.kubernetes.io/previousKinds":"ConfigMap","#,
+                r#""internal.config.kubernetes.io/previousNames":"settings","#,
+                r#""internal.config.kubernetes.io/previousNamespaces":"default"},"name":"settings","namespace":"prod"}}]"#,
+            ),
+        ),
+        ("no-match", "no resource matches strategic merge patch \"ConfigMap.v1.[noGrp]/other.[noNs]\""),
+        ("replacements-no-source", "nothing selected by Secret.[noVer].[noGrp]/missing.[noNs]:data.x"),
+        ("replacements-two-sources", "multiple matches for selector ConfigMap.[noVer].[noGrp]/[noName].[noNs]"),
+        ("replacements-missing-target", "unable to find field \"spec.containers.0.env.0.value\" in replacement target"),
+        ("replacements-path-and-inline", "cannot specify both path and inline replacement"),
+        ("replacements-value-and-source", "value and resource selectors are mutually exclusive"),
+        ("replacements-index-out-of-bounds", "options.index 1 is out of bounds for value fast"),
+        (
+            "patch-target-bad-regex",
+            "unable to find patch target \"ConfigMap.[noVer].[noGrp]/web-(canary.[noNs]:a=:l=\" in `resources`: error parsing regexp: missing closing ): `^(?:web-(canary)$`",
+        ),
+        (
+            "replacements-bad-regex",
+            "unable to find field \"spec.containers.[name=[z-a]pp].image\" in replacement target: error parsing regexp: invalid character class range: `z-a`",
+        ),
+        (
+            "vars-unmapped",
+            "var '{MODE ConfigMap.[noVer].[noGrp] {metadata.name}}' cannot be mapped to a field in the set of known resources",
+        ),
+        (
+            "vars-twice",
+            "merging vars [{MODE ConfigMap.[noVer].[noGrp] {}} {MODE ConfigMap.[noVer].[noGrp] {}}]: var 'MODE' already encountered",
+        ),
+        ("vars-ambiguous", "found 2 resId matches for var {SVC Service.v1.[noGrp] {}} (unable to disambiguate)"),
+        (
+            "vars-missing-field",
+            "field specified in var '{MODE ConfigMap.v1.[noGrp] {data.speed}}' not found in corresponding resource",
+        ),
+        ("configurations-conflict", "failed to merge CommonLabels fieldSpec: conflicting fieldspecs"),
+        (
+            "external-generators",
+            "loading generator plugins: failed to load generator: external plugins disabled; unable to load external plugin 'ChartInflator'",
+        ),
+        ("external-transformers", "external plugins disabled; unable to load external plugin 'ChartInflator'"),
+        ("external-validators", "external plugins disabled; unable to load external plugin 'ChartInflator'"),
+        (
+            "plugin-json6902-target-without-name",
+            "plugin PatchJson6902Transformer.builtin.[noGrp]/json.[noNs] fails configuration: must specify the target name",
+        ),
+        ("builtin-validator", "validator shouldn't modify the resource map: nodes unequal"),
+        ("openapi-path-and-version", "builtin version and custom schema provided, cannot use both"),
+        ("openapi-unknown-version", "the specified OpenAPI version is not built in"),
+        (
+            "configurations-unknown-field",
+            r#"config.yaml: error unmarshaling JSON: while decoding JSON: json: unknown field "nameReferences""#,
+        ),
+    ];
+    let dirs: Vec<PathBuf> = cases.iter().map(|(case, _)| corpus().join("errors").join(case)).collect();
+    let runs: Vec<(&[&str], &Path)> = dirs.iter().map(|dir| (&["kustomize"][..], dir.as_path())).collect();
+    let recorded = kubectl("kustomize-errors", &[&corpus()], &runs);
+    for (((case, words), dir), theirs) in cases.into_iter().zip(&dirs).zip(recorded) {
+        let ours = kubeupd(&["kustomize"], dir);
+        assert_eq!(theirs.status.code(), Some(1), "{case}: kubectl should fail");
+        assert_eq!(ours.status.code(), Some(1), "{case}: kubeupd should fail");
+        assert!(ours.stdout.is_empty(), "{case}: nothing printed on failure");
+        // kustomize's warnings first, as kubectl prints them, then one line for the error.
+        let (stderr, their_stderr) = (String::from_utf8_lossy(&ours.stderr), String::from_utf8_lossy(&theirs.stderr));
+        let warnings = |stderr: &str| -> Vec<String> {
+            stderr.lines().take_while(|line| line.starts_with("# Warning: ")).map(String::from).collect()
+        };
+        assert_eq!(warnings(&stderr), warnings(&their_stderr), "{case}: warnings differ (left: kubeupd)");
+        let error: Vec<&str> = stderr.lines().skip(warnings(&stderr).len()).collect();
+        assert!(
+            matches!(error.as_slice(), [line] if line.starts_with("error: ") && line.contains(words)),
+            "{case}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn load_restrictor_none_reads_files_outside_the_root() {
+    let dir = corpus().join("errors/outside-root/root");
+    let args = ["kustomize", "--load-restrictor", "LoadRestrictionsNone"];
+    let theirs = kubectl("kustomize-load-restrictor-none", &[&corpus()], &[(&args, &dir)]).remove(0);
+    let ours = kubeupd(&args, &dir);
+    assert!(ours.status.success() && theirs.status.success(), "{}", String::from_utf8_lossy(&ours.stderr));
+    assert_eq!(String::from_utf8_lossy(&ours.stdout), String::from_utf8_lossy(&theirs.stdout));
+}
+
+/// What follows kustomize's warnings (printed first) and `error: `, to the end: a failed build's
+/// message, which may have several lines.
+fn error_message(stderr: &str) -> &str {
+    let mut error = stderr;
+    while error.starts_with("# Warning: ") {
+        error = error.split_once('\n').map_or("", |(_, rest)| rest);
+    }
+    error.trim_end().strip_prefix("error: ").expect("the error prefix")
+}
+
+/// kubectl's message of a failed build.
+fn kubectl_error(stderr: &str) -> String {
+    error_message(stderr).to_string()
+}
+
+/// kubeupd's message without the kustomization file it names.
+fn kubeupd_error(stderr: &str) -> String {
+    error_message(stderr).split_once("kustomization.yaml: ").expect("the kustomization named").1.to_string()
+}
+
+/// A random number kustomize puts in its temporary directory's name, made `N`.
+fn without_temporary_number(message: &str) -> String {
+    let mut out = String::new();
+    let mut rest = message;
+    while let Some(at) = rest.find("kustomize-helm-") {
+        let (before, after) = rest.split_at(at + "kustomize-helm-".len());
+        out.push_str(before);
+        out.push('N');
+        rest = after.trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Errors of several lines (a plugin's configuration printed in them), in kustomize's very words:
+/// helm charts, never inflated, without `--enable-helm` and with it but no helm installed, and a
+/// JSON 6902 patch whose target has no name.
+#[test]
+fn configuration_errors_are_kustomizes_to_the_word() {
+    let no_helm = &["kustomize", "--enable-helm", "--helm-command", "kubeupd-test-no-helm"][..];
+    let cases = [
+        ("helm-charts", &["kustomize"][..]),
+        ("helm-charts", no_helm),
+        ("helm-charts-namespace", &["kustomize"][..]),
+        ("helm-chart-inflation-generator", &["kustomize"][..]),
+        ("helm-chart-inflation-generator", no_helm),
+        ("json6902-target-without-name", &["kustomize"][..]),
+    ];
+    let dirs: Vec<PathBuf> = cases.iter().map(|(case, _)| corpus().join("errors").join(case)).collect();
+    let runs: Vec<(&[&str], &Path)> = cases.iter().zip(&dirs).map(|((_, args), dir)| (*args, dir.as_path())).collect();
+    let recorded = kubectl("kustomize-configuration-errors", &[&corpus()], &runs);
+    for (((case, args), dir), theirs) in cases.into_iter().zip(&dirs).zip(recorded) {
+        let ours = kubeupd(args, dir);
+        assert_eq!((ours.status.code(), theirs.status.code()), (Some(1), Some(1)), "{case} {args:?}");
+        assert!(ours.stdout.is_empty());
+        let theirs = without_temporary_number(&kubectl_error(&String::from_utf8_lossy(&theirs.stderr)));
+        let ours = without_temporary_number(&kubeupd_error(&String::from_utf8_lossy(&ours.stderr)));
+        assert_eq!(ours, theirs, "{case} {args:?}");
+    }
+}
+
+/// Writes `files` (path, text) into a new directory.
+fn tree(files: Files) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        std::fs::write(dir.path().join(path), text).unwrap();
+    }
+    dir
+}
+
+/// A tree's files, as (path, text).
+type Files<'a> = &'a [(&'a str, &'a str)];
+
+const COFFEE: (&str, &str) =
+    ("coffee.yaml", "kind: Coffee\nmetadata: {name: latte, labels: {a: b}}\nspec: {size: 2}\n");
+
+/// kustomize reads its files as Go does: field names whatever their case, numbers and booleans
+/// as strings in plugin configurations (not in kustomization files), resources without
+/// `apiVersion`. Each tree builds (or fails) in both tools alike.
+#[test]
+fn files_are_read_with_gos_rules_as_kubectl_reads_them() {
+    let annotations = "apiVersion: builtin\nkind: AnnotationsTransformer\nmetadata: {name: a}\n\
+        annotations: {count: 3, enabled: true, ratio: 1.5, big: 1.0e7, small: 0.00001}\n\
+        fieldSpecs: [{path: metadata/annotations, create: true}]\nunknown: ignored\n";
+    let labels = "apiVersion: builtin\nkind: LabelTransformer\nmetadata: {name: l}\nLABELS: {tier: 2}\n\
+        FieldSpecs: [{Path: metadata/labels, Create: true}]\n";
+    let replacement = "source: {kind: Coffee, fieldPath: spec.size, extra: 1}\nTargets:\n\
+        - select: {kind: Coffee}\n  FieldPaths: [metadata.annotations.size]\n  options: {create: true}\n";
+    let cases: &[(&str, Files, bool)] = &[
+        (
+            "field names in any case",
+            &[
+                (
+                    "kustomization.yaml",
+                    "nameprefix: p-\nNAMESUFFIX: -s\nResources: [coffee.yaml]\ncommonannotations: {x: z}\n",
+                ),
+                COFFEE,
+            ],
+            true,
+        ),
+        (
+            "YAML 1.1's booleans in a kustomization file",
+            &[("kustomization.yaml", "resources: [coffee.yaml]\ncommonAnnotations: {x: y}\n"), COFFEE],
+            false,
+        ),
+        (
+            "of two keys for a field, the later in byte order",
+            &[("kustomization.yaml", "nameprefix: b-\nnamePrefix: a-\nresources: [coffee.yaml]\n"), COFFEE],
+            true,
+        ),
+        (
+            "nested field names in any case",
+            &[
+                (
+                    "kustomization.yaml",
+                    "resources: [coffee.yaml]\npatchesJSON6902:\n- Target: {Kind: Coffee, NAME: latte}\n\
+                     \x20 Patch: '- {op: add, path: /spec/milk, value: oat}'\n",
+                ),
+                COFFEE,
+            ],
+            true,
+        ),
+        ("no apiVersion", &[("kustomization.yaml", "resources: [coffee.yaml]\nnamespace: cafe\n"), COFFEE], true),
+        (
+            "a number for a string in a kustomization file",
+            &[("kustomization.yaml", "resources: [coffee.yaml]\ncommonAnnotations: {replicas: 3}\n"), COFFEE],
+            false,
+        ),
+        (
+            "numbers and booleans for strings in plugin configurations",
+            &[
+                ("kustomization.yaml", "resources: [coffee.yaml]\ntransformers: [annotations.yaml, labels.yaml]\n"),
+                ("annotations.yaml", annotations),
+                ("labels.yaml", labels),
+                COFFEE,
+            ],
+            true,
+        ),
+        (
+            "a replacements file in any case, unknown fields ignored",
+            &[
+                ("kustomization.yaml", "resources: [coffee.yaml]\nreplacements: [{path: r.yaml}]\n"),
+                ("r.yaml", replacement),
+                COFFEE,
+            ],
+            true,
+        ),
+    ];
+    let trees: Vec<tempfile::TempDir> = cases.iter().map(|(_, files, _)| tree(files)).collect();
+    let inputs: Vec<&Path> = trees.iter().map(|dir| dir.path()).collect();
+    let runs: Vec<(&[&str], &Path)> = inputs.iter().map(|dir| (&["kustomize"][..], *dir)).collect();
+    let recorded = kubectl("kustomize-gos-rules", &inputs, &runs);
+    for (((case, _, builds), dir), theirs) in cases.iter().zip(&inputs).zip(recorded) {
+        let ours = kubeupd(&["kustomize"], dir);
+        assert_eq!(theirs.status.success(), *builds, "{case}: {}", String::from_utf8_lossy(&theirs.stderr));
+        assert_eq!(ours.status.code(), theirs.status.code(), "{case}: {}", String::from_utf8_lossy(&ours.stderr));
+        assert_eq!(String::from_utf8_lossy(&ours.stdout), String::from_utf8_lossy(&theirs.stdout), "{case}");
+    }
+}

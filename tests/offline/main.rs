@@ -1,0 +1,13 @@
+//! The tests that need no cluster and no kubectl, run by a plain `cargo test`: the merge engine's
+//! properties and upstream conformance cases, the command line, and kubeupd against kubectl's
+//! outputs recorded in `testdata/golden` (`kustomize`, `patch --local`, usage errors, `--help`).
+
+#[path = "../support/golden.rs"]
+mod golden;
+
+mod cli;
+mod kubectl_differential;
+mod kubectl_flags;
+mod kustomize;
+mod merge_properties;
+mod strategic_conformance;
