@@ -10,7 +10,7 @@ use clap::Args;
 use super::apply_input::{self, Input, InputArgs, Preview};
 use super::apply_last_applied::LastAppliedCommand;
 use super::apply_report::{Report, ReportSettings};
-use super::flags::{DeletionArgs, DryRunArg, OutputArgs};
+use super::flags::{DeletionArgs, DryRunArg, OutputArgs, SubresourceArg};
 use super::wait::parse_timeout;
 use super::{Error, GlobalArgs, Result};
 use crate::output::Verb;
@@ -36,6 +36,9 @@ pub struct ApplyArgs {
 
 /// Options of applying files.
 #[derive(Debug, Args)]
+#[command(mut_arg("subresource", |arg| arg.help(
+    "With --server-side: apply to this subresource of each object (e.g. status, scale)."
+)))]
 pub struct ApplyFlags {
     #[command(flatten)]
     pub input: InputArgs,
@@ -51,9 +54,8 @@ pub struct ApplyFlags {
     /// built into kubeupd.
     #[arg(long, default_value_t = true)]
     pub openapi_patch: bool,
-    /// With --server-side: apply to this subresource of each object (e.g. status, scale).
-    #[arg(long, value_name = "NAME")]
-    pub subresource: Option<String>,
+    #[command(flatten)]
+    pub subresource: SubresourceArg,
     #[command(flatten)]
     pub dry_run: DryRunArg,
     #[command(flatten)]
@@ -275,7 +277,7 @@ fn options(flags: &ApplyFlags) -> Result<ApplyOptions> {
     if input.concurrency == 0 {
         return Err(Error::msg("--concurrency must be at least 1"));
     }
-    if flags.subresource.is_some() && !input.server_side {
+    if flags.subresource.name.is_some() && !input.server_side {
         return Err(Error::msg("--subresource can only be specified for --server-side"));
     }
     input.files.require()?;
@@ -289,7 +291,7 @@ fn options(flags: &ApplyFlags) -> Result<ApplyOptions> {
         validation: input.validate.directive,
         concurrency: input.concurrency,
         deletion: apply::Deletion { options: delete_options, timeout: flags.timeout.filter(|t| !t.is_zero()) },
-        subresource: flags.subresource.clone(),
+        subresource: flags.subresource.name.clone(),
         openapi_patch: flags.openapi_patch,
         ..ApplyOptions::new(input.mode(flags.overwrite, flags.force))
     })

@@ -80,7 +80,7 @@ pub async fn open<'c>(
         Pruning::ApplySet(parent) => Some(open_applyset(cluster, parent, global).await?),
         _ => None,
     };
-    let membership = Membership { selector: args.prune.selector.as_ref(), applyset: applyset.as_ref() };
+    let membership = Membership { selector: args.prune.selector.selector.as_ref(), applyset: applyset.as_ref() };
     let batch = match input::read(args.files.files(), cluster, resolver, options, &membership).await {
         Ok(batch) => batch,
         Err(err) => return Err(refused(&args.files, err, verb)),

@@ -334,6 +334,10 @@ mod tests {
 
 /// `--prune` and what says which objects it removes, shared by `apply` and `diff`.
 #[derive(Debug, Clone, Default, Args)]
+#[command(mut_arg("selector", |arg| arg.help(
+    "Only the objects of the files whose labels match (e.g. app=web,tier!=db); with --prune, only matching objects are pruned."
+)))]
+#[command(mut_arg("all", |arg| arg.help("With --prune and no selector: prune every object of the allowlisted kinds.")))]
 pub struct PruneArgs {
     /// Delete the objects an earlier apply made that the files no longer have: the members of
     /// --applyset, or (kubectl's older prune) the objects matching -l, or every one with --all.
@@ -343,13 +347,10 @@ pub struct PruneArgs {
     /// KIND.GROUP/NAME for a custom resource whose definition allows it.
     #[arg(long, value_name = "PARENT")]
     pub applyset: Option<String>,
-    /// Only the objects of the files whose labels match (e.g. app=web,tier!=db); with --prune,
-    /// only matching objects are pruned.
-    #[arg(short = 'l', long, value_name = "SELECTOR")]
-    pub selector: Option<resource::LabelSelector>,
-    /// With --prune and no selector: prune every object of the allowlisted kinds.
-    #[arg(long)]
-    pub all: bool,
+    #[command(flatten)]
+    pub selector: LabelSelectorArg,
+    #[command(flatten)]
+    pub all: AllArg,
     /// With --prune: a kind to prune, as group/version/kind (core/v1/ConfigMap); repeatable.
     #[arg(long = "prune-allowlist", value_name = "GVK")]
     pub prune_allowlist: Vec<apply::prune::AllowedKind>,
@@ -371,8 +372,16 @@ impl<T: FromStr<Err: std::error::Error + Send + Sync + 'static> + Clone + Send +
 #[derive(Debug, Clone, Args)]
 pub struct LabelSelectorArg<Selector: SelectorValue = resource::LabelSelector> {
     /// Selector (label query) to filter on, e.g. `app=web,tier!=db`.
-    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    // Given twice, the last one counts, as pflag keeps the last value of a flag.
+    #[arg(short = 'l', long, value_name = "SELECTOR", overrides_with = "selector")]
     pub selector: Option<Selector>,
+}
+
+/// No selector (derived, it would ask `Selector: Default`).
+impl<Selector: SelectorValue> Default for LabelSelectorArg<Selector> {
+    fn default() -> Self {
+        LabelSelectorArg { selector: None }
+    }
 }
 
 /// `--field-selector`.
@@ -532,8 +541,9 @@ mod group_tests {
             let selector = verb(line).selection.selector.map(|selector| selector.as_str().to_string());
             assert_eq!(selector.as_deref(), Some("a=b"), "{line:?}");
         }
-        // As today: a second -l is refused (kubectl would take the last).
-        assert!(parse::<Verb>(&["-l", "a=b", "-l", "c=d"]).is_err());
+        // Given twice, the last counts, as in kubectl.
+        let last = verb(&["-l", "a=b", "-l", "c=d"]).selection.selector.map(|selector| selector.as_str().to_string());
+        assert_eq!(last.as_deref(), Some("c=d"));
         // Checked as the flag is read, or left to the server as given.
         assert!(parse::<Verb>(&["-l", "a b=c"]).is_err());
         let server: ServerSelected = parse(&["-l", "a gt 1"]).unwrap();

@@ -6,7 +6,7 @@ use clap::Args;
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::flags::{DryRunArg, FieldManagerArg, OutputArgs, SelectionArgs, TargetArgs};
+use super::flags::{DryRunArg, FieldManagerArg, LocalArg, OutputArgs, SelectionArgs, TargetArgs};
 use super::visit::{self, Visited};
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, DryRun, Landed};
@@ -29,9 +29,8 @@ pub struct MetadataArgs {
     /// Print the keys of each object (after the change, which is then not sent).
     #[arg(long)]
     pub list: bool,
-    /// Change the objects of the -f files and print them, without contacting the server.
-    #[arg(long)]
-    pub local: bool,
+    #[command(flatten)]
+    pub local: LocalArg,
     /// Only change the object if this is its current resourceVersion (one object only).
     #[arg(long, value_name = "VERSION")]
     pub resource_version: Option<String>,
@@ -72,7 +71,7 @@ fn request(args: &MetadataArgs, map: MetadataMap) -> Result<Request> {
     }
     args.selection.validate()?;
     let no_files = args.targets.files.filenames.is_empty();
-    if args.local {
+    if args.local.local {
         if args.dry_run.mode() == DryRun::Server {
             return Err(Error::msg("cannot specify --local and --dry-run=server - did you mean --dry-run=client?"));
         }
@@ -99,7 +98,7 @@ fn request(args: &MetadataArgs, map: MetadataMap) -> Result<Request> {
 /// Runs `kubeupd label` (`map` is the labels) or `kubeupd annotate`.
 pub async fn run(args: MetadataArgs, map: MetadataMap, global: &GlobalArgs) -> Result {
     let request = request(&args, map)?;
-    if args.local {
+    if args.local.local {
         let verb = map.pair_type();
         let rules = Rules { verb, types_alone: false, selector: false };
         let named = request.targets.named(rules)?;

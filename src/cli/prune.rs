@@ -33,8 +33,8 @@ impl PruneArgs {
         }
         if let Some(parent) = &self.applyset {
             let refused = [
-                (self.selector.is_some(), "--selector"),
-                (self.all, "--all"),
+                (self.selector.selector.is_some(), "--selector"),
+                (self.all.all, "--all"),
                 (!self.prune_allowlist.is_empty(), "--prune-allowlist"),
             ];
             if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
@@ -42,7 +42,7 @@ impl PruneArgs {
             }
             return Ok(Pruning::ApplySet(parent));
         }
-        match (self.all, &self.selector) {
+        match (self.all.all, &self.selector.selector) {
             (true, Some(_)) => Err(Error::msg("cannot set --all and --selector at the same time")),
             (false, None) => Err(Error::msg(
                 "all resources selected for prune without explicitly passing --all. To prune all resources, pass the \

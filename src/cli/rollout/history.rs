@@ -7,7 +7,7 @@
 use clap::Args;
 use serde_json::Value;
 
-use super::super::flags::{DryRunArg, OutputArgs, SelectionArgs, TargetArgs};
+use super::super::flags::{DryRunArg, LabelSelectorArg, OutputArgs, SelectionArgs, TargetArgs};
 use super::super::visit::{self, Visited};
 use super::super::{Error, GlobalArgs, Result};
 use crate::apply::lost::WriteError;
@@ -23,9 +23,8 @@ use crate::resource::LabelSelector;
 pub struct HistoryArgs {
     #[command(flatten)]
     pub targets: TargetArgs,
-    /// Selector (label query) to filter on, e.g. `app=web`.
-    #[arg(short = 'l', long, value_name = "SELECTOR")]
-    pub selector: Option<LabelSelector>,
+    #[command(flatten)]
+    pub selector: LabelSelectorArg,
     /// See the details, including the pod template, of this revision.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub revision: i64,
@@ -38,9 +37,8 @@ pub struct HistoryArgs {
 pub struct UndoArgs {
     #[command(flatten)]
     pub targets: TargetArgs,
-    /// Selector (label query) to filter on, e.g. `app=web`.
-    #[arg(short = 'l', long, value_name = "SELECTOR")]
-    pub selector: Option<LabelSelector>,
+    #[command(flatten)]
+    pub selector: LabelSelectorArg,
     /// The revision to roll back to; 0 is the one before the last.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub to_revision: i64,
@@ -172,7 +170,7 @@ pub async fn run_history(args: HistoryArgs, global: &GlobalArgs) -> Result {
     let cluster = global.connect().await?;
     let mut results = Vec::new();
     let mut errors = Vec::new();
-    for object in objects(&cluster, global, &args.targets, &args.selector).await? {
+    for object in objects(&cluster, global, &args.targets, &args.selector.selector).await? {
         match history_of(&cluster, object, &args, printer.as_ref()).await {
             Ok(text) => results.push(Ok(text)),
             Err(err) => errors.push(err),
@@ -284,7 +282,7 @@ fn render_each(output: &OutputArgs, printer: &Printer, objects: &[&Value]) -> Re
 pub async fn run_undo(args: UndoArgs, global: &GlobalArgs) -> Result {
     let printer = args.output.printer(Verb::Write)?.cloned();
     let cluster = global.connect().await?;
-    for object in objects(&cluster, global, &args.targets, &args.selector).await? {
+    for object in objects(&cluster, global, &args.targets, &args.selector.selector).await? {
         let object = object?;
         let result = undo(&cluster, &object, &args).await?;
         let text = match &printer {

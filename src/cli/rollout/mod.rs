@@ -14,7 +14,7 @@ use clap::{Args, Subcommand};
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::flags::{FieldManagerArg, OutputArgs, SelectionArgs, TargetArgs};
+use super::flags::{FieldManagerArg, LabelSelectorArg, OutputArgs, SelectionArgs, TargetArgs};
 use super::visit::{self, Visited};
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, Landed};
@@ -65,9 +65,8 @@ pub enum RolloutCommand {
 pub struct ActionArgs {
     #[command(flatten)]
     pub targets: TargetArgs,
-    /// Selector (label query) to filter on, e.g. `app=web`.
-    #[arg(short = 'l', long, value_name = "SELECTOR")]
-    pub selector: Option<LabelSelector>,
+    #[command(flatten)]
+    pub selector: LabelSelectorArg,
     #[command(flatten)]
     pub field_manager: FieldManagerArg,
     #[command(flatten)]
@@ -112,7 +111,7 @@ async fn run_action(action: Action, args: ActionArgs, global: &GlobalArgs) -> Re
         return Err(Error::msg("required resource not specified"));
     }
     let printer = args.output.printer(Verb::Write)?.cloned();
-    let selection = SelectionArgs { selector: args.selector.clone(), ..SelectionArgs::default() };
+    let selection = SelectionArgs { selector: args.selector.selector.clone(), ..SelectionArgs::default() };
     let cluster = global.connect().await?;
     let (resolved, single) = visit::resolve(&cluster, global, "rollout", &args.targets, &selection).await?;
     let (read, unreadable): (Vec<_>, Vec<_>) =

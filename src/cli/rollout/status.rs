@@ -8,7 +8,7 @@ use clap::Args;
 use futures::StreamExt as _;
 use serde_json::Value;
 
-use super::super::flags::{SelectionArgs, TargetArgs};
+use super::super::flags::{LabelSelectorArg, SelectionArgs, TargetArgs};
 use super::super::visit::{self, Visited};
 use super::super::{Error, GlobalArgs, Result, write_stdout};
 use crate::client::{self, Cluster, ListScope, Selectors, WatchEvent, WatchOptions};
@@ -20,9 +20,8 @@ use crate::status::rollout;
 pub struct StatusArgs {
     #[command(flatten)]
     pub targets: TargetArgs,
-    /// Selector (label query) to filter on, e.g. `app=web`.
-    #[arg(short = 'l', long, value_name = "SELECTOR")]
-    pub selector: Option<LabelSelector>,
+    #[command(flatten)]
+    pub selector: LabelSelectorArg,
     /// Watch the status of the rollout until it's done.
     #[arg(short = 'w', long, value_name = "BOOL", default_value_t = true)]
     pub watch: bool,
@@ -45,7 +44,7 @@ pub async fn run(args: StatusArgs, global: &GlobalArgs) -> Result {
     if args.revision < 0 {
         return Err(Error::msg(format!("revision must be a positive integer: {}", args.revision)));
     }
-    let selection = SelectionArgs { selector: args.selector.clone(), ..SelectionArgs::default() };
+    let selection = SelectionArgs { selector: args.selector.selector.clone(), ..SelectionArgs::default() };
     let cluster = global.connect().await?;
     let (resolved, single) = visit::resolve(&cluster, global, "rollout", &args.targets, &selection).await?;
     // As kubectl: one object after the other; the first that fails ends the run.

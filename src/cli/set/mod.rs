@@ -14,7 +14,7 @@ use clap::{Args, Subcommand};
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::flags::{DryRunArg, FieldManagerArg, OutputArgs, SelectionArgs, TargetArgs};
+use super::flags::{DryRunArg, FieldManagerArg, LocalArg, OutputArgs, SelectionArgs, TargetArgs};
 use super::visit::{self, Visited};
 use super::{Error, GlobalArgs, Result};
 use crate::apply::lost::WriteError;
@@ -71,9 +71,8 @@ pub async fn run(args: SetArgs, global: &GlobalArgs) -> Result {
 /// manager and printer.
 #[derive(Debug, Args)]
 pub struct CommonArgs {
-    /// Change the objects of the -f files and print them, without contacting the server.
-    #[arg(long)]
-    pub local: bool,
+    #[command(flatten)]
+    pub local: LocalArg,
     #[command(flatten)]
     pub selection: SelectionArgs,
     #[command(flatten)]
@@ -87,7 +86,7 @@ pub struct CommonArgs {
 impl CommonArgs {
     /// kubectl's checks of the shared flags.
     fn validate(&self) -> Result {
-        if self.local && self.dry_run.mode() == DryRun::Server {
+        if self.local.local && self.dry_run.mode() == DryRun::Server {
             return Err(Error::msg("cannot specify --local and --dry-run=server - did you mean --dry-run=client?"));
         }
         self.selection.validate()
@@ -143,7 +142,7 @@ async fn objects(
         return Err(Error::msg(visit::NOTHING_NAMED));
     }
     let mut objects = Vec::new();
-    if common.local {
+    if common.local.local {
         let rules = Rules { verb, types_alone: false, selector: false };
         for named in targets.named(rules)? {
             let Named::Manifest(object) = named else {

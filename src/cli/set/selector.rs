@@ -149,7 +149,7 @@ fn sorted_unique(names: &[String]) -> Vec<String> {
 
 /// Runs `set subject`; as kubectl, the bindings are read before the subjects are checked.
 pub async fn run_subject(args: SubjectArgs, global: &GlobalArgs) -> Result {
-    if args.common.local && !args.targets.targets.is_empty() {
+    if args.common.local.local && !args.targets.targets.is_empty() {
         return Err(Error::msg(
             "error: you must specify resources by --filename when --local is set.\nExample resource specifications \
              include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'",
