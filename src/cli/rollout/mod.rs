@@ -22,7 +22,6 @@ use crate::change::rollout;
 use crate::client::{Cluster, WriteOptions};
 use crate::merge::KindPatcher;
 use crate::output::{self, Verb};
-use crate::resource::LabelSelector;
 
 /// Options of `kubeupd rollout`.
 #[derive(Debug, Args)]

@@ -12,7 +12,6 @@ use super::super::flags::{LabelSelectorArg, SelectionArgs, TargetArgs};
 use super::super::visit::{self, Visited};
 use super::super::{Error, GlobalArgs, Result, write_stdout};
 use crate::client::{self, Cluster, ListScope, Selectors, WatchEvent, WatchOptions};
-use crate::resource::LabelSelector;
 use crate::status::rollout;
 
 /// Options of `rollout status`.
