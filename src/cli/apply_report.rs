@@ -50,6 +50,9 @@ pub(super) struct Report {
     show_patch: bool,
     objects: Vec<Value>,
     counts: BTreeMap<&'static str, usize>,
+    /// What the server-side applies did (created, configured, unchanged), for the summary:
+    /// stdout says only kubectl's `serverside-applied`.
+    server_side_changes: BTreeMap<&'static str, usize>,
     failed: usize,
     /// Objects the run stopped before, or that the server did not answer for.
     not_applied: usize,
@@ -80,6 +83,7 @@ impl Report {
             show_patch: settings.show_patch,
             objects: Vec::new(),
             counts: BTreeMap::new(),
+            server_side_changes: BTreeMap::new(),
             failed: 0,
             not_applied: 0,
             unreachable_shown: false,
@@ -152,11 +156,10 @@ impl Report {
                 }
                 self.objects.push(outcome.object);
             }
-            None => {
-                // kubectl's word first, then what it did when known.
-                let change = outcome.change.map(|change| format!(" ({})", action_word(change))).unwrap_or_default();
-                lines.stdout.push(format!("{} {word}{change}{}", entry.display, self.suffix));
-            }
+            None => lines.stdout.push(format!("{} {word}{}", entry.display, self.suffix)),
+        }
+        if let Some(change) = outcome.change {
+            *self.server_side_changes.entry(action_word(change)).or_default() += 1;
         }
         lines
     }
@@ -241,7 +244,16 @@ impl Report {
                 printed = false;
             }
         }
-        let mut parts: Vec<String> = self.counts.iter().map(|(word, count)| format!("{count} {word}")).collect();
+        let changes =
+            self.server_side_changes.iter().map(|(word, count)| format!("{count} {word}")).collect::<Vec<_>>();
+        let mut parts: Vec<String> = self
+            .counts
+            .iter()
+            .map(|(word, count)| match *word {
+                "serverside-applied" if !changes.is_empty() => format!("{count} {word} ({})", changes.join(", ")),
+                _ => format!("{count} {word}"),
+            })
+            .collect();
         let applied: usize = self.counts.values().sum();
         if self.failed > 0 {
             parts.push(format!("{} failed", self.failed));

@@ -215,7 +215,7 @@ fn server_side_apply_reports_conflicts_with_their_managers_and_forces_them() {
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/owned serverside-applied (configured)\n");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/owned serverside-applied\n");
     let object = parse_json(
         namespace
             .kubectl_ok(&["get", "cm", "owned", "-n", &namespace.name, "-o", "json", "--show-managed-fields"])
@@ -556,10 +556,7 @@ fn server_side_dry_runs_change_nothing() {
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    assert_eq!(
-        String::from_utf8_lossy(&output.stdout),
-        "configmap/owned serverside-applied (created) (server dry run)\n"
-    );
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/owned serverside-applied (server dry run)\n");
     let get = namespace.kubectl().args(["get", "configmap/owned", "-n", &namespace.name]).output().unwrap();
     let stderr = String::from_utf8_lossy(&get.stderr);
     assert!(stderr.contains("configmaps \"owned\" not found"), "the dry run created nothing: {stderr}");

@@ -61,7 +61,7 @@ fn a_conflict_is_a_table_and_a_forced_takeover_says_what_it_took() {
     let forced = apply(&["--force-conflicts"]);
     let message = String::from_utf8_lossy(&forced.stderr).into_owned();
     assert!(forced.status.success(), "{message}");
-    assert_eq!(String::from_utf8_lossy(&forced.stdout), "deployment.apps/web serverside-applied (configured)\n");
+    assert_eq!(String::from_utf8_lossy(&forced.stdout), "deployment.apps/web serverside-applied\n");
     assert_eq!(message, "deployment.apps/web: .spec.replicas taken from kube-controller-manager (10 -> 3)\n");
     let after = live(&namespace);
     assert_eq!(after["spec"]["replicas"], 3);
@@ -69,7 +69,7 @@ fn a_conflict_is_a_table_and_a_forced_takeover_says_what_it_took() {
 
     let again = apply(&["--force-conflicts"]);
     assert!(again.status.success());
-    assert_eq!(String::from_utf8_lossy(&again.stdout), "deployment.apps/web serverside-applied (unchanged)\n");
+    assert_eq!(String::from_utf8_lossy(&again.stdout), "deployment.apps/web serverside-applied\n");
     assert!(again.stderr.is_empty(), "nothing is taken twice: {}", String::from_utf8_lossy(&again.stderr));
 }
 

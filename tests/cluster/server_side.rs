@@ -63,9 +63,8 @@ fn get_objects(namespace: &TestNamespace, extra: &[&str]) -> Value {
     parse_json(namespace.kubectl_ok(&args).as_bytes())
 }
 
-/// Output as kubectl prints it (kubeupd adds what a server-side apply did, on purpose).
 fn stdout(output: &Output) -> String {
-    support::as_kubectl_prints_it(&output.stdout)
+    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 fn stderr(output: &Output) -> String {

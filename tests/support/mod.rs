@@ -383,15 +383,6 @@ pub fn with_stdin(command: &mut Command, input: &str) -> Output {
     child.wait_with_output().unwrap()
 }
 
-/// Apply's output as kubectl prints it: without what kubeupd adds after `serverside-applied`
-/// (` (created)`, ` (configured)`, ` (unchanged)`), a difference on purpose.
-pub fn as_kubectl_prints_it(stdout: &[u8]) -> String {
-    let text = String::from_utf8_lossy(stdout);
-    ["created", "configured", "unchanged"].iter().fold(text.into_owned(), |text, word| {
-        text.replace(&format!("serverside-applied ({word})"), "serverside-applied")
-    })
-}
-
 /// Parses JSON output, failing the test with the text when it is not JSON.
 pub fn parse_json(bytes: &[u8]) -> Value {
     serde_json::from_slice(bytes).unwrap_or_else(|err| panic!("not JSON ({err}): {}", String::from_utf8_lossy(bytes)))
