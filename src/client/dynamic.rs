@@ -60,15 +60,19 @@ pub struct WriteOptions {
     pub field_validation: Option<FieldValidation>,
 }
 
+/// The manager of a write that names none: kubectl's, as the server derives it from kubectl's
+/// User-Agent (`kubectl/v1.37.1 ...`), so that what kubeupd writes where kubectl names no manager
+/// (`rollout undo`, `apply set-last-applied`, ...) has kubectl's field ownership, not `kubeupd`'s.
+const DEFAULT_FIELD_MANAGER: &str = "kubectl";
+
 impl WriteOptions {
     fn query(&self, patch_type: Option<PatchType>) -> Vec<(&'static str, String)> {
         let mut query = Vec::new();
         if self.dry_run {
             query.push(("dryRun", "All".to_string()));
         }
-        if let Some(manager) = &self.field_manager {
-            query.push(("fieldManager", manager.clone()));
-        }
+        let manager = self.field_manager.as_deref().unwrap_or(DEFAULT_FIELD_MANAGER);
+        query.push(("fieldManager", manager.to_string()));
         if self.force && patch_type == Some(PatchType::Apply) {
             query.push(("force", "true".to_string()));
         }
@@ -441,5 +445,8 @@ mod tests {
             ]
         );
         assert_eq!(options.query(Some(PatchType::Strategic)).len(), 3);
+        // No manager named: kubectl's, as the server would derive it from kubectl's User-Agent.
+        let unnamed = WriteOptions::default().query(Some(PatchType::Json));
+        assert_eq!(unnamed, [("fieldManager", "kubectl".to_string())]);
     }
 }

@@ -489,20 +489,12 @@ const NOT_COMPARED: [&str; 8] = [
     "/spec/ports/*/nodePort",
 ];
 
-/// The field managers that differ between the tools by name only: the default manager the
-/// server derives from each tool's User-Agent, and the tools' default server-side apply manager.
-const SAME_MANAGER: [(&str, &str); 1] = [("kubeupd", "kubectl")];
-
 /// An object (or a List of them) as it compares with its twin in another namespace: the
 /// namespace's name reads `NAMESPACE` wherever it appears (`metadata.namespace`, the last-applied
-/// annotation), the fields in [`NOT_COMPARED`] are gone, kubeupd's own managers read as
-/// kubectl's ([`SAME_MANAGER`]), and managedFields entries are in one order. Field ownership
-/// stays: managers, operations and field sets are part of the result.
+/// annotation), the fields in [`NOT_COMPARED`] are gone, and managedFields entries are in one
+/// order. Field ownership stays: managers, operations and field sets are part of the result.
 pub fn twin_view(value: Value, namespace: &str) -> Value {
-    let mut text = serde_json::to_string(&value).unwrap().replace(namespace, "NAMESPACE");
-    for (ours, theirs) in SAME_MANAGER {
-        text = text.replace(&format!(r#""manager":"{ours}""#), &format!(r#""manager":"{theirs}""#));
-    }
+    let text = serde_json::to_string(&value).unwrap().replace(namespace, "NAMESPACE");
     let mut value: Value = serde_json::from_str(&text).unwrap();
     forget_not_compared(&mut value);
     sort_managed_fields(&mut value);
