@@ -11,6 +11,11 @@
 #   scripts/local-cluster.sh down    stop every process (the build cache stays)
 #   scripts/local-cluster.sh settle  wait (up to 10 s) until the apiserver and etcd are idle: the
 #                                    work an earlier write left them (a definition's OpenAPI) is done
+#   scripts/local-cluster.sh extra NAME   another cluster for many-context tests and benches (1.37
+#                                    only): a second kube-apiserver on the same etcd, its objects
+#                                    under their own prefix, ready in seconds; prints its kubeconfig
+#                                    (context NAME). No controller manager runs for it.
+#   scripts/local-cluster.sh extra-down NAME   stop that apiserver (its objects stay in etcd)
 #
 # KUBEUPD_KUBERNETES picks the version: 1.37 (the default) is kube-apiserver 1.37, etcd 3.6 and
 # kube-controller-manager, built with `go build` from the Go modules in scripts/control-plane
@@ -161,15 +166,18 @@ free_port() {
 
 alive() { [ -f "$RUN/$1.pid" ] && kill -0 "$(cat "$RUN/$1.pid")" 2>/dev/null; }
 
+# Whether the apiserver NAME (default: the cluster's own) answers /readyz.
 ready() {
-  [ -f "$RUN/apiserver.port" ] || return 1
+  local name=${1:-apiserver}
+  [ -f "$RUN/$name.port" ] || return 1
   curl -fsS --max-time 2 --cacert "$RUN/certs/apiserver.crt" -H "Authorization: Bearer $TOKEN" \
-    "https://127.0.0.1:$(cat "$RUN/apiserver.port")/readyz" >/dev/null 2>&1
+    "https://127.0.0.1:$(cat "$RUN/$name.port")/readyz" >/dev/null 2>&1
 }
 
 start() {
   local name=$1; shift
-  setsid "$@" >"$RUN/$name.log" 2>&1 </dev/null &
+  # Without the lock of `extra` (descriptor 9), which would stay held as long as the process runs.
+  setsid "$@" >"$RUN/$name.log" 2>&1 </dev/null 9>&- &
   echo $! >"$RUN/$name.pid"
 }
 
@@ -186,8 +194,9 @@ start_etcd() {
     --initial-cluster "kubeupd=http://127.0.0.1:$peer_port"
 }
 
+# Starts the apiserver NAME on the given etcd and port, keeping its objects under PREFIX.
 start_apiserver() {
-  local etcd_port=$1 api_port=$2 version_flags=()
+  local name=$1 etcd_port=$2 api_port=$3 prefix=$4 version_flags=()
   if [ "$VERSION" = 1.20 ]; then
     version_flags=(--insecure-port 0 --disable-admission-plugins ServiceAccount)
   else
@@ -196,7 +205,7 @@ start_apiserver() {
     version_flags=(--endpoint-reconciler-type none
       --disable-admission-plugins ServiceAccount,StorageObjectInUseProtection)
   fi
-  start apiserver "$BIN/kube-apiserver" --etcd-servers "http://127.0.0.1:$etcd_port" \
+  start "$name" "$BIN/kube-apiserver" --etcd-servers "http://127.0.0.1:$etcd_port" --etcd-prefix "$prefix" \
     --cert-dir "$RUN/certs" --secure-port "$api_port" \
     --bind-address 127.0.0.1 --advertise-address 127.0.0.1 \
     --service-cluster-ip-range 10.0.0.0/16 --token-auth-file "$RUN/tokens.csv" \
@@ -238,55 +247,103 @@ up() {
   start_etcd "$client_port" "$peer_port"
   [ -f "$RUN/sa.key" ] || openssl genrsa -out "$RUN/sa.key" 2048 2>/dev/null
   echo "$TOKEN,kubeupd-admin,kubeupd-admin,\"system:masters\"" >"$RUN/tokens.csv"
-  start_apiserver "$client_port" "$api_port"
+  echo "$client_port" >"$RUN/etcd.port"
+  start_apiserver apiserver "$client_port" "$api_port" /registry
 
   local i
-  for i in $(seq 1 120); do
-    if [ -f "$RUN/certs/apiserver.crt" ] && ready; then break; fi
-    alive apiserver || { tail -n 20 "$RUN/apiserver.log" >&2; die "kube-apiserver exited"; }
-    sleep 0.5
-  done
-  ready || { tail -n 20 "$RUN/apiserver.log" >&2; die "kube-apiserver not ready after 60s"; }
-  write_kubeconfig "$api_port"
+  wait_ready apiserver
+  write_kubeconfig "$KUBECONFIG_FILE" kubeupd-local "$api_port"
   [ $controllers -eq 1 ] && start_controllers
   log "$VERSION ready on https://127.0.0.1:$api_port in $((SECONDS - started))s; kubeconfig: $KUBECONFIG_FILE"
 }
 
+wait_ready() {
+  local name=$1 i
+  for i in $(seq 1 120); do
+    if [ -f "$RUN/certs/apiserver.crt" ] && ready "$name"; then return; fi
+    alive "$name" || { tail -n 20 "$RUN/$name.log" >&2; die "kube-apiserver $name exited"; }
+    sleep 0.5
+  done
+  tail -n 20 "$RUN/$name.log" >&2
+  die "kube-apiserver $name not ready after 60s"
+}
+
+# Writes FILE: a kubeconfig whose one context, cluster and user are NAME, for the server on PORT.
 write_kubeconfig() {
-  local ca
+  local file=$1 name=$2 port=$3 ca
   ca=$(base64 -w0 <"$RUN/certs/apiserver.crt")
-  cat >"$KUBECONFIG_FILE" <<KC
+  cat >"$file" <<KC
 apiVersion: v1
 kind: Config
 clusters:
-- name: kubeupd-local
+- name: $name
   cluster:
-    server: https://127.0.0.1:$1
+    server: https://127.0.0.1:$port
     certificate-authority-data: $ca
 users:
-- name: kubeupd-admin
+- name: $name
   user:
     token: $TOKEN
 contexts:
-- name: kubeupd-local
+- name: $name
   context:
-    cluster: kubeupd-local
-    user: kubeupd-admin
+    cluster: $name
+    user: $name
     namespace: default
-current-context: kubeupd-local
+current-context: $name
 KC
+}
+
+# Another cluster: an apiserver on the running etcd whose objects live under /registry-NAME, so
+# that it sees none of the others'. Several of them cost little: they share the etcd, the
+# binaries and the certificates (the serving certificate names 127.0.0.1, whatever the port).
+extra() {
+  local name=${1:?a name}
+  [ "$VERSION" = 1.37 ] || die "extra clusters are 1.37 only"
+  [[ $name =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ ]] || die "$name: a lower-case DNS label"
+  alive etcd && alive apiserver || die "not running (scripts/local-cluster.sh up)"
+  local file=$RUN/extra-$name.kubeconfig
+  # One start at a time: two would pick the same free port.
+  exec 9>"$RUN/extra.lock"
+  flock 9
+  if ! { alive "extra-$name" && ready "extra-$name"; }; then
+    stop "extra-$name"
+    local port
+    port=$(free_port 26500)
+    echo "$port" >"$RUN/extra-$name.port"
+    start_apiserver "extra-$name" "$(etcd_port)" "$port" "/registry-$name"
+    wait_ready "extra-$name"
+    write_kubeconfig "$file" "$name" "$port"
+  fi
+  echo "$file"
+}
+
+# The running etcd's client port (from the apiserver's command line for a cluster started before
+# `up` kept it in a file).
+etcd_port() {
+  if [ -f "$RUN/etcd.port" ]; then cat "$RUN/etcd.port"; return; fi
+  tr '\0' '\n' <"/proc/$(cat "$RUN/apiserver.pid")/cmdline" | sed -n 's|^http://127.0.0.1:\([0-9]*\)$|\1|p' | head -1
+}
+
+# Stops the process NAME, if it runs.
+stop() {
+  local pid
+  if alive "$1"; then
+    pid=$(cat "$RUN/$1.pid")
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$RUN/$1.pid"
 }
 
 down() {
   local name pid
+  for pid in "$RUN"/extra-*.pid; do
+    [ -e "$pid" ] && stop "$(basename "$pid" .pid)"
+  done
   for name in controller-manager apiserver etcd; do
-    if alive "$name"; then
-      pid=$(cat "$RUN/$name.pid")
-      kill "$pid" 2>/dev/null || true
-      for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-      kill -9 "$pid" 2>/dev/null || true
-    fi
-    rm -f "$RUN/$name.pid"
+    stop "$name"
   done
   [ "${1:-}" = quiet ] || log "stopped"
 }
@@ -321,5 +378,7 @@ case "${1:-}" in
   down) down ;;
   env) [ -f "$KUBECONFIG_FILE" ] && ready || die "not running (scripts/local-cluster.sh up)"; echo "export KUBECONFIG=$KUBECONFIG_FILE" ;;
   status) ready ;;
-  *) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  extra) extra "${2:-}" ;;
+  extra-down) stop "extra-${2:?a name}" ;;
+  *) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

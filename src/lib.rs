@@ -4,6 +4,8 @@
 //!
 //! - [`cli`]: the command line; options parsed by clap, validated, run, and the results printed.
 //!   The only layer that knows clap, prints, or uses `anyhow`.
+//! - [`fleet`]: one command over several kubeconfig contexts: which contexts, each one's process,
+//!   their plan as one; beside [`apply`], whose plans it gathers.
 //! - [`apply`]: the apply engine (client-side and server-side apply, forced re-create,
 //!   read-modify-write, ordering and concurrency), returning per-object outcomes.
 //! - [`wait`]: waiting until objects are ready, deleted, or meet a condition, with watches;
@@ -24,6 +26,7 @@ pub mod apply;
 pub mod change;
 pub mod cli;
 pub mod client;
+pub mod fleet;
 pub mod generate;
 pub mod gocompat;
 pub mod kustomize;

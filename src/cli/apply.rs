@@ -21,6 +21,7 @@ use crate::apply::preview::Shown;
 use crate::apply::saved_plan::SavedPlan;
 use crate::apply::{self, ApplyOptions, DryRun, Stop, prune};
 use crate::client::Cluster;
+use crate::fleet;
 use crate::resource::Resolver;
 use crate::wait::Target;
 
@@ -35,7 +36,7 @@ pub struct ApplyArgs {
 }
 
 /// Options of applying files.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 #[command(mut_arg("subresource", |arg| arg.help(
     "With --server-side: apply to this subresource of each object (e.g. status, scale)."
 )))]
@@ -76,6 +77,11 @@ pub struct ApplyFlags {
     /// Otherwise nothing is applied and each difference is named.
     #[arg(long, value_name = "PLAN")]
     pub plan: Option<std::path::PathBuf>,
+    /// With several contexts (`--context a,b,c` or a pattern): apply to the first N contexts and
+    /// wait until what was applied there is ready before touching the others; a canary that
+    /// fails or is not ready in time stops the run.
+    #[arg(long, value_name = "N")]
+    pub canary: Option<usize>,
 }
 
 /// How long `apply --wait` waits unless `--timeout` says.
@@ -87,6 +93,11 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
         return super::apply_last_applied::run(command, global).await;
     }
     let flags = args.flags;
+    if flags.canary.is_some() {
+        return Err(Error::msg(
+            "--canary needs several contexts: --context a,b,c or a pattern such as --context 'prod-*'",
+        ));
+    }
     let mut options = options(&flags)?;
     flags.input.ignore.apply_to(&mut options)?;
     if let Some(path) = &flags.plan {
@@ -149,6 +160,12 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
         }
         None => Vec::new(),
     };
+    if let Some(path) = std::env::var_os(fleet::totals::TOTALS_FILE_ENV) {
+        // Run for one context of many: the parent's table shows what this one did.
+        if let Err(err) = report.totals().write(std::path::Path::new(&path)) {
+            tracing::debug!("cannot write the totals to {}: {err}", path.to_string_lossy());
+        }
+    }
     match report.finish(stop.reason()) {
         0 => {}
         status => return Err(Error::Reported(status)),
@@ -173,12 +190,14 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
 async fn check_plan(path: &std::path::Path, flags: &ApplyFlags, global: &GlobalArgs) -> Result {
     let text = std::fs::read_to_string(path)
         .map_err(|err| Error::msg(format!("cannot read the plan {}: {err}", path.display())))?;
+    if fleet::FleetPlan::is_fleet_plan(&text) {
+        return Err(Error::msg(format!(
+            "the plan in {} covers several contexts: apply it with the same --context list or pattern",
+            path.display()
+        )));
+    }
     let planned = SavedPlan::read(&text).map_err(|err| Error::msg(format!("{}: {err}", path.display())))?;
-    // Computed as `diff` computes it, which has no --force.
-    let mode = flags.input.mode(flags.overwrite, false);
-    let preview = Preview { input: &flags.input, mode, shown: Shown { managed_fields: false, secrets: false } };
-    let now = preview.saved_plan(&preview.run(global).await?);
-    let differences = planned.differences(&now);
+    let differences = plan_differences(&planned, flags, global).await?;
     if differences.is_empty() {
         return Ok(());
     }
@@ -187,6 +206,20 @@ async fn check_plan(path: &std::path::Path, flags: &ApplyFlags, global: &GlobalA
     }
     eprintln!("error: the plan in {} no longer holds: nothing was applied", path.display());
     Err(Error::Reported(1))
+}
+
+/// What differs between `planned` and the plan computed now from the files and the cluster
+/// `global` selects; empty when the plan holds.
+pub(super) async fn plan_differences(
+    planned: &SavedPlan,
+    flags: &ApplyFlags,
+    global: &GlobalArgs,
+) -> Result<Vec<String>> {
+    // Computed as `diff` computes it, which has no --force.
+    let mode = flags.input.mode(flags.overwrite, false);
+    let preview = Preview { input: &flags.input, mode, shown: Shown { managed_fields: false, secrets: false } };
+    let now = preview.saved_plan(&preview.run(global).await?);
+    Ok(planned.differences(&now))
 }
 
 /// Prunes what `scope` holds beyond the objects `applied`, reporting each object; then narrows

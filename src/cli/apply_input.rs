@@ -22,7 +22,7 @@ use crate::resource::{Entry, Resolver, Source};
 
 /// Where the objects are, how they are applied, and what is pruned: the flags `apply` and `diff`
 /// share.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct InputArgs {
     #[command(flatten)]
     pub files: FileArgs,

@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::apply::conflicts::shown;
 use crate::apply::{self, Action, Outcome, StopReason, last_applied};
 use crate::client;
+use crate::fleet::Totals;
 use crate::gocompat;
 use crate::output::{self, Printer};
 use crate::resource::{Entry, ObjectRef};
@@ -225,6 +226,21 @@ impl Report {
         match &self.progress {
             Some(bar) => bar.suspend(write),
             None => write(),
+        }
+    }
+
+    /// What the applies did, by what each did to its object (a server-side apply by what it did,
+    /// not by its `serverside-applied`); objects not applied count as failed.
+    pub(super) fn totals(&self) -> Totals {
+        let count = |word: &str| {
+            self.counts.get(word).copied().unwrap_or(0) + self.server_side_changes.get(word).copied().unwrap_or(0)
+        };
+        Totals {
+            created: count("created"),
+            configured: count("configured"),
+            unchanged: count("unchanged"),
+            pruned: count("pruned"),
+            failed: self.failed + self.not_applied + (self.entries.len() - self.next),
         }
     }
 

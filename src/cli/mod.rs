@@ -20,6 +20,7 @@ mod diff;
 mod edit;
 mod error;
 mod flags;
+mod fleet;
 mod get;
 mod help;
 mod ignore;
@@ -70,9 +71,13 @@ pub struct GlobalArgs {
     /// Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config).
     #[arg(long, global = true, value_name = "PATH")]
     pub kubeconfig: Option<PathBuf>,
-    /// The kubeconfig context to use.
+    /// The kubeconfig context to use; several (`a,b,c`) or a pattern (`'prod-*'`) run the command
+    /// on each of them at once, each line prefixed with its context.
     #[arg(long, global = true, value_name = "NAME")]
     pub context: Option<String>,
+    /// With several contexts: how many clusters to work on at once (default: all of them).
+    #[arg(long, global = true, value_name = "N", default_value_t = 0)]
+    pub cluster_concurrency: usize,
     /// The namespace scope for this request.
     #[arg(short = 'n', long, global = true, value_name = "NAME")]
     pub namespace: Option<String>,
@@ -334,7 +339,8 @@ where
 
 /// Parses the command line, runs the verb, prints errors the way kubectl does and returns the exit code.
 pub fn run() -> ExitCode {
-    let cli = match parse(std::env::args_os()) {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match parse(args.clone()) {
         Ok(cli) => cli,
         Err(text) if text.is_empty() => return ExitCode::SUCCESS,
         Err(text) => {
@@ -348,11 +354,11 @@ pub fn run() -> ExitCode {
         _ if let Err(err) = cli.global.check() => Err(err),
         Command::Completion(args) => completion::run(&args),
         Command::Kustomize(args) => kustomize::run(&args),
-        command => tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|err| Error::Other(err.into()))
-            .and_then(|runtime| runtime.block_on(dispatch(command, cli.global))),
+        command => match fleet::selection(&cli.global) {
+            Err(err) => Err(err),
+            Ok(Some(contexts)) => block_on(fleet::run(&command, &args, contexts, &cli.global)),
+            Ok(None) => block_on(dispatch(command, cli.global)),
+        },
     };
     let result = result.and_then(|()| match WARNINGS_RECEIVED.load(Ordering::Relaxed) {
         count if warnings_as_errors && count > 0 => {
@@ -378,6 +384,16 @@ pub fn run() -> ExitCode {
 fn plugin_name(argv0: &std::ffi::OsStr) -> Option<String> {
     let file = std::path::Path::new(argv0).file_stem()?.to_str()?;
     file.strip_prefix("kubectl-").filter(|name| !name.is_empty()).map(String::from)
+}
+
+/// Runs `future` to its end on a runtime of one thread: a command line's requests wait on the
+/// network, not on the CPU.
+fn block_on(future: impl std::future::Future<Output = Result>) -> Result {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|err| Error::Other(err.into()))
+        .and_then(|runtime| runtime.block_on(future))
 }
 
 async fn dispatch(command: Command, global: GlobalArgs) -> Result {

@@ -76,6 +76,13 @@ impl ConnectOptions {
     }
 }
 
+/// The contexts of the kubeconfig the options select, in its order (merged files: the first
+/// file's first): what a `--context` list or pattern is matched against.
+pub fn context_names(opts: &ConnectOptions) -> Result<Vec<String>> {
+    let kubeconfig = read_kubeconfig(opts)?.unwrap_or_default();
+    Ok(kubeconfig.contexts.into_iter().map(|context| context.name).collect())
+}
+
 /// The names the chosen cluster, user and context get in the one-context kubeconfig handed to kube.
 const SELECTED: &str = "selected";
 

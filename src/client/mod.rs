@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use tokio::sync::Mutex;
 
-pub use config::{ConnectOptions, Overrides};
+pub use config::{ConnectOptions, Overrides, context_names};
 pub use discovery::Discovery;
 pub use dynamic::{DeleteParams, FieldValidation, ListScope, Propagation, WriteOptions};
 pub use error::{Error, Result, Status, StatusCause, StatusDetails};

@@ -89,13 +89,26 @@ pub fn read_paths(paths: &[PathBuf], recursive: bool) -> Result<Vec<ManifestObje
     }
 }
 
+/// The standard input's text, read once: `apply --plan -f -` reads its input twice (to check the
+/// plan, then to apply), and both must see the same documents.
+fn stdin_text() -> std::io::Result<String> {
+    static TEXT: std::sync::OnceLock<Result<String, (std::io::ErrorKind, String)>> = std::sync::OnceLock::new();
+    let read = TEXT.get_or_init(|| {
+        let mut text = String::new();
+        match std::io::stdin().read_to_string(&mut text) {
+            Ok(_) => Ok(text),
+            Err(err) => Err((err.kind(), err.to_string())),
+        }
+    });
+    read.clone().map_err(|(kind, message)| std::io::Error::new(kind, message))
+}
+
 /// Adds the text and source name of each input in `paths` to `inputs`, up to the first that
 /// cannot be read.
 fn read_texts(paths: &[PathBuf], recursive: bool, inputs: &mut Vec<(String, String)>) -> Result<(), Error> {
     for path in paths {
         if path.as_os_str() == "-" {
-            let mut text = String::new();
-            std::io::stdin().read_to_string(&mut text).map_err(|cause| Error::Read { path: "stdin".into(), cause })?;
+            let text = stdin_text().map_err(|cause| Error::Read { path: "stdin".into(), cause })?;
             inputs.push((text, "STDIN".to_string()));
         } else if path.is_dir() {
             for file in manifest_files(path, recursive)? {

@@ -17,6 +17,7 @@ mod create;
 mod create_generators;
 mod delete;
 mod edit;
+mod fleet;
 mod force;
 mod get;
 mod ignore;

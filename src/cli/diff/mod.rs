@@ -44,7 +44,7 @@ pub struct DiffArgs {
     /// Also write the plan to this file, for `apply --plan` to apply exactly it: each object's
     /// action, its live resourceVersion and a digest of its configuration (no Secret values).
     #[arg(long, value_name = "PLAN")]
-    plan_out: Option<std::path::PathBuf>,
+    pub(in crate::cli) plan_out: Option<std::path::PathBuf>,
 }
 
 pub async fn run(args: DiffArgs, global: &GlobalArgs) -> Result {
