@@ -35,11 +35,15 @@ esac
 
 scripts/local-cluster.sh up >&2
 eval "$(scripts/local-cluster.sh env)"
+# Two more clusters (apiservers on the same etcd) for the rows of many contexts: one kubeconfig
+# list holding the three, and their contexts.
+fleet_kubeconfig=$KUBECONFIG:$(scripts/local-cluster.sh extra bench-two):$(scripts/local-cluster.sh extra bench-three)
 command -v /usr/bin/time >/dev/null || { apt-get install -y -qq time >/dev/null; }
 cargo build --release --locked --quiet
 kubeupd=$PWD/target/release/kubeupd
 PATH=$(scripts/reference-kubectl.sh):$PATH
 kubectl=$(command -v kubectl)
+fleet_contexts="$($kubectl config current-context) bench-two bench-three"
 tools="kubectl kubeupd floor"
 if [ -n "$baseline_rev" ]; then
   # The baseline is built once per commit, in a work tree of its own under target/.
@@ -146,6 +150,9 @@ for name in ${tools% floor}; do
   $(tool $name) apply -n "$warm" -f "$work/one-v1.yaml" >/dev/null
   $(tool $name) apply -n "$warm" -f "$work/one-v2.yaml" >/dev/null
   $(tool $name) get -n "$warm" deployment web >/dev/null
+  for context in $fleet_contexts; do
+    KUBECONFIG=$fleet_kubeconfig $(tool $name) --context "$context" get namespace default >/dev/null
+  done
 done
 
 # 3 000 ConfigMaps, made once, for reading one field of each back (get -o jsonpath): paged reads
@@ -182,6 +189,7 @@ supports() {
   [ "$1" != baseline ] && return 0
   case $2 in
     kustomize) $baseline kustomize --help >/dev/null 2>&1 ;;
+    fleet) $baseline apply --help 2>/dev/null | grep -q -- --canary ;;
     jsonpath) $baseline get --help 2>/dev/null | grep -q jsonpath ;;
   esac
 }
@@ -235,6 +243,18 @@ for run in $(seq 1 "$RUNS_MANY"); do
     measure "apply 300 objects: configure" $name $cmd apply -n "$ns" -f "$work/many-v2.yaml"
     measure "apply 300 objects: unchanged" $name $cmd apply -n "$ns" -f "$work/many-v2.yaml"
     measure "get 300 objects -o json" $name $cmd get -n "$ns" configmaps,deployments -o json
+    # The same 300 objects on three clusters: kubeupd with one --context list, kubectl in the
+    # shell loop a CI job runs.
+    for context in $fleet_contexts; do
+      KUBECONFIG=$fleet_kubeconfig $kubectl --context "$context" create namespace "$ns-3" >/dev/null
+    done
+    if [ $name = kubectl ]; then
+      KUBECONFIG=$fleet_kubeconfig measure "apply 300 objects on 3 clusters: create" $name sh -c \
+        "for context in $fleet_contexts; do $cmd --context \$context apply -n $ns-3 -f $work/many-v1.yaml >/dev/null || exit 1; done"
+    elif supports $name fleet; then
+      KUBECONFIG=$fleet_kubeconfig measure "apply 300 objects on 3 clusters: create" $name \
+        $cmd --context "${fleet_contexts// /,}" apply -n "$ns-3" -f "$work/many-v1.yaml"
+    fi
     ! supports $name jsonpath ||
       measure "get 3000 objects -o jsonpath" $name $cmd get -n "$big" configmaps -o "jsonpath={.items[*].data.v}"
   done
@@ -317,7 +337,7 @@ ratio() { [ -f "$1" ] && [ -f "$2" ] || { echo 0; return; }; paste -d' ' "$1" "$
 scenarios=("apply one Deployment: create" "apply one Deployment: configure" "apply one Deployment: unchanged"
   "get one object" "kustomize an overlay" "kustomize a large overlay" "20 sequential patches" "apply 300 objects: create"
   "apply 300 objects: configure" "apply 300 objects: unchanged" "get 300 objects -o json"
-  "get 3000 objects -o jsonpath")
+  "apply 300 objects on 3 clusters: create" "get 3000 objects -o jsonpath")
 for input in "${crd_inputs[@]}"; do
   for phase in "${crd_phases[@]}"; do scenarios+=("${input%%|*}: $phase"); done
 done
@@ -359,5 +379,10 @@ failures=$(for scenario in "${scenarios[@]}"; do
   [ -f "$work/results/$scenario.failed" ] && sort "$work/results/$scenario.failed" | uniq -c | awk -v s="$scenario" '{printf "%s: %s failed in %d run(s); ", s, $2, $1}'
 done)
 echo
+for name in kubectl kubeupd; do
+  one=$(median "$work/results/apply 300 objects: create.$name" 1)
+  three=$(median "$work/results/apply 300 objects on 3 clusters: create.$name" 1)
+  awk -v n="$name" -v a="$one" -v b="$three" 'BEGIN { if (a > 0 && b > 0) printf "%s: 300 objects on 3 clusters take %.2f times one cluster'"'"'s time.\n", n, b / a }'
+done
 [ -z "$failures" ] || echo "Exited non-zero (allowed in the CRD-heavy rows, timed as they ran): ${failures%; }."
 echo "Medians of $RUNS runs ($RUNS_MANY for 300 objects, $RUNS_CRD for the CRD-heavy inputs) on $(nproc) cores; kubectl $($kubectl version --client -o json | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | head -1), kube-apiserver $($kubectl version -o json 2>/dev/null | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | tail -1). Ratios: the median of each run's own ratio. The floor: kubeupd's requests sent again, each write after its read (scripts/replay.sh)."
