@@ -215,6 +215,25 @@ fn apply_get_diff_and_wait_run_on_every_cluster_at_once() {
         "{}",
         String::from_utf8_lossy(&waited.stderr)
     );
+    let rolled = fleet.run(&["rollout", "status", "deployment/web", "--context", &fleet.all(), "--timeout=2s"], "");
+    assert_eq!(rolled.status.code(), Some(1));
+    for context in &fleet.contexts[..2] {
+        assert_eq!(lines_of(&rolled.stdout, context), [r#"deployment "web" successfully rolled out"#]);
+    }
+
+    // An update verb and delete, everywhere.
+    let labelled = fleet.run(&["label", "configmap", "settings", "tier=front", "--context", &fleet.all()], "");
+    assert!(labelled.status.success());
+    let deleted = fleet.run(&["delete", "configmap", "settings", "--context", &fleet.all()], "");
+    assert!(deleted.status.success(), "{}", String::from_utf8_lossy(&deleted.stderr));
+    for context in &fleet.contexts {
+        assert_eq!(lines_of(&labelled.stdout, context), ["configmap/settings labeled"]);
+        assert_eq!(
+            lines_of(&deleted.stdout, context),
+            [format!(r#"configmap "settings" deleted from {} namespace"#, fleet.namespace)]
+        );
+        assert_eq!(fleet.object(context, "configmap/settings"), None);
+    }
 }
 
 #[test]
