@@ -36,8 +36,9 @@ impl TargetArgs {
 /// directory whose built objects are used.
 #[derive(Debug, Clone, Default, Args)]
 pub struct FileArgs {
-    /// Files, directories or `-` (stdin) holding the objects.
-    #[arg(short = 'f', long = "filename", value_name = "PATH")]
+    /// Files, directories or `-` (stdin) holding the objects; repeated, or separated by commas
+    /// (`-f a.yaml,b.yaml`, as kubectl's list flags take them).
+    #[arg(short = 'f', long = "filename", value_name = "PATH", value_delimiter = ',')]
     pub filenames: Vec<PathBuf>,
     /// Read directories recursively.
     #[arg(short = 'R', long)]

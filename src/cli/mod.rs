@@ -314,6 +314,7 @@ where
         command = command.display_name(format!("kubectl-{plugin}")).bin_name(format!("kubectl {plugin}"));
     }
     let args = kuberc::apply(&command, args).map_err(|err| format!("{err}\n"))?;
+    let args = pflag::command_first(&command, args)?;
     let args = pflag::unshadow(&command, args);
     // clap builds only the subcommands a command line names: a short-lived CLI does not pay for
     // the whole tree, except to explain a usage error.

@@ -139,6 +139,27 @@ const SHADOWING: &[(&[&str], &str, &str)] = &[
     (&["create", "clusterrolebinding"], "--user", "--subject-user"),
 ];
 
+/// `args` with the words naming the command (`create secret tls`) first, as kubectl reads a line
+/// whose flags come before the verb or between its words (`kubectl -n x create secret tls ...`,
+/// `kubectl create -n x secret tls ...`): cobra finds the command first, then parses every flag
+/// with the command's. A line whose verb cannot be found after a leading flag is kubectl's error.
+pub fn command_first(root: &Command, args: Vec<OsString>) -> Result<Vec<OsString>, String> {
+    let words = CommandWords::of(root, &args);
+    if words.subcommands.is_empty() {
+        let leading_flag = args.get(1).and_then(|arg| arg.to_str()).filter(|arg| arg.starts_with('-'));
+        return match (words.first_other, leading_flag) {
+            (Some(_), Some(flag)) => Err(format!("Error: flags cannot be placed before plugin name: {flag}\n")),
+            _ => Ok(args),
+        };
+    }
+    let path: Vec<usize> = words.subcommands.iter().map(|(at, _)| *at).collect();
+    let mut ordered = Vec::with_capacity(args.len());
+    ordered.push(args[0].clone());
+    ordered.extend(path.iter().map(|at| args[*at].clone()));
+    ordered.extend((1..args.len()).filter(|at| !path.contains(at)).map(|at| args[at].clone()));
+    Ok(ordered)
+}
+
 /// `args` with the local flags that shadow global ones renamed to their names here, so that the
 /// command's own flag gets the value, as in kubectl.
 pub fn unshadow(root: &Command, mut args: Vec<OsString>) -> Vec<OsString> {
@@ -162,6 +183,10 @@ pub fn unshadow(root: &Command, mut args: Vec<OsString>) -> Vec<OsString> {
 
 /// How a command line names its command: the words (by index in `args`) that name subcommands,
 /// each with its command, and the first other positional word; flags and their values skipped.
+/// As cobra finds a command (its `stripFlags`), which kubectl's users rely on when they write
+/// flags before the verb (`kubectl -n x --overwrite=true annotate ...`): a word is a flag's value
+/// when it follows a flag written without `=` that is not a boolean, `--name` or a lone `-x`,
+/// and a flag the command does not know is taken to have one.
 pub struct CommandWords<'a> {
     pub subcommands: Vec<(usize, &'a Command)>,
     pub first_other: Option<usize>,
@@ -178,28 +203,19 @@ impl<'a> CommandWords<'a> {
             if word == "--" {
                 break;
             }
+            let known = |matches: &dyn Fn(&Arg) -> bool| {
+                current.get_arguments().chain(root.get_arguments()).find(|arg| matches(arg))
+            };
             if let Some(long) = word.strip_prefix("--") {
-                let named =
-                    current.get_arguments().chain(root.get_arguments()).find(|arg| arg.get_long() == Some(long));
-                at += usize::from(named.is_some_and(takes_value));
+                let is_switch = known(&|arg| arg.get_long() == Some(long)).is_some_and(|arg| !takes_value(arg));
+                at += usize::from(!long.contains('=') && !is_switch);
                 continue;
             }
             if let Some(shorts) = word.strip_prefix('-').filter(|shorts| !shorts.is_empty()) {
-                // A cluster of shorthands ends at the first that takes a value: the rest of the
-                // word, or else the next word, is that value.
-                for (offset, letter) in shorts.char_indices() {
-                    match current
-                        .get_arguments()
-                        .chain(root.get_arguments())
-                        .find(|arg| arg.get_short() == Some(letter))
-                    {
-                        Some(arg) if takes_value(arg) => {
-                            at += usize::from(offset + letter.len_utf8() == shorts.len());
-                            break;
-                        }
-                        Some(_) => {}
-                        None => break,
-                    }
+                let mut letters = shorts.chars();
+                if let (Some(letter), None) = (letters.next(), letters.next()) {
+                    let is_switch = known(&|arg| arg.get_short() == Some(letter)).is_some_and(|arg| !takes_value(arg));
+                    at += usize::from(!is_switch);
                 }
                 continue;
             }
@@ -492,5 +508,47 @@ mod unshadow_tests {
         let out = super::unshadow(&crate::cli::command(), args);
         assert_eq!(out[6], "--subject-user=alice");
         assert_eq!(out[7], "--subject-user");
+    }
+}
+
+#[cfg(test)]
+mod command_first_tests {
+    use std::ffi::OsString;
+
+    fn reordered(line: &str) -> Result<String, String> {
+        let args: Vec<OsString> = line.split(' ').map(Into::into).collect();
+        let out = super::command_first(&crate::cli::command(), args)?;
+        Ok(out.iter().map(|arg| arg.to_string_lossy().into_owned()).collect::<Vec<_>>().join(" "))
+    }
+
+    #[test]
+    fn the_command_comes_first_wherever_its_words_are() {
+        assert_eq!(
+            reordered("kubeupd --namespace x --overwrite=true annotate pod p a=b").unwrap(),
+            "kubeupd annotate --namespace x --overwrite=true pod p a=b"
+        );
+        assert_eq!(
+            reordered("kubeupd create -n argocd secret tls t --cert=c --key=k").unwrap(),
+            "kubeupd create secret tls -n argocd t --cert=c --key=k"
+        );
+        // A flag's value that is also a verb's name stays the value (`-o name`).
+        assert_eq!(reordered("kubeupd -o name get pods").unwrap(), "kubeupd get -o name pods");
+        assert_eq!(reordered("kubeupd get pods -- apply").unwrap(), "kubeupd get pods -- apply");
+    }
+
+    #[test]
+    fn a_flag_before_an_unknown_word_is_kubectls_error() {
+        // As cobra reads it, `-A` (not a global flag) takes `get` as its value: no verb is left.
+        assert_eq!(
+            reordered("kubeupd -A get pods").unwrap_err(),
+            "Error: flags cannot be placed before plugin name: -A\n"
+        );
+        assert_eq!(
+            reordered("kubeupd --bogus get pods").unwrap_err(),
+            "Error: flags cannot be placed before plugin name: --bogus\n"
+        );
+        // A boolean global flag takes no value; `--flag=value` never does.
+        assert!(reordered("kubeupd --insecure-skip-tls-verify get pods").is_ok());
+        assert!(reordered("kubeupd --bogus=1 get pods").is_ok());
     }
 }

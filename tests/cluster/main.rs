@@ -10,6 +10,7 @@ mod apply;
 mod bad_input;
 mod checks;
 mod client;
+mod command_line;
 mod conflicts;
 mod connection;
 mod crd_heavy;

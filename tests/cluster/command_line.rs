@@ -1,0 +1,52 @@
+//! kubectl's command-line grammar on real lines from CI scripts: flags before the verb and
+//! between a verb's words, files separated by commas; kubeupd against kubectl on twins.
+
+use crate::support::Twins;
+
+/// Both tools' output, each namespace read as `NAMESPACE`, must be the same.
+fn assert_both_masked(twins: &Twins, args: &[&str]) {
+    let (ours, theirs) = twins.run_both(args);
+    twins.assert_same_output(&ours, &theirs, &format!("{args:?}"));
+}
+
+#[test]
+fn flags_written_before_the_verb_belong_to_it() {
+    let twins = Twins::with_objects("cl-before", &[], &["apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"]);
+    // Twins put `-n NAMESPACE` first; `--overwrite=true` is annotate's own flag.
+    twins.assert_both(&["--overwrite=true", "annotate", "configmap", "c", "team=web"]);
+    twins.assert_same("configmap/c", "annotate after its flags");
+    twins.assert_both(&["-o", "name", "get", "configmap", "c"]);
+    // A flag between `create` and its generator.
+    assert_both_masked(
+        &twins,
+        &["create", "--dry-run=client", "-o", "yaml", "secret", "generic", "s", "--from-literal=a=b"],
+    );
+    twins.assert_both(&["create", "--field-manager=ci", "configmap", "settings", "--from-literal=color=blue"]);
+    twins.assert_same("configmap/settings", "create with a flag before its generator");
+}
+
+#[test]
+fn a_flag_before_an_unknown_verb_is_kubectls_error() {
+    let twins = Twins::new("cl-unknown");
+    // cobra reads `-A get` as the flag and its value, so no verb is left: kubectl's plugin words.
+    let (ours, _) = twins.assert_both(&["-A", "get", "pods"]);
+    let stderr = String::from_utf8_lossy(&ours.stderr);
+    assert!(stderr.starts_with("Error: flags cannot be placed before plugin name: -"), "{stderr}");
+}
+
+#[test]
+fn files_separated_by_commas_are_each_read() {
+    let twins = Twins::new("cl-commas");
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("a.yaml");
+    let second = dir.path().join("b.yaml");
+    std::fs::write(&first, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: v}\n").unwrap();
+    std::fs::write(&second, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata: {k: w}\n").unwrap();
+    let files = format!("{},{}", first.display(), second.display());
+    // stdout and exit as kubectl's (kubeupd's stderr adds its summary of several objects).
+    let (ours, theirs) = twins.run_both(&["apply", "-f", &files]);
+    assert_eq!((ours.status.code(), &ours.stdout), (theirs.status.code(), &theirs.stdout));
+    assert_eq!(String::from_utf8_lossy(&ours.stdout), "configmap/a created\nconfigmap/b created\n");
+    twins.assert_same("configmaps", "apply -f a,b");
+    twins.assert_both(&["get", "-f", &files, "-o", "name"]);
+}
