@@ -64,12 +64,18 @@ pub struct ApplyFlags {
     /// Print the patch sent (or that would be sent) for each object.
     #[arg(long)]
     pub show_patch: bool,
-    /// After applying, wait until every object applied is ready (by kstatus's rules); exit 1 if
-    /// one fails or the time runs out.
+    /// After applying, wait until every object applied is ready (by kstatus's rules) and every
+    /// object pruned is gone; exit 1 if one fails or the time runs out (kubeupd's own: kubectl
+    /// has no readiness wait).
+    #[arg(long)]
+    pub wait_ready: bool,
+    /// Taken as kubectl 1.37 takes it, and as there it changes nothing: its apply defines delete's
+    /// --wait but waits for no pruned object, and --force always waits for its deletion (up to
+    /// --timeout). To wait until what was applied is ready: --wait-ready.
     #[arg(long)]
     pub wait: bool,
-    /// How long --wait waits (default 5m; a negative duration waits a week), and how long --force
-    /// waits for an object to be deleted (default 1m).
+    /// How long --wait-ready waits (default 5m; a negative duration waits a week), and how long
+    /// --force waits for an object to be deleted (default 1m).
     #[arg(long, value_name = "DURATION", value_parser = parse_timeout, allow_hyphen_values = true)]
     pub timeout: Option<Duration>,
     /// Apply only if this plan, written by `diff --plan-out`, still holds: the same objects and
@@ -84,7 +90,7 @@ pub struct ApplyFlags {
     pub canary: Option<usize>,
 }
 
-/// How long `apply --wait` waits unless `--timeout` says.
+/// How long `apply --wait-ready` waits unless `--timeout` says.
 const WAIT_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Applies the files, or runs `view-last-applied` / `set-last-applied`.
@@ -121,7 +127,7 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
     };
     let mut report = Report::new(batch.entries(), settings);
     // A dry run writes nothing to wait for.
-    let wait = flags.wait && options.dry_run == DryRun::None;
+    let wait = flags.wait_ready && options.dry_run == DryRun::None;
     let mut written = Vec::new();
     let mut applied = Applied::default();
     let stop = Stop::default();

@@ -26,7 +26,7 @@ use crate::gocompat::tabwriter::TabWriter;
 use crate::output;
 
 /// The flag that makes a canary's apply wait until what it applied is ready.
-const READINESS_FLAG: &str = "--wait";
+const READINESS_FLAG: &str = "--wait-ready";
 
 /// The contexts `--context` selects when it names several; `None` for one context (the
 /// kubeconfig is read only when the value is a list or a pattern).

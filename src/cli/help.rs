@@ -110,7 +110,7 @@ pub const APPLY: &str = "Examples:
   kubeupd apply --server-side --force-conflicts -f app.yaml
 
   # Apply, delete what the files no longer have of the ApplySet, and wait until all is ready
-  kubeupd apply -f manifests/ --prune --applyset=app-set --wait
+  kubeupd apply -f manifests/ --prune --applyset=app-set --wait-ready
 
   # Show what the server would make of the objects, without changing them
   kubeupd apply -f app.yaml --dry-run=server -o yaml";

@@ -1,4 +1,4 @@
-//! What waiting shows, for `apply --wait` and `wait`: on a terminal, a live list of the objects
+//! What waiting shows, for `apply --wait-ready` and `wait`: on a terminal, a live list of the objects
 //! not there yet with their reasons; lines as objects get there; at the end, one line per object
 //! that did not, saying why.
 

@@ -76,7 +76,7 @@ fn an_applyset_prunes_what_the_configuration_dropped_as_kubectl_does() {
     assert!(text(&ours.stdout).ends_with("configmap/c pruned (dry run)\n"), "{}", text(&ours.stdout));
     assert_eq!(names(&twins.ours, "configmaps"), configmaps_named(&["a", "b", "c"]));
     // The prune itself, waiting until the pruned object is gone.
-    let ours = kubeupd_apply(&twins.ours, &[&set[..], &["--wait", "--timeout=30s"]].concat(), &two);
+    let ours = kubeupd_apply(&twins.ours, &[&set[..], &["--wait-ready", "--timeout=30s"]].concat(), &two);
     let theirs = kubectl_apply(&twins.theirs, &set, &two);
     assert!(ours.status.success(), "{}", text(&ours.stderr));
     let ours_out = text(&ours.stdout);

@@ -1,4 +1,4 @@
-//! `apply --wait` and `kubeupd wait` against the real apiserver. The cluster runs no controllers,
+//! `apply --wait-ready` and `kubeupd wait` against the real apiserver. The cluster runs no controllers,
 //! so the tests play the deployment controller: they write the status subresource (the observed
 //! generation, replica counts and conditions a controller would report) while kubeupd waits.
 //! kubectl's `wait` is the reference where it has the same condition.
@@ -27,11 +27,11 @@ fn manifest(yaml: &str) -> tempfile::NamedTempFile {
     file
 }
 
-/// Starts `kubeupd apply --wait` on `file` in `namespace`, with `extra` flags.
+/// Starts `kubeupd apply --wait-ready` on `file` in `namespace`, with `extra` flags.
 fn start_apply_wait(namespace: &TestNamespace, file: &tempfile::NamedTempFile, extra: &[&str]) -> Child {
     namespace
         .kubeupd_process()
-        .args(["apply", "-n", &namespace.name, "--wait", "-f"])
+        .args(["apply", "-n", &namespace.name, "--wait-ready", "-f"])
         .arg(file.path())
         .args(extra)
         .stdout(Stdio::piped())
@@ -110,7 +110,7 @@ fn apply_and_roll_out(namespace: &TestNamespace, yaml: &str, flags: &[&str], gen
     let mut apply = start_apply_wait(namespace, &file, flags);
     await_generation(namespace, "web", generation);
     std::thread::sleep(Duration::from_secs(2));
-    let what = format!("apply --wait {flags:?}");
+    let what = format!("apply --wait-ready {flags:?}");
     assert_still_waiting(&mut apply, &what);
     // A switch to server-side apply also writes the last-applied annotation, which a Deployment
     // counts as a generation of its own: the controller reports the latest one.
@@ -152,14 +152,14 @@ fn a_deployment_past_its_progress_deadline_fails_the_wait_early() {
     let timeout = Duration::from_secs(90);
     let mut apply = start_apply_wait(&namespace, &file, &["--timeout=90s", set[0], set[1]]);
     await_generation(&namespace, "web", 1);
-    assert_still_waiting(&mut apply, "apply --wait");
+    assert_still_waiting(&mut apply, "apply --wait-ready");
     let mut status = rolled_out(1, 1);
     status["conditions"][1] = json!({
         "type": "Progressing", "status": "False", "reason": "ProgressDeadlineExceeded",
         "message": "ReplicaSet \"web-5d9\" has timed out progressing."
     });
     report_status(&namespace, "web", &status);
-    let output = finished(apply, "apply --wait");
+    let output = finished(apply, "apply --wait-ready");
     assert!(started.elapsed() < timeout, "a failed rollout must end the wait before the timeout");
     assert_eq!(output.status.code(), Some(1));
     let stderr = text(&output.stderr);
@@ -187,7 +187,7 @@ fn ctrl_c_while_waiting_stops_the_wait_and_says_everything_was_applied() {
     std::thread::sleep(Duration::from_secs(1));
     let killed = std::process::Command::new("kill").args(["-INT", &apply.id().to_string()]).status().unwrap();
     assert!(killed.success());
-    let output = finished(apply, "apply --wait, interrupted");
+    let output = finished(apply, "apply --wait-ready, interrupted");
     assert_eq!(output.status.code(), Some(130));
     assert_eq!(text(&output.stdout), "deployment.apps/web created\n");
     assert_eq!(text(&output.stderr), "interrupted: every object was applied; stopped waiting for them to be ready\n");
@@ -200,7 +200,7 @@ fn a_timeout_names_each_object_not_ready_and_why_with_one_watch_per_type() {
     let file = manifest(&yaml);
     let output = namespace
         .kubeupd()
-        .args(["apply", "-n", &namespace.name, "--wait", "--timeout=2s", "-v=6", "-f"])
+        .args(["apply", "-n", &namespace.name, "--wait-ready", "--timeout=2s", "-v=6", "-f"])
         .arg(file.path())
         .output()
         .unwrap();
@@ -392,4 +392,36 @@ fn selectors_and_all_pick_the_objects_as_kubectls_wait_does() {
     let (ours, theirs) = (ours.wait_with_output().unwrap(), theirs.wait_with_output().unwrap());
     support::assert_same_output(&ours, &theirs, "a selection created while waiting");
     assert_eq!(String::from_utf8_lossy(&ours.stdout), "configmap/c condition met\n");
+}
+
+/// kubectl's `apply --wait` waits for nothing (its apply defines delete's `--wait` but never reads
+/// it): a pruned object a finalizer holds is left terminating, and the apply returns at once.
+#[test]
+fn apply_wait_is_kubectls_and_waits_for_no_pruned_object() {
+    let held =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: old, labels: {w: \"1\"}, finalizers: [example.com/hold]}\n";
+    let twins = Twins::new("apply-wait-k");
+    // Applied, so that `--prune -l` takes it as the apply's.
+    twins.ours.apply(held);
+    twins.theirs.apply(held);
+    let new = manifest("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: new, labels: {w: \"1\"}}\n");
+    let args = ["apply", "--prune", "-l", "w=1", "--prune-allowlist=core/v1/ConfigMap", "--wait=true", "--timeout=60s"];
+    let (ours, theirs) = twins.run_both(&[&args[..], &["-f", new.path().to_str().unwrap()]].concat());
+    twins.assert_same_output(&ours, &theirs, "apply --prune --wait");
+    assert_eq!(String::from_utf8_lossy(&ours.stdout), "configmap/new created\nconfigmap/old pruned\n");
+    for ns in [&twins.ours, &twins.theirs] {
+        let deleting =
+            ns.kubectl_ok(&["get", "configmap", "old", "-n", &ns.name, "-o", "jsonpath={.metadata.deletionTimestamp}"]);
+        assert!(!deleting.is_empty(), "the pruned object is still held, so neither tool waited");
+        ns.kubectl_ok(&[
+            "patch",
+            "configmap",
+            "old",
+            "-n",
+            &ns.name,
+            "--type=merge",
+            "-p",
+            r#"{"metadata":{"finalizers":null}}"#,
+        ]);
+    }
 }
