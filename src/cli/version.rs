@@ -31,23 +31,34 @@ pub enum VersionFormat {
 #[serde(rename_all = "camelCase")]
 struct Versions {
     client_version: VersionInfo,
+    kustomize_version: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     server_version: Option<VersionInfo>,
 }
+
+/// The kubectl release whose behaviour kubeupd follows, which its client version carries: scripts
+/// that read `.clientVersion.minor` to choose what to run get kubectl 1.37's answer.
+const KUBECTL_RELEASE: (&str, &str, &str) = ("1", "37", "1");
 
 /// Runs `kubeupd version`. When the server cannot be asked, the client version is still printed,
 /// then the error, and the exit status is 1, as with kubectl.
 pub async fn run(args: VersionArgs, global: &GlobalArgs) -> Result {
     let server = if args.client { Ok(None) } else { server_version(global).await.map(Some) };
-    let versions =
-        Versions { client_version: client_version(), server_version: server.as_ref().ok().cloned().flatten() };
+    let versions = Versions {
+        client_version: client_version(),
+        kustomize_version: crate::kustomize::kustomize_version(),
+        server_version: server.as_ref().ok().cloned().flatten(),
+    };
     let text = match args.output {
         Some(VersionFormat::Json) => serde_json::to_string_pretty(&versions).expect("versions always serialize") + "\n",
         Some(VersionFormat::Yaml) => {
             output::to_yaml(&serde_json::to_value(&versions).expect("versions always serialize")) + "\n"
         }
         None => {
-            let mut text = format!("Client Version: {}\n", versions.client_version.git_version);
+            let mut text = format!(
+                "Client Version: {}\nKustomize Version: {}\n",
+                versions.client_version.git_version, versions.kustomize_version
+            );
             if let Some(server) = &versions.server_version {
                 text.push_str(&format!("Server Version: {}\n", server.git_version));
             }
@@ -62,7 +73,9 @@ async fn server_version(global: &GlobalArgs) -> Result<VersionInfo> {
     Ok(global.connect().await?.server_version().await?)
 }
 
-/// kubeupd's own version, in the shape of Kubernetes' `version.Info`.
+/// kubeupd's version in the shape of Kubernetes' `version.Info`: kubectl's release it follows,
+/// with kubeupd's own as semver build metadata (`v1.37.1+kubeupd.0.1.0`), its commit, tree state
+/// and commit date; `goVersion` stays empty (no Go in it) and `compiler` is `rustc`.
 fn client_version() -> VersionInfo {
     let platform_arch = match std::env::consts::ARCH {
         "x86_64" => "amd64",
@@ -71,9 +84,18 @@ fn client_version() -> VersionInfo {
         other => other,
     };
     VersionInfo {
-        major: env!("CARGO_PKG_VERSION_MAJOR").into(),
-        minor: env!("CARGO_PKG_VERSION_MINOR").into(),
-        git_version: format!("v{}", env!("CARGO_PKG_VERSION")),
+        major: KUBECTL_RELEASE.0.into(),
+        minor: KUBECTL_RELEASE.1.into(),
+        git_version: format!(
+            "v{}.{}.{}+kubeupd.{}",
+            KUBECTL_RELEASE.0,
+            KUBECTL_RELEASE.1,
+            KUBECTL_RELEASE.2,
+            env!("CARGO_PKG_VERSION")
+        ),
+        git_commit: env!("KUBEUPD_GIT_COMMIT").into(),
+        git_tree_state: env!("KUBEUPD_GIT_TREE_STATE").into(),
+        build_date: env!("KUBEUPD_BUILD_DATE").into(),
         compiler: "rustc".into(),
         platform: format!("{}/{platform_arch}", std::env::consts::OS),
         ..VersionInfo::default()

@@ -23,6 +23,8 @@ mod loader;
 mod names;
 mod order;
 mod origin;
+
+pub use origin::kustomize_version;
 mod pattern;
 pub mod remote;
 mod replace;

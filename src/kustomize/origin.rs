@@ -13,6 +13,11 @@ pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
 /// kubectl 1.37 names the kustomize module it embeds, so kustomize calls itself by its release.
 pub const MANAGED_BY_VALUE: &str = "kustomize-v5.8.1";
 
+/// The kustomize release this engine builds as (`kubeupd version`'s `Kustomize Version`).
+pub fn kustomize_version() -> &'static str {
+    MANAGED_BY_VALUE.trim_start_matches("kustomize-")
+}
+
 /// Where a file, a directory, a generator or a transformer came from: a path from the directory
 /// being built (or from a remote repository's root), the repository and ref when remote, and for
 /// generators and transformers the kustomization that configured them and what they are.

@@ -22,9 +22,16 @@ fn keys(value: &Value) -> BTreeSet<&str> {
     value.as_object().expect("an object").keys().map(String::as_str).collect()
 }
 
-/// kubectl's keys, without `kustomizeVersion`: kubeupd has no kustomize.
-fn kubectl_keys(value: &Value) -> BTreeSet<&str> {
-    keys(value).into_iter().filter(|key| *key != "kustomizeVersion").collect()
+/// kubeupd's client version: the kubectl release it follows (the reference kubectl's), with its
+/// own version as build metadata.
+fn client_version(kubectl_version: &str) -> String {
+    format!("{kubectl_version}+kubeupd.{}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The reference kubectl's own version, `v1.37.1`.
+fn kubectl_version() -> String {
+    let output = std::process::Command::new("kubectl").args(["version", "--client", "-o", "json"]).output().unwrap();
+    parse_json(&output.stdout)["clientVersion"]["gitVersion"].as_str().unwrap().to_string()
 }
 
 #[test]
@@ -34,18 +41,23 @@ fn version_is_shaped_like_kubectls() {
         let ours = version(&mut kubeupd(), &["-o", format]);
         assert!(ours.status.success(), "{}", String::from_utf8_lossy(&ours.stderr));
         let (theirs, ours) = (parse(&theirs.stdout), parse(&ours.stdout));
-        assert_eq!(keys(&ours), kubectl_keys(&theirs), "-o {format}");
+        assert_eq!(keys(&ours), keys(&theirs), "-o {format}");
         assert_eq!(keys(&ours["clientVersion"]), keys(&theirs["clientVersion"]), "-o {format}");
         assert_eq!(ours["serverVersion"], theirs["serverVersion"], "-o {format}: the same server");
-        assert_eq!(ours["clientVersion"]["gitVersion"], format!("v{}", env!("CARGO_PKG_VERSION")));
+        assert_eq!(ours["kustomizeVersion"], theirs["kustomizeVersion"], "-o {format}: kustomize's release");
+        let (our_client, their_client) = (&ours["clientVersion"], &theirs["clientVersion"]);
+        assert_eq!(our_client["gitVersion"], client_version(their_client["gitVersion"].as_str().unwrap()));
+        assert_eq!((&our_client["major"], &our_client["minor"]), (&their_client["major"], &their_client["minor"]));
+        assert_eq!(our_client["gitCommit"].as_str().unwrap().len(), 40, "-o {format}: the commit built");
         for (key, value) in ours["clientVersion"].as_object().unwrap() {
             assert!(value.is_string(), "-o {format}: clientVersion.{key} is {value}, kubectl's are strings");
         }
     }
     let theirs = String::from_utf8(version(&mut std::process::Command::new("kubectl"), &[]).stdout).unwrap();
     let ours = String::from_utf8(version(&mut kubeupd(), &[]).stdout).unwrap();
-    let server_line = theirs.lines().find(|line| line.starts_with("Server Version: ")).unwrap();
-    assert_eq!(ours, format!("Client Version: v{}\n{server_line}\n", env!("CARGO_PKG_VERSION")));
+    let mut lines: Vec<String> = theirs.lines().map(String::from).collect();
+    lines[0] = format!("Client Version: {}", client_version(&kubectl_version()));
+    assert_eq!(ours, lines.join("\n") + "\n", "kubectl's lines: client, kustomize, server");
 }
 
 #[test]
@@ -53,11 +65,14 @@ fn the_client_version_needs_no_server() {
     let unreachable = ["--server", "https://127.0.0.1:1", "--insecure-skip-tls-verify", "version"];
     let client = kubeupd().args(unreachable).args(["--client", "-o", "json"]).output().unwrap();
     assert!(client.status.success(), "{}", String::from_utf8_lossy(&client.stderr));
-    assert_eq!(keys(&parse_json(&client.stdout)), BTreeSet::from(["clientVersion"]));
+    assert_eq!(keys(&parse_json(&client.stdout)), BTreeSet::from(["clientVersion", "kustomizeVersion"]));
     // Without --client, the server's failure ends in an error after the client version, as kubectl does.
     let failed = kubeupd().args(unreachable).output().unwrap();
     assert_eq!(failed.status.code(), Some(1));
-    assert_eq!(String::from_utf8_lossy(&failed.stdout), format!("Client Version: v{}\n", env!("CARGO_PKG_VERSION")));
+    assert_eq!(
+        String::from_utf8_lossy(&failed.stdout),
+        format!("Client Version: {}\nKustomize Version: v5.8.1\n", client_version(&kubectl_version()))
+    );
     assert!(String::from_utf8_lossy(&failed.stderr).contains("connection refused"));
 }
 
@@ -77,7 +92,10 @@ fn kubectl_runs_kubeupd_as_the_upd_plugin() {
     };
     let client = kubectl(&["upd", "version", "--client"], "");
     assert!(client.status.success(), "{}", String::from_utf8_lossy(&client.stderr));
-    assert_eq!(String::from_utf8_lossy(&client.stdout), format!("Client Version: v{}\n", env!("CARGO_PKG_VERSION")));
+    assert_eq!(
+        String::from_utf8_lossy(&client.stdout),
+        format!("Client Version: {}\nKustomize Version: v5.8.1\n", client_version(&kubectl_version()))
+    );
     let configmap = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: from-plugin}\ndata: {a: \"1\"}\n";
     let applied = kubectl(&["upd", "apply", "-n", &namespace.name, "-f", "-"], configmap);
     assert!(applied.status.success(), "{}", String::from_utf8_lossy(&applied.stderr));
