@@ -304,6 +304,7 @@ mod tests {
                 namespaced: true,
                 verbs: Vec::new(),
                 short_names: Vec::new(),
+                categories: Vec::new(),
                 singular: "secret".into(),
                 status_subresource: false,
             },

@@ -197,6 +197,8 @@ mod wire {
         verbs: Vec<String>,
         #[serde(default, deserialize_with = "crate::gocompat::null_as_default")]
         short_names: Vec<String>,
+        #[serde(default, deserialize_with = "crate::gocompat::null_as_default")]
+        categories: Vec<String>,
     }
 
     impl ApiResourceList {
@@ -221,6 +223,7 @@ mod wire {
                     namespaced: resource.namespaced,
                     verbs: resource.verbs,
                     short_names: resource.short_names,
+                    categories: resource.categories,
                 })
                 .collect()
         }
@@ -268,6 +271,8 @@ mod wire {
         #[serde(default, deserialize_with = "crate::gocompat::null_as_default")]
         short_names: Vec<String>,
         #[serde(default, deserialize_with = "crate::gocompat::null_as_default")]
+        categories: Vec<String>,
+        #[serde(default, deserialize_with = "crate::gocompat::null_as_default")]
         subresources: Vec<AggregatedSubresource>,
     }
 
@@ -309,6 +314,7 @@ mod wire {
                                 namespaced: resource.scope == "Namespaced",
                                 verbs: resource.verbs,
                                 short_names: resource.short_names,
+                                categories: resource.categories,
                             }
                         })
                         .collect();

@@ -69,6 +69,19 @@ impl Discovery {
         })
     }
 
+    /// The resource types of a category (`all`, `api-extensions`), as kubectl expands one: every
+    /// type that lists it, each group's resource once (its preferred version), in discovery's
+    /// order. Empty when no type lists it.
+    pub fn category(&self, arg: &str) -> Vec<&ResourceType> {
+        let mut found: Vec<&ResourceType> = Vec::new();
+        for rt in self.resources.iter().filter(|rt| rt.categories.iter().any(|category| category == arg)) {
+            if !found.iter().any(|seen| seen.group == rt.group && seen.resource == rt.resource) {
+                found.push(rt);
+            }
+        }
+        found
+    }
+
     /// The resource type serving `kind` in `api_version` (`v1` or `group/version`), as a manifest
     /// names it.
     pub fn resolve_kind(&self, api_version: &str, kind: &str) -> Option<&ResourceType> {
@@ -126,6 +139,20 @@ mod tests {
         assert_eq!(resolved("events").as_deref(), Some("v1/events"));
         assert_eq!(resolved("pods").as_deref(), Some("v1/pods"));
         assert_eq!(resolved("widgets").as_deref(), Some("example.com/v1/widgets"));
+    }
+
+    #[test]
+    fn a_category_lists_each_groups_resource_once_in_discovery_order() {
+        let mut discovery = discovery();
+        for rt in &mut discovery.resources {
+            if ["pods", "deployments", "widgets"].contains(&rt.resource.as_str()) {
+                rt.categories = vec!["all".into()];
+            }
+        }
+        let listed: Vec<String> =
+            discovery.category("all").iter().map(|rt| format!("{}/{}", rt.api_version(), rt.resource)).collect();
+        assert_eq!(listed, ["v1/pods", "apps/v1/deployments", "example.com/v1/widgets"]);
+        assert!(discovery.category("nothing").is_empty());
     }
 
     #[test]

@@ -93,6 +93,19 @@ impl Cluster {
             .ok_or_else(|| MappingError::UnknownType(arg.to_string()).into())
     }
 
+    /// The resource types a user's type argument lists: a category's (`all`), as kubectl expands
+    /// it before it reads the argument as a type, or else the one type it names.
+    pub async fn resolve_types(&self, arg: &str) -> Result<Vec<ResourceType>> {
+        let lookup = |discovery: &Discovery| {
+            let category = discovery.category(arg);
+            match category.is_empty() {
+                true => discovery.resolve(arg).map(|rt| vec![rt.clone()]),
+                false => Some(category.into_iter().cloned().collect()),
+            }
+        };
+        self.find(lookup).await?.ok_or_else(|| MappingError::UnknownType(arg.to_string()).into())
+    }
+
     /// The resource type serving `kind` in `api_version`, for objects read from manifests.
     pub async fn resolve_kind(&self, api_version: &str, kind: &str) -> Result<ResourceType> {
         self.find(|discovery| discovery.resolve_kind(api_version, kind).cloned())

@@ -19,6 +19,9 @@ pub struct ResourceType {
     pub verbs: Vec<String>,
     /// Short names, e.g. `deploy`.
     pub short_names: Vec<String>,
+    /// The categories the type belongs to, e.g. `all` (what `kubectl get all` lists).
+    #[serde(default)]
+    pub categories: Vec<String>,
     /// Singular name, e.g. `deployment`.
     pub singular: String,
     /// Whether the type has a `status` subresource: writes to the object itself then leave its
@@ -40,6 +43,7 @@ impl ResourceType {
             namespaced: true,
             verbs: Vec::new(),
             short_names: Vec::new(),
+            categories: Vec::new(),
             singular: kind.to_lowercase(),
             status_subresource: false,
         }
@@ -81,6 +85,7 @@ pub(crate) fn fixture(group: &str, version: &str, resource: &str, kind: &str, na
         namespaced,
         verbs: ["get", "list", "create", "update", "patch", "delete"].map(String::from).to_vec(),
         short_names: Vec::new(),
+        categories: Vec::new(),
         singular: kind.to_lowercase(),
         status_subresource: false,
     }

@@ -64,9 +64,12 @@ impl<'a> Resolver<'a> {
         for item in named {
             resolved.push(match item {
                 Named::Type(type_arg) => {
-                    let rt = self.cluster.resolve(&type_arg).await?;
-                    let namespace = (rt.namespaced && !self.all_namespaces).then(|| self.default_namespace());
-                    Resolved::List { rt, namespace }
+                    // A category lists several types, each in its place.
+                    for rt in self.cluster.resolve_types(&type_arg).await? {
+                        let namespace = (rt.namespaced && !self.all_namespaces).then(|| self.default_namespace());
+                        resolved.push(Resolved::List { rt, namespace });
+                    }
+                    continue;
                 }
                 Named::Object { type_arg, name } => {
                     let rt = self.cluster.resolve(&type_arg).await?;

@@ -2,7 +2,7 @@
 
 use crate::support;
 
-use support::{TestNamespace, ensure_cluster_fixture, parse_json, parse_yaml, without_volatile_fields};
+use support::{TestNamespace, Twins, ensure_cluster_fixture, parse_json, parse_yaml, without_volatile_fields};
 
 fn app(prefix: &str) -> TestNamespace {
     let namespace = TestNamespace::new(prefix);
@@ -375,4 +375,29 @@ fn subresources_read_like_kubectl() {
         assert_eq!(stdout(&ours), stdout(&theirs), "{args:?}");
         assert_eq!(stderr(&ours), stderr(&theirs), "{args:?}");
     }
+}
+
+/// A category (`all`, from discovery's `categories`) lists its types as kubectl expands it: each
+/// type's objects in discovery's order, beside other types (`all,cm`); `delete all` too.
+#[test]
+fn categories_list_their_types_as_kubectl_does() {
+    let labelled = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, labels: {app: x}}\nspec:\n  selector: {matchLabels: {app: x}}\n  template:\n    metadata: {labels: {app: x}}\n    spec: {containers: [{name: c, image: nginx}]}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web, labels: {app: x}}\nspec: {ports: [{port: 80}], selector: {app: x}}\n---\napiVersion: batch/v1\nkind: CronJob\nmetadata: {name: nightly, labels: {app: x}}\nspec:\n  schedule: '0 0 * * *'\n  jobTemplate:\n    spec:\n      template:\n        spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, labels: {app: x}}\n";
+    let twins = Twins::new("get-all");
+    twins.ours.apply(labelled);
+    twins.theirs.apply(labelled);
+    let columns = "-o=custom-columns=KIND:.kind,NAME:.metadata.name,LABELS:.metadata.labels";
+    for args in [
+        &["get", "all", "-o", "name"][..],
+        &["get", "all", "-l", "app=x", columns],
+        &["get", "all,cm", "-o", "name"],
+        &["get", "cm,all", "-l", "app=x", "-o", "name"],
+    ] {
+        let (ours, theirs) = twins.run_both(args);
+        twins.assert_same_output(&ours, &theirs, &format!("{args:?}"));
+        assert!(String::from_utf8_lossy(&ours.stdout).contains("deployment.apps/web") || args.contains(&columns));
+    }
+    let (ours, theirs) = twins.run_both(&["delete", "all", "-l", "app=x"]);
+    twins.assert_same_output(&ours, &theirs, "delete all -l app=x");
+    assert!(String::from_utf8_lossy(&ours.stdout).contains("cronjob.batch \"nightly\" deleted"));
+    twins.assert_same("configmaps", "the ConfigMap is not in `all`");
 }
