@@ -56,6 +56,26 @@ pub fn usage_error(err: &clap::Error, command: &Command, args: &[OsString]) -> O
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             return None;
         }
+        // Words a verb with subcommands does not take: a verb that runs itself (`apply`, beside
+        // `view-last-applied`) refuses them all as arguments, a group of commands (`rollout`,
+        // `set`) as an unknown command, each in kubectl's words.
+        // (Flags before such words make clap see a conflict of the flags with a subcommand.)
+        ErrorKind::InvalidSubcommand | ErrorKind::ArgumentConflict
+            if !std::ptr::eq(verb, command) && verb.has_subcommands() =>
+        {
+            let words = CommandWords::of(command, args);
+            let words = words.first_other.map(|at| positionals(verb, command, &args[at..])).unwrap_or_default();
+            let global = |id: &clap::Id| command.get_arguments().any(|arg| arg.get_id() == id);
+            let runs_itself = verb.get_arguments().any(|arg| !global(arg.get_id()) && arg.get_id() != "help");
+            return Some(match runs_itself {
+                true => {
+                    format!("error: Unexpected args: [{}]\nSee '{path} -h' for help and examples\n", words.join(" "))
+                }
+                false => {
+                    format!("error: unknown command {:?}\nSee '{path} -h' for help and examples\n", words.join(" "))
+                }
+            });
+        }
         ErrorKind::InvalidSubcommand => {
             let name = context_text(err, ContextKind::InvalidSubcommand).unwrap_or_default();
             let root = command.get_bin_name().unwrap_or(command.get_name());
@@ -121,6 +141,29 @@ fn context_text(err: &clap::Error, kind: ContextKind) -> Option<String> {
 }
 
 /// The arguments clap found unexpected (the first, and any after it).
+/// The positional words of `args`, flags and their values left out.
+fn positionals(verb: &Command, root: &Command, args: &[OsString]) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut given = args.iter().filter_map(|arg| arg.to_str());
+    while let Some(word) = given.next() {
+        let named =
+            |found: &dyn Fn(&Arg) -> bool| verb.get_arguments().chain(root.get_arguments()).find(|arg| found(arg));
+        if let Some(long) = word.strip_prefix("--") {
+            if !long.contains('=') && named(&|arg| arg.get_long() == Some(long)).is_some_and(takes_value) {
+                given.next();
+            }
+        } else if let Some(short) = word.strip_prefix('-').filter(|short| short.chars().count() == 1) {
+            let letter = short.chars().next();
+            if named(&|arg| arg.get_short() == letter).is_some_and(takes_value) {
+                given.next();
+            }
+        } else if !word.starts_with('-') {
+            words.push(word.to_string());
+        }
+    }
+    words
+}
+
 fn trailing(err: &clap::Error) -> Vec<String> {
     context_text(err, ContextKind::InvalidArg).into_iter().collect()
 }

@@ -56,6 +56,10 @@ pub struct ReplaceArgs {
     pub validate: ValidateArg,
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Words after the verb, which kubectl's replace ignores (`replace cm NAME -f FILE` replaces
+    /// what the file holds): taken and ignored too.
+    #[arg(hide = true)]
+    pub ignored: Vec<String>,
 }
 
 /// Runs `kubeupd replace`.

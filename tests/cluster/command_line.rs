@@ -50,3 +50,28 @@ fn files_separated_by_commas_are_each_read() {
     twins.assert_same("configmaps", "apply -f a,b");
     twins.assert_both(&["get", "-f", &files, "-o", "name"]);
 }
+
+#[test]
+fn words_a_verb_does_not_take_are_ignored_or_refused_as_kubectl_does() {
+    let twins = Twins::with_objects("cl-words", &[], &["apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.yaml");
+    std::fs::write(&file, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n").unwrap();
+    let file = file.to_str().unwrap();
+    // replace ignores them; apply refuses them all; delete refuses them beside -f.
+    twins.assert_both(&["replace", "configmap", "c", "-f", file]);
+    twins.assert_same("configmap/c", "replace with words it ignores");
+    for args in [
+        &["apply", "configmap", "c", "-f", file][..],
+        &["apply", "-o", "name", "configmap", "-f", file],
+        &["delete", "configmap", "c", "-f", file],
+        &["rollout", "bogus", "deployment/web"],
+        &["create", "secret", "bogus"],
+    ] {
+        let (ours, theirs) = twins.run_both(args);
+        let mask = |text: &[u8]| String::from_utf8_lossy(text).replace("kubeupd", "kubectl");
+        assert_eq!(ours.status.code(), theirs.status.code(), "{args:?}");
+        assert_eq!(mask(&ours.stderr), mask(&theirs.stderr), "{args:?}");
+        assert_ne!(ours.status.code(), Some(0), "{args:?}");
+    }
+}
