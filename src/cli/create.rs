@@ -375,7 +375,7 @@ async fn create(mut object: Value, common: &CommonArgs, global: &GlobalArgs) -> 
         cluster.create(&rt, namespace.as_deref(), &object, &write).await.map_err(|err| {
             // kubectl's generators wrap the server's refusal, each in its own words.
             let reason = err.status().map_or_else(|| err.to_string(), |status| status.message.clone());
-            match crate::generate::creation_failure(&kind) {
+            match crate::generate::creation_failure(&object) {
                 Some(words) => Error::msg(format!("{words}{reason}")),
                 None => err.into(),
             }

@@ -1,5 +1,6 @@
-//! The command lines of kubectl's `create` generators for workloads and access rules
-//! (`deployment`, `job`, `cronjob`, `role`, `clusterrole`, `rolebinding`, `clusterrolebinding`):
+//! The command lines of kubectl's `create` generators for workloads, access rules, services and
+//! policies (`deployment`, `job`, `cronjob`, `role`, `clusterrole`, `rolebinding`,
+//! `clusterrolebinding`, `service TYPE`, `poddisruptionbudget`, `priorityclass`):
 //! flags read as kubectl reads them, what needs the server looked up (discovery for roles, the
 //! CronJob of `job --from`), and the object made by [`crate::generate`]. Printing and creating
 //! are `create`'s, the same for every generator.
@@ -12,7 +13,7 @@ use serde_json::Value;
 use super::create::CommonArgs;
 use super::{Error, GlobalArgs, Result};
 use crate::client::{self, Cluster};
-use crate::generate::{self, rbac, workload};
+use crate::generate::{self, policy, rbac, service, workload};
 
 /// The generators of this file, flattened into `create`'s subcommands.
 #[derive(Debug, Subcommand)]
@@ -38,6 +39,155 @@ pub enum GeneratorCommand {
     /// Create a cluster role binding for a particular cluster role.
     #[command(after_help = super::help::CREATE_CLUSTERROLEBINDING)]
     Clusterrolebinding(ClusterRoleBindingArgs),
+    /// Create a service using a specified subcommand.
+    #[command(visible_alias = "svc", after_help = super::help::CREATE_SERVICE)]
+    Service(ServiceArgs),
+    /// Create a pod disruption budget with the specified name.
+    #[command(visible_alias = "pdb", after_help = super::help::CREATE_PODDISRUPTIONBUDGET)]
+    Poddisruptionbudget(DisruptionBudgetArgs),
+    /// Create a priority class with the specified name.
+    #[command(visible_alias = "pc", after_help = super::help::CREATE_PRIORITYCLASS)]
+    Priorityclass(PriorityClassArgs),
+}
+
+/// `create service`: one subcommand per type.
+#[derive(Debug, Args)]
+pub struct ServiceArgs {
+    #[command(subcommand)]
+    kind: ServiceKind,
+}
+
+/// The types of `create service`.
+#[derive(Debug, Subcommand)]
+pub enum ServiceKind {
+    /// Create a ClusterIP service.
+    #[command(after_help = super::help::CREATE_SERVICE_CLUSTERIP)]
+    Clusterip(ClusterIpArgs),
+    /// Create a NodePort service.
+    #[command(after_help = super::help::CREATE_SERVICE_NODEPORT)]
+    Nodeport(NodePortArgs),
+    /// Create a LoadBalancer service.
+    #[command(after_help = super::help::CREATE_SERVICE_LOADBALANCER)]
+    Loadbalancer(PortsArgs),
+    /// Create an ExternalName service.
+    #[command(after_help = super::help::CREATE_SERVICE_EXTERNALNAME)]
+    Externalname(ExternalNameArgs),
+}
+
+/// The NAME and `--tcp` pairs every service type takes.
+#[derive(Debug, Args)]
+pub struct PortsArgs {
+    #[arg(value_name = "NAME")]
+    names: Vec<String>,
+    /// Port pairs can be specified as '<port>:<targetPort>'.
+    #[arg(long, value_name = "PORT:TARGET", value_delimiter = ',')]
+    tcp: Vec<String>,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+/// `create service clusterip`.
+#[derive(Debug, Args)]
+pub struct ClusterIpArgs {
+    #[command(flatten)]
+    ports: PortsArgs,
+    /// Assign your own ClusterIP or set to 'None' for a 'headless' service (no loadbalancing).
+    #[arg(long, value_name = "IP", default_value = "")]
+    clusterip: String,
+}
+
+/// `create service nodeport`.
+#[derive(Debug, Args)]
+pub struct NodePortArgs {
+    #[command(flatten)]
+    ports: PortsArgs,
+    /// Port used to expose the service on each node in a cluster.
+    #[arg(long, value_name = "PORT", default_value_t = 0, allow_negative_numbers = true)]
+    node_port: i32,
+}
+
+/// `create service externalname`.
+#[derive(Debug, Args)]
+pub struct ExternalNameArgs {
+    #[command(flatten)]
+    ports: PortsArgs,
+    /// External name of service.
+    #[arg(long, value_name = "NAME", default_value = "")]
+    external_name: String,
+}
+
+/// `create poddisruptionbudget`.
+#[derive(Debug, Args)]
+pub struct DisruptionBudgetArgs {
+    #[arg(value_name = "NAME")]
+    names: Vec<String>,
+    /// The minimum number or percentage of available pods this budget requires.
+    #[arg(long, value_name = "N", default_value = "")]
+    min_available: String,
+    /// The maximum number or percentage of unavailable pods this budget requires.
+    #[arg(long, value_name = "N", default_value = "")]
+    max_unavailable: String,
+    /// A label selector to use for this budget. Only equality-based selector requirements are supported.
+    #[arg(long, value_name = "SELECTOR", default_value = "")]
+    selector: String,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+/// `create priorityclass`.
+#[derive(Debug, Args)]
+pub struct PriorityClassArgs {
+    #[arg(value_name = "NAME")]
+    names: Vec<String>,
+    /// the value of this priority class.
+    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true)]
+    value: i32,
+    /// global-default specifies whether this PriorityClass should be considered as the default priority.
+    #[arg(long)]
+    global_default: bool,
+    /// description is an arbitrary string that usually provides guidelines on when this priority class should be used.
+    #[arg(long, value_name = "TEXT", default_value = "")]
+    description: String,
+    /// preemption-policy is the policy for preempting pods with lower priority.
+    #[arg(long, value_name = "POLICY", default_value = "PreemptLowerPriority")]
+    preemption_policy: String,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+impl ServiceKind {
+    fn ports(&self) -> &PortsArgs {
+        match self {
+            ServiceKind::Clusterip(args) => &args.ports,
+            ServiceKind::Nodeport(args) => &args.ports,
+            ServiceKind::Loadbalancer(args) => args,
+            ServiceKind::Externalname(args) => &args.ports,
+        }
+    }
+
+    /// kubectl's name for the type, and the generator's options.
+    fn options(&self) -> Result<service::ServiceOptions> {
+        let (service_type, generator) = match self {
+            ServiceKind::Clusterip(_) => ("ClusterIP", "service clusterip"),
+            ServiceKind::Nodeport(_) => ("NodePort", "service nodeport"),
+            ServiceKind::Loadbalancer(_) => ("LoadBalancer", "service loadbalancer"),
+            ServiceKind::Externalname(_) => ("ExternalName", "service externalname"),
+        };
+        let ports = self.ports();
+        let mut options = service::ServiceOptions {
+            name: one_name(&ports.names, generator)?,
+            service_type: service_type.into(),
+            tcp: ports.tcp.clone(),
+            ..service::ServiceOptions::default()
+        };
+        match self {
+            ServiceKind::Clusterip(args) => options.cluster_ip = args.clusterip.clone(),
+            ServiceKind::Nodeport(args) => options.node_port = args.node_port,
+            ServiceKind::Externalname(args) => options.external_name = args.external_name.clone(),
+            ServiceKind::Loadbalancer(_) => {}
+        }
+        Ok(options)
+    }
 }
 
 /// The one NAME and, after `--`, the command of the containers.
@@ -196,6 +346,9 @@ impl GeneratorCommand {
             GeneratorCommand::Clusterrole(args) => &args.role.common,
             GeneratorCommand::Rolebinding(args) => &args.common,
             GeneratorCommand::Clusterrolebinding(args) => &args.common,
+            GeneratorCommand::Service(args) => &args.kind.ports().common,
+            GeneratorCommand::Poddisruptionbudget(args) => &args.common,
+            GeneratorCommand::Priorityclass(args) => &args.common,
         }
     }
 
@@ -265,6 +418,22 @@ impl GeneratorCommand {
                 let name = one_name(&args.names, "clusterrolebinding")?;
                 Ok(rbac::cluster_role_binding(&binding_options(name, "", cluster_role, &args.subjects))?)
             }
+            GeneratorCommand::Service(args) => Ok(service::service(&args.kind.options()?)?),
+            GeneratorCommand::Poddisruptionbudget(args) => {
+                Ok(policy::disruption_budget(&policy::DisruptionBudgetOptions {
+                    name: one_name(&args.names, "poddisruptionbudget")?,
+                    selector: args.selector.clone(),
+                    min_available: args.min_available.clone(),
+                    max_unavailable: args.max_unavailable.clone(),
+                })?)
+            }
+            GeneratorCommand::Priorityclass(args) => Ok(policy::priority_class(&policy::PriorityClassOptions {
+                name: one_name(&args.names, "priorityclass")?,
+                value: args.value,
+                global_default: args.global_default,
+                description: args.description.clone(),
+                preemption_policy: args.preemption_policy.clone(),
+            })),
         }
     }
 }

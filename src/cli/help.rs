@@ -306,6 +306,46 @@ pub const CREATE_CLUSTERROLEBINDING: &str = "Examples:
   # Bind the cluster role view to a user and a group in every namespace
   kubeupd create clusterrolebinding viewers --clusterrole=view --user=user1 --group=auditors";
 
+pub const CREATE_SERVICE: &str = "Examples:
+  # Create a ClusterIP service named web, port 80 to the pods' 8080
+  kubeupd create service clusterip web --tcp=80:8080
+
+  # A headless service, a NodePort service, and one for an external name
+  kubeupd create service clusterip db --clusterip=None
+  kubeupd create service nodeport web --tcp=80:8080 --node-port=30080
+  kubeupd create service externalname search --external-name=search.example.com";
+
+pub const CREATE_SERVICE_CLUSTERIP: &str = "Examples:
+  # A ClusterIP service named web, port 80 to the pods' 8080, and a headless one
+  kubeupd create service clusterip web --tcp=80:8080
+  kubeupd create service clusterip db --clusterip=None";
+
+pub const CREATE_SERVICE_NODEPORT: &str = "Examples:
+  # A NodePort service named web on node port 30080
+  kubeupd create service nodeport web --tcp=80:8080 --node-port=30080";
+
+pub const CREATE_SERVICE_LOADBALANCER: &str = "Examples:
+  # A LoadBalancer service named web
+  kubeupd create service loadbalancer web --tcp=443:8443";
+
+pub const CREATE_SERVICE_EXTERNALNAME: &str = "Examples:
+  # A service named search for the DNS name search.example.com
+  kubeupd create service externalname search --external-name=search.example.com";
+
+pub const CREATE_PODDISRUPTIONBUDGET: &str = "Examples:
+  # Keep at least one pod labelled app=web available during voluntary disruptions
+  kubeupd create poddisruptionbudget web --selector=app=web --min-available=1
+
+  # Allow at most half of them to be unavailable
+  kubeupd create pdb web --selector=app=web --max-unavailable=50%";
+
+pub const CREATE_PRIORITYCLASS: &str = "Examples:
+  # Create a priority class named high with value 1000
+  kubeupd create priorityclass high --value=1000 --description=\"high priority\"
+
+  # One that never preempts lower priorities
+  kubeupd create priorityclass batch --value=100 --preemption-policy=Never";
+
 pub const EDIT: &str = "Examples:
   # Edit a deployment in your editor ($KUBE_EDITOR, $EDITOR, else vi)
   kubeupd edit deployment/web

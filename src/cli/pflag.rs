@@ -64,7 +64,12 @@ pub fn usage_error(err: &clap::Error, command: &Command, args: &[OsString]) -> O
             if !std::ptr::eq(verb, command) && verb.has_subcommands() =>
         {
             let words = CommandWords::of(command, args);
-            let words = words.first_other.map(|at| positionals(verb, command, &args[at..])).unwrap_or_default();
+            let rest = words.subcommands.last().map_or(&args[1..], |(at, _)| &args[at + 1..]);
+            let (words, unknown) = positionals(verb, command, rest);
+            // pflag reads the flags first: one the command does not know is the error.
+            if let Some(line) = unknown {
+                return Some(format!("error: {line}\n{}\n", usage_of()));
+            }
             let global = |id: &clap::Id| command.get_arguments().any(|arg| arg.get_id() == id);
             let runs_itself = verb.get_arguments().any(|arg| !global(arg.get_id()) && arg.get_id() != "help");
             return Some(match runs_itself {
@@ -141,27 +146,43 @@ fn context_text(err: &clap::Error, kind: ContextKind) -> Option<String> {
 }
 
 /// The arguments clap found unexpected (the first, and any after it).
-/// The positional words of `args`, flags and their values left out.
-fn positionals(verb: &Command, root: &Command, args: &[OsString]) -> Vec<String> {
+/// The positional words of `args`, flags and their values left out, and pflag's words for the
+/// first flag neither `verb` nor the global flags know.
+fn positionals(verb: &Command, root: &Command, args: &[OsString]) -> (Vec<String>, Option<String>) {
     let mut words = Vec::new();
+    let mut unknown = None;
     let mut given = args.iter().filter_map(|arg| arg.to_str());
     while let Some(word) = given.next() {
         let named =
             |found: &dyn Fn(&Arg) -> bool| verb.get_arguments().chain(root.get_arguments()).find(|arg| found(arg));
-        if let Some(long) = word.strip_prefix("--") {
-            if !long.contains('=') && named(&|arg| arg.get_long() == Some(long)).is_some_and(takes_value) {
-                given.next();
+        if word == "--" {
+            words.extend(given.by_ref().map(String::from));
+        } else if let Some(long) = word.strip_prefix("--") {
+            let name = long.split('=').next().unwrap_or(long);
+            match named(&|arg| arg.get_long() == Some(name)) {
+                Some(arg) if !long.contains('=') && takes_value(arg) => {
+                    given.next();
+                }
+                Some(_) => {}
+                None => {
+                    unknown.get_or_insert(format!("unknown flag: --{name}"));
+                }
             }
-        } else if let Some(short) = word.strip_prefix('-').filter(|short| short.chars().count() == 1) {
-            let letter = short.chars().next();
-            if named(&|arg| arg.get_short() == letter).is_some_and(takes_value) {
-                given.next();
+        } else if let Some(letter) = word.strip_prefix('-').and_then(|short| short.chars().next()) {
+            match named(&|arg| arg.get_short() == Some(letter)) {
+                Some(arg) if word.chars().count() == 2 && takes_value(arg) => {
+                    given.next();
+                }
+                Some(_) => {}
+                None => {
+                    unknown.get_or_insert(format!("unknown shorthand flag: '{letter}' in {word}"));
+                }
             }
         } else if !word.starts_with('-') {
             words.push(word.to_string());
         }
     }
-    words
+    (words, unknown)
 }
 
 fn trailing(err: &clap::Error) -> Vec<String> {

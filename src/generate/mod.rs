@@ -1,10 +1,12 @@
-//! kubectl's `kubectl create` generators for workloads and access rules: typed options in, the
+//! kubectl's `kubectl create` generators for workloads, access rules, services and policies: typed options in, the
 //! object kubectl's generator would send out (as JSON, fields as kubectl's Go types write them,
 //! empty structs included), or kubectl's words for what is wrong with the options. Pure: what
 //! needs the server (discovery for `role`, the CronJob of `job --from`) is looked up by the caller
 //! and handed in.
 
+pub mod policy;
 pub mod rbac;
+pub mod service;
 pub mod workload;
 
 use serde_json::Value;
@@ -49,25 +51,49 @@ pub enum Error {
     RoleOrClusterRole,
     #[error("serviceaccount must be <namespace>:<name>")]
     ServiceAccountFormat,
+    #[error("ClusterIP=None can only be used with ClusterIP service type")]
+    HeadlessNotClusterIp,
+    #[error("at least one tcp port specifier must be provided")]
+    NoTcpPort,
+    #[error("invalid service external name {0}")]
+    ExternalName(String),
+    /// A `--tcp` pair's port or target, in apimachinery's (or Go's) words.
+    #[error("{0}")]
+    Port(String),
+    #[error("a selector must be specified")]
+    NoSelector,
+    #[error("one of min-available or max-unavailable must be specified")]
+    NoBudget,
+    #[error("min-available and max-unavailable cannot be both specified")]
+    BothBudgets,
+    #[error("invalid format specified for {0}")]
+    BudgetFormat(&'static str),
+    /// A selector apimachinery cannot read, in its words.
+    #[error("{0}")]
+    Selector(String),
 }
 
 fn in_group(group: &str) -> String {
     if group.is_empty() { String::new() } else { format!(" in group {group:?}") }
 }
 
-/// kubectl's words before the server's reason when it refuses to create a generated object of
-/// `kind`, e.g. `failed to create deployment: `; `None` where kubectl shows the server's error as
-/// it is (roles and cluster roles).
-pub fn creation_failure(kind: &str) -> Option<&'static str> {
+/// kubectl's words before the server's reason when it refuses to create a generated `object`,
+/// e.g. `failed to create deployment: `; `None` where kubectl shows the server's error as it is
+/// (roles and cluster roles).
+pub fn creation_failure(object: &Value) -> Option<String> {
+    let kind = object["kind"].as_str().unwrap_or_default();
     Some(match kind {
-        "ConfigMap" => "failed to create configmap: ",
-        "Secret" => "failed to create secret ",
-        "ServiceAccount" => "failed to create serviceaccount: ",
-        "Deployment" => "failed to create deployment: ",
-        "Job" => "failed to create job: ",
-        "CronJob" => "failed to create cronjob: ",
-        "RoleBinding" => "failed to create rolebinding: ",
-        "ClusterRoleBinding" => "failed to create clusterrolebinding: ",
+        "ConfigMap" => "failed to create configmap: ".into(),
+        "Secret" => "failed to create secret ".into(),
+        "ServiceAccount" => "failed to create serviceaccount: ".into(),
+        "Deployment" => "failed to create deployment: ".into(),
+        "Job" => "failed to create job: ".into(),
+        "CronJob" => "failed to create cronjob: ".into(),
+        "RoleBinding" => "failed to create rolebinding: ".into(),
+        "ClusterRoleBinding" => "failed to create clusterrolebinding: ".into(),
+        "PodDisruptionBudget" => "failed to create poddisruptionbudgets: ".into(),
+        "PriorityClass" => "failed to create priorityclass: ".into(),
+        "Service" => format!("failed to create {} service: ", object["spec"]["type"].as_str().unwrap_or_default()),
         _ => return None,
     })
 }
@@ -75,7 +101,7 @@ pub fn creation_failure(kind: &str) -> Option<&'static str> {
 /// Whether objects of `kind`, among those the generators make, live outside namespaces (`-n`
 /// then does not name one in the object).
 pub fn cluster_scoped(kind: &str) -> bool {
-    matches!(kind, "Namespace" | "ClusterRole" | "ClusterRoleBinding")
+    matches!(kind, "Namespace" | "ClusterRole" | "ClusterRoleBinding" | "PriorityClass")
 }
 
 /// `values` without repeats, first occurrences kept in order, as kubectl dedups flag values.

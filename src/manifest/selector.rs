@@ -20,6 +20,19 @@ enum Requirement {
     NotExists(String),
 }
 
+impl Requirement {
+    fn key(&self) -> &str {
+        match self {
+            Requirement::Equals(key, _)
+            | Requirement::NotEquals(key, _)
+            | Requirement::In(key, _)
+            | Requirement::NotIn(key, _)
+            | Requirement::Exists(key)
+            | Requirement::NotExists(key) => key,
+        }
+    }
+}
+
 /// A selector that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unable to parse requirement: {0:?}")]
@@ -73,12 +86,16 @@ impl LabelSelector {
         &self.text
     }
 
-    /// The labels a Service's `spec.selector` takes from this selector, as `kubectl set selector`
-    /// reads it (`ParseToLabelSelector`): equalities only, kubectl's words for the rest.
-    pub fn service_selector(&self) -> Result<serde_json::Map<String, Value>, String> {
+    /// The selector as a `metav1.LabelSelector` object, as apimachinery's `ParseToLabelSelector`
+    /// makes it (`create poddisruptionbudget`): equalities as `matchLabels`, the rest as
+    /// `matchExpressions` by key with sorted values, each left out when empty; `!=` is refused in
+    /// its words.
+    pub fn to_label_selector(&self) -> Result<Value, String> {
         let mut labels = serde_json::Map::new();
         let mut expressions = Vec::new();
-        for requirement in &self.requirements {
+        let mut requirements: Vec<&Requirement> = self.requirements.iter().collect();
+        requirements.sort_by_key(|requirement| requirement.key());
+        for requirement in requirements {
             let (key, operator, values) = match requirement {
                 Requirement::Equals(key, value) => {
                     labels.insert(key.clone(), Value::String(value.clone()));
@@ -92,12 +109,44 @@ impl LabelSelector {
             };
             let mut values = values;
             values.sort();
-            expressions.push(format!("{{{key} {operator} [{}]}}", values.join(" ")));
+            values.dedup();
+            let mut expression = serde_json::json!({"key": key, "operator": operator});
+            if !values.is_empty() {
+                expression["values"] = Value::from(values);
+            }
+            expressions.push(expression);
+        }
+        let mut selector = serde_json::Map::new();
+        if !labels.is_empty() {
+            selector.insert("matchLabels".into(), Value::Object(labels));
         }
         if !expressions.is_empty() {
-            return Err(format!("match expression [{}] not supported on this object", expressions.join(" ")));
+            selector.insert("matchExpressions".into(), Value::Array(expressions));
         }
-        Ok(labels)
+        Ok(Value::Object(selector))
+    }
+
+    /// The labels a Service's `spec.selector` takes from this selector, as `kubectl set selector`
+    /// reads it (`ParseToLabelSelector`): equalities only, kubectl's words for the rest.
+    pub fn service_selector(&self) -> Result<serde_json::Map<String, Value>, String> {
+        let selector = self.to_label_selector()?;
+        if let Some(expressions) = selector.get("matchExpressions").and_then(Value::as_array) {
+            let shown: Vec<String> = expressions
+                .iter()
+                .map(|expression| {
+                    let values: Vec<&str> =
+                        expression["values"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+                    format!(
+                        "{{{} {} [{}]}}",
+                        expression["key"].as_str().unwrap_or_default(),
+                        expression["operator"].as_str().unwrap_or_default(),
+                        values.join(" ")
+                    )
+                })
+                .collect();
+            return Err(format!("match expression [{}] not supported on this object", shown.join(" ")));
+        }
+        Ok(selector.get("matchLabels").and_then(Value::as_object).cloned().unwrap_or_default())
     }
 
     /// Whether `object`'s labels satisfy every requirement.

@@ -265,3 +265,72 @@ fn jobs_from_cron_jobs_match_kubectl() {
     }
     assert_eq!(stored(&twins.ours, "job/manual"), stored(&twins.theirs, "job/manual"), "job/manual (left: kubeupd)");
 }
+
+#[test]
+fn services_budgets_and_priority_classes_print_as_kubectl_prints_them() {
+    let twins = Twins::new("gen-svc");
+    same_dry_runs(
+        &twins,
+        &[
+            &["service", "clusterip", "web", "--tcp=5678:8080,80:http", "--tcp=443"],
+            &["svc", "clusterip", "db", "--clusterip=None"],
+            &["service", "nodeport", "np", "--tcp=80", "--node-port=30080"],
+            &["service", "loadbalancer", "lb", "--tcp=443:8443", "-o", "json"],
+            &["service", "externalname", "ext", "--external-name=search.example.com", "--tcp=80"],
+            &["service", "nodeport", "np"],
+            &["service", "clusterip", "x"],
+            &["service", "externalname", "ext", "--external-name=Not_DNS"],
+            &["service", "clusterip", "x", "--tcp=abc:80"],
+            &["service", "clusterip", "x", "--tcp=80:Bad--Name"],
+            &["service", "clusterip", "x", "--tcp=80:70000"],
+            &["service", "clusterip", "--tcp=80"],
+            &["service", "clusterip", "a", "b", "--tcp=80"],
+            &["service", "bogus", "x"],
+            &["poddisruptionbudget", "p", "--selector=app=x,tier in (b,a),!legacy", "--min-available=50%"],
+            &["pdb", "p", "--selector=app=x", "--max-unavailable=1", "-o", "json"],
+            &["pdb", "p", "--min-available=1"],
+            &["pdb", "p", "--selector=a=b"],
+            &["pdb", "p", "--selector=a=b", "--min-available=1", "--max-unavailable=2"],
+            &["pdb", "p", "--selector=a=b", "--min-available=1Gb"],
+            &["pdb", "p", "--selector=a!=b", "--min-available=1"],
+            &["priorityclass", "high", "--value=1000", "--description=high priority"],
+            &["pc", "batch", "--value=-5", "--global-default", "--preemption-policy=Never", "-o", "json"],
+            &["pc", "a", "b"],
+        ],
+    );
+}
+
+#[test]
+fn created_services_budgets_and_priority_classes_match_kubectl() {
+    let twins = Twins::new("gen-svc-real");
+    for case in [
+        &["service", "clusterip", "web", "--tcp=80:8080"][..],
+        &["service", "clusterip", "web", "--tcp=80:8080"],
+        &["service", "nodeport", "np", "--tcp=80", "--field-manager=ci", "-o", "name"],
+        &["service", "externalname", "ext", "--external-name=search.example.com"],
+        &["pdb", "budget", "--selector=app=web", "--min-available=1"],
+        &["priorityclass", "NS-pc", "--value=7", "--description=test"],
+        &["priorityclass", "NS-pc", "--value=7"],
+    ] {
+        same_output(&twins, &[&["create"][..], case].concat());
+    }
+    for what in ["service/ext", "poddisruptionbudget/budget"] {
+        assert_eq!(stored(&twins.ours, what), stored(&twins.theirs, what), "{what} (left: kubeupd, right: kubectl)");
+    }
+    // Allocated addresses and node ports differ between twins; the rest is compared.
+    for what in ["service/web", "service/np"] {
+        let view = |ns: &TestNamespace| {
+            let mut object = stored(ns, what);
+            for port in object["spec"]["ports"].as_array_mut().unwrap() {
+                port.as_object_mut().unwrap().remove("nodePort");
+            }
+            object
+        };
+        assert_eq!(view(&twins.ours), view(&twins.theirs), "{what} (left: kubeupd, right: kubectl)");
+    }
+    let view = |ns: &TestNamespace| stored(ns, &format!("priorityclass/{}-pc", ns.name));
+    assert_eq!(view(&twins.ours), view(&twins.theirs), "priorityclass (left: kubeupd, right: kubectl)");
+    for ns in [&twins.ours, &twins.theirs] {
+        ns.kubectl_ok(&["delete", "priorityclass", &format!("{}-pc", ns.name)]);
+    }
+}
