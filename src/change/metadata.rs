@@ -63,7 +63,19 @@ pub struct Changes {
 }
 
 /// The annotation `kubectl annotate` lets change without `--overwrite`.
-const CHANGE_CAUSE: &str = "kubernetes.io/change-cause";
+/// Where `--record` keeps the command line that changed an object.
+pub const CHANGE_CAUSE: &str = "kubernetes.io/change-cause";
+
+/// `--record`: `cause` (the command line) in the object's change-cause annotation.
+pub fn record_change_cause(object: &mut Value, cause: &str) {
+    if !object["metadata"].is_object() {
+        object["metadata"] = Value::Object(serde_json::Map::new());
+    }
+    if !object["metadata"]["annotations"].is_object() {
+        object["metadata"]["annotations"] = Value::Object(serde_json::Map::new());
+    }
+    object["metadata"]["annotations"][CHANGE_CAUSE] = Value::String(cause.to_string());
+}
 
 impl Changes {
     /// Reads `KEY=VALUE` and `KEY-` pairs (as [`super::split_pairs`] found them) for `map`.

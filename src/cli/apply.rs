@@ -10,7 +10,7 @@ use clap::Args;
 use super::apply_input::{self, Input, InputArgs, Preview};
 use super::apply_last_applied::LastAppliedCommand;
 use super::apply_report::{Report, ReportSettings};
-use super::flags::{DeletionArgs, DryRunArg, OutputArgs, SubresourceArg};
+use super::flags::{DeletionArgs, DryRunArg, OutputArgs, RecordArg, SubresourceArg};
 use super::wait::parse_timeout;
 use super::{Error, GlobalArgs, Result};
 use crate::output::Verb;
@@ -83,6 +83,8 @@ pub struct ApplyFlags {
     /// Otherwise nothing is applied and each difference is named.
     #[arg(long, value_name = "PLAN")]
     pub plan: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub record: RecordArg,
     /// With several contexts (`--context a,b,c` or a pattern): apply to the first N contexts and
     /// wait until what was applied there is ready before touching the others; a canary that
     /// fails or is not ready in time stops the run.
@@ -105,6 +107,7 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
         ));
     }
     let mut options = options(&flags)?;
+    options.change_cause = flags.record.change_cause(global);
     flags.input.ignore.apply_to(&mut options)?;
     if let Some(path) = &flags.plan {
         check_plan(path, &flags, global).await?;

@@ -6,7 +6,7 @@ use clap::Args;
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::flags::{DryRunArg, FieldManagerArg, LocalArg, OutputArgs, SelectionArgs, TargetArgs};
+use super::flags::{DryRunArg, FieldManagerArg, LocalArg, OutputArgs, RecordArg, SelectionArgs, TargetArgs};
 use super::visit::{self, Visited};
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, DryRun, Landed};
@@ -26,6 +26,8 @@ pub struct MetadataArgs {
     /// Replace keys that already have another value; without it they are an error.
     #[arg(long)]
     pub overwrite: bool,
+    #[command(flatten)]
+    pub record: RecordArg,
     /// Print the keys of each object (after the change, which is then not sent).
     #[arg(long)]
     pub list: bool,
@@ -51,6 +53,8 @@ struct Request {
     /// The objects, without the pairs.
     targets: TargetArgs,
     printer: Option<Printer>,
+    /// `--record`: the command line, for the change-cause annotation.
+    change_cause: Option<String>,
 }
 
 /// kubectl's examples of files in the `--local` messages.
@@ -92,12 +96,13 @@ fn request(args: &MetadataArgs, map: MetadataMap) -> Result<Request> {
     }
     let printer = args.output.printer(Verb::Write)?.cloned();
     let targets = TargetArgs { targets: objects, files: args.targets.files.clone() };
-    Ok(Request { map, changes, targets, printer })
+    Ok(Request { map, changes, targets, printer, change_cause: None })
 }
 
 /// Runs `kubeupd label` (`map` is the labels) or `kubeupd annotate`.
 pub async fn run(args: MetadataArgs, map: MetadataMap, global: &GlobalArgs) -> Result {
-    let request = request(&args, map)?;
+    let mut request = request(&args, map)?;
+    request.change_cause = args.record.change_cause(global);
     if args.local.local {
         let verb = map.pair_type();
         let rules = Rules { verb, types_alone: false, selector: false };
@@ -205,6 +210,9 @@ fn changed(request: &Request, args: &MetadataArgs, before: &Value) -> Result<Val
         (&args.resource_version, after.get_mut("metadata").and_then(Value::as_object_mut))
     {
         metadata.insert("resourceVersion".into(), version.clone().into());
+    }
+    if let Some(cause) = &request.change_cause {
+        metadata::record_change_cause(&mut after, cause);
     }
     Ok(after)
 }

@@ -8,7 +8,9 @@ use clap::{Args, ValueEnum};
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::flags::{DryRunArg, FieldManagerArg, LocalArg, OutputArgs, SubresourceArg, TargetArgs, ValidateArg};
+use super::flags::{
+    DryRunArg, FieldManagerArg, LocalArg, OutputArgs, RecordArg, SubresourceArg, TargetArgs, ValidateArg,
+};
 use super::validation;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::DryRun;
@@ -46,9 +48,8 @@ pub struct PatchArgs {
     pub field_manager: FieldManagerArg,
     #[command(flatten)]
     pub output: OutputArgs,
-    /// Deprecated: record the command line in the `kubernetes.io/change-cause` annotation.
-    #[arg(long)]
-    pub record: bool,
+    #[command(flatten)]
+    pub record: RecordArg,
 }
 
 /// `--type`: the patch types a user writes.
@@ -122,9 +123,7 @@ fn plan(args: &PatchArgs) -> Result<Plan> {
 /// Runs `kubeupd patch`.
 pub async fn run(args: PatchArgs, global: &GlobalArgs) -> Result {
     let plan = plan(&args)?;
-    if global.change_cause.split(' ').any(|word| word.starts_with("--record=")) {
-        eprintln!("Flag --record has been deprecated, --record will be removed in the future");
-    }
+    let change_cause = args.record.change_cause(global);
     if args.local.local {
         return run_local(plan, &args);
     }
@@ -135,7 +134,7 @@ pub async fn run(args: PatchArgs, global: &GlobalArgs) -> Result {
         resolved
             .iter()
             .filter_map(|item| item.object())
-            .map(|object| patch_one(&cluster, object, &plan.patch, source, &args, global)),
+            .map(|object| patch_one(&cluster, object, &plan.patch, source, &args, change_cause.as_deref())),
     )
     .await;
     super::print_results(results)
@@ -149,7 +148,7 @@ async fn patch_one(
     patch: &Patch,
     source: Option<&str>,
     args: &PatchArgs,
-    global: &GlobalArgs,
+    change_cause: Option<&str>,
 ) -> Result<String> {
     let subresource = args.subresource.name.as_deref();
     let object = match source {
@@ -186,8 +185,8 @@ async fn patch_one(
             .map_err(|err| server_failure(err, patch, &before, &object))?
     };
     let changed = after != before;
-    let after = if args.record && args.dry_run.mode() == DryRun::None {
-        record_change_cause(cluster, target, &global.change_cause, args).await?
+    let after = if let Some(cause) = change_cause.filter(|_| args.dry_run.mode() == DryRun::None) {
+        record_change_cause(cluster, target, cause, args).await?
     } else {
         after
     };

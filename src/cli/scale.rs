@@ -6,7 +6,7 @@ use anyhow::anyhow;
 use clap::Args;
 use serde_json::Value;
 
-use super::flags::{DryRunArg, OutputArgs, SelectionArgs, TargetArgs};
+use super::flags::{DryRunArg, OutputArgs, RecordArg, SelectionArgs, TargetArgs};
 use super::visit::{self, Visited};
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, DryRun, Landed};
@@ -20,6 +20,8 @@ use crate::output::{self, Printer, Verb};
 pub struct ScaleArgs {
     #[command(flatten)]
     pub targets: TargetArgs,
+    #[command(flatten)]
+    pub record: RecordArg,
     /// The new number of replicas (required, at least 0).
     #[arg(long, value_name = "COUNT", allow_negative_numbers = true)]
     pub replicas: Option<i64>,
@@ -45,6 +47,8 @@ struct Request {
     replicas: i64,
     preconditions: Preconditions,
     printer: Option<Printer>,
+    /// `--record`: the command line, for the change-cause annotation.
+    change_cause: Option<String>,
 }
 
 /// Validates the options; nothing is sent before this succeeds.
@@ -66,14 +70,15 @@ fn request(args: &ScaleArgs) -> Result<Request> {
         replicas: (args.current_replicas >= 0).then_some(args.current_replicas),
         resource_version: args.resource_version.clone().filter(|version| !version.is_empty()),
     };
-    Ok(Request { replicas, preconditions, printer: args.output.printer(Verb::Write)?.cloned() })
+    Ok(Request { replicas, preconditions, printer: args.output.printer(Verb::Write)?.cloned(), change_cause: None })
 }
 
 /// Runs `kubeupd scale`. As in kubectl, objects that cannot be read are reported after the
 /// others are scaled, and the first object that fails to scale stops the rest: its error alone
 /// is reported.
 pub async fn run(args: ScaleArgs, global: &GlobalArgs) -> Result {
-    let request = request(&args)?;
+    let mut request = request(&args)?;
+    request.change_cause = args.record.change_cause(global);
     let cluster = global.connect().await?;
     let (resolved, single) = visit::resolve(&cluster, global, "scale", &args.targets, &args.selection).await?;
     let visit = visit::read(&cluster, resolved, &args.selection, single).await;
@@ -131,6 +136,13 @@ async fn scale_one(cluster: &Cluster, request: &Request, args: &ScaleArgs, objec
             apply::send_patch(cluster, target, &patch, &write, Landed::When(&scaled))
                 .await
                 .map_err(|err| visit::write_error(target, None, err))?;
+        }
+        if let Some(cause) = request.change_cause.as_deref().filter(|_| dry_run == DryRun::None) {
+            // As kubectl records it: a merge patch of its own once scaled, under no manager.
+            let mut record = serde_json::json!({});
+            crate::change::metadata::record_change_cause(&mut record, cause);
+            let write = WriteOptions::default();
+            cluster.patch(&target.rt, namespace, &target.name, &Patch::Merge(record), &write).await?;
         }
         if dry_run == DryRun::None && !args.timeout.is_zero() {
             wait_for_replicas(cluster, &object, request.replicas, args.timeout).await?;

@@ -1,7 +1,7 @@
 //! kubectl's command-line grammar on real lines from CI scripts: flags before the verb and
 //! between a verb's words, files separated by commas; kubeupd against kubectl on twins.
 
-use crate::support::Twins;
+use crate::support::{self, Twins};
 
 /// Both tools' output, each namespace read as `NAMESPACE`, must be the same.
 fn assert_both_masked(twins: &Twins, args: &[&str]) {
@@ -74,4 +74,47 @@ fn words_a_verb_does_not_take_are_ignored_or_refused_as_kubectl_does() {
         assert_eq!(mask(&ours.stderr), mask(&theirs.stderr), "{args:?}");
         assert_ne!(ours.status.code(), Some(0), "{args:?}");
     }
+}
+
+/// `--record` (deprecated, still in kubectl 1.37) on every verb that takes it: kubectl's warning,
+/// and the command line in the change-cause annotation, written as kubectl writes it (in the
+/// applied configuration, in the verb's own patch, or after scaling), field managers included.
+#[test]
+fn record_writes_the_command_line_where_kubectl_does() {
+    let twins = Twins::new("cl-record");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("web.yaml");
+    let web = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: w}}\n  template:\n    metadata: {labels: {app: w}}\n    spec: {containers: [{name: c, image: nginx}]}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {ports: [{port: 80}], selector: {app: w}}\n";
+    std::fs::write(&file, web).unwrap();
+    let steps: [&[&str]; 8] = [
+        &["apply", "-f", file.to_str().unwrap(), "--record"],
+        &["label", "deployment", "web", "tier=front", "--record"],
+        &["annotate", "deployment", "web", "owner=ci", "--record"],
+        &["set", "image", "deployment/web", "c=nginx:1.27", "--record"],
+        &["scale", "deployment", "web", "--replicas=3", "--record"],
+        &["set", "resources", "deployment/web", "-c", "c", "--limits=cpu=1", "--record"],
+        &["set", "serviceaccount", "deployment/web", "default", "--record"],
+        &["set", "selector", "service", "web", "app=w2", "--record"],
+    ];
+    let view = |ns: &support::TestNamespace, what: &str| {
+        let text = ns.kubectl_ok(&["get", what, "-n", &ns.name, "-o", "json", "--show-managed-fields"]);
+        // The program's own name starts the recorded command line; each tool has its own cache.
+        let cache = regex::Regex::new(r"--cache-dir=[^ \\]+").unwrap();
+        let text = cache.replace_all(&text, "--cache-dir=CACHE").replace("kubeupd ", "kubectl ");
+        support::twin_view(support::parse_json(text.as_bytes()), &ns.name)
+    };
+    for step in steps {
+        let (ours, theirs) = twins.run_both(step);
+        let mask = |text: &[u8]| String::from_utf8_lossy(text).into_owned();
+        assert_eq!((ours.status.code(), mask(&ours.stdout)), (theirs.status.code(), mask(&theirs.stdout)), "{step:?}");
+        assert!(mask(&ours.stderr).starts_with("Flag --record has been deprecated"), "{step:?}");
+        for what in ["deployment/web", "service/web"] {
+            let (ours, theirs) = (view(&twins.ours, what), view(&twins.theirs, what));
+            assert_eq!(ours, theirs, "{what} after {step:?} (left: kubeupd, right: kubectl)");
+        }
+    }
+    let cause = view(&twins.ours, "service/web")["metadata"]["annotations"]["kubernetes.io/change-cause"].clone();
+    let cause = cause.as_str().unwrap();
+    assert!(cause.starts_with("kubectl set selector service web app=w2 --kubeconfig="), "{cause}");
+    assert!(cause.ends_with(" --namespace=NAMESPACE --record=true"), "{cause}");
 }

@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::{CommonArgs, Findings, ObjectError, Setter};
 use crate::change::image::{self, ImageUpdates};
 use crate::change::split_pairs;
+use crate::cli::flags::RecordArg;
 use crate::cli::flags::TargetArgs;
 use crate::cli::{Error, GlobalArgs, Result};
 
@@ -28,6 +29,8 @@ pub struct ImageArgs {
     pub targets: TargetArgs,
     #[command(flatten)]
     pub common: CommonArgs,
+    #[command(flatten)]
+    pub record: RecordArg,
 }
 
 impl Setter for ImageUpdates {
@@ -57,5 +60,6 @@ pub async fn run(args: ImageArgs, global: &GlobalArgs) -> Result {
     args.common.validate()?;
     args.common.output.printer(crate::output::Verb::Write)?;
     let (cluster, objects) = super::objects(&targets, &args.common, global, "set image").await?;
-    super::run_setter(&updates, cluster, objects, &args.common).await
+    let change_cause = args.record.change_cause(global);
+    super::run_setter(&updates, cluster, objects, &args.common, change_cause.as_deref()).await
 }

@@ -172,6 +172,7 @@ async fn run_setter<S: Setter>(
     cluster: Option<Cluster>,
     objects: Vec<(Option<ObjectRef>, Value)>,
     common: &CommonArgs,
+    change_cause: Option<&str>,
 ) -> Result {
     let printer = common.output.printer(Verb::Write)?.cloned();
     let mut findings = Findings::default();
@@ -179,7 +180,12 @@ async fn run_setter<S: Setter>(
     for (target, before) in objects {
         let mut after = before.clone();
         match setter.change(&mut after, &mut findings) {
-            Ok(()) if after != before || S::SENDS_UNCHANGED => changed.push(Changed { target, before, after }),
+            Ok(()) if after != before || S::SENDS_UNCHANGED => {
+                if let Some(cause) = change_cause {
+                    crate::change::metadata::record_change_cause(&mut after, cause);
+                }
+                changed.push(Changed { target, before, after })
+            }
             // An object the change leaves as it was is skipped without a word, as kubectl skips it.
             Ok(()) => {}
             Err(err) => findings.errors.push(object_error(target.as_ref(), &before, err)),

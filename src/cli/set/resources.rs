@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use super::{CommonArgs, Findings, ObjectError, Setter};
 use crate::change::pod_template::{self, pod_spec_mut};
+use crate::cli::flags::RecordArg;
 use crate::cli::flags::TargetArgs;
 use crate::cli::{Error, GlobalArgs, Result};
 
@@ -37,6 +38,8 @@ pub struct ResourcesArgs {
     pub requests: String,
     #[command(flatten)]
     pub common: CommonArgs,
+    #[command(flatten)]
+    pub record: RecordArg,
 }
 
 struct ResourcesSetter {
@@ -76,7 +79,8 @@ pub async fn run(args: ResourcesArgs, global: &GlobalArgs) -> Result {
     };
     args.common.output.printer(crate::output::Verb::Write)?;
     let (cluster, objects) = super::objects(&args.targets, &args.common, global, "set resources").await?;
-    super::run_setter(&setter, cluster, objects, &args.common).await
+    let change_cause = args.record.change_cause(global);
+    super::run_setter(&setter, cluster, objects, &args.common, change_cause.as_deref()).await
 }
 
 /// Options of `kubeupd set serviceaccount`.
@@ -87,6 +91,8 @@ pub struct ServiceAccountArgs {
     pub targets: TargetArgs,
     #[command(flatten)]
     pub common: CommonArgs,
+    #[command(flatten)]
+    pub record: RecordArg,
 }
 
 struct ServiceAccountSetter(String);
@@ -112,5 +118,6 @@ pub async fn run_service_account(args: ServiceAccountArgs, global: &GlobalArgs) 
     args.common.validate()?;
     args.common.output.printer(crate::output::Verb::Write)?;
     let (cluster, objects) = super::objects(&targets, &args.common, global, "set serviceaccount").await?;
-    super::run_setter(&ServiceAccountSetter(account), cluster, objects, &args.common).await
+    let change_cause = args.record.change_cause(global);
+    super::run_setter(&ServiceAccountSetter(account), cluster, objects, &args.common, change_cause.as_deref()).await
 }
