@@ -6,7 +6,8 @@
 use std::time::Duration;
 
 use clap::Args;
-use futures::future::join_all;
+use futures::StreamExt as _;
+use futures::stream::FuturesOrdered;
 
 use super::flags::{DeletionArgs, DryRunArg, RawArg, SelectionArgs, TargetArgs};
 use super::visit;
@@ -223,13 +224,15 @@ pub async fn run(args: DeleteArgs, global: &GlobalArgs) -> Result {
             return super::write_stdout("deletion is cancelled\n");
         }
     }
-    let deletes = join_all(doomed.into_iter().map(|object| delete_one(&cluster, &plan, &args, object))).await;
-    let mut lines = Vec::new();
+    // All at once, each line printed in order as soon as its delete is done: as kubectl, the
+    // lines come before the wait, so a held object shows that its delete went through.
+    let mut deletes: FuturesOrdered<_> =
+        doomed.into_iter().map(|object| delete_one(&cluster, &plan, &args, object)).collect();
     let mut gone = Vec::new();
-    for delete in deletes {
+    while let Some(delete) = deletes.next().await {
         match delete {
             Ok(Some((line, target))) => {
-                lines.push(Ok(line));
+                super::write_stdout(&line)?;
                 gone.extend(target);
             }
             Ok(None) => {}
@@ -240,8 +243,7 @@ pub async fn run(args: DeleteArgs, global: &GlobalArgs) -> Result {
     if errors.is_empty() && args.wait && args.dry_run.mode() == DryRun::None && !gone.is_empty() {
         errors.extend(wait_until_gone(&cluster, gone, args.timeout).await);
     }
-    lines.push(if errors.is_empty() { Ok(String::new()) } else { Err(errors) });
-    super::print_visited(lines)
+    super::print_visited(vec![Err(errors)])
 }
 
 /// Deletes one object (unless a client dry run); returns kubectl's line for it and, when it is

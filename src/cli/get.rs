@@ -277,7 +277,8 @@ async fn print_tables(
             show_labels: args.show_labels,
         };
         let text = merged.map(|table| output::render_table(&table, &options)).unwrap_or_default();
-        if !text.is_empty() && !out.is_empty() {
+        // A blank line between tables, as kubectl, but not between headerless ones.
+        if !text.is_empty() && !out.is_empty() && !args.no_headers {
             out.push('\n');
         }
         out.push_str(&text);

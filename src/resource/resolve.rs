@@ -64,8 +64,15 @@ impl<'a> Resolver<'a> {
         for item in named {
             resolved.push(match item {
                 Named::Type(type_arg) => {
-                    // A category lists several types, each in its place.
+                    // A category lists several types, each in its place; as kubectl, a type
+                    // named twice (`all,pods`, `po,pods`) is listed once, where first named.
                     for rt in self.cluster.resolve_types(&type_arg).await? {
+                        if resolved
+                            .iter()
+                            .any(|seen| matches!(seen, Resolved::List { rt: listed, .. } if same_kind(listed, &rt)))
+                        {
+                            continue;
+                        }
                         let namespace = (rt.namespaced && !self.all_namespaces).then(|| self.default_namespace());
                         resolved.push(Resolved::List { rt, namespace });
                     }
@@ -168,6 +175,11 @@ impl<'a> Resolver<'a> {
     fn default_namespace(&self) -> String {
         self.cluster.default_namespace().to_string()
     }
+}
+
+/// Whether two types serve the same kind in the same group version, as kubectl tells mappings apart.
+fn same_kind(one: &ResourceType, other: &ResourceType) -> bool {
+    (&one.group, &one.version, &one.kind) == (&other.group, &other.version, &other.kind)
 }
 
 /// `document` with `metadata.namespace` set, for namespaced types.

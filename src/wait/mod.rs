@@ -1,4 +1,4 @@
-//! Waiting until objects meet a [`Condition`]: ready by kstatus's rules (`apply --wait`), deleted
+//! Waiting until objects meet a [`Condition`]: ready by kstatus's rules (`apply --wait-ready`), deleted
 //! (`wait --for=delete`, and pruned objects), or kubectl's `condition=` and `jsonpath=` conditions.
 //! Library code: progress and results go to a callback, nothing is printed.
 //!

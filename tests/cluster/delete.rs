@@ -205,3 +205,65 @@ fn interactive_and_raw_deletes_match_kubectl() {
     assert_eq!(names(&twins, "configmaps", "after delete --raw"), configmaps(&["settings"]));
     both(&twins, &["delete", "--raw", &format!("/api/v1/namespaces/{}/configmaps/b", twins.ours.name)]);
 }
+
+/// The first line `child` prints, read as it comes (`None` when it prints none within a minute),
+/// with the reader of the rest; the process keeps running.
+fn first_line(child: &mut std::process::Child) -> (Option<String>, std::io::BufReader<std::process::ChildStdout>) {
+    use std::io::BufRead as _;
+    let mut reader = std::io::BufReader::new(child.stdout.take().expect("stdout is piped"));
+    let (sender, received) = std::sync::mpsc::channel();
+    let read = std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = reader.read_line(&mut line);
+        let _ = sender.send(line);
+        reader
+    });
+    let line = received.recv_timeout(std::time::Duration::from_secs(60)).ok();
+    (line, read.join().unwrap())
+}
+
+/// A claim held by PVC protection's finalizer (which the cluster's missing controller would take
+/// off): each tool prints its line at once and then waits, still running while the finalizer
+/// holds the claim, and returns once the test takes the finalizer off, with the same output.
+#[test]
+fn a_held_delete_prints_its_line_then_waits_until_the_object_is_gone() {
+    use std::io::Read as _;
+    use std::process::Stdio;
+    let claim = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data, finalizers: \
+                 [kubernetes.io/pvc-protection]}\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: \
+                 {storage: 1Gi}}\n";
+    let twins = Twins::new("delete-held");
+    let mut running = Vec::new();
+    for (ns, mut command) in [(&twins.ours, twins.ours.kubeupd_process()), (&twins.theirs, twins.theirs.kubectl())] {
+        ns.apply(claim);
+        let mut child = command
+            // A bound to the wait, should one never end.
+            .args(["delete", "pvc", "data", "--timeout=60s", "-n", &ns.name])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (line, rest) = first_line(&mut child);
+        let expected = format!("persistentvolumeclaim \"data\" deleted from {} namespace\n", ns.name);
+        assert_eq!(line.as_deref(), Some(&expected[..]), "{}: the line comes before the wait", ns.name);
+        let deleting =
+            ns.kubectl_ok(&["get", "pvc", "data", "-n", &ns.name, "-o", "jsonpath={.metadata.deletionTimestamp}"]);
+        assert!(!deleting.is_empty(), "{}: the claim is held", ns.name);
+        assert!(child.try_wait().unwrap().is_none(), "{}: the delete waits while the finalizer holds", ns.name);
+        running.push((child, line.unwrap(), rest));
+    }
+    let mut outputs = Vec::new();
+    for (ns, (mut child, line, mut rest)) in [&twins.ours, &twins.theirs].into_iter().zip(running) {
+        let released = r#"{"metadata":{"finalizers":null}}"#;
+        ns.kubectl_ok(&["patch", "pvc", "data", "-n", &ns.name, "--type=merge", "-p", released]);
+        let mut stdout = line;
+        rest.read_to_string(&mut stdout).unwrap();
+        let mut stderr = Vec::new();
+        child.stderr.take().unwrap().read_to_end(&mut stderr).unwrap();
+        let status = child.wait().unwrap();
+        outputs.push(Output { status, stdout: stdout.into_bytes(), stderr });
+    }
+    twins.assert_same_output(&outputs[0], &outputs[1], "delete pvc held by its finalizer");
+    assert!(outputs[0].status.success());
+    assert!(names(&twins, "pvc", "after the finalizer went").is_empty());
+}

@@ -401,3 +401,38 @@ fn categories_list_their_types_as_kubectl_does() {
     assert!(String::from_utf8_lossy(&ours.stdout).contains("cronjob.batch \"nightly\" deleted"));
     twins.assert_same("configmaps", "the ConfigMap is not in `all`");
 }
+
+/// `get all` prints one table per type with kubectl's headers, kind-prefixed names and a blank
+/// line between tables (none with `--no-headers`); a type named twice (`all,pods`, `po,pods`) is
+/// listed once; nothing selected is kubectl's `No resources found in NAMESPACE namespace.`; and
+/// `delete all --all` deletes in kubectl's order, with its lines.
+#[test]
+fn a_category_prints_and_deletes_as_kubectl_does() {
+    let objects = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {app: x}}\nspec: {containers: [{name: c, image: nginx}]}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web, labels: {app: x}}\nspec: {clusterIP: None, ports: [{port: 80}], selector: {app: x}}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, labels: {app: x}}\nspec:\n  selector: {matchLabels: {app: x}}\n  template:\n    metadata: {labels: {app: x}}\n    spec: {containers: [{name: c, image: nginx}]}\n---\napiVersion: batch/v1\nkind: CronJob\nmetadata: {name: nightly}\nspec:\n  schedule: '0 0 * * *'\n  jobTemplate:\n    spec:\n      template:\n        spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}\n";
+    let twins = Twins::new("get-all-tables");
+    twins.ours.apply(objects);
+    twins.theirs.apply(objects);
+    for args in [
+        &["get", "all"][..],
+        &["get", "all", "--no-headers"],
+        &["get", "all", "-l", "app=x", "-o", "wide"],
+        &["get", "all,pods", "-o", "name"],
+        &["get", "po,pods,all", "-o", "name"],
+        &["get", "pods,po"],
+        &["get", "all", "-l", "app=none"],
+        &["get", "all,cm", "-l", "app=none"],
+    ] {
+        let (ours, theirs) = twins.run_both(args);
+        twins.assert_same_output(&ours, &theirs, &format!("{args:?}"));
+    }
+    let (ours, _) = twins.run_both(&["get", "all"]);
+    assert!(String::from_utf8_lossy(&ours.stdout).contains("\n\nNAME "), "a blank line between tables");
+    let (ours, _) = twins.run_both(&["get", "all,pods", "-o", "name"]);
+    assert_eq!(String::from_utf8_lossy(&ours.stdout).matches("pod/p\n").count(), 1, "pods once");
+    let (ours, theirs) = twins.run_both(&["delete", "all", "--all"]);
+    twins.assert_same_output(&ours, &theirs, "delete all --all");
+    assert!(String::from_utf8_lossy(&ours.stdout).starts_with("pod \"p\" deleted"));
+    let (ours, theirs) = twins.run_both(&["get", "all"]);
+    twins.assert_same_output(&ours, &theirs, "get all, after delete all --all");
+    assert!(String::from_utf8_lossy(&ours.stderr).starts_with("No resources found in "));
+}

@@ -102,7 +102,7 @@ fn finished(child: Child, what: &str) -> Output {
     output
 }
 
-/// Applies `yaml` with `--wait` and `flags`, waits until the Deployment `web` reaches `generation`,
+/// Applies `yaml` with `--wait-ready` and `flags`, waits until the Deployment `web` reaches `generation`,
 /// checks that kubeupd is still waiting two seconds later, then reports the rollout as its
 /// controller would; returns what kubeupd printed.
 fn apply_and_roll_out(namespace: &TestNamespace, yaml: &str, flags: &[&str], generation: i64) -> Output {
@@ -424,4 +424,61 @@ fn apply_wait_is_kubectls_and_waits_for_no_pruned_object() {
             r#"{"metadata":{"finalizers":null}}"#,
         ]);
     }
+}
+
+/// kubectl's `apply --force --wait`: the `--wait` changes nothing, and `--force` waits (up to
+/// `--timeout`) until the object it deleted is gone before it creates it again. An immutable
+/// ConfigMap whose data changes is deleted and created again; a finalizer holds the deleted one
+/// until the test takes it off: both tools are still waiting then, and both end the same way,
+/// leaving the same object (field ownership included).
+#[test]
+fn apply_force_waits_for_its_deletion_as_kubectls_does() {
+    let frozen = |value: &str| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: frozen}}\nimmutable: true\ndata: {{v: \"{value}\"}}\n"
+        )
+    };
+    let twins = Twins::new("apply-force-wait");
+    let changed = manifest(&frozen("2"));
+    let mut running = Vec::new();
+    for (ns, mut command) in [(&twins.ours, twins.ours.kubeupd_process()), (&twins.theirs, twins.theirs.kubectl())] {
+        ns.apply(&frozen("1"));
+        let held = r#"{"metadata":{"finalizers":["example.com/hold"]}}"#;
+        ns.kubectl_ok(&["patch", "configmap", "frozen", "-n", &ns.name, "--type=merge", "-p", held]);
+        let child = command
+            .args(["apply", "-n", &ns.name, "--force", "--wait=true", "--timeout=60s", "-f"])
+            .arg(changed.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        running.push(child);
+    }
+    for (ns, child) in [&twins.ours, &twins.theirs].into_iter().zip(&mut running) {
+        let deleting = || {
+            ns.kubectl_ok(&[
+                "get",
+                "configmap",
+                "frozen",
+                "-n",
+                &ns.name,
+                "-o",
+                "jsonpath={.metadata.deletionTimestamp}",
+            ])
+        };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while deleting().is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        assert!(!deleting().is_empty(), "{}: --force deleted the object", ns.name);
+        assert!(child.try_wait().unwrap().is_none(), "{}: --force waits while the finalizer holds", ns.name);
+        let released = r#"{"metadata":{"finalizers":null}}"#;
+        ns.kubectl_ok(&["patch", "configmap", "frozen", "-n", &ns.name, "--type=merge", "-p", released]);
+    }
+    let mut outputs = running.into_iter().map(|child| finished(child, "apply --force --wait"));
+    let (ours, theirs) = (outputs.next().unwrap(), outputs.next().unwrap());
+    twins.assert_same_output(&ours, &theirs, "apply --force --wait");
+    assert_eq!(text(&ours.stdout), "configmap/frozen configured\n");
+    let object = twins.assert_same("configmap/frozen", "the object --force created again");
+    assert_eq!(object["data"]["v"], "2");
 }
