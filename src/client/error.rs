@@ -302,7 +302,9 @@ impl Error {
             if cause == CONNECTION_REFUSED {
                 let host = server.split_once("://").map_or(server.as_str(), |(_, rest)| rest);
                 let host = host.split('/').next().unwrap_or(host);
-                return format!("The connection to the server {host} was refused - did you specify the right host or port?");
+                return format!(
+                    "The connection to the server {host} was refused - did you specify the right host or port?"
+                );
             }
         }
         if let Some(line) = self.transport_line() {

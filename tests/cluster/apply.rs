@@ -604,6 +604,61 @@ fn directories_recursion_several_files_json_and_lists_are_applied_in_order() {
     );
 }
 
+/// `diff`'s own output is `diff -u -N` over kubectl's two folders: objects in the order of their
+/// file names (not the input's), and headers naming the files in `$TMPDIR/LIVE-N` and
+/// `$TMPDIR/MERGED-N` with their times. Only the random numbers, times and uids are masked.
+#[test]
+fn diff_prints_diffs_headers_in_the_order_of_kubectls_files() {
+    let twins = Twins::new("diff-headers");
+    for namespace in [&twins.ours, &twins.theirs] {
+        namespace.kubectl_ok(&["create", "cm", "a", "-n", &namespace.name, "--from-literal=x=1"]);
+    }
+    let input = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {x: \"2\"}\n---\n\
+                 apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  selector: {matchLabels: {a: b}}\n\
+                 \x20 template:\n    metadata: {labels: {a: b}}\n    spec: {containers: [{name: c, image: nginx}]}\n---\n\
+                 apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n";
+    let tmp = tempfile::tempdir().unwrap();
+    let theirs = with_stdin(
+        twins.theirs.kubectl().args(["diff", "-n", &twins.theirs.name, "-f", "-"]).env("TMPDIR", tmp.path()),
+        input,
+    );
+    let ours = twins
+        .ours
+        .kubeupd()
+        .args(["diff", "-n", &twins.ours.name, "-f", "-"])
+        .env("TMPDIR", tmp.path())
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    let masks = [
+        (r"/(LIVE|MERGED)-[0-9]+/", "/$1-N/"),
+        (r"\t[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{9} \+0000\n", "\tTIME\n"),
+        (r"(uid|creationTimestamp): .*", "$1: X"),
+    ];
+    let masked = |output: &Output, namespace: &TestNamespace| {
+        let mut text = String::from_utf8_lossy(&output.stdout).replace(&namespace.name, "NAMESPACE");
+        for (pattern, with) in masks {
+            text = regex::Regex::new(pattern).unwrap().replace_all(&text, with).into_owned();
+        }
+        (output.status.code(), text, String::from_utf8_lossy(&output.stderr).into_owned())
+    };
+    let (code, text, _) = masked(&ours, &twins.ours);
+    assert_eq!(
+        masked(&ours, &twins.ours),
+        masked(&theirs, &twins.theirs),
+        "kubeupd (left) differs from kubectl (right)"
+    );
+    assert_eq!(code, Some(1));
+    let tmp = tmp.path().display();
+    let headers: Vec<&str> = text.lines().filter(|line| line.starts_with("diff ")).collect();
+    assert_eq!(
+        headers,
+        ["apps.v1.Deployment.NAMESPACE.d", "v1.ConfigMap.NAMESPACE.a", "v1.ConfigMap.NAMESPACE.b"]
+            .map(|name| format!("diff -u -N {tmp}/LIVE-N/{name} {tmp}/MERGED-N/{name}")),
+        "in the order of the file names, in $TMPDIR"
+    );
+}
+
 /// `KUBECTL_EXTERNAL_DIFF`: the program kubectl runs, with the same two directories of the same
 /// files (live objects, and what they would become), and its exit status as the result.
 #[test]
