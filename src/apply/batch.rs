@@ -67,7 +67,7 @@ impl<'c> Batch<'c> {
         })
         .await;
         let Checked { mut failures, warnings, recorded, suspects } = checked;
-        failures.append(&mut unchangeable);
+        failures.extend(refused_unchangeable(cluster, unchangeable, &read, options).await);
         failures.extend(confirm_on_server(cluster, &entries, suspects, options).await);
         if failures.is_empty() { Ok(Batch { entries, warnings, read, recorded, early }) } else { Err(failures) }
     }
@@ -253,6 +253,35 @@ async fn confirm_on_server(
     refused
 }
 
+/// Asks the server, with a dry run of each write, about the objects whose configuration changes
+/// fields that cannot change: its refusal goes with the finding, in its words (`field is
+/// immutable`, `may not change once set`, which scripts look for), and an object it takes after
+/// all goes on. Nothing is written; the dry runs go one after the other (they are few).
+async fn refused_unchangeable(
+    cluster: &Cluster,
+    unchangeable: Vec<(&Manifest, Vec<immutable::ImmutableChange>)>,
+    read: &HashMap<Identity, Option<Value>>,
+    options: &ApplyOptions,
+) -> Vec<(Source, Error)> {
+    let dry_run = ApplyOptions { dry_run: DryRun::Server, ..options.clone() };
+    let mut refused = Vec::new();
+    for (manifest, changes) in unchangeable {
+        let live = match read.get(&identity(manifest)) {
+            Some(Some(live)) => Live::Read(live.clone()),
+            _ => Live::Unread,
+        };
+        let server = match object::apply(cluster, manifest, live, None, &dry_run).await {
+            Ok(_) => continue,
+            // Only the server's own words: a request that failed on the way says nothing of the object.
+            Err(Error::Client(err)) if err.status().is_some() => Some(err),
+            Err(_) => None,
+        };
+        let object = manifest.object.display_name();
+        refused.push((manifest.source.clone(), Error::Immutable { object, changes, server }));
+    }
+    refused
+}
+
 /// The objects whose live state is read before the first write, and the types and namespaces
 /// listed for them: none where the apply reads nothing before writing (`--force`, a subresource).
 struct ToRead<'a> {
@@ -404,15 +433,16 @@ async fn answered(answer: oneshot::Receiver<Read>) -> Live {
 
 /// Reads, in one round of requests, the live objects of every namespaced type and namespace with
 /// several objects (one list each), and one by one the other objects of kinds that have fields
-/// that cannot change; adds a failure for each object whose configuration changes such a field.
+/// that cannot change; adds to `unchangeable` each object whose configuration changes such a
+/// field, with the changes.
 /// Returns what was read, for the apply to use: reading it all at once here, rather than a part
 /// now and the rest once the apply starts, saves the apply a round trip.
-async fn read_before_writes(
+async fn read_before_writes<'m>(
     cluster: &Cluster,
-    to_read: &ToRead<'_>,
+    to_read: &ToRead<'m>,
     options: &ApplyOptions,
     limit: &Semaphore,
-    failures: &mut Vec<(Source, Error)>,
+    unchangeable: &mut Vec<(&'m Manifest, Vec<immutable::ImmutableChange>)>,
 ) -> HashMap<Identity, Option<Value>> {
     let ready = &to_read.ready;
     let checked = |manifest: &&&Manifest| immutable::has_immutable_fields(&manifest.object);
@@ -440,8 +470,7 @@ async fn read_before_writes(
         {
             let changes = immutable::changes(&manifest.object, &manifest.document, live);
             if !changes.is_empty() {
-                let object = manifest.object.display_name();
-                failures.push((manifest.source.clone(), Error::Immutable { object, changes }));
+                unchangeable.push((manifest, changes));
             }
         }
         read.entry(identity(manifest)).or_insert(live);
@@ -450,12 +479,12 @@ async fn read_before_writes(
 }
 
 /// Reads each of `manifests`' live objects (`None`: absent), several at once.
-async fn read_each<'a>(
+async fn read_each<'a, 'm: 'a>(
     cluster: &Cluster,
-    manifests: impl Iterator<Item = &'a &'a Manifest>,
+    manifests: impl Iterator<Item = &'a &'m Manifest>,
     options: &ApplyOptions,
     limit: &Semaphore,
-) -> Vec<(&'a Manifest, Read)> {
+) -> Vec<(&'m Manifest, Read)> {
     stream::iter(manifests)
         .map(|manifest| async move {
             let _place = limit.acquire().await.expect("the limit is never closed");

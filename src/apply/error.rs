@@ -70,12 +70,13 @@ pub enum Error {
     #[error(transparent)]
     NotRestored(Box<NotRestored>),
     /// The configuration changes fields the server does not let change: found before the first
-    /// write.
+    /// write, with the server's refusal of a dry run of it when it answered.
     #[error(
-        "{object}: {}; to replace the object, apply it with --force (client-side), which deletes and re-creates it",
+        "{}{object}: {}; to replace the object, apply it with --force (client-side), which deletes and re-creates it",
+        .server.as_ref().map(|refusal| format!("{}; ", refusal.line())).unwrap_or_default(),
         .changes.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
     )]
-    Immutable { object: String, changes: Vec<super::immutable::ImmutableChange> },
+    Immutable { object: String, changes: Vec<super::immutable::ImmutableChange>, server: Option<client::Error> },
     /// A server-side apply refused for fields other managers own: each named, with both values.
     #[error("{}", .status.message)]
     ApplyConflicts { status: client::Status, conflicts: Vec<super::Conflict> },

@@ -130,6 +130,9 @@ fn refusal_message(source: &Source, refusal: &Refusal) -> String {
         }
         // The server's refusal of a dry run, worded as a write's.
         Refusal::Unfit(apply::Error::Client(err)) => format!("when applying {}: {}", source.location(), err.line()),
+        Refusal::Unfit(err @ apply::Error::Immutable { server: Some(_), .. }) => {
+            format!("when applying {}: {err}", source.location())
+        }
         Refusal::Unfit(err) => format!("{}: {err}", source.location()),
     }
 }

@@ -197,6 +197,9 @@ pub enum Error {
     InvalidRequest { path: String, reason: String },
 }
 
+/// The cause of [`Error::Unreachable`] when nothing listens at the server's address.
+pub(crate) const CONNECTION_REFUSED: &str = "connection refused";
+
 /// A client result.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -291,8 +294,22 @@ impl Error {
     }
 
     /// kubectl's line for this error on its own: the server's words (`Error from server
-    /// (NotFound): ...`, `The Deployment "web" is invalid: ...`) as they are, others after `error: `.
+    /// (NotFound): ...`, `The Deployment "web" is invalid: ...`) as they are; a server that cannot be
+    /// reached in kubectl's words without `error: ` (a refused connection names the host and asks
+    /// about it, as scripts waiting for an apiserver grep for); others after `error: `.
     pub fn line(&self) -> String {
+        if let Error::Unreachable { server, cause } = self {
+            if cause == CONNECTION_REFUSED {
+                let host = server.split_once("://").map_or(server.as_str(), |(_, rest)| rest);
+                let host = host.split('/').next().unwrap_or(host);
+                return format!(
+                    "The connection to the server {host} was refused - did you specify the right host or port?"
+                );
+            }
+        }
+        if let Some(line) = self.transport_line() {
+            return line;
+        }
         match self.status() {
             Some(status) => status.to_string(),
             None => format!("error: {self}"),

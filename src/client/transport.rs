@@ -319,7 +319,7 @@ fn lowest_cause(err: &(dyn StdError + 'static)) -> String {
     }
     use std::io::ErrorKind;
     match io_kind {
-        Some(ErrorKind::ConnectionRefused) => "connection refused".into(),
+        Some(ErrorKind::ConnectionRefused) => super::error::CONNECTION_REFUSED.into(),
         Some(ErrorKind::ConnectionReset) => "connection reset by the server".into(),
         Some(ErrorKind::TimedOut) => "timed out while connecting".into(),
         _ => innermost.to_string(),

@@ -18,7 +18,7 @@ pub fn to_compact(value: &(impl Serialize + ?Sized)) -> String {
 
 /// Writes `value` as Go's `json.MarshalIndent(value, "", indent)` does, then a newline, without
 /// building the text first.
-pub fn write_indented(out: &mut impl Write, value: &Value, indent: &str) -> io::Result<()> {
+pub fn write_indented(out: &mut impl Write, value: &(impl Serialize + ?Sized), indent: &str) -> io::Result<()> {
     let mut serializer =
         serde_json::Serializer::with_formatter(&mut *out, GoFormatter(PrettyFormatter::with_indent(indent.as_bytes())));
     value.serialize(&mut serializer).map_err(io::Error::other)?;

@@ -98,7 +98,7 @@ pub fn human_duration_since(then: SystemTime, now: SystemTime) -> String {
 }
 
 /// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's algorithm).
-pub(super) fn civil_from_days(days: i64) -> (i64, u32, u32) {
+pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

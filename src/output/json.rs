@@ -12,7 +12,7 @@ pub fn to_json(value: &Value) -> String {
 }
 
 /// Writes `value` as indented JSON, ending with a newline, without building the text first.
-pub fn write_json(out: &mut impl Write, value: &Value) -> io::Result<()> {
+pub fn write_json(out: &mut impl Write, value: &(impl serde::Serialize + ?Sized)) -> io::Result<()> {
     gocompat::json::write_indented(out, value, "    ")
 }
 

@@ -20,6 +20,15 @@ pub fn to_kyaml(value: &Value) -> String {
     out
 }
 
+/// A document of one map whose keys come in the order given (a Go struct's fields, as kubectl
+/// writes a typed object), each value as [`to_kyaml`] writes it.
+pub fn to_kyaml_fields(fields: &[(&str, &Value)]) -> String {
+    let mut out = String::from("---\n");
+    map(fields.iter().copied(), 0, &mut out);
+    out.push('\n');
+    out
+}
+
 fn node(value: &Value, indent: usize, out: &mut String) {
     match value {
         Value::Null => out.push_str("null"),
@@ -27,23 +36,26 @@ fn node(value: &Value, indent: usize, out: &mut String) {
         Value::Number(number) => out.push_str(&gocompat::json::to_compact(&Value::Number(number.clone()))),
         Value::String(text) => string(text, indent + 1, out),
         Value::Array(items) => sequence(items, indent, out),
-        Value::Object(map) => {
-            if map.is_empty() {
-                out.push_str("{}");
-                return;
-            }
-            out.push_str("{\n");
-            for (key, value) in map {
-                write_indent(indent + 1, out);
-                key_text(key, out);
-                out.push_str(": ");
-                node(value, indent + 1, out);
-                out.push_str(",\n");
-            }
-            write_indent(indent, out);
-            out.push('}');
-        }
+        Value::Object(entries) => map(entries.iter().map(|(key, value)| (key.as_str(), value)), indent, out),
     }
+}
+
+/// A map: `{}` when empty, else one key a line.
+fn map<'a>(entries: impl ExactSizeIterator<Item = (&'a str, &'a Value)>, indent: usize, out: &mut String) {
+    if entries.len() == 0 {
+        out.push_str("{}");
+        return;
+    }
+    out.push_str("{\n");
+    for (key, value) in entries {
+        write_indent(indent + 1, out);
+        key_text(key, out);
+        out.push_str(": ");
+        node(value, indent + 1, out);
+        out.push_str(",\n");
+    }
+    write_indent(indent, out);
+    out.push('}');
 }
 
 /// A list: `[]` when empty; cuddled when every item is a map or a list, else one item a line.

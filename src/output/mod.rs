@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 pub use changes::changed_paths;
 pub use describe::pod_template as describe_pod_template;
-pub use diff::unified_diff;
+pub use diff::{DiffSides, unified_diff};
 pub use json::{to_json, to_json_indented};
 pub use kyaml::to_kyaml;
 pub use name::object_name;

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::go_template;
 use super::jsonpath::{self, JsonPath};
+use super::kyaml::to_kyaml_fields;
 use super::{json, list_of, object_name, table, to_kyaml, to_yaml};
 use crate::gocompat;
 
@@ -165,8 +166,21 @@ impl Printer {
     }
 
     /// Writes what `apply` applied: one object alone, several as the `List` kubectl's apply
-    /// builds, whose metadata is empty (`get`'s has an empty `resourceVersion`).
+    /// builds, whose metadata is empty (`get`'s has an empty `resourceVersion`). That List is a Go
+    /// struct, so JSON and KYAML show its keys in the struct's order: `kind`, `apiVersion`,
+    /// `metadata`, `items` (YAML sorts them).
     pub fn write_applied(&self, out: &mut impl Write, objects: Vec<Value>) -> Result<(), PrintError> {
+        if objects.len() != 1 && matches!(self, Printer::Json | Printer::Kyaml) {
+            let (kind, api_version, metadata) =
+                (Value::from("List"), Value::from("v1"), Value::Object(Default::default()));
+            let items = Value::Array(objects);
+            let fields = [("kind", &kind), ("apiVersion", &api_version), ("metadata", &metadata), ("items", &items)];
+            match self {
+                Printer::Kyaml => out.write_all(to_kyaml_fields(&fields).as_bytes())?,
+                _ => json::write_json(out, &InOrder(&fields))?,
+            }
+            return Ok(());
+        }
         let list = |items: Vec<Value>| {
             let mut list = list_of(items);
             list["metadata"] = serde_json::json!({});
@@ -222,6 +236,15 @@ impl Printer {
     /// Whether this printer shows whole objects (JSON or YAML), rather than lines from them.
     pub fn prints_objects(&self) -> bool {
         !matches!(self, Printer::Name | Printer::Wide)
+    }
+}
+
+/// A map whose keys serialize in the order given, as Go writes a struct's fields.
+struct InOrder<'a>(&'a [(&'a str, &'a Value)]);
+
+impl serde::Serialize for InOrder<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().copied())
     }
 }
 
@@ -365,6 +388,29 @@ mod tests {
         assert!(Printer::new("custom-columns", Some("A:.a"), true, Verb::Write).is_err());
         assert_eq!(Printer::new("jsonpath", None, true, Verb::Get).unwrap_err(), Error::NoTemplate);
         assert_eq!(Printer::new("custom-columns", Some(""), true, Verb::Get).unwrap_err(), Error::NoColumns);
+    }
+
+    #[test]
+    fn applied_lists_keep_the_go_structs_key_order_in_json_and_kyaml() {
+        let applied = |format: &str| {
+            let mut out = Vec::new();
+            let printer = Printer::new(format, None, true, Verb::Write).unwrap();
+            printer
+                .write_applied(&mut out, vec![serde_json::json!({"kind": "A"}), serde_json::json!({"kind": "B"})])
+                .unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(
+            applied("json"),
+            "{\n    \"kind\": \"List\",\n    \"apiVersion\": \"v1\",\n    \"metadata\": {},\n    \"items\": [\n        \
+             {\n            \"kind\": \"A\"\n        },\n        {\n            \"kind\": \"B\"\n        }\n    ]\n}\n"
+        );
+        assert_eq!(
+            applied("kyaml"),
+            "---\n{\n  kind: \"List\",\n  apiVersion: \"v1\",\n  metadata: {},\n  items: [{\n    kind: \"A\",\n  }, {\n    \
+             kind: \"B\",\n  }],\n}\n"
+        );
+        assert_eq!(applied("yaml"), "apiVersion: v1\nitems:\n- kind: A\n- kind: B\nkind: List\nmetadata: {}\n");
     }
 
     #[test]

@@ -604,6 +604,97 @@ fn directories_recursion_several_files_json_and_lists_are_applied_in_order() {
     );
 }
 
+/// `output`'s exit code and stdout, with the namespace's name read as `NAMESPACE` and each
+/// pattern of `masks` (a regex, and what replaces it) replaced: what differs between twins.
+fn masked_stdout(output: &Output, namespace: &TestNamespace, masks: &[(&str, &str)]) -> (Option<i32>, String) {
+    let mut text = String::from_utf8_lossy(&output.stdout).replace(&namespace.name, "NAMESPACE");
+    for (pattern, with) in masks {
+        text = regex::Regex::new(pattern).unwrap().replace_all(&text, *with).into_owned();
+    }
+    (output.status.code(), text)
+}
+
+/// `apply -o json|kyaml|yaml` of several objects prints kubectl's `List`, byte for byte: a Go
+/// struct's keys in order in JSON and KYAML, sorted in YAML.
+#[test]
+fn apply_prints_several_objects_as_kubectls_list() {
+    let twins = Twins::new("apply-list");
+    let input = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: l1}\ndata: {b: \"1\", a: \"2\"}\n---\n\
+                 apiVersion: v1\nkind: ConfigMap\nmetadata: {name: l2}\n";
+    let masks = [(r#"("?(uid|resourceVersion|creationTimestamp)"?: )"?[^",\n]*"?"#, "${1}X")];
+    for format in ["json", "kyaml", "yaml", "json"] {
+        let theirs = with_stdin(
+            twins.theirs.kubectl().args(["apply", "-n", &twins.theirs.name, "-f", "-", "-o", format]),
+            input,
+        );
+        let ours = twins
+            .ours
+            .kubeupd()
+            .args(["apply", "-n", &twins.ours.name, "-f", "-", "-o", format])
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        assert_eq!(
+            masked_stdout(&ours, &twins.ours, &masks),
+            masked_stdout(&theirs, &twins.theirs, &masks),
+            "-o {format}: kubeupd (left) differs from kubectl (right)"
+        );
+    }
+    twins.assert_same("configmaps", "applied with -o");
+}
+
+/// `diff`'s own output is `diff -u -N` over kubectl's two folders: objects in the order of their
+/// file names (not the input's), and headers naming the files in `$TMPDIR/LIVE-N` and
+/// `$TMPDIR/MERGED-N` with their times. Only the random numbers, times and uids are masked.
+#[test]
+fn diff_prints_diffs_headers_in_the_order_of_kubectls_files() {
+    let twins = Twins::new("diff-headers");
+    for namespace in [&twins.ours, &twins.theirs] {
+        namespace.kubectl_ok(&["create", "cm", "a", "-n", &namespace.name, "--from-literal=x=1"]);
+    }
+    let input = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {x: \"2\"}\n---\n\
+                 apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  selector: {matchLabels: {a: b}}\n\
+                 \x20 template:\n    metadata: {labels: {a: b}}\n    spec: {containers: [{name: c, image: nginx}]}\n---\n\
+                 apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n";
+    let tmp = tempfile::tempdir().unwrap();
+    let theirs = with_stdin(
+        twins.theirs.kubectl().args(["diff", "-n", &twins.theirs.name, "-f", "-"]).env("TMPDIR", tmp.path()),
+        input,
+    );
+    let ours = twins
+        .ours
+        .kubeupd()
+        .args(["diff", "-n", &twins.ours.name, "-f", "-"])
+        .env("TMPDIR", tmp.path())
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    let masks = [
+        (r"/(LIVE|MERGED)-[0-9]+/", "/$1-N/"),
+        (r"\t[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{9} \+0000\n", "\tTIME\n"),
+        (r"(uid|creationTimestamp): .*", "$1: X"),
+    ];
+    let (code, text) = masked_stdout(&ours, &twins.ours, &masks);
+    assert_eq!(
+        (code, &text, String::from_utf8_lossy(&ours.stderr)),
+        (
+            theirs.status.code(),
+            &masked_stdout(&theirs, &twins.theirs, &masks).1,
+            String::from_utf8_lossy(&theirs.stderr)
+        ),
+        "kubeupd (left) differs from kubectl (right)"
+    );
+    assert_eq!(code, Some(1));
+    let tmp = tmp.path().display();
+    let headers: Vec<&str> = text.lines().filter(|line| line.starts_with("diff ")).collect();
+    assert_eq!(
+        headers,
+        ["apps.v1.Deployment.NAMESPACE.d", "v1.ConfigMap.NAMESPACE.a", "v1.ConfigMap.NAMESPACE.b"]
+            .map(|name| format!("diff -u -N {tmp}/LIVE-N/{name} {tmp}/MERGED-N/{name}")),
+        "in the order of the file names, in $TMPDIR"
+    );
+}
+
 /// `KUBECTL_EXTERNAL_DIFF`: the program kubectl runs, with the same two directories of the same
 /// files (live objects, and what they would become), and its exit status as the result.
 #[test]

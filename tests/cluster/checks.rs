@@ -125,22 +125,31 @@ fn changes_to_immutable_fields_are_refused_before_anything_is_written() {
         frozen("1"),
     ];
     assert!(apply(&namespace, &[], &before.join("---\n")).status.success());
+    // What kubeupd finds, and the server's words for it that kubectl prints (scripts grep them).
     let cases = [
-        (deployment("{app: web, v: '2'}", "[]"), "deployment.apps/web: spec.selector cannot change"),
-        (job("busybox:2"), "job.batch/once: spec.template cannot change"),
+        (
+            deployment("{app: web, v: '2'}", "[]"),
+            "deployment.apps/web: spec.selector cannot change",
+            "field is immutable",
+        ),
+        (job("busybox:2"), "job.batch/once: spec.template cannot change", "field is immutable"),
         (
             service("10.0.200.11"),
             "service/web: spec.clusterIP cannot change (live \"10.0.200.10\", here \"10.0.200.11\")",
+            "Invalid value: [\"10.0.200.11\"]: may not change once set",
         ),
-        (frozen("2"), "configmap/frozen: data cannot change"),
+        (frozen("2"), "configmap/frozen: data cannot change", "Forbidden: field is immutable when `immutable` is set"),
     ];
-    for (changed, expected) in cases {
+    for (changed, expected, servers_words) in cases {
+        let theirs = text(&kubectl_apply(&namespace, &[], &changed).stderr);
+        assert!(theirs.contains(servers_words), "kubectl prints the server's words: {theirs}");
         for mode in [&[][..], &["--server-side"]] {
             let output = apply(&namespace, mode, &[configmap("other", "2"), changed.clone()].join("---\n"));
             let message = text(&output.stderr);
             assert_eq!(output.status.code(), Some(1), "{expected}: {message}");
             assert!(
-                message.starts_with("error: STDIN (document 2): ")
+                message.starts_with("error: when applying STDIN (document 2): ")
+                    && message.contains(servers_words)
                     && message.contains(expected)
                     && message.contains("apply it with --force (client-side), which deletes and re-creates it"),
                 "{mode:?}: {message}"

@@ -294,7 +294,10 @@ fn unreachable_servers_fail_in_one_line() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
-    assert_eq!(stderr(&output), "error: cannot reach the API server at https://127.0.0.1:1: connection refused\n");
+    assert_eq!(
+        stderr(&output),
+        "The connection to the server 127.0.0.1:1 was refused - did you specify the right host or port?\n"
+    );
 }
 
 #[test]

@@ -238,7 +238,8 @@ fn diff_previews_the_prune_as_a_summary_and_as_json() {
     assert_eq!(json["totals"], serde_json::json!({"create": 1, "change": 1, "prune": 2, "unchanged": 0}));
     let unified = text(&diff(&[]).stdout);
     assert!(
-        unified.contains("--- live/v1.ConfigMap.") && unified.contains(&format!("-  name: c\n-  namespace: {n}\n")),
+        unified.contains(&format!("/v1.ConfigMap.{n}.c\t"))
+            && unified.contains(&format!("-  name: c\n-  namespace: {n}\n")),
         "{unified}"
     );
     // Nothing changed by the previews.

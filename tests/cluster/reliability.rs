@@ -305,7 +305,7 @@ fn when_the_server_stops_answering_the_apply_stops_and_says_so_once() {
     let (code, printed, stderr) = running.finish();
     assert_eq!(code, Some(1), "{stderr}");
     assert!(started.elapsed() < Duration::from_secs(60), "{:?}", started.elapsed());
-    let unreachable = stderr.lines().filter(|line| line.contains("cannot reach the API server")).count();
+    let unreachable = stderr.lines().filter(|line| line.contains("Unable to connect to the server")).count();
     assert_eq!(unreachable, 1, "said once: {stderr}");
     let summary = stderr.lines().last().unwrap_or_default();
     let expected = format!(

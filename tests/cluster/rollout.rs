@@ -377,3 +377,22 @@ fn daemon_set_and_stateful_set_history_and_undo_match_kubectl() {
         twins.assert_same("sts/db", &format!("after {args:?}"));
     }
 }
+
+/// A selector that matches nothing: `status`, `restart`, `pause` and `resume` say kubectl's `No
+/// resources found in NAMESPACE namespace.` on stderr (the namespace of `-n`, or the context's) and
+/// succeed; `history` and `undo` say nothing, as kubectl's.
+#[test]
+fn a_selector_that_matches_nothing_is_said_as_kubectl_says_it() {
+    let ns = TestNamespace::new("rollout-none");
+    for verb in ["status", "restart", "pause", "resume", "history", "undo"] {
+        for types in ["deployment", "deployment,daemonset"] {
+            let args = ["rollout", verb, types, "-l", "app=matches-nothing"];
+            let ours = ns.assert_same_as_kubectl(&[&args[..], &["-n", &ns.name]].concat());
+            let said = String::from_utf8_lossy(&ours.stderr).into_owned();
+            let expected = format!("No resources found in {} namespace.\n", ns.name);
+            assert_eq!(said, if matches!(verb, "history" | "undo") { "" } else { expected.as_str() }, "{verb}");
+            assert_eq!(ours.status.code(), Some(0));
+            ns.assert_same_as_kubectl(&args);
+        }
+    }
+}

@@ -62,18 +62,24 @@ fn version_is_shaped_like_kubectls() {
 
 #[test]
 fn the_client_version_needs_no_server() {
-    let unreachable = ["--server", "https://127.0.0.1:1", "--insecure-skip-tls-verify", "version"];
+    // A token, so that kubectl does not ask for a user name on the terminal.
+    let unreachable = ["--server", "https://127.0.0.1:1", "--insecure-skip-tls-verify", "--token", "t", "version"];
     let client = kubeupd().args(unreachable).args(["--client", "-o", "json"]).output().unwrap();
     assert!(client.status.success(), "{}", String::from_utf8_lossy(&client.stderr));
     assert_eq!(keys(&parse_json(&client.stdout)), BTreeSet::from(["clientVersion", "kustomizeVersion"]));
-    // Without --client, the server's failure ends in an error after the client version, as kubectl does.
+    // Without --client, the server's failure ends in kubectl's words after the client version.
+    let theirs = std::process::Command::new("kubectl").args(unreachable).output().unwrap();
     let failed = kubeupd().args(unreachable).output().unwrap();
-    assert_eq!(failed.status.code(), Some(1));
+    assert_eq!((failed.status.code(), theirs.status.code()), (Some(1), Some(1)));
     assert_eq!(
         String::from_utf8_lossy(&failed.stdout),
         format!("Client Version: {}\nKustomize Version: v5.8.1\n", client_version(&kubectl_version()))
     );
-    assert!(String::from_utf8_lossy(&failed.stderr).contains("connection refused"));
+    assert_eq!(String::from_utf8_lossy(&failed.stderr), String::from_utf8_lossy(&theirs.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&failed.stderr),
+        "The connection to the server 127.0.0.1:1 was refused - did you specify the right host or port?\n"
+    );
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //! Its exit status is the result: 0 and 1 as it says, anything else a failure.
 
 use std::io::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::{Error, Result};
@@ -57,10 +57,26 @@ impl Program {
     }
 }
 
+/// The name kubectl gives the folder of one side of the comparison (Go's `os.MkdirTemp("",
+/// "LIVE-")`): the prefix and a random 32-bit number.
+fn side_name(prefix: &str) -> String {
+    format!("{prefix}{}", fastrand::u32(..))
+}
+
+/// Where kubectl would make the folder of one side: a [`side_name`] in `$TMPDIR`.
+pub(super) fn side_path(prefix: &str) -> PathBuf {
+    std::env::temp_dir().join(side_name(prefix))
+}
+
 /// A temporary directory holding one side of the comparison, removed when dropped. Files are
 /// readable by their owner only: they may hold Secrets.
 fn side(prefix: &str, changes: &[Change], text: impl Fn(&Change) -> &String) -> Result<tempfile::TempDir> {
-    let dir = tempfile::Builder::new().prefix(prefix).tempdir().map_err(|err| Error::Other(err.into()))?;
+    let dir = loop {
+        match tempfile::Builder::new().prefix(&side_name(prefix)).rand_bytes(0).tempdir() {
+            Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            made => break made.map_err(|err| Error::Other(err.into()))?,
+        }
+    };
     for change in changes {
         write_private(&dir.path().join(&change.name), text(change))?;
     }

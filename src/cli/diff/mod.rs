@@ -8,6 +8,7 @@ mod external;
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal as _;
+use std::time::SystemTime;
 
 use clap::Args;
 use serde_json::{Value, json};
@@ -59,8 +60,10 @@ pub async fn run(args: DiffArgs, global: &GlobalArgs) -> Result {
     }
 }
 
-/// Prints the diffs (or the summary, or the JSON change set) in input order, then the objects
-/// that would be pruned; `true` when something differs.
+/// Prints the diffs as `diff -u -N` prints kubectl's folders (in the order of the objects' file
+/// names, with headers naming files in the folders kubectl would make), or the summary or the JSON
+/// change set (in input order, then the objects that would be pruned); `true` when something
+/// differs.
 async fn compare_all(args: &DiffArgs, global: &GlobalArgs) -> Result<bool> {
     let external = external::Program::from_env();
     let shown = Shown { managed_fields: args.show_managed_fields, secrets: args.show_secrets };
@@ -81,9 +84,14 @@ async fn compare_all(args: &DiffArgs, global: &GlobalArgs) -> Result<bool> {
         return program.compare(&changes).map(|status| status == 1);
     } else {
         let color = std::io::stdout().is_terminal();
-        changes
-            .iter()
-            .for_each(|change| print!("{}", output::unified_diff(&change.name, &change.before, &change.after, color)));
+        let (live_dir, merged_dir) = (external::side_path("LIVE-"), external::side_path("MERGED-"));
+        // diff walks kubectl's two folders in the order of the file names.
+        let mut by_name: Vec<&Change> = changes.iter().collect();
+        by_name.sort_by(|a, b| a.name.cmp(&b.name));
+        for change in by_name {
+            let sides = output::DiffSides { live_dir: &live_dir, merged_dir: &merged_dir, written: SystemTime::now() };
+            print!("{}", output::unified_diff(&change.name, &change.before, &change.after, &sides, color));
+        }
     }
     Ok(differs)
 }

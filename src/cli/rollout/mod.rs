@@ -115,6 +115,10 @@ async fn run_action(action: Action, args: ActionArgs, global: &GlobalArgs) -> Re
     let (resolved, single) = visit::resolve(&cluster, global, "rollout", &args.targets, &selection).await?;
     let (read, unreadable): (Vec<_>, Vec<_>) =
         visit::read(&cluster, resolved, &selection, single).await.objects.into_iter().partition(Result::is_ok);
+    if read.is_empty() && unreadable.is_empty() {
+        nothing_found(&cluster, global);
+        return Ok(());
+    }
     let mut errors: Vec<Error> = unreadable.into_iter().filter_map(Result::err).collect();
     let now = crate::gocompat::time::timestamp(SystemTime::now());
     let mut changed = Vec::new();
@@ -154,6 +158,13 @@ async fn run_action(action: Action, args: ActionArgs, global: &GlobalArgs) -> Re
     }
     results.push(if errors.is_empty() { Ok(String::new()) } else { Err(errors) });
     super::print_visited(results)
+}
+
+/// kubectl's words when a selector matches nothing (the namespace of `-n`, or the context's),
+/// which is no failure.
+fn nothing_found(cluster: &Cluster, global: &GlobalArgs) {
+    let namespace = global.namespace.as_deref().unwrap_or(cluster.default_namespace());
+    eprintln!("No resources found in {namespace} namespace.");
 }
 
 async fn send(cluster: &Cluster, args: &ActionArgs, object: Visited, after: Value) -> Result<Value> {

@@ -47,7 +47,11 @@ pub async fn run(args: StatusArgs, global: &GlobalArgs) -> Result {
     let cluster = global.connect().await?;
     let (resolved, single) = visit::resolve(&cluster, global, "rollout", &args.targets, &selection).await?;
     // As kubectl: one object after the other; the first that fails ends the run.
-    for read in visit::read(&cluster, resolved, &selection, single).await.objects {
+    let objects = visit::read(&cluster, resolved, &selection, single).await.objects;
+    if objects.is_empty() {
+        super::nothing_found(&cluster, global);
+    }
+    for read in objects {
         follow(&cluster, read?, &args).await?;
     }
     Ok(())
