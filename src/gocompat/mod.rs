@@ -11,6 +11,7 @@ pub mod fmt;
 pub mod json;
 pub mod klog;
 pub mod order;
+pub mod strconv;
 pub mod quantity;
 pub mod tabwriter;
 pub mod time;
