@@ -59,6 +59,9 @@ pub enum CreateCommand {
     Serviceaccount(NameArgs),
     #[command(flatten)]
     Generator(super::create_generators::GeneratorCommand),
+    /// Request a service account token.
+    #[command(after_help = super::help::CREATE_TOKEN)]
+    Token(super::create_generators::TokenArgs),
 }
 
 /// The kinds of Secret `create secret` makes.
@@ -194,6 +197,7 @@ pub async fn run(args: CreateArgs, global: &GlobalArgs) -> Result {
             (json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": named.object}}), &named.common)
         }
         CreateCommand::Generator(generator) => (generator.object(global).await?, generator.common()),
+        CreateCommand::Token(token) => return super::create_generators::request_token(token, global).await,
     };
     create(object, common, global).await
 }
@@ -375,7 +379,7 @@ async fn create(mut object: Value, common: &CommonArgs, global: &GlobalArgs) -> 
         cluster.create(&rt, namespace.as_deref(), &object, &write).await.map_err(|err| {
             // kubectl's generators wrap the server's refusal, each in its own words.
             let reason = err.status().map_or_else(|| err.to_string(), |status| status.message.clone());
-            match crate::generate::creation_failure(&kind) {
+            match crate::generate::creation_failure(&object) {
                 Some(words) => Error::msg(format!("{words}{reason}")),
                 None => err.into(),
             }

@@ -1,10 +1,14 @@
-//! kubectl's `kubectl create` generators for workloads and access rules: typed options in, the
+//! kubectl's `kubectl create` generators for workloads, access rules, services, ingresses,
+//! policies and tokens: typed options in, the
 //! object kubectl's generator would send out (as JSON, fields as kubectl's Go types write them,
 //! empty structs included), or kubectl's words for what is wrong with the options. Pure: what
 //! needs the server (discovery for `role`, the CronJob of `job --from`) is looked up by the caller
 //! and handed in.
 
+pub mod network;
+pub mod policy;
 pub mod rbac;
+pub mod token;
 pub mod workload;
 
 use serde_json::Value;
@@ -49,25 +53,86 @@ pub enum Error {
     RoleOrClusterRole,
     #[error("serviceaccount must be <namespace>:<name>")]
     ServiceAccountFormat,
+    #[error("at least one tcp port specifier must be provided")]
+    NoTcpPort,
+    #[error("invalid service external name {0}")]
+    ExternalName(String),
+    /// A `--tcp` pair that does not read, in Go's and apimachinery's words.
+    #[error("{0}")]
+    ServicePort(String),
+    #[error(
+        "not enough information provided: every ingress has to either specify a default-backend (which catches all \
+         traffic) or a list of rules (which catch specific paths)"
+    )]
+    IngressEmpty,
+    #[error("rule {0} is invalid and should be in format host/path=svcname:svcport[,tls[=secret]]")]
+    IngressRule(String),
+    #[error("annotation {0} is invalid and should be in format key=[value]")]
+    IngressAnnotation(String),
+    #[error("default-backend should be in format servicename:serviceport")]
+    IngressDefaultBackend,
+    #[error("name must be specified")]
+    NoName,
+    #[error("a selector must be specified")]
+    NoSelector,
+    #[error("one of min-available or max-unavailable must be specified")]
+    NoBudget,
+    #[error("min-available and max-unavailable cannot be both specified")]
+    BothBudgets,
+    /// `--min-available` or `--max-unavailable` is neither a count nor a percentage.
+    #[error("invalid format specified for {0}")]
+    BudgetFormat(&'static str),
+    /// The selector of a budget cannot be a `LabelSelector` (`!=`), in kubectl's words.
+    #[error("{0}")]
+    Selector(String),
+    #[error("Invalid argument syntax {0}, expected <resource>=<value>")]
+    QuotaSyntax(String),
+    #[error(transparent)]
+    Quantity(#[from] crate::gocompat::quantity::QuantityError),
+    #[error("invalid resource quota scope \"\"")]
+    EmptyScope,
+    #[error("service account name is required")]
+    NoServiceAccount,
+    #[error("--duration must be greater than or equal to 0")]
+    NegativeDuration,
+    #[error("--duration cannot be expressed in units less than seconds")]
+    SubsecondDuration,
+    #[error("--audience must not be an empty string")]
+    EmptyAudience,
+    #[error("--bound-object-name can only be set if --bound-object-kind is provided")]
+    BoundNameWithoutKind,
+    #[error("--bound-object-uid can only be set if --bound-object-kind is provided")]
+    BoundUidWithoutKind,
+    /// The kinds a token can be bound to, listed.
+    #[error("supported --bound-object-kind values are {0}")]
+    BoundKind(String),
+    #[error("--bound-object-name is required if --bound-object-kind is provided")]
+    BoundKindWithoutName,
 }
 
 fn in_group(group: &str) -> String {
     if group.is_empty() { String::new() } else { format!(" in group {group:?}") }
 }
 
-/// kubectl's words before the server's reason when it refuses to create a generated object of
-/// `kind`, e.g. `failed to create deployment: `; `None` where kubectl shows the server's error as
-/// it is (roles and cluster roles).
-pub fn creation_failure(kind: &str) -> Option<&'static str> {
-    Some(match kind {
-        "ConfigMap" => "failed to create configmap: ",
-        "Secret" => "failed to create secret ",
-        "ServiceAccount" => "failed to create serviceaccount: ",
-        "Deployment" => "failed to create deployment: ",
-        "Job" => "failed to create job: ",
-        "CronJob" => "failed to create cronjob: ",
-        "RoleBinding" => "failed to create rolebinding: ",
-        "ClusterRoleBinding" => "failed to create clusterrolebinding: ",
+/// kubectl's words before the server's reason when it refuses to create the generated `object`,
+/// e.g. `failed to create deployment: `; `None` where kubectl shows the server's error as it is
+/// (roles and cluster roles).
+pub fn creation_failure(object: &Value) -> Option<String> {
+    Some(match object["kind"].as_str().unwrap_or_default() {
+        "ConfigMap" => "failed to create configmap: ".into(),
+        "Secret" => "failed to create secret ".into(),
+        "ServiceAccount" => "failed to create serviceaccount: ".into(),
+        "Deployment" => "failed to create deployment: ".into(),
+        "Job" => "failed to create job: ".into(),
+        "CronJob" => "failed to create cronjob: ".into(),
+        "RoleBinding" => "failed to create rolebinding: ".into(),
+        "ClusterRoleBinding" => "failed to create clusterrolebinding: ".into(),
+        // kubectl names the Service's type: `failed to create NodePort service: `.
+        "Service" => format!("failed to create {} service: ", object["spec"]["type"].as_str().unwrap_or_default()),
+        "Ingress" => "failed to create ingress: ".into(),
+        "PodDisruptionBudget" => "failed to create poddisruptionbudgets: ".into(),
+        "PriorityClass" => "failed to create priorityclass: ".into(),
+        "ResourceQuota" => "failed to create quota: ".into(),
         _ => return None,
     })
 }
@@ -75,7 +140,7 @@ pub fn creation_failure(kind: &str) -> Option<&'static str> {
 /// Whether objects of `kind`, among those the generators make, live outside namespaces (`-n`
 /// then does not name one in the object).
 pub fn cluster_scoped(kind: &str) -> bool {
-    matches!(kind, "Namespace" | "ClusterRole" | "ClusterRoleBinding")
+    matches!(kind, "Namespace" | "ClusterRole" | "ClusterRoleBinding" | "PriorityClass")
 }
 
 /// `values` without repeats, first occurrences kept in order, as kubectl dedups flag values.

@@ -199,10 +199,10 @@ fn large(parts: &Parts, base: u32, exponent: i32, mut format: Format) -> Result<
 /// How `magnitude × 10^-scale` compares with `other`.
 fn scaled_cmp(magnitude: i128, scale: i32, other: i128) -> std::cmp::Ordering {
     match scale {
-        ..=0 => 10i128.checked_pow((-scale) as u32).and_then(|f| magnitude.checked_mul(f)).map_or(
-            std::cmp::Ordering::Greater,
-            |value| value.cmp(&other),
-        ),
+        ..=0 => 10i128
+            .checked_pow((-scale) as u32)
+            .and_then(|f| magnitude.checked_mul(f))
+            .map_or(std::cmp::Ordering::Greater, |value| value.cmp(&other)),
         _ => match 10i128.checked_pow(scale as u32).and_then(|f| other.checked_mul(f)) {
             Some(other) => magnitude.cmp(&other),
             None => std::cmp::Ordering::Less,
@@ -227,7 +227,8 @@ fn write(quantity: &Quantity) -> String {
                 number /= 1024;
                 times += 1;
             }
-            let suffix = BINARY_SUFFIXES.iter().find(|(_, exponent)| *exponent == times * 10).map_or("", |(name, _)| name);
+            let suffix =
+                BINARY_SUFFIXES.iter().find(|(_, exponent)| *exponent == times * 10).map_or("", |(name, _)| name);
             return format!("{number}{suffix}");
         } else {
             format = Format::DecimalSI;

@@ -159,9 +159,9 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
             _ => rest[..whole_len].parse().ok().filter(|v| *v < limit).ok_or_else(invalid)?,
         };
         rest = &rest[whole_len..];
-        let (mut fraction, mut scale, mut fraction_len) = (0u128, 1f64, 0);
+        let (mut fraction, mut scale) = (0u128, 1f64);
         if let Some(after) = rest.strip_prefix('.') {
-            fraction_len = after.bytes().take_while(u8::is_ascii_digit).count();
+            let fraction_len = after.bytes().take_while(u8::is_ascii_digit).count();
             for digit in after[..fraction_len].bytes() {
                 // Go stops taking digits once they no longer fit.
                 if fraction < limit / 10 {

@@ -100,6 +100,45 @@ impl LabelSelector {
         Ok(labels)
     }
 
+    /// The selector as a `LabelSelector` object, as apimachinery's `ParseToLabelSelector` makes
+    /// it: equalities in `matchLabels` (the last of a key kept), the rest in `matchExpressions`
+    /// sorted by key, each with its values sorted once; `!=` refused in kubectl's words.
+    pub fn label_selector(&self) -> Result<Value, String> {
+        let mut requirements: Vec<&Requirement> = self.requirements.iter().collect();
+        requirements.sort_by_key(|requirement| requirement.key());
+        let mut labels = serde_json::Map::new();
+        let mut expressions = Vec::new();
+        for requirement in requirements {
+            let (key, operator, values) = match requirement {
+                Requirement::Equals(key, value) => {
+                    labels.insert(key.clone(), Value::String(value.clone()));
+                    continue;
+                }
+                Requirement::NotEquals(..) => return Err("\"!=\" is not a valid label selector operator".to_string()),
+                Requirement::In(key, values) => (key, "In", Some(values)),
+                Requirement::NotIn(key, values) => (key, "NotIn", Some(values)),
+                Requirement::Exists(key) => (key, "Exists", None),
+                Requirement::NotExists(key) => (key, "DoesNotExist", None),
+            };
+            let mut expression = serde_json::json!({"key": key, "operator": operator});
+            if let Some(values) = values {
+                let mut values = values.clone();
+                values.sort();
+                values.dedup();
+                expression["values"] = values.into();
+            }
+            expressions.push(expression);
+        }
+        let mut selector = serde_json::json!({});
+        if !labels.is_empty() {
+            selector["matchLabels"] = Value::Object(labels);
+        }
+        if !expressions.is_empty() {
+            selector["matchExpressions"] = Value::Array(expressions);
+        }
+        Ok(selector)
+    }
+
     /// Whether `object`'s labels satisfy every requirement.
     pub fn matches(&self, object: &Value) -> bool {
         let labels = &object["metadata"]["labels"];
@@ -112,6 +151,19 @@ impl LabelSelector {
             Requirement::Exists(key) => value(key).is_some(),
             Requirement::NotExists(key) => value(key).is_none(),
         })
+    }
+}
+
+impl Requirement {
+    fn key(&self) -> &str {
+        match self {
+            Requirement::Equals(key, _)
+            | Requirement::NotEquals(key, _)
+            | Requirement::In(key, _)
+            | Requirement::NotIn(key, _)
+            | Requirement::Exists(key)
+            | Requirement::NotExists(key) => key,
+        }
     }
 }
 
@@ -188,5 +240,23 @@ mod tests {
         }
         assert!("env in prod".parse::<LabelSelector>().is_err());
         assert!("a b=c".parse::<LabelSelector>().is_err());
+    }
+
+    #[test]
+    fn a_selector_becomes_a_label_selector_as_apimachinery_makes_it() {
+        let selector: LabelSelector = "tier in (b,a,b),app=web,!old,app=api,env".parse().unwrap();
+        assert_eq!(
+            selector.label_selector(),
+            Ok(json!({
+                "matchLabels": {"app": "api"},
+                "matchExpressions": [
+                    {"key": "env", "operator": "Exists"},
+                    {"key": "old", "operator": "DoesNotExist"},
+                    {"key": "tier", "operator": "In", "values": ["a", "b"]},
+                ],
+            }))
+        );
+        let unequal: LabelSelector = "a!=b".parse().unwrap();
+        assert_eq!(unequal.label_selector(), Err("\"!=\" is not a valid label selector operator".to_string()));
     }
 }
