@@ -357,7 +357,7 @@ async fn create(mut object: Value, common: &CommonArgs, global: &GlobalArgs) -> 
     if namespaced && let Some(namespace) = &global.namespace {
         object["metadata"]["namespace"] = namespace.clone().into();
     }
-    if common.save_config {
+    if common.save_config && crate::generate::saves_config(&kind) {
         object = last_applied::with_annotation(&object);
     }
     let dry_run = common.dry_run.mode();

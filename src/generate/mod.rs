@@ -137,6 +137,12 @@ pub fn creation_failure(object: &Value) -> Option<String> {
     })
 }
 
+/// Whether kubectl's generator of `kind` heeds `--save-config`: `create service` takes the flag
+/// but never reads it, so a Service is created without the last-applied annotation.
+pub fn saves_config(kind: &str) -> bool {
+    kind != "Service"
+}
+
 /// Whether objects of `kind`, among those the generators make, live outside namespaces (`-n`
 /// then does not name one in the object).
 pub fn cluster_scoped(kind: &str) -> bool {

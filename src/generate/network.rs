@@ -141,11 +141,10 @@ pub struct IngressOptions {
     pub annotations: Vec<String>,
 }
 
-/// kubectl's grammar of a rule: an optional host, a path from `/`, `=service:port`, then
-/// optionally `,tls` and `=secret`.
+/// kubectl's grammar of a rule: an optional host, a path from `/`, then `=service:port`; kubectl
+/// 1.37 matches only the start of the rule, so what follows (`,tls=SECRET`) is not checked.
 static RULE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^[0-9A-Za-z_*\-.]*/[^,=\n]*=[0-9A-Za-z_\-]+:[0-9A-Za-z_\-]+(,tls=?[0-9A-Za-z_\-]*)?$")
-        .expect("the rule grammar is a valid regex")
+    Regex::new(r"^[0-9A-Za-z_*\-.]*/.*=[0-9A-Za-z_\-]+:[0-9A-Za-z_\-]+").expect("the rule grammar is a valid regex")
 });
 
 /// kubectl's checks of `create ingress`'s options, in its order.
@@ -153,7 +152,14 @@ pub fn check_ingress(options: &IngressOptions) -> Result<(), Error> {
     if options.default_backend.is_empty() && options.rules.is_empty() {
         return Err(Error::IngressEmpty);
     }
-    if let Some(rule) = options.rules.iter().find(|rule| !RULE.is_match(rule)) {
+    // kubectl 1.37 panics on a rule whose backend, read as it reads it, is not SERVICE:PORT
+    // (`/a=b=svc:80`); kubeupd refuses it as invalid.
+    let backend_read = |rule: &str| {
+        let without_tls = rule.split(',').next().unwrap_or_default();
+        let path_and_service = without_tls.split_once('/').map_or("", |(_, rest)| rest);
+        path_and_service.split('=').nth(1).is_some_and(|service| service.contains(':'))
+    };
+    if let Some(rule) = options.rules.iter().find(|rule| !RULE.is_match(rule) || !backend_read(rule)) {
         return Err(Error::IngressRule(rule.clone()));
     }
     if let Some(annotation) = options.annotations.iter().find(|annotation| !annotation.contains('=')) {
@@ -207,7 +213,7 @@ fn ingress_tls(rules: &[String]) -> Vec<Value> {
     let mut entries: Vec<(Vec<String>, String)> = Vec::new();
     let mut hosts_seen: Vec<&str> = Vec::new();
     for rule in rules {
-        let Some((_, tls)) = rule.split_once(',') else { continue };
+        let [_, tls] = rule.split(',').collect::<Vec<_>>()[..] else { continue };
         let host = rule.split('/').next().unwrap_or_default();
         if hosts_seen.contains(&host) {
             continue;
@@ -261,19 +267,24 @@ fn ingress_rules(rules: &[String]) -> Vec<Value> {
         .collect()
 }
 
+/// A rule's path and backend: as kubectl, the text between the first and the second `=` is the
+/// backend.
 fn http_path(path_and_service: &str) -> Value {
-    let (path, service) = path_and_service.split_once('=').unwrap_or((path_and_service, ""));
-    let path = format!("/{path}");
+    let mut parts = path_and_service.split('=');
+    let path = format!("/{}", parts.next().unwrap_or_default());
     let (path, path_type) = match path.strip_suffix('*') {
         Some(prefix) => (prefix.to_string(), "Prefix"),
         None => (path, "Exact"),
     };
-    json!({"path": path, "pathType": path_type, "backend": backend(service)})
+    json!({"path": path, "pathType": path_type, "backend": backend(parts.next().unwrap_or_default())})
 }
 
-/// `SERVICE:PORT`, the port a number when it is one that fits 32 bits, else a port name.
+/// `SERVICE:PORT` (what follows a second `:` ignored, as kubectl ignores it), the port a number
+/// when it is one that fits 32 bits, else a port name.
 fn backend(service: &str) -> Value {
-    let (name, port) = service.split_once(':').unwrap_or((service, ""));
+    let mut parts = service.split(':');
+    let name = parts.next().unwrap_or_default();
+    let port = parts.next().unwrap_or_default();
     let port = match port.parse::<i32>() {
         Ok(0) => json!({}),
         Ok(number) => json!({"number": number}),
@@ -355,7 +366,9 @@ mod tests {
         };
         assert_eq!(check_ingress(&options(&[], "")), Err(Error::IngressEmpty));
         assert_eq!(check_ingress(&options(&["bad"], "")), Err(Error::IngressRule("bad".into())));
-        assert_eq!(check_ingress(&options(&["/=a:1,tls=x,y"], "")), Err(Error::IngressRule("/=a:1,tls=x,y".into())));
+        assert_eq!(check_ingress(&options(&["foo.com=a:1"], "")), Err(Error::IngressRule("foo.com=a:1".into())));
+        assert_eq!(check_ingress(&options(&["/=a:1,tls=x,y"], "")), Ok(()));
+        assert_eq!(check_ingress(&options(&["/a=b=c:1"], "")), Err(Error::IngressRule("/a=b=c:1".into())));
         assert_eq!(check_ingress(&options(&[], "a:b:c")), Err(Error::IngressDefaultBackend));
         assert_eq!(check_ingress(&options(&[], "svc:80")), Ok(()));
     }
