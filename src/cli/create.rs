@@ -59,6 +59,9 @@ pub enum CreateCommand {
     Serviceaccount(NameArgs),
     #[command(flatten)]
     Generator(super::create_generators::GeneratorCommand),
+    /// Request a service account token.
+    #[command(after_help = super::help::CREATE_TOKEN)]
+    Token(super::create_generators::TokenArgs),
 }
 
 /// The kinds of Secret `create secret` makes.
@@ -194,6 +197,7 @@ pub async fn run(args: CreateArgs, global: &GlobalArgs) -> Result {
             (json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": named.object}}), &named.common)
         }
         CreateCommand::Generator(generator) => (generator.object(global).await?, generator.common()),
+        CreateCommand::Token(token) => return super::create_generators::request_token(token, global).await,
     };
     create(object, common, global).await
 }
@@ -353,7 +357,7 @@ async fn create(mut object: Value, common: &CommonArgs, global: &GlobalArgs) -> 
     if namespaced && let Some(namespace) = &global.namespace {
         object["metadata"]["namespace"] = namespace.clone().into();
     }
-    if common.save_config {
+    if common.save_config && crate::generate::saves_config(&kind) {
         object = last_applied::with_annotation(&object);
     }
     let dry_run = common.dry_run.mode();

@@ -1,9 +1,10 @@
-//! The command lines of kubectl's `create` generators for workloads, access rules, services and
-//! policies (`deployment`, `job`, `cronjob`, `role`, `clusterrole`, `rolebinding`,
-//! `clusterrolebinding`, `service TYPE`, `poddisruptionbudget`, `priorityclass`):
-//! flags read as kubectl reads them, what needs the server looked up (discovery for roles, the
-//! CronJob of `job --from`), and the object made by [`crate::generate`]. Printing and creating
-//! are `create`'s, the same for every generator.
+//! The command lines of kubectl's `create` generators for workloads, access rules, services,
+//! ingresses and policies (`deployment`, `job`, `cronjob`, `role`, `clusterrole`, `rolebinding`,
+//! `clusterrolebinding`, `service TYPE`, `ingress`, `poddisruptionbudget`, `priorityclass`,
+//! `quota`): flags read as kubectl reads them, what needs the server looked up (discovery for
+//! roles, the CronJob of `job --from`), and the object made by [`crate::generate`]. Printing and
+//! creating are `create`'s, the same for every generator. `create token`, which creates nothing
+//! but asks for a token, is here too.
 
 use std::collections::BTreeMap;
 
@@ -13,7 +14,10 @@ use serde_json::Value;
 use super::create::CommonArgs;
 use super::{Error, GlobalArgs, Result};
 use crate::client::{self, Cluster};
-use crate::generate::{self, policy, rbac, service, workload};
+use crate::generate::{self, network, policy, rbac, token, workload};
+use crate::gocompat;
+use crate::output::Verb;
+use crate::resource::LabelSelector;
 
 /// The generators of this file, flattened into `create`'s subcommands.
 #[derive(Debug, Subcommand)]
@@ -40,26 +44,25 @@ pub enum GeneratorCommand {
     #[command(after_help = super::help::CREATE_CLUSTERROLEBINDING)]
     Clusterrolebinding(ClusterRoleBindingArgs),
     /// Create a service using a specified subcommand.
-    #[command(visible_alias = "svc", after_help = super::help::CREATE_SERVICE)]
-    Service(ServiceArgs),
+    #[command(subcommand, visible_alias = "svc", after_help = super::help::CREATE_SERVICE)]
+    Service(ServiceCommand),
+    /// Create an ingress with the specified name.
+    #[command(visible_alias = "ing", after_help = super::help::CREATE_INGRESS)]
+    Ingress(IngressArgs),
     /// Create a pod disruption budget with the specified name.
     #[command(visible_alias = "pdb", after_help = super::help::CREATE_PODDISRUPTIONBUDGET)]
-    Poddisruptionbudget(DisruptionBudgetArgs),
+    Poddisruptionbudget(PodDisruptionBudgetArgs),
     /// Create a priority class with the specified name.
     #[command(visible_alias = "pc", after_help = super::help::CREATE_PRIORITYCLASS)]
     Priorityclass(PriorityClassArgs),
+    /// Create a quota with the specified name.
+    #[command(visible_alias = "resourcequota", after_help = super::help::CREATE_QUOTA)]
+    Quota(QuotaArgs),
 }
 
-/// `create service`: one subcommand per type.
-#[derive(Debug, Args)]
-pub struct ServiceArgs {
-    #[command(subcommand)]
-    kind: ServiceKind,
-}
-
-/// The types of `create service`.
+/// The types of Service `create service` makes.
 #[derive(Debug, Subcommand)]
-pub enum ServiceKind {
+pub enum ServiceCommand {
     /// Create a ClusterIP service.
     #[command(after_help = super::help::CREATE_SERVICE_CLUSTERIP)]
     Clusterip(ClusterIpArgs),
@@ -68,19 +71,19 @@ pub enum ServiceKind {
     Nodeport(NodePortArgs),
     /// Create a LoadBalancer service.
     #[command(after_help = super::help::CREATE_SERVICE_LOADBALANCER)]
-    Loadbalancer(PortsArgs),
+    Loadbalancer(ServiceArgs),
     /// Create an ExternalName service.
     #[command(after_help = super::help::CREATE_SERVICE_EXTERNALNAME)]
     Externalname(ExternalNameArgs),
 }
 
-/// The NAME and `--tcp` pairs every service type takes.
+/// What every `create service` takes: NAME, `--tcp` and the common flags.
 #[derive(Debug, Args)]
-pub struct PortsArgs {
+pub struct ServiceArgs {
     #[arg(value_name = "NAME")]
     names: Vec<String>,
-    /// Port pairs can be specified as '<port>:<targetPort>'.
-    #[arg(long, value_name = "PORT:TARGET", value_delimiter = ',')]
+    /// Port pairs, PORT[:TARGET_PORT] (comma-separated or repeated).
+    #[arg(long, value_name = "PORT[:TARGET]", value_delimiter = ',')]
     tcp: Vec<String>,
     #[command(flatten)]
     common: CommonArgs,
@@ -90,8 +93,8 @@ pub struct PortsArgs {
 #[derive(Debug, Args)]
 pub struct ClusterIpArgs {
     #[command(flatten)]
-    ports: PortsArgs,
-    /// Assign your own ClusterIP or set to 'None' for a 'headless' service (no loadbalancing).
+    service: ServiceArgs,
+    /// The cluster IP to assign, or `None` for a headless service.
     #[arg(long, value_name = "IP", default_value = "")]
     clusterip: String,
 }
@@ -100,36 +103,57 @@ pub struct ClusterIpArgs {
 #[derive(Debug, Args)]
 pub struct NodePortArgs {
     #[command(flatten)]
-    ports: PortsArgs,
-    /// Port used to expose the service on each node in a cluster.
-    #[arg(long, value_name = "PORT", default_value_t = 0, allow_negative_numbers = true)]
-    node_port: i32,
+    service: ServiceArgs,
+    /// The port every node exposes the service on.
+    #[arg(long, value_name = "PORT", default_value = "0", allow_negative_numbers = true, value_parser = go_int64)]
+    node_port: i64,
 }
 
 /// `create service externalname`.
 #[derive(Debug, Args)]
 pub struct ExternalNameArgs {
     #[command(flatten)]
-    ports: PortsArgs,
-    /// External name of service.
-    #[arg(long, value_name = "NAME", default_value = "")]
-    external_name: String,
+    service: ServiceArgs,
+    /// The DNS name the service stands for.
+    #[arg(long, value_name = "NAME")]
+    external_name: Option<String>,
+}
+
+/// `create ingress`.
+#[derive(Debug, Args)]
+pub struct IngressArgs {
+    #[arg(value_name = "NAME")]
+    names: Vec<String>,
+    /// The IngressClass to use.
+    #[arg(long, value_name = "CLASS", default_value = "")]
+    class: String,
+    /// A rule: HOST/PATH=SERVICE:PORT[,tls[=SECRET]]; a path ending in `*` is a prefix (repeatable).
+    #[arg(long, value_name = "RULE", action = ArgAction::Append)]
+    rule: Vec<String>,
+    /// The service of requests no rule matches: SERVICE:PORT.
+    #[arg(long, value_name = "SERVICE:PORT", default_value = "")]
+    default_backend: String,
+    /// An annotation of the ingress: KEY=VALUE (repeatable).
+    #[arg(long, value_name = "KEY=VALUE", action = ArgAction::Append)]
+    annotation: Vec<String>,
+    #[command(flatten)]
+    common: CommonArgs,
 }
 
 /// `create poddisruptionbudget`.
 #[derive(Debug, Args)]
-pub struct DisruptionBudgetArgs {
+pub struct PodDisruptionBudgetArgs {
     #[arg(value_name = "NAME")]
     names: Vec<String>,
-    /// The minimum number or percentage of available pods this budget requires.
-    #[arg(long, value_name = "N", default_value = "")]
-    min_available: String,
-    /// The maximum number or percentage of unavailable pods this budget requires.
-    #[arg(long, value_name = "N", default_value = "")]
-    max_unavailable: String,
-    /// A label selector to use for this budget. Only equality-based selector requirements are supported.
+    /// The pods the budget applies to: a label selector of equalities and sets.
     #[arg(long, value_name = "SELECTOR", default_value = "")]
     selector: String,
+    /// The number or percentage of the pods that must stay available.
+    #[arg(long, value_name = "N", default_value = "")]
+    min_available: String,
+    /// The number or percentage of the pods that may be unavailable.
+    #[arg(long, value_name = "N", default_value = "")]
+    max_unavailable: String,
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -139,55 +163,69 @@ pub struct DisruptionBudgetArgs {
 pub struct PriorityClassArgs {
     #[arg(value_name = "NAME")]
     names: Vec<String>,
-    /// the value of this priority class.
-    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true)]
+    /// The priority of the pods of this class.
+    #[arg(long, value_name = "N", default_value = "0", allow_negative_numbers = true, value_parser = go_int32)]
     value: i32,
-    /// global-default specifies whether this PriorityClass should be considered as the default priority.
+    /// Make this class the priority of pods that name none.
     #[arg(long)]
     global_default: bool,
-    /// description is an arbitrary string that usually provides guidelines on when this priority class should be used.
+    /// When the class is meant to be used.
     #[arg(long, value_name = "TEXT", default_value = "")]
     description: String,
-    /// preemption-policy is the policy for preempting pods with lower priority.
+    /// Whether pods of this class preempt pods of lower priority: PreemptLowerPriority or Never.
     #[arg(long, value_name = "POLICY", default_value = "PreemptLowerPriority")]
     preemption_policy: String,
     #[command(flatten)]
     common: CommonArgs,
 }
 
-impl ServiceKind {
-    fn ports(&self) -> &PortsArgs {
-        match self {
-            ServiceKind::Clusterip(args) => &args.ports,
-            ServiceKind::Nodeport(args) => &args.ports,
-            ServiceKind::Loadbalancer(args) => args,
-            ServiceKind::Externalname(args) => &args.ports,
-        }
-    }
+/// `create quota`.
+#[derive(Debug, Args)]
+pub struct QuotaArgs {
+    #[arg(value_name = "NAME")]
+    names: Vec<String>,
+    /// Hard limits: RESOURCE=QUANTITY,...
+    #[arg(long, value_name = "LIMITS", default_value = "")]
+    hard: String,
+    /// The scopes every object the quota counts must match: SCOPE,...
+    #[arg(long, value_name = "SCOPES", default_value = "")]
+    scopes: String,
+    #[command(flatten)]
+    common: CommonArgs,
+}
 
-    /// kubectl's name for the type, and the generator's options.
-    fn options(&self) -> Result<service::ServiceOptions> {
-        let (service_type, generator) = match self {
-            ServiceKind::Clusterip(_) => ("ClusterIP", "service clusterip"),
-            ServiceKind::Nodeport(_) => ("NodePort", "service nodeport"),
-            ServiceKind::Loadbalancer(_) => ("LoadBalancer", "service loadbalancer"),
-            ServiceKind::Externalname(_) => ("ExternalName", "service externalname"),
-        };
-        let ports = self.ports();
-        let mut options = service::ServiceOptions {
-            name: one_name(&ports.names, generator)?,
-            service_type: service_type.into(),
-            tcp: ports.tcp.clone(),
-            ..service::ServiceOptions::default()
-        };
-        match self {
-            ServiceKind::Clusterip(args) => options.cluster_ip = args.clusterip.clone(),
-            ServiceKind::Nodeport(args) => options.node_port = args.node_port,
-            ServiceKind::Externalname(args) => options.external_name = args.external_name.clone(),
-            ServiceKind::Loadbalancer(_) => {}
-        }
-        Ok(options)
-    }
+/// `create token`.
+#[derive(Debug, Args)]
+pub struct TokenArgs {
+    #[arg(value_name = "SERVICE_ACCOUNT_NAME")]
+    names: Vec<String>,
+    /// An audience the token is valid for (repeatable); the API server's own by default.
+    #[arg(long, value_name = "AUDIENCE", action = ArgAction::Append)]
+    audience: Vec<String>,
+    /// The lifetime asked for (a Go duration: 1h, 30m); 0 leaves it to the server.
+    #[arg(long, value_name = "DURATION", default_value = "0s", allow_negative_numbers = true, value_parser = gocompat::time::parse_duration)]
+    duration: i64,
+    /// The kind of the object the token is bound to: Node, Pod or Secret.
+    #[arg(long, value_name = "KIND", default_value = "")]
+    bound_object_kind: String,
+    /// The name of the object the token is bound to; the token ends with it.
+    #[arg(long, value_name = "NAME", default_value = "")]
+    bound_object_name: String,
+    /// The uid of the object the token is bound to; the object's current uid by default.
+    #[arg(long, value_name = "UID", default_value = "")]
+    bound_object_uid: String,
+    #[command(flatten)]
+    output: super::flags::OutputArgs,
+}
+
+/// pflag's reading of an `int32` flag.
+fn go_int32(text: &str) -> std::result::Result<i32, String> {
+    gocompat::strconv::parse_int(text, 32).map(|value| value as i32)
+}
+
+/// pflag's reading of an `int` flag.
+fn go_int64(text: &str) -> std::result::Result<i64, String> {
+    gocompat::strconv::parse_int(text, 64)
 }
 
 /// The one NAME and, after `--`, the command of the containers.
@@ -346,9 +384,11 @@ impl GeneratorCommand {
             GeneratorCommand::Clusterrole(args) => &args.role.common,
             GeneratorCommand::Rolebinding(args) => &args.common,
             GeneratorCommand::Clusterrolebinding(args) => &args.common,
-            GeneratorCommand::Service(args) => &args.kind.ports().common,
+            GeneratorCommand::Service(command) => &command.service().common,
+            GeneratorCommand::Ingress(args) => &args.common,
             GeneratorCommand::Poddisruptionbudget(args) => &args.common,
             GeneratorCommand::Priorityclass(args) => &args.common,
+            GeneratorCommand::Quota(args) => &args.common,
         }
     }
 
@@ -418,14 +458,29 @@ impl GeneratorCommand {
                 let name = one_name(&args.names, "clusterrolebinding")?;
                 Ok(rbac::cluster_role_binding(&binding_options(name, "", cluster_role, &args.subjects))?)
             }
-            GeneratorCommand::Service(args) => Ok(service::service(&args.kind.options()?)?),
+            GeneratorCommand::Service(command) => service(command),
+            GeneratorCommand::Ingress(args) => {
+                let options = network::IngressOptions {
+                    name: one_name(&args.names, "ingress")?,
+                    class: args.class.clone(),
+                    rules: args.rule.clone(),
+                    default_backend: args.default_backend.clone(),
+                    annotations: args.annotation.clone(),
+                };
+                network::check_ingress(&options)?;
+                Ok(network::ingress(&options))
+            }
             GeneratorCommand::Poddisruptionbudget(args) => {
-                Ok(policy::disruption_budget(&policy::DisruptionBudgetOptions {
+                let options = policy::PodDisruptionBudgetOptions {
                     name: one_name(&args.names, "poddisruptionbudget")?,
                     selector: args.selector.clone(),
                     min_available: args.min_available.clone(),
                     max_unavailable: args.max_unavailable.clone(),
-                })?)
+                };
+                policy::check_pod_disruption_budget(&options)?;
+                let selector = options.selector.parse::<LabelSelector>().map_err(|err| Error::msg(err.to_string()))?;
+                let selector = selector.label_selector().map_err(generate::Error::Selector)?;
+                Ok(policy::pod_disruption_budget(&options, selector))
             }
             GeneratorCommand::Priorityclass(args) => Ok(policy::priority_class(&policy::PriorityClassOptions {
                 name: one_name(&args.names, "priorityclass")?,
@@ -434,7 +489,85 @@ impl GeneratorCommand {
                 description: args.description.clone(),
                 preemption_policy: args.preemption_policy.clone(),
             })),
+            GeneratorCommand::Quota(args) => Ok(policy::quota(&policy::QuotaOptions {
+                name: one_name(&args.names, "quota")?,
+                hard: args.hard.clone(),
+                scopes: args.scopes.clone(),
+            })?),
         }
+    }
+}
+
+impl ServiceCommand {
+    fn service(&self) -> &ServiceArgs {
+        match self {
+            ServiceCommand::Clusterip(args) => &args.service,
+            ServiceCommand::Nodeport(args) => &args.service,
+            ServiceCommand::Loadbalancer(args) => args,
+            ServiceCommand::Externalname(args) => &args.service,
+        }
+    }
+}
+
+/// The Service of `create service TYPE`, checked as kubectl checks it: the required
+/// `--external-name`, the one NAME, then the options.
+fn service(command: &ServiceCommand) -> Result<Value> {
+    let args = command.service();
+    let (service_type, generator) = match command {
+        ServiceCommand::Clusterip(_) => ("ClusterIP", "service clusterip"),
+        ServiceCommand::Nodeport(_) => ("NodePort", "service nodeport"),
+        ServiceCommand::Loadbalancer(_) => ("LoadBalancer", "service loadbalancer"),
+        ServiceCommand::Externalname(_) => ("ExternalName", "service externalname"),
+    };
+    let mut options = network::ServiceOptions { service_type, tcp: args.tcp.clone(), ..Default::default() };
+    match command {
+        ServiceCommand::Clusterip(args) => options.cluster_ip = args.clusterip.clone(),
+        ServiceCommand::Nodeport(args) => options.node_port = args.node_port,
+        ServiceCommand::Externalname(args) => {
+            let [external_name] = required(&[("external-name", args.external_name.as_ref())])?[..] else {
+                unreachable!("one flag asked for")
+            };
+            options.external_name = external_name.clone();
+        }
+        ServiceCommand::Loadbalancer(_) => {}
+    }
+    options.name = one_name(&args.names, generator)?;
+    network::check_service(&options)?;
+    Ok(network::service(&options)?)
+}
+
+/// `create token`: a TokenRequest for the service account, in the namespace of `-n` or the
+/// context; the token printed alone (with a newline only on a terminal), or the whole answer
+/// with `-o`.
+pub async fn request_token(args: &TokenArgs, global: &GlobalArgs) -> Result {
+    let options = token::TokenOptions {
+        service_account: one_name(&args.names, "token")?,
+        audiences: args.audience.clone(),
+        duration: args.duration,
+        bound_kind: args.bound_object_kind.clone(),
+        bound_name: args.bound_object_name.clone(),
+        bound_uid: args.bound_object_uid.clone(),
+    };
+    let printer = args.output.printer(Verb::Write)?.cloned();
+    let request = token::token_request(&options)?;
+    let cluster = global.connect().await?;
+    let rt = cluster.resolve("serviceaccounts").await?;
+    let namespace = global.namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
+    let answer = cluster
+        .create_subresource(&rt, Some(&namespace), &options.service_account, "token", &request)
+        .await
+        .map_err(|err| {
+        let reason = err.status().map_or_else(|| err.to_string(), |status| status.message.clone());
+        Error::msg(format!("failed to create token: {reason}"))
+    })?;
+    let token = answer["status"]["token"].as_str().unwrap_or_default();
+    if token.is_empty() {
+        return Err(Error::msg("failed to create token: no token in server response"));
+    }
+    match (&printer, args.output.output.as_deref().is_some_and(|output| !output.is_empty())) {
+        (Some(printer), true) => super::write_stdout(&args.output.render(printer, &answer)?),
+        _ if std::io::IsTerminal::is_terminal(&std::io::stdout()) => super::write_stdout(&format!("{token}\n")),
+        _ => super::write_stdout(token),
     }
 }
 

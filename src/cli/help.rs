@@ -307,44 +307,74 @@ pub const CREATE_CLUSTERROLEBINDING: &str = "Examples:
   kubeupd create clusterrolebinding viewers --clusterrole=view --user=user1 --group=auditors";
 
 pub const CREATE_SERVICE: &str = "Examples:
-  # Create a ClusterIP service named web, port 80 to the pods' 8080
+  # Create a ClusterIP service that sends port 80 to port 8080 of the pods labelled app=web
   kubeupd create service clusterip web --tcp=80:8080
 
-  # A headless service, a NodePort service, and one for an external name
-  kubeupd create service clusterip db --clusterip=None
-  kubeupd create service nodeport web --tcp=80:8080 --node-port=30080
-  kubeupd create service externalname search --external-name=search.example.com";
+  # Create a service for a name outside the cluster
+  kubeupd create svc externalname db --external-name=db.example.com";
 
 pub const CREATE_SERVICE_CLUSTERIP: &str = "Examples:
-  # A ClusterIP service named web, port 80 to the pods' 8080, and a headless one
-  kubeupd create service clusterip web --tcp=80:8080
-  kubeupd create service clusterip db --clusterip=None";
+  # Create a ClusterIP service named web, port 5678 to the pods' port 8080
+  kubeupd create service clusterip web --tcp=5678:8080
+
+  # Create a headless service
+  kubeupd create service clusterip web --clusterip=None";
 
 pub const CREATE_SERVICE_NODEPORT: &str = "Examples:
-  # A NodePort service named web on node port 30080
+  # Create a NodePort service exposed on port 30080 of every node
   kubeupd create service nodeport web --tcp=80:8080 --node-port=30080";
 
 pub const CREATE_SERVICE_LOADBALANCER: &str = "Examples:
-  # A LoadBalancer service named web
-  kubeupd create service loadbalancer web --tcp=443:8443";
+  # Create a LoadBalancer service named web
+  kubeupd create service loadbalancer web --tcp=443:https";
 
 pub const CREATE_SERVICE_EXTERNALNAME: &str = "Examples:
-  # A service named search for the DNS name search.example.com
-  kubeupd create service externalname search --external-name=search.example.com";
+  # Create a service that stands for a DNS name
+  kubeupd create service externalname db --external-name=db.example.com";
+
+pub const CREATE_INGRESS: &str = "Examples:
+  # Send example.com/api to service api port 8080, with TLS from the secret example-tls
+  kubeupd create ingress web --rule=\"example.com/api=api:8080,tls=example-tls\"
+
+  # Send every path under /static (a prefix, by its *) to service files, with ingress class nginx
+  kubeupd create ingress files --class=nginx --rule=\"/static*=files:http\"
+
+  # Send what no rule matches to a default service, with an annotation
+  kubeupd create ingress catch-all --default-backend=fallback:80 --annotation=team=web";
 
 pub const CREATE_PODDISRUPTIONBUDGET: &str = "Examples:
-  # Keep at least one pod labelled app=web available during voluntary disruptions
+  # Keep at least one pod labelled app=web available
   kubeupd create poddisruptionbudget web --selector=app=web --min-available=1
 
-  # Allow at most half of them to be unavailable
-  kubeupd create pdb web --selector=app=web --max-unavailable=50%";
+  # Let at most half of the pods labelled app=db be unavailable
+  kubeupd create pdb db --selector=app=db --max-unavailable=50%";
 
 pub const CREATE_PRIORITYCLASS: &str = "Examples:
-  # Create a priority class named high with value 1000
-  kubeupd create priorityclass high --value=1000 --description=\"high priority\"
+  # Create a priority class named high
+  kubeupd create priorityclass high --value=1000 --description=\"for the front ends\"
 
-  # One that never preempts lower priorities
-  kubeupd create priorityclass batch --value=100 --preemption-policy=Never";
+  # Create the priority class of pods that name none
+  kubeupd create priorityclass normal --value=100 --global-default
+
+  # Create a priority class whose pods never preempt others
+  kubeupd create pc batch --value=500 --preemption-policy=Never";
+
+pub const CREATE_QUOTA: &str = "Examples:
+  # Limit the CPU, memory and pods of the namespace
+  kubeupd create quota compute --hard=cpu=4,memory=8Gi,pods=20
+
+  # Limit the best-effort pods only
+  kubeupd create quota best-effort --hard=pods=10 --scopes=BestEffort";
+
+pub const CREATE_TOKEN: &str = "Examples:
+  # Print a token of the service account builder of the current namespace
+  kubeupd create token builder
+
+  # A token for another audience, valid for two hours
+  kubeupd create token builder -n ci --audience=https://vault.example --duration=2h
+
+  # A token that ends when the secret it is bound to is deleted
+  kubeupd create token builder --bound-object-kind=Secret --bound-object-name=builder-key";
 
 pub const EDIT: &str = "Examples:
   # Edit a deployment in your editor ($KUBE_EDITOR, $EDITOR, else vi)

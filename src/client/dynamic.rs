@@ -261,6 +261,21 @@ impl Cluster {
         self.call_json(Method::POST, path, "application/json", Some(body)).await
     }
 
+    /// POSTs `body` to the `subresource` of the object `name` (a service account's `token`);
+    /// returns the server's answer.
+    pub async fn create_subresource(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        name: &str,
+        subresource: &str,
+        body: &Value,
+    ) -> Result<Value> {
+        let path = resource_path(rt, namespace, Some(name), Some(subresource));
+        let body = serde_json::to_vec(body).expect("a JSON value always serializes");
+        self.call_json(Method::POST, path, "application/json", Some(body)).await
+    }
+
     /// Replaces the object `name` with `object` (a PUT: its `resourceVersion` guards against races).
     pub async fn replace(
         &self,

@@ -1,12 +1,14 @@
-//! kubectl's `kubectl create` generators for workloads, access rules, services and policies: typed options in, the
+//! kubectl's `kubectl create` generators for workloads, access rules, services, ingresses,
+//! policies and tokens: typed options in, the
 //! object kubectl's generator would send out (as JSON, fields as kubectl's Go types write them,
 //! empty structs included), or kubectl's words for what is wrong with the options. Pure: what
 //! needs the server (discovery for `role`, the CronJob of `job --from`) is looked up by the caller
 //! and handed in.
 
+pub mod network;
 pub mod policy;
 pub mod rbac;
-pub mod service;
+pub mod token;
 pub mod workload;
 
 use serde_json::Value;
@@ -51,38 +53,72 @@ pub enum Error {
     RoleOrClusterRole,
     #[error("serviceaccount must be <namespace>:<name>")]
     ServiceAccountFormat,
-    #[error("ClusterIP=None can only be used with ClusterIP service type")]
-    HeadlessNotClusterIp,
     #[error("at least one tcp port specifier must be provided")]
     NoTcpPort,
     #[error("invalid service external name {0}")]
     ExternalName(String),
-    /// A `--tcp` pair's port or target, in apimachinery's (or Go's) words.
+    /// A `--tcp` pair that does not read, in Go's and apimachinery's words.
     #[error("{0}")]
-    Port(String),
+    ServicePort(String),
+    #[error(
+        "not enough information provided: every ingress has to either specify a default-backend (which catches all \
+         traffic) or a list of rules (which catch specific paths)"
+    )]
+    IngressEmpty,
+    #[error("rule {0} is invalid and should be in format host/path=svcname:svcport[,tls[=secret]]")]
+    IngressRule(String),
+    #[error("annotation {0} is invalid and should be in format key=[value]")]
+    IngressAnnotation(String),
+    #[error("default-backend should be in format servicename:serviceport")]
+    IngressDefaultBackend,
+    #[error("name must be specified")]
+    NoName,
     #[error("a selector must be specified")]
     NoSelector,
     #[error("one of min-available or max-unavailable must be specified")]
     NoBudget,
     #[error("min-available and max-unavailable cannot be both specified")]
     BothBudgets,
+    /// `--min-available` or `--max-unavailable` is neither a count nor a percentage.
     #[error("invalid format specified for {0}")]
     BudgetFormat(&'static str),
-    /// A selector apimachinery cannot read, in its words.
+    /// The selector of a budget cannot be a `LabelSelector` (`!=`), in kubectl's words.
     #[error("{0}")]
     Selector(String),
+    #[error("Invalid argument syntax {0}, expected <resource>=<value>")]
+    QuotaSyntax(String),
+    #[error(transparent)]
+    Quantity(#[from] crate::gocompat::quantity::QuantityError),
+    #[error("invalid resource quota scope \"\"")]
+    EmptyScope,
+    #[error("service account name is required")]
+    NoServiceAccount,
+    #[error("--duration must be greater than or equal to 0")]
+    NegativeDuration,
+    #[error("--duration cannot be expressed in units less than seconds")]
+    SubsecondDuration,
+    #[error("--audience must not be an empty string")]
+    EmptyAudience,
+    #[error("--bound-object-name can only be set if --bound-object-kind is provided")]
+    BoundNameWithoutKind,
+    #[error("--bound-object-uid can only be set if --bound-object-kind is provided")]
+    BoundUidWithoutKind,
+    /// The kinds a token can be bound to, listed.
+    #[error("supported --bound-object-kind values are {0}")]
+    BoundKind(String),
+    #[error("--bound-object-name is required if --bound-object-kind is provided")]
+    BoundKindWithoutName,
 }
 
 fn in_group(group: &str) -> String {
     if group.is_empty() { String::new() } else { format!(" in group {group:?}") }
 }
 
-/// kubectl's words before the server's reason when it refuses to create a generated `object`,
+/// kubectl's words before the server's reason when it refuses to create the generated `object`,
 /// e.g. `failed to create deployment: `; `None` where kubectl shows the server's error as it is
 /// (roles and cluster roles).
 pub fn creation_failure(object: &Value) -> Option<String> {
-    let kind = object["kind"].as_str().unwrap_or_default();
-    Some(match kind {
+    Some(match object["kind"].as_str().unwrap_or_default() {
         "ConfigMap" => "failed to create configmap: ".into(),
         "Secret" => "failed to create secret ".into(),
         "ServiceAccount" => "failed to create serviceaccount: ".into(),
@@ -91,11 +127,20 @@ pub fn creation_failure(object: &Value) -> Option<String> {
         "CronJob" => "failed to create cronjob: ".into(),
         "RoleBinding" => "failed to create rolebinding: ".into(),
         "ClusterRoleBinding" => "failed to create clusterrolebinding: ".into(),
+        // kubectl names the Service's type: `failed to create NodePort service: `.
+        "Service" => format!("failed to create {} service: ", object["spec"]["type"].as_str().unwrap_or_default()),
+        "Ingress" => "failed to create ingress: ".into(),
         "PodDisruptionBudget" => "failed to create poddisruptionbudgets: ".into(),
         "PriorityClass" => "failed to create priorityclass: ".into(),
-        "Service" => format!("failed to create {} service: ", object["spec"]["type"].as_str().unwrap_or_default()),
+        "ResourceQuota" => "failed to create quota: ".into(),
         _ => return None,
     })
+}
+
+/// Whether kubectl's generator of `kind` heeds `--save-config`: `create service` takes the flag
+/// but never reads it, so a Service is created without the last-applied annotation.
+pub fn saves_config(kind: &str) -> bool {
+    kind != "Service"
 }
 
 /// Whether objects of `kind`, among those the generators make, live outside namespaces (`-n`

@@ -1,46 +1,67 @@
-//! `create poddisruptionbudget` and `create priorityclass`, as kubectl's generators make them.
+//! `create poddisruptionbudget`, `create priorityclass` and `create quota`.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::Error;
-use crate::manifest::LabelSelector;
+use crate::gocompat::quantity;
 
-/// `create poddisruptionbudget NAME --selector=SELECTOR --min-available=N|N% | --max-unavailable=...`.
+/// `create poddisruptionbudget NAME --selector=SELECTOR (--min-available=N | --max-unavailable=N)`.
 #[derive(Debug, Clone, Default)]
-pub struct DisruptionBudgetOptions {
+pub struct PodDisruptionBudgetOptions {
     pub name: String,
+    /// The selector as given; see [`pod_disruption_budget`].
     pub selector: String,
     pub min_available: String,
     pub max_unavailable: String,
 }
 
-/// The PodDisruptionBudget, or kubectl's words for what is wrong, checked in its order.
-pub fn disruption_budget(options: &DisruptionBudgetOptions) -> Result<Value, Error> {
+/// kubectl's checks of `create poddisruptionbudget`'s options, in its order: a number or a
+/// percentage, for exactly one of the two.
+pub fn check_pod_disruption_budget(options: &PodDisruptionBudgetOptions) -> Result<(), Error> {
+    if options.name.is_empty() {
+        return Err(Error::NoName);
+    }
     if options.selector.is_empty() {
         return Err(Error::NoSelector);
     }
-    let (field, value) = match (options.min_available.as_str(), options.max_unavailable.as_str()) {
-        ("", "") => return Err(Error::NoBudget),
-        (_, "") => ("minAvailable", &options.min_available),
-        ("", _) => ("maxUnavailable", &options.max_unavailable),
-        _ => return Err(Error::BothBudgets),
-    };
-    let digits = value.strip_suffix('%').unwrap_or(value);
-    if digits.is_empty() || !digits.bytes().all(|byte| byte.is_ascii_digit()) {
-        return Err(Error::BudgetFormat(if field == "minAvailable" { "min-available" } else { "max-unavailable" }));
+    match (options.min_available.is_empty(), options.max_unavailable.is_empty()) {
+        (true, true) => return Err(Error::NoBudget),
+        (false, false) => return Err(Error::BothBudgets),
+        _ => {}
     }
-    let selector: LabelSelector =
-        options.selector.parse().map_err(|err: crate::manifest::BadSelector| Error::Selector(err.to_string()))?;
-    let selector = selector.to_label_selector().map_err(Error::Selector)?;
-    // intstr.Parse: a number as a number, anything else as text.
-    let value = value.parse::<i32>().map_or_else(|_| json!(value), |number| json!(number));
-    Ok(json!({
+    let count_or_percent = |text: &str| {
+        let digits = text.strip_suffix('%').unwrap_or(text);
+        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+    };
+    if !options.min_available.is_empty() && !count_or_percent(&options.min_available) {
+        return Err(Error::BudgetFormat("min-available"));
+    }
+    if !options.max_unavailable.is_empty() && !count_or_percent(&options.max_unavailable) {
+        return Err(Error::BudgetFormat("max-unavailable"));
+    }
+    Ok(())
+}
+
+/// The PodDisruptionBudget kubectl generates from checked options, with `selector` the label
+/// selector already read (`matchLabels`, `matchExpressions`) and the zero status Go writes.
+pub fn pod_disruption_budget(options: &PodDisruptionBudgetOptions, selector: Value) -> Value {
+    let mut spec = json!({"selector": selector});
+    match options.min_available.is_empty() {
+        false => spec["minAvailable"] = int_or_string(&options.min_available),
+        true => spec["maxUnavailable"] = int_or_string(&options.max_unavailable),
+    }
+    json!({
         "apiVersion": "policy/v1",
         "kind": "PodDisruptionBudget",
         "metadata": {"name": options.name},
-        "spec": {field: value, "selector": selector},
+        "spec": spec,
         "status": {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0},
-    }))
+    })
+}
+
+/// apimachinery's `intstr.Parse`: a number when it fits 32 bits, else the text.
+fn int_or_string(text: &str) -> Value {
+    text.parse::<i32>().map_or_else(|_| Value::from(text), Value::from)
 }
 
 /// `create priorityclass NAME [--value] [--global-default] [--description] [--preemption-policy]`.
@@ -53,8 +74,7 @@ pub struct PriorityClassOptions {
     pub preemption_policy: String,
 }
 
-/// The PriorityClass kubectl generates (cluster-scoped; Go leaves out a false default and an
-/// empty description).
+/// The PriorityClass kubectl generates; kubectl checks nothing, the server does.
 pub fn priority_class(options: &PriorityClassOptions) -> Value {
     let mut class = json!({
         "apiVersion": "scheduling.k8s.io/v1",
@@ -64,52 +84,92 @@ pub fn priority_class(options: &PriorityClassOptions) -> Value {
         "preemptionPolicy": options.preemption_policy,
     });
     if options.global_default {
-        class["globalDefault"] = json!(true);
+        class["globalDefault"] = true.into();
     }
     if !options.description.is_empty() {
-        class["description"] = json!(options.description);
+        class["description"] = options.description.clone().into();
     }
     class
+}
+
+/// `create quota NAME [--hard=RESOURCE=QUANTITY,...] [--scopes=SCOPE,...]`.
+#[derive(Debug, Clone, Default)]
+pub struct QuotaOptions {
+    pub name: String,
+    pub hard: String,
+    pub scopes: String,
+}
+
+/// The ResourceQuota kubectl generates: each quantity written as Go writes it, the last of a
+/// resource given twice kept, scopes as given (the server checks them).
+pub fn quota(options: &QuotaOptions) -> Result<Value, Error> {
+    if options.name.is_empty() {
+        return Err(Error::NoName);
+    }
+    let mut spec = json!({});
+    if !options.hard.is_empty() {
+        let mut hard = Map::new();
+        for statement in options.hard.split(',') {
+            let [resource, amount] = statement.split('=').collect::<Vec<_>>()[..] else {
+                return Err(Error::QuotaSyntax(statement.to_string()));
+            };
+            hard.insert(resource.to_string(), quantity::canonical(amount)?.into());
+        }
+        spec["hard"] = Value::Object(hard);
+    }
+    if !options.scopes.is_empty() {
+        let scopes: Vec<&str> = options.scopes.split(',').collect();
+        if scopes.contains(&"") {
+            return Err(Error::EmptyScope);
+        }
+        spec["scopes"] = scopes.into();
+    }
+    Ok(json!({
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": options.name},
+        "spec": spec,
+        "status": {},
+    }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn budget(selector: &str, min: &str, max: &str) -> Result<Value, Error> {
-        disruption_budget(&DisruptionBudgetOptions {
-            name: "p".into(),
+    fn budget(selector: &str, min: &str, max: &str) -> PodDisruptionBudgetOptions {
+        PodDisruptionBudgetOptions {
+            name: "pdb".into(),
             selector: selector.into(),
             min_available: min.into(),
             max_unavailable: max.into(),
-        })
+        }
     }
 
     #[test]
-    fn a_budget_takes_a_number_or_a_percentage_and_a_selector() {
-        let made = budget("app=x,tier in (b,a),!legacy", "50%", "").unwrap();
-        assert_eq!(made["spec"]["minAvailable"], "50%");
-        assert_eq!(
-            made["spec"]["selector"],
-            json!({"matchLabels": {"app": "x"}, "matchExpressions": [
-                {"key": "legacy", "operator": "DoesNotExist"},
-                {"key": "tier", "operator": "In", "values": ["a", "b"]},
-            ]})
-        );
-        assert_eq!(budget("app=x", "", "1").unwrap()["spec"]["maxUnavailable"], 1);
+    fn a_budget_is_one_count_or_percentage() {
+        assert_eq!(check_pod_disruption_budget(&budget("", "1", "")), Err(Error::NoSelector));
+        assert_eq!(check_pod_disruption_budget(&budget("a=b", "", "")), Err(Error::NoBudget));
+        assert_eq!(check_pod_disruption_budget(&budget("a=b", "1", "1")), Err(Error::BothBudgets));
+        assert_eq!(check_pod_disruption_budget(&budget("a=b", "1Gb", "")), Err(Error::BudgetFormat("min-available")));
+        assert_eq!(check_pod_disruption_budget(&budget("a=b", "", "%")), Err(Error::BudgetFormat("max-unavailable")));
+        assert_eq!(check_pod_disruption_budget(&budget("a=b", "", "50%")), Ok(()));
+        let made = pod_disruption_budget(&budget("a=b", "", "50%"), json!({"matchLabels": {"a": "b"}}));
+        assert_eq!(made["spec"]["maxUnavailable"], "50%");
+        let made = pod_disruption_budget(&budget("a=b", "01", ""), json!({}));
+        assert_eq!(made["spec"]["minAvailable"], 1);
     }
 
     #[test]
-    fn kubectls_checks_and_words() {
-        assert_eq!(budget("", "1", "").unwrap_err().to_string(), "a selector must be specified");
-        assert_eq!(
-            budget("a=b", "", "").unwrap_err().to_string(),
-            "one of min-available or max-unavailable must be specified"
-        );
-        assert_eq!(
-            budget("a=b", "1", "1").unwrap_err().to_string(),
-            "min-available and max-unavailable cannot be both specified"
-        );
-        assert_eq!(budget("a=b", "1Gb", "").unwrap_err().to_string(), "invalid format specified for min-available");
+    fn quotas_write_quantities_as_go_and_refuse_empty_scopes() {
+        let options =
+            QuotaOptions { name: "q".into(), hard: "cpu=1000m,memory=1.5Gi,cpu=2".into(), scopes: "BestEffort".into() };
+        let quota = quota(&options).unwrap();
+        assert_eq!(quota["spec"]["hard"], json!({"cpu": "2", "memory": "1536Mi"}));
+        assert_eq!(quota["spec"]["scopes"], json!(["BestEffort"]));
+        let syntax = QuotaOptions { hard: "cpu".into(), ..options.clone() };
+        assert_eq!(super::quota(&syntax), Err(Error::QuotaSyntax("cpu".into())));
+        let scopes = QuotaOptions { scopes: "a,".into(), ..options };
+        assert_eq!(super::quota(&scopes), Err(Error::EmptyScope));
     }
 }

@@ -11,6 +11,8 @@ pub mod fmt;
 pub mod json;
 pub mod klog;
 pub mod order;
+pub mod quantity;
+pub mod strconv;
 pub mod tabwriter;
 pub mod time;
 pub mod tls;

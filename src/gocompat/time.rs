@@ -122,6 +122,95 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// Go's `time.ParseDuration`, as pflag reads a duration flag: signed nanoseconds, or Go's error
+/// text (`time: invalid duration "x"`, `time: missing unit in duration "5"`, ...).
+pub fn parse_duration(text: &str) -> Result<i64, String> {
+    const UNITS: [(&str, u128); 8] = [
+        ("ns", 1),
+        ("us", 1_000),
+        ("\u{b5}s", 1_000),
+        ("\u{3bc}s", 1_000),
+        ("ms", 1_000_000),
+        ("s", 1_000_000_000),
+        ("m", 60_000_000_000),
+        ("h", 3_600_000_000_000),
+    ];
+    let invalid = || format!("time: invalid duration {}", super::fmt::quote(text));
+    let (negative, mut rest) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    if rest == "0" {
+        return Ok(0);
+    }
+    if rest.is_empty() {
+        return Err(invalid());
+    }
+    let limit: u128 = 1 << 63;
+    let mut total: u128 = 0;
+    while !rest.is_empty() {
+        if !(rest.starts_with('.') || rest.starts_with(|c: char| c.is_ascii_digit())) {
+            return Err(invalid());
+        }
+        let whole_len = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let whole: u128 = match whole_len {
+            0 => 0,
+            _ => rest[..whole_len].parse().ok().filter(|v| *v < limit).ok_or_else(invalid)?,
+        };
+        rest = &rest[whole_len..];
+        let (mut fraction, mut scale) = (0u128, 1f64);
+        if let Some(after) = rest.strip_prefix('.') {
+            let fraction_len = after.bytes().take_while(u8::is_ascii_digit).count();
+            for digit in after[..fraction_len].bytes() {
+                // Go stops taking digits once they no longer fit.
+                if fraction < limit / 10 {
+                    fraction = fraction * 10 + u128::from(digit - b'0');
+                    scale *= 10.0;
+                }
+            }
+            rest = &after[fraction_len..];
+            if whole_len == 0 && fraction_len == 0 {
+                return Err(invalid());
+            }
+        } else if whole_len == 0 {
+            return Err(invalid());
+        }
+        let unit_len = rest.find(|c: char| c == '.' || c.is_ascii_digit()).unwrap_or(rest.len());
+        if unit_len == 0 {
+            return Err(format!("time: missing unit in duration {}", super::fmt::quote(text)));
+        }
+        let unit_text = &rest[..unit_len];
+        rest = &rest[unit_len..];
+        let Some((_, unit)) = UNITS.iter().find(|(name, _)| *name == unit_text) else {
+            return Err(format!(
+                "time: unknown unit {} in duration {}",
+                super::fmt::quote(unit_text),
+                super::fmt::quote(text)
+            ));
+        };
+        if whole > limit / unit {
+            return Err(invalid());
+        }
+        let mut value = whole * unit;
+        if fraction > 0 {
+            value += (fraction as f64 * (*unit as f64 / scale)) as u128;
+            if value > limit {
+                return Err(invalid());
+            }
+        }
+        total += value;
+        if total > limit {
+            return Err(invalid());
+        }
+    }
+    match negative {
+        true => Ok((total as i128).wrapping_neg() as i64),
+        false if total > limit - 1 => Err(invalid()),
+        false => Ok(total as i64),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,5 +252,19 @@ mod tests {
         }
         assert_eq!(human_duration_since(now + Duration::from_millis(1500), now), "0s");
         assert_eq!(human_duration_since(now + Duration::from_secs(5), now), "<invalid>");
+    }
+
+    #[test]
+    fn durations_parse_as_go_parses_them() {
+        assert_eq!(parse_duration("1h30m"), Ok(5_400_000_000_000));
+        assert_eq!(parse_duration("-1.5s"), Ok(-1_500_000_000));
+        assert_eq!(parse_duration("0"), Ok(0));
+        assert_eq!(parse_duration(".5ms"), Ok(500_000));
+        assert_eq!(parse_duration("1\u{b5}s"), Ok(1_000));
+        assert_eq!(parse_duration("x"), Err("time: invalid duration \"x\"".into()));
+        assert_eq!(parse_duration("5"), Err("time: missing unit in duration \"5\"".into()));
+        assert_eq!(parse_duration("5q"), Err("time: unknown unit \"q\" in duration \"5q\"".into()));
+        assert_eq!(parse_duration("."), Err("time: invalid duration \".\"".into()));
+        assert!(parse_duration("9999999999h").is_err());
     }
 }

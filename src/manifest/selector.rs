@@ -20,19 +20,6 @@ enum Requirement {
     NotExists(String),
 }
 
-impl Requirement {
-    fn key(&self) -> &str {
-        match self {
-            Requirement::Equals(key, _)
-            | Requirement::NotEquals(key, _)
-            | Requirement::In(key, _)
-            | Requirement::NotIn(key, _)
-            | Requirement::Exists(key)
-            | Requirement::NotExists(key) => key,
-        }
-    }
-}
-
 /// A selector that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unable to parse requirement: {0:?}")]
@@ -86,16 +73,12 @@ impl LabelSelector {
         &self.text
     }
 
-    /// The selector as a `metav1.LabelSelector` object, as apimachinery's `ParseToLabelSelector`
-    /// makes it (`create poddisruptionbudget`): equalities as `matchLabels`, the rest as
-    /// `matchExpressions` by key with sorted values, each left out when empty; `!=` is refused in
-    /// its words.
-    pub fn to_label_selector(&self) -> Result<Value, String> {
+    /// The labels a Service's `spec.selector` takes from this selector, as `kubectl set selector`
+    /// reads it (`ParseToLabelSelector`): equalities only, kubectl's words for the rest.
+    pub fn service_selector(&self) -> Result<serde_json::Map<String, Value>, String> {
         let mut labels = serde_json::Map::new();
         let mut expressions = Vec::new();
-        let mut requirements: Vec<&Requirement> = self.requirements.iter().collect();
-        requirements.sort_by_key(|requirement| requirement.key());
-        for requirement in requirements {
+        for requirement in &self.requirements {
             let (key, operator, values) = match requirement {
                 Requirement::Equals(key, value) => {
                     labels.insert(key.clone(), Value::String(value.clone()));
@@ -109,44 +92,51 @@ impl LabelSelector {
             };
             let mut values = values;
             values.sort();
-            values.dedup();
+            expressions.push(format!("{{{key} {operator} [{}]}}", values.join(" ")));
+        }
+        if !expressions.is_empty() {
+            return Err(format!("match expression [{}] not supported on this object", expressions.join(" ")));
+        }
+        Ok(labels)
+    }
+
+    /// The selector as a `LabelSelector` object, as apimachinery's `ParseToLabelSelector` makes
+    /// it: equalities in `matchLabels` (the last of a key kept), the rest in `matchExpressions`
+    /// sorted by key, each with its values sorted once; `!=` refused in kubectl's words.
+    pub fn label_selector(&self) -> Result<Value, String> {
+        let mut requirements: Vec<&Requirement> = self.requirements.iter().collect();
+        requirements.sort_by_key(|requirement| requirement.key());
+        let mut labels = serde_json::Map::new();
+        let mut expressions = Vec::new();
+        for requirement in requirements {
+            let (key, operator, values) = match requirement {
+                Requirement::Equals(key, value) => {
+                    labels.insert(key.clone(), Value::String(value.clone()));
+                    continue;
+                }
+                Requirement::NotEquals(..) => return Err("\"!=\" is not a valid label selector operator".to_string()),
+                Requirement::In(key, values) => (key, "In", Some(values)),
+                Requirement::NotIn(key, values) => (key, "NotIn", Some(values)),
+                Requirement::Exists(key) => (key, "Exists", None),
+                Requirement::NotExists(key) => (key, "DoesNotExist", None),
+            };
             let mut expression = serde_json::json!({"key": key, "operator": operator});
-            if !values.is_empty() {
-                expression["values"] = Value::from(values);
+            if let Some(values) = values {
+                let mut values = values.clone();
+                values.sort();
+                values.dedup();
+                expression["values"] = values.into();
             }
             expressions.push(expression);
         }
-        let mut selector = serde_json::Map::new();
+        let mut selector = serde_json::json!({});
         if !labels.is_empty() {
-            selector.insert("matchLabels".into(), Value::Object(labels));
+            selector["matchLabels"] = Value::Object(labels);
         }
         if !expressions.is_empty() {
-            selector.insert("matchExpressions".into(), Value::Array(expressions));
+            selector["matchExpressions"] = Value::Array(expressions);
         }
-        Ok(Value::Object(selector))
-    }
-
-    /// The labels a Service's `spec.selector` takes from this selector, as `kubectl set selector`
-    /// reads it (`ParseToLabelSelector`): equalities only, kubectl's words for the rest.
-    pub fn service_selector(&self) -> Result<serde_json::Map<String, Value>, String> {
-        let selector = self.to_label_selector()?;
-        if let Some(expressions) = selector.get("matchExpressions").and_then(Value::as_array) {
-            let shown: Vec<String> = expressions
-                .iter()
-                .map(|expression| {
-                    let values: Vec<&str> =
-                        expression["values"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-                    format!(
-                        "{{{} {} [{}]}}",
-                        expression["key"].as_str().unwrap_or_default(),
-                        expression["operator"].as_str().unwrap_or_default(),
-                        values.join(" ")
-                    )
-                })
-                .collect();
-            return Err(format!("match expression [{}] not supported on this object", shown.join(" ")));
-        }
-        Ok(selector.get("matchLabels").and_then(Value::as_object).cloned().unwrap_or_default())
+        Ok(selector)
     }
 
     /// Whether `object`'s labels satisfy every requirement.
@@ -161,6 +151,19 @@ impl LabelSelector {
             Requirement::Exists(key) => value(key).is_some(),
             Requirement::NotExists(key) => value(key).is_none(),
         })
+    }
+}
+
+impl Requirement {
+    fn key(&self) -> &str {
+        match self {
+            Requirement::Equals(key, _)
+            | Requirement::NotEquals(key, _)
+            | Requirement::In(key, _)
+            | Requirement::NotIn(key, _)
+            | Requirement::Exists(key)
+            | Requirement::NotExists(key) => key,
+        }
     }
 }
 
@@ -237,5 +240,23 @@ mod tests {
         }
         assert!("env in prod".parse::<LabelSelector>().is_err());
         assert!("a b=c".parse::<LabelSelector>().is_err());
+    }
+
+    #[test]
+    fn a_selector_becomes_a_label_selector_as_apimachinery_makes_it() {
+        let selector: LabelSelector = "tier in (b,a,b),app=web,!old,app=api,env".parse().unwrap();
+        assert_eq!(
+            selector.label_selector(),
+            Ok(json!({
+                "matchLabels": {"app": "api"},
+                "matchExpressions": [
+                    {"key": "env", "operator": "Exists"},
+                    {"key": "old", "operator": "DoesNotExist"},
+                    {"key": "tier", "operator": "In", "values": ["a", "b"]},
+                ],
+            }))
+        );
+        let unequal: LabelSelector = "a!=b".parse().unwrap();
+        assert_eq!(unequal.label_selector(), Err("\"!=\" is not a valid label selector operator".to_string()));
     }
 }
