@@ -117,6 +117,9 @@ pub struct ApplyOptions {
     pub ignore: std::sync::Arc<ignore::IgnoreRules>,
     /// Keep the live replicas of objects an autoscaler scales (`--ignore-hpa`); `None`: apply them.
     pub autoscalers: Option<std::sync::Arc<autoscale::Autoscalers>>,
+    /// The command line `--record` writes into each object's change-cause annotation, which then
+    /// is part of the configuration applied (and of the last-applied one), as kubectl writes it.
+    pub change_cause: Option<String>,
 }
 
 impl ApplyOptions {
@@ -136,6 +139,7 @@ impl ApplyOptions {
             openapi_patch: true,
             ignore: Default::default(),
             autoscalers: None,
+            change_cause: None,
         }
     }
 

@@ -62,8 +62,17 @@ pub struct Changes {
     pub remove: Vec<String>,
 }
 
-/// The annotation `kubectl annotate` lets change without `--overwrite`.
-const CHANGE_CAUSE: &str = "kubernetes.io/change-cause";
+/// The annotation `kubectl annotate` lets change without `--overwrite`, and `--record` writes.
+pub const CHANGE_CAUSE: &str = "kubernetes.io/change-cause";
+
+/// `object` with `cause` as its change cause, over any there, as kubectl's deprecated `--record`
+/// writes the command line into the object it changes.
+pub fn record_change_cause(object: &mut Value, cause: &str) {
+    if !object["metadata"]["annotations"].is_object() {
+        object["metadata"]["annotations"] = Value::Object(Map::new());
+    }
+    object["metadata"]["annotations"][CHANGE_CAUSE] = Value::String(cause.to_string());
+}
 
 impl Changes {
     /// Reads `KEY=VALUE` and `KEY-` pairs (as [`super::split_pairs`] found them) for `map`.

@@ -10,7 +10,7 @@ use clap::Args;
 use super::apply_input::{self, Input, InputArgs, Preview};
 use super::apply_last_applied::LastAppliedCommand;
 use super::apply_report::{Report, ReportSettings};
-use super::flags::{DeletionArgs, DryRunArg, OutputArgs, SubresourceArg};
+use super::flags::{DeletionArgs, DryRunArg, OutputArgs, RecordArg, SubresourceArg};
 use super::wait::parse_timeout;
 use super::{Error, GlobalArgs, Result};
 use crate::output::Verb;
@@ -88,6 +88,8 @@ pub struct ApplyFlags {
     /// fails or is not ready in time stops the run.
     #[arg(long, value_name = "N")]
     pub canary: Option<usize>,
+    #[command(flatten)]
+    pub record: RecordArg,
 }
 
 /// How long `apply --wait-ready` waits unless `--timeout` says.
@@ -105,6 +107,7 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
         ));
     }
     let mut options = options(&flags)?;
+    options.change_cause = flags.record.cause(global).map(String::from);
     flags.input.ignore.apply_to(&mut options)?;
     if let Some(path) = &flags.plan {
         check_plan(path, &flags, global).await?;

@@ -13,9 +13,12 @@ use serde_json::{Map, Value, json};
 use futures::future::join_all;
 
 use super::edit::before_create::{self, EditFormat, ToEdit};
-use super::flags::{DryRunArg, FieldManagerArg, FileArgs, LabelSelectorArg, OutputArgs, RawArg, ValidateArg};
+use super::flags::{
+    DryRunArg, FieldManagerArg, FileArgs, LabelSelectorArg, OutputArgs, RawArg, RecordArg, ValidateArg,
+};
 use super::{Error, GlobalArgs, Result, validation, visit, write_stdout};
 use crate::apply::{DryRun, last_applied};
+use crate::change::metadata;
 use crate::client::WriteOptions;
 use crate::output::{self, Verb};
 use crate::resource::{self, Resolved, Resolver, Rules};
@@ -40,6 +43,8 @@ pub struct CreateArgs {
     /// With --edit: give the editor CRLF line endings.
     #[arg(long)]
     windows_line_endings: bool,
+    #[command(flatten)]
+    record: RecordArg,
 }
 
 /// The objects `create` makes.
@@ -235,10 +240,14 @@ async fn create_files(args: &CreateArgs, global: &GlobalArgs) -> Result {
     };
     let results = join_all(resolved.iter().map(|item| async {
         let Resolved::Manifest(manifest) = item else { unreachable!("create reads its objects from files") };
-        let document = match common.save_config {
+        let mut document = match common.save_config {
             true => last_applied::with_annotation(&manifest.document),
             false => manifest.document.clone(),
         };
+        // As kubectl: recorded after the last-applied annotation, which leaves the cause out.
+        if let Some(cause) = args.record.cause(global) {
+            metadata::record_change_cause(&mut document, cause);
+        }
         let target = &manifest.object;
         let created = match dry_run {
             DryRun::Client => document,
@@ -322,7 +331,10 @@ async fn edit_then_create(args: &CreateArgs, named: Vec<resource::Named>, global
     };
     let create = async |edited: Vec<Value>| {
         for object in edited {
-            let object = if common.save_config { last_applied::with_annotation(&object) } else { object };
+            let mut object = if common.save_config { last_applied::with_annotation(&object) } else { object };
+            if let Some(cause) = args.record.cause(global) {
+                metadata::record_change_cause(&mut object, cause);
+            }
             let api_version = object["apiVersion"].as_str().unwrap_or_default();
             let rt = cluster.resolve_kind(api_version, object["kind"].as_str().unwrap_or_default()).await?;
             let namespace = rt.namespaced.then(|| {

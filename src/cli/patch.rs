@@ -8,10 +8,13 @@ use clap::{Args, ValueEnum};
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::flags::{DryRunArg, FieldManagerArg, LocalArg, OutputArgs, SubresourceArg, TargetArgs, ValidateArg};
+use super::flags::{
+    DryRunArg, FieldManagerArg, LocalArg, OutputArgs, RecordArg, SubresourceArg, TargetArgs, ValidateArg,
+};
 use super::validation;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::DryRun;
+use crate::change::metadata::CHANGE_CAUSE;
 use crate::client::{self, Cluster, WriteOptions};
 use crate::merge::{Patch, PatchError, PatchType};
 use crate::output::{Printer, Verb};
@@ -46,9 +49,8 @@ pub struct PatchArgs {
     pub field_manager: FieldManagerArg,
     #[command(flatten)]
     pub output: OutputArgs,
-    /// Deprecated: record the command line in the `kubernetes.io/change-cause` annotation.
-    #[arg(long)]
-    pub record: bool,
+    #[command(flatten)]
+    pub record: RecordArg,
 }
 
 /// `--type`: the patch types a user writes.
@@ -122,9 +124,6 @@ fn plan(args: &PatchArgs) -> Result<Plan> {
 /// Runs `kubeupd patch`.
 pub async fn run(args: PatchArgs, global: &GlobalArgs) -> Result {
     let plan = plan(&args)?;
-    if global.change_cause.split(' ').any(|word| word.starts_with("--record=")) {
-        eprintln!("Flag --record has been deprecated, --record will be removed in the future");
-    }
     if args.local.local {
         return run_local(plan, &args);
     }
@@ -186,8 +185,10 @@ async fn patch_one(
             .map_err(|err| server_failure(err, patch, &before, &object))?
     };
     let changed = after != before;
-    let after = if args.record && args.dry_run.mode() == DryRun::None {
-        record_change_cause(cluster, target, &global.change_cause, args).await?
+    let after = if let Some(cause) = args.record.cause(global)
+        && args.dry_run.mode() == DryRun::None
+    {
+        record_change_cause(cluster, target, cause, args).await?
     } else {
         after
     };
@@ -197,7 +198,7 @@ async fn patch_one(
 /// `--record`: the command line in the `kubernetes.io/change-cause` annotation, sent as a patch of
 /// its own after the user's, as kubectl sends it.
 async fn record_change_cause(cluster: &Cluster, target: &ObjectRef, cause: &str, args: &PatchArgs) -> Result<Value> {
-    let record = serde_json::json!({"metadata": {"annotations": {"kubernetes.io/change-cause": cause}}});
+    let record = serde_json::json!({"metadata": {"annotations": {CHANGE_CAUSE: cause}}});
     let write = WriteOptions { field_manager: Some(args.field_manager.or("kubectl-patch")), ..WriteOptions::default() };
     let patch = Patch::Merge(record);
     Ok(cluster.patch(&target.rt, target.namespace.as_deref(), &target.name, &patch, &write).await?)

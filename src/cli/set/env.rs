@@ -149,7 +149,7 @@ pub async fn run(args: EnvArgs, global: &GlobalArgs) -> Result {
     if args.list {
         return list(&setter, cluster.as_ref(), objects, args.resolve).await;
     }
-    super::run_setter(&setter, cluster, objects, &args.common).await
+    super::run_setter(&setter, cluster, objects, &args.common, None).await
 }
 
 /// The objects `--from` names (with `-l`/`--all`, every one of the type), read from the server.

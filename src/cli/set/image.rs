@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::{CommonArgs, Findings, ObjectError, Setter};
 use crate::change::image::{self, ImageUpdates};
 use crate::change::split_pairs;
-use crate::cli::flags::TargetArgs;
+use crate::cli::flags::{RecordArg, TargetArgs};
 use crate::cli::{Error, GlobalArgs, Result};
 
 pub const EXAMPLES: &str = "Examples:
@@ -28,6 +28,8 @@ pub struct ImageArgs {
     pub targets: TargetArgs,
     #[command(flatten)]
     pub common: CommonArgs,
+    #[command(flatten)]
+    pub record: RecordArg,
 }
 
 impl Setter for ImageUpdates {
@@ -57,5 +59,5 @@ pub async fn run(args: ImageArgs, global: &GlobalArgs) -> Result {
     args.common.validate()?;
     args.common.output.printer(crate::output::Verb::Write)?;
     let (cluster, objects) = super::objects(&targets, &args.common, global, "set image").await?;
-    super::run_setter(&updates, cluster, objects, &args.common).await
+    super::run_setter(&updates, cluster, objects, &args.common, args.record.cause(global)).await
 }

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::{CommonArgs, Findings, ObjectError, Setter};
 use crate::change::pod_template::{self, pod_spec_mut};
-use crate::cli::flags::TargetArgs;
+use crate::cli::flags::{RecordArg, TargetArgs};
 use crate::cli::{Error, GlobalArgs, Result};
 
 pub const EXAMPLES: &str = "Examples:
@@ -37,6 +37,8 @@ pub struct ResourcesArgs {
     pub requests: String,
     #[command(flatten)]
     pub common: CommonArgs,
+    #[command(flatten)]
+    pub record: RecordArg,
 }
 
 struct ResourcesSetter {
@@ -76,7 +78,7 @@ pub async fn run(args: ResourcesArgs, global: &GlobalArgs) -> Result {
     };
     args.common.output.printer(crate::output::Verb::Write)?;
     let (cluster, objects) = super::objects(&args.targets, &args.common, global, "set resources").await?;
-    super::run_setter(&setter, cluster, objects, &args.common).await
+    super::run_setter(&setter, cluster, objects, &args.common, args.record.cause(global)).await
 }
 
 /// Options of `kubeupd set serviceaccount`.
@@ -87,6 +89,8 @@ pub struct ServiceAccountArgs {
     pub targets: TargetArgs,
     #[command(flatten)]
     pub common: CommonArgs,
+    #[command(flatten)]
+    pub record: RecordArg,
 }
 
 struct ServiceAccountSetter(String);
@@ -112,5 +116,5 @@ pub async fn run_service_account(args: ServiceAccountArgs, global: &GlobalArgs) 
     args.common.validate()?;
     args.common.output.printer(crate::output::Verb::Write)?;
     let (cluster, objects) = super::objects(&targets, &args.common, global, "set serviceaccount").await?;
-    super::run_setter(&ServiceAccountSetter(account), cluster, objects, &args.common).await
+    super::run_setter(&ServiceAccountSetter(account), cluster, objects, &args.common, args.record.cause(global)).await
 }

@@ -5,7 +5,7 @@ use clap::{ArgAction, Args};
 use serde_json::{Value, json};
 
 use super::{CommonArgs, Findings, ObjectError, Setter};
-use crate::cli::flags::TargetArgs;
+use crate::cli::flags::{RecordArg, TargetArgs};
 use crate::cli::{Error, GlobalArgs, Result};
 use crate::resource::LabelSelector;
 
@@ -28,6 +28,8 @@ pub struct SelectorArgs {
     pub resource_version: String,
     #[command(flatten)]
     pub common: CommonArgs,
+    #[command(flatten)]
+    pub record: RecordArg,
 }
 
 struct SelectorSetter {
@@ -76,6 +78,9 @@ pub async fn run_selector(args: SelectorArgs, global: &GlobalArgs) -> Result {
             Err(ObjectError::Other(reason)) => Err(Error::msg(reason)),
             Err(ObjectError::NoPodTemplate) => unreachable!("a selector needs no pod template"),
             Ok(()) => {
+                if let Some(cause) = args.record.cause(global) {
+                    crate::change::metadata::record_change_cause(&mut after, cause);
+                }
                 let changed = super::Changed { target, before, after };
                 super::send::<SelectorSetter>(cluster.as_ref(), printer, &args.common, changed).await
             }
@@ -190,5 +195,5 @@ pub async fn run_subject(args: SubjectArgs, global: &GlobalArgs) -> Result {
         let account_namespace = if account_namespace.is_empty() { namespace.as_str() } else { account_namespace };
         subjects.push(json!({"kind": "ServiceAccount", "namespace": account_namespace, "name": name}));
     }
-    super::run_setter(&SubjectSetter(subjects), cluster, objects, &args.common).await
+    super::run_setter(&SubjectSetter(subjects), cluster, objects, &args.common, None).await
 }
