@@ -49,6 +49,11 @@ pub async fn read<'c>(
     membership: &Membership<'_>,
 ) -> Result<Batch<'c>, InputError> {
     let mut objects = files.read().map_err(InputError::Read)?;
+    if let Some(cause) = &options.change_cause {
+        for object in &mut objects {
+            crate::change::metadata::record_change_cause(&mut object.object, cause);
+        }
+    }
     if let Some(selector) = membership.selector {
         objects.retain(|object| selector.matches(&object.object));
     }

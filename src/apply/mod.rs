@@ -117,8 +117,8 @@ pub struct ApplyOptions {
     pub ignore: std::sync::Arc<ignore::IgnoreRules>,
     /// Keep the live replicas of objects an autoscaler scales (`--ignore-hpa`); `None`: apply them.
     pub autoscalers: Option<std::sync::Arc<autoscale::Autoscalers>>,
-    /// `--record`: the command line, written into every object's change-cause annotation before
-    /// anything is checked or recorded, as kubectl writes it into what it applies.
+    /// The command line `--record` writes into each object's change-cause annotation, which then
+    /// is part of the configuration applied (and of the last-applied one), as kubectl writes it.
     pub change_cause: Option<String>,
 }
 

@@ -62,17 +62,14 @@ pub struct Changes {
     pub remove: Vec<String>,
 }
 
-/// The annotation `kubectl annotate` lets change without `--overwrite`.
-/// Where `--record` keeps the command line that changed an object.
+/// The annotation `kubectl annotate` lets change without `--overwrite`, and `--record` writes.
 pub const CHANGE_CAUSE: &str = "kubernetes.io/change-cause";
 
-/// `--record`: `cause` (the command line) in the object's change-cause annotation.
+/// `object` with `cause` as its change cause, over any there, as kubectl's deprecated `--record`
+/// writes the command line into the object it changes.
 pub fn record_change_cause(object: &mut Value, cause: &str) {
-    if !object["metadata"].is_object() {
-        object["metadata"] = Value::Object(serde_json::Map::new());
-    }
     if !object["metadata"]["annotations"].is_object() {
-        object["metadata"]["annotations"] = Value::Object(serde_json::Map::new());
+        object["metadata"]["annotations"] = Value::Object(Map::new());
     }
     object["metadata"]["annotations"][CHANGE_CAUSE] = Value::String(cause.to_string());
 }

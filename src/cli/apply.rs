@@ -10,7 +10,7 @@ use clap::Args;
 use super::apply_input::{self, Input, InputArgs, Preview};
 use super::apply_last_applied::LastAppliedCommand;
 use super::apply_report::{Report, ReportSettings};
-use super::flags::{DeletionArgs, DryRunArg, OutputArgs, RecordArg, SubresourceArg};
+use super::flags::{DeletionArgs, DryRunArg, ExtraArgs, OutputArgs, RecordArg, SubresourceArg};
 use super::wait::parse_timeout;
 use super::{Error, GlobalArgs, Result};
 use crate::output::Verb;
@@ -90,6 +90,10 @@ pub struct ApplyFlags {
     /// fails or is not ready in time stops the run.
     #[arg(long, value_name = "N")]
     pub canary: Option<usize>,
+    #[command(flatten)]
+    pub record: RecordArg,
+    #[command(flatten)]
+    pub extra: ExtraArgs,
 }
 
 /// How long `apply --wait-ready` waits unless `--timeout` says.
@@ -107,7 +111,7 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
         ));
     }
     let mut options = options(&flags)?;
-    options.change_cause = flags.record.change_cause(global);
+    options.change_cause = flags.record.cause(global).map(String::from);
     flags.input.ignore.apply_to(&mut options)?;
     if let Some(path) = &flags.plan {
         check_plan(path, &flags, global).await?;
@@ -300,6 +304,7 @@ async fn interrupted() {
 
 /// Checks the flags and turns them into the engine's options.
 fn options(flags: &ApplyFlags) -> Result<ApplyOptions> {
+    flags.extra.refuse("apply")?;
     flags.output.printer(Verb::Write)?;
     let input = &flags.input;
     if input.force_conflicts && !input.server_side {

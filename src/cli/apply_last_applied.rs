@@ -4,7 +4,7 @@
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
 
-use super::flags::{AllArg, DryRunArg, FileArgs, LabelSelectorArg, OutputArgs, TargetArgs};
+use super::flags::{AllArg, DryRunArg, ExtraArgs, FileArgs, LabelSelectorArg, OutputArgs, TargetArgs};
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{DryRun, last_applied};
 use crate::client::{Cluster, Selectors, WriteOptions};
@@ -51,6 +51,9 @@ pub struct SetArgs {
     /// Files holding the configurations to record.
     #[command(flatten)]
     files: FileArgs,
+    /// Words kubectl leaves unread here.
+    #[command(flatten)]
+    _ignored: ExtraArgs,
     /// Add the annotation to objects that have none.
     #[arg(long)]
     create_annotation: bool,

@@ -12,10 +12,14 @@ use serde_json::{Map, Value, json};
 
 use futures::future::join_all;
 
+use super::create_generators::one_name;
 use super::edit::before_create::{self, EditFormat, ToEdit};
-use super::flags::{DryRunArg, FieldManagerArg, FileArgs, LabelSelectorArg, OutputArgs, RawArg, ValidateArg};
+use super::flags::{
+    DryRunArg, ExtraArgs, FieldManagerArg, FileArgs, LabelSelectorArg, OutputArgs, RawArg, RecordArg, ValidateArg,
+};
 use super::{Error, GlobalArgs, Result, validation, visit, write_stdout};
 use crate::apply::{DryRun, last_applied};
+use crate::change::metadata;
 use crate::client::WriteOptions;
 use crate::output::{self, Verb};
 use crate::resource::{self, Resolved, Resolver, Rules};
@@ -40,6 +44,10 @@ pub struct CreateArgs {
     /// With --edit: give the editor CRLF line endings.
     #[arg(long)]
     windows_line_endings: bool,
+    #[command(flatten)]
+    record: RecordArg,
+    #[command(flatten)]
+    extra: ExtraArgs,
 }
 
 /// The objects `create` makes.
@@ -81,8 +89,9 @@ pub enum SecretCommand {
 /// `create secret docker-registry`.
 #[derive(Debug, Args)]
 pub struct DockerArgs {
+    /// The object's name (one; kubectl counts the words given).
     #[arg(value_name = "NAME")]
-    object: String,
+    names: Vec<String>,
     /// Username for the registry.
     #[arg(long, value_name = "USER", default_value = "")]
     docker_username: String,
@@ -108,8 +117,9 @@ pub struct DockerArgs {
 /// `create secret tls`.
 #[derive(Debug, Args)]
 pub struct TlsArgs {
+    /// The object's name (one; kubectl counts the words given).
     #[arg(value_name = "NAME")]
-    object: String,
+    names: Vec<String>,
     /// The PEM certificate (chain) file.
     #[arg(long, value_name = "PATH", default_value = "")]
     cert: String,
@@ -142,8 +152,9 @@ pub struct CommonArgs {
 /// `create namespace` and `create serviceaccount`.
 #[derive(Debug, Args)]
 pub struct NameArgs {
+    /// The object's name (one; kubectl counts the words given).
     #[arg(value_name = "NAME")]
-    object: String,
+    names: Vec<String>,
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -151,8 +162,9 @@ pub struct NameArgs {
 /// `create configmap` and the data of `create secret generic`.
 #[derive(Debug, Args)]
 pub struct DataArgs {
+    /// The object's name (one; kubectl counts the words given).
     #[arg(value_name = "NAME")]
-    object: String,
+    names: Vec<String>,
     /// A key and a literal value: KEY=VALUE (repeatable).
     #[arg(long, value_name = "KEY=VALUE")]
     from_literal: Vec<String>,
@@ -181,7 +193,10 @@ pub struct SecretArgs {
 
 /// Runs `kubeupd create`.
 pub async fn run(args: CreateArgs, global: &GlobalArgs) -> Result {
-    let Some(command) = &args.command else { return create_files(&args, global).await };
+    let Some(command) = &args.command else {
+        args.extra.refuse("create")?;
+        return create_files(&args, global).await;
+    };
     let (object, common) = match command {
         CreateCommand::Configmap(data) => (data_object("ConfigMap", data, None)?, &data.common),
         CreateCommand::Secret(SecretCommand::Generic(secret)) => {
@@ -190,11 +205,12 @@ pub async fn run(args: CreateArgs, global: &GlobalArgs) -> Result {
         CreateCommand::Secret(SecretCommand::DockerRegistry(docker)) => (docker_secret(docker)?, &docker.common),
         CreateCommand::Secret(SecretCommand::Tls(tls)) => (tls_secret(tls)?, &tls.common),
         CreateCommand::Namespace(named) => (
-            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": named.object}, "spec": {}, "status": {}}),
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": one_name(&named.names, "namespace")?}, "spec": {}, "status": {}}),
             &named.common,
         ),
         CreateCommand::Serviceaccount(named) => {
-            (json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": named.object}}), &named.common)
+            let name = one_name(&named.names, "serviceaccount")?;
+            (json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name}}), &named.common)
         }
         CreateCommand::Generator(generator) => (generator.object(global).await?, generator.common()),
         CreateCommand::Token(token) => return super::create_generators::request_token(token, global).await,
@@ -239,10 +255,14 @@ async fn create_files(args: &CreateArgs, global: &GlobalArgs) -> Result {
     };
     let results = join_all(resolved.iter().map(|item| async {
         let Resolved::Manifest(manifest) = item else { unreachable!("create reads its objects from files") };
-        let document = match common.save_config {
+        let mut document = match common.save_config {
             true => last_applied::with_annotation(&manifest.document),
             false => manifest.document.clone(),
         };
+        // As kubectl: recorded after the last-applied annotation, which leaves the cause out.
+        if let Some(cause) = args.record.cause(global) {
+            metadata::record_change_cause(&mut document, cause);
+        }
         let target = &manifest.object;
         let created = match dry_run {
             DryRun::Client => document,
@@ -326,7 +346,10 @@ async fn edit_then_create(args: &CreateArgs, named: Vec<resource::Named>, global
     };
     let create = async |edited: Vec<Value>| {
         for object in edited {
-            let object = if common.save_config { last_applied::with_annotation(&object) } else { object };
+            let mut object = if common.save_config { last_applied::with_annotation(&object) } else { object };
+            if let Some(cause) = args.record.cause(global) {
+                metadata::record_change_cause(&mut object, cause);
+            }
             let api_version = object["apiVersion"].as_str().unwrap_or_default();
             let rt = cluster.resolve_kind(api_version, object["kind"].as_str().unwrap_or_default()).await?;
             let namespace = rt.namespaced.then(|| {
@@ -393,6 +416,7 @@ async fn create(mut object: Value, common: &CommonArgs, global: &GlobalArgs) -> 
 
 /// A ConfigMap or Secret of `kind` from the sources of `args`, as kubectl's generators make it.
 fn data_object(kind: &str, args: &DataArgs, secret_type: Option<&str>) -> Result<Value> {
+    let name = one_name(&args.names, if kind == "ConfigMap" { "configmap" } else { "secret generic" })?;
     if !args.from_env_file.is_empty() && (!args.from_file.is_empty() || !args.from_literal.is_empty()) {
         return Err(Error::msg("from-env-file cannot be combined with from-file or from-literal"));
     }
@@ -416,7 +440,7 @@ fn data_object(kind: &str, args: &DataArgs, secret_type: Option<&str>) -> Result
         if data.contains_key(&key) || binary.contains_key(&key) {
             return Err(Error::msg(format!(
                 "cannot add key {key:?}, another key by that name already exists in Data for {kind} {:?}",
-                args.object
+                name
             )));
         }
         match (kind, String::from_utf8(value)) {
@@ -426,7 +450,7 @@ fn data_object(kind: &str, args: &DataArgs, secret_type: Option<&str>) -> Result
             (_, Err(bytes)) => data.insert(key, encode(bytes.as_bytes()).into()),
         };
     }
-    let mut object = json!({"apiVersion": "v1", "kind": kind, "metadata": {"name": args.object}});
+    let mut object = json!({"apiVersion": "v1", "kind": kind, "metadata": {"name": name}});
     if !data.is_empty() {
         object["data"] = Value::Object(data);
     }
@@ -437,7 +461,7 @@ fn data_object(kind: &str, args: &DataArgs, secret_type: Option<&str>) -> Result
         object["type"] = secret_type.into();
     }
     if args.append_hash {
-        let hashed = format!("{}-{}", args.object, crate::kustomize::content_hash(&object, &args.object));
+        let hashed = format!("{}-{}", name, crate::kustomize::content_hash(&object, &name));
         object["metadata"]["name"] = hashed.into();
     }
     Ok(object)
@@ -446,6 +470,7 @@ fn data_object(kind: &str, args: &DataArgs, secret_type: Option<&str>) -> Result
 /// `create secret docker-registry`: a `.dockerconfigjson` made of the flags (Go's JSON of
 /// kubectl's config types, fields in their order, empty ones left out), or the files given.
 fn docker_secret(args: &DockerArgs) -> Result<Value> {
+    let name = one_name(&args.names, "secret docker-registry")?;
     let sources: Vec<String> = args
         .from_file
         .iter()
@@ -488,18 +513,19 @@ fn docker_secret(args: &DockerArgs) -> Result<Value> {
                 if data.contains_key(&key) {
                     return Err(Error::msg(format!(
                         "cannot add key {key:?}, another key by that name already exists in Data for Secret {:?}",
-                        args.object
+                        name
                     )));
                 }
                 data.insert(key, encode(&value).into());
             }
         }
     }
-    secret(&args.object, "kubernetes.io/dockerconfigjson", data, args.append_hash)
+    secret(&name, "kubernetes.io/dockerconfigjson", data, args.append_hash)
 }
 
 /// `create secret tls`: the certificate and key, checked as Go's `tls.X509KeyPair` checks them.
 fn tls_secret(args: &TlsArgs) -> Result<Value> {
+    let name = one_name(&args.names, "secret tls")?;
     if args.key.is_empty() || args.cert.is_empty() {
         return Err(Error::msg("key and cert must be specified"));
     }
@@ -512,7 +538,7 @@ fn tls_secret(args: &TlsArgs) -> Result<Value> {
     let mut data = Map::new();
     data.insert("tls.crt".into(), encode(&cert).into());
     data.insert("tls.key".into(), encode(&key).into());
-    secret(&args.object, "kubernetes.io/tls", data, args.append_hash)
+    secret(&name, "kubernetes.io/tls", data, args.append_hash)
 }
 
 /// A Secret of `secret_type` holding `data`, its name hashed when asked.

@@ -582,7 +582,7 @@ fn required<'a, T>(flags: &[(&str, Option<&'a T>)]) -> Result<Vec<&'a T>> {
 }
 
 /// The one NAME a generator takes (the words after `--` not counted), or kubectl's usage error.
-fn one_name(names: &[String], generator: &str) -> Result<String> {
+pub(super) fn one_name(names: &[String], generator: &str) -> Result<String> {
     match names {
         [name] => Ok(name.clone()),
         _ => Err(Error::msg(format!(

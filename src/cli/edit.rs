@@ -20,10 +20,11 @@ use serde_json::Value;
 use self::edit_file::EditFile;
 use self::editor::Editor;
 use self::text::Reason;
-use super::flags::{FieldManagerArg, OutputArgs, SubresourceArg, TargetArgs, ValidateArg};
+use super::flags::{FieldManagerArg, OutputArgs, RecordArg, SubresourceArg, TargetArgs, ValidateArg};
 use super::validation;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, Verdict, last_applied};
+use crate::change::metadata;
 use crate::client::{self, Cluster, ResourceType, Selectors, Status, WriteOptions};
 use crate::gocompat;
 use crate::merge::{KindPatcher, MergeError};
@@ -62,6 +63,8 @@ pub struct EditArgs {
     pub field_manager: FieldManagerArg,
     #[command(flatten)]
     pub validate: ValidateArg,
+    #[command(flatten)]
+    pub record: RecordArg,
 }
 
 /// What `edit` is asked, checked before any request.
@@ -98,7 +101,8 @@ pub async fn run(args: EditArgs, global: &GlobalArgs) -> Result {
     let Options { printer, objects, editor } = args.options()?;
     let cluster = global.connect().await?;
     let targets = fetch(&cluster, objects, global.namespace.as_deref(), &args).await?;
-    let session = Session { cluster: &cluster, args: &args, targets, schemas: HashMap::new(), printer };
+    let change_cause = args.record.cause(global);
+    let session = Session { cluster: &cluster, args: &args, change_cause, targets, schemas: HashMap::new(), printer };
     session.run(&editor).await
 }
 
@@ -273,6 +277,8 @@ impl Printer {
 struct Session<'a> {
     cluster: &'a Cluster,
     args: &'a EditArgs,
+    /// `--record`'s command line, written into each edited object.
+    change_cause: Option<&'a str>,
     targets: Vec<Target>,
     /// The patch metadata of each `(apiVersion, kind)`, read when first needed.
     schemas: HashMap<(String, String), Option<KindSchema>>,
@@ -369,7 +375,11 @@ impl Session<'_> {
             }
             let schema = self.schema(index).await;
             let target = &mut self.targets[index];
-            let desired = if self.args.save_config { last_applied::with_annotation(&object) } else { object.clone() };
+            let mut desired =
+                if self.args.save_config { last_applied::with_annotation(&object) } else { object.clone() };
+            if let Some(cause) = self.change_cause {
+                metadata::record_change_cause(&mut desired, cause);
+            }
             let patch = match KindPatcher::for_kind(schema.as_ref()).two_way(&target.base, &desired) {
                 Ok(patch) => patch,
                 Err(err) => {

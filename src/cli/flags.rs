@@ -434,6 +434,44 @@ pub struct LocalArg {
     pub local: bool,
 }
 
+/// Words after a verb that names no objects by them: cobra gives every verb any words, and each
+/// of kubectl's verbs then refuses them ([`ExtraArgs::refuse`]) or leaves them unread.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ExtraArgs {
+    /// Not read (kubectl's scripts may pass them).
+    #[arg(value_name = "ARGS", hide = true)]
+    pub words: Vec<String>,
+}
+
+impl ExtraArgs {
+    /// kubectl's usage error when words were given to the verb `path` (`apply`, `create`, `diff`).
+    pub fn refuse(&self, path: &str) -> Result<(), Error> {
+        match self.words.is_empty() {
+            true => Ok(()),
+            false => Err(Error::msg(format!(
+                "Unexpected args: [{}]\nSee 'kubeupd {path} -h' for help and examples",
+                self.words.join(" ")
+            ))),
+        }
+    }
+}
+
+/// `--record` (deprecated and hidden, as in kubectl): write the command line into the changed
+/// object's `kubernetes.io/change-cause` annotation, which `rollout history` shows.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct RecordArg {
+    /// Deprecated: record the command line in the object's kubernetes.io/change-cause annotation.
+    #[arg(long = "record", hide = true)]
+    pub record: bool,
+}
+
+impl RecordArg {
+    /// The change cause to write, when asked: the command line as `global` holds it.
+    pub fn cause(self, global: &super::GlobalArgs) -> Option<&str> {
+        self.record.then_some(global.change_cause.as_str())
+    }
+}
+
 /// `-l`, `--field-selector`, `--all` and `-A` together: choose objects of the named types by what
 /// they are, not by name; shared by the verbs that change objects in bulk (`label`, `annotate`,
 /// `scale`, `delete`, `set`, `wait`).

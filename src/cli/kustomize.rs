@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
-use super::{Result, write_stdout};
+use super::flags::ExtraArgs;
+use super::{Error, Result, write_stdout};
 use crate::kustomize::{Helm, LoadRestrictor};
 use crate::{gocompat, output, resource};
 
@@ -15,6 +16,9 @@ pub struct KustomizeArgs {
     /// The kustomization's directory.
     #[arg(value_name = "DIR", default_value = ".")]
     pub dir: PathBuf,
+    /// Refused: kustomize builds one directory.
+    #[command(flatten)]
+    pub extra: ExtraArgs,
     /// Which files a kustomization may read: only those in or below its own directory, or any.
     #[arg(long, value_enum, value_name = "RESTRICTOR", default_value_t = LoadRestrictorArg::LoadRestrictionsRootOnly)]
     pub load_restrictor: LoadRestrictorArg,
@@ -59,6 +63,9 @@ impl KustomizeArgs {
 
 /// Runs `kubeupd kustomize`.
 pub fn run(args: &KustomizeArgs) -> Result {
+    if !args.extra.words.is_empty() {
+        return Err(Error::msg("specify one path to kustomization.yaml"));
+    }
     let Options { load_restrictor, helm } = args.options();
     // kustomize's warnings come first, before the objects or the error, as kubectl prints them.
     let built = match crate::resource::build_kustomization(&args.dir, load_restrictor, helm.as_ref()) {

@@ -44,6 +44,8 @@ pub struct MetadataArgs {
     pub field_manager: FieldManagerArg,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub record: RecordArg,
 }
 
 /// The checked options.
@@ -129,7 +131,7 @@ pub async fn run(args: MetadataArgs, map: MetadataMap, global: &GlobalArgs) -> R
     let visit = visit::read(&cluster, resolved, &args.selection, single).await;
     let results = join_all(visit.objects.into_iter().map(|read| async {
         match read {
-            Ok(object) => change_one(&cluster, &request, &args, object, visit.single).await,
+            Ok(object) => change_one(&cluster, &request, &args, object, visit.single, args.record.cause(global)).await,
             Err(err) => Err(vec![err]),
         }
     }))
@@ -154,6 +156,7 @@ async fn change_one(
     args: &MetadataArgs,
     object: Visited,
     single: bool,
+    record: Option<&str>,
 ) -> Result<String, Vec<Error>> {
     let mut before = object.live;
     // With --resource-version the version is always in the patch, as a precondition.
@@ -162,9 +165,15 @@ async fn change_one(
     {
         metadata.remove("resourceVersion");
     }
-    let after = changed(request, args, &before)?;
+    let mut after = changed(request, args, &before)?;
     if args.list || args.dry_run.mode() == DryRun::Client {
         return report(request, args, &before, &after, single).map_err(|err| vec![err]);
+    }
+    // As kubectl: annotate records the cause in every patch, label in those that change labels.
+    if let Some(cause) = record
+        && (request.map == MetadataMap::Annotations || after != before)
+    {
+        metadata::record_change_cause(&mut after, cause);
     }
     let mut text = String::new();
     if request.map == MetadataMap::Labels {

@@ -63,6 +63,9 @@ pub struct Cli {
     pub global: GlobalArgs,
     #[command(subcommand)]
     pub command: Command,
+    /// pflag's warnings for the deprecated flags the line gives (see [`pflag::deprecations`]).
+    #[arg(skip)]
+    pub deprecated: Vec<String>,
 }
 
 /// Flags every verb accepts, with kubectl's names and meanings.
@@ -333,6 +336,7 @@ where
     if args.iter().any(|arg| arg.to_str().is_some_and(|arg| arg.starts_with("--record"))) {
         cli.global.change_cause = pflag::change_cause(&command, &args);
     }
+    cli.deprecated = pflag::deprecations(&command, &args);
     // The process ends with the verb: freeing the command tree would cost more than parsing.
     std::mem::forget(command);
     Ok(cli)
@@ -349,6 +353,9 @@ pub fn run() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    for warning in &cli.deprecated {
+        eprintln!("{warning}");
+    }
     init_logging(cli.global.verbosity);
     let warnings_as_errors = cli.global.warnings_as_errors;
     let result = match cli.command {

@@ -14,6 +14,7 @@ use super::flags::{
 use super::validation;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::DryRun;
+use crate::change::metadata::CHANGE_CAUSE;
 use crate::client::{self, Cluster, WriteOptions};
 use crate::merge::{Patch, PatchError, PatchType};
 use crate::output::{Printer, Verb};
@@ -123,7 +124,6 @@ fn plan(args: &PatchArgs) -> Result<Plan> {
 /// Runs `kubeupd patch`.
 pub async fn run(args: PatchArgs, global: &GlobalArgs) -> Result {
     let plan = plan(&args)?;
-    let change_cause = args.record.change_cause(global);
     if args.local.local {
         return run_local(plan, &args);
     }
@@ -185,7 +185,9 @@ async fn patch_one(
             .map_err(|err| server_failure(err, patch, &before, &object))?
     };
     let changed = after != before;
-    let after = if let Some(cause) = change_cause.filter(|_| args.dry_run.mode() == DryRun::None) {
+    let after = if let Some(cause) = args.record.cause(global)
+        && args.dry_run.mode() == DryRun::None
+    {
         record_change_cause(cluster, target, cause, args).await?
     } else {
         after
@@ -196,7 +198,7 @@ async fn patch_one(
 /// `--record`: the command line in the `kubernetes.io/change-cause` annotation, sent as a patch of
 /// its own after the user's, as kubectl sends it.
 async fn record_change_cause(cluster: &Cluster, target: &ObjectRef, cause: &str, args: &PatchArgs) -> Result<Value> {
-    let record = serde_json::json!({"metadata": {"annotations": {"kubernetes.io/change-cause": cause}}});
+    let record = serde_json::json!({"metadata": {"annotations": {CHANGE_CAUSE: cause}}});
     let write = WriteOptions { field_manager: Some(args.field_manager.or("kubectl-patch")), ..WriteOptions::default() };
     let patch = Patch::Merge(record);
     Ok(cluster.patch(&target.rt, target.namespace.as_deref(), &target.name, &patch, &write).await?)

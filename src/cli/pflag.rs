@@ -382,6 +382,29 @@ pub fn change_cause(command: &Command, args: &[OsString]) -> String {
     words.join(" ")
 }
 
+/// kubectl's deprecated flags, by long name, with pflag's message for them (the same wherever the
+/// flag is defined).
+const DEPRECATED: &[(&str, &str)] = &[("record", "--record will be removed in the future")];
+
+/// pflag's warning for each deprecated flag `args` give, in order, as pflag prints them when it
+/// sets the flag (`--record=false` too): `Flag --record has been deprecated, ...`.
+pub fn deprecations(root: &Command, args: &[OsString]) -> Vec<String> {
+    let command = CommandWords::of(root, args).command(root);
+    let given = |name: &str| {
+        let long = format!("--{name}");
+        args.iter()
+            .filter_map(|arg| arg.to_str())
+            .take_while(|arg| *arg != "--")
+            .any(|arg| arg.strip_prefix(long.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with('=')))
+    };
+    let defined = |name: &str| command.get_arguments().any(|arg| arg.get_long() == Some(name));
+    DEPRECATED
+        .iter()
+        .filter(|(name, _)| defined(name) && given(name))
+        .map(|(name, message)| format!("Flag --{name} has been deprecated, {message}"))
+        .collect()
+}
+
 /// The flag in pflag's naming: `--selector`, or `-l, --selector` for a flag with a shorthand.
 fn flag_name(err: &clap::Error, verb: &Command) -> String {
     // clap renders the flag as `--selector <SELECTOR>`, `--server-side[=<BOOL>]` or `-l <SELECTOR>`.

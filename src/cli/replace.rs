@@ -8,7 +8,7 @@ use clap::Args;
 use futures::future::join_all;
 
 use super::flags::{
-    DeletionArgs, DryRunArg, FieldManagerArg, FileArgs, OutputArgs, RawArg, SubresourceArg, ValidateArg,
+    DeletionArgs, DryRunArg, ExtraArgs, FieldManagerArg, FileArgs, OutputArgs, RawArg, SubresourceArg, ValidateArg,
 };
 use super::update::replace_from_file;
 use super::validation;
@@ -56,10 +56,9 @@ pub struct ReplaceArgs {
     pub validate: ValidateArg,
     #[command(flatten)]
     pub output: OutputArgs,
-    /// Words after the verb, which kubectl's replace ignores (`replace cm NAME -f FILE` replaces
-    /// what the file holds): taken and ignored too.
-    #[arg(hide = true)]
-    pub ignored: Vec<String>,
+    /// kubectl reads these words only with --force, where they are refused.
+    #[command(flatten)]
+    pub extra: ExtraArgs,
 }
 
 /// Runs `kubeupd replace`.
@@ -83,6 +82,12 @@ pub async fn run(args: ReplaceArgs, global: &GlobalArgs) -> Result {
         apply::Deletion { options: delete_options, timeout: (!args.timeout.is_zero()).then_some(args.timeout) };
     if let Some(path) = &args.raw.path {
         return replace_raw(&args, path, global).await;
+    }
+    if args.force && !args.extra.words.is_empty() {
+        // kubectl's forced replace gives them to its builder with the files, which refuses both.
+        return Err(Error::msg(
+            "when paths, URLs, or stdin is provided as input, you may not specify resource arguments as well",
+        ));
     }
     let named = resource::parse(&[], &args.files.files(), RULES)?;
     let cluster = global.connect().await?;

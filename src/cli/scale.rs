@@ -10,6 +10,7 @@ use super::flags::{DryRunArg, OutputArgs, RecordArg, SelectionArgs, TargetArgs};
 use super::visit::{self, Visited};
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, DryRun, Landed};
+use crate::change::metadata::CHANGE_CAUSE;
 use crate::change::scale::{self, Preconditions};
 use crate::client::{Cluster, WriteOptions};
 use crate::merge::Patch;
@@ -40,6 +41,8 @@ pub struct ScaleArgs {
     pub dry_run: DryRunArg,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub record: RecordArg,
 }
 
 /// The checked options.
@@ -96,7 +99,7 @@ pub async fn run(args: ScaleArgs, global: &GlobalArgs) -> Result {
     let yaml = matches!(request.printer, Some(Printer::Yaml));
     let mut printed = false;
     for object in read.into_iter().flatten() {
-        match scale_one(&cluster, &request, &args, object).await {
+        match scale_one(&cluster, &request, &args, object, args.record.cause(global)).await {
             Ok(line) => {
                 // kubectl's YAML printer starts each object after the first with `---`.
                 let separated = yaml && std::mem::replace(&mut printed, true);
@@ -110,8 +113,15 @@ pub async fn run(args: ScaleArgs, global: &GlobalArgs) -> Result {
     super::print_visited(lost.into_iter().chain(unreadable).collect())
 }
 
-/// Scales one object (unless a client dry run) and prints it as kubectl does.
-async fn scale_one(cluster: &Cluster, request: &Request, args: &ScaleArgs, object: Visited) -> Result<String> {
+/// Scales one object (unless a client dry run) and prints it as kubectl does; with `record`, then
+/// writes the change cause.
+async fn scale_one(
+    cluster: &Cluster,
+    request: &Request,
+    args: &ScaleArgs,
+    object: Visited,
+    record: Option<&str>,
+) -> Result<String> {
     let target = &object.target;
     let namespace = target.namespace.as_deref();
     let dry_run = args.dry_run.mode();
@@ -146,6 +156,15 @@ async fn scale_one(cluster: &Cluster, request: &Request, args: &ScaleArgs, objec
         }
         if dry_run == DryRun::None && !args.timeout.is_zero() {
             wait_for_replicas(cluster, &object, request.replicas, args.timeout).await?;
+        }
+        if let Some(cause) = record {
+            // As kubectl: a patch of its own, never a dry run (even with --dry-run=server), with no
+            // field manager, its failure only logged.
+            let patch = Patch::Merge(serde_json::json!({"metadata": {"annotations": {CHANGE_CAUSE: cause}}}));
+            let write = WriteOptions::default();
+            if let Err(err) = cluster.patch(&target.rt, namespace, &target.name, &patch, &write).await {
+                tracing::info!("error recording reason: {err}");
+            }
         }
     }
     match &request.printer {

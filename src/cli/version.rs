@@ -4,7 +4,8 @@
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
-use super::{GlobalArgs, Result};
+use super::flags::ExtraArgs;
+use super::{Error, GlobalArgs, Result};
 use crate::client::VersionInfo;
 use crate::output;
 
@@ -17,6 +18,9 @@ pub struct VersionArgs {
     /// Print the versions as JSON or YAML.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
     pub output: Option<VersionFormat>,
+    /// Refused unless --client, as kubectl refuses them.
+    #[command(flatten)]
+    pub extra: ExtraArgs,
 }
 
 /// The values of `version -o`.
@@ -43,6 +47,10 @@ const KUBECTL_RELEASE: (&str, &str, &str) = ("1", "37", "1");
 /// Runs `kubeupd version`. When the server cannot be asked, the client version is still printed,
 /// then the error, and the exit status is 1, as with kubectl.
 pub async fn run(args: VersionArgs, global: &GlobalArgs) -> Result {
+    // kubectl reads the words only when it asks the server.
+    if !args.client && !args.extra.words.is_empty() {
+        return Err(Error::msg(format!("extra arguments: [{}]", args.extra.words.join(" "))));
+    }
     let server = if args.client { Ok(None) } else { server_version(global).await.map(Some) };
     let versions = Versions {
         client_version: client_version(),

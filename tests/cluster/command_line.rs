@@ -1,7 +1,12 @@
 //! kubectl's command-line grammar on real lines from CI scripts: flags before the verb and
-//! between a verb's words, files separated by commas; kubeupd against kubectl on twins.
+//! between a verb's words, files separated by commas, words a verb does not read, the deprecated
+//! `--record`; kubeupd against kubectl on twins.
 
-use crate::support::{self, Twins};
+use std::process::Output;
+
+use serde_json::Value;
+
+use crate::support::{TestNamespace, Twins, parse_json, twin_view};
 
 /// Both tools' output, each namespace read as `NAMESPACE`, must be the same.
 fn assert_both_masked(twins: &Twins, args: &[&str]) {
@@ -51,70 +56,104 @@ fn files_separated_by_commas_are_each_read() {
     twins.assert_both(&["get", "-f", &files, "-o", "name"]);
 }
 
+/// Both tools' output with each one's name (`See 'kubectl apply -h'`) and namespace masked must
+/// be the same.
+fn assert_both_named(twins: &Twins, args: &[&str]) -> (Output, Output) {
+    let (ours, theirs) = twins.run_both(args);
+    let named = |output: &Output| Output {
+        stderr: String::from_utf8_lossy(&output.stderr).replace("'kubeupd ", "'kubectl ").into_bytes(),
+        ..output.clone()
+    };
+    twins.assert_same_output(&named(&ours), &named(&theirs), &format!("{args:?}"));
+    (ours, theirs)
+}
+
+/// `TYPE/NAME` in `namespace` as its twin compares, with the change cause `--record` wrote and
+/// the program's name it starts with (`kubeupd`, `kubectl`) returned apart; the test's own
+/// `--cache-dir`, a directory of each tool's, is left out of the cause.
+fn recorded(namespace: &TestNamespace, what: &str) -> (Value, String) {
+    let text = namespace.kubectl_ok(&["get", what, "-n", &namespace.name, "-o", "json", "--show-managed-fields"]);
+    let object = twin_view(parse_json(text.as_bytes()), &namespace.name);
+    let cause = object["metadata"]["annotations"]["kubernetes.io/change-cause"].as_str();
+    let cause = cause.unwrap_or_else(|| panic!("{what} has no change cause: {object}")).to_string();
+    let (program, rest) = cause.split_once(' ').unwrap();
+    let rest: Vec<&str> = rest.split(' ').filter(|word| !word.starts_with("--cache-dir=")).collect();
+    // Wherever the cause is: its annotation, and apply's last-applied configuration.
+    let text = serde_json::to_string(&object).unwrap().replace(&cause, &rest.join(" "));
+    (serde_json::from_str(&text).unwrap(), program.to_string())
+}
+
 #[test]
-fn words_a_verb_does_not_take_are_ignored_or_refused_as_kubectl_does() {
+fn record_writes_the_command_line_where_each_verb_writes_it() {
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: \
+                      {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: \
+                      [{name: app, image: nginx:1}]\n";
+    let configmap = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n";
+    let twins = Twins::with_objects("cl-record", &[], &[deployment, configmap]);
+    let dir = tempfile::tempdir().unwrap();
+    let applied = dir.path().join("applied.yaml");
+    std::fs::write(&applied, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: applied}\ndata: {k: v}\n").unwrap();
+    let created = dir.path().join("created.yaml");
+    std::fs::write(&created, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: created}\ndata: {k: v}\n").unwrap();
+    let lines: [(&[&str], &str); 7] = [
+        (&["annotate", "configmap", "c", "team=web", "--record"], "configmap/c"),
+        (&["label", "--record", "configmap", "c", "tier=front"], "configmap/c"),
+        (&["set", "image", "deployment/web", "app=nginx:2", "--record=true"], "deployment/web"),
+        (&["set", "resources", "deployment/web", "--limits=cpu=200m", "--record"], "deployment/web"),
+        (&["scale", "deployment", "web", "--replicas=3", "--record"], "deployment/web"),
+        (&["apply", "-f", applied.to_str().unwrap(), "--record"], "configmap/applied"),
+        (&["create", "--record", "-f", created.to_str().unwrap()], "configmap/created"),
+    ];
+    for (line, what) in lines {
+        // stdout and pflag's deprecation warning on stderr, as kubectl prints them.
+        let (ours, _) = twins.assert_both(line);
+        let warning = "Flag --record has been deprecated, --record will be removed in the future";
+        assert!(String::from_utf8_lossy(&ours.stderr).contains(warning), "{line:?}");
+        let (ours, program) = recorded(&twins.ours, what);
+        let (theirs, theirs_program) = recorded(&twins.theirs, what);
+        assert_eq!((program.as_str(), theirs_program.as_str()), ("kubeupd", "kubectl"), "{line:?}");
+        assert_eq!(ours, theirs, "{line:?}: {what} differs (left: kubeupd, right: kubectl)");
+    }
+    // A verb kubectl gives no --record refuses it, as kubectl does.
+    assert_both_named(&twins, &["set", "env", "deployment/web", "A=1", "--record"]);
+}
+
+#[test]
+fn words_a_verb_does_not_read_are_ignored_or_refused_as_kubectl_does() {
     let twins = Twins::with_objects("cl-words", &[], &["apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"]);
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("c.yaml");
     std::fs::write(&file, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n").unwrap();
     let file = file.to_str().unwrap();
-    // replace ignores them; apply refuses them all; delete refuses them beside -f.
-    twins.assert_both(&["replace", "configmap", "c", "-f", file]);
+    // A CI line: replace reads only its files.
+    twins.assert_both(&["replace", "cm", "c", "-f", file]);
     twins.assert_same("configmap/c", "replace with words it ignores");
-    for args in [
-        &["apply", "configmap", "c", "-f", file][..],
-        &["apply", "-o", "name", "configmap", "-f", file],
-        &["delete", "configmap", "c", "-f", file],
-        &["rollout", "bogus", "deployment/web"],
-        &["create", "secret", "bogus"],
+    for line in [
+        &["replace", "cm", "c", "-f", file, "--force"][..],
+        &["apply", "cm", "c", "-f", file],
+        &["create", "-f", file, "extra"],
+        &["create", "configmap", "a", "b"],
+        &["create", "secret", "generic"],
+        &["diff", "cm", "-f", file],
+        &["version", "extra"],
+        &["kustomize", "a", "b"],
+        &["completion", "bash", "zsh"],
     ] {
-        let (ours, theirs) = twins.run_both(args);
-        let mask = |text: &[u8]| String::from_utf8_lossy(text).replace("kubeupd", "kubectl");
-        assert_eq!(ours.status.code(), theirs.status.code(), "{args:?}");
-        assert_eq!(mask(&ours.stderr), mask(&theirs.stderr), "{args:?}");
-        assert_ne!(ours.status.code(), Some(0), "{args:?}");
+        assert_both_named(&twins, line);
     }
+    twins.assert_same("configmaps", "after the refused lines");
 }
 
-/// `--record` (deprecated, still in kubectl 1.37) on every verb that takes it: kubectl's warning,
-/// and the command line in the change-cause annotation, written as kubectl writes it (in the
-/// applied configuration, in the verb's own patch, or after scaling), field managers included.
 #[test]
-fn record_writes_the_command_line_where_kubectl_does() {
-    let twins = Twins::new("cl-record");
+fn prune_whitelist_is_refused_as_kubectl_137_refuses_it() {
+    // kubectl 1.37 no longer defines the deprecated name of --prune-allowlist.
+    let twins = Twins::new("cl-whitelist");
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("web.yaml");
-    let web = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: w}}\n  template:\n    metadata: {labels: {app: w}}\n    spec: {containers: [{name: c, image: nginx}]}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {ports: [{port: 80}], selector: {app: w}}\n";
-    std::fs::write(&file, web).unwrap();
-    let steps: [&[&str]; 8] = [
-        &["apply", "-f", file.to_str().unwrap(), "--record"],
-        &["label", "deployment", "web", "tier=front", "--record"],
-        &["annotate", "deployment", "web", "owner=ci", "--record"],
-        &["set", "image", "deployment/web", "c=nginx:1.27", "--record"],
-        &["scale", "deployment", "web", "--replicas=3", "--record"],
-        &["set", "resources", "deployment/web", "-c", "c", "--limits=cpu=1", "--record"],
-        &["set", "serviceaccount", "deployment/web", "default", "--record"],
-        &["set", "selector", "service", "web", "app=w2", "--record"],
-    ];
-    let view = |ns: &support::TestNamespace, what: &str| {
-        let text = ns.kubectl_ok(&["get", what, "-n", &ns.name, "-o", "json", "--show-managed-fields"]);
-        // The program's own name starts the recorded command line; each tool has its own cache.
-        let cache = regex::Regex::new(r"--cache-dir=[^ \\]+").unwrap();
-        let text = cache.replace_all(&text, "--cache-dir=CACHE").replace("kubeupd ", "kubectl ");
-        support::twin_view(support::parse_json(text.as_bytes()), &ns.name)
-    };
-    for step in steps {
-        let (ours, theirs) = twins.run_both(step);
-        let mask = |text: &[u8]| String::from_utf8_lossy(text).into_owned();
-        assert_eq!((ours.status.code(), mask(&ours.stdout)), (theirs.status.code(), mask(&theirs.stdout)), "{step:?}");
-        assert!(mask(&ours.stderr).starts_with("Flag --record has been deprecated"), "{step:?}");
-        for what in ["deployment/web", "service/web"] {
-            let (ours, theirs) = (view(&twins.ours, what), view(&twins.theirs, what));
-            assert_eq!(ours, theirs, "{what} after {step:?} (left: kubeupd, right: kubectl)");
-        }
-    }
-    let cause = view(&twins.ours, "service/web")["metadata"]["annotations"]["kubernetes.io/change-cause"].clone();
-    let cause = cause.as_str().unwrap();
-    assert!(cause.starts_with("kubectl set selector service web app=w2 --kubeconfig="), "{cause}");
-    assert!(cause.ends_with(" --namespace=NAMESPACE --record=true"), "{cause}");
+    let file = dir.path().join("c.yaml");
+    std::fs::write(&file, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, labels: {app: x}}\n").unwrap();
+    let line = ["apply", "--prune", "-l", "app=x", "--prune-whitelist=core/v1/ConfigMap", "-f", file.to_str().unwrap()];
+    let (ours, _) = assert_both_named(&twins, &line);
+    assert!(String::from_utf8_lossy(&ours.stderr).starts_with("error: unknown flag: --prune-whitelist"));
+    twins.assert_both(&["apply", "--prune", "-l", "app=x", "--prune-allowlist=core/v1/ConfigMap", "-f", line[6]]);
+    twins.assert_same("configmaps", "apply --prune-allowlist");
 }

@@ -75,3 +75,29 @@ fn usage_errors_in_kubectls_words() {
         assert_eq!(text(&ours, "kubeupd"), text(&theirs, "kubectl"), "{line:?}");
     }
 }
+
+/// The words of `line` after `kubeupd`, parsed as `run` parses them.
+fn parsed(line: &str) -> Result<kubeupd::cli::Cli, String> {
+    kubeupd::cli::parse(std::iter::once("kubeupd").chain(line.split(' ')))
+}
+
+/// Lines kubectl takes, from CI scripts: words a verb leaves unread, files separated by commas,
+/// `--record` where kubectl registers it (with pflag's warning), flags before the verb.
+#[test]
+fn lines_kubectl_takes_parse() {
+    let Ok(kubeupd::cli::Cli { command: kubeupd::cli::Command::Replace(replace), .. }) =
+        parsed("replace cm web -n x -f a.yaml,b.yaml")
+    else {
+        panic!("replace with words it does not read")
+    };
+    assert_eq!(replace.files.filenames, ["a.yaml", "b.yaml"].map(std::path::PathBuf::from));
+    assert_eq!(replace.extra.words, ["cm", "web"]);
+    let warning = "Flag --record has been deprecated, --record will be removed in the future";
+    for line in ["annotate pod p a=b --record", "-n x --record=false label pod p a=b", "create --record -f a.yaml"] {
+        assert_eq!(parsed(line).unwrap().deprecated, [warning], "{line}");
+    }
+    assert!(parsed("set env deploy/web A=1 --record").unwrap_err().starts_with("error: unknown flag: --record"));
+    assert!(parsed("create secret generic s --record").unwrap_err().starts_with("error: unknown flag: --record"));
+    assert!(parsed("--namespace x --overwrite=true annotate pod p a=b").is_ok());
+    assert!(parsed("create -n argocd secret tls t --cert=c --key=k").is_ok());
+}

@@ -94,6 +94,55 @@ pub fn kubectl(name: &str, inputs: &[&Path], runs: &[Run]) -> Vec<Output> {
         .collect()
 }
 
+/// The JSON that `program` (its arguments after it, run in the repository's root) prints, from
+/// `testdata/golden/NAME.json` under `output`, recorded as kubectl's outputs are: `inputs` (the
+/// program's sources) are hashed with its arguments, and the file keeps the version of the kubectl
+/// on the PATH, which the caller checks the program's against.
+pub fn program_output(name: &str, inputs: &[&Path], program: &[&str]) -> Value {
+    let path = repository().join("testdata/golden").join(format!("{name}.json"));
+    let run = Run::new(program);
+    let inputs_sha256 = inputs_sha256(inputs, std::slice::from_ref(&run));
+    match std::env::var("KUBEUPD_GOLDEN").as_deref() {
+        Ok("record") => record_program(&path, &inputs_sha256, &run),
+        Ok("refresh") if is_stale(&path, &inputs_sha256) => record_program(&path, &inputs_sha256, &run),
+        _ => {}
+    }
+    let mut golden =
+        read(&path).unwrap_or_else(|err| panic!("{}: {err}: record it with scripts/golden.sh", path.display()));
+    assert_eq!(
+        golden["inputs_sha256"].as_str(),
+        Some(inputs_sha256.as_str()),
+        "{}: its inputs changed since it was recorded: run scripts/golden.sh",
+        path.display(),
+    );
+    let mut output = golden["output"].take();
+    output["kubectl"] = golden["kubectl"].take();
+    output
+}
+
+/// Runs `run` and writes what it printed, JSON as it printed it (its own layout kept, for diffs
+/// that read well), to `path`.
+fn record_program(path: &Path, inputs_sha256: &str, run: &Run) {
+    let version = kubectl_version();
+    let output = Command::new(&run.args[0])
+        .args(&run.args[1..])
+        .current_dir(repository())
+        .output()
+        .unwrap_or_else(|err| panic!("{}: {err}", run.args[0]));
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8");
+    assert!(output.status.success(), "{:?}: {}", run.args, String::from_utf8_lossy(&output.stderr));
+    serde_json::from_str::<Value>(&stdout).expect("the program prints JSON");
+    let header = json!({
+        "recorded_by": "scripts/golden.sh",
+        "kubectl": version["clientVersion"]["gitVersion"],
+        "inputs_sha256": inputs_sha256,
+    });
+    let header = serde_json::to_string_pretty(&header).unwrap();
+    let text = format!("{},\n  \"output\": {}}}\n", header.trim_end_matches("\n}"), stdout.trim_end());
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
 fn read(path: &Path) -> std::io::Result<Value> {
     Ok(serde_json::from_str(&std::fs::read_to_string(path)?).expect("a golden file is JSON"))
 }

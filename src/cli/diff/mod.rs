@@ -14,6 +14,7 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::apply_input::{COMPARE_FAILED, InputArgs, Preview};
+use super::flags::ExtraArgs;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::preview::{Change, Effect, Shown};
 use crate::output;
@@ -46,6 +47,8 @@ pub struct DiffArgs {
     /// action, its live resourceVersion and a digest of its configuration (no Secret values).
     #[arg(long, value_name = "PLAN")]
     pub(in crate::cli) plan_out: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    extra: ExtraArgs,
 }
 
 pub async fn run(args: DiffArgs, global: &GlobalArgs) -> Result {
@@ -65,6 +68,7 @@ pub async fn run(args: DiffArgs, global: &GlobalArgs) -> Result {
 /// change set (in input order, then the objects that would be pruned); `true` when something
 /// differs.
 async fn compare_all(args: &DiffArgs, global: &GlobalArgs) -> Result<bool> {
+    args.extra.refuse("diff")?;
     let external = external::Program::from_env();
     let shown = Shown { managed_fields: args.show_managed_fields, secrets: args.show_secrets };
     let preview = Preview { input: &args.input, mode: args.input.mode(true, false), shown };

@@ -7,8 +7,7 @@ use serde_json::Value;
 use super::{CommonArgs, Findings, ObjectError, Setter};
 use crate::change::image::{self, ImageUpdates};
 use crate::change::split_pairs;
-use crate::cli::flags::RecordArg;
-use crate::cli::flags::TargetArgs;
+use crate::cli::flags::{RecordArg, TargetArgs};
 use crate::cli::{Error, GlobalArgs, Result};
 
 pub const EXAMPLES: &str = "Examples:
@@ -60,6 +59,5 @@ pub async fn run(args: ImageArgs, global: &GlobalArgs) -> Result {
     args.common.validate()?;
     args.common.output.printer(crate::output::Verb::Write)?;
     let (cluster, objects) = super::objects(&targets, &args.common, global, "set image").await?;
-    let change_cause = args.record.change_cause(global);
-    super::run_setter(&updates, cluster, objects, &args.common, change_cause.as_deref()).await
+    super::run_setter(&updates, cluster, objects, &args.common, args.record.cause(global)).await
 }

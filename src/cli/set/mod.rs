@@ -19,6 +19,7 @@ use super::visit::{self, Visited};
 use super::{Error, GlobalArgs, Result};
 use crate::apply::lost::WriteError;
 use crate::apply::{self, DryRun, Landed};
+use crate::change::metadata;
 use crate::change::pod_template::NO_POD_TEMPLATE;
 use crate::client::{Cluster, WriteOptions};
 use crate::merge::KindPatcher;
@@ -167,25 +168,25 @@ async fn objects(
 }
 
 /// Changes each object with `setter` and sends what changed; kubectl's lines, then its errors.
+/// With `record`, the change cause is written into each object changed (`--record`).
 async fn run_setter<S: Setter>(
     setter: &S,
     cluster: Option<Cluster>,
     objects: Vec<(Option<ObjectRef>, Value)>,
     common: &CommonArgs,
-    change_cause: Option<&str>,
+    record: Option<&str>,
 ) -> Result {
     let printer = common.output.printer(Verb::Write)?.cloned();
     let mut findings = Findings::default();
     let mut changed = Vec::new();
     for (target, before) in objects {
         let mut after = before.clone();
-        match setter.change(&mut after, &mut findings) {
-            Ok(()) if after != before || S::SENDS_UNCHANGED => {
-                if let Some(cause) = change_cause {
-                    crate::change::metadata::record_change_cause(&mut after, cause);
-                }
-                changed.push(Changed { target, before, after })
-            }
+        let changing = setter.change(&mut after, &mut findings);
+        if let (Ok(()), Some(cause)) = (&changing, record) {
+            metadata::record_change_cause(&mut after, cause);
+        }
+        match changing {
+            Ok(()) if after != before || S::SENDS_UNCHANGED => changed.push(Changed { target, before, after }),
             // An object the change leaves as it was is skipped without a word, as kubectl skips it.
             Ok(()) => {}
             Err(err) => findings.errors.push(object_error(target.as_ref(), &before, err)),

@@ -6,8 +6,7 @@ use serde_json::{Map, Value};
 
 use super::{CommonArgs, Findings, ObjectError, Setter};
 use crate::change::pod_template::{self, pod_spec_mut};
-use crate::cli::flags::RecordArg;
-use crate::cli::flags::TargetArgs;
+use crate::cli::flags::{RecordArg, TargetArgs};
 use crate::cli::{Error, GlobalArgs, Result};
 
 pub const EXAMPLES: &str = "Examples:
@@ -79,8 +78,7 @@ pub async fn run(args: ResourcesArgs, global: &GlobalArgs) -> Result {
     };
     args.common.output.printer(crate::output::Verb::Write)?;
     let (cluster, objects) = super::objects(&args.targets, &args.common, global, "set resources").await?;
-    let change_cause = args.record.change_cause(global);
-    super::run_setter(&setter, cluster, objects, &args.common, change_cause.as_deref()).await
+    super::run_setter(&setter, cluster, objects, &args.common, args.record.cause(global)).await
 }
 
 /// Options of `kubeupd set serviceaccount`.
@@ -118,6 +116,5 @@ pub async fn run_service_account(args: ServiceAccountArgs, global: &GlobalArgs) 
     args.common.validate()?;
     args.common.output.printer(crate::output::Verb::Write)?;
     let (cluster, objects) = super::objects(&targets, &args.common, global, "set serviceaccount").await?;
-    let change_cause = args.record.change_cause(global);
-    super::run_setter(&ServiceAccountSetter(account), cluster, objects, &args.common, change_cause.as_deref()).await
+    super::run_setter(&ServiceAccountSetter(account), cluster, objects, &args.common, args.record.cause(global)).await
 }

@@ -5,8 +5,7 @@ use clap::{ArgAction, Args};
 use serde_json::{Value, json};
 
 use super::{CommonArgs, Findings, ObjectError, Setter};
-use crate::cli::flags::RecordArg;
-use crate::cli::flags::TargetArgs;
+use crate::cli::flags::{RecordArg, TargetArgs};
 use crate::cli::{Error, GlobalArgs, Result};
 use crate::resource::LabelSelector;
 
@@ -80,7 +79,7 @@ pub async fn run_selector(args: SelectorArgs, global: &GlobalArgs) -> Result {
             Err(ObjectError::Other(reason)) => Err(Error::msg(reason)),
             Err(ObjectError::NoPodTemplate) => unreachable!("a selector needs no pod template"),
             Ok(()) => {
-                if let Some(cause) = &change_cause {
+                if let Some(cause) = args.record.cause(global) {
                     crate::change::metadata::record_change_cause(&mut after, cause);
                 }
                 let changed = super::Changed { target, before, after };
