@@ -60,11 +60,6 @@ pub async fn read<'c>(
     if objects.is_empty() {
         return Err(InputError::Empty);
     }
-    if let Some(cause) = &options.change_cause {
-        for object in &mut objects {
-            crate::change::metadata::record_change_cause(&mut object.object, cause);
-        }
-    }
     let mut entries = Vec::with_capacity(objects.len());
     let mut refused = Vec::new();
     for entry in resolver.entries(objects).await {

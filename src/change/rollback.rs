@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 /// The annotation of a ReplicaSet that holds its revision.
 pub const REVISION: &str = "deployment.kubernetes.io/revision";
 /// The annotation that says why a revision was made.
-use super::metadata::CHANGE_CAUSE;
+pub const CHANGE_CAUSE: &str = "kubernetes.io/change-cause";
 /// The label the deployment controller adds to each ReplicaSet's pod template.
 const HASH_LABEL: &str = "pod-template-hash";
 /// The Deployment's own annotations, which a rollback keeps and never copies from a ReplicaSet.

@@ -83,8 +83,6 @@ pub struct ApplyFlags {
     /// Otherwise nothing is applied and each difference is named.
     #[arg(long, value_name = "PLAN")]
     pub plan: Option<std::path::PathBuf>,
-    #[command(flatten)]
-    pub record: RecordArg,
     /// With several contexts (`--context a,b,c` or a pattern): apply to the first N contexts and
     /// wait until what was applied there is ready before touching the others; a canary that
     /// fails or is not ready in time stops the run.

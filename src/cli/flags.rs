@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use clap::{ArgMatches, Args, FromArgMatches, ValueEnum};
 use serde_json::Value;
 
-use super::{Error, GlobalArgs};
+use super::Error;
 use crate::apply;
 use crate::client::{DeleteParams, FieldValidation, Propagation};
 use crate::output::{self, Printer, Verb};
@@ -611,26 +611,5 @@ mod group_tests {
         assert_eq!((parsed.subresource.name.as_deref(), parsed.raw.path.as_deref()), (Some("scale"), Some("/livez")));
         assert!(!parsed.local.local);
         assert!(parse::<Verb>(&["--raw"]).is_err());
-    }
-}
-
-/// `--record` (deprecated in kubectl, still taken): the command line in the changed object's
-/// `kubernetes.io/change-cause` annotation.
-#[derive(Debug, Clone, Default, Args)]
-pub struct RecordArg {
-    /// Record current kubectl command in the resource annotation. If set to false, do not record
-    /// the command. If set to true, record the command.
-    #[arg(long)]
-    pub record: bool,
-}
-
-impl RecordArg {
-    /// The annotation's value when the command is recorded; kubectl's deprecation warning on
-    /// stderr whenever the flag was given, as pflag prints it.
-    pub fn change_cause(&self, global: &GlobalArgs) -> Option<String> {
-        if global.change_cause.split(' ').any(|word| word.starts_with("--record=")) {
-            eprintln!("Flag --record has been deprecated, --record will be removed in the future");
-        }
-        self.record.then(|| global.change_cause.clone())
     }
 }

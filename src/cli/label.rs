@@ -26,8 +26,6 @@ pub struct MetadataArgs {
     /// Replace keys that already have another value; without it they are an error.
     #[arg(long)]
     pub overwrite: bool,
-    #[command(flatten)]
-    pub record: RecordArg,
     /// Print the keys of each object (after the change, which is then not sent).
     #[arg(long)]
     pub list: bool,
@@ -55,8 +53,6 @@ struct Request {
     /// The objects, without the pairs.
     targets: TargetArgs,
     printer: Option<Printer>,
-    /// `--record`: the command line, for the change-cause annotation.
-    change_cause: Option<String>,
 }
 
 /// kubectl's examples of files in the `--local` messages.
@@ -98,13 +94,12 @@ fn request(args: &MetadataArgs, map: MetadataMap) -> Result<Request> {
     }
     let printer = args.output.printer(Verb::Write)?.cloned();
     let targets = TargetArgs { targets: objects, files: args.targets.files.clone() };
-    Ok(Request { map, changes, targets, printer, change_cause: None })
+    Ok(Request { map, changes, targets, printer })
 }
 
 /// Runs `kubeupd label` (`map` is the labels) or `kubeupd annotate`.
 pub async fn run(args: MetadataArgs, map: MetadataMap, global: &GlobalArgs) -> Result {
-    let mut request = request(&args, map)?;
-    request.change_cause = args.record.change_cause(global);
+    let request = request(&args, map)?;
     if args.local.local {
         let verb = map.pair_type();
         let rules = Rules { verb, types_alone: false, selector: false };
@@ -219,9 +214,6 @@ fn changed(request: &Request, args: &MetadataArgs, before: &Value) -> Result<Val
         (&args.resource_version, after.get_mut("metadata").and_then(Value::as_object_mut))
     {
         metadata.insert("resourceVersion".into(), version.clone().into());
-    }
-    if let Some(cause) = &request.change_cause {
-        metadata::record_change_cause(&mut after, cause);
     }
     Ok(after)
 }

@@ -134,7 +134,7 @@ pub async fn run(args: PatchArgs, global: &GlobalArgs) -> Result {
         resolved
             .iter()
             .filter_map(|item| item.object())
-            .map(|object| patch_one(&cluster, object, &plan.patch, source, &args, change_cause.as_deref())),
+            .map(|object| patch_one(&cluster, object, &plan.patch, source, &args, global)),
     )
     .await;
     super::print_results(results)
@@ -148,7 +148,7 @@ async fn patch_one(
     patch: &Patch,
     source: Option<&str>,
     args: &PatchArgs,
-    change_cause: Option<&str>,
+    global: &GlobalArgs,
 ) -> Result<String> {
     let subresource = args.subresource.name.as_deref();
     let object = match source {

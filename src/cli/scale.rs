@@ -21,8 +21,6 @@ use crate::output::{self, Printer, Verb};
 pub struct ScaleArgs {
     #[command(flatten)]
     pub targets: TargetArgs,
-    #[command(flatten)]
-    pub record: RecordArg,
     /// The new number of replicas (required, at least 0).
     #[arg(long, value_name = "COUNT", allow_negative_numbers = true)]
     pub replicas: Option<i64>,
@@ -50,8 +48,6 @@ struct Request {
     replicas: i64,
     preconditions: Preconditions,
     printer: Option<Printer>,
-    /// `--record`: the command line, for the change-cause annotation.
-    change_cause: Option<String>,
 }
 
 /// Validates the options; nothing is sent before this succeeds.
@@ -73,15 +69,14 @@ fn request(args: &ScaleArgs) -> Result<Request> {
         replicas: (args.current_replicas >= 0).then_some(args.current_replicas),
         resource_version: args.resource_version.clone().filter(|version| !version.is_empty()),
     };
-    Ok(Request { replicas, preconditions, printer: args.output.printer(Verb::Write)?.cloned(), change_cause: None })
+    Ok(Request { replicas, preconditions, printer: args.output.printer(Verb::Write)?.cloned() })
 }
 
 /// Runs `kubeupd scale`. As in kubectl, objects that cannot be read are reported after the
 /// others are scaled, and the first object that fails to scale stops the rest: its error alone
 /// is reported.
 pub async fn run(args: ScaleArgs, global: &GlobalArgs) -> Result {
-    let mut request = request(&args)?;
-    request.change_cause = args.record.change_cause(global);
+    let request = request(&args)?;
     let cluster = global.connect().await?;
     let (resolved, single) = visit::resolve(&cluster, global, "scale", &args.targets, &args.selection).await?;
     let visit = visit::read(&cluster, resolved, &args.selection, single).await;
@@ -146,13 +141,6 @@ async fn scale_one(
             apply::send_patch(cluster, target, &patch, &write, Landed::When(&scaled))
                 .await
                 .map_err(|err| visit::write_error(target, None, err))?;
-        }
-        if let Some(cause) = request.change_cause.as_deref().filter(|_| dry_run == DryRun::None) {
-            // As kubectl records it: a merge patch of its own once scaled, under no manager.
-            let mut record = serde_json::json!({});
-            crate::change::metadata::record_change_cause(&mut record, cause);
-            let write = WriteOptions::default();
-            cluster.patch(&target.rt, namespace, &target.name, &Patch::Merge(record), &write).await?;
         }
         if dry_run == DryRun::None && !args.timeout.is_zero() {
             wait_for_replicas(cluster, &object, request.replicas, args.timeout).await?;

@@ -110,10 +110,7 @@ pub fn parse(args: &[String], files: &Files, rules: Rules) -> Result<Vec<Named>,
         }
         (true, true) => return Err(usage("you must name the objects: TYPE NAME, TYPE/NAME, or -f FILE")),
         (false, false) => {
-            // kubectl's words.
-            return Err(usage(
-                "when paths, URLs, or stdin is provided as input, you may not specify resource arguments as well",
-            ));
+            return Err(usage("arguments cannot be given together with -f: put the objects in the files, or drop -f"));
         }
         (false, true) => from_args(args, rules)?,
         (true, false) => files.read()?.into_iter().map(Named::Manifest).collect(),

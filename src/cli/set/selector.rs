@@ -66,7 +66,6 @@ pub async fn run_selector(args: SelectorArgs, global: &GlobalArgs) -> Result {
     args.common.output.printer(crate::output::Verb::Write)?;
     let (cluster, objects) = super::objects(&targets, &args.common, global, "set selector").await?;
     let setter = SelectorSetter { selector, resource_version: args.resource_version.clone() };
-    let change_cause = args.record.change_cause(global);
     let printer = args.common.output.printer(crate::output::Verb::Write)?;
     let mut results = Vec::new();
     for (target, mut before) in objects {
