@@ -1,6 +1,7 @@
 //! The tests that need no cluster and no kubectl, run by a plain `cargo test`: the merge engine's
 //! properties and upstream conformance cases, the command line, and kubeupd against kubectl's
-//! outputs recorded in `testdata/golden` (`kustomize`, `patch --local`, usage errors, `--help`).
+//! outputs recorded in `testdata/golden` (`kustomize`, `patch --local`, usage errors, `--help`,
+//! the command tree with its flags).
 
 #[path = "../support/golden.rs"]
 mod golden;
