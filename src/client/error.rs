@@ -298,14 +298,14 @@ impl Error {
     /// reached in kubectl's words without `error: ` (a refused connection names the host and asks
     /// about it, as scripts waiting for an apiserver grep for); others after `error: `.
     pub fn line(&self) -> String {
-        if let Error::Unreachable { server, cause } = self {
-            if cause == CONNECTION_REFUSED {
-                let host = server.split_once("://").map_or(server.as_str(), |(_, rest)| rest);
-                let host = host.split('/').next().unwrap_or(host);
-                return format!(
-                    "The connection to the server {host} was refused - did you specify the right host or port?"
-                );
-            }
+        if let Error::Unreachable { server, cause } = self
+            && cause == CONNECTION_REFUSED
+        {
+            let host = server.split_once("://").map_or(server.as_str(), |(_, rest)| rest);
+            let host = host.split('/').next().unwrap_or(host);
+            return format!(
+                "The connection to the server {host} was refused - did you specify the right host or port?"
+            );
         }
         if let Some(line) = self.transport_line() {
             return line;
