@@ -409,15 +409,16 @@ const WATCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30 * 6
 /// printed as it comes: tables a row per change, other formats each object alone. As in kubectl,
 /// everything passes through its tab writer, flushed after the first objects and each change.
 async fn watch(cluster: &Cluster, visits: &[Visit], args: &GetArgs, printer: Option<Printer>) -> Result {
-    let [visit] = visits else {
-        return Err(Error::msg(format!(
-            "watch is only supported on individual resources and resource collections, but {} resources were found",
-            visits.len()
-        )));
-    };
+    let [visit] = visits else { return Err(Error::msg("you may only specify a single resource type")) };
     let name_selector = match visit.names.as_deref() {
         Some([name]) => Some(format!("metadata.name={name}")),
-        Some(_) => return Err(Error::msg("watch is only supported on a single named object or a list")),
+        Some(names) => {
+            // kubectl shows the objects, then finds that it cannot watch several.
+            if !args.watch_only {
+                show_named(cluster, visit, names, args, printer).await?;
+            }
+            return Err(Error::msg("you may only watch a single resource or type of resource at a time"));
+        }
         None => None,
     };
     let field = match (&name_selector, &args.field.selector) {
@@ -507,6 +508,36 @@ async fn watch(cluster: &Cluster, visits: &[Visit], args: &GetArgs, printer: Opt
         show(&text)?;
     }
     Ok(())
+}
+
+/// The objects of `names` as `get --watch` shows them before it watches: a table of them, or each
+/// alone; nothing when one cannot be read, whose error is the result.
+async fn show_named(
+    cluster: &Cluster,
+    visit: &Visit,
+    names: &[String],
+    args: &GetArgs,
+    printer: Option<Printer>,
+) -> Result {
+    let text = match printer {
+        None | Some(Printer::Wide) => {
+            let mut errors = Vec::new();
+            let text = print_tables(cluster, std::slice::from_ref(visit), args, printer.is_some(), &mut errors).await;
+            if let Some(err) = errors.into_iter().next() {
+                return Err(err);
+            }
+            text
+        }
+        Some(printer) => {
+            let (mut writer, mut first, mut text) = (TabWriter::kubectl(), true, String::new());
+            for name in names {
+                let object = cluster.get(&visit.rt, visit.namespace.as_deref(), name).await?;
+                text.push_str(&writer.write(&object_text(&printer, args, "ADDED", object, &mut first)?));
+            }
+            text + &writer.flush()
+        }
+    };
+    show(&text)
 }
 
 /// How `get --watch` shows what it sees.

@@ -85,7 +85,8 @@ struct Plan {
 
 const RULES: Rules = Rules { verb: "patch", types_alone: false, selector: false };
 
-/// Validates the options and reads the patch; nothing is sent before this succeeds.
+/// Validates the options (but for the printer's) and reads the patch; nothing is sent before this
+/// succeeds.
 fn plan(args: &PatchArgs) -> Result<Plan> {
     let text = match (&args.patch, &args.patch_file) {
         (Some(_), Some(_)) => return Err(Error::msg("cannot specify --patch and --patch-file together")),
@@ -116,7 +117,8 @@ fn plan(args: &PatchArgs) -> Result<Plan> {
         Some(source) => anyhow!(err).context(source.clone()),
         None => anyhow!(err),
     })?;
-    args.output.printer(Verb::Write)?;
+    // The printer's options are not checked here: kubectl patches each object, then fails to
+    // print it, and a script with a broken --template still leaves the objects patched.
     let objects = args.targets.named(RULES)?;
     Ok(Plan { patch, objects, source })
 }
@@ -137,7 +139,8 @@ pub async fn run(args: PatchArgs, global: &GlobalArgs) -> Result {
             .map(|object| patch_one(&cluster, object, &plan.patch, source, &args, global)),
     )
     .await;
-    super::print_results(results)
+    // As kubectl's visit: each object's output, then the errors (several without `error: `).
+    super::print_visited(results.into_iter().map(|result| result.map_err(|err| vec![err])).collect())
 }
 
 /// Reads the object (or subresource), patches it on the server or, for a client dry run, locally,
@@ -325,10 +328,6 @@ mod tests {
             (&["deploy", "web", "--local", "-p", "{}"], "cannot specify --local and server resources"),
             (&["--local", "-p", "{}"], "give them with -f"),
             (&["deploy", "-p", "{}"], "no name was specified"),
-            (
-                &["deploy", "web", "-p", "{}", "-o", "wide"],
-                "unable to match a printer suitable for the output format \"wide\"",
-            ),
         ];
         for (line, expected) in cases {
             let err = parse(line).unwrap_err().to_string();
@@ -336,5 +335,7 @@ mod tests {
         }
         assert!(parse(&["deploy", "web", "--type", "foo", "-p", "{}"]).is_err());
         assert!(parse(&["deploy", "web", "--dry-run=bogus", "-p", "{}"]).is_err());
+        // As in kubectl, a printer that cannot be made fails after the patch, not before.
+        assert!(parse(&["deploy", "web", "-p", "{}", "-o", "wide"]).is_ok());
     }
 }

@@ -331,3 +331,39 @@ fn verbose_logs_show_the_requests() {
     let log = text(&out.stderr);
     assert!(log.contains("GET ") && log.contains("PATCH ") && log.contains("fieldManager=kubectl-patch"), "{log}");
 }
+
+/// A printer that cannot be made (a template that does not parse, an unknown format, a template
+/// format without a template) fails after the patch, as in kubectl: the objects are patched, each
+/// failure is printed, and the exit status is 1. A template that fails on the object, too.
+#[test]
+fn a_broken_printer_fails_after_the_patch_as_kubectls() {
+    let twins = twins("patch-printer");
+    for ns in [&twins.ours, &twins.theirs] {
+        ns.kubectl_ok(&["create", "cm", "other", "-n", &ns.name]);
+    }
+    let outputs: [&[&str]; 5] = [
+        &["-o", "go-template", "--template", "{{.bad"],
+        &["-o", "go-template", "--template", "x{{index .data.a 5}}y"],
+        &["-o", "foo"],
+        &["-o", "jsonpath"],
+        &["-o", "jsonpath={.x"],
+    ];
+    // Go's map dump in a failed template's debugging output shows what differs between twins.
+    let volatile = regex::Regex::new(r#"(uid|resourceVersion|creationTimestamp|time)"?:"?[^",\] ]*"#).unwrap();
+    for (step, output) in outputs.iter().enumerate() {
+        let patch = format!(r#"{{"data":{{"step":"{step}"}}}}"#);
+        for names in [&["settings"][..], &["settings", "other"]] {
+            let args = [&["cm"], names, &["-p", &patch], output].concat();
+            let (ours, theirs) = twins.run_both(&[&["patch"], &args[..]].concat());
+            let masked = |output: &Output| Output {
+                stdout: volatile.replace_all(&text(&output.stdout), "$1 X").into_owned().into_bytes(),
+                ..output.clone()
+            };
+            twins.assert_same_output(&masked(&ours), &masked(&theirs), &format!("{args:?}"));
+            assert_eq!(ours.status.code(), Some(1), "{args:?}");
+            twins.assert_same("configmaps", &format!("after {args:?}"));
+            let patched = twins.ours.kubectl_ok(&["get", "cm", "settings", "-n", &twins.ours.name, "-o", "json"]);
+            assert_eq!(parse_json(patched.as_bytes())["data"]["step"], step.to_string(), "{args:?}: patched");
+        }
+    }
+}

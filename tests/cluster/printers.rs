@@ -582,3 +582,26 @@ fn a_request_timeout_ends_the_watch_as_kubectls_ends() {
     ns.kubectl_ok(&["create", "configmap", "watched", "-n", n]);
     ns.assert_same_as_kubectl(&["get", "cm", "-w", "--request-timeout=2s", "-o", "name", "-n", n]);
 }
+
+/// `get -w` of what cannot be watched as one: several types are refused before anything is shown;
+/// several names of one type are shown (a table, names, custom columns; nothing with
+/// `--watch-only`), then refused; a name that is not there is the server's NotFound.
+#[test]
+fn what_cannot_be_watched_as_one_is_refused_as_kubectl_refuses_it() {
+    let ns = objects("printers-watch-several");
+    let n = ns.name.as_str();
+    let cases: [&[&str]; 8] = [
+        &["get", "deploy,cm", "-w"],
+        &["get", "cm/one", "deploy/web", "-w"],
+        &["get", "cm", "one", "two", "-w"],
+        &["get", "cm/one", "cm/two", "-w"],
+        &["get", "cm", "one", "two", "-w", "-o", "name"],
+        &["get", "cm", "one", "two", "-w", "-o", "custom-columns=N:.metadata.name"],
+        &["get", "cm", "one", "two", "--watch-only"],
+        &["get", "cm", "one", "nope", "-w"],
+    ];
+    for args in cases {
+        let ours = ns.assert_same_as_kubectl(&[args, &["-n", n]].concat());
+        assert_eq!(ours.status.code(), Some(1), "{args:?}");
+    }
+}
