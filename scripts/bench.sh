@@ -221,6 +221,8 @@ for run in $(seq 1 "$RUNS"); do
     measure "get one object" $name $cmd get -n "$ns" deployment web
     ! supports $name kustomize || measure "kustomize an overlay" $name $cmd kustomize testdata/kustomize/cases/overlay
     ! supports $name kustomize || measure "kustomize a large overlay" $name $cmd kustomize testdata/kustomize/real/kube-prometheus
+    # kubectl's slowest and largest build of the corpus (a rendered Helm chart patched by overlays).
+    ! supports $name kustomize || measure "kustomize Argo CD HA install" $name $cmd kustomize testdata/kustomize/real/argo-cd/manifests/ha/namespace-install
     measure "20 sequential patches" $name sh -c "for i in \$(seq 1 20); do $cmd patch -n $ns deployment web --type merge -p \"{\\\"metadata\\\":{\\\"annotations\\\":{\\\"n\\\":\\\"\$i\\\"}}}\" >/dev/null || exit 1; done"
   done
 done
@@ -335,7 +337,8 @@ median() { [ -f "$1" ] || { echo 0; return; }; awk -v c="$2" '{print $c}' "$1" |
 ratio() { [ -f "$1" ] && [ -f "$2" ] || { echo 0; return; }; paste -d' ' "$1" "$2" | awk -v c="$3" '$(c + 2) > 0 {print $c / $(c + 2)}' | middle; }
 
 scenarios=("apply one Deployment: create" "apply one Deployment: configure" "apply one Deployment: unchanged"
-  "get one object" "kustomize an overlay" "kustomize a large overlay" "20 sequential patches" "apply 300 objects: create"
+  "get one object" "kustomize an overlay" "kustomize a large overlay"
+  "kustomize Argo CD HA install" "20 sequential patches" "apply 300 objects: create"
   "apply 300 objects: configure" "apply 300 objects: unchanged" "get 300 objects -o json"
   "apply 300 objects on 3 clusters: create" "get 3000 objects -o jsonpath")
 for input in "${crd_inputs[@]}"; do

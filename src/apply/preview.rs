@@ -138,8 +138,9 @@ pub fn saved_plan(changes: &[Change], mode: Mode, field_manager: Option<String>,
 fn mask_secret_data(live: Option<&mut Value>, merged: Option<&mut Value>) {
     let live_data = live.as_ref().map(|live| live["data"].clone()).unwrap_or(Value::Null);
     let merged_data = merged.as_ref().map(|merged| merged["data"].clone()).unwrap_or(Value::Null);
-    let mask = |data: &mut Value, other: &Value, changed: &str| {
-        if let Some(values) = data.as_object_mut() {
+    // A Secret without `data` stays without it (indexing would add `data: null`).
+    let mask = |object: &mut Value, other: &Value, changed: &str| {
+        if let Some(values) = object.get_mut("data").and_then(Value::as_object_mut) {
             for (key, value) in values.iter_mut() {
                 *value = Value::String(match other.get(key) {
                     Some(theirs) if theirs != value => format!("*** ({changed})"),
@@ -149,10 +150,10 @@ fn mask_secret_data(live: Option<&mut Value>, merged: Option<&mut Value>) {
         }
     };
     if let Some(live) = live {
-        mask(&mut live["data"], &merged_data, "before");
+        mask(live, &merged_data, "before");
     }
     if let Some(merged) = merged {
-        mask(&mut merged["data"], &live_data, "after");
+        mask(merged, &live_data, "after");
     }
 }
 
@@ -168,5 +169,12 @@ mod tests {
         mask_secret_data(Some(&mut live), Some(&mut merged));
         assert_eq!(live["data"], json!({"same": "***", "changed": "*** (before)", "gone": "***"}));
         assert_eq!(merged["data"], json!({"same": "***", "changed": "*** (after)", "new": "***"}));
+    }
+
+    #[test]
+    fn a_secret_without_data_stays_without_it() {
+        let mut merged = json!({"kind": "Secret", "type": "Opaque"});
+        mask_secret_data(None, Some(&mut merged));
+        assert_eq!(merged, json!({"kind": "Secret", "type": "Opaque"}));
     }
 }

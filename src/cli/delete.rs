@@ -96,7 +96,7 @@ fn plan(args: &DeleteArgs) -> Result<Plan> {
     if args.force && grace_period < 0 {
         grace_period = 0;
     }
-    if args.targets.targets.is_empty() && args.targets.files.filenames.is_empty() && args.raw.path.is_none() {
+    if args.targets.targets.is_empty() && !args.targets.files.given() && args.raw.path.is_none() {
         return Err(Error::msg(visit::NOTHING_NAMED));
     }
     let force = args.force && grace_period == 0;
@@ -223,6 +223,14 @@ pub async fn run(args: DeleteArgs, global: &GlobalArgs) -> Result {
         if !confirmed(&doomed)? {
             return super::write_stdout("deletion is cancelled\n");
         }
+    }
+    // kubectl warns once when `-n` was given and a cluster-scoped object is deleted anyway (one of
+    // a file's or a kustomization's).
+    if global.namespace.is_some()
+        && !args.selection.all_namespaces
+        && doomed.iter().any(|object| !object.target.rt.namespaced)
+    {
+        eprintln!("Warning: deleting cluster-scoped resources, not scoped to the provided namespace");
     }
     // All at once, each line printed in order as soon as its delete is done: as kubectl, the
     // lines come before the wait, so a held object shows that its delete went through.

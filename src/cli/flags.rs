@@ -52,7 +52,11 @@ impl FileArgs {
     /// Where the objects are, for `resource`.
     pub fn files(&self) -> resource::Files<'_> {
         match &self.kustomize {
-            Some(dir) => resource::Files::Kustomization { dir, load_restrictor: Default::default() },
+            Some(dir) => resource::Files::Kustomization {
+                dir,
+                load_restrictor: Default::default(),
+                notices: super::kustomize::print_notices,
+            },
             None => resource::Files::Paths { paths: &self.filenames, recursive: self.recursive },
         }
     }

@@ -71,15 +71,12 @@ pub fn run(args: &KustomizeArgs) -> Result {
     let built = match crate::resource::build_kustomization(&args.dir, load_restrictor, helm.as_ref()) {
         Ok(built) => built,
         Err(resource::Error::Kustomize(failure)) => {
-            print_warnings(&failure.warnings);
+            print_notices(&failure.warnings, &[]);
             return Err(resource::Error::Kustomize(failure).into());
         }
         Err(other) => return Err(other.into()),
     };
-    print_warnings(&built.warnings);
-    for line in &built.logs {
-        eprintln!("{}", gocompat::klog::info_line(line, std::time::SystemTime::now(), std::process::id()));
-    }
+    print_notices(&built.warnings, &built.logs);
     let text: Vec<String> = built.objects.iter().map(|object| output::to_yaml(&object.object)).collect();
     write_stdout(&text.join("---\n"))?;
     Ok(())
@@ -106,8 +103,13 @@ fn temporary_home() -> PathBuf {
     std::env::temp_dir().join(format!("kustomize-helm-{random}"))
 }
 
-fn print_warnings(warnings: &[String]) {
+/// kustomize's warnings, then its log lines with klog's header, as kubectl prints them for
+/// `kustomize` and every verb's `-k`.
+pub(super) fn print_notices(warnings: &[String], logs: &[String]) {
     for warning in warnings {
         eprintln!("{warning}");
+    }
+    for line in logs {
+        eprintln!("{}", gocompat::klog::info_line(line, std::time::SystemTime::now(), std::process::id()));
     }
 }

@@ -33,9 +33,14 @@ pub struct Rules {
 pub enum Files<'a> {
     /// `-f` files, directories (read recursively when `recursive`) or `-` (stdin).
     Paths { paths: &'a [PathBuf], recursive: bool },
-    /// `-k DIR`: the objects the kustomization in `DIR` builds.
-    Kustomization { dir: &'a Path, load_restrictor: kustomize::LoadRestrictor },
+    /// `-k DIR`: the objects the kustomization in `DIR` builds; `notices` is given kustomize's
+    /// warnings and log lines of the build, which kubectl prints before anything else.
+    Kustomization { dir: &'a Path, load_restrictor: kustomize::LoadRestrictor, notices: BuildNotices },
 }
+
+/// Takes what kustomize reports of a `-k` build besides its objects: its warnings and log lines
+/// (of a failed build, the warnings it gave before failing).
+pub type BuildNotices = fn(warnings: &[String], logs: &[String]);
 
 impl Files<'_> {
     /// Whether no files were named.
@@ -47,8 +52,18 @@ impl Files<'_> {
     pub fn read(&self) -> Result<Vec<ManifestObject>, Error> {
         match *self {
             Files::Paths { paths, recursive } => Ok(manifest::read_paths(paths, recursive)?),
-            Files::Kustomization { dir, load_restrictor } => {
-                Ok(build_kustomization(dir, load_restrictor, None)?.objects)
+            Files::Kustomization { dir, load_restrictor, notices } => {
+                match build_kustomization(dir, load_restrictor, None) {
+                    Ok(built) => {
+                        notices(&built.warnings, &built.logs);
+                        Ok(built.objects)
+                    }
+                    Err(Error::Kustomize(failure)) => {
+                        notices(&failure.warnings, &[]);
+                        Err(Error::Kustomize(failure))
+                    }
+                    Err(other) => Err(other),
+                }
             }
         }
     }

@@ -117,3 +117,181 @@ fn apply_k_prunes_an_applyset_as_kubectl_does() {
     let after = names(&twins);
     assert!(!after.contains("configmap/settings\n") && after != before, "{after}");
 }
+
+/// The trees of the corpus (testdata/kustomize) that kubectl applies on the test cluster, by
+/// group. Left out: trees kubectl refuses there (kinds without their definition, a namespace the
+/// cluster lacks, objects the server finds invalid), and trees whose objects would stay or harm
+/// the shared cluster: a Namespace (its controller races `delete -k` for the objects in it), a
+/// PersistentVolumeClaim (no controller removes its protection finalizer, so `delete` waits on),
+/// an APIService or an admission webhook (served by nothing, they fail other tests' requests).
+const CASES_THAT_APPLY: &[&str] = &[
+    "base",
+    "build-metadata/base",
+    "build-metadata/labels-only",
+    "comments",
+    "component",
+    "generator-unknown-behavior",
+    "generators",
+    "generators-binary",
+    "images-replicas",
+    "labels",
+    "labels-linked/base",
+    "labels-linked/patched",
+    "labels-linked/relabel",
+    "null-fields",
+    "null-label-values",
+    "patch-renames",
+    "patches",
+    "replacements-linked/scalars",
+    "replacements-linked/whole-map",
+    "replacements-regex-selectors",
+    "unterminated-block-scalar",
+    "workload",
+];
+
+const UPSTREAM_THAT_APPLY: &[&str] = &[
+    "combineConfigs/base",
+    "configureBuiltinPlugin",
+    "helloWorld",
+    "image",
+    "ldap/base",
+    "ldap/overlays/production",
+    "ldap/overlays/staging",
+    "multibases",
+    "multibases/dev",
+    "replacements-reference",
+    "springboot/base",
+    "springboot/overlays/production",
+    "springboot/overlays/staging",
+    "vars-migration/replacements",
+    "vars-migration/vars",
+    "wordpress",
+    "wordpress-replacements",
+];
+
+/// Real trees: their cluster-scoped objects (ClusterRoles, CustomResourceDefinitions) are shared by
+/// the twins, so kubectl's turn ends (its `delete -k` included) before kubeupd's starts.
+const REAL_THAT_APPLY: &[&str] = &[
+    "argo-cd/manifests/base",
+    "argo-cd/manifests/base/config",
+    "argo-cd/manifests/cluster-rbac",
+    "argo-cd/manifests/ha/base",
+    "argo-cd/manifests/ha/namespace-install",
+    "argo-cd/manifests/namespace-install",
+    "external-dns/kustomize",
+    "flux2/manifests/policies",
+    "flux2/manifests/rbac",
+    "kubebuilder/config/crd",
+    "kubeflow/applications/jupyter/notebook-controller/upstream/crd",
+    "kubeflow/applications/katib/upstream/components/crd",
+    "kubernetes-hack/kustomize",
+    "microservices-demo/kustomize",
+    "microservices-demo/kustomize/tests/memorystore-with-all-components",
+    "microservices-demo/kustomize/tests/spanner-with-all-components",
+];
+
+/// A `KUBECTL_EXTERNAL_DIFF` program for comparing twins' diffs: it prints the two directories'
+/// kinds (LIVE, MERGED) and every file in them without what the server makes per object (uids,
+/// times, versions, cluster IPs), and exits 1 as diff does on a difference.
+fn twin_diff_program(dir: &std::path::Path) -> std::path::PathBuf {
+    let program = dir.join("twin-diff");
+    std::fs::write(
+        &program,
+        "#!/bin/sh\necho \"$(basename \"$1\" | cut -c1-4) $(basename \"$2\" | cut -c1-6)\"\n\
+         for f in \"$1\"/* \"$2\"/*; do [ -e \"$f\" ] || continue; echo \"== $(basename \"$(dirname \"$f\")\" | cut -c1-4) $(basename \"$f\")\"; \
+         grep -v -E -e '(uid|creationTimestamp|resourceVersion|clusterIP):' -e '^ *- [0-9]+[.][0-9]+[.][0-9]+[.][0-9]+$' \"$f\"; done\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&program, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    program
+}
+
+/// What one tool printed for `diff -k`, `apply -k` and `delete -k` of a tree, and the objects
+/// the apply made, as they compare with their twins.
+struct Lifecycle {
+    outputs: Vec<(&'static str, std::process::Output)>,
+    objects: Vec<serde_json::Value>,
+}
+
+/// kubeupd's summary of an apply on stderr is its own (docs/differences.md): left out.
+fn without_apply_summary(mut output: std::process::Output) -> std::process::Output {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let is_summary = |line: &str| line.split_once(" objects: ").is_some_and(|(count, _)| count.parse::<u32>().is_ok());
+    output.stderr = stderr.split_inclusive('\n').filter(|line| !is_summary(line)).collect::<String>().into_bytes();
+    output
+}
+
+/// `diff -k` (through `program`), `apply -k`, `diff -k` again, the objects made, and `delete -k`
+/// of `dir` by one tool in `namespace`.
+fn lifecycle(namespace: &support::TestNamespace, ours: bool, dir: &str, program: &std::path::Path) -> Lifecycle {
+    let run = |args: &[&str], external_diff: bool| {
+        let mut command = if ours { namespace.kubeupd_process() } else { namespace.kubectl() };
+        command.args(args).args(["-k", dir, "-n", &namespace.name]);
+        if external_diff {
+            command.env("KUBECTL_EXTERNAL_DIFF", program);
+        }
+        command.output().expect("the tool runs")
+    };
+    let mut outputs = vec![("diff before apply", run(&["diff"], true))];
+    outputs.push(("apply", without_apply_summary(run(&["apply"], false))));
+    outputs.push(("diff after apply", run(&["diff"], false)));
+    let listed = namespace
+        .kubectl()
+        .args(["get", "-k", dir, "-n", &namespace.name, "-o", "json", "--show-managed-fields"])
+        .output()
+        .unwrap();
+    // A Job's selector and labels hold its own uid, which the server makes.
+    let mut text = String::from_utf8_lossy(&listed.stdout).into_owned();
+    let listed = support::parse_json(&listed.stdout);
+    let items = listed.get("items").and_then(serde_json::Value::as_array).cloned().unwrap_or_else(|| vec![listed]);
+    for uid in items.iter().filter_map(|item| item["metadata"]["uid"].as_str()) {
+        text = text.replace(uid, "UID");
+    }
+    let view = support::twin_view(support::parse_json(text.as_bytes()), &namespace.name);
+    // One object is printed alone, several as a List.
+    let mut objects = match view.get("items") {
+        Some(items) => items.as_array().cloned().unwrap_or_default(),
+        None => vec![view],
+    };
+    // The server's own status (a definition's conditions and their times) is not the tools'.
+    for object in objects.iter_mut().filter_map(serde_json::Value::as_object_mut) {
+        object.remove("status");
+    }
+    outputs.push(("delete", run(&["delete"], false)));
+    Lifecycle { outputs, objects }
+}
+
+/// `diff -k`, `apply -k`, `delete -k` of every tree in `trees` (under testdata/kustomize/`group`)
+/// by kubeupd and kubectl on twins: the same output lines, exit codes and objects, field
+/// ownership included.
+fn assert_lifecycles_match(prefix: &str, group: &str, trees: &[&str]) {
+    let twins = Twins::new(prefix);
+    let scratch = tempfile::tempdir().unwrap();
+    let program = twin_diff_program(scratch.path());
+    for tree in trees {
+        let dir = testdata(&format!("kustomize/{group}/{tree}"));
+        let dir = dir.to_str().unwrap();
+        let theirs = lifecycle(&twins.theirs, false, dir, &program);
+        let ours = lifecycle(&twins.ours, true, dir, &program);
+        for ((step, ours), (_, theirs)) in ours.outputs.iter().zip(&theirs.outputs) {
+            twins.assert_same_output(ours, theirs, &format!("{group}/{tree}: {step}"));
+        }
+        assert!(!theirs.objects.is_empty(), "{group}/{tree}: kubectl applied nothing");
+        assert_eq!(ours.objects, theirs.objects, "{group}/{tree}: objects differ (left: kubeupd, right: kubectl)");
+    }
+}
+
+#[test]
+fn k_lifecycles_of_the_cases_match_kubectl() {
+    assert_lifecycles_match("kust-cases", "cases", CASES_THAT_APPLY);
+}
+
+#[test]
+fn k_lifecycles_of_kustomizes_examples_match_kubectl() {
+    assert_lifecycles_match("kust-upstream", "upstream", UPSTREAM_THAT_APPLY);
+}
+
+#[test]
+fn k_lifecycles_of_the_real_trees_match_kubectl() {
+    assert_lifecycles_match("kust-real", "real", REAL_THAT_APPLY);
+}
