@@ -72,7 +72,7 @@ fn request(args: &MetadataArgs, map: MetadataMap) -> Result<Request> {
         return Err(Error::msg("--list and --output may not be specified together"));
     }
     args.selection.validate()?;
-    let no_files = args.targets.files.filenames.is_empty();
+    let no_files = !args.targets.files.given();
     if args.local.local {
         if args.dry_run.mode() == DryRun::Server {
             return Err(Error::msg("cannot specify --local and --dry-run=server - did you mean --dry-run=client?"));

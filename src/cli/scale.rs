@@ -62,7 +62,7 @@ fn request(args: &ScaleArgs) -> Result<Request> {
         Some(count) => count,
     };
     args.selection.validate()?;
-    if args.targets.targets.is_empty() && args.targets.files.filenames.is_empty() {
+    if args.targets.targets.is_empty() && !args.targets.files.given() {
         return Err(Error::msg(visit::NOTHING_NAMED));
     }
     let preconditions = Preconditions {

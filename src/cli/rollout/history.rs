@@ -55,7 +55,7 @@ async fn objects(
     targets: &TargetArgs,
     selector: &Option<LabelSelector>,
 ) -> Result<Vec<Result<Visited>>> {
-    if targets.targets.is_empty() && targets.files.filenames.is_empty() {
+    if targets.targets.is_empty() && !targets.files.given() {
         return Err(Error::msg("required resource not specified"));
     }
     let selection = SelectionArgs { selector: selector.clone(), ..SelectionArgs::default() };

@@ -106,7 +106,7 @@ pub async fn run(args: RolloutArgs, global: &GlobalArgs) -> Result {
 /// Reads the objects, changes each, and sends the changes; as in kubectl, objects that cannot be
 /// read are reported first, then the objects that cannot take the change, then failed writes.
 async fn run_action(action: Action, args: ActionArgs, global: &GlobalArgs) -> Result {
-    if args.targets.targets.is_empty() && args.targets.files.filenames.is_empty() {
+    if args.targets.targets.is_empty() && !args.targets.files.given() {
         return Err(Error::msg("required resource not specified"));
     }
     let printer = args.output.printer(Verb::Write)?.cloned();

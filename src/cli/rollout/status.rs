@@ -37,7 +37,7 @@ const LONGEST_WATCH: Duration = Duration::from_secs(300);
 
 /// Runs `kubeupd rollout status`.
 pub async fn run(args: StatusArgs, global: &GlobalArgs) -> Result {
-    if args.targets.targets.is_empty() && args.targets.files.filenames.is_empty() {
+    if args.targets.targets.is_empty() && !args.targets.files.given() {
         return Err(Error::msg("required resource not specified"));
     }
     if args.revision < 0 {
