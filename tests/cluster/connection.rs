@@ -226,7 +226,7 @@ fn impersonation_gets_what_rbac_allows_and_kubectls_errors() {
     let groups_alone = ["--as-group", "readers", "get", "configmaps", "-n", ns];
     let theirs = namespace.kubectl().args(groups_alone).output().unwrap();
     let ours = namespace.kubeupd().args(groups_alone).output().unwrap();
-    let refusal = "requesting uid, groups or user-extra for kubeupd-admin without impersonating a user\n";
+    let refusal = "requesting uid, groups or user-extra for kubeupd-local without impersonating a user\n";
     assert!(stderr(&theirs).ends_with(refusal), "{}", stderr(&theirs));
     assert_eq!((stderr(&ours), ours.status.code()), (format!("error: {refusal}"), theirs.status.code()));
     assert_eq!(namespace.kubectl_ok(&["get", "configmap", "x", "-n", ns, "-o", "jsonpath={.data.a}"]), "1");
