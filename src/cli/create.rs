@@ -278,10 +278,18 @@ async fn create_files(args: &CreateArgs, global: &GlobalArgs) -> Result {
                 }
             },
         };
-        common.output.written(&created, "created", true, common.dry_run.suffix())
+        Ok(created)
     }))
     .await;
-    super::print_results(super::yaml_documents(common.output.printer(Verb::Write)?, results))
+    // Printed in the files' order once all are written (a printer failing part way writes what
+    // it printed as it fails).
+    let printed = results
+        .into_iter()
+        .map(|result| {
+            result.and_then(|created| common.output.written(&created, "created", true, common.dry_run.suffix()))
+        })
+        .collect();
+    super::print_results(super::yaml_documents(common.output.printer(Verb::Write)?, printed))
 }
 
 /// `create --raw PATH -f FILE`, checked as kubectl checks it: the file's bytes POSTed to PATH, the

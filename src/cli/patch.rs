@@ -139,8 +139,13 @@ pub async fn run(args: PatchArgs, global: &GlobalArgs) -> Result {
             .map(|object| patch_one(&cluster, object, &plan.patch, source, &args, global)),
     )
     .await;
+    // Printed in the order named, once all are written: a printer that fails part way writes what
+    // it printed as it fails, so printing as each write ends would mix the objects' order.
+    let printed = results.into_iter().map(|result| {
+        result.and_then(|(after, changed)| args.output.written(&after, "patched", changed, "")).map_err(|err| vec![err])
+    });
     // As kubectl's visit: each object's output, then the errors (several without `error: `).
-    super::print_visited(results.into_iter().map(|result| result.map_err(|err| vec![err])).collect())
+    super::print_visited(printed.collect())
 }
 
 /// Reads the object (or subresource), patches it on the server or, for a client dry run, locally,
@@ -152,7 +157,7 @@ async fn patch_one(
     source: Option<&str>,
     args: &PatchArgs,
     global: &GlobalArgs,
-) -> Result<String> {
+) -> Result<(Value, bool)> {
     let subresource = args.subresource.name.as_deref();
     let object = match source {
         Some(source) => format!("{} with {source}", target.display_name()),
@@ -195,7 +200,7 @@ async fn patch_one(
     } else {
         after
     };
-    args.output.written(&after, "patched", changed, "")
+    Ok((after, changed))
 }
 
 /// `--record`: the command line in the `kubernetes.io/change-cause` annotation, sent as a patch of

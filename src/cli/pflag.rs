@@ -145,7 +145,6 @@ fn context_text(err: &clap::Error, kind: ContextKind) -> Option<String> {
     }
 }
 
-/// The arguments clap found unexpected (the first, and any after it).
 /// The positional words of `args`, flags and their values left out, and pflag's words for the
 /// first flag neither `verb` nor the global flags know.
 fn positionals(verb: &Command, root: &Command, args: &[OsString]) -> (Vec<String>, Option<String>) {
@@ -185,6 +184,7 @@ fn positionals(verb: &Command, root: &Command, args: &[OsString]) -> (Vec<String
     (words, unknown)
 }
 
+/// The arguments clap found unexpected (the first, and any after it).
 fn trailing(err: &clap::Error) -> Vec<String> {
     context_text(err, ContextKind::InvalidArg).into_iter().collect()
 }

@@ -108,9 +108,25 @@ pub async fn run(args: ReplaceArgs, global: &GlobalArgs) -> Result {
         _ => unreachable!("replace reads its objects from files"),
     }))
     .await;
-    super::print_results(super::yaml_documents(printer, results))
+    // Printed in the files' order once all are written (a printer failing part way writes what
+    // it printed as it fails).
+    let printed = results
+        .into_iter()
+        .map(|result| {
+            let Replaced { deleted, object } = result?;
+            Ok(deleted + &args.output.written(&object, "replaced", true, args.dry_run.suffix())?)
+        })
+        .collect();
+    super::print_results(super::yaml_documents(printer, printed))
 }
 
+/// A replaced object, and the line saying it was deleted first (`--force`), if it was.
+struct Replaced {
+    deleted: String,
+    object: serde_json::Value,
+}
+
+/// Replaces one object of the files; with `--force`, deletes it and creates it again.
 async fn replace_one(
     cluster: &Cluster,
     manifest: &Manifest,
@@ -118,8 +134,7 @@ async fn replace_one(
     deletion: &apply::Deletion,
     args: &ReplaceArgs,
     printer: Option<&Printer>,
-) -> Result<String> {
-    let suffix = args.dry_run.suffix();
+) -> Result<Replaced> {
     let saved;
     let manifest = if args.save_config {
         saved = Manifest { document: last_applied::with_annotation(&manifest.document), ..manifest.clone() };
@@ -133,7 +148,7 @@ async fn replace_one(
             Err(Error::Client(cause)) if cause.is_transport() => return Err(read_back(cluster, manifest, cause).await),
             Err(err) => return Err(in_source(err, &manifest.source.file)),
         };
-        return args.output.written(&object, "replaced", true, suffix);
+        return Ok(Replaced { deleted: String::new(), object });
     }
     let deleted_line = || match printer {
         Some(Printer::Name) => format!("{}\n", manifest.object.display_name()),
@@ -148,12 +163,8 @@ async fn replace_one(
         }
         recreated => recreated?,
     };
-    let mut printed = String::new();
-    if recreated.deleted {
-        printed = deleted_line();
-    }
-    printed.push_str(&args.output.written(&recreated.object, "replaced", true, suffix)?);
-    Ok(printed)
+    let deleted = if recreated.deleted { deleted_line() } else { String::new() };
+    Ok(Replaced { deleted, object: recreated.object })
 }
 
 /// `replace --raw PATH -f FILE`: the file's bytes sent with a PUT to PATH, the answer printed as
