@@ -35,15 +35,15 @@ esac
 
 scripts/local-cluster.sh up >&2
 eval "$(scripts/local-cluster.sh env)"
-# Two more clusters (apiservers on the same etcd) for the rows of many contexts: one kubeconfig
-# list holding the three, and their contexts.
-fleet_kubeconfig=$KUBECONFIG:$(scripts/local-cluster.sh extra bench-two):$(scripts/local-cluster.sh extra bench-three)
+# Three more clusters (apiservers on the same etcd, alike, without controllers) for the rows of
+# many contexts: one kubeconfig list holding the three, and their contexts.
+fleet_contexts="bench-one bench-two bench-three"
+fleet_kubeconfig=$(for context in $fleet_contexts; do scripts/local-cluster.sh extra "$context"; done | paste -sd:)
 command -v /usr/bin/time >/dev/null || { apt-get install -y -qq time >/dev/null; }
 cargo build --release --locked --quiet
 kubeupd=$PWD/target/release/kubeupd
 PATH=$(scripts/reference-kubectl.sh):$PATH
 kubectl=$(command -v kubectl)
-fleet_contexts="$($kubectl config current-context) bench-two bench-three"
 tools="kubectl kubeupd floor"
 if [ -n "$baseline_rev" ]; then
   # The baseline is built once per commit, in a work tree of its own under target/.
@@ -63,8 +63,29 @@ fi
 # The floor's sender, compiled once (scripts/replay.sh build), so that its start is milliseconds.
 replay_sender=$(scripts/replay.sh build)
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 mkdir -p "$work/cache-kubectl" "$work/cache-kubeupd" "$work/cache-baseline" "$work/cache-record" "$work/results"
+
+# The same three clusters as remote ones: each apiserver behind a relay that delays every byte by
+# REMOTE_DELAY each way (scripts/latency-relay; default 10ms, a 20 ms round trip, a cluster in
+# another zone or a nearby region), so that what a command costs in round trips shows, and a
+# cluster's wait for the network is not spent on the CPU the three servers share. The same
+# context names, in a kubeconfig list of their own.
+REMOTE_DELAY=${REMOTE_DELAY:-10ms}
+relay=${KUBEUPD_CACHE:-$HOME/.cache/kubeupd}/latency-relay
+(cd scripts/latency-relay && GOWORK=off CGO_ENABLED=0 go build -trimpath -o "$relay" .)
+remote_kubeconfig=
+for context in $fleet_contexts; do
+  file=$work/remote-$context.kubeconfig
+  KUBECONFIG=$fleet_kubeconfig $kubectl config view --raw --flatten --minify --context "$context" >"$file"
+  server=$($kubectl --kubeconfig "$file" config view -o jsonpath='{.clusters[0].cluster.server}')
+  "$relay" 127.0.0.1:0 "${server#https://}" "$REMOTE_DELAY" >"$file.relay" &
+  until [ -s "$file.relay" ]; do sleep 0.05; done
+  address=$(cat "$file.relay")
+  $kubectl --kubeconfig "$file" config set-cluster "$($kubectl --kubeconfig "$file" config view -o jsonpath='{.clusters[0].name}')" \
+    --server "https://$address" >/dev/null
+  remote_kubeconfig=${remote_kubeconfig:+$remote_kubeconfig:}$file
+done
 
 # The tool's command line with its own cache.
 tool() {
@@ -152,6 +173,7 @@ for name in ${tools% floor}; do
   $(tool $name) get -n "$warm" deployment web >/dev/null
   for context in $fleet_contexts; do
     KUBECONFIG=$fleet_kubeconfig $(tool $name) --context "$context" get namespace default >/dev/null
+    KUBECONFIG=$remote_kubeconfig $(tool $name) --context "$context" get namespace default >/dev/null
   done
 done
 
@@ -245,18 +267,25 @@ for run in $(seq 1 "$RUNS_MANY"); do
     measure "apply 300 objects: configure" $name $cmd apply -n "$ns" -f "$work/many-v2.yaml"
     measure "apply 300 objects: unchanged" $name $cmd apply -n "$ns" -f "$work/many-v2.yaml"
     measure "get 300 objects -o json" $name $cmd get -n "$ns" configmaps,deployments -o json
-    # The same 300 objects on three clusters: kubeupd with one --context list, kubectl in the
-    # shell loop a CI job runs.
-    for context in $fleet_contexts; do
-      KUBECONFIG=$fleet_kubeconfig $kubectl --context "$context" create namespace "$ns-3" >/dev/null
+    # The same 300 objects on one of the three clusters, then on all three: kubeupd with one
+    # --context list, kubectl in the shell loop a CI job runs; on this machine, then remote.
+    for setting in local remote; do
+      config=$fleet_kubeconfig where=
+      [ $setting = local ] || config=$remote_kubeconfig where=" remote"
+      for context in $fleet_contexts; do
+        KUBECONFIG=$fleet_kubeconfig $kubectl --context "$context" create namespace "$ns-$setting" >/dev/null
+      done
+      KUBECONFIG=$fleet_kubeconfig $kubectl --context "${fleet_contexts%% *}" create namespace "$ns-$setting-1" >/dev/null
+      KUBECONFIG=$config measure "apply 300 objects on 1$where cluster of 3: create" $name \
+        $cmd --context "${fleet_contexts%% *}" apply -n "$ns-$setting-1" -f "$work/many-v1.yaml"
+      if [ $name = kubectl ]; then
+        KUBECONFIG=$config measure "apply 300 objects on 3$where clusters: create" $name sh -c \
+          "for context in $fleet_contexts; do $cmd --context \$context apply -n $ns-$setting -f $work/many-v1.yaml >/dev/null || exit 1; done"
+      elif supports $name fleet; then
+        KUBECONFIG=$config measure "apply 300 objects on 3$where clusters: create" $name \
+          $cmd --context "${fleet_contexts// /,}" apply -n "$ns-$setting" -f "$work/many-v1.yaml"
+      fi
     done
-    if [ $name = kubectl ]; then
-      KUBECONFIG=$fleet_kubeconfig measure "apply 300 objects on 3 clusters: create" $name sh -c \
-        "for context in $fleet_contexts; do $cmd --context \$context apply -n $ns-3 -f $work/many-v1.yaml >/dev/null || exit 1; done"
-    elif supports $name fleet; then
-      KUBECONFIG=$fleet_kubeconfig measure "apply 300 objects on 3 clusters: create" $name \
-        $cmd --context "${fleet_contexts// /,}" apply -n "$ns-3" -f "$work/many-v1.yaml"
-    fi
     ! supports $name jsonpath ||
       measure "get 3000 objects -o jsonpath" $name $cmd get -n "$big" configmaps -o "jsonpath={.items[*].data.v}"
   done
@@ -340,7 +369,9 @@ scenarios=("apply one Deployment: create" "apply one Deployment: configure" "app
   "get one object" "kustomize an overlay" "kustomize a large overlay"
   "kustomize Argo CD HA install" "20 sequential patches" "apply 300 objects: create"
   "apply 300 objects: configure" "apply 300 objects: unchanged" "get 300 objects -o json"
-  "apply 300 objects on 3 clusters: create" "get 3000 objects -o jsonpath")
+  "apply 300 objects on 1 cluster of 3: create" "apply 300 objects on 3 clusters: create"
+  "apply 300 objects on 1 remote cluster of 3: create" "apply 300 objects on 3 remote clusters: create"
+  "get 3000 objects -o jsonpath")
 for input in "${crd_inputs[@]}"; do
   for phase in "${crd_phases[@]}"; do scenarios+=("${input%%|*}: $phase"); done
 done
@@ -383,9 +414,13 @@ failures=$(for scenario in "${scenarios[@]}"; do
 done)
 echo
 for name in kubectl kubeupd; do
-  one=$(median "$work/results/apply 300 objects: create.$name" 1)
-  three=$(median "$work/results/apply 300 objects on 3 clusters: create.$name" 1)
-  awk -v n="$name" -v a="$one" -v b="$three" 'BEGIN { if (a > 0 && b > 0) printf "%s: 300 objects on 3 clusters take %.2f times one cluster'"'"'s time.\n", n, b / a }'
+  for where in "" " remote"; do
+    times=$(ratio "$work/results/apply 300 objects on 3$where clusters: create.$name" \
+      "$work/results/apply 300 objects on 1$where cluster of 3: create.$name" 1)
+    awk -v n="$name" -v r="$times" -v w="$where" -v d="$REMOTE_DELAY" 'BEGIN {
+      if (r > 0) printf "%s: 300 objects on 3%s clusters take %.2f times one%s cluster'"'"'s time%s.\n", n, w, r, w, w == "" ? " (the three servers on this machine'"'"'s cores)" : " (" d " each way)"
+    }'
+  done
 done
 [ -z "$failures" ] || echo "Exited non-zero (allowed in the CRD-heavy rows, timed as they ran): ${failures%; }."
 echo "Medians of $RUNS runs ($RUNS_MANY for 300 objects, $RUNS_CRD for the CRD-heavy inputs) on $(nproc) cores; kubectl $($kubectl version --client -o json | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | head -1), kube-apiserver $($kubectl version -o json 2>/dev/null | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | tail -1). Ratios: the median of each run's own ratio. The floor: kubeupd's requests sent again, each write after its read (scripts/replay.sh)."

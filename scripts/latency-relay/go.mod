@@ -1,0 +1,3 @@
+module kubeupd.local/latency-relay
+
+go 1.26
