@@ -215,6 +215,30 @@ fn bad_kustomizations_fail_as_in_kubectl() {
     }
 }
 
+/// Fields of the wrong type (one kustomization each under errors/wrong-types), refused in Go's
+/// `encoding/json` words as kubectl refuses them, to the word: the Go struct, the field's path
+/// through embedded structs, the Go type, the first error in the (sorted) keys' order.
+#[test]
+fn wrong_typed_fields_fail_in_gos_words() {
+    let cases = corpus().join("errors/wrong-types");
+    let mut dirs: Vec<PathBuf> =
+        std::fs::read_dir(&cases).unwrap().map(|entry| entry.unwrap().path()).filter(|path| path.is_dir()).collect();
+    dirs.sort();
+    let runs: Vec<(&[&str], &Path)> = dirs.iter().map(|dir| (&["kustomize"][..], dir.as_path())).collect();
+    let recorded = kubectl("kustomize-wrong-types", &[&cases], &runs);
+    for (dir, theirs) in dirs.iter().zip(recorded) {
+        let case = dir.file_name().unwrap().to_string_lossy();
+        let ours = kubeupd(&["kustomize"], dir);
+        assert_eq!((ours.status.code(), theirs.status.code()), (Some(1), Some(1)), "{case}");
+        assert!(ours.stdout.is_empty(), "{case}: nothing printed on failure");
+        let theirs = kubectl_error(&String::from_utf8_lossy(&theirs.stderr));
+        let ours = kubeupd_error(&String::from_utf8_lossy(&ours.stderr));
+        assert!(theirs.starts_with("invalid Kustomization: json: "), "{case}: not a decoding error: {theirs}");
+        assert_eq!(ours, theirs, "{case}");
+    }
+    assert!(dirs.len() >= 20, "only {} cases", dirs.len());
+}
+
 #[test]
 fn load_restrictor_none_reads_files_outside_the_root() {
     let dir = corpus().join("errors/outside-root/root");
