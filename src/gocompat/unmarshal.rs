@@ -7,17 +7,21 @@
 //! - a key that names no field is an error (`json: unknown field "x"`, with
 //!   `DisallowUnknownFields`) or ignored;
 //! - `null` is a zero value: an unset field, an empty string in a map or a list;
+//! - a whole number (`1e3`, `2.0`) fills an integer field, as its JSON text (`1000`) does;
 //! - with a target struct (`yaml.Unmarshal`, not `yaml.YAMLToJSON`), a number or a boolean where
-//!   a string is wanted is read as its text, as Go formats it.
+//!   a string is wanted is read as its text, as Go formats it;
+//! - a value of the wrong kind is an error in `encoding/json`'s words (`json: cannot unmarshal
+//!   array into Go struct field Kustomization.namePrefix of type string`) when the Go types it is
+//!   read into are given ([`GoTypes`]); the first in the document's (sorted) order is reported.
 //!
 //! [`from_value`] is a serde deserializer over a parsed document that applies these rules to
 //! whatever type is asked of it; free-form values (`serde_json::Value`) are read as they are.
 
 use std::fmt::Display;
 
-use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, Visitor};
+use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer as _, IntoDeserializer, Visitor};
 use serde::forward_to_deserialize_any;
-use serde_json::{Map, Value};
+use serde_json::{Map, Number, Value};
 
 /// What the Go reader does beyond what every reader does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,14 +30,35 @@ pub struct Rules {
     pub refuse_unknown_fields: bool,
     /// `yaml.Unmarshal`'s target: numbers and booleans are read as text where a string is wanted.
     pub scalars_as_strings: bool,
+    /// The Go types the document is read into, for Go's words when a value does not fit; without
+    /// them, serde's words.
+    pub go_types: Option<&'static GoTypes>,
 }
 
 /// kustomization files: `yaml.YAMLToJSON`, then a JSON decoder that refuses unknown fields.
-pub const KUSTOMIZATION: Rules = Rules { refuse_unknown_fields: true, scalars_as_strings: false };
+pub const KUSTOMIZATION: Rules = Rules { refuse_unknown_fields: true, scalars_as_strings: false, go_types: None };
 /// Built-in plugins' configurations: `yaml.Unmarshal` into the plugin.
-pub const PLUGIN: Rules = Rules { refuse_unknown_fields: false, scalars_as_strings: true };
+pub const PLUGIN: Rules = Rules { refuse_unknown_fields: false, scalars_as_strings: true, go_types: None };
 /// Transformer configuration files: `yaml.UnmarshalStrict`.
-pub const STRICT_TARGET: Rules = Rules { refuse_unknown_fields: true, scalars_as_strings: true };
+pub const STRICT_TARGET: Rules = Rules { refuse_unknown_fields: true, scalars_as_strings: true, go_types: None };
+
+/// Go's declarations of the types a document is read into, as Go writes them: the document's
+/// type, and each struct type's fields. A field is its JSON name, after the embedded structs it
+/// is promoted from (`ResId.Gvk.kind`: Go names them in its errors), and its type (`[]string`,
+/// `*types.SortOptions`, `map[string]interface {}`). A struct listed here has no other fields.
+#[derive(Debug, PartialEq, Eq)]
+pub struct GoTypes {
+    /// The document's type (`types.Kustomization`).
+    pub root: &'static str,
+    /// Struct types by name (`types.Replica`), with their fields.
+    pub structs: &'static [(&'static str, &'static [(&'static str, &'static str)])],
+}
+
+impl GoTypes {
+    fn fields(&self, go_type: &str) -> Option<&'static [(&'static str, &'static str)]> {
+        self.structs.iter().find(|(name, _)| *name == go_type).map(|(_, fields)| *fields)
+    }
+}
 
 /// Why a document does not fit the type, in Go's words where they are known.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -48,7 +73,8 @@ impl de::Error for Error {
 
 /// `value` read into `T` by Go's rules.
 pub fn from_value<T: DeserializeOwned>(value: Value, rules: Rules) -> Result<T, Error> {
-    T::deserialize(GoValue { value, rules })
+    let at = At { go_type: rules.go_types.map(|types| types.root), field: None };
+    T::deserialize(GoValue { value, rules, at })
 }
 
 /// A boolean or a number as Go's YAML reader writes it into a string: integers in full, floats
@@ -103,13 +129,107 @@ fn folds_to(field: &str, key: &str) -> bool {
     field.len() == key.len() && field.chars().zip(key.chars()).all(|(a, b)| a.to_lowercase().eq(b.to_lowercase()))
 }
 
-/// A `null` read as a number is 0, Go's zero value.
-macro_rules! numbers_zero_when_null {
-    ($($method:ident)*) => {$(
+/// A field's JSON name, without the embedded structs it is promoted from.
+fn json_name(field: &str) -> &str {
+    field.rsplit('.').next().unwrap_or(field)
+}
+
+/// Where a value is, as `encoding/json` tells it in an error: the Go type it is read into, and the
+/// innermost struct on the way with the fields from the top.
+#[derive(Debug, Clone, Default)]
+struct At {
+    /// As Go writes it (`[]*types.TargetSelector`); unknown without Go types.
+    go_type: Option<&'static str>,
+    /// `Replica` and `replicas.count`.
+    field: Option<(&'static str, String)>,
+}
+
+impl At {
+    /// Where an element of this list is.
+    fn element(&self) -> At {
+        At { go_type: self.go_type.and_then(|go_type| go_type.strip_prefix("[]")), field: self.field.clone() }
+    }
+
+    /// Where a value of this map is.
+    fn map_value(&self) -> At {
+        At { go_type: self.go_type.and_then(|go_type| go_type.strip_prefix("map[string]")), field: self.field.clone() }
+    }
+
+    /// The fields of this struct, if its Go type is known.
+    fn struct_fields(&self, rules: Rules) -> Option<&'static [(&'static str, &'static str)]> {
+        rules.go_types?.fields(self.go_type?.trim_start_matches('*'))
+    }
+
+    /// Where the value of this struct's `field` (a field of `fields`) is.
+    fn field(&self, fields: &'static [(&'static str, &'static str)], field: &str) -> At {
+        let struct_type = self.go_type.unwrap_or_default().trim_start_matches('*');
+        let struct_name = struct_type.rsplit('.').next().unwrap_or(struct_type);
+        let Some((path, go_type)) = fields.iter().find(|(path, _)| json_name(path) == field) else {
+            return At::default();
+        };
+        let path = match &self.field {
+            Some((_, outer)) => format!("{outer}.{path}"),
+            None => path.to_string(),
+        };
+        At { go_type: Some(go_type), field: Some((struct_name, path)) }
+    }
+
+    /// `encoding/json`'s error for a `what` (`array`, `number 1.5`) read here, if the Go type is
+    /// known. A pointer is reported as what it points to, which Go allocates and fills.
+    fn mismatch(&self, what: &str) -> Option<Error> {
+        let go_type = self.go_type?.trim_start_matches('*');
+        Some(Error(match &self.field {
+            Some((struct_name, path)) => {
+                format!("json: cannot unmarshal {what} into Go struct field {struct_name}.{path} of type {go_type}")
+            }
+            None => format!("json: cannot unmarshal {what} into Go value of type {go_type}"),
+        }))
+    }
+}
+
+/// What `encoding/json` calls a value in its errors.
+fn kind_word(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The integer a number is, if it is whole: Go reads the JSON text the YAML became, in which a
+/// whole float (`1e3`) is written as an integer (`1000`).
+fn whole_number(number: &Number) -> Option<i128> {
+    if let Some(signed) = number.as_i64() {
+        return Some(signed.into());
+    }
+    if let Some(unsigned) = number.as_u64() {
+        return Some(unsigned.into());
+    }
+    // Within ±2^64 a float converts exactly; anything larger fits no Go integer anyway.
+    let float = number.as_f64()?;
+    (float.fract() == 0.0 && float.abs() < 18_446_744_073_709_551_616.0).then_some(float as i128)
+}
+
+/// Reads into integer types of the given range; a number out of it, or not whole, is refused as
+/// Go refuses it (`number 1.5`, with the number's JSON text).
+macro_rules! integers {
+    ($($method:ident $integer:ty)*) => {$(
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-            match self.value {
-                Value::Null => visitor.visit_u64(0),
-                _ => self.deserialize_any(visitor),
+            let whole = match &self.value {
+                Value::Null => return visitor.visit_u64(0),
+                Value::Number(number) => whole_number(number),
+                _ => return self.mismatch_any(visitor),
+            };
+            match whole.filter(|whole| (<$integer>::MIN as i128..=<$integer>::MAX as i128).contains(whole)) {
+                Some(whole) if whole < 0 => visitor.visit_i64(whole as i64),
+                Some(whole) => visitor.visit_u64(whole as u64),
+                None => {
+                    let what = format!("number {}", super::json::to_compact(&self.value));
+                    self.mismatch(&what, visitor)
+                }
             }
         }
     )*};
@@ -118,28 +238,47 @@ macro_rules! numbers_zero_when_null {
 struct GoValue {
     value: Value,
     rules: Rules,
+    at: At,
 }
 
 impl GoValue {
-    /// A struct's entries, each under the field its key names (or, when unknown, its key).
-    fn struct_entries(map: Map<String, Value>, fields: &'static [&'static str], rules: Rules) -> Vec<(Key, Value)> {
+    /// A struct's entries, each under the field its key names (or, when unknown, its key), with
+    /// where its value is. With its Go fields known, a key names one of them.
+    fn struct_entries(self, fields: &'static [&'static str]) -> Result<Vec<(Key, GoValue)>, Self> {
+        let (rules, at) = (self.rules, self.at);
+        let map = match as_map(self.value) {
+            Ok(map) => map,
+            Err(value) => return Err(GoValue { value, rules, at }),
+        };
+        let go_fields = at.struct_fields(rules);
+        let is_field = |field: &&&str| go_fields.is_none_or(|go| go.iter().any(|(path, _)| json_name(path) == **field));
         let mut keyed: Vec<(String, Value)> = map.into_iter().collect();
         keyed.sort_by(|(a, _), (b, _)| a.cmp(b));
-        let mut entries: Vec<(Key, Value)> = Vec::new();
+        let mut entries: Vec<(Key, GoValue)> = Vec::new();
         for (key, value) in keyed {
-            let field =
-                fields.iter().find(|field| **field == key).or_else(|| fields.iter().find(|f| folds_to(f, &key)));
-            let key = match field {
-                Some(field) => Key::Field(field),
-                None if rules.refuse_unknown_fields => Key::Unknown(key),
+            let field = (fields.iter().filter(is_field).find(|field| **field == key))
+                .or_else(|| fields.iter().filter(is_field).find(|field| folds_to(field, &key)));
+            let (key, value_at) = match field {
+                Some(field) => (Key::Field(field), go_fields.map(|go| at.field(go, field)).unwrap_or_default()),
+                None if rules.refuse_unknown_fields => (Key::Unknown(key), At::default()),
                 None => continue,
             };
+            let value = GoValue { value, rules, at: value_at };
             match entries.iter_mut().find(|(known, _)| *known == key) {
                 Some(entry) => entry.1 = value,
                 None => entries.push((key, value)),
             }
         }
-        entries
+        Ok(entries)
+    }
+
+    /// The value does not fit the type asked of it: Go's error if its Go type is known, else
+    /// serde's (the visitor's).
+    fn mismatch<'de, V: Visitor<'de>>(self, what: &str, visitor: V) -> Result<V::Value, Error> {
+        match self.at.mismatch(what) {
+            Some(err) => Err(err),
+            None => self.deserialize_any(visitor),
+        }
     }
 }
 
@@ -154,7 +293,7 @@ impl<'de> de::Deserializer<'de> for GoValue {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        let rules = self.rules;
+        let (rules, at) = (self.rules, self.at);
         match self.value {
             Value::Null => visitor.visit_unit(),
             Value::Bool(flag) => visitor.visit_bool(flag),
@@ -164,8 +303,8 @@ impl<'de> de::Deserializer<'de> for GoValue {
                 (.., float) => visitor.visit_f64(float.unwrap_or_default()),
             },
             Value::String(text) => visitor.visit_string(text),
-            Value::Array(items) => visitor.visit_seq(Items { items: items.into_iter(), rules }),
-            object @ Value::Object(_) => GoValue { value: object, rules }.deserialize_map(visitor),
+            Value::Array(items) => visitor.visit_seq(Items { items: items.into_iter(), rules, at: at.element() }),
+            Value::Object(map) => visitor.visit_map(Entries::of_map(map, rules, &at)),
         }
     }
 
@@ -179,10 +318,11 @@ impl<'de> de::Deserializer<'de> for GoValue {
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match &self.value {
             Value::Null => visitor.visit_str(""),
+            Value::String(_) => self.deserialize_any(visitor),
             Value::Bool(_) | Value::Number(_) if self.rules.scalars_as_strings => {
                 visitor.visit_string(scalar_text(&self.value).unwrap_or_default())
             }
-            _ => self.deserialize_any(visitor),
+            _ => self.mismatch_any(visitor),
         }
     }
 
@@ -193,30 +333,43 @@ impl<'de> de::Deserializer<'de> for GoValue {
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.value {
             Value::Null => visitor.visit_bool(false),
-            _ => self.deserialize_any(visitor),
+            Value::Bool(flag) => visitor.visit_bool(flag),
+            _ => self.mismatch_any(visitor),
         }
     }
 
-    numbers_zero_when_null! {
-        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_u8 deserialize_u16
-        deserialize_u32 deserialize_u64 deserialize_f32 deserialize_f64
+    integers! {
+        deserialize_i8 i8 deserialize_i16 i16 deserialize_i32 i32 deserialize_i64 i64
+        deserialize_u8 u8 deserialize_u16 u16 deserialize_u32 u32 deserialize_u64 u64
+    }
+
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_f64(visitor)
+    }
+
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match &self.value {
+            Value::Null => visitor.visit_f64(0.0),
+            Value::Number(number) => visitor.visit_f64(number.as_f64().unwrap_or_default()),
+            _ => self.mismatch_any(visitor),
+        }
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.value {
-            Value::Null => visitor.visit_seq(Items { items: Vec::new().into_iter(), rules: self.rules }),
-            _ => self.deserialize_any(visitor),
+            Value::Null => {
+                visitor.visit_seq(Items { items: Vec::new().into_iter(), rules: self.rules, at: At::default() })
+            }
+            Value::Array(_) => self.deserialize_any(visitor),
+            _ => self.mismatch_any(visitor),
         }
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        let rules = self.rules;
+        let (rules, at) = (self.rules, self.at);
         match as_map(self.value) {
-            Ok(map) => {
-                let entries = map.into_iter().map(|(key, value)| (Key::Unknown(key), value)).collect::<Vec<_>>();
-                visitor.visit_map(Entries { entries: entries.into_iter(), value: None, rules, refuse: false })
-            }
-            Err(value) => GoValue { value, rules }.deserialize_any(visitor),
+            Ok(map) => visitor.visit_map(Entries::of_map(map, rules, &at)),
+            Err(value) => GoValue { value, rules, at }.mismatch_any(visitor),
         }
     }
 
@@ -226,13 +379,9 @@ impl<'de> de::Deserializer<'de> for GoValue {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        let rules = self.rules;
-        match as_map(self.value) {
-            Ok(map) => {
-                let entries = GoValue::struct_entries(map, fields, rules);
-                visitor.visit_map(Entries { entries: entries.into_iter(), value: None, rules, refuse: true })
-            }
-            Err(value) => GoValue { value, rules }.deserialize_any(visitor),
+        match self.struct_entries(fields) {
+            Ok(entries) => visitor.visit_map(Entries { entries: entries.into_iter(), value: None, refuse: true }),
+            Err(not_a_map) => not_a_map.mismatch_any(visitor),
         }
     }
 
@@ -244,13 +393,21 @@ impl<'de> de::Deserializer<'de> for GoValue {
     ) -> Result<V::Value, Error> {
         match self.value {
             Value::String(text) => visitor.visit_enum(IntoDeserializer::<Error>::into_deserializer(text)),
-            _ => self.deserialize_any(visitor),
+            _ => self.mismatch_any(visitor),
         }
     }
 
     forward_to_deserialize_any! {
         i128 u128 char bytes byte_buf unit unit_struct
         newtype_struct tuple tuple_struct identifier ignored_any
+    }
+}
+
+impl GoValue {
+    /// [`GoValue::mismatch`] for the value's own kind.
+    fn mismatch_any<'de, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        let what = kind_word(&self.value);
+        self.mismatch(what, visitor)
     }
 }
 
@@ -266,6 +423,8 @@ fn as_map(value: Value) -> Result<Map<String, Value>, Value> {
 struct Items {
     items: std::vec::IntoIter<Value>,
     rules: Rules,
+    /// Where each item is.
+    at: At,
 }
 
 impl<'de> de::SeqAccess<'de> for Items {
@@ -273,7 +432,7 @@ impl<'de> de::SeqAccess<'de> for Items {
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Error> {
         match self.items.next() {
-            Some(value) => seed.deserialize(GoValue { value, rules: self.rules }).map(Some),
+            Some(value) => seed.deserialize(GoValue { value, rules: self.rules, at: self.at.clone() }).map(Some),
             None => Ok(None),
         }
     }
@@ -282,10 +441,21 @@ impl<'de> de::SeqAccess<'de> for Items {
 /// A map's entries, or a struct's (`refuse`: a key it does not know is an error when reached,
 /// so that errors come in the document's order, as Go reports the first).
 struct Entries {
-    entries: std::vec::IntoIter<(Key, Value)>,
-    value: Option<Value>,
-    rules: Rules,
+    entries: std::vec::IntoIter<(Key, GoValue)>,
+    value: Option<GoValue>,
     refuse: bool,
+}
+
+impl Entries {
+    /// A map's entries, its values where `at`'s values are.
+    fn of_map(map: Map<String, Value>, rules: Rules, at: &At) -> Entries {
+        let value_at = at.map_value();
+        let entries = map
+            .into_iter()
+            .map(|(key, value)| (Key::Unknown(key), GoValue { value, rules, at: value_at.clone() }))
+            .collect::<Vec<_>>();
+        Entries { entries: entries.into_iter(), value: None, refuse: false }
+    }
 }
 
 impl<'de> de::MapAccess<'de> for Entries {
@@ -293,18 +463,19 @@ impl<'de> de::MapAccess<'de> for Entries {
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
         let Some((key, value)) = self.entries.next() else { return Ok(None) };
+        let rules = value.rules;
         self.value = Some(value);
         let key = match key {
             Key::Field(field) => field.to_string(),
             Key::Unknown(key) if self.refuse => return Err(Error(format!("json: unknown field {key:?}"))),
             Key::Unknown(key) => key,
         };
-        seed.deserialize(GoValue { value: Value::String(key), rules: self.rules }).map(Some)
+        seed.deserialize(GoValue { value: Value::String(key), rules, at: At::default() }).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
-        let value = self.value.take().unwrap_or(Value::Null);
-        seed.deserialize(GoValue { value, rules: self.rules })
+        let value = self.value.take().expect("a value follows its key");
+        seed.deserialize(value)
     }
 }
 
@@ -380,6 +551,86 @@ mod tests {
         assert_eq!(labels, ["true", "1.5", "1e+07", "0.1"]);
         // Without a target (a kustomization file), the types must agree.
         assert!(read(json!({"namePrefix": 12}), KUSTOMIZATION).is_err());
+    }
+
+    /// A table of Go types for [`Config`]: an embedded struct (`Meta`) and a pointer in a list.
+    static TYPES: GoTypes = GoTypes {
+        root: "pkg.Config",
+        structs: &[
+            (
+                "pkg.Config",
+                &[
+                    ("Meta.namePrefix", "string"),
+                    ("labels", "map[string]string"),
+                    ("images", "[]*pkg.Image"),
+                    ("count", "int64"),
+                    ("metadata", "map[string]interface {}"),
+                ],
+            ),
+            ("pkg.Image", &[("newTag", "string")]),
+        ],
+    };
+
+    const TYPED: Rules = Rules { go_types: Some(&TYPES), ..KUSTOMIZATION };
+
+    #[test]
+    fn values_of_the_wrong_kind_are_refused_in_gos_words_with_go_types() {
+        let error = |value| read(value, TYPED).unwrap_err().0;
+        let words = "json: cannot unmarshal";
+        assert_eq!(
+            error(json!({"namePrefix": ["a"]})),
+            format!("{words} array into Go struct field Config.Meta.namePrefix of type string")
+        );
+        assert_eq!(
+            error(json!({"labels": {"a": {"b": 1}}})),
+            format!("{words} object into Go struct field Config.labels of type string")
+        );
+        assert_eq!(
+            error(json!({"images": "x"})),
+            format!("{words} string into Go struct field Config.images of type []*pkg.Image")
+        );
+        // A pointer is reported as what it points to; the innermost struct names the field.
+        assert_eq!(
+            error(json!({"images": [true]})),
+            format!("{words} bool into Go struct field Config.images of type pkg.Image")
+        );
+        assert_eq!(
+            error(json!({"images": [{"newTag": 1}]})),
+            format!("{words} number into Go struct field Image.images.newTag of type string")
+        );
+        assert_eq!(error(json!(["a"])), format!("{words} array into Go value of type pkg.Config"));
+        // Free-form values take anything.
+        assert!(read(json!({"metadata": {"a": [1]}}), TYPED).is_ok());
+        // The first error in the keys' sorted order.
+        assert_eq!(
+            error(json!({"namePrefix": 1, "count": "x"})),
+            format!("{words} string into Go struct field Config.count of type int64")
+        );
+        // A key that names a field of the Rust type but not of the Go type is unknown.
+        static NARROW: GoTypes =
+            GoTypes { root: "pkg.Config", structs: &[("pkg.Config", &[("namePrefix", "string")])] };
+        let narrow = Rules { go_types: Some(&NARROW), ..KUSTOMIZATION };
+        assert_eq!(read(json!({"count": 1}), narrow).unwrap_err().0, r#"json: unknown field "count""#);
+        // Without Go types, serde's words.
+        assert!(read(json!({"namePrefix": ["a"]}), KUSTOMIZATION).unwrap_err().0.starts_with("invalid type: sequence"));
+    }
+
+    #[test]
+    fn whole_numbers_fill_integers_and_others_are_refused_with_their_json_text() {
+        for (value, count) in [(json!(3.0), 3), (json!(1e3), 1000), (json!(-0.0), 0), (json!(-7), -7)] {
+            assert_eq!(read(json!({"count": value}), TYPED).unwrap().count, count, "{value}");
+        }
+        let field = "into Go struct field Config.count of type int64";
+        for (value, text) in [
+            (json!(1.5), "1.5"),
+            (json!(1e20), "100000000000000000000"),
+            (json!(1e30), "1e+30"),
+            (json!(-1e-7), "-1e-7"),
+            (json!(9223372036854775808u64), "9223372036854775808"),
+        ] {
+            let err = read(json!({"count": value}), TYPED).unwrap_err().0;
+            assert_eq!(err, format!("json: cannot unmarshal number {text} {field}"));
+        }
     }
 
     #[test]

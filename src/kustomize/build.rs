@@ -65,6 +65,7 @@ pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Bu
         warnings: Vec::new(),
         logs: Vec::new(),
         schema: PatchSchema::Unset,
+        helm_namespace: String::new(),
     };
     match build_root(&mut builder, &root) {
         Ok(objects) => Ok(Built { objects, warnings: builder.warnings, logs: builder.logs }),
@@ -124,6 +125,9 @@ struct Builder<'a> {
     warnings: Vec<String>,
     logs: Vec<String>,
     schema: PatchSchema,
+    /// The namespace a chart without one takes when its kustomization sets none: the nearest one
+    /// set above the kustomization being built, as kustomize hands it down.
+    helm_namespace: String,
 }
 
 /// The schema of strategic merge patches. kustomize holds one for the whole build: the first
@@ -200,6 +204,11 @@ impl Builder<'_> {
             false => origin,
         };
         let file_name = file.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        // What this kustomization hands down to those it includes, for their charts.
+        let inherited_namespace = self.helm_namespace.clone();
+        if let Some(namespace) = kustomization.namespace.as_ref().filter(|namespace| !namespace.is_empty()) {
+            self.helm_namespace = namespace.clone();
+        }
         self.choose_schema(dir, &place, &kustomization)?;
         self.stack.push(dir.to_path_buf());
         let mut accumulated = input;
@@ -218,13 +227,14 @@ impl Builder<'_> {
                 .map_err(|source| place.error(Error::MergingCrds { source: Box::new(source) }))?;
         }
         let generator_origin = |kind: &str| origin.as_ref().map(|origin| origin.builtin(&file_name, kind));
-        self.generate(dir, &place, &kustomization, &mut accumulated.resources, &generator_origin)?;
+        let charts_namespace = inherited_namespace.as_str();
+        self.generate(dir, &place, &kustomization, charts_namespace, &mut accumulated.resources, &generator_origin)?;
         for (object, plugin_origin) in
             self.plugin_configs(dir, &place, &file_name, &kustomization.generators, &origin)?
         {
             let plugin = plugins::plugin(&object, Role::Generator).map_err(|message| place.error(message))?;
             let configured_by = |_: &str| plugin_origin.clone();
-            self.generate(dir, &place, &plugin.kustomization, &mut accumulated.resources, &configured_by)?;
+            self.generate(dir, &place, &plugin.kustomization, "", &mut accumulated.resources, &configured_by)?;
         }
         for entry in &kustomization.components {
             let (path, remote) = self.locate(dir, &place, entry, &format!("component '{entry}'"))?;
@@ -255,6 +265,7 @@ impl Builder<'_> {
         self.run_plugins(dir, &place, transformers, validators, resources)?;
         vars::declare(&mut accumulated.vars, &kustomization.vars, resources).map_err(|message| place.error(message))?;
         self.stack.pop();
+        self.helm_namespace = inherited_namespace;
         Ok((accumulated, kustomization))
     }
 
@@ -498,11 +509,13 @@ impl Builder<'_> {
         dir: &Path,
         place: &Place,
         kustomization: &Kustomization,
+        charts_namespace: &str,
         resources: &mut Vec<Resource>,
         origin: &dyn Fn(&str) -> Option<Origin>,
     ) -> Result<(), Error> {
         let mut exists = |path: &str| self.read_text(dir, place, path).map(drop);
-        helm::configure(kustomization, self.options.helm, &mut exists).map_err(|message| place.error(message))?;
+        helm::configure(kustomization, charts_namespace, self.options.helm, &mut exists)
+            .map_err(|message| place.error(message))?;
         let generators = kustomization
             .config_map_generator
             .iter()

@@ -23,8 +23,8 @@ pub struct Helm {
 }
 
 /// The charts and globals of a kustomization, the deprecated entries converted as kustomize
-/// converts them.
-fn charts(kustomization: &Kustomization) -> (Vec<HelmChart>, HelmGlobals) {
+/// converts them. `inherited` is the namespace of the nearest kustomization above that sets one.
+fn charts(kustomization: &Kustomization, inherited: &str) -> (Vec<HelmChart>, HelmGlobals) {
     let mut charts = kustomization.helm_charts.clone();
     let mut converted = HelmGlobals::default();
     for old in &kustomization.helm_chart_inflation_generator {
@@ -45,9 +45,11 @@ fn charts(kustomization: &Kustomization) -> (Vec<HelmChart>, HelmGlobals) {
             converted.chart_home = old.chart_home.clone();
         }
     }
-    // A chart without a namespace takes the kustomization's (kustomize v5.8.1).
+    // A chart without a namespace takes the kustomization's or, without one, the nearest one
+    // above (kustomize v5.8.1).
+    let namespace = kustomization.namespace.as_deref().filter(|namespace| !namespace.is_empty()).unwrap_or(inherited);
     for chart in charts.iter_mut().filter(|chart| chart.namespace.is_empty()) {
-        chart.namespace = kustomization.namespace.clone().unwrap_or_default();
+        chart.namespace = namespace.to_string();
     }
     let globals = kustomization.helm_globals.clone().unwrap_or(converted);
     (charts, globals)
@@ -68,13 +70,15 @@ fn config_text(chart: &HelmChart, globals: &HelmGlobals) -> String {
 const MERGE_OPTIONS: [&str; 3] = ["merge", "override", "replace"];
 
 /// kustomize's checks when it configures the chart generators, before any generator runs.
+/// `inherited_namespace` is the namespace of the nearest kustomization above that sets one;
 /// `exists` says whether a file the kustomization names may be read.
 pub fn configure(
     kustomization: &Kustomization,
+    inherited_namespace: &str,
     helm: Option<&Helm>,
     exists: &mut dyn FnMut(&str) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let (charts, globals) = charts(kustomization);
+    let (charts, globals) = charts(kustomization, inherited_namespace);
     for chart in &charts {
         let trouble =
             |problem: Error| Error::HelmChart { config: config_text(chart, &globals), problem: Box::new(problem) };
@@ -97,7 +101,7 @@ pub fn configure(
 /// What inflating the charts comes to here: kustomize's error when helm is not installed (its
 /// first step is `helm version`), and kubeupd's refusal to run it otherwise.
 pub fn inflate(kustomization: &Kustomization, helm: Option<&Helm>) -> Result<(), Error> {
-    let (charts, globals) = charts(kustomization);
+    let (charts, globals) = charts(kustomization, "");
     let (Some(_), Some(helm)) = (charts.first(), helm) else { return Ok(()) };
     if helm.installed {
         return Err(Error::HelmNotRun);
@@ -128,7 +132,7 @@ mod tests {
         let kustomization = kustomization(
             "helmGlobals: {chartHome: ch}\nhelmCharts:\n- {name: x, version: '1', includeCRDs: false, valuesInline: {}}\n",
         );
-        let err = configure(&kustomization, None, &mut |_| Ok(())).unwrap_err().to_string();
+        let err = configure(&kustomization, "", None, &mut |_| Ok(())).unwrap_err().to_string();
         assert_eq!(
             err,
             "trouble configuring builtin HelmChartInflationGenerator with config: `\nchartHome: ch\nname: x\nversion: \"1\"\n`: must specify --enable-helm"
@@ -136,11 +140,23 @@ mod tests {
     }
 
     #[test]
+    fn a_chart_takes_its_own_namespace_else_its_kustomizations_else_the_one_inherited() {
+        let namespaces = |yaml: &str, inherited: &str| -> Vec<String> {
+            charts(&kustomization(yaml), inherited).0.into_iter().map(|chart| chart.namespace).collect()
+        };
+        let charts = "helmCharts:\n- {name: a, namespace: own}\n- {name: b}\n";
+        assert_eq!(namespaces(&format!("namespace: k\n{charts}"), "above"), ["own", "k"]);
+        assert_eq!(namespaces(charts, "above"), ["own", "above"]);
+        assert_eq!(namespaces(&format!("namespace: ''\n{charts}"), "above"), ["own", "above"]);
+        assert_eq!(namespaces(charts, ""), ["own", ""]);
+    }
+
+    #[test]
     fn old_entries_become_charts_and_a_missing_helm_is_kustomizes_error() {
         let kustomization =
             kustomization("helmChartInflationGenerator:\n- {chartName: x, chartRepoUrl: 'https://c', helmHome: /h}\n");
         let helm = Helm { command: "helm".into(), installed: false, temporary_home: "/tmp/kustomize-helm-1".into() };
-        configure(&kustomization, Some(&helm), &mut |_| Ok(())).unwrap();
+        configure(&kustomization, "", Some(&helm), &mut |_| Ok(())).unwrap();
         assert_eq!(
             inflate(&kustomization, Some(&helm)).unwrap_err().to_string(),
             "unable to run: 'helm version --short' with env=[HELM_CONFIG_HOME=/h HELM_CACHE_HOME=/h/.cache \

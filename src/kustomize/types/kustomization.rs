@@ -18,7 +18,7 @@ use crate::gocompat::unmarshal;
 pub struct Kustomization {
     pub api_version: Option<String>,
     pub kind: Option<String>,
-    pub metadata: Option<Value>,
+    pub metadata: Option<ObjectMeta>,
     pub resources: Vec<String>,
     pub bases: Vec<String>,
     pub components: Vec<String>,
@@ -72,6 +72,16 @@ impl Kustomization {
         })
         .collect()
     }
+}
+
+/// A kustomization's `metadata` (kustomize's `types.ObjectMeta`: these fields, no others).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ObjectMeta {
+    pub name: String,
+    pub namespace: String,
+    pub labels: BTreeMap<String, String>,
+    pub annotations: BTreeMap<String, String>,
 }
 
 /// An entry of `labels`.
@@ -187,10 +197,242 @@ pub struct LegacySortOptions {
 }
 
 /// Parses a kustomization document as kustomize does (Go's rules: see [`unmarshal`]); errors in
-/// its words (`json: unknown field "x"`).
+/// its words (`json: unknown field "x"`, `json: cannot unmarshal array into Go struct field
+/// Kustomization.namePrefix of type string`).
 pub fn parse(document: Value) -> Result<Kustomization, unmarshal::Error> {
-    unmarshal::from_value(document, unmarshal::KUSTOMIZATION)
+    unmarshal::from_value(document, unmarshal::Rules { go_types: Some(&GO_TYPES), ..unmarshal::KUSTOMIZATION })
 }
+
+/// The Go types a kustomization is read into, as kustomize v5.8.1 declares them (`api/types`,
+/// `kyaml/resid`), for Go's words when a field has the wrong type. Embedded structs (`TypeMeta`,
+/// `ResId`, `Gvk`, `GeneratorArgs`, `KvPairSources`, `Replacement`) are named before the fields
+/// they bring, as Go names them in its errors.
+static GO_TYPES: unmarshal::GoTypes = unmarshal::GoTypes {
+    root: "types.Kustomization",
+    structs: &[
+        (
+            "types.Kustomization",
+            &[
+                ("TypeMeta.kind", "string"),
+                ("TypeMeta.apiVersion", "string"),
+                ("metadata", "*types.ObjectMeta"),
+                ("openapi", "map[string]string"),
+                ("namePrefix", "string"),
+                ("nameSuffix", "string"),
+                ("namespace", "string"),
+                ("commonLabels", "map[string]string"),
+                ("labels", "[]types.Label"),
+                ("commonAnnotations", "map[string]string"),
+                ("patchesStrategicMerge", "[]types.PatchStrategicMerge"),
+                ("patchesJson6902", "[]types.Patch"),
+                ("patches", "[]types.Patch"),
+                ("images", "[]types.Image"),
+                ("imageTags", "[]types.Image"),
+                ("replacements", "[]types.ReplacementField"),
+                ("replicas", "[]types.Replica"),
+                ("vars", "[]types.Var"),
+                ("sortOptions", "*types.SortOptions"),
+                ("resources", "[]string"),
+                ("components", "[]string"),
+                ("crds", "[]string"),
+                ("bases", "[]string"),
+                ("configMapGenerator", "[]types.ConfigMapArgs"),
+                ("secretGenerator", "[]types.SecretArgs"),
+                ("helmGlobals", "*types.HelmGlobals"),
+                ("helmCharts", "[]types.HelmChart"),
+                ("helmChartInflationGenerator", "[]types.HelmChartArgs"),
+                ("generatorOptions", "*types.GeneratorOptions"),
+                ("configurations", "[]string"),
+                ("generators", "[]string"),
+                ("transformers", "[]string"),
+                ("validators", "[]string"),
+                ("buildMetadata", "[]string"),
+            ],
+        ),
+        (
+            "types.ObjectMeta",
+            &[
+                ("name", "string"),
+                ("namespace", "string"),
+                ("labels", "map[string]string"),
+                ("annotations", "map[string]string"),
+            ],
+        ),
+        (
+            "types.Label",
+            &[
+                ("pairs", "map[string]string"),
+                ("includeSelectors", "bool"),
+                ("includeTemplates", "bool"),
+                ("fields", "[]types.FieldSpec"),
+            ],
+        ),
+        (
+            "types.FieldSpec",
+            &[
+                ("Gvk.group", "string"),
+                ("Gvk.version", "string"),
+                ("Gvk.kind", "string"),
+                ("path", "string"),
+                ("create", "bool"),
+            ],
+        ),
+        (
+            "types.Image",
+            &[
+                ("name", "string"),
+                ("newName", "string"),
+                ("tagSuffix", "string"),
+                ("newTag", "string"),
+                ("digest", "string"),
+            ],
+        ),
+        ("types.Replica", &[("name", "string"), ("count", "int64")]),
+        (
+            "types.Patch",
+            &[("path", "string"), ("patch", "string"), ("target", "*types.Selector"), ("options", "*types.PatchArgs")],
+        ),
+        ("types.PatchArgs", &[("allowNameChange", "bool"), ("allowKindChange", "bool")]),
+        (
+            "types.Selector",
+            &[
+                ("ResId.Gvk.group", "string"),
+                ("ResId.Gvk.version", "string"),
+                ("ResId.Gvk.kind", "string"),
+                ("ResId.name", "string"),
+                ("ResId.namespace", "string"),
+                ("annotationSelector", "string"),
+                ("labelSelector", "string"),
+            ],
+        ),
+        ("types.ConfigMapArgs", GENERATOR_ARGS),
+        ("types.SecretArgs", SECRET_ARGS),
+        (
+            "types.GeneratorOptions",
+            &[
+                ("labels", "map[string]string"),
+                ("annotations", "map[string]string"),
+                ("disableNameSuffixHash", "bool"),
+                ("immutable", "bool"),
+            ],
+        ),
+        ("types.SortOptions", &[("order", "types.SortOrder"), ("legacySortOptions", "*types.LegacySortOptions")]),
+        ("types.LegacySortOptions", &[("orderFirst", "[]string"), ("orderLast", "[]string")]),
+        (
+            "types.ReplacementField",
+            &[
+                ("Replacement.source", "*types.SourceSelector"),
+                ("Replacement.targets", "[]*types.TargetSelector"),
+                ("Replacement.sourceValue", "*string"),
+                ("path", "string"),
+            ],
+        ),
+        (
+            "types.SourceSelector",
+            &[
+                ("ResId.Gvk.group", "string"),
+                ("ResId.Gvk.version", "string"),
+                ("ResId.Gvk.kind", "string"),
+                ("ResId.name", "string"),
+                ("ResId.namespace", "string"),
+                ("fieldPath", "string"),
+                ("options", "*types.FieldOptions"),
+            ],
+        ),
+        (
+            "types.TargetSelector",
+            &[
+                ("select", "*types.Selector"),
+                ("reject", "[]*types.Selector"),
+                ("fieldPaths", "[]string"),
+                ("options", "*types.FieldOptions"),
+            ],
+        ),
+        (
+            "types.FieldOptions",
+            &[("delimiter", "string"), ("index", "int"), ("encoding", "string"), ("create", "bool")],
+        ),
+        ("types.Var", &[("name", "string"), ("objref", "types.Target"), ("fieldref", "types.FieldSelector")]),
+        (
+            "types.Target",
+            &[
+                ("apiVersion", "string"),
+                ("Gvk.group", "string"),
+                ("Gvk.version", "string"),
+                ("Gvk.kind", "string"),
+                ("name", "string"),
+                ("namespace", "string"),
+            ],
+        ),
+        ("types.FieldSelector", &[("fieldPath", "string")]),
+        ("types.HelmGlobals", &[("chartHome", "string"), ("configHome", "string")]),
+        (
+            "types.HelmChart",
+            &[
+                ("name", "string"),
+                ("version", "string"),
+                ("repo", "string"),
+                ("releaseName", "string"),
+                ("namespace", "string"),
+                ("additionalValuesFiles", "[]string"),
+                ("valuesFile", "string"),
+                ("valuesInline", "map[string]interface {}"),
+                ("valuesMerge", "string"),
+                ("includeCRDs", "bool"),
+                ("skipHooks", "bool"),
+                ("apiVersions", "[]string"),
+                ("kubeVersion", "string"),
+                ("nameTemplate", "string"),
+                ("skipTests", "bool"),
+                ("debug", "bool"),
+                ("devel", "bool"),
+            ],
+        ),
+        (
+            "types.HelmChartArgs",
+            &[
+                ("chartName", "string"),
+                ("chartVersion", "string"),
+                ("chartRepoUrl", "string"),
+                ("chartHome", "string"),
+                ("chartRepoName", "string"),
+                ("helmBin", "string"),
+                ("helmHome", "string"),
+                ("values", "string"),
+                ("valuesLocal", "map[string]interface {}"),
+                ("valuesMerge", "string"),
+                ("releaseName", "string"),
+                ("releaseNamespace", "string"),
+                ("extraArgs", "[]string"),
+            ],
+        ),
+    ],
+};
+
+/// `types.GeneratorArgs`, embedded in `types.ConfigMapArgs` and `types.SecretArgs`.
+const GENERATOR_ARGS: &[(&str, &str)] = &[
+    ("GeneratorArgs.namespace", "string"),
+    ("GeneratorArgs.name", "string"),
+    ("GeneratorArgs.behavior", "string"),
+    ("GeneratorArgs.KvPairSources.literals", "[]string"),
+    ("GeneratorArgs.KvPairSources.files", "[]string"),
+    ("GeneratorArgs.KvPairSources.envs", "[]string"),
+    ("GeneratorArgs.KvPairSources.env", "string"),
+    ("GeneratorArgs.options", "*types.GeneratorOptions"),
+];
+
+/// `types.SecretArgs`: the generator's arguments and the secret's `type`.
+const SECRET_ARGS: &[(&str, &str)] = &[
+    ("GeneratorArgs.namespace", "string"),
+    ("GeneratorArgs.name", "string"),
+    ("GeneratorArgs.behavior", "string"),
+    ("GeneratorArgs.KvPairSources.literals", "[]string"),
+    ("GeneratorArgs.KvPairSources.files", "[]string"),
+    ("GeneratorArgs.KvPairSources.envs", "[]string"),
+    ("GeneratorArgs.KvPairSources.env", "string"),
+    ("GeneratorArgs.options", "*types.GeneratorOptions"),
+    ("type", "string"),
+];
 
 #[cfg(test)]
 mod tests {
