@@ -298,7 +298,7 @@ mod tests {
     #[test]
     fn plans_name_the_objects_and_hold_the_checked_patch() {
         let plan = parse(&["deploy", "web", "-p", r#"{"spec":{"replicas":2}}"#]).unwrap();
-        assert_eq!(plan.objects, [Named::Object { type_arg: "deploy".into(), name: "web".into() }]);
+        assert_eq!(plan.objects, [Named::Object { type_arg: "deploy".into(), name: "web".into(), type_apart: true }]);
         assert_eq!(plan.patch.patch_type(), PatchType::Strategic);
         let plan = parse(&["deploy/web", "--type", "json", "-p", r#"[{"op":"remove","path":"/a"}]"#]).unwrap();
         assert_eq!(plan.patch.patch_type(), PatchType::Json);

@@ -239,7 +239,7 @@ mod tests {
     #[test]
     fn changes_go_to_named_objects() {
         let plan = parse(&["deploy/web", "--set", "spec.replicas=2", "--unset", "metadata.labels.x"]).unwrap();
-        assert_eq!(plan.objects, [Named::Object { type_arg: "deploy".into(), name: "web".into() }]);
+        assert_eq!(plan.objects, [Named::Object { type_arg: "deploy".into(), name: "web".into(), type_apart: true }]);
         assert_eq!(plan.changes.len(), 2);
     }
 

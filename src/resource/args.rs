@@ -11,8 +11,10 @@ use crate::manifest::{self, ManifestObject};
 pub enum Named {
     /// Every object of a type: `TYPE` alone (`get` only).
     Type(String),
-    /// One object: `TYPE NAME` or `TYPE/NAME`.
-    Object { type_arg: String, name: String },
+    /// One object: `TYPE NAME` or `TYPE/NAME`. `type_apart`: written the first way, with one
+    /// type, where kubectl expands a category (`all`) before it reads the names, and so refuses
+    /// a category there (`you must specify only one resource`).
+    Object { type_arg: String, name: String, type_apart: bool },
     /// An object a file holds.
     Manifest(ManifestObject),
 }
@@ -155,7 +157,7 @@ fn from_args(args: &[String], rules: Rules) -> Result<Vec<Named>, Error> {
             .iter()
             .map(|arg| match arg.split_once('/') {
                 Some((type_arg, name)) if !type_arg.is_empty() && !name.is_empty() && !name.contains('/') => {
-                    Ok(Named::Object { type_arg: type_arg.into(), name: name.into() })
+                    Ok(Named::Object { type_arg: type_arg.into(), name: name.into(), type_apart: false })
                 }
                 _ => Err(Error::Usage(format!(
                     "arguments in resource/name form must have a single resource and name: {arg:?}"
@@ -171,12 +173,17 @@ fn from_args(args: &[String], rules: Rules) -> Result<Vec<Named>, Error> {
     if names.is_empty() && !rules.types_alone {
         return Err(usage("resource(s) were provided, but no name was specified"));
     }
+    let type_apart = types.len() == 1;
     let mut named = Vec::new();
     for type_arg in types {
         if names.is_empty() {
             named.push(Named::Type(type_arg.to_string()));
         }
-        named.extend(names.iter().map(|name| Named::Object { type_arg: type_arg.to_string(), name: name.clone() }));
+        named.extend(names.iter().map(|name| Named::Object {
+            type_arg: type_arg.to_string(),
+            name: name.clone(),
+            type_apart,
+        }));
     }
     Ok(named)
 }
@@ -197,13 +204,17 @@ mod tests {
     }
 
     fn object(type_arg: &str, name: &str) -> Named {
-        Named::Object { type_arg: type_arg.into(), name: name.into() }
+        Named::Object { type_arg: type_arg.into(), name: name.into(), type_apart: false }
+    }
+
+    fn apart(type_arg: &str, name: &str) -> Named {
+        Named::Object { type_arg: type_arg.into(), name: name.into(), type_apart: true }
     }
 
     #[test]
     fn arguments_name_objects() {
-        assert_eq!(named(PATCH, "deploy web").unwrap(), [object("deploy", "web")]);
-        assert_eq!(named(PATCH, "cm a b").unwrap(), [object("cm", "a"), object("cm", "b")]);
+        assert_eq!(named(PATCH, "deploy web").unwrap(), [apart("deploy", "web")]);
+        assert_eq!(named(PATCH, "cm a b").unwrap(), [apart("cm", "a"), apart("cm", "b")]);
         assert_eq!(named(PATCH, "deploy/web cm/a").unwrap(), [object("deploy", "web"), object("cm", "a")]);
         assert_eq!(named(GET, "cm,deploy a").unwrap(), [object("cm", "a"), object("deploy", "a")]);
     }

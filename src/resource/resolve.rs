@@ -78,8 +78,11 @@ impl<'a> Resolver<'a> {
                     }
                     continue;
                 }
-                Named::Object { type_arg, name } => {
-                    let rt = self.cluster.resolve(&type_arg).await?;
+                Named::Object { type_arg, name, type_apart } => {
+                    let rt = match type_apart {
+                        true => self.only_type(&type_arg).await?,
+                        false => self.cluster.resolve(&type_arg).await?,
+                    };
                     Resolved::Object(self.object(rt, None, name)?)
                 }
                 Named::Manifest(object) => {
@@ -94,6 +97,16 @@ impl<'a> Resolver<'a> {
             });
         }
         Ok(resolved)
+    }
+
+    /// The one type `type_arg` names where a category would name several, as kubectl reads
+    /// `TYPE NAME`: a category of more than one type is refused.
+    async fn only_type(&self, type_arg: &str) -> Result<ResourceType, Error> {
+        let mut types = self.cluster.resolve_types(type_arg).await?;
+        match types.len() {
+            1 => Ok(types.remove(0)),
+            _ => Err(Error::Usage("you must specify only one resource".into())),
+        }
     }
 
     /// Resolves the objects of an input to apply, each on its own: an object whose kind the

@@ -399,6 +399,15 @@ fn categories_list_their_types_as_kubectl_does() {
         twins.assert_same_output(&ours, &theirs, &format!("{args:?}"));
         assert!(String::from_utf8_lossy(&ours.stdout).contains("deployment.apps/web") || args.contains(&columns));
     }
+    // A category with names: refused as several types where written apart (kubectl expands it
+    // first), an unknown type where joined to a name or to other types.
+    for args in
+        [&["get", "all", "web"][..], &["label", "all", "web", "a=b"], &["get", "all/web"], &["get", "all,cm", "web"]]
+    {
+        let (ours, theirs) = twins.run_both(args);
+        twins.assert_same_output(&ours, &theirs, &format!("{args:?}"));
+        assert_eq!(ours.status.code(), Some(1), "{args:?}");
+    }
     let (ours, theirs) = twins.run_both(&["delete", "all", "-l", "app=x"]);
     twins.assert_same_output(&ours, &theirs, "delete all -l app=x");
     assert!(String::from_utf8_lossy(&ours.stdout).contains("cronjob.batch \"nightly\" deleted"));
