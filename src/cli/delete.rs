@@ -96,8 +96,8 @@ fn plan(args: &DeleteArgs) -> Result<Plan> {
     if args.force && grace_period < 0 {
         grace_period = 0;
     }
-    if args.targets.targets.is_empty() && !args.targets.files.given() && args.raw.path.is_none() {
-        return Err(Error::msg(visit::NOTHING_NAMED));
+    if args.raw.path.is_none() {
+        args.targets.require_some()?;
     }
     let force = args.force && grace_period == 0;
     Ok(Plan {

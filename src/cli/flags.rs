@@ -30,6 +30,15 @@ impl TargetArgs {
         self.files.check()?;
         Ok(resource::parse(&self.targets, &self.files.files(), rules)?)
     }
+
+    /// kubectl's refusal when neither arguments nor files name anything, for the verbs that say
+    /// it before their other checks.
+    pub fn require_some(&self) -> Result<(), Error> {
+        match self.targets.is_empty() && !self.files.given() {
+            true => Err(Error::msg(resource::NOTHING_NAMED)),
+            false => Ok(()),
+        }
+    }
 }
 
 /// `-f` and `-R`: files, directories or `-` (stdin) holding objects; or `-k`: a kustomization

@@ -109,6 +109,15 @@ impl GetArgs {
             }
             return Ok(Options::Raw(path.clone()));
         }
+        if self.targets.targets.is_empty() && !self.targets.files.given() {
+            // kubectl's two parts: a hint, then the error.
+            eprintln!(
+                "You must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources.\n"
+            );
+            return Err(Error::msg(
+                "Required resource not specified.\nUse \"kubectl explain <resource>\" for a detailed description of that resource (e.g. kubectl explain pods).\nSee 'kubeupd get -h' for help and examples",
+            ));
+        }
         let printer = self.output.printer(Verb::Get)?.cloned();
         let selecting = self.label.selector.is_some() || self.field.selector.is_some();
         let rules = Rules { verb: "get", types_alone: true, selector: selecting };

@@ -62,9 +62,7 @@ fn request(args: &ScaleArgs) -> Result<Request> {
         Some(count) => count,
     };
     args.selection.validate()?;
-    if args.targets.targets.is_empty() && !args.targets.files.given() {
-        return Err(Error::msg(visit::NOTHING_NAMED));
-    }
+    args.targets.require_some()?;
     let preconditions = Preconditions {
         replicas: (args.current_replicas >= 0).then_some(args.current_replicas),
         resource_version: args.resource_version.clone().filter(|version| !version.is_empty()),

@@ -239,7 +239,7 @@ mod tests {
     #[test]
     fn changes_go_to_named_objects() {
         let plan = parse(&["deploy/web", "--set", "spec.replicas=2", "--unset", "metadata.labels.x"]).unwrap();
-        assert_eq!(plan.objects, [Named::Object { type_arg: "deploy".into(), name: "web".into(), type_apart: true }]);
+        assert_eq!(plan.objects, [Named::Object { type_arg: "deploy".into(), name: "web".into(), type_apart: false }]);
         assert_eq!(plan.changes.len(), 2);
     }
 
@@ -248,7 +248,7 @@ mod tests {
         let cases: &[(&[&str], &str)] = &[
             (&["deploy/web"], "nothing to change"),
             (&["-f", "x.yaml", "--set", "a=1"], "with -f the files hold the new objects"),
-            (&["--set", "a=1"], "you must name the objects"),
+            (&["--set", "a=1"], "You must provide one or more resources"),
             (&["deploy/web", "--set", "spec..x=1"], "a key is missing"),
             (&["deploy/web", "--set", "spec.replicas"], "expected PATH=VALUE"),
         ];

@@ -12,14 +12,6 @@ use crate::apply::lost::{self, WriteError};
 use crate::client::{self, Cluster, ListScope, ResourceType, Selectors};
 use crate::resource::{Named, ObjectRef, Resolved, Resolver, Rules};
 
-/// kubectl's answer when nothing is named.
-pub const NOTHING_NAMED: &str = "You must provide one or more resources by argument or filename.
-Example resource specifications include:
-   '-f rsrc.yaml'
-   '--filename=rsrc.json'
-   '<resource> <name>'
-   '<resource>'";
-
 /// One object as the server has it now.
 #[derive(Debug, Clone)]
 pub struct Visited {

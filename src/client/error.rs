@@ -68,9 +68,8 @@ impl Status {
             };
         }
         let text = String::from_utf8_lossy(body).trim().to_string();
-        let reason = status.canonical_reason().unwrap_or("").to_string();
-        let message = if text.is_empty() { format!("the server responded with {status}") } else { text };
-        Status { code: status.as_u16(), reason: reason.replace(' ', ""), message, details: None }
+        let (reason, message) = generic_response(status.as_u16(), &text);
+        Status { code: status.as_u16(), reason: reason.to_string(), message, details: None }
     }
 
     /// Whether the server's reason is `Invalid` (a 422 in practice): the object failed validation.
@@ -105,6 +104,49 @@ impl Status {
             }
         }
     }
+}
+
+/// The reason and message client-go gives a failed response whose body is not a `metav1.Status`
+/// (a proxy's page, `404 page not found` for a path the server does not serve): apimachinery's
+/// generic words for the HTTP status, with the body's text only where they keep it.
+fn generic_response(code: u16, text: &str) -> (&'static str, String) {
+    let text = if text.is_empty() { "unknown" } else { text };
+    let (reason, message) = match code {
+        409 => ("Conflict", "the server reported a conflict"),
+        404 => ("NotFound", "the server could not find the requested resource"),
+        400 => ("BadRequest", "the server rejected our request for an unknown reason"),
+        401 => ("Unauthorized", "the server has asked for the client to provide credentials"),
+        403 => ("Forbidden", text),
+        406 if text == "unknown" => {
+            ("NotAcceptable", "the server was unable to respond with a content type that the client supports")
+        }
+        406 => ("NotAcceptable", text),
+        415 => ("UnsupportedMediaType", text),
+        405 => ("MethodNotAllowed", "the server does not allow this method on the requested resource"),
+        422 => ("Invalid", "the server rejected our request due to an error in our request"),
+        503 => ("ServiceUnavailable", "the server is currently unable to handle the request"),
+        504 => (
+            "Timeout",
+            "the server was unable to return a response in the time allotted, but may still be processing the request",
+        ),
+        429 => ("TooManyRequests", "the server has received too many requests and has asked us to try again later"),
+        500.. => {
+            return (
+                "InternalError",
+                format!(
+                    "an error on the server ({}) has prevented the request from succeeding",
+                    crate::gocompat::fmt::quote(text)
+                ),
+            );
+        }
+        _ => {
+            return (
+                "",
+                format!("the server responded with the status code {code} but did not return more information"),
+            );
+        }
+    };
+    (reason, message.to_string())
 }
 
 /// kubectl's wording: `Error from server (NotFound): ...`, the `The X "y" is invalid: ...` form, or
@@ -366,11 +408,26 @@ mod tests {
     }
 
     #[test]
-    fn non_status_body_falls_back_to_http_status() {
+    fn non_status_bodies_get_client_gos_generic_words() {
         let err = Status::from_response(http::StatusCode::SERVICE_UNAVAILABLE, b"upstream down\n");
         assert_eq!(err.code, 503);
-        assert_eq!(err.to_string(), "Error from server (ServiceUnavailable): upstream down");
+        assert_eq!(
+            err.to_string(),
+            "Error from server (ServiceUnavailable): the server is currently unable to handle the request"
+        );
+        let page = Status::from_response(http::StatusCode::NOT_FOUND, b"404 page not found\n");
+        assert_eq!(page.to_string(), "Error from server (NotFound): the server could not find the requested resource");
+        let forbidden = Status::from_response(http::StatusCode::FORBIDDEN, b"no \"way\"");
+        assert_eq!(forbidden.to_string(), "Error from server (Forbidden): no \"way\"");
         let empty = Status::from_response(http::StatusCode::BAD_GATEWAY, b"");
-        assert_eq!(empty.to_string(), "Error from server (BadGateway): the server responded with 502 Bad Gateway");
+        assert_eq!(
+            empty.to_string(),
+            "Error from server (InternalError): an error on the server (\"unknown\") has prevented the request from succeeding"
+        );
+        let teapot = Status::from_response(http::StatusCode::IM_A_TEAPOT, b"short and stout");
+        assert_eq!(
+            teapot.to_string(),
+            "Error from server: the server responded with the status code 418 but did not return more information"
+        );
     }
 }

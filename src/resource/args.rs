@@ -114,18 +114,19 @@ pub struct Kustomized {
     pub logs: Vec<String>,
 }
 
+/// kubectl's answer when neither arguments nor files name anything.
+pub const NOTHING_NAMED: &str = "You must provide one or more resources by argument or filename.
+Example resource specifications include:
+   '-f rsrc.yaml'
+   '--filename=rsrc.json'
+   '<resource> <name>'
+   '<resource>'";
+
 /// What `args` (positional arguments) or `files` (`-f` or `-k`) name, one way or the other, in
 /// order. Files are read here; nothing is asked of the server.
 pub fn parse(args: &[String], files: &Files, rules: Rules) -> Result<Vec<Named>, Error> {
     let named = match (args.is_empty(), files.is_empty()) {
-        (true, true) if rules.types_alone => {
-            return Err(Error::Usage(format!(
-                "you must specify the type of resource to {verb}, e.g. 'kubeupd {verb} deployments'; \
-                 'kubectl api-resources' lists the types a server serves",
-                verb = rules.verb
-            )));
-        }
-        (true, true) => return Err(usage("you must name the objects: TYPE NAME, TYPE/NAME, or -f FILE")),
+        (true, true) => return Err(usage(NOTHING_NAMED)),
         (false, false) => {
             return Err(usage("arguments cannot be given together with -f: put the objects in the files, or drop -f"));
         }
@@ -247,6 +248,6 @@ mod tests {
         );
         let mixed = named(GET, "cm cm/a").unwrap_err().to_string();
         assert!(mixed.contains("'kubeupd get resource/<resource_name>'"), "{mixed}");
-        assert!(named(GET, "").unwrap_err().to_string().starts_with("you must specify the type of resource to get"));
+        assert!(named(GET, "").unwrap_err().to_string().starts_with("You must provide one or more resources"));
     }
 }

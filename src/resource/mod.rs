@@ -17,7 +17,7 @@ use crate::kustomize;
 use crate::manifest::{self, ManifestObject};
 
 pub use crate::manifest::{BadSelector, LabelSelector};
-pub use args::{BuildNotices, Files, Kustomized, Named, Rules, build_kustomization, parse};
+pub use args::{BuildNotices, Files, Kustomized, NOTHING_NAMED, Named, Rules, build_kustomization, parse};
 pub use resolve::{Entry, Resolver};
 
 /// Why what the user named cannot be resolved.

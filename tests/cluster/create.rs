@@ -328,6 +328,9 @@ fn raw_creates_match_kubectl() {
         &["create", "--raw", "/api/v1/namespaces/default/configmaps", "-f", "https://example.com/x.yaml"],
         &["create", "--raw", "/api/v1/namespaces/default/configmaps", "-f", path, "-R"],
         &["create", "--raw", "api", "-f", path],
+        // A path the server does not serve answers a page, not a Status: client-go's words.
+        &["create", "--raw", "/nowhere", "-f", path],
+        &["get", "--raw", "/apis/nowhere.example.com"],
     ] {
         twins.assert_both(args);
     }

@@ -53,9 +53,7 @@ pub async fn run(args: ImageArgs, global: &GlobalArgs) -> Result {
     let (objects, pairs) = split_pairs(&args.targets.targets, "image").map_err(Error::msg)?;
     let updates = ImageUpdates::parse(&pairs).map_err(|err| Error::Other(anyhow!(err)))?;
     let targets = TargetArgs { targets: objects, files: args.targets.files.clone() };
-    if targets.targets.is_empty() && !targets.files.given() {
-        return Err(Error::msg(crate::cli::visit::NOTHING_NAMED));
-    }
+    targets.require_some()?;
     args.common.validate()?;
     args.common.output.printer(crate::output::Verb::Write)?;
     let (cluster, objects) = super::objects(&targets, &args.common, global, "set image").await?;

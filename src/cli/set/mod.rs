@@ -139,9 +139,7 @@ async fn objects(
     global: &GlobalArgs,
     verb: &'static str,
 ) -> Result<(Option<Cluster>, Vec<(Option<ObjectRef>, Value)>)> {
-    if targets.targets.is_empty() && !targets.files.given() {
-        return Err(Error::msg(visit::NOTHING_NAMED));
-    }
+    targets.require_some()?;
     let mut objects = Vec::new();
     if common.local.local {
         let rules = Rules { verb, types_alone: false, selector: false };

@@ -62,9 +62,7 @@ impl Setter for ResourcesSetter {
 
 /// Runs `set resources`.
 pub async fn run(args: ResourcesArgs, global: &GlobalArgs) -> Result {
-    if args.targets.targets.is_empty() && !args.targets.files.given() {
-        return Err(Error::msg(crate::cli::visit::NOTHING_NAMED));
-    }
+    args.targets.require_some()?;
     args.common.validate()?;
     if args.limits.is_empty() && args.requests.is_empty() {
         return Err(Error::msg(
