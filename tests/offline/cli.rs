@@ -1,5 +1,5 @@
 //! The command line itself, without a cluster: shell completion and usage errors (kubectl's
-//! recorded in `testdata/golden/usage-errors.json`).
+//! recorded in `testdata/golden/usage-errors.json` and `nothing-named.json`).
 
 use std::process::Command;
 
@@ -71,6 +71,32 @@ fn usage_errors_in_kubectls_words() {
         let ours = assert_cmd::Command::cargo_bin("kubeupd").unwrap().args(*line).output().unwrap();
         let text = |output: &std::process::Output, name: &str| {
             (output.status.code(), String::from_utf8_lossy(&output.stderr).replace(name, "TOOL"))
+        };
+        assert_eq!(text(&ours, "kubeupd"), text(&theirs, "kubectl"), "{line:?}");
+    }
+}
+
+/// A verb given nothing to work on says so before any request, in kubectl's words (`get`'s own,
+/// the resource builder's for the others).
+#[test]
+fn nothing_named_is_refused_in_kubectls_words() {
+    let lines = [
+        &["get"][..],
+        &["get", "-o", "name"],
+        &["edit"],
+        &["patch", "-p", "{}"],
+        &["wait", "--for=delete"],
+        &["delete"],
+        &["label", "a=b"],
+        &["scale", "--replicas", "1"],
+        &["set", "image", "x=y"],
+    ];
+    let recorded = golden::kubectl("nothing-named", &[], &lines.map(Run::new));
+    for (line, theirs) in lines.iter().zip(recorded) {
+        let ours = assert_cmd::Command::cargo_bin("kubeupd").unwrap().args(*line).output().unwrap();
+        // Where kubectl names itself for help (`See 'kubectl get -h'`), kubeupd does.
+        let text = |output: &std::process::Output, name: &str| {
+            (output.status.code(), String::from_utf8_lossy(&output.stderr).replace(&format!("'{name} "), "'TOOL "))
         };
         assert_eq!(text(&ours, "kubeupd"), text(&theirs, "kubectl"), "{line:?}");
     }
