@@ -196,7 +196,8 @@ impl Builder<'_> {
             let kind = kustomization.kind.as_deref().unwrap_or("Kustomization");
             return Err(place.error(Error::NotAComponent(kind.to_string())));
         }
-        if !component && is_component {
+        // A component built on its own is built as a kustomization, as kustomize builds it.
+        if !component && is_component && !self.stack.is_empty() {
             return Err(place.error(Error::ComponentAsResource));
         }
         let origin = match self.stack.is_empty() {

@@ -85,7 +85,7 @@ pub enum Error {
     DoesNotExist(PathBuf),
     #[error("expected kind 'Component' for a component, found '{0}'")]
     NotAComponent(String),
-    #[error("a Component can only be listed under 'components', not built or listed as a resource")]
+    #[error("a Component can only be listed under 'components', not as a resource")]
     ComponentAsResource,
     #[error("component '{0}' is not a directory")]
     ComponentNotADirectory(String),
@@ -173,10 +173,12 @@ pub enum Error {
     Json6902WithoutTarget,
     #[error("a patch needs exactly one of 'path' and 'patch'")]
     PathAndPatch,
-    #[error("no resource matches strategic merge patch \"{0}\"")]
-    NoPatchTarget(String),
-    #[error("multiple resources match strategic merge patch \"{0}\"")]
-    ManyPatchTargets(String),
+    /// kustomize's search for the one resource with a strategic merge patch's id.
+    #[error("{} matches for Id {id}; failed to find unique target for patch {id}", if *.many { "multiple" } else { "no" })]
+    PatchTargetById { id: String, many: bool },
+    /// The same, for a patch of `patches`, which says which patch first.
+    #[error("no resource matches strategic merge patch \"{id}\": {source}")]
+    NoPatchTarget { id: String, source: Box<Error> },
     #[error("invalid JSON 6902 patch: {0}")]
     InvalidJson6902(Box<JsonPatchError>),
     #[error("resource with name {name} does not match a config with the following GVK [{gvks}]")]

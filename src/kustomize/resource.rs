@@ -229,6 +229,29 @@ pub struct Id {
 }
 
 impl Id {
+    /// The id `object` (a resource or a patch) gives itself.
+    pub fn of(object: &Value) -> Id {
+        let (group, version) = group_version(object);
+        let text = |value: &Value| value.as_str().unwrap_or_default().to_string();
+        Id {
+            group: group.to_string(),
+            version: version.to_string(),
+            kind: text(&object["kind"]),
+            name: text(&object["metadata"]["name"]),
+            namespace: text(&object["metadata"]["namespace"]),
+        }
+    }
+
+    /// kustomize's `ResId.Equals`: the same group, version, kind and name, in the same effective
+    /// namespace (unset being `default`).
+    pub fn equals(&self, other: &Id) -> bool {
+        self.group == other.group
+            && self.version == other.version
+            && self.kind == other.kind
+            && self.name == other.name
+            && self.effective_namespace() == other.effective_namespace()
+    }
+
     /// Whether this selector selects `id`: every field it sets is equal (namespaces compared as
     /// kustomize compares them, unset being `default`).
     pub fn selects(&self, id: &Id) -> bool {

@@ -191,7 +191,10 @@ fn patch(
                 }
                 resources.retain(|resource| resource.object.as_object().is_some_and(|object| !object.is_empty()));
             }
-            None => strategic_by_id(resources, &patch, schema)?,
+            None => strategic_by_id(resources, &patch, schema).map_err(|err| match err {
+                Error::PatchTargetById { ref id, .. } => Error::NoPatchTarget { id: id.clone(), source: Box::new(err) },
+                other => other,
+            })?,
         }
     }
     Ok(())
@@ -216,25 +219,19 @@ fn deletes(patch: &Value) -> bool {
     patch.get("$patch").and_then(Value::as_str) == Some("delete")
 }
 
-/// Applies a strategic merge patch to the one resource its own id names.
+/// Applies a strategic merge patch to the one resource its own id names: an id the resource has
+/// now or had before (its name and namespace before a prefix or a `namespace:` changed them), the
+/// namespaces compared as kustomize does (unset being `default`).
 fn strategic_by_id(
     resources: &mut Vec<Resource>,
     patch: &Value,
     schema: Option<&Arc<OpenApiSchema>>,
 ) -> Result<(), Error> {
-    let (group, _) = group_version(patch);
-    let kind = patch["kind"].as_str().unwrap_or_default();
-    let name = patch["metadata"]["name"].as_str().unwrap_or_default();
-    let namespace = patch["metadata"]["namespace"].as_str().unwrap_or_default();
+    let wanted = Id::of(patch);
     let matches: Vec<usize> = resources
         .iter()
         .enumerate()
-        .filter(|(_, resource)| {
-            group_version(&resource.object).0 == group
-                && resource.kind() == kind
-                && resource.had_name(name)
-                && (namespace.is_empty() || resource.namespace() == namespace)
-        })
+        .filter(|(_, resource)| resource.ids().iter().any(|id| id.equals(&wanted)))
         .map(|(index, _)| index)
         .collect();
     let id = id_text(patch);
@@ -245,13 +242,20 @@ fn strategic_by_id(
         }
         [index] => {
             let mut patch = patch.clone();
-            // The patch names its target by an earlier name; the target keeps the name it has now.
-            patch["metadata"]["name"] = Value::String(resources[*index].name().to_string());
+            // The patch may name its target by an earlier id; the target keeps the name and the
+            // namespace it has now.
+            let target = &resources[*index];
+            patch["metadata"]["name"] = Value::String(target.name().to_string());
+            let metadata = patch["metadata"].as_object_mut().expect("a patch found by its name has metadata");
+            match target.namespace() {
+                "" => metadata.remove("namespace"),
+                namespace => metadata.insert("namespace".into(), Value::String(namespace.to_string())),
+            };
             strategic_in_place(&mut resources[*index], &patch, schema)?;
             Ok(())
         }
-        [] => Err(Error::NoPatchTarget(id)),
-        _ => Err(Error::ManyPatchTargets(id)),
+        [] => Err(Error::PatchTargetById { id, many: false }),
+        _ => Err(Error::PatchTargetById { id, many: true }),
     }
 }
 

@@ -27,15 +27,21 @@ fn corpus() -> PathBuf {
 
 /// The directories under `dir` that hold a kustomization (not a component), sorted.
 fn kustomizations(dir: &Path) -> Vec<PathBuf> {
+    kustomization_dirs(dir, false)
+}
+
+/// The directories under `dir` that hold a kustomization file of a component (`components`) or
+/// of another kind, sorted.
+fn kustomization_dirs(dir: &Path, components: bool) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let text = std::fs::read_to_string(dir.join("kustomization.yaml")).unwrap_or_default();
-    if !text.is_empty() && !text.contains("kind: Component") {
+    if !text.is_empty() && text.contains("kind: Component") == components {
         found.push(dir.to_path_buf());
     }
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|entry| entry.unwrap().path()).collect();
     entries.sort();
     for path in entries.into_iter().filter(|path| path.is_dir()) {
-        found.extend(kustomizations(&path));
+        found.extend(kustomization_dirs(&path, components));
     }
     found
 }
@@ -100,6 +106,35 @@ fn builds_match_kubectl_kustomize_byte_for_byte() {
     assert!(compared >= 170, "only {compared} kustomizations compared");
 }
 
+/// Every component of the corpus built on its own, as kustomize builds one: the same output, or
+/// the same failure (kubeupd's one line being the start of kustomize's message).
+#[test]
+fn components_build_alone_as_in_kubectl() {
+    let dirs: Vec<PathBuf> = ["upstream", "cases", "real"]
+        .iter()
+        .flat_map(|group| kustomization_dirs(&corpus().join(group), true))
+        .collect();
+    let runs: Vec<(&[&str], &Path)> = dirs.iter().map(|dir| (&["kustomize"][..], dir.as_path())).collect();
+    let recorded = kubectl("kustomize-components", &[&corpus()], &runs);
+    let mut built = 0;
+    for (dir, theirs) in dirs.iter().zip(recorded) {
+        let name = dir.strip_prefix(corpus()).unwrap().display().to_string();
+        let ours = kubeupd(&["kustomize"], dir);
+        assert_eq!(ours.status.code(), theirs.status.code(), "{name}: {}", String::from_utf8_lossy(&ours.stderr));
+        assert_eq!(String::from_utf8_lossy(&ours.stdout), String::from_utf8_lossy(&theirs.stdout), "{name}");
+        if theirs.status.success() {
+            assert_eq!(comparable_stderr(&ours.stderr), comparable_stderr(&theirs.stderr), "{name}: warnings");
+            built += 1;
+        } else {
+            let (ours, theirs) = (String::from_utf8_lossy(&ours.stderr), String::from_utf8_lossy(&theirs.stderr));
+            let theirs = without_go_pointers(&kubectl_error(&theirs));
+            let ours = kubeupd_error(&ours);
+            assert!(without_accumulation_chain(&theirs).starts_with(&ours), "{name}: {ours} / {theirs}");
+        }
+    }
+    assert!(built >= 15, "only {built} components built");
+}
+
 #[test]
 fn bad_kustomizations_fail_as_in_kubectl() {
     let cases = [
@@ -147,6 +182,10 @@ fn bad_kustomizations_fail_as_in_kubectl() {
             ),
         ),
         ("no-match", "no resource matches strategic merge patch \"ConfigMap.v1.[noGrp]/other.[noNs]\""),
+        (
+            "patch-namespace-never-had/overlay",
+            "no resource matches strategic merge patch \"Deployment.v1.apps/controller-manager.[noNs]\"",
+        ),
         ("replacements-no-source", "nothing selected by Secret.[noVer].[noGrp]/missing.[noNs]:data.x"),
         ("replacements-two-sources", "multiple matches for selector ConfigMap.[noVer].[noGrp]/[noName].[noNs]"),
         ("replacements-missing-target", "unable to find field \"spec.containers.0.env.0.value\" in replacement target"),
@@ -278,6 +317,19 @@ fn without_accumulation_chain(message: &str) -> &str {
         Some(at) => message[at + RECURSED.len()..].split_once("': ").map_or(message, |(_, rest)| rest),
         None => message,
     }
+}
+
+/// `message` without the Go pointers kustomize prints of a generator (` &{0xc000123 <nil>}`),
+/// which kubeupd leaves out.
+fn without_go_pointers(message: &str) -> String {
+    let mut out = String::new();
+    let mut rest = message;
+    while let Some(at) = rest.find(" &{0x") {
+        out.push_str(&rest[..at]);
+        rest = rest[at..].split_once('}').map_or("", |(_, after)| after);
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A random number kustomize puts in its temporary directory's name, made `N`.
