@@ -178,3 +178,32 @@ fn placeholder(rest: &[String], create: Create) -> Node {
         },
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn set_at(object: &mut Value, field_path: &str, create: Create) -> Result<bool, String> {
+        set(object, &path::split(field_path), field_path, &json!("new"), create).map_err(|err| err.to_string())
+    }
+
+    #[test]
+    fn documents_in_strings_are_set_or_left_to_the_ordinary_path() {
+        let mut object = json!({"data": {"a.json": "{\"x\": {\"y\": \"old\"}, \"b\": 1}", "plain": "hello"}});
+        assert_eq!(set_at(&mut object, "data.[a.json].x.y", Create::Nothing), Ok(true));
+        assert_eq!(object["data"]["a.json"], json!(r#"{"b":1,"x":{"y":"new"}}"#));
+        // A number set to text cannot be read back as JSON; a missing field is not created.
+        assert_eq!(set_at(&mut object, "data.[a.json].b", Create::Nothing), Ok(false));
+        assert_eq!(set_at(&mut object, "data.[a.json].x.z", Create::Nothing), Ok(false));
+        assert_eq!(set_at(&mut object, "data.plain.x", Create::Scalar), Ok(false));
+        assert_eq!(set_at(&mut object, "data.[a.json].x.z", Create::Scalar), Ok(true));
+        assert_eq!(object["data"]["a.json"], json!(r#"{"b":1,"x":{"y":"new","z":"new"}}"#));
+
+        let mut object = json!({"data": {"c.yaml": "a: 1 # kept by kyaml\nb: old\n"}});
+        assert_eq!(
+            set_at(&mut object, "data.[c.yaml].b", Create::Nothing),
+            Err("replacement target \"data.[c.yaml].b\": kubeupd's kustomize cannot yet write back a YAML document held in a string that has comments, anchors, aliases or tags".into())
+        );
+    }
+}
