@@ -139,6 +139,10 @@ pub enum Error {
     PluginConfiguration { id: String, source: unmarshal::Error },
     #[error("plugin {0} fails configuration: must specify the target name")]
     PluginWithoutTargetName(String),
+    #[error(
+        "replacement target {0:?}: kubeupd's kustomize cannot yet write back a YAML document held in a string that has comments, anchors, aliases or tags"
+    )]
+    StructuredYamlNotKept(String),
     #[error("the built-in plugin {0} is not supported by kubeupd's kustomize")]
     UnsupportedPlugin(String),
     #[error("validator shouldn't modify the resource map: nodes unequal: {0}")]

@@ -21,6 +21,7 @@ mod generate;
 mod helm;
 mod loader;
 mod names;
+mod node;
 mod order;
 mod origin;
 

@@ -189,6 +189,10 @@ fn bad_kustomizations_fail_as_in_kubectl() {
         ("replacements-no-source", "nothing selected by Secret.[noVer].[noGrp]/missing.[noNs]:data.x"),
         ("replacements-two-sources", "multiple matches for selector ConfigMap.[noVer].[noGrp]/[noName].[noNs]"),
         ("replacements-missing-target", "unable to find field \"spec.containers.0.env.0.value\" in replacement target"),
+        (
+            "replacements-structured-missing",
+            "unable to find field \"data.[config.yaml].db.port\" in replacement target",
+        ),
         ("replacements-path-and-inline", "cannot specify both path and inline replacement"),
         ("replacements-value-and-source", "value and resource selectors are mutually exclusive"),
         ("replacements-index-out-of-bounds", "options.index 1 is out of bounds for value fast"),

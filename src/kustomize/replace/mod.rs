@@ -6,6 +6,7 @@
 
 mod path;
 pub mod replacements;
+mod structured;
 pub mod vars;
 
 use serde_json::Value;

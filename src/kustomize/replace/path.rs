@@ -5,8 +5,8 @@
 use serde_json::{Map, Value};
 
 use crate::kustomize::error::Error;
-use crate::kustomize::pattern;
 use crate::kustomize::types::field_specs::pointer_segment;
+use crate::kustomize::{node, pattern};
 
 /// `path` split at dots as kustomize splits it: `\.` is a dot inside a segment, `[a.b]` is the
 /// one segment `a.b`, and `[name=a.b]` stays one segment with its brackets (a list selector).
@@ -69,7 +69,13 @@ pub fn scalar_text(value: &Value) -> String {
 /// The value at `path` in `node` (kustomize's `Lookup`): a field, a list index, `-` for the
 /// last item, or the first item a `[field=value]` names exactly. `*` is refused.
 pub fn lookup<'a>(node: &'a Value, path: &[String]) -> Result<Option<&'a Value>, Error> {
+    Ok(locate(node, path)?.map(|(_, found)| found))
+}
+
+/// [`lookup`], with where the value found is (a JSON pointer).
+pub fn locate<'a>(node: &'a Value, path: &[String]) -> Result<Option<(String, &'a Value)>, Error> {
     let mut current = node;
+    let mut pointer = String::new();
     for segment in path.iter().map(|segment| segment.trim()).filter(|segment| !segment.is_empty()) {
         let next = if let Ok(number) = segment.parse::<i64>() {
             if number < 0 {
@@ -91,12 +97,19 @@ pub fn lookup<'a>(node: &'a Value, path: &[String]) -> Result<Option<&'a Value>,
         } else {
             current.as_object().and_then(|map| map.get(segment))
         };
-        match next {
-            Some(next) => current = next,
-            None => return Ok(None),
-        }
+        let Some(next) = next else { return Ok(None) };
+        // The step taken: the item's position in a list, or the field.
+        let step = match current {
+            Value::Array(items) => {
+                items.iter().position(|item| std::ptr::eq(item, next)).unwrap_or_default().to_string()
+            }
+            _ => segment.to_string(),
+        };
+        pointer.push('/');
+        pointer.push_str(&pointer_segment(&step));
+        current = next;
     }
-    Ok(Some(current))
+    Ok(Some((pointer, current)))
 }
 
 /// What a matched field is: there already, or made by the match.
@@ -104,6 +117,8 @@ pub fn lookup<'a>(node: &'a Value, path: &[String]) -> Result<Option<&'a Value>,
 pub enum Found {
     Existing,
     Created,
+    /// In a copy of a document a string holds (kyaml matches there, and keeps nothing).
+    Discarded,
 }
 
 /// What [`for_each_match`] creates at the end of a path that is missing, if anything.
@@ -215,6 +230,14 @@ fn walk(
     };
     step(pointer, segment);
     match map.get_mut(segment.as_str()) {
+        // kyaml goes on in the document a string holds, in a copy it then drops.
+        Some(Value::String(text)) if !rest.is_empty() => match node::parse(text) {
+            Some(document) => {
+                let mut copy = document.root.as_ref().map_or(Value::Null, node::to_plain_value);
+                walk(&mut copy, rest, create, Found::Discarded, pointer, visit)
+            }
+            None => Err(Error::WrongNodeKind { expected: "MappingNode", found: "ScalarNode" }),
+        },
         Some(child) => walk(child, rest, create, found, pointer, visit),
         None if creating => {
             let child = map.entry(segment.clone()).or_insert(placeholder(rest, create));

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::path::{self, Create, Found};
 use super::set_scalar;
+use super::structured;
 use crate::gocompat::unmarshal;
 use crate::kustomize::error::Error;
 use crate::kustomize::loader::Read;
@@ -182,8 +183,20 @@ fn copy_to(object: &mut Value, value: &Value, target: &Target, replaced: &mut Ve
             Create::Nothing => Error::TargetFieldNotFound(field_path.clone()),
             _ => Error::TargetFieldNotCreated(field_path.clone()),
         };
+        // kustomize drops one leading dot of a target's path (kubebuilder writes `.spec.dnsNames.0`).
+        let segments = path::split(field_path.strip_prefix('.').unwrap_or(field_path));
+        if structured::set(object, &segments, field_path, value, create)? {
+            continue;
+        }
         let mut failed = None;
         let mut set = |at: &str, field: &mut Value, found: Found| {
+            if found == Found::Discarded {
+                // Set in a copy: only a delimiter on a map or a list fails.
+                if failed.is_none() && !options.delimiter.is_empty() && (field.is_object() || field.is_array()) {
+                    failed = Some(Error::DelimiterOnNonScalar);
+                }
+                return Ok(());
+            }
             if field.is_object() || field.is_array() {
                 replaced.push(at.to_string());
             }
@@ -194,8 +207,6 @@ fn copy_to(object: &mut Value, value: &Value, target: &Target, replaced: &mut Ve
             }
             Ok(())
         };
-        // kustomize drops one leading dot of a target's path (kubebuilder writes `.spec.dnsNames.0`).
-        let segments = path::split(field_path.strip_prefix('.').unwrap_or(field_path));
         let count = path::for_each_match(object, &segments, create, &mut set)
             .map_err(|err| Error::TargetField { not_found: Box::new(not_found()), source: Box::new(err) })?;
         if let Some(err) = failed {
