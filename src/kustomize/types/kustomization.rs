@@ -305,8 +305,8 @@ static GO_TYPES: unmarshal::GoTypes = unmarshal::GoTypes {
                 ("labelSelector", "string"),
             ],
         ),
-        ("types.ConfigMapArgs", GENERATOR_ARGS),
-        ("types.SecretArgs", SECRET_ARGS),
+        ("types.ConfigMapArgs", &GENERATOR_ARGS),
+        ("types.SecretArgs", &SECRET_ARGS),
         (
             "types.GeneratorOptions",
             &[
@@ -410,7 +410,7 @@ static GO_TYPES: unmarshal::GoTypes = unmarshal::GoTypes {
 };
 
 /// `types.GeneratorArgs`, embedded in `types.ConfigMapArgs` and `types.SecretArgs`.
-const GENERATOR_ARGS: &[(&str, &str)] = &[
+const GENERATOR_ARGS: [(&str, &str); 8] = [
     ("GeneratorArgs.namespace", "string"),
     ("GeneratorArgs.name", "string"),
     ("GeneratorArgs.behavior", "string"),
@@ -422,17 +422,22 @@ const GENERATOR_ARGS: &[(&str, &str)] = &[
 ];
 
 /// `types.SecretArgs`: the generator's arguments and the secret's `type`.
-const SECRET_ARGS: &[(&str, &str)] = &[
-    ("GeneratorArgs.namespace", "string"),
-    ("GeneratorArgs.name", "string"),
-    ("GeneratorArgs.behavior", "string"),
-    ("GeneratorArgs.KvPairSources.literals", "[]string"),
-    ("GeneratorArgs.KvPairSources.files", "[]string"),
-    ("GeneratorArgs.KvPairSources.envs", "[]string"),
-    ("GeneratorArgs.KvPairSources.env", "string"),
-    ("GeneratorArgs.options", "*types.GeneratorOptions"),
-    ("type", "string"),
-];
+const SECRET_ARGS: [(&str, &str); 9] = with_field(GENERATOR_ARGS, ("type", "string"));
+
+/// `fields` and one more after them (`M` is one more than `N`).
+const fn with_field<const N: usize, const M: usize>(
+    fields: [(&'static str, &'static str); N],
+    last: (&'static str, &'static str),
+) -> [(&'static str, &'static str); M] {
+    assert!(M == N + 1, "one field more");
+    let mut all = [last; M];
+    let mut at = 0;
+    while at < N {
+        all[at] = fields[at];
+        at += 1;
+    }
+    all
+}
 
 #[cfg(test)]
 mod tests {
