@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::generate::hash_suffix;
-use super::resource::{Resource, is_cluster_scoped};
+use super::resource::Resource;
 use super::types::field_specs::{NameReference, selects};
 
 /// Appends the content hash to the names of the objects that need one.
@@ -92,12 +92,12 @@ fn referred<'a>(
     referrer: &Resource,
     with_namespace: bool,
 ) -> Option<&'a Resource> {
-    let referrer_cluster_scoped = is_cluster_scoped(referrer.kind());
+    let referrer_cluster_scoped = referrer.is_cluster_scoped();
     let mut matching = candidates.into_iter().filter(|candidate| {
         selects(&reference.group, &reference.version, &reference.kind, &candidate.object)
             && candidate.had_previous_name(name)
             && (referrer_cluster_scoped
-                || is_cluster_scoped(candidate.kind())
+                || candidate.is_cluster_scoped()
                 || candidate.kind() == "ServiceAccount"
                 || effective(candidate.namespace()) == effective(referrer.namespace()))
     });

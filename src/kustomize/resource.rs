@@ -45,6 +45,15 @@ impl Resource {
         }
     }
 
+    pub fn api_version(&self) -> &str {
+        self.object["apiVersion"].as_str().unwrap_or_default()
+    }
+
+    /// Whether kustomize takes it for cluster-scoped (see [`is_cluster_scoped`]).
+    pub fn is_cluster_scoped(&self) -> bool {
+        is_cluster_scoped(self.api_version(), self.kind())
+    }
+
     pub fn kind(&self) -> &str {
         self.object["kind"].as_str().unwrap_or_default()
     }
@@ -164,10 +173,10 @@ impl Resource {
         if self.previous_ids.is_empty() {
             return object;
         }
-        let kind = self.kind();
+        let (api_version, kind) = (self.api_version(), self.kind());
         let names: Vec<&str> = self.previous_ids.iter().map(|id| id.name.as_str()).collect();
         let namespaces: Vec<&str> =
-            self.previous_ids.iter().map(|id| effective_namespace(kind, &id.namespace)).collect();
+            self.previous_ids.iter().map(|id| effective_namespace(api_version, kind, &id.namespace)).collect();
         let annotations = [
             ("previousKinds", vec![kind; names.len()].join(",")),
             ("previousNames", names.join(",")),
@@ -267,12 +276,24 @@ impl Id {
     }
 
     pub fn is_cluster_scoped(&self) -> bool {
-        is_cluster_scoped(&self.kind)
+        is_cluster_scoped(&self.api_version(), &self.kind)
+    }
+
+    /// `group/version`, or the version alone for the core group.
+    fn api_version(&self) -> String {
+        match self.group.as_str() {
+            "" => self.version.clone(),
+            group => format!("{group}/{}", self.version),
+        }
     }
 
     /// The namespace kustomize compares: none for cluster-scoped kinds, `default` when unset.
     pub fn effective_namespace(&self) -> &str {
-        effective_namespace(&self.kind, &self.namespace)
+        match self.is_cluster_scoped() {
+            true => "_non_namespaceable_",
+            false if self.namespace.is_empty() => "default",
+            false => &self.namespace,
+        }
     }
 
     /// Group, version and kind as kustomize prints them: `Service.v1.[noGrp]`.
@@ -296,8 +317,8 @@ pub fn group_version(object: &Value) -> (&str, &str) {
 
 /// A namespace as kustomize compares and reports it: `default` when unset, and a name no
 /// namespace can have for kinds that have none.
-pub fn effective_namespace<'a>(kind: &str, namespace: &'a str) -> &'a str {
-    if is_cluster_scoped(kind) {
+pub fn effective_namespace<'a>(api_version: &str, kind: &str, namespace: &'a str) -> &'a str {
+    if is_cluster_scoped(api_version, kind) {
         "_non_namespaceable_"
     } else if namespace.is_empty() {
         "default"
@@ -306,38 +327,16 @@ pub fn effective_namespace<'a>(kind: &str, namespace: &'a str) -> &'a str {
     }
 }
 
-/// Whether `kind` is one of the built-in kinds that are not namespaced.
-pub fn is_cluster_scoped(kind: &str) -> bool {
-    CLUSTER_SCOPED.contains(&kind)
+/// Whether kustomize takes `kind` of `api_version` for cluster-scoped: only the types its built-in
+/// OpenAPI document (Kubernetes v1.21.2) serves without a namespace, listed in
+/// cluster-scoped.txt by scripts/kustomize-scopes. Any other type, a newer version of one of
+/// these included (`flowcontrol.apiserver.k8s.io/v1`), kustomize namespaces.
+pub fn is_cluster_scoped(api_version: &str, kind: &str) -> bool {
+    CLUSTER_SCOPED.lines().any(|line| line.split_once(' ') == Some((api_version, kind)))
 }
 
-/// Built-in kinds that are not namespaced: kustomize leaves their namespace unset.
-const CLUSTER_SCOPED: &[&str] = &[
-    "APIService",
-    "CertificateSigningRequest",
-    "ClusterRole",
-    "ClusterRoleBinding",
-    "ComponentStatus",
-    "CSIDriver",
-    "CSINode",
-    "CustomResourceDefinition",
-    "FlowSchema",
-    "IngressClass",
-    "MutatingWebhookConfiguration",
-    "Namespace",
-    "Node",
-    "PersistentVolume",
-    "PodSecurityPolicy",
-    "PriorityClass",
-    "PriorityLevelConfiguration",
-    "RuntimeClass",
-    "StorageClass",
-    "StorageVersion",
-    "ValidatingAdmissionPolicy",
-    "ValidatingAdmissionPolicyBinding",
-    "ValidatingWebhookConfiguration",
-    "VolumeAttachment",
-];
+/// `apiVersion kind` per line.
+const CLUSTER_SCOPED: &str = include_str!("cluster-scoped.txt");
 
 /// Appends `resource` to the ordered resource map unless one with its id is there already
 /// (kustomize's `resmap.Append`).

@@ -367,9 +367,9 @@ impl<'a> Target<'a> {
     pub fn selects(&self, resource: &Resource) -> bool {
         let matches = |regex: &Option<Regex>, text: &str| regex.as_ref().is_none_or(|regex| regex.is_match(text));
         let (group, version) = group_version(&resource.object);
-        let kind = resource.kind();
-        (matches(&self.namespace, effective_namespace(kind, resource.original_namespace()))
-            || matches(&self.namespace, effective_namespace(kind, resource.namespace())))
+        let (api_version, kind) = (resource.api_version(), resource.kind());
+        (matches(&self.namespace, effective_namespace(api_version, kind, resource.original_namespace()))
+            || matches(&self.namespace, effective_namespace(api_version, kind, resource.namespace())))
             && (matches(&self.name, resource.original_name()) || matches(&self.name, resource.name()))
             && matches(&self.group, group)
             && matches(&self.version, version)
@@ -483,7 +483,8 @@ fn set_namespace(resources: &mut [Resource], namespace: &str, specs: &[FieldSpec
 /// is cluster-scoped, and the subjects of (cluster) role bindings named `default` (kustomize's
 /// default mode).
 pub fn set_object_namespace(object: &mut Value, namespace: &str) {
-    if !is_cluster_scoped(object["kind"].as_str().unwrap_or_default()) {
+    let text = |field: &str| object[field].as_str().unwrap_or_default().to_string();
+    if !is_cluster_scoped(&text("apiVersion"), &text("kind")) {
         object["metadata"]["namespace"] = Value::String(namespace.to_string());
     }
     if matches!(object["kind"].as_str(), Some("RoleBinding" | "ClusterRoleBinding"))
@@ -498,11 +499,12 @@ pub fn set_object_namespace(object: &mut Value, namespace: &str) {
 /// Whether two resources have one id: group, version, kind, name and namespace (unset being
 /// `default`).
 fn same_id(one: &Resource, other: &Resource) -> bool {
-    let kind = one.kind();
+    let (api_version, kind) = (one.api_version(), one.kind());
     group_version(&one.object) == group_version(&other.object)
         && kind == other.kind()
         && one.name() == other.name()
-        && effective_namespace(kind, one.namespace()) == effective_namespace(kind, other.namespace())
+        && effective_namespace(api_version, kind, one.namespace())
+            == effective_namespace(api_version, kind, other.namespace())
 }
 
 /// Sets `pairs` in the maps `specs` name. As in kustomize, a key one call adds to several maps
