@@ -16,27 +16,36 @@ pub(super) fn as_go_reads(document: &str) -> Cow<'_, str> {
     let Some(last) = lines.next().filter(|line| !line.trim().is_empty()) else {
         return Cow::Borrowed(document);
     };
-    // Walk up through the lines indented as much as those below them (the scalar's content), to
-    // the first less indented line: the scalar's header, or a line that shows there is none.
+    // Walk up through the lines less indented than all those below them, to the top. Each that
+    // reads as a block scalar's header, and whose first content line is indented no more than
+    // every line below (the scalar runs to the end), holds the last line; the outermost is the
+    // header (inside a block scalar, a line such as `key: |` is text).
     let mut least_indent = indent(last);
+    let mut next_indent = least_indent;
     let mut offset = document.len() - last.len();
+    let mut header = None;
     for line in lines {
         offset -= line.len() + 1;
-        if line.trim().is_empty() || indent(line) >= least_indent {
+        if line.trim().is_empty() {
             continue;
         }
-        if let Some(at) = chomping_position(line) {
-            let (head, tail) = document.split_at(offset + at);
-            // `+` (keep) becomes `-`; with no indicator, one is added.
-            let tail = tail.strip_prefix('+').unwrap_or(tail);
-            return Cow::Owned(format!("{head}-{tail}"));
+        let this_indent = indent(line);
+        if this_indent < least_indent {
+            if let Some(at) = chomping_position(line).filter(|_| least_indent >= next_indent) {
+                header = Some(offset + at);
+            }
+            least_indent = this_indent;
         }
-        least_indent = indent(line);
+        next_indent = this_indent;
         if least_indent == 0 {
             break;
         }
     }
-    Cow::Borrowed(document)
+    let Some(at) = header else { return Cow::Borrowed(document) };
+    let (head, tail) = document.split_at(at);
+    // `+` (keep) becomes `-`; with no indicator, one is added.
+    let tail = tail.strip_prefix('+').unwrap_or(tail);
+    Cow::Owned(format!("{head}-{tail}"))
 }
 
 fn indent(line: &str) -> usize {
@@ -83,6 +92,13 @@ mod tests {
         assert_eq!(as_go_reads("a: >+ # keep\n  x\n    deeper\n  y"), "a: >- # keep\n  x\n    deeper\n  y");
         assert_eq!(as_go_reads("- |2\n   x"), "- |2-\n   x");
         assert_eq!(as_go_reads("a: !!str |\n  x"), "a: !!str |-\n  x");
+        // A scalar that ended before the last line does not hold it.
+        assert_eq!(as_go_reads("- a: |\n    text\n  b: x"), "- a: |\n    text\n  b: x");
+        // A header-like line inside the scalar is its text (Argo Rollouts' notification templates).
+        assert_eq!(
+            as_go_reads("a: |\n  slack:\n    attachments: |\n      [{}]"),
+            "a: |-\n  slack:\n    attachments: |\n      [{}]"
+        );
     }
 
     #[test]
