@@ -196,14 +196,15 @@ fn apply_get_diff_and_wait_run_on_every_cluster_at_once() {
     }
 
     // wait: the Deployment becomes available on two clusters (the test plays the controller), so
-    // the third times out: the run fails, and names it.
+    // the third times out: the run fails, and names it. The timeout leaves a loaded machine time
+    // to list the two ready ones.
     let status = r#"{"status":{"observedGeneration":1,"replicas":2,"updatedReplicas":2,"readyReplicas":2,"availableReplicas":2,"conditions":[{"type":"Available","status":"True","reason":"MinimumReplicasAvailable"}]}}"#;
     for context in &fleet.contexts[..2] {
         fleet
             .kubectl_ok(context, &["patch", "deployment", "web", "--subresource=status", "--type=merge", "-p", status]);
     }
     let waited = fleet
-        .run(&["wait", "--context", &fleet.all(), "--for=condition=Available", "deployment/web", "--timeout=2s"], "");
+        .run(&["wait", "--context", &fleet.all(), "--for=condition=Available", "deployment/web", "--timeout=10s"], "");
     assert_eq!(waited.status.code(), Some(1));
     for context in &fleet.contexts[..2] {
         assert_eq!(lines_of(&waited.stdout, context), ["deployment.apps/web condition met"]);
@@ -215,7 +216,7 @@ fn apply_get_diff_and_wait_run_on_every_cluster_at_once() {
         "{}",
         String::from_utf8_lossy(&waited.stderr)
     );
-    let rolled = fleet.run(&["rollout", "status", "deployment/web", "--context", &fleet.all(), "--timeout=2s"], "");
+    let rolled = fleet.run(&["rollout", "status", "deployment/web", "--context", &fleet.all(), "--timeout=10s"], "");
     assert_eq!(rolled.status.code(), Some(1));
     for context in &fleet.contexts[..2] {
         assert_eq!(lines_of(&rolled.stdout, context), [r#"deployment "web" successfully rolled out"#]);
@@ -285,7 +286,7 @@ fn a_cluster_that_cannot_be_reached_fails_alone_and_a_rerun_converges() {
 fn a_canary_that_is_not_ready_leaves_the_other_clusters_untouched() {
     let fleet = Fleet::new("fleet-canary");
     // No controller makes the Deployment ready: the canary times out.
-    let applied = fleet.run(&["apply", "--context", &fleet.all(), "--canary=1", "--timeout=2s", "-f", "-"], APP);
+    let applied = fleet.run(&["apply", "--context", &fleet.all(), "--canary=1", "--timeout=10s", "-f", "-"], APP);
     assert_eq!(applied.status.code(), Some(1));
     let canary = &fleet.contexts[0];
     assert!(fleet.object(canary, "deployment/web").is_some());
