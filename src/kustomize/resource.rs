@@ -276,15 +276,7 @@ impl Id {
     }
 
     pub fn is_cluster_scoped(&self) -> bool {
-        is_cluster_scoped(&self.api_version(), &self.kind)
-    }
-
-    /// `group/version`, or the version alone for the core group.
-    fn api_version(&self) -> String {
-        match self.group.as_str() {
-            "" => self.version.clone(),
-            group => format!("{group}/{}", self.version),
-        }
+        is_cluster_scoped_kind(&self.group, &self.version, &self.kind)
     }
 
     /// The namespace kustomize compares: none for cluster-scoped kinds, `default` when unset.
@@ -332,7 +324,15 @@ pub fn effective_namespace<'a>(api_version: &str, kind: &str, namespace: &'a str
 /// cluster-scoped.txt by scripts/kustomize-scopes. Any other type, a newer version of one of
 /// these included (`flowcontrol.apiserver.k8s.io/v1`), kustomize namespaces.
 pub fn is_cluster_scoped(api_version: &str, kind: &str) -> bool {
-    CLUSTER_SCOPED.lines().any(|line| line.split_once(' ') == Some((api_version, kind)))
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    is_cluster_scoped_kind(group, version, kind)
+}
+
+/// [`is_cluster_scoped`] by group, version and kind.
+fn is_cluster_scoped_kind(group: &str, version: &str, kind: &str) -> bool {
+    CLUSTER_SCOPED.lines().filter_map(|line| line.split_once(' ')).any(|(api_version, listed)| {
+        listed == kind && api_version.rsplit_once('/').unwrap_or(("", api_version)) == (group, version)
+    })
 }
 
 /// `apiVersion kind` per line.
