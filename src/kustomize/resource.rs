@@ -170,8 +170,19 @@ impl Resource {
     /// kustomize keeps its previous ids.
     pub fn with_previous_ids(&self) -> Value {
         let mut object = self.object.clone();
+        let Some(annotations) = self.previous_id_annotations() else { return object };
+        if !object["metadata"]["annotations"].is_object() {
+            object["metadata"]["annotations"] = Value::Object(Default::default());
+        }
+        object["metadata"]["annotations"].as_object_mut().expect("made an object").extend(annotations);
+        object
+    }
+
+    /// The annotations in which kustomize keeps the resource's previous ids (`None` when it has
+    /// none): its messages print them, and its vars are substituted in them like in any annotation.
+    pub fn previous_id_annotations(&self) -> Option<serde_json::Map<String, Value>> {
         if self.previous_ids.is_empty() {
-            return object;
+            return None;
         }
         let (api_version, kind) = (self.api_version(), self.kind());
         let names: Vec<&str> = self.previous_ids.iter().map(|id| id.name.as_str()).collect();
@@ -182,14 +193,12 @@ impl Resource {
             ("previousNames", names.join(",")),
             ("previousNamespaces", namespaces.join(",")),
         ];
-        if !object["metadata"]["annotations"].is_object() {
-            object["metadata"]["annotations"] = Value::Object(Default::default());
-        }
-        let map = object["metadata"]["annotations"].as_object_mut().expect("made an object");
-        for (key, value) in annotations {
-            map.insert(format!("internal.config.kubernetes.io/{key}"), Value::String(value));
-        }
-        object
+        Some(
+            annotations
+                .into_iter()
+                .map(|(key, value)| (format!("internal.config.kubernetes.io/{key}"), Value::String(value)))
+                .collect(),
+        )
     }
 
     /// kustomize's id, as its messages print it: `ConfigMap.v1.[noGrp]/name.[noNs]`.

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::path;
 use crate::kustomize::error::Error;
@@ -95,6 +95,20 @@ pub fn substitute(resources: &mut [Resource], vars: &Vars, var_reference: &[Fiel
                 spec.apply(object, &mut |field| substitute_in(field, &values, &mut used));
             }
         });
+        // kustomize keeps a renamed resource's previous names in annotations, where a var that
+        // was in its name is found (and counted as used) even after the rename.
+        if let Some(annotations) = resource.previous_id_annotations() {
+            let mut kept = json!({
+                "apiVersion": resource.api_version(),
+                "kind": resource.kind(),
+                "metadata": {"name": resource.name(), "annotations": annotations},
+            });
+            for spec in var_reference {
+                spec.apply(&mut kept, &mut |field| {
+                    substitute_in(field, &values, &mut used);
+                });
+            }
+        }
     }
     Ok(values.into_keys().filter(|name| !used.contains(name)).collect())
 }
