@@ -95,7 +95,7 @@ pub enum Error {
     UnknownOpenApiVersion,
     #[error("the definitions are not a map of type names")]
     DefinitionsNotAMap,
-    #[error("error unmarshaling JSON: while decoding JSON: {0}")]
+    #[error(transparent)]
     ConfigurationJson(unmarshal::Error),
 
     // The resource map.
