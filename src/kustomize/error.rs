@@ -137,6 +137,8 @@ pub enum Error {
     NamespaceTransformerOptions,
     #[error("plugin {id} fails configuration: {source}")]
     PluginConfiguration { id: String, source: unmarshal::Error },
+    #[error("plugin {id} fails configuration: unmarshalling NamespaceTransformer config: {source}")]
+    NamespaceTransformerConfiguration { id: String, source: unmarshal::Error },
     #[error("plugin {0} fails configuration: must specify the target name")]
     PluginWithoutTargetName(String),
     #[error(
