@@ -194,6 +194,10 @@ fn bad_kustomizations_fail_as_in_kubectl() {
             "unable to find field \"data.[config.yaml].db.port\" in replacement target",
         ),
         ("replacements-path-and-inline", "cannot specify both path and inline replacement"),
+        (
+            "replacements-file-wrong-type",
+            "replacement.yaml: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go struct field FieldOptions.targets.options.create of type bool",
+        ),
         ("replacements-value-and-source", "value and resource selectors are mutually exclusive"),
         ("replacements-index-out-of-bounds", "options.index 1 is out of bounds for value fast"),
         (

@@ -10,6 +10,9 @@ use crate::gocompat::unmarshal::GoTypes;
 /// A kustomization file.
 pub static KUSTOMIZATION: GoTypes = GoTypes { root: "types.Kustomization", structs: STRUCTS };
 
+/// A replacement in a file that a kustomization's or a plugin's `replacements` name.
+pub static REPLACEMENT: GoTypes = GoTypes { root: "types.Replacement", structs: STRUCTS };
+
 /// The configuration of the built-in plugin `kind`, if kustomize reads it with `sigs.k8s.io/yaml`
 /// (the prefix and suffix transformers read theirs with go-yaml, which names no Go struct fields).
 pub fn plugin(kind: &str) -> Option<&'static GoTypes> {
@@ -153,6 +156,10 @@ const STRUCTS: Structs = &[
             ("Replacement.sourceValue", "*string"),
             ("path", "string"),
         ],
+    ),
+    (
+        "types.Replacement",
+        &[("source", "*types.SourceSelector"), ("targets", "[]*types.TargetSelector"), ("sourceValue", "*string")],
     ),
     (
         "types.SourceSelector",
