@@ -28,19 +28,46 @@ use serde_json::{Map, Number, Value};
 pub struct Rules {
     /// `DisallowUnknownFields`: a key that names no field is an error.
     pub refuse_unknown_fields: bool,
-    /// `yaml.Unmarshal`'s target: numbers and booleans are read as text where a string is wanted.
-    pub scalars_as_strings: bool,
+    /// `encoding/json`: a key names a field whatever its case; go-yaml wants the exact name.
+    pub fold_field_names: bool,
+    /// What a number or a boolean is where a string is wanted.
+    pub scalars_as_strings: ScalarStrings,
     /// The Go types the document is read into, for Go's words when a value does not fit; without
     /// them, serde's words.
     pub go_types: Option<&'static GoTypes>,
 }
 
+/// What a number or a boolean becomes where a string is wanted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarStrings {
+    /// Nothing: it is refused (`yaml.YAMLToJSON`, then `encoding/json`).
+    Refused,
+    /// Its text, a float's as a `float32`'s (`sigs.k8s.io/yaml`'s `yaml.Unmarshal` into a target).
+    TargetText,
+    /// Its text as go-yaml writes it, a float's in full (go-yaml's `Unmarshal` into a struct, of
+    /// the YAML `yaml.JSONToYAML` wrote).
+    YamlText,
+}
+
 /// kustomization files: `yaml.YAMLToJSON`, then a JSON decoder that refuses unknown fields.
-pub const KUSTOMIZATION: Rules = Rules { refuse_unknown_fields: true, scalars_as_strings: false, go_types: None };
-/// Built-in plugins' configurations: `yaml.Unmarshal` into the plugin.
-pub const PLUGIN: Rules = Rules { refuse_unknown_fields: false, scalars_as_strings: true, go_types: None };
+pub const KUSTOMIZATION: Rules = Rules {
+    refuse_unknown_fields: true,
+    fold_field_names: true,
+    scalars_as_strings: ScalarStrings::Refused,
+    go_types: None,
+};
+/// Built-in plugins' configurations: `sigs.k8s.io/yaml`'s `yaml.Unmarshal` into the plugin.
+pub const PLUGIN: Rules = Rules {
+    refuse_unknown_fields: false,
+    fold_field_names: true,
+    scalars_as_strings: ScalarStrings::TargetText,
+    go_types: None,
+};
 /// Transformer configuration files: `yaml.UnmarshalStrict`.
-pub const STRICT_TARGET: Rules = Rules { refuse_unknown_fields: true, scalars_as_strings: true, go_types: None };
+pub const STRICT_TARGET: Rules = Rules { refuse_unknown_fields: true, ..PLUGIN };
+/// go-yaml v3's `yaml.Unmarshal` into a struct (kyaml's), of what `yaml.JSONToYAML` wrote: the
+/// prefix and suffix transformers' configurations.
+pub const GO_YAML: Rules = Rules { fold_field_names: false, scalars_as_strings: ScalarStrings::YamlText, ..PLUGIN };
 
 /// Go's declarations of the types a document is read into, as Go writes them: the document's
 /// type, and each struct type's fields. A field is its JSON name, after the embedded structs it
@@ -73,24 +100,43 @@ impl de::Error for Error {
 
 /// `value` read into `T` by Go's rules.
 pub fn from_value<T: DeserializeOwned>(value: Value, rules: Rules) -> Result<T, Error> {
-    let at = At { go_type: rules.go_types.map(|types| types.root), field: None };
+    let at = At { go_type: rules.go_types.map(|types| types.root), ..At::default() };
     T::deserialize(GoValue { value, rules, at })
 }
 
-/// A boolean or a number as Go's YAML reader writes it into a string: integers in full, floats
+/// `sigs.k8s.io/yaml`'s `yaml.Unmarshal` (or `UnmarshalStrict`, by `rules`) of `value` into `T`:
+/// [`from_value`], its errors (the JSON decoder's) prefixed as that package prefixes them.
+pub fn sigs_yaml<T: DeserializeOwned>(value: Value, rules: Rules) -> Result<T, Error> {
+    from_value(value, rules)
+        .map_err(|Error(message)| Error(format!("error unmarshaling JSON: while decoding JSON: {message}")))
+}
+
+/// A boolean or a number as `sigs.k8s.io/yaml` writes it into a string: integers in full, floats
 /// as `strconv.FormatFloat(f, 'g', -1, 32)`.
 pub fn scalar_text(value: &Value) -> Option<String> {
+    scalar_text_as(value, ScalarStrings::TargetText)
+}
+
+/// A boolean or a number as text, floats as `strings` formats them.
+fn scalar_text_as(value: &Value, strings: ScalarStrings) -> Option<String> {
     match value {
         Value::Bool(flag) => Some(flag.to_string()),
-        Value::Number(number) if number.is_f64() => number.as_f64().map(|float| format_float32_g(float as f32)),
+        Value::Number(number) if number.is_f64() => {
+            let float = number.as_f64()?;
+            Some(match strings {
+                ScalarStrings::YamlText => format_float_g(float, format!("{float:e}")),
+                _ => format_float_g(float, format!("{:e}", float as f32)),
+            })
+        }
         Value::Number(number) => Some(number.to_string()),
         _ => None,
     }
 }
 
-/// Go's `%g` with the fewest digits that read back as the same `float32`: in exponent form when
-/// the exponent is below -4 or at least 6 (`1e+06`), else in decimals.
-fn format_float32_g(float: f32) -> String {
+/// Go's `%g` with the fewest digits that read back as the same float (`scientific`: Rust's
+/// shortest `{:e}` of it, as a `float32` or a `float64`): in exponent form when the exponent is
+/// below -4 or at least 6 (`1e+06`), else in decimals.
+fn format_float_g(float: f64, scientific: String) -> String {
     if float == 0.0 {
         return if float.is_sign_negative() { "-0".into() } else { "0".into() };
     }
@@ -100,8 +146,6 @@ fn format_float32_g(float: f32) -> String {
     if float.is_nan() {
         return "NaN".into();
     }
-    // Rust's `{:e}` gives the shortest digits that round-trip, as Go's shortest formatting does.
-    let scientific = format!("{float:e}");
     let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
     let exponent: i32 = exponent.parse().unwrap_or(0);
     let (sign, mantissa) = mantissa.strip_prefix('-').map_or(("", mantissa), |rest| ("-", rest));
@@ -142,17 +186,23 @@ struct At {
     go_type: Option<&'static str>,
     /// `Replica` and `replicas.count`.
     field: Option<(&'static str, String)>,
+    /// Within a field promoted from an embedded struct (`ResId.Gvk.kind`), where
+    /// `sigs.k8s.io/yaml` looks for the Go type in the embedded struct itself, finds no string,
+    /// and so leaves numbers and booleans as they are (for `encoding/json` to refuse).
+    promoted: bool,
 }
 
 impl At {
     /// Where an element of this list is.
     fn element(&self) -> At {
-        At { go_type: self.go_type.and_then(|go_type| go_type.strip_prefix("[]")), field: self.field.clone() }
+        let go_type = self.go_type.and_then(|go_type| go_type.strip_prefix("[]"));
+        At { go_type, field: self.field.clone(), promoted: self.promoted }
     }
 
     /// Where a value of this map is.
     fn map_value(&self) -> At {
-        At { go_type: self.go_type.and_then(|go_type| go_type.strip_prefix("map[string]")), field: self.field.clone() }
+        let go_type = self.go_type.and_then(|go_type| go_type.strip_prefix("map[string]"));
+        At { go_type, field: self.field.clone(), promoted: self.promoted }
     }
 
     /// The fields of this struct, if its Go type is known.
@@ -167,11 +217,12 @@ impl At {
         let Some((path, go_type)) = fields.iter().find(|(path, _)| json_name(path) == field) else {
             return At::default();
         };
+        let promoted = self.promoted || path.contains('.');
         let path = match &self.field {
             Some((_, outer)) => format!("{outer}.{path}"),
             None => path.to_string(),
         };
-        At { go_type: Some(go_type), field: Some((struct_name, path)) }
+        At { go_type: Some(go_type), field: Some((struct_name, path)), promoted }
     }
 
     /// `encoding/json`'s error for a `what` (`array`, `number 1.5`) read here, if the Go type is
@@ -256,8 +307,10 @@ impl GoValue {
         keyed.sort_by(|(a, _), (b, _)| a.cmp(b));
         let mut entries: Vec<(Key, GoValue)> = Vec::new();
         for (key, value) in keyed {
-            let field = (fields.iter().filter(is_field).find(|field| **field == key))
-                .or_else(|| fields.iter().filter(is_field).find(|field| folds_to(field, &key)));
+            let field = (fields.iter().filter(is_field).find(|field| **field == key)).or_else(|| {
+                let folded = fields.iter().filter(is_field).find(|field| folds_to(field, &key));
+                folded.filter(|_| rules.fold_field_names)
+            });
             let (key, value_at) = match field {
                 Some(field) => (Key::Field(field), go_fields.map(|go| at.field(go, field)).unwrap_or_default()),
                 None if rules.refuse_unknown_fields => (Key::Unknown(key), At::default()),
@@ -319,8 +372,10 @@ impl<'de> de::Deserializer<'de> for GoValue {
         match &self.value {
             Value::Null => visitor.visit_str(""),
             Value::String(_) => self.deserialize_any(visitor),
-            Value::Bool(_) | Value::Number(_) if self.rules.scalars_as_strings => {
-                visitor.visit_string(scalar_text(&self.value).unwrap_or_default())
+            Value::Bool(_) | Value::Number(_)
+                if self.rules.scalars_as_strings != ScalarStrings::Refused && !self.at.promoted =>
+            {
+                visitor.visit_string(scalar_text_as(&self.value, self.rules.scalars_as_strings).unwrap_or_default())
             }
             _ => self.mismatch_any(visitor),
         }
@@ -613,6 +668,34 @@ mod tests {
         assert_eq!(read(json!({"count": 1}), narrow).unwrap_err().0, r#"json: unknown field "count""#);
         // Without Go types, serde's words.
         assert!(read(json!({"namePrefix": ["a"]}), KUSTOMIZATION).unwrap_err().0.starts_with("invalid type: sequence"));
+    }
+
+    #[test]
+    fn numbers_stay_numbers_within_fields_promoted_from_embedded_structs() {
+        let plugin = Rules { go_types: Some(&TYPES), ..PLUGIN };
+        // `Meta.namePrefix` is promoted: sigs.k8s.io/yaml finds no string there.
+        assert_eq!(
+            read(json!({"namePrefix": 12}), plugin).unwrap_err().0,
+            "json: cannot unmarshal number into Go struct field Config.Meta.namePrefix of type string"
+        );
+        let config = read(json!({"labels": {"a": 1}, "images": [{"newTag": 2}]}), plugin).unwrap();
+        assert_eq!((config.labels["a"].as_str(), config.images[0].new_tag.as_str()), ("1", "2"));
+    }
+
+    #[test]
+    fn go_yaml_wants_field_names_as_written_and_writes_floats_in_full() {
+        let config = read(json!({"NamePrefix": "a-", "labels": {"a": 1.234567891, "b": 1e-5}}), GO_YAML).unwrap();
+        assert_eq!(config.name_prefix, "");
+        assert_eq!((config.labels["a"].as_str(), config.labels["b"].as_str()), ("1.234567891", "1e-05"));
+    }
+
+    #[test]
+    fn sigs_yaml_prefixes_the_json_decoders_errors() {
+        let err = sigs_yaml::<Config>(json!({"count": "x"}), Rules { go_types: Some(&TYPES), ..PLUGIN }).unwrap_err();
+        assert_eq!(
+            err.0,
+            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go struct field Config.count of type int64"
+        );
     }
 
     #[test]

@@ -95,7 +95,7 @@ pub enum Error {
     UnknownOpenApiVersion,
     #[error("the definitions are not a map of type names")]
     DefinitionsNotAMap,
-    #[error("error unmarshaling JSON: while decoding JSON: {0}")]
+    #[error(transparent)]
     ConfigurationJson(unmarshal::Error),
 
     // The resource map.
@@ -137,6 +137,8 @@ pub enum Error {
     NamespaceTransformerOptions,
     #[error("plugin {id} fails configuration: {source}")]
     PluginConfiguration { id: String, source: unmarshal::Error },
+    #[error("plugin {id} fails configuration: unmarshalling NamespaceTransformer config: {source}")]
+    NamespaceTransformerConfiguration { id: String, source: unmarshal::Error },
     #[error("plugin {0} fails configuration: must specify the target name")]
     PluginWithoutTargetName(String),
     #[error(

@@ -194,6 +194,10 @@ fn bad_kustomizations_fail_as_in_kubectl() {
             "unable to find field \"data.[config.yaml].db.port\" in replacement target",
         ),
         ("replacements-path-and-inline", "cannot specify both path and inline replacement"),
+        (
+            "replacements-file-wrong-type",
+            "replacement.yaml: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go struct field FieldOptions.targets.options.create of type bool",
+        ),
         ("replacements-value-and-source", "value and resource selectors are mutually exclusive"),
         ("replacements-index-out-of-bounds", "options.index 1 is out of bounds for value fast"),
         (
@@ -263,12 +267,29 @@ fn bad_kustomizations_fail_as_in_kubectl() {
 /// through embedded structs, the Go type, the first error in the (sorted) keys' order.
 #[test]
 fn wrong_typed_fields_fail_in_gos_words() {
-    let cases = corpus().join("errors/wrong-types");
+    let cases = wrong_types_fail_alike("wrong-types", "kustomize-wrong-types", "invalid Kustomization: json: ");
+    assert!(cases >= 20, "only {cases} cases");
+}
+
+/// Built-in plugins' configurations with fields of the wrong type (one kustomization each under
+/// errors/plugin-wrong-types), refused as kubectl refuses them: `encoding/json`'s words behind
+/// `sigs.k8s.io/yaml`'s prefix, and kustomize's around them (`plugin ID fails configuration: `,
+/// and for generators `loading generator plugins: failed to load generator: `).
+#[test]
+fn wrong_typed_plugin_configurations_fail_in_gos_words() {
+    let cases = wrong_types_fail_alike("plugin-wrong-types", "kustomize-plugin-wrong-types", "");
+    assert!(cases >= 15, "only {cases} cases");
+}
+
+/// Builds every kustomization under errors/`group` in both tools, which must fail with the same
+/// message, a decoding error that starts with `prefix`, to the word; the number of cases.
+fn wrong_types_fail_alike(group: &str, golden: &str, prefix: &str) -> usize {
+    let cases = corpus().join("errors").join(group);
     let mut dirs: Vec<PathBuf> =
         std::fs::read_dir(&cases).unwrap().map(|entry| entry.unwrap().path()).filter(|path| path.is_dir()).collect();
     dirs.sort();
     let runs: Vec<(&[&str], &Path)> = dirs.iter().map(|dir| (&["kustomize"][..], dir.as_path())).collect();
-    let recorded = kubectl("kustomize-wrong-types", &[&cases], &runs);
+    let recorded = kubectl(golden, &[&cases], &runs);
     for (dir, theirs) in dirs.iter().zip(recorded) {
         let case = dir.file_name().unwrap().to_string_lossy();
         let ours = kubeupd(&["kustomize"], dir);
@@ -276,10 +297,10 @@ fn wrong_typed_fields_fail_in_gos_words() {
         assert!(ours.stdout.is_empty(), "{case}: nothing printed on failure");
         let theirs = kubectl_error(&String::from_utf8_lossy(&theirs.stderr));
         let ours = kubeupd_error(&String::from_utf8_lossy(&ours.stderr));
-        assert!(theirs.starts_with("invalid Kustomization: json: "), "{case}: not a decoding error: {theirs}");
+        assert!(theirs.starts_with(prefix) && theirs.contains("json: "), "{case}: not a decoding error: {theirs}");
         assert_eq!(ours, theirs, "{case}");
     }
-    assert!(dirs.len() >= 20, "only {} cases", dirs.len());
+    dirs.len()
 }
 
 #[test]

@@ -12,6 +12,7 @@ use crate::kustomize::error::Error;
 use crate::kustomize::loader::Read;
 use crate::kustomize::resource::Resource;
 use crate::kustomize::transform::selector_matches;
+use crate::kustomize::types::go_types;
 use crate::kustomize::types::replacement::{Entry, FieldOptions, Selector, Source, Target};
 use crate::manifest::{self, Dialect};
 
@@ -75,7 +76,8 @@ fn from_file(text: &str, path: &str) -> Result<Vec<Replacement>, Error> {
     items
         .into_iter()
         .map(|item| {
-            unmarshal::from_value(item, unmarshal::PLUGIN)
+            let rules = unmarshal::Rules { go_types: Some(&go_types::REPLACEMENT), ..unmarshal::PLUGIN };
+            unmarshal::sigs_yaml(item, rules)
                 .map_err(|err| Error::InEntry { entry: path.to_string(), source: Box::new(err.into()) })
         })
         .collect()

@@ -222,7 +222,7 @@ impl Config {
     /// Parses a `configurations` file.
     pub fn parse(text: &str) -> Result<Config, Error> {
         let document: Value = serde_saphyr::from_str(text)?;
-        unmarshal::from_value(document, unmarshal::STRICT_TARGET).map_err(Error::ConfigurationJson)
+        unmarshal::sigs_yaml(document, unmarshal::STRICT_TARGET).map_err(Error::ConfigurationJson)
     }
 
     /// `other` merged into this configuration, in kustomize's words when two specs conflict.

@@ -3,6 +3,7 @@
 //! fields each transformer changes. Plain data with the checks kustomize makes on reading it.
 
 pub mod field_specs;
+pub mod go_types;
 pub mod helm;
 pub mod kustomization;
 pub mod plugins;

@@ -10,6 +10,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::field_specs::{Config, FieldSpec};
+use super::go_types;
 use super::kustomization::{Generator, Image, Kustomization, PatchEntry, PatchOptions, Replica, Selector};
 use super::replacement;
 use crate::gocompat::unmarshal;
@@ -50,95 +51,103 @@ pub fn plugin(object: &Value, role: Role) -> Result<Plugin, Error> {
         let wanted = if role == Role::Generator { "generator" } else { "transformer" };
         return Err(Error::WrongRole { kind: kind.to_string(), wanted });
     }
+    configure(object, kind).map_err(|err| match role {
+        Role::Generator => Error::LoadingGenerator(Box::new(err)),
+        Role::Transformer | Role::Validator => err,
+    })
+}
+
+/// The built-in plugin of `kind` that `object` configures.
+fn configure(object: &Value, kind: &str) -> Result<Plugin, Error> {
     let mut plugin = Plugin::default();
     let (kustomization, config) = (&mut plugin.kustomization, &mut plugin.config);
     match kind {
         "ConfigMapGenerator" | "SecretGenerator" => {
-            let generator = generator_args(object)?;
+            let generator = generator_args(object, kind)?;
             match kind {
                 "ConfigMapGenerator" => kustomization.config_map_generator.push(generator),
                 _ => kustomization.secret_generator.push(generator),
             }
         }
         "PrefixSuffixTransformer" | "PrefixTransformer" | "SuffixTransformer" => {
-            let affixes: Affixes = args(object)?;
+            let affixes: Affixes = affix_args(object)?;
             kustomization.name_prefix = affixes.prefix.filter(|_| kind != "SuffixTransformer");
             kustomization.name_suffix = affixes.suffix.filter(|_| kind != "PrefixTransformer");
             config.name_prefix = affixes.field_specs.clone();
             config.name_suffix = affixes.field_specs;
         }
         "LabelTransformer" => {
-            let labels: Pairs = args(object)?;
+            let labels: Pairs = args(object, kind)?;
             kustomization.common_labels = labels.labels;
             config.common_labels = labels.field_specs;
         }
         "AnnotationsTransformer" => {
-            let annotations: Pairs = args(object)?;
+            let annotations: Pairs = args(object, kind)?;
             kustomization.common_annotations = annotations.annotations;
             config.common_annotations = annotations.field_specs;
         }
         "NamespaceTransformer" => {
-            let namespace: Namespace = args(object)?;
+            let namespace: Namespace = args(object, kind).map_err(|err| match err {
+                Error::PluginConfiguration { id, source } => Error::NamespaceTransformerConfiguration { id, source },
+                other => other,
+            })?;
             if namespace.unset_only || !matches!(namespace.set_role_binding_subjects.as_str(), "" | "defaultOnly") {
                 return Err(Error::NamespaceTransformerOptions);
             }
             kustomization.namespace = namespace.metadata.namespace;
             config.namespace = namespace.field_specs;
         }
-        "PatchTransformer" => kustomization.patches.push(args::<Patch>(object)?.into_entry()),
+        "PatchTransformer" => kustomization.patches.push(args::<Patch>(object, kind)?.into_entry()),
         "PatchStrategicMergeTransformer" => {
-            let patches: StrategicPatches = args(object)?;
+            let patches: StrategicPatches = args(object, kind)?;
             kustomization.patches_strategic_merge = patches.paths;
             kustomization.patches_strategic_merge.extend(patches.patches.filter(|text| !text.is_empty()));
         }
         "PatchJson6902Transformer" => {
-            if patch_target(object)?.is_none_or(|target| target.name.is_empty()) {
+            let patch: Json6902 = args(object, kind)?;
+            if patch.target.as_ref().is_none_or(|target| target.name.is_empty()) {
                 return Err(Error::PluginWithoutTargetName(id_text(object)));
             }
-            let patch: Json6902 = args(object)?;
-            let (path, patch) = (patch.path, patch.json_op);
-            kustomization.patches_json6902.push(PatchEntry {
-                path,
-                patch,
-                target: patch_target(object)?,
-                ..PatchEntry::default()
-            });
+            let (path, patch, target) = (patch.path, patch.json_op, patch.target);
+            kustomization.patches_json6902.push(PatchEntry { path, patch, target, ..PatchEntry::default() });
         }
         "ImageTagTransformer" => {
-            let image: ImageTag = args(object)?;
+            let image: ImageTag = args(object, kind)?;
             kustomization.images.push(image.image_tag);
             config.images = image.field_specs;
         }
         "ReplicaCountTransformer" => {
-            let replica: ReplicaCount = args(object)?;
+            let replica: ReplicaCount = args(object, kind)?;
             kustomization.replicas.push(replica.replica);
             config.replicas = replica.field_specs;
         }
-        "ReplacementTransformer" => kustomization.replacements = args::<Replacements>(object)?.replacements,
-        "ValueAddTransformer" => plugin.value_add = Some(args(object)?),
+        "ReplacementTransformer" => kustomization.replacements = args::<Replacements>(object, kind)?.replacements,
+        "ValueAddTransformer" => plugin.value_add = Some(args(object, kind)?),
         other => return Err(Error::UnsupportedPlugin(other.to_string())),
     }
     Ok(plugin)
 }
 
-/// A configuration's own fields, read as the plugin reads them (`yaml.Unmarshal`: unknown fields
-/// ignored, numbers and booleans read as text where strings are wanted).
-fn args<T: DeserializeOwned>(object: &Value) -> Result<T, Error> {
-    unmarshal::from_value(object.clone(), unmarshal::PLUGIN)
+/// The configuration of the plugin `kind`, read as the plugin reads it: `sigs.k8s.io/yaml`'s
+/// `yaml.Unmarshal` into its Go struct (unknown fields ignored, field names in any case, numbers
+/// and booleans read as text where strings are wanted, a value of the wrong type refused in
+/// `encoding/json`'s words).
+fn args<T: DeserializeOwned>(object: &Value, kind: &str) -> Result<T, Error> {
+    let rules = unmarshal::Rules { go_types: go_types::plugin(kind), ..unmarshal::PLUGIN };
+    unmarshal::sigs_yaml(object.clone(), rules)
         .map_err(|source| Error::PluginConfiguration { id: id_text(object), source })
 }
 
-fn patch_target(object: &Value) -> Result<Option<Selector>, Error> {
-    Ok(args::<Targeted>(object)?.target)
+/// The prefix and suffix transformers' configuration, which they read with go-yaml: field names
+/// as written, numbers as go-yaml wrote them.
+fn affix_args(object: &Value) -> Result<Affixes, Error> {
+    unmarshal::from_value(object.clone(), unmarshal::GO_YAML)
+        .map_err(|source| Error::PluginConfiguration { id: id_text(object), source })
 }
 
 /// A generator's arguments; its name and namespace default to the configuration's own.
-fn generator_args(object: &Value) -> Result<Generator, Error> {
-    let mut fields = object.as_object().cloned().unwrap_or_default();
-    for key in ["apiVersion", "kind", "metadata"] {
-        fields.remove(key);
-    }
-    let mut generator: Generator = args(&Value::Object(fields))?;
+fn generator_args(object: &Value, kind: &str) -> Result<Generator, Error> {
+    let mut generator: Generator = args(object, kind)?;
     if generator.name.is_empty() {
         generator.name = object["metadata"]["name"].as_str().unwrap_or_default().to_string();
     }
@@ -229,14 +238,9 @@ struct StrategicPatches {
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]
 struct Json6902 {
+    target: Option<Selector>,
     path: Option<String>,
     json_op: Option<String>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct Targeted {
-    target: Option<Selector>,
 }
 
 #[derive(Deserialize, Default)]
