@@ -43,6 +43,64 @@ pub fn parse_timestamp(text: &str) -> Option<SystemTime> {
 }
 
 /// How long ago `then` was at `now`, as apimachinery's `HumanDuration` says it (`45s`, `5m30s`,
+/// A plain scalar that go-yaml v3 decodes as a `time.Time` (`2001-12-14`,
+/// `2001-12-14T21:59:43.10-05:00`), as Go's `encoding/json` then writes the time (RFC 3339, the
+/// fraction without trailing zeros); `None` for any other text.
+pub fn go_yaml_time(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    if bytes.len() < 5 || !bytes[..4].iter().all(u8::is_ascii_digit) || bytes[4] != b'-' {
+        return None;
+    }
+    let mut parts = text[5..].splitn(2, '-');
+    let month: u32 = parts.next().filter(|part| (1..=2).contains(&part.len()))?.parse().ok()?;
+    let rest = parts.next()?;
+    let day_len = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if !(1..=2).contains(&day_len) {
+        return None;
+    }
+    let day: u32 = rest[..day_len].parse().ok()?;
+    let year: i64 = text[..4].parse().ok()?;
+    let days_in_month = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        _ => return None,
+    };
+    if day == 0 || day > days_in_month {
+        return None;
+    }
+    if rest.len() == day_len {
+        return Some(format!("{year:04}-{month:02}-{day:02}T00:00:00Z"));
+    }
+    // Times of day: RFC 3339 with short fields, or after a space without a zone (UTC).
+    let time = &rest[day_len..];
+    let time = match time.strip_prefix(['T', 't']) {
+        Some(time) => time.to_string(),
+        None => format!("{}Z", time.strip_prefix(' ').filter(|time| !time.contains(['Z', 'z', '+', '-']))?),
+    };
+    let full = format!("{year:04}-{month:02}-{day:02}T{}", pad_time(&time)?);
+    parse_timestamp(&full)?;
+    Some(full.replace("+00:00", "Z"))
+}
+
+/// `15:4:5.5Z` with each field in two digits.
+fn pad_time(time: &str) -> Option<String> {
+    let zone_at = time.find(['Z', 'z', '+', '-'])?;
+    let (clock, zone) = time.split_at(zone_at);
+    let (clock, fraction) = match clock.split_once('.') {
+        Some((clock, fraction)) => (clock, format!(".{fraction}")),
+        None => (clock, String::new()),
+    };
+    let fields: Vec<&str> = clock.split(':').collect();
+    if fields.len() != 3 || fields.iter().any(|field| !(1..=2).contains(&field.len())) {
+        return None;
+    }
+    let fraction = fraction.trim_end_matches('0').trim_end_matches('.');
+    let zone = if zone == "z" { "Z" } else { zone };
+    Some(format!("{:0>2}:{:0>2}:{:0>2}{fraction}{zone}", fields[0], fields[1], fields[2]))
+}
+
 /// `3h20m`, `2d5h`, `1y20d`); `<invalid>` for more than a second in the future.
 pub fn human_duration_since(then: SystemTime, now: SystemTime) -> String {
     let seconds: i64 = match now.duration_since(then) {

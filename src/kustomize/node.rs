@@ -6,6 +6,8 @@
 //! path into `data.[config.json]`).
 
 use serde_json::{Map, Number, Value};
+
+use crate::gocompat::time::go_yaml_time;
 use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, StructureStyle};
 
 /// How a scalar was written.
@@ -168,7 +170,7 @@ pub fn resolve(text: &str) -> (&'static str, Value) {
     if !(first.is_ascii_digit() || matches!(first, b'-' | b'+' | b'.')) {
         return ("!!str", Value::String(text.to_string()));
     }
-    if timestamp(text).is_some() {
+    if go_yaml_time(text).is_some() {
         return ("!!timestamp", Value::String(text.to_string()));
     }
     let plain = text.replace('_', "");
@@ -236,63 +238,6 @@ fn parse_int(text: &str) -> Option<Value> {
     }
 }
 
-/// A plain timestamp go-yaml reads as a time (`2001-12-14`, `2001-12-14T21:59:43.10-05:00`), in
-/// RFC 3339 as Go's JSON writes the time.
-pub fn timestamp(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    if bytes.len() < 5 || !bytes[..4].iter().all(u8::is_ascii_digit) || bytes[4] != b'-' {
-        return None;
-    }
-    let mut parts = text[5..].splitn(2, '-');
-    let month: u32 = parts.next().filter(|part| (1..=2).contains(&part.len()))?.parse().ok()?;
-    let rest = parts.next()?;
-    let day_len = rest.bytes().take_while(u8::is_ascii_digit).count();
-    if !(1..=2).contains(&day_len) {
-        return None;
-    }
-    let day: u32 = rest[..day_len].parse().ok()?;
-    let year: i64 = text[..4].parse().ok()?;
-    let days_in_month = match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
-        2 => 28,
-        _ => return None,
-    };
-    if day == 0 || day > days_in_month {
-        return None;
-    }
-    if rest.len() == day_len {
-        return Some(format!("{year:04}-{month:02}-{day:02}T00:00:00Z"));
-    }
-    // Times of day: RFC 3339 with short fields, or after a space without a zone (UTC).
-    let time = &rest[day_len..];
-    let time = match time.strip_prefix(['T', 't']) {
-        Some(time) => time.to_string(),
-        None => format!("{}Z", time.strip_prefix(' ').filter(|time| !time.contains(['Z', 'z', '+', '-']))?),
-    };
-    let full = format!("{year:04}-{month:02}-{day:02}T{}", pad_time(&time)?);
-    crate::gocompat::time::parse_timestamp(&full)?;
-    Some(full.replace("+00:00", "Z"))
-}
-
-/// `15:4:5.5Z` with each field in two digits.
-fn pad_time(time: &str) -> Option<String> {
-    let zone_at = time.find(['Z', 'z', '+', '-'])?;
-    let (clock, zone) = time.split_at(zone_at);
-    let (clock, fraction) = match clock.split_once('.') {
-        Some((clock, fraction)) => (clock, format!(".{fraction}")),
-        None => (clock, String::new()),
-    };
-    let fields: Vec<&str> = clock.split(':').collect();
-    if fields.len() != 3 || fields.iter().any(|field| !(1..=2).contains(&field.len())) {
-        return None;
-    }
-    let fraction = fraction.trim_end_matches('0').trim_end_matches('.');
-    let zone = if zone == "z" { "Z" } else { zone };
-    Some(format!("{:0>2}:{:0>2}:{:0>2}{fraction}{zone}", fields[0], fields[1], fields[2]))
-}
-
 /// `node` as a JSON value, with no regard for Go's rules: what a path can be matched in.
 pub fn to_plain_value(node: &Node) -> Value {
     match &node.kind {
@@ -333,7 +278,7 @@ pub fn decode(node: &Node) -> Result<Value, DecodeError> {
                 _ => return Err(DecodeError(format!("cannot decode {tag} `{text}` as a {wanted}"))),
             };
             match tag {
-                "!!timestamp" => Ok(Value::String(timestamp(text).unwrap_or_else(|| text.clone()))),
+                "!!timestamp" => Ok(Value::String(go_yaml_time(text).unwrap_or_else(|| text.clone()))),
                 "!!float" if value.is_null() => Err(DecodeError(format!("json: unsupported value: {text}"))),
                 _ => Ok(value),
             }
@@ -800,9 +745,9 @@ mod tests {
         assert_eq!(resolve("1.0"), ("!!float", json!(1.0)));
         assert_eq!(resolve("1e3"), ("!!float", json!(1000.0)));
         assert_eq!(resolve("yes").0, "!!str");
-        assert_eq!(timestamp("2001-12-14").as_deref(), Some("2001-12-14T00:00:00Z"));
-        assert_eq!(timestamp("2001-2-3T4:05:06Z").as_deref(), Some("2001-02-03T04:05:06Z"));
-        assert_eq!(timestamp("2001-13-14"), None);
+        assert_eq!(go_yaml_time("2001-12-14").as_deref(), Some("2001-12-14T00:00:00Z"));
+        assert_eq!(go_yaml_time("2001-2-3T4:05:06Z").as_deref(), Some("2001-02-03T04:05:06Z"));
+        assert_eq!(go_yaml_time("2001-13-14"), None);
         let document = parse("{a: 2001-12-14, b: '2001-12-14', c: 1.50, d: [~]}").unwrap().root.unwrap();
         assert_eq!(
             decode(&document),

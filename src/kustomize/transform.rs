@@ -37,7 +37,7 @@ pub fn run(
         // An entry is a file, or (when it is not one) the patch itself.
         let text =
             if entry.contains('\n') || entry.trim_start().starts_with('{') { entry.clone() } else { read(entry)? };
-        for patch in documents(&text, entry)? {
+        for patch in documents(&text, entry, Dialect::Kustomize)? {
             strategic_by_id(resources, &patch, schema)?;
         }
     }
@@ -90,7 +90,8 @@ pub fn run(
             Error::Json6902WithoutTargetName(crate::output::to_yaml(&config))
         })?;
         let text = patch_text(entry, read)?;
-        let patch = documents(&text, entry.path.as_deref().unwrap_or("inline patch"))?
+        // Read with sigs.k8s.io/yaml, as kustomize reads JSON patches.
+        let patch = documents(&text, entry.path.as_deref().unwrap_or("inline patch"), Dialect::Kubectl)?
             .into_iter()
             .next()
             .unwrap_or(Value::Null);
@@ -153,12 +154,15 @@ fn patch(
     schema: Option<&Arc<OpenApiSchema>>,
 ) -> Result<(), Error> {
     let text = patch_text(entry, read)?;
-    let documents = documents(&text, entry.path.as_deref().unwrap_or("inline patch"))?;
-    if let [Value::Array(_)] = documents.as_slice() {
+    let source = entry.path.as_deref().unwrap_or("inline patch");
+    let patches = documents(&text, source, Dialect::Kustomize)?;
+    if let [Value::Array(_)] = patches.as_slice() {
         let target = entry.target.as_ref().ok_or(Error::Json6902WithoutTarget)?;
-        return json6902(resources, target, &documents[0]);
+        // kustomize reads a JSON patch with sigs.k8s.io/yaml, not kyaml: `value: yes` is true.
+        let operations = documents(&text, source, Dialect::Kubectl)?;
+        return json6902(resources, target, &operations[0]);
     }
-    for patch in documents {
+    for patch in patches {
         match &entry.target {
             Some(target) => {
                 let target = Target::compile(target).map_err(|err| Error::PatchTargetNotFound {
@@ -208,11 +212,8 @@ fn patch_text(entry: &PatchEntry, read: &mut Read) -> Result<String, Error> {
     }
 }
 
-fn documents(text: &str, source: &str) -> Result<Vec<Value>, Error> {
-    Ok(manifest::parse_documents(text, source, Dialect::Kustomize)?
-        .into_iter()
-        .filter(|document| !document.is_null())
-        .collect())
+fn documents(text: &str, source: &str, dialect: Dialect) -> Result<Vec<Value>, Error> {
+    Ok(manifest::parse_documents(text, source, dialect)?.into_iter().filter(|document| !document.is_null()).collect())
 }
 
 fn deletes(patch: &Value) -> bool {

@@ -5,6 +5,7 @@
 mod block_scalar_end;
 mod json;
 mod parallel;
+mod plain_times;
 mod quantity;
 mod selector;
 
@@ -156,9 +157,12 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, Error> {
 /// Which YAML a reader speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
-    /// kubectl's `-f` reader (go-yaml v2, YAML 1.1): `yes`, `on`, `y` are booleans.
+    /// sigs.k8s.io/yaml (go-yaml v2, YAML 1.1): `yes`, `on`, `y` are booleans. kubectl's `-f`
+    /// reader, and kustomize's for its own files (kustomizations, replacements, JSON patches).
     Kubectl,
-    /// kustomize's (go-yaml v3, YAML 1.2): only `true` and `false` are.
+    /// kyaml's (go-yaml v3, YAML 1.2), kustomize's for resources, strategic merge patches and
+    /// plugin configurations: only `true` and `false` are booleans, and plain timestamps are
+    /// written as Go writes a time.
     Kustomize,
 }
 
@@ -260,10 +264,14 @@ fn json_documents(text: &str, source: &str) -> Result<Vec<Value>, Error> {
 /// YAML document `number` of `source`, whose first line is line `first_line` of the input.
 fn yaml_document(text: &str, source: &str, number: usize, first_line: usize, dialect: Dialect) -> Result<Value, Error> {
     let document = block_scalar_end::as_go_reads(text);
-    serde_saphyr::from_str_with_options(&document, yaml_options(dialect)).map_err(|err| {
+    let mut value = serde_saphyr::from_str_with_options(&document, yaml_options(dialect)).map_err(|err| {
         let message = describe_yaml_error(&err.to_string(), first_line);
         invalid(source, number, format!("invalid YAML: {message}"))
-    })
+    })?;
+    if dialect == Dialect::Kustomize {
+        plain_times::as_kyaml_writes(&document, &mut value);
+    }
+    Ok(value)
 }
 
 /// The parser's limits: serde-saphyr's defaults (which stop alias bombs and runaway documents),

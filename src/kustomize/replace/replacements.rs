@@ -57,9 +57,10 @@ pub fn run(entries: &[Entry], resources: &mut [Resource], read: &mut Read) -> Re
 }
 
 /// The replacements of a file: one, or a list, read as kustomize's `yaml.Unmarshal` reads them
-/// (fields it does not know are ignored here; in a kustomization they are errors).
+/// (sigs.k8s.io/yaml: `create: yes` is true; fields it does not know are ignored here, in a
+/// kustomization they are errors).
 fn from_file(text: &str, path: &str) -> Result<Vec<Replacement>, Error> {
-    let document = manifest::parse_documents(text, path, Dialect::Kustomize)?.into_iter().next().unwrap_or(Value::Null);
+    let document = manifest::parse_documents(text, path, Dialect::Kubectl)?.into_iter().next().unwrap_or(Value::Null);
     let items = match document {
         Value::Array(items) => items,
         Value::Object(_) => vec![document],
