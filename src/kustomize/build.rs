@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::error::{Error, Failure};
 use super::generate::{self, GeneratedKind};
@@ -605,47 +605,58 @@ fn go_resource_id(kind: &str, name: &str, namespace: &str) -> String {
     )
 }
 
-/// An overlay's generator applied to the object a base generated: its data merged in (or put in
-/// place of the base's), its labels and annotations added.
+/// An overlay's generator applied to the object a base generated, as kustomize does it: the
+/// result is the generated object, with the existing one's name, namespace, labels and annotations
+/// under its own, and (when merging) the existing data under its own. Whatever else the existing
+/// object had (`stringData`, its `type`) is gone.
 fn merge_generated(
     existing: &mut Resource,
     generated: Resource,
     replace: bool,
     options: &kustomization::GeneratorOptions,
 ) {
-    let object = &mut existing.object;
-    for field in ["data", "binaryData"] {
-        match (replace, generated.object.get(field)) {
-            (true, Some(data)) => object[field] = data.clone(),
-            (true, None) => {
-                if let Some(map) = object.as_object_mut() {
-                    map.remove(field);
-                }
-            }
-            (false, Some(Value::Object(data))) => {
-                if !object[field].is_object() {
-                    object[field] = Value::Object(Default::default());
-                }
-                let target = object[field].as_object_mut().expect("made an object");
-                target.extend(data.clone());
-            }
-            (false, _) => {}
-        }
+    let mut object = generated.object;
+    let old = &existing.object;
+    let mut fields = vec!["labels", "annotations"];
+    if !replace {
+        fields.extend(["data", "binaryData"]);
     }
-    for field in ["labels", "annotations"] {
-        if let Some(Value::Object(added)) = generated.object["metadata"].get(field) {
-            if !object["metadata"][field].is_object() {
-                object["metadata"][field] = Value::Object(Default::default());
-            }
-            let target = object["metadata"][field].as_object_mut().expect("made an object");
-            // A merged object keeps the origin of the generator that made it first.
+    for field in fields {
+        let in_metadata = matches!(field, "labels" | "annotations");
+        let place =
+            |object: &Value| if in_metadata { object["metadata"][field].clone() } else { object[field].clone() };
+        let mut merged = match place(old) {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        if let Value::Object(added) = place(&object) {
             for (key, value) in added {
-                if replace || !(key == origin::ORIGIN && target.contains_key(key)) {
-                    target.insert(key.clone(), value.clone());
+                // A merged object keeps the origin of the generator that made it first.
+                if replace || !(key == origin::ORIGIN && merged.contains_key(&key)) {
+                    merged.insert(key, value);
+                }
+            }
+        }
+        let target = if in_metadata { &mut object["metadata"] } else { &mut object };
+        let Some(target) = target.as_object_mut() else { continue };
+        // kustomize sets these maps whole, and an empty one not at all.
+        if merged.is_empty() {
+            target.remove(field);
+        } else {
+            target.insert(field.to_string(), Value::Object(merged));
+        }
+    }
+    for field in ["name", "namespace"] {
+        match old["metadata"].get(field) {
+            Some(value) => object["metadata"][field] = value.clone(),
+            None => {
+                if let Some(metadata) = object["metadata"].as_object_mut() {
+                    metadata.remove(field);
                 }
             }
         }
     }
+    existing.object = object;
     if let Some(disabled) = options.disable_name_suffix_hash {
         existing.needs_hash = !disabled;
     }
