@@ -288,6 +288,9 @@ impl Builder<'_> {
                 .map_err(|message| place.error(message))?;
             replacements::run(&plugin.kustomization.replacements, resources, &mut read)
                 .map_err(|message| place.error(message))?;
+            if plugin.adds_hashes {
+                names::add_hashes(resources);
+            }
             if let Some(value_add) = &plugin.value_add {
                 let directory_name = dir.file_name().unwrap_or_default().to_string_lossy();
                 value_add::run(value_add, &directory_name, resources, &mut read)

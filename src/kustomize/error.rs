@@ -129,8 +129,8 @@ pub enum Error {
     LoadingGenerator(Box<Error>),
     #[error("external plugins disabled; unable to load external plugin '{0}'")]
     ExternalPlugin(String),
-    #[error("plugin {kind} is not a {wanted}")]
-    WrongRole { kind: String, wanted: &'static str },
+    #[error("plugin {id} not a {wanted}")]
+    WrongRole { id: String, wanted: &'static str },
     #[error(
         "NamespaceTransformer: only the default unsetOnly and setRoleBindingSubjects are supported by kubeupd's kustomize"
     )]
@@ -147,6 +147,8 @@ pub enum Error {
     StructuredYamlNotKept(String),
     #[error("the built-in plugin {0} is not supported by kubeupd's kustomize")]
     UnsupportedPlugin(String),
+    #[error("unable to load builtin {0}.builtin.[noGrp]")]
+    UnknownBuiltin(String),
     #[error("validator shouldn't modify the resource map: nodes unequal: {0}")]
     ValidatorChanged(String),
 

@@ -233,6 +233,12 @@ fn bad_kustomizations_fail_as_in_kubectl() {
             "plugin PatchJson6902Transformer.builtin.[noGrp]/json.[noNs] fails configuration: must specify the target name",
         ),
         ("builtin-validator", "validator shouldn't modify the resource map: nodes unequal"),
+        ("builtin-unknown", "unable to load builtin FooTransformer.builtin.[noGrp]"),
+        (
+            "plugin-not-a-generator",
+            "loading generator plugins: failed to load generator: plugin LabelTransformer.builtin.[noGrp]/h.[noNs] not a generator",
+        ),
+        ("plugin-not-a-transformer", "plugin ConfigMapGenerator.builtin.[noGrp]/h.[noNs] not a transformer"),
         ("openapi-path-and-version", "builtin version and custom schema provided, cannot use both"),
         ("openapi-unknown-version", "the specified OpenAPI version is not built in"),
         (

@@ -34,27 +34,32 @@ pub struct Plugin {
     pub config: Config,
     /// A ValueAddTransformer, which no kustomization field configures.
     pub value_add: Option<ValueAdd>,
+    /// A HashTransformer: the hash suffixes that generated names get at the end of the build,
+    /// added now (and then once more at the end, as kustomize does).
+    pub adds_hashes: bool,
 }
 
 /// The built-in plugin `object` configures, for `role`; kustomize's words for what it refuses.
 pub fn plugin(object: &Value, role: Role) -> Result<Plugin, Error> {
-    let kind = object["kind"].as_str().unwrap_or_default();
-    if object["apiVersion"].as_str() != Some("builtin") {
-        let refused = Error::ExternalPlugin(kind.to_string());
-        return Err(match role {
-            Role::Generator => Error::LoadingGenerator(Box::new(refused)),
-            Role::Transformer | Role::Validator => refused,
-        });
-    }
-    let generator = matches!(kind, "ConfigMapGenerator" | "SecretGenerator");
-    if role != Role::Validator && generator != (role == Role::Generator) {
-        let wanted = if role == Role::Generator { "generator" } else { "transformer" };
-        return Err(Error::WrongRole { kind: kind.to_string(), wanted });
-    }
-    configure(object, kind).map_err(|err| match role {
+    load(object, role).map_err(|err| match role {
         Role::Generator => Error::LoadingGenerator(Box::new(err)),
         Role::Transformer | Role::Validator => err,
     })
+}
+
+/// As kustomize loads a plugin: made by its kind, configured, then checked for its role.
+fn load(object: &Value, role: Role) -> Result<Plugin, Error> {
+    let kind = object["kind"].as_str().unwrap_or_default();
+    if object["apiVersion"].as_str() != Some("builtin") {
+        return Err(Error::ExternalPlugin(kind.to_string()));
+    }
+    let plugin = configure(object, kind)?;
+    let generator = matches!(kind, "ConfigMapGenerator" | "SecretGenerator");
+    if role != Role::Validator && generator != (role == Role::Generator) {
+        let wanted = if role == Role::Generator { "generator" } else { "transformer" };
+        return Err(Error::WrongRole { id: id_text(object), wanted });
+    }
+    Ok(plugin)
 }
 
 /// The built-in plugin of `kind` that `object` configures.
@@ -123,7 +128,9 @@ fn configure(object: &Value, kind: &str) -> Result<Plugin, Error> {
         }
         "ReplacementTransformer" => kustomization.replacements = args::<Replacements>(object, kind)?.replacements,
         "ValueAddTransformer" => plugin.value_add = Some(args(object, kind)?),
-        other => return Err(Error::UnsupportedPlugin(other.to_string())),
+        "HashTransformer" => plugin.adds_hashes = true,
+        "IAMPolicyGenerator" => return Err(Error::UnsupportedPlugin(kind.to_string())),
+        other => return Err(Error::UnknownBuiltin(other.to_string())),
     }
     Ok(plugin)
 }
