@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::error::{Error, Failure};
+use super::fetch::{self, FetchError};
 use super::generate::{self, GeneratedKind};
 use super::helm::Helm;
 use super::loader::LoadRestrictor;
@@ -153,6 +154,33 @@ impl PatchSchema {
 /// kustomize's only built-in OpenAPI version.
 const BUILTIN_OPENAPI_VERSION: &str = "v1.21.2";
 
+/// The resources in `text`, read from `name`, annotated with `origin` when there is one.
+fn resources_in(text: &str, name: &str, origin: Option<&Origin>) -> Result<Vec<Resource>, Error> {
+    let text = empty_nulls::mark(text);
+    let objects = manifest::parse_as(&text, name, Dialect::Kustomize)?;
+    let mut found: Vec<Resource> = objects
+        .into_iter()
+        .map(|mut object| {
+            let places = empty_nulls::take(&mut object.object);
+            Resource { empty_nulls: places, ..Resource::new(object.object) }
+        })
+        .collect();
+    if let Some(origin) = origin {
+        for resource in found.iter_mut() {
+            origin::set_origin(resource, origin);
+        }
+    }
+    Ok(found)
+}
+
+/// Adds `found` to the accumulated resources, refusing an id already there.
+fn append_resources(accumulated: &mut Accumulated, found: Vec<Resource>) -> Result<(), Error> {
+    for resource in found {
+        resource::append(&mut accumulated.resources, resource)?;
+    }
+    Ok(())
+}
+
 /// Where a kustomization's problem is: its file.
 struct Place<'a> {
     file: &'a Path,
@@ -219,7 +247,7 @@ impl Builder<'_> {
         let config = self.own_config(dir, &place, &kustomization)?;
         accumulated.config.merge(&config).map_err(|message| place.error(message))?;
         for entry in &kustomization.crds {
-            let text = self.read_text(dir, &place, entry).map_err(|message| place.error(message))?;
+            let text = self.read_text(dir, entry).map_err(|message| place.error(message))?;
             let config = crds::config(&text)
                 .map_err(|source| place.error(Error::LoadingCrds { entry: entry.clone(), source: Box::new(source) }))?;
             accumulated
@@ -247,7 +275,7 @@ impl Builder<'_> {
         }
         let transformers = self.plugin_configs(dir, &place, &file_name, &kustomization.transformers, &origin)?;
         let validators = self.plugin_configs(dir, &place, &file_name, &kustomization.validators, &origin)?;
-        let mut read = |path: &str| self.read_text(dir, &place, path);
+        let mut read = |path: &str| self.read_text(dir, path);
         let mut record = |resources: &mut [Resource], kind: &'static str| {
             if let Some(origin) = &origin {
                 origin::record_transformer(resources, &origin.builtin(&file_name, kind));
@@ -280,7 +308,7 @@ impl Builder<'_> {
         validators: Vec<(Value, Option<Origin>)>,
         resources: &mut Vec<Resource>,
     ) -> Result<(), Error> {
-        let mut read = |path: &str| self.read_text(dir, place, path);
+        let mut read = |path: &str| self.read_text(dir, path);
         let schema = self.schema.custom();
         for (object, plugin_origin) in transformers {
             let plugin = plugins::plugin(&object, Role::Transformer).map_err(|message| place.error(message))?;
@@ -349,7 +377,7 @@ impl Builder<'_> {
     fn choose_schema(&mut self, dir: &Path, place: &Place, kustomization: &Kustomization) -> Result<(), Error> {
         let Some(openapi) = &kustomization.openapi else { return Ok(()) };
         let custom = match openapi.get("path") {
-            Some(path) => Some(self.read_text(dir, place, path).map_err(|message| place.error(message))?),
+            Some(path) => Some(self.read_text(dir, path).map_err(|message| place.error(message))?),
             None => None,
         };
         if !matches!(self.schema, PatchSchema::Unset) {
@@ -375,7 +403,7 @@ impl Builder<'_> {
     fn own_config(&self, dir: &Path, place: &Place, kustomization: &Kustomization) -> Result<Config, Error> {
         let mut config = builtin().clone();
         for entry in &kustomization.configurations {
-            let text = self.read_text(dir, place, entry).map_err(|message| place.error(message))?;
+            let text = self.read_text(dir, entry).map_err(|message| place.error(message))?;
             let file = Config::parse(&text)
                 .map_err(|source| place.error(Error::InEntry { entry: entry.clone(), source: Box::new(source) }))?;
             config.merge(&file).map_err(|message| place.error(message))?;
@@ -416,25 +444,20 @@ impl Builder<'_> {
                     .map_err(|source| place.error(Error::Fetch { what: context.to_string(), source }))?;
                 Ok((normalize(&root.join(&repo.path)), Some(repo)))
             }
-            None => Ok((self.local_path(dir, place, entry)?, None)),
+            None => Ok((normalize(&dir.join(entry)), None)),
         }
     }
 
-    /// `entry` of a kustomization in `dir` as a path; remote files (over HTTP) are refused.
-    fn local_path(&self, dir: &Path, place: &Place, entry: &str) -> Result<PathBuf, Error> {
-        if entry.contains("://")
-            || entry.starts_with("git::")
-            || entry.starts_with("github.com/")
-            || entry.starts_with("git@")
-        {
-            return Err(place.error(Error::RemoteFile(entry.to_string())));
+    /// Reads a file a kustomization in `dir` names: fetched when it is an http(s) URL (which the
+    /// load restrictor does not bound, as in kustomize), else within the load restrictor's bounds.
+    fn read_bytes(&self, dir: &Path, entry: &str) -> Result<Vec<u8>, Error> {
+        if fetch::is_remote_file(entry) {
+            return self.loader.fetch(entry).map_err(|source| match source {
+                FetchError::Status(_) if remote::parse(entry).is_some() => Error::UrlIsGitRepository,
+                source => Error::CannotFetch { entry: entry.to_string(), source },
+            });
         }
-        Ok(normalize(&dir.join(entry)))
-    }
-
-    /// Reads a file a kustomization in `dir` names, within the load restrictor's bounds.
-    fn read_bytes(&self, dir: &Path, place: &Place, entry: &str) -> Result<Vec<u8>, Error> {
-        let path = self.local_path(dir, place, entry)?;
+        let path = normalize(&dir.join(entry));
         if !self.options.load_restrictor.allows(dir, &path) {
             return Err(Error::OutsideRoot { path, dir: dir.to_path_buf() });
         }
@@ -442,8 +465,8 @@ impl Builder<'_> {
     }
 
     /// [`Builder::read_bytes`], as text.
-    fn read_text(&self, dir: &Path, place: &Place, entry: &str) -> Result<String, Error> {
-        let bytes = self.read_bytes(dir, place, entry)?;
+    fn read_text(&self, dir: &Path, entry: &str) -> Result<String, Error> {
+        let bytes = self.read_bytes(dir, entry)?;
         String::from_utf8(bytes).map_err(|_| Error::NotUtf8(entry.to_string()))
     }
 
@@ -455,9 +478,16 @@ impl Builder<'_> {
         accumulated: &mut Accumulated,
         origin: Option<&Origin>,
     ) -> Result<(), Error> {
-        let (path, remote) = self.locate(dir, place, entry, &format!("accumulating resources from '{entry}'"))?;
         let accumulating =
             |source: Error| place.error(Error::Accumulating { entry: entry.to_string(), source: Box::new(source) });
+        let fetched = match fetch::is_remote_file(entry) {
+            true => self.fetch_resources(entry, origin).map_err(accumulating)?,
+            false => None,
+        };
+        if let Some(found) = fetched {
+            return append_resources(accumulated, found).map_err(accumulating);
+        }
+        let (path, remote) = self.locate(dir, place, entry, &format!("accumulating resources from '{entry}'"))?;
         let (found, found_vars) = match self.loader.entry(&path) {
             Some(Entry::Dir) => {
                 let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
@@ -475,37 +505,38 @@ impl Builder<'_> {
                         .read(&path)
                         .map_err(Error::from)
                         .and_then(|bytes| String::from_utf8(bytes).map_err(|_| Error::NotUtf8(entry.to_string()))),
-                    None => self.read_text(dir, place, entry),
+                    None => self.read_text(dir, entry),
                 }
                 .map_err(accumulating)?;
-                let text = empty_nulls::mark(&text);
-                let objects = manifest::parse_as(&text, &path.display().to_string(), Dialect::Kustomize)?;
                 let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
-                let mut found: Vec<Resource> = objects
-                    .into_iter()
-                    .map(|mut object| {
-                        let places = empty_nulls::take(&mut object.object);
-                        Resource { empty_nulls: places, ..Resource::new(object.object) }
-                    })
-                    .collect();
-                for resource in found.iter_mut() {
-                    if let Some(origin) = &origin {
-                        origin::set_origin(resource, origin);
-                    }
-                }
-                (found, None)
+                (resources_in(&text, &path.display().to_string(), origin.as_ref())?, None)
             }
             None => {
                 return Err(accumulating(Error::DoesNotExist(path)));
             }
         };
-        for resource in found {
-            resource::append(&mut accumulated.resources, resource).map_err(accumulating)?;
-        }
+        append_resources(accumulated, found).map_err(accumulating)?;
         if let Some(vars) = found_vars {
             accumulated.vars.merge(vars).map_err(accumulating)?;
         }
         Ok(())
+    }
+
+    /// The resources of an http(s) `entry`, which kustomize reads as a file first: the body of a
+    /// GET. `None` when kustomize goes on to read it as a base instead: a repository's URL that
+    /// did not answer with resources (a status kustomize calls "URL is a git repository").
+    fn fetch_resources(&self, entry: &str, origin: Option<&Origin>) -> Result<Option<Vec<Resource>>, Error> {
+        let is_repository = remote::parse(entry).is_some();
+        let found = self
+            .loader
+            .fetch(entry)
+            .map_err(Error::from)
+            .and_then(|bytes| String::from_utf8(bytes).map_err(|_| Error::NotUtf8(entry.to_string())))
+            .and_then(|text| resources_in(&text, entry, origin.map(|origin| origin.append(entry, None)).as_ref()));
+        match found {
+            Err(_) if is_repository => Ok(None),
+            found => found.map(Some),
+        }
     }
 
     fn generate(
@@ -517,7 +548,7 @@ impl Builder<'_> {
         resources: &mut Vec<Resource>,
         origin: &dyn Fn(&str) -> Option<Origin>,
     ) -> Result<(), Error> {
-        let mut exists = |path: &str| self.read_text(dir, place, path).map(drop);
+        let mut exists = |path: &str| self.read_text(dir, path).map(drop);
         helm::configure(kustomization, charts_namespace, self.options.helm, &mut exists)
             .map_err(|message| place.error(message))?;
         let generators = kustomization
@@ -526,7 +557,7 @@ impl Builder<'_> {
             .map(|generator| (GeneratedKind::ConfigMap, generator))
             .chain(kustomization.secret_generator.iter().map(|generator| (GeneratedKind::Secret, generator)));
         for (kind, generator) in generators {
-            let mut read = |path: &str| self.read_bytes(dir, place, path);
+            let mut read = |path: &str| self.read_bytes(dir, path);
             let pairs = generate::pairs(generator, &mut read, self.options.environment)
                 .map_err(|message| place.error(message))?;
             let options = generate::merge_options(kustomization.generator_options.as_ref(), generator.options.as_ref());

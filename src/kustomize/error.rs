@@ -5,6 +5,7 @@
 use std::io;
 use std::path::PathBuf;
 
+use super::fetch::FetchError;
 use crate::gocompat::unmarshal;
 use crate::manifest;
 use crate::merge::MergeError;
@@ -75,8 +76,12 @@ pub enum Error {
     NotUtf8(String),
     #[error("{what}: cannot fetch it: {source}")]
     Fetch { what: String, source: io::Error },
-    #[error("remote resource '{0}': kubeupd's kustomize fetches git repositories, not files over HTTP yet")]
-    RemoteFile(String),
+    #[error(transparent)]
+    Fetching(#[from] FetchError),
+    #[error("cannot read '{entry}': {source}")]
+    CannotFetch { entry: String, source: FetchError },
+    #[error("URL is a git repository")]
+    UrlIsGitRepository,
     #[error("security; file '{}' is not in or below '{}'", path.display(), dir.display())]
     OutsideRoot { path: PathBuf, dir: PathBuf },
     #[error("cannot read '{entry}': {source}")]

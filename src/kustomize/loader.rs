@@ -9,6 +9,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::error::Error;
+use super::fetch::{self, FetchError};
 use super::remote::RepoSpec;
 
 /// Reads a file named in the kustomization (within the load restrictor's bounds).
@@ -33,6 +34,11 @@ pub trait Loader {
         let _ = repo;
         Err(io::Error::new(io::ErrorKind::Unsupported, "this loader does not fetch remote repositories"))
     }
+    /// The body of the file an http(s) `url` names. Loaders that do not fetch refuse.
+    fn fetch(&self, url: &str) -> Result<Vec<u8>, FetchError> {
+        let _ = url;
+        Err(FetchError::Unsupported)
+    }
 }
 
 /// Files on disk.
@@ -50,8 +56,8 @@ impl Loader for DiskLoader {
     }
 }
 
-/// Files on disk, and remote repositories fetched with `git` into temporary directories that
-/// live as long as the loader.
+/// Files on disk, remote repositories fetched with `git` into temporary directories that live as
+/// long as the loader, and remote files fetched over HTTP.
 #[derive(Debug, Default)]
 pub struct GitLoader {
     clones: RefCell<Vec<tempfile::TempDir>>,
@@ -87,6 +93,10 @@ impl Loader for GitLoader {
         }
         self.clones.borrow_mut().push(dir);
         Ok(root)
+    }
+
+    fn fetch(&self, url: &str) -> Result<Vec<u8>, FetchError> {
+        fetch::get(url)
     }
 }
 

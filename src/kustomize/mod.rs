@@ -11,12 +11,13 @@
 //! (`replacements` and `vars`), [`names`] (name references), [`order`] (the legacy order),
 //! [`crds`] (tables from OpenAPI definitions), [`origin`] (`buildMetadata`'s annotations) and
 //! [`helm`] (helm's fields, checked, never run); and on top [`build`] (one target, recursing
-//! into bases and components), which uses them all and which none of them uses.
+//! into bases and components; [`fetch`] gets files named by URL), which uses them all and which none of them uses.
 
 mod build;
 mod crds;
 mod empty_nulls;
 mod error;
+mod fetch;
 mod generate;
 mod helm;
 mod loader;

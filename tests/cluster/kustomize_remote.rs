@@ -1,8 +1,12 @@
 //! Remote targets of kustomize: a kustomization in a git repository, named by a `file://` URL (no
 //! network), as a resource of a local overlay, as the root itself, and a component in one, built
 //! by `kubeupd kustomize` and by `kubectl kustomize` (the oracle) to the same bytes; the ref is
-//! honoured; the origins `buildMetadata` writes for a remote base.
+//! honoured; the origins `buildMetadata` writes for a remote base. And remote files over HTTP,
+//! served by a small server on 127.0.0.1 started by the test: a resource, a patch, a redirect, a
+//! 404.
 
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -137,4 +141,78 @@ fn build_metadata_of_remote_resources_names_the_repository() {
     // The root entry holds the same objects under other names (its suffix).
     let built = same_build(&["kustomize", overlay.path().to_str().unwrap()], overlay.path());
     assert!(built.contains(&format!("repo: {url}")) && built.contains("configuredIn: notCloned/kustomization.yaml"));
+}
+
+/// Serves, on a loopback port of its own, `/cm.yaml` and `/patch.yaml`, a redirect from `/moved`
+/// to `/cm.yaml`, and 404 for anything else; returns `http://127.0.0.1:PORT`.
+fn serve_files() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut request_line = String::new();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            reader.read_line(&mut request_line).unwrap();
+            // The headers, up to the blank line.
+            let mut header = String::new();
+            while reader.read_line(&mut header).is_ok_and(|read| read > 2) {
+                header.clear();
+            }
+            let path = request_line.split_whitespace().nth(1).unwrap_or_default().to_string();
+            let (status, extra, body) = match path.as_str() {
+                "/cm.yaml" => {
+                    ("200 OK", "", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  a: \"1\"\n")
+                }
+                "/patch.yaml" => {
+                    ("200 OK", "", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  b: \"2\"\n")
+                }
+                "/moved" => ("302 Found", "Location: /cm.yaml\r\n", ""),
+                _ => ("404 Not Found", "", "404 page not found\n"),
+            };
+            let response = format!(
+                "HTTP/1.1 {status}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = stream.write_all(response.as_bytes());
+        }
+    });
+    address
+}
+
+#[test]
+fn remote_files_over_http_build_as_kubectl_builds_them() {
+    let server = serve_files();
+    let dir = tempfile::tempdir().unwrap();
+    for resource in ["cm.yaml", "moved"] {
+        std::fs::write(
+            dir.path().join("kustomization.yaml"),
+            format!(
+                "resources:\n- {server}/{resource}\npatches:\n- path: {server}/patch.yaml\n\
+                 buildMetadata: [originAnnotations]\n"
+            ),
+        )
+        .unwrap();
+        let built = same_build(&["kustomize", "."], dir.path());
+        assert!(built.contains("a: \"1\"") && built.contains("b: \"2\"") && built.contains("path: http:/"), "{built}");
+    }
+}
+
+#[test]
+fn a_remote_file_that_is_not_found_fails_as_kubectl_fails() {
+    let server = serve_files();
+    let dir = tempfile::tempdir().unwrap();
+    for kustomization in [
+        format!("resources:\n- {server}/missing.yaml\n"),
+        format!("resources:\n- {server}/cm.yaml\npatches:\n- path: {server}/missing.yaml\n"),
+    ] {
+        std::fs::write(dir.path().join("kustomization.yaml"), &kustomization).unwrap();
+        let ours = run(assert_cmd::cargo::cargo_bin("kubeupd").to_str().unwrap(), &["kustomize", "."], dir.path());
+        let theirs = run("kubectl", &["kustomize", "."], dir.path());
+        assert_eq!(ours.status.code(), theirs.status.code(), "{kustomization}");
+        let (ours, theirs) = (String::from_utf8_lossy(&ours.stderr), String::from_utf8_lossy(&theirs.stderr));
+        let words = "HTTP Error: status code 404 (Not Found)";
+        assert!(ours.contains(words) && theirs.contains(words), "ours: {ours}\ntheirs: {theirs}");
+        assert!(ours.contains(&format!("{server}/missing.yaml")), "{ours}");
+    }
 }
