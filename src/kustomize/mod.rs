@@ -19,6 +19,7 @@ mod empty_nulls;
 mod error;
 mod generate;
 mod helm;
+mod kyaml_merge;
 mod loader;
 mod names;
 mod node;
