@@ -61,6 +61,8 @@ pub enum Error {
     StrategicMerge(Box<MergeError>),
     #[error(transparent)]
     JsonPatch(Box<JsonPatchError>),
+    #[error(transparent)]
+    KyamlMerge(Box<super::kyaml_merge::Error>),
 
     // Reading the kustomization and the files it names.
     #[error("cycle detected: {}", .0.join(" -> "))]
@@ -277,7 +279,13 @@ macro_rules! from_boxed {
     )*};
 }
 
-from_boxed!(Yaml(serde_saphyr::Error), Schema(SchemaError), StrategicMerge(MergeError), JsonPatch(JsonPatchError));
+from_boxed!(
+    Yaml(serde_saphyr::Error),
+    Schema(SchemaError),
+    StrategicMerge(MergeError),
+    JsonPatch(JsonPatchError),
+    KyamlMerge(super::kyaml_merge::Error)
+);
 
 /// Two field specs that kustomize counts as one but that disagree on `create`.
 #[derive(Debug, thiserror::Error)]

@@ -20,6 +20,7 @@ mod error;
 mod fetch;
 mod generate;
 mod helm;
+mod kyaml_merge;
 mod loader;
 mod names;
 mod node;

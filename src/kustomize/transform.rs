@@ -13,12 +13,11 @@ use super::loader::Read;
 use super::resource::{Id, Resource, effective_namespace, group_version, id_text, is_cluster_scoped};
 use super::types::field_specs::{Config, FieldSpec, merge_specs, pointer_segment};
 use super::types::kustomization::{Image, Kustomization, Label, PatchEntry, Selector};
-use super::{empty_nulls, order, pattern};
+use super::{empty_nulls, kyaml_merge, order, pattern};
 use crate::gocompat::json::to_compact;
 use crate::manifest::{self, Dialect, LabelSelector};
-use crate::merge::strategic::{self, ListOrder};
-use crate::merge::{KindPatcher, json_merge, json_patch};
-use crate::schema::{KindSchema, OpenApiSchema};
+use crate::merge::json_patch;
+use crate::schema::OpenApiSchema;
 
 /// Called after each transformer kustomize would configure, with its kind
 /// (`PrefixTransformer`, ...), for `buildMetadata`'s records.
@@ -275,25 +274,12 @@ fn strategic_in_place(
     Ok(())
 }
 
-/// `patch` applied to `object` as a strategic merge patch, with the kind's patch metadata and
-/// merged lists in kustomize's order; kinds without metadata (custom resources) get a JSON merge
-/// patch, as in kustomize. With a custom schema (`openapi.path`), only the kinds it describes have
-/// metadata, as in kustomize.
+/// `patch` applied to `object` as kustomize applies a strategic merge patch: by kyaml's merge walk,
+/// with kyaml's built-in schema or the build's custom one (`openapi.path`). An object the patch
+/// deletes comes back empty (kustomize drops empty resources).
 pub fn strategic(object: Value, patch: &Value, custom: Option<&Arc<OpenApiSchema>>) -> Result<Value, Error> {
-    let api_version = object["apiVersion"].as_str().unwrap_or_default().to_string();
-    let kind = object["kind"].as_str().unwrap_or_default().to_string();
-    let schema = match custom {
-        Some(document) => KindSchema::for_kind(document.clone(), &api_version, &kind),
-        None => KindSchema::for_builtin(None, &api_version, &kind),
-    };
-    let id = id_text(&object);
-    match KindPatcher::for_kind(schema.as_ref()) {
-        KindPatcher::Strategic(schema) => {
-            strategic::apply_with_order(object, patch.clone(), &schema, ListOrder::PatchFirst)
-                .map_err(|err| Error::Patching { id, source: Box::new(err.into()) })
-        }
-        KindPatcher::Merge => Ok(json_merge::apply(object, patch)),
-    }
+    let merged = kyaml_merge::merge(object, patch.clone(), custom)?;
+    Ok(merged.unwrap_or_else(|| Value::Object(Map::new())))
 }
 
 fn json6902(resources: &mut [Resource], target: &Selector, patch: &Value) -> Result<(), Error> {

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::aliasing::{SharedList, decoded_capacity};
-use super::order::{ListOrder, Order, missing_merge_key, normalize_element_order, partition_by_presence, wrong_type};
+use super::order::{Order, missing_merge_key, normalize_element_order, partition_by_presence, wrong_type};
 use super::values::{GoType, dedupe_in_place, go_type, identity};
 use super::{
     DELETE, DELETE_FROM_PRIMITIVE_LIST, DIRECTIVE, MERGE, REPLACE, RETAIN_KEYS, SET_ELEMENT_ORDER, element_type,
@@ -21,8 +21,6 @@ pub(super) struct MergeOptions {
     /// Drop `null`s that match nothing in the original (applying), rather than keeping them as
     /// deletions to send (merging two patches).
     pub ignore_unmatched_nulls: bool,
-    /// How merged lists are ordered.
-    pub list_order: ListOrder,
 }
 
 /// Merges `patch` into `original`.
@@ -254,7 +252,7 @@ fn order_field<S: LookupPatchMeta>(
     let present = Order::of(order, merge_key, kind)?;
     let server_order = Order::of_identities(&live_order, merge_key);
     let (patch_items, server_only) = partition_by_presence(merged, &present)?;
-    let ordered = normalize_element_order(patch_items, server_only, &present, &server_order, kind, ListOrder::Server)?;
+    let ordered = normalize_element_order(patch_items, server_only, &present, &server_order, kind)?;
     original.insert(field.to_string(), Value::Array(ordered));
     Ok(())
 }
@@ -337,7 +335,7 @@ fn merge_list<S: LookupPatchMeta>(
     let kind = element_type(&[&original, &patch])?;
     if kind != GoType::Map {
         let delete = options.merge_parallel_list && is_delete_list;
-        return merge_scalars(original, patch, merge_key, kind, delete, options.list_order);
+        return merge_scalars(original, patch, merge_key, kind, delete);
     }
     if merge_key.is_empty() {
         return Err(ErrorKind::NoMergeKey(item_schema.name()).into());
@@ -348,8 +346,7 @@ fn merge_list<S: LookupPatchMeta>(
     let server_order = Order::of(&original, merge_key, kind)?;
     let merged = merge_maps_by_key(original, patch, merge_key, item_schema, options, &mut live)?;
     let (patch_items, server_only) = partition_by_presence(merged, &patch_order)?;
-    let items =
-        normalize_element_order(patch_items, server_only, &patch_order, &server_order, kind, options.list_order)?;
+    let items = normalize_element_order(patch_items, server_only, &patch_order, &server_order, kind)?;
     Ok(MergedList { items, live_view: live.into_view() })
 }
 
@@ -360,7 +357,6 @@ fn merge_scalars(
     merge_key: &str,
     kind: GoType,
     delete: bool,
-    list_order: ListOrder,
 ) -> Result<MergedList, MergeError> {
     if delete {
         let live_view = original.clone();
@@ -378,7 +374,7 @@ fn merge_scalars(
     both.truncate(len);
     let server_order = Order::of(&live_view, merge_key, kind)?;
     let (patch_items, server_only) = partition_by_presence(both, &patch_order)?;
-    let items = normalize_element_order(patch_items, server_only, &patch_order, &server_order, kind, list_order)?;
+    let items = normalize_element_order(patch_items, server_only, &patch_order, &server_order, kind)?;
     Ok(MergedList { items, live_view })
 }
 

@@ -15,7 +15,6 @@ use serde_json::{Map, Value};
 
 use self::apply::{MergeOptions, merge_map};
 use self::diff::{DiffOptions, diff_maps};
-pub use self::order::ListOrder;
 use self::values::{GoType, go_type};
 use super::error::{ErrorKind, MergeError, brief};
 use crate::schema::LookupPatchMeta;
@@ -30,18 +29,7 @@ const SET_ELEMENT_ORDER: &str = "$setElementOrder";
 
 /// Applies a strategic merge patch to `original`, as the API server does.
 pub fn apply<S: LookupPatchMeta>(original: Value, patch: Value, schema: &S) -> Result<Value, MergeError> {
-    apply_with_order(original, patch, schema, ListOrder::Server)
-}
-
-/// Applies a strategic merge patch to `original`, ordering merged lists as `list_order` says
-/// (kustomize's patches order them as kyaml does).
-pub fn apply_with_order<S: LookupPatchMeta>(
-    original: Value,
-    patch: Value,
-    schema: &S,
-    list_order: ListOrder,
-) -> Result<Value, MergeError> {
-    let options = MergeOptions { merge_parallel_list: true, ignore_unmatched_nulls: true, list_order };
+    let options = MergeOptions { merge_parallel_list: true, ignore_unmatched_nulls: true };
     merge_map(into_map(original, "original")?, into_map(patch, "patch")?, schema, options).map(Value::Object)
 }
 
@@ -70,8 +58,7 @@ pub fn create_three_way<S: LookupPatchMeta>(
     let removals =
         DiffOptions { set_element_order: true, ignore_changes_and_additions: true, ..DiffOptions::default() };
     let deletions = diff_maps(&original, &modified, schema, removals)?;
-    let combine =
-        MergeOptions { merge_parallel_list: false, ignore_unmatched_nulls: false, list_order: ListOrder::Server };
+    let combine = MergeOptions { merge_parallel_list: false, ignore_unmatched_nulls: false };
     let patch = merge_map(deletions, delta, schema, combine)?;
     if !overwrite {
         let changed = diff_maps(&original, &current, schema, DiffOptions::default())?;

@@ -43,36 +43,18 @@ impl Order {
     }
 }
 
-/// How the items of a merged list are ordered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ListOrder {
-    /// As the API server orders them: the patch's items and the items only the original has
-    /// interleaved, the latter near their old neighbours.
-    Server,
-    /// As kustomize orders them (kyaml's merge, lists growing at the front): the patch's items
-    /// first, in the patch's order, then the items only the original has, in their order.
-    PatchFirst,
-}
-
-/// Sorts `patch` by `patch_order` and `server_only` by `server_order`, then puts them together
-/// as `list_order` says.
+/// Sorts `patch` by `patch_order` and `server_only` by `server_order`, then interleaves them so
+/// that both keep their relative order and server-only items stay near their live neighbours.
 pub(super) fn normalize_element_order(
     patch: Vec<Value>,
     server_only: Vec<Value>,
     patch_order: &Order,
     server_order: &Order,
     kind: GoType,
-    list_order: ListOrder,
 ) -> Result<Vec<Value>, MergeError> {
-    let mut patch = normalize_slice_order(patch, patch_order, kind)?;
+    let patch = normalize_slice_order(patch, patch_order, kind)?;
     let server_only = normalize_slice_order(server_only, server_order, kind)?;
-    Ok(match list_order {
-        ListOrder::Server => merge_sorted(server_only, patch, server_order),
-        ListOrder::PatchFirst => {
-            patch.extend(server_only);
-            patch
-        }
-    })
+    Ok(merge_sorted(server_only, patch, server_order))
 }
 
 /// Sorts `items` by where they stand in `order`. For maps, every item must carry the merge key,
@@ -212,13 +194,8 @@ mod tests {
         let patch = vec![json!({"name": 3}), json!({"name": 1})];
         let server_only = vec![json!({"name": 4}), json!({"name": 2})];
         let order = Order::of(&[json!({"name": 3}), json!({"name": 1})], "name", GoType::Map).unwrap();
-        let merged =
-            normalize_element_order(patch.clone(), server_only.clone(), &order, &live, GoType::Map, ListOrder::Server)
-                .unwrap();
+        let merged = normalize_element_order(patch, server_only, &order, &live, GoType::Map).unwrap();
         assert_eq!(names(&merged), vec![2, 3, 1, 4]);
-        let merged =
-            normalize_element_order(patch, server_only, &order, &live, GoType::Map, ListOrder::PatchFirst).unwrap();
-        assert_eq!(names(&merged), vec![3, 1, 2, 4]);
     }
 
     #[test]
