@@ -63,6 +63,20 @@ fn fix(value: &mut Value, reference: &NameReference, resources: &[Resource], ref
     }
 }
 
+/// The namespaces a RoleBinding's service account subjects name: a namespaced object may refer to
+/// objects of its own namespace only, or of these.
+fn role_binding_subject_namespaces(referrer: &Resource) -> Vec<&str> {
+    if referrer.kind() != "RoleBinding" {
+        return Vec::new();
+    }
+    let subjects = referrer.object["subjects"].as_array().map(Vec::as_slice).unwrap_or_default();
+    subjects
+        .iter()
+        .filter(|subject| subject["kind"] == "ServiceAccount")
+        .filter_map(|subject| subject["namespace"].as_str())
+        .collect()
+}
+
 /// The objects a reference naming `namespace` may mean: those that were in it when read, or
 /// (when none was) those in it now.
 fn in_namespace<'a>(resources: &'a [Resource], namespace: &str) -> Vec<&'a Resource> {
@@ -93,13 +107,23 @@ fn referred<'a>(
     with_namespace: bool,
 ) -> Option<&'a Resource> {
     let referrer_cluster_scoped = referrer.is_cluster_scoped();
+    let same_namespace = |candidate: &Resource| effective(candidate.namespace()) == effective(referrer.namespace());
+    let subject_namespaces = role_binding_subject_namespaces(referrer);
+    // kustomize's subset of objects the referrer could refer to at all, then its sieve.
+    let could_refer = |candidate: &Resource| {
+        referrer_cluster_scoped
+            || candidate.is_cluster_scoped()
+            || same_namespace(candidate)
+            || subject_namespaces.contains(&candidate.namespace())
+    };
     let mut matching = candidates.into_iter().filter(|candidate| {
         selects(&reference.group, &reference.version, &reference.kind, &candidate.object)
             && candidate.had_previous_name(name)
+            && could_refer(candidate)
             && (referrer_cluster_scoped
                 || candidate.is_cluster_scoped()
                 || candidate.kind() == "ServiceAccount"
-                || effective(candidate.namespace()) == effective(referrer.namespace()))
+                || same_namespace(candidate))
     });
     let first = matching.next()?;
     matching
