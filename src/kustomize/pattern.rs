@@ -12,13 +12,48 @@ use regex_syntax::hir;
 
 use super::error::Error;
 
+/// A compiled pattern. One without metacharacters (most selectors name a kind or a name) is
+/// compared as text: the same answers, without building a regular expression per patch.
+#[derive(Debug)]
+pub enum Pattern {
+    /// Matches a value equal to the text.
+    Whole(String),
+    /// Matches a value holding the text.
+    Within(String),
+    Regex(Regex),
+}
+
+impl Pattern {
+    pub fn is_match(&self, text: &str) -> bool {
+        match self {
+            Pattern::Whole(literal) => text == literal,
+            Pattern::Within(literal) => text.contains(literal.as_str()),
+            Pattern::Regex(regex) => regex.is_match(text),
+        }
+    }
+}
+
+fn is_literal(pattern: &str) -> bool {
+    !pattern.chars().any(regex_syntax::is_meta_character)
+}
+
 /// `pattern` as kustomize compiles a selector's field: it must match the whole value.
-pub fn anchored(pattern: &str) -> Result<Regex, Error> {
-    compile(&format!("^(?:{pattern})$"))
+pub fn anchored(pattern: &str) -> Result<Pattern, Error> {
+    if is_literal(pattern) {
+        return Ok(Pattern::Whole(pattern.to_string()));
+    }
+    regex(&format!("^(?:{pattern})$")).map(Pattern::Regex)
 }
 
 /// `pattern` as Go compiles it: it may match anywhere in a value.
-pub fn compile(pattern: &str) -> Result<Regex, Error> {
+pub fn compile(pattern: &str) -> Result<Pattern, Error> {
+    if is_literal(pattern) {
+        return Ok(Pattern::Within(pattern.to_string()));
+    }
+    regex(pattern).map(Pattern::Regex)
+}
+
+fn regex(pattern: &str) -> Result<Regex, Error> {
     let ast = ast::parse::Parser::new().parse(pattern).map_err(|err| go_words(syntax_error(&err)))?;
     if let Some(refusal) = go_refusal(pattern, &ast) {
         return Err(go_words(refusal));

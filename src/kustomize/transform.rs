@@ -5,15 +5,15 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use regex::Regex;
 use serde_json::{Map, Value};
 
 use super::error::Error;
 use super::loader::Read;
+use super::pattern::{self, Pattern};
 use super::resource::{Id, Resource, effective_namespace, group_version, id_text, is_cluster_scoped};
 use super::types::field_specs::{Config, FieldSpec, merge_specs, pointer_segment};
 use super::types::kustomization::{Image, Kustomization, Label, PatchEntry, Selector};
-use super::{empty_nulls, kyaml_merge, order, pattern};
+use super::{empty_nulls, kyaml_merge, order};
 use crate::gocompat::json::to_compact;
 use crate::manifest::{self, Dialect, LabelSelector};
 use crate::merge::json_patch;
@@ -330,11 +330,11 @@ fn replacing_missing_keys_as_adds(document: &Value, operations: &::json_patch::P
 /// expressions in kustomize (an empty one matches anything).
 pub struct Target<'a> {
     selector: &'a Selector,
-    group: Option<Regex>,
-    version: Option<Regex>,
-    kind: Option<Regex>,
-    name: Option<Regex>,
-    namespace: Option<Regex>,
+    group: Option<Pattern>,
+    version: Option<Pattern>,
+    kind: Option<Pattern>,
+    name: Option<Pattern>,
+    namespace: Option<Pattern>,
 }
 
 impl<'a> Target<'a> {
@@ -352,7 +352,8 @@ impl<'a> Target<'a> {
 
     /// Whether it selects `resource`, by its name and namespace now or by the first it had.
     pub fn selects(&self, resource: &Resource) -> bool {
-        let matches = |regex: &Option<Regex>, text: &str| regex.as_ref().is_none_or(|regex| regex.is_match(text));
+        let matches =
+            |pattern: &Option<Pattern>, text: &str| pattern.as_ref().is_none_or(|pattern| pattern.is_match(text));
         let (group, version) = group_version(&resource.object);
         let (api_version, kind) = (resource.api_version(), resource.kind());
         (matches(&self.namespace, effective_namespace(api_version, kind, resource.original_namespace()))

@@ -189,7 +189,7 @@ fn walk(
         if items.is_empty() && !creating {
             return Ok(0);
         }
-        let regex = pattern::compile(wanted)?;
+        let pattern = pattern::compile(wanted)?;
         let mut visited = 0;
         let mut matched = false;
         for (position, item) in items.iter_mut().enumerate() {
@@ -201,7 +201,7 @@ fn walk(
                     _ => continue,
                 },
             };
-            if regex.is_match(text.trim()) {
+            if pattern.is_match(text.trim()) {
                 matched = true;
                 step(pointer, &position.to_string());
                 visited += walk(item, rest, create, found, pointer, visit)?;
