@@ -3,8 +3,10 @@
 //! list selectors, unanchored. Compiled with the `regex` crate, whose syntax is RE2's; a pattern
 //! that does not compile fails with Go's words for it.
 
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::ops::Range;
+use std::sync::{Mutex, OnceLock};
 
 use regex::Regex;
 use regex_syntax::ast::{self, Ast, Visitor};
@@ -53,7 +55,21 @@ pub fn compile(pattern: &str) -> Result<Pattern, Error> {
     regex(pattern).map(Pattern::Regex)
 }
 
+/// `pattern` compiled once per process: a build's patch targets repeat the same few groups
+/// (`rbac.authorization.k8s.io` is a pattern: its dots match any character), and compiling one
+/// costs more than the patch it selects for.
 fn regex(pattern: &str) -> Result<Regex, Error> {
+    static COMPILED: OnceLock<Mutex<HashMap<String, Regex>>> = OnceLock::new();
+    let compiled = COMPILED.get_or_init(Mutex::default);
+    if let Some(regex) = compiled.lock().expect("no thread panics holding it").get(pattern) {
+        return Ok(regex.clone());
+    }
+    let regex = compile_regex(pattern)?;
+    compiled.lock().expect("no thread panics holding it").insert(pattern.to_string(), regex.clone());
+    Ok(regex)
+}
+
+fn compile_regex(pattern: &str) -> Result<Regex, Error> {
     let ast = ast::parse::Parser::new().parse(pattern).map_err(|err| go_words(syntax_error(&err)))?;
     if let Some(refusal) = go_refusal(pattern, &ast) {
         return Err(go_words(refusal));

@@ -3,6 +3,9 @@
 //! list of resources a build accumulates. Every transformer and the builder use it; it uses
 //! nothing else of kustomize's.
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
 use serde_json::Value;
 
 use super::error::Error;
@@ -339,9 +342,16 @@ pub fn is_cluster_scoped(api_version: &str, kind: &str) -> bool {
 
 /// [`is_cluster_scoped`] by group, version and kind.
 fn is_cluster_scoped_kind(group: &str, version: &str, kind: &str) -> bool {
-    CLUSTER_SCOPED.lines().filter_map(|line| line.split_once(' ')).any(|(api_version, listed)| {
-        listed == kind && api_version.rsplit_once('/').unwrap_or(("", api_version)) == (group, version)
-    })
+    // Asked for every pair of resources compared by id: the list is read once, by kind.
+    static BY_KIND: OnceLock<HashMap<&str, Vec<(&str, &str)>>> = OnceLock::new();
+    let by_kind = BY_KIND.get_or_init(|| {
+        let mut by_kind: HashMap<&str, Vec<(&str, &str)>> = HashMap::new();
+        for (api_version, listed) in CLUSTER_SCOPED.lines().filter_map(|line| line.split_once(' ')) {
+            by_kind.entry(listed).or_default().push(api_version.rsplit_once('/').unwrap_or(("", api_version)));
+        }
+        by_kind
+    });
+    by_kind.get(kind).is_some_and(|versions| versions.contains(&(group, version)))
 }
 
 /// `apiVersion kind` per line.
