@@ -20,7 +20,8 @@
 //!   object out, pure.
 //! - [`change`]: what the update verbs (`label`, `annotate`, `set`) change in an object, pure.
 //! - [`merge`]: the pure patch engine, guided by [`schema`] patch metadata.
-//! - [`gocompat`]: what must match Go byte for byte, at the bottom.
+//! - [`gocompat`]: what must match Go byte for byte, at the bottom, beside [`parallel`]: pure work
+//!   spread over the machine's cores when there is enough of it.
 
 pub mod apply;
 pub mod change;
@@ -33,6 +34,7 @@ pub mod kustomize;
 pub mod manifest;
 pub mod merge;
 pub mod output;
+pub mod parallel;
 pub mod resource;
 pub mod schema;
 pub mod status;

@@ -11,10 +11,11 @@ const PARALLEL_FROM: usize = 64 * 1024;
 const MAX_THREADS: usize = 8;
 
 /// `f` of every item, in order. With enough work in all (`cost` of each item) the items are
-/// shared among threads as each becomes free, so that one large item does not hold up the rest.
+/// shared among threads as each becomes free, the costliest first, so that one large item
+/// started last does not hold up the end.
 pub fn map<T: Sync, R: Send>(items: &[T], cost: impl Fn(&T) -> usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let total: usize = items.iter().map(&cost).sum();
-    if total < PARALLEL_FROM {
+    let costs: Vec<usize> = items.iter().map(cost).collect();
+    if costs.iter().sum::<usize>() < PARALLEL_FROM {
         return items.iter().map(f).collect();
     }
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
@@ -22,13 +23,13 @@ pub fn map<T: Sync, R: Send>(items: &[T], cost: impl Fn(&T) -> usize, f: impl Fn
     if threads < 2 {
         return items.iter().map(f).collect();
     }
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by_key(|&index| std::cmp::Reverse(costs[index]));
     let next = AtomicUsize::new(0);
     let results: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
     let work = || {
-        loop {
-            let index = next.fetch_add(1, Ordering::Relaxed);
-            let Some(item) = items.get(index) else { break };
-            let result = f(item);
+        while let Some(&index) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let result = f(&items[index]);
             *results[index].lock().expect("no thread panics holding it") = Some(result);
         }
     };

@@ -4,8 +4,8 @@
 
 mod block_scalar_end;
 mod json;
-mod parallel;
 mod plain_times;
+mod plain_yaml;
 mod quantity;
 mod selector;
 
@@ -179,7 +179,7 @@ fn parse_inputs(
     dialect: Dialect,
 ) -> Result<Vec<ManifestObject>, Error> {
     let units: Vec<Unit> = inputs.iter().flat_map(|(text, source)| units(text.as_ref(), source.as_ref())).collect();
-    let parsed = parallel::map(&units, |unit| unit.text.len(), |unit| unit.objects(dialect));
+    let parsed = crate::parallel::map(&units, |unit| unit.text.len(), |unit| unit.objects(dialect));
     let mut objects = Vec::new();
     for found in parsed {
         objects.extend(found?);
@@ -264,10 +264,13 @@ fn json_documents(text: &str, source: &str) -> Result<Vec<Value>, Error> {
 /// YAML document `number` of `source`, whose first line is line `first_line` of the input.
 fn yaml_document(text: &str, source: &str, number: usize, first_line: usize, dialect: Dialect) -> Result<Value, Error> {
     let document = block_scalar_end::as_go_reads(text);
-    let mut value = serde_saphyr::from_str_with_options(&document, yaml_options(dialect)).map_err(|err| {
-        let message = describe_yaml_error(&err.to_string(), first_line);
-        invalid(source, number, format!("invalid YAML: {message}"))
-    })?;
+    let read = plain_yaml::value(&document).map(Ok);
+    let mut value = read
+        .unwrap_or_else(|| serde_saphyr::from_str_with_options(&document, yaml_options(dialect)))
+        .map_err(|err| {
+            let message = describe_yaml_error(&err.to_string(), first_line);
+            invalid(source, number, format!("invalid YAML: {message}"))
+        })?;
     if dialect == Dialect::Kustomize {
         plain_times::as_kyaml_writes(&document, &mut value);
     }
@@ -360,6 +363,42 @@ fn validated(object: Value, source: &str, document: usize, dialect: Dialect) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every YAML document of the repository's test data that [`plain_yaml`] reads, it reads as
+    /// serde-saphyr does in both dialects; and it reads most of them.
+    #[test]
+    fn plain_yaml_reads_documents_as_serde_saphyr_does() {
+        fn files(dir: &std::path::Path, found: &mut Vec<std::path::PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
+                let path = entry.path();
+                if path.is_dir() {
+                    files(&path, found);
+                } else if path.extension().is_some_and(|extension| extension == "yaml" || extension == "yml") {
+                    found.push(path);
+                }
+            }
+        }
+        let mut paths = Vec::new();
+        files(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata")), &mut paths);
+        let (mut read, mut documents) = (0, 0);
+        for path in paths {
+            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+            for (_, document) in yaml_documents(&text) {
+                documents += 1;
+                let document = block_scalar_end::as_go_reads(document);
+                let Some(value) = plain_yaml::value(&document) else { continue };
+                read += 1;
+                for dialect in [Dialect::Kubectl, Dialect::Kustomize] {
+                    let reference: Value = serde_saphyr::from_str_with_options(&document, yaml_options(dialect))
+                        .unwrap_or_else(|err| {
+                            panic!("{}: serde-saphyr refuses what plain_yaml read: {err}", path.display())
+                        });
+                    assert_eq!(value, reference, "{} in {dialect:?}:\n{document}", path.display());
+                }
+            }
+        }
+        assert!(read * 10 > documents * 8, "plain_yaml read {read} of {documents} documents");
+    }
 
     #[test]
     fn yaml_documents_split_and_lists_expand() {
