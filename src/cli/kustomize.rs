@@ -77,10 +77,14 @@ pub fn run(args: &KustomizeArgs) -> Result {
         Err(other) => return Err(other.into()),
     };
     print_notices(&built.warnings, &built.logs);
-    let text: Vec<String> = built.objects.iter().map(|object| output::to_yaml(&object.object)).collect();
+    // Each object written on its own, those of a large build on every core.
+    let text = crate::parallel::map(&built.objects, |_| TYPICAL_YAML_BYTES, |object| output::to_yaml(&object.object));
     write_stdout(&text.join("---\n"))?;
     Ok(())
 }
+
+/// What one object's YAML usually weighs, for sharing the writing of many among threads.
+const TYPICAL_YAML_BYTES: usize = 2048;
 
 /// Whether `command` names an executable file: at its path when it has a `/`, else on the PATH.
 fn installed(command: &str) -> bool {

@@ -3,6 +3,7 @@
 //! level's vars. The top build then appends content hashes, fixes name references, substitutes
 //! vars, leaves local-config resources out and sorts.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -20,8 +21,9 @@ use super::resource::{self, Resource};
 use super::types::field_specs::{Config, builtin};
 use super::types::kustomization::{self, Kustomization};
 use super::types::plugins::{self, Role};
-use super::{crds, empty_nulls, helm, names, order, remote, transform, value_add};
+use super::{crds, empty_nulls, helm, kyaml_merge, names, order, remote, transform, value_add};
 use crate::manifest::{self, Dialect};
+use crate::parallel;
 use crate::schema::OpenApiSchema;
 
 /// How to build.
@@ -59,6 +61,9 @@ const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml
 pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Built, Failure> {
     let root = normalize(dir);
     let root = if root.as_os_str().is_empty() { PathBuf::from(".") } else { root };
+    // Every build reads the built-in field specs once its resources are in: they are parsed on
+    // another core meanwhile.
+    std::thread::spawn(builtin);
     let mut builder = Builder {
         loader,
         options,
@@ -66,6 +71,7 @@ pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Bu
         warnings: Vec::new(),
         logs: Vec::new(),
         schema: PatchSchema::Unset,
+        compiling_kyaml_schema: false,
         helm_namespace: String::new(),
     };
     match build_root(&mut builder, &root) {
@@ -126,6 +132,9 @@ struct Builder<'a> {
     warnings: Vec<String>,
     logs: Vec<String>,
     schema: PatchSchema,
+    /// Whether kyaml's built-in schema, which strategic merge patches need, is being compiled on
+    /// another core: from the first kustomization with patches on, while resources are read.
+    compiling_kyaml_schema: bool,
     /// The namespace a chart without one takes when its kustomization sets none: the nearest one
     /// set above the kustomization being built, as kustomize hands it down.
     helm_namespace: String,
@@ -154,23 +163,28 @@ impl PatchSchema {
 /// kustomize's only built-in OpenAPI version.
 const BUILTIN_OPENAPI_VERSION: &str = "v1.21.2";
 
-/// The resources in `text`, read from `name`, annotated with `origin` when there is one.
-fn resources_in(text: &str, name: &str, origin: Option<&Origin>) -> Result<Vec<Resource>, Error> {
+/// The resources in `text`, read from `name`.
+fn resources_in(text: &str, name: &str) -> Result<Vec<Resource>, Error> {
     let text = empty_nulls::mark(text);
+    let has_marks = matches!(text, Cow::Owned(_));
     let objects = manifest::parse_as(&text, name, Dialect::Kustomize)?;
-    let mut found: Vec<Resource> = objects
+    Ok(objects
         .into_iter()
         .map(|mut object| {
-            let places = empty_nulls::take(&mut object.object);
+            let places = if has_marks { empty_nulls::take(&mut object.object) } else { Vec::new() };
             Resource { empty_nulls: places, ..Resource::new(object.object) }
         })
-        .collect();
+        .collect())
+}
+
+/// `found`, annotated with `origin` when there is one.
+fn with_origin(mut found: Vec<Resource>, origin: Option<&Origin>) -> Vec<Resource> {
     if let Some(origin) = origin {
         for resource in found.iter_mut() {
             origin::set_origin(resource, origin);
         }
     }
-    Ok(found)
+    found
 }
 
 /// Adds `found` to the accumulated resources, refusing an id already there.
@@ -239,10 +253,17 @@ impl Builder<'_> {
             self.helm_namespace = namespace.clone();
         }
         self.choose_schema(dir, &place, &kustomization)?;
+        let has_patches = !kustomization.patches.is_empty() || !kustomization.patches_strategic_merge.is_empty();
+        if has_patches && !self.compiling_kyaml_schema && self.schema.custom().is_none() {
+            self.compiling_kyaml_schema = true;
+            std::thread::spawn(kyaml_merge::compile_builtin_schema);
+        }
         self.stack.push(dir.to_path_buf());
         let mut accumulated = input;
-        for entry in kustomization.resources.iter().chain(&kustomization.bases) {
-            self.accumulate(dir, &place, entry, &mut accumulated, origin.as_ref())?;
+        let entries: Vec<&String> = kustomization.resources.iter().chain(&kustomization.bases).collect();
+        let read_ahead = self.read_files_ahead(dir, &entries);
+        for (entry, ahead) in entries.into_iter().zip(read_ahead) {
+            self.accumulate(dir, &place, entry, ahead, &mut accumulated, origin.as_ref())?;
         }
         let config = self.own_config(dir, &place, &kustomization)?;
         accumulated.config.merge(&config).map_err(|message| place.error(message))?;
@@ -363,7 +384,7 @@ impl Builder<'_> {
         }
         for entry in paths {
             let mut accumulated = Accumulated::default();
-            self.accumulate(dir, place, entry, &mut accumulated, origin.as_ref())?;
+            self.accumulate(dir, place, entry, None, &mut accumulated, origin.as_ref())?;
             for resource in accumulated.resources {
                 let plugin_origin = origin.as_ref().map(|_| Origin::of(&resource.object).plugin(&resource.object));
                 configs.push((resource.object, plugin_origin));
@@ -400,13 +421,18 @@ impl Builder<'_> {
     }
 
     /// The built-in tables with the kustomization's `configurations` files merged in.
-    fn own_config(&self, dir: &Path, place: &Place, kustomization: &Kustomization) -> Result<Config, Error> {
-        let mut config = builtin().clone();
+    fn own_config(
+        &self,
+        dir: &Path,
+        place: &Place,
+        kustomization: &Kustomization,
+    ) -> Result<Cow<'static, Config>, Error> {
+        let mut config = Cow::Borrowed(builtin());
         for entry in &kustomization.configurations {
             let text = self.read_text(dir, entry).map_err(|message| place.error(message))?;
             let file = Config::parse(&text)
                 .map_err(|source| place.error(Error::InEntry { entry: entry.clone(), source: Box::new(source) }))?;
-            config.merge(&file).map_err(|message| place.error(message))?;
+            config.to_mut().merge(&file).map_err(|message| place.error(message))?;
         }
         Ok(config)
     }
@@ -470,11 +496,35 @@ impl Builder<'_> {
         String::from_utf8(bytes).map_err(|_| Error::NotUtf8(entry.to_string()))
     }
 
+    /// The resources of each of `entries` that is a file of this tree, read and parsed on all
+    /// cores at once (reading YAML is most of a large build); `None` for the others
+    /// (kustomizations, remote files and repositories, files that cannot be read), which
+    /// [`Builder::accumulate`] reads in turn. A file's error waits there for its turn too, so
+    /// that the first one in the kustomization's order is the one reported.
+    fn read_files_ahead(&self, dir: &Path, entries: &[&String]) -> Vec<Option<Result<Vec<Resource>, Error>>> {
+        let texts: Vec<Option<(String, String)>> = entries
+            .iter()
+            .map(|entry| {
+                let path = normalize(&dir.join(entry));
+                if fetch::is_remote_file(entry) || self.loader.entry(&path) != Some(Entry::File) {
+                    return None;
+                }
+                let text = self.read_text(dir, entry).ok()?;
+                Some((text, path.display().to_string()))
+            })
+            .collect();
+        let size = |file: &Option<(String, String)>| file.as_ref().map_or(0, |(text, _)| text.len());
+        parallel::map(&texts, size, |file| file.as_ref().map(|(text, name)| resources_in(text, name)))
+    }
+
+    /// Adds the resources `entry` names: a file's (already parsed when `ahead` has them), a
+    /// kustomization's built, or a remote file's fetched.
     fn accumulate(
         &mut self,
         dir: &Path,
         place: &Place,
         entry: &str,
+        ahead: Option<Result<Vec<Resource>, Error>>,
         accumulated: &mut Accumulated,
         origin: Option<&Origin>,
     ) -> Result<(), Error> {
@@ -497,6 +547,11 @@ impl Builder<'_> {
                 })?;
                 (below.resources, Some(below.vars))
             }
+            Some(Entry::File) if remote.is_none() && ahead.is_some() => {
+                let origin = origin.map(|origin| origin.append(entry, None));
+                let found = ahead.expect("checked to be there")?;
+                (with_origin(found, origin.as_ref()), None)
+            }
             Some(Entry::File) => {
                 let text = match remote {
                     // A file of a fetched repository: the repository is its own root.
@@ -509,7 +564,7 @@ impl Builder<'_> {
                 }
                 .map_err(accumulating)?;
                 let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
-                (resources_in(&text, &path.display().to_string(), origin.as_ref())?, None)
+                (with_origin(resources_in(&text, &path.display().to_string())?, origin.as_ref()), None)
             }
             None => {
                 return Err(accumulating(Error::DoesNotExist(path)));
@@ -532,7 +587,8 @@ impl Builder<'_> {
             .fetch(entry)
             .map_err(Error::from)
             .and_then(|bytes| String::from_utf8(bytes).map_err(|_| Error::NotUtf8(entry.to_string())))
-            .and_then(|text| resources_in(&text, entry, origin.map(|origin| origin.append(entry, None)).as_ref()));
+            .and_then(|text| resources_in(&text, entry))
+            .map(|found| with_origin(found, origin.map(|origin| origin.append(entry, None)).as_ref()));
         match found {
             Err(_) if is_repository => Ok(None),
             found => found.map(Some),

@@ -17,18 +17,27 @@ const MARK_YAML: &str = "\"\\x01kubeupd-empty-null\\x01\"";
 /// Block scalars' lines and flow collections are left as they are.
 pub fn mark(text: &str) -> Cow<'_, str> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let mut marked = String::with_capacity(text.len());
-    let mut changed = false;
+    // Written from the first marked line on; until then `text` stands as it is.
+    let mut marked: Option<String> = None;
+    let mut line_start = 0;
     // Inside a scalar (a block scalar, or one continued on the next lines): lines indented more
     // than this belong to it.
     let mut scalar_indent: Option<usize> = None;
     for (at, line) in lines.iter().enumerate() {
+        let start = line_start;
+        line_start += line.len();
+        // Most lines of a long block scalar say they belong to it in their first bytes.
+        let in_scalar =
+            |block: usize| line.as_bytes().get(..=block).is_some_and(|lead| lead.iter().all(|b| *b == b' '));
+        if scalar_indent.is_some_and(in_scalar) {
+            marked.iter_mut().for_each(|marked| marked.push_str(line));
+            continue;
+        }
         let content = line.trim_end_matches(['\n', '\r']);
-        let indent = content.len() - content.trim_start_matches(' ').len();
-        let body = content.trim_start_matches(' ');
-        if let Some(block) = scalar_indent {
-            if body.is_empty() || indent > block {
-                marked.push_str(line);
+        let (indent, body) = split_indent(content);
+        if scalar_indent.is_some() {
+            if body.is_empty() {
+                marked.iter_mut().for_each(|marked| marked.push_str(line));
                 continue;
             }
             scalar_indent = None;
@@ -45,17 +54,27 @@ pub fn mark(text: &str) -> Cow<'_, str> {
             scalar_indent = Some(own_indent);
         }
         if key_alone && value_is_empty(&lines[at + 1..], own_indent) {
-            changed = true;
-            marked.push_str(&content[..content.len() - body.len()]);
+            let marked = marked.get_or_insert_with(|| {
+                let mut marked = String::with_capacity(text.len() + MARK_YAML.len());
+                marked.push_str(&text[..start]);
+                marked
+            });
+            marked.push_str(&content[..indent]);
             marked.push_str(value);
             marked.push(' ');
             marked.push_str(MARK_YAML);
             marked.push_str(&line[content.len()..]);
         } else {
-            marked.push_str(line);
+            marked.iter_mut().for_each(|marked| marked.push_str(line));
         }
     }
-    if changed { Cow::Owned(marked) } else { Cow::Borrowed(text) }
+    marked.map_or(Cow::Borrowed(text), Cow::Owned)
+}
+
+/// `line`'s indentation (spaces) and what follows it.
+fn split_indent(line: &str) -> (usize, &str) {
+    let indent = line.bytes().take_while(|byte| *byte == b' ').count();
+    (indent, &line[indent..])
 }
 
 /// `body` without a trailing `#` comment (one after a space), trimmed.

@@ -20,6 +20,11 @@ pub fn add_hashes(resources: &mut [Resource]) {
 /// says which fields name which kinds.
 pub fn fix_references(resources: &mut [Resource], table: &[NameReference]) {
     for index in 0..resources.len() {
+        // Most objects (a ConfigMap, a CRD) have no field the table names: they are not copied.
+        let specs = || table.iter().flat_map(|reference| &reference.field_specs);
+        if !specs().any(|spec| spec.selects(&resources[index].object)) {
+            continue;
+        }
         let mut object = resources[index].object.clone();
         let referrer = &resources[index];
         for reference in table {

@@ -267,7 +267,7 @@ fn strategic_in_place(
     schema: Option<&Arc<OpenApiSchema>>,
 ) -> Result<(), Error> {
     resource.change_in_place(|object, _| {
-        *object = strategic(object.clone(), patch, schema)?;
+        *object = strategic(std::mem::take(object), patch, schema)?;
         Ok::<_, Error>(())
     })?;
     empty_nulls::drop_remaining(&mut resource.object, &std::mem::take(&mut resource.empty_nulls));

@@ -38,6 +38,12 @@ pub fn merge(object: Value, patch: Value, custom: Option<&Arc<OpenApiSchema>>) -
     walker.walk(Some(object), Origin::Value(patch), None)
 }
 
+/// Compiles kyaml's built-in schema now, on the calling thread, so that it is ready (or nearly)
+/// when the first patch needs it.
+pub fn compile_builtin_schema() {
+    schema::builtin();
+}
+
 /// What a `$patch` directive asks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Directive {

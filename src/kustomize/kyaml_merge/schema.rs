@@ -12,7 +12,7 @@ use crate::schema::{Expected, LookupPatchMeta, OpenApiSchema, PatchMeta, SchemaN
 const DOCUMENT: &str = include_str!("../kyaml-openapi.json");
 
 /// kyaml's built-in schema, compiled on first use. Regenerate with `scripts/gen-kyaml-schema.sh`.
-fn builtin() -> &'static OpenApiSchema {
+pub(super) fn builtin() -> &'static OpenApiSchema {
     static SCHEMA: OnceLock<OpenApiSchema> = OnceLock::new();
     SCHEMA.get_or_init(|| {
         let document = serde_json::from_str(DOCUMENT).expect("kyaml's schema is valid JSON");

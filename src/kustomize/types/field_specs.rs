@@ -1,10 +1,10 @@
 //! kustomize's transformer configuration: which fields get labels, annotations, names, namespaces,
 //! images and replicas, which fields refer to which kinds, and where `vars` are substituted. The
-//! built-in tables are data, in `builtin-fieldspecs.yaml` (from kustomize v5.8.1, noted there),
-//! loaded once; a kustomization's `configurations` files (and its `crds`) add to them, and each
+//! built-in tables are data, in `builtin-fieldspecs.json`, loaded once; a kustomization's `configurations` files (and its `crds`) add to them, and each
 //! level hands what it merged up to the kustomizations that include it, as kustomize's accumulator
 //! does.
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use serde::Deserialize;
@@ -208,13 +208,26 @@ impl FieldSpec {
 
 /// `incoming` added to `specs`, skipping those already there (kustomize's `FsSlice.MergeAll`).
 pub fn merge_specs(specs: &mut Vec<FieldSpec>, incoming: &[FieldSpec]) -> Result<(), Conflict> {
+    // Only a spec with the same path covers another: the specs are found by path, in order
+    // (every kustomization merges the built-in tables, hundreds of specs, into its own).
+    let mut by_path: HashMap<&[String], Vec<usize>> = HashMap::new();
+    let mut added: Vec<&FieldSpec> = Vec::new();
+    for (index, spec) in specs.iter().enumerate() {
+        by_path.entry(&spec.path).or_default().push(index);
+    }
     for spec in incoming {
-        match specs.iter().find(|existing| existing.covers(spec)) {
+        let same_path = by_path.entry(&spec.path).or_default();
+        let existing = same_path.iter().map(|&index| specs.get(index).unwrap_or_else(|| added[index - specs.len()]));
+        match existing.into_iter().find(|existing| existing.covers(spec)) {
             Some(existing) if existing.create != spec.create => return Err(Conflict),
             Some(_) => {}
-            None => specs.push(spec.clone()),
+            None => {
+                same_path.push(specs.len() + added.len());
+                added.push(spec);
+            }
         }
     }
+    specs.extend(added.into_iter().cloned());
     Ok(())
 }
 
@@ -265,11 +278,18 @@ impl Config {
     }
 }
 
-/// The built-in tables, parsed on first use.
+/// The built-in tables, parsed on first use: kustomize v5.8.1's (the version kubectl 1.37
+/// embeds), from the YAML tables of its `api/internal/konfig/builtinpluginconsts/*.go`
+/// (Apache-2.0), as data; `commonLabels` and `templateLabels` each end with the shared
+/// metadata-labels specs, as upstream appends them. Kept as JSON, which every build reads
+/// several times faster than YAML.
 pub fn builtin() -> &'static Config {
     static BUILTIN: OnceLock<Config> = OnceLock::new();
-    BUILTIN
-        .get_or_init(|| Config::parse(include_str!("builtin-fieldspecs.yaml")).expect("the built-in field specs parse"))
+    BUILTIN.get_or_init(|| {
+        let document =
+            serde_json::from_str(include_str!("builtin-fieldspecs.json")).expect("the built-in field specs are JSON");
+        unmarshal::sigs_yaml(document, unmarshal::STRICT_TARGET).expect("the built-in field specs are a configuration")
+    })
 }
 
 #[cfg(test)]
