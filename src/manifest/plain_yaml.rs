@@ -11,8 +11,12 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 use serde_saphyr::granit_parser::{Event, Options, Parser, ScalarStyle};
 
-/// Deeper documents are left to serde-saphyr, whose budget decides about them.
+/// Deeper, larger or longer documents (counted in parser events, at least one per node) are left
+/// to serde-saphyr, whose budget (128 levels as `yaml_options` sets it, 250,000 nodes, 64 MiB of
+/// scalars) decides whether to read them.
 const MAX_DEPTH: usize = 100;
+const MAX_NODES: usize = 200_000;
+const MAX_BYTES: usize = 32 << 20;
 
 /// A collection being read.
 enum Open {
@@ -23,13 +27,19 @@ enum Open {
 
 /// The value of the single YAML document `text`, when it has only the shapes described above.
 pub(super) fn value(text: &str) -> Option<Value> {
+    if text.len() > MAX_BYTES {
+        return None;
+    }
     let mut options = Options::default();
     options.emit_comments = false;
     let mut open: Vec<Open> = Vec::new();
     let mut root = None;
     let mut documents = 0;
-    for event in Parser::new_from_str_with_options(text, options) {
+    for (count, event) in Parser::new_from_str_with_options(text, options).enumerate() {
         let (event, _) = event.ok()?;
+        if count > MAX_NODES {
+            return None;
+        }
         let awaits_key = matches!(open.last(), Some(Open::Mapping(_, None)));
         let value = match event {
             Event::StreamStart | Event::StreamEnd | Event::DocumentEnd => continue,
@@ -209,5 +219,8 @@ mod tests {
         ] {
             assert_eq!(value(text), None, "{text:?}");
         }
+        let many_nodes = format!("[{}]", "1, ".repeat(MAX_NODES));
+        assert_eq!(value(&many_nodes), None);
+        assert!(value(&format!("[{}]", "1, ".repeat(1000))).is_some());
     }
 }
