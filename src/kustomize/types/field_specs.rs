@@ -1,8 +1,8 @@
 //! kustomize's transformer configuration: which fields get labels, annotations, names, namespaces,
 //! images and replicas, which fields refer to which kinds, and where `vars` are substituted. The
-//! built-in tables are data, in `builtin-fieldspecs.json`, loaded once; a kustomization's `configurations` files (and its `crds`) add to them, and each
-//! level hands what it merged up to the kustomizations that include it, as kustomize's accumulator
-//! does.
+//! built-in tables are data, in `builtin-fieldspecs.json`, loaded once; a kustomization's
+//! `configurations` files (and its `crds`) add to them, and each level hands what it merged up to
+//! the kustomizations that include it, as kustomize's accumulator does.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -217,8 +217,9 @@ pub fn merge_specs(specs: &mut Vec<FieldSpec>, incoming: &[FieldSpec]) -> Result
     }
     for spec in incoming {
         let same_path = by_path.entry(&spec.path).or_default();
-        let existing = same_path.iter().map(|&index| specs.get(index).unwrap_or_else(|| added[index - specs.len()]));
-        match existing.into_iter().find(|existing| existing.covers(spec)) {
+        let mut existing =
+            same_path.iter().map(|&index| specs.get(index).unwrap_or_else(|| added[index - specs.len()]));
+        match existing.find(|existing| existing.covers(spec)) {
             Some(existing) if existing.create != spec.create => return Err(Conflict),
             Some(_) => {}
             None => {
