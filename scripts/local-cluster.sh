@@ -16,10 +16,17 @@
 #                                    under their own prefix, ready in seconds; prints its kubeconfig
 #                                    (context NAME). No controller manager runs for it.
 #   scripts/local-cluster.sh extra-down NAME   stop that apiserver (its objects stay in etcd)
+#   scripts/local-cluster.sh nodes   the cluster with nodes, for tests of rollouts (1.37 only): the
+#                                    extra cluster `nodes` with the workload controllers,
+#                                    kube-scheduler and kwok's fake nodes, so that pods are
+#                                    scheduled and become Ready (or fail, for the images of
+#                                    scripts/control-plane/kwok/failing-pods.yaml); prints its
+#                                    kubeconfig. Needs the cluster up.
 #
-# KUBEUPD_KUBERNETES picks the version: 1.37 (the default) is kube-apiserver 1.37, etcd 3.6 and
-# kube-controller-manager, built with `go build` from the Go modules in scripts/control-plane
-# (a first build takes about 25 minutes on 2 cores, then seconds); 1.20 is kube-apiserver 1.20
+# KUBEUPD_KUBERNETES picks the version: 1.37 (the default) is kube-apiserver 1.37, etcd 3.6,
+# kube-controller-manager and kube-scheduler, built with `go build` from the Go modules in
+# scripts/control-plane (a first build takes about 25 minutes on 2 cores, then seconds), and kwok
+# for `nodes`; 1.20 is kube-apiserver 1.20
 # from Debian's source package, built with Debian's Go 1.19, beside Debian's etcd 3.4 (about
 # 5 minutes). Each version has its own running cluster, so both can be up at once.
 #
@@ -110,6 +117,26 @@ build_137() {
       *) fingerprint kubernetes >"$BIN/$name.from" ;;
     esac
   done
+}
+
+# kwok (sigs.k8s.io/kwok, from the Go module proxy), the fake nodes of `nodes`. Its module has no
+# replaces, so `go install` builds it as released.
+KWOK_VERSION=v0.8.0
+
+build_kwok() {
+  [ -x "$BIN/kwok" ] && [ "$(cat "$BIN/kwok.from" 2>/dev/null)" = "$KWOK_VERSION" ] && return
+  check_go
+  log "building kwok $KWOK_VERSION"
+  local started=$SECONDS
+  (cd "$CACHE" && GOBIN=$BIN GOWORK=off CGO_ENABLED=0 go install "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION" \
+     >"$BIN/build-kwok.log" 2>&1) || { tail -n 30 "$BIN/build-kwok.log" >&2; die "kwok did not build"; }
+  echo "$KWOK_VERSION" >"$BIN/kwok.from"
+  log "built kwok in $((SECONDS - started))s"
+}
+
+# The directory of kwok's module, whose Stages for nodes and ready pods `nodes` uses as they are.
+kwok_module() {
+  (cd "$CACHE" && GOWORK=off go mod download -json "sigs.k8s.io/kwok@$KWOK_VERSION") | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p'
 }
 
 # ---- 1.20: Debian's source package ------------------------------------------------------------
@@ -318,6 +345,96 @@ extra() {
   echo "$file"
 }
 
+# The controllers a cluster with nodes runs: the workloads', and what a namespace needs.
+NODES_CONTROLLERS=deployment-controller,replicaset-controller,statefulset-controller,daemonset-controller
+NODES_CONTROLLERS=$NODES_CONTROLLERS,job-controller,cronjob-controller,disruption-controller,endpointslice-controller
+NODES_CONTROLLERS=$NODES_CONTROLLERS,pod-garbage-collector-controller,namespace-controller,garbage-collector-controller
+NODES_CONTROLLERS=$NODES_CONTROLLERS,serviceaccount-controller,root-ca-certificate-publisher-controller
+
+# The fake nodes kwok plays.
+NODE_NAMES=(kwok-node-0 kwok-node-1)
+
+# The cluster with nodes: the extra cluster `nodes`, its controller manager (the workload
+# controllers), kube-scheduler, and kwok managing the nodes of NODE_NAMES, with kwok's own Stages
+# for nodes and for pods that become Ready, complete and go, and ours for pods that fail.
+nodes() {
+  [ "$VERSION" = 1.37 ] || die "the cluster with nodes is 1.37 only"
+  alive etcd && alive apiserver || die "not running (scripts/local-cluster.sh up)"
+  build_137 kube-controller-manager kube-scheduler
+  build_kwok
+  # One start at a time (the lock is closed in every process `start` starts).
+  exec 9>"$RUN/nodes.lock"
+  flock 9
+  local file
+  file=$(extra nodes)
+  if ! alive nodes-controller-manager; then
+    start nodes-controller-manager "$BIN/kube-controller-manager" --kubeconfig "$file" \
+      --leader-elect=false --secure-port 0 --use-service-account-credentials=false \
+      --controllers "$NODES_CONTROLLERS" \
+      --service-account-private-key-file "$RUN/sa.key" --root-ca-file "$RUN/certs/apiserver.crt"
+  fi
+  if ! alive nodes-scheduler; then
+    start nodes-scheduler "$BIN/kube-scheduler" --kubeconfig "$file" --leader-elect=false --secure-port 0
+  fi
+  if ! alive nodes-kwok; then
+    local stages port
+    stages=$(kwok_module)/kustomize/stage
+    [ -d "$stages" ] || die "kwok's Stages are not in the module cache ($stages)"
+    port=$(free_port 10247)
+    start nodes-kwok "$BIN/kwok" --kubeconfig "$file" \
+      --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake \
+      --node-ip 127.0.0.1 --node-port "$port" --server-address "127.0.0.1:$port" --cidr 10.244.0.0/16 \
+      --config "$stages/node/fast/node-initialize.yaml" \
+      --config "$stages/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml" \
+      --config "$stages/pod/fast/pod-ready.yaml" --config "$stages/pod/fast/pod-complete.yaml" \
+      --config "$stages/pod/fast/pod-delete.yaml" \
+      --config "$MODULES/kwok/failing-pods.yaml"
+  fi
+  add_nodes "$file"
+  echo "$file"
+}
+
+# Creates the fake nodes that are missing on the server of the kubeconfig FILE, then waits (up to
+# a minute) until kwok reports every one Ready.
+add_nodes() {
+  local file=$1 port name i
+  port=$(cat "$RUN/extra-nodes.port")
+  api() {
+    # Not curl's User-Agent, for which the server writes JSON over several lines.
+    curl -fsS --max-time 5 --cacert "$RUN/certs/apiserver.crt" -H "Authorization: Bearer $TOKEN" \
+      -A local-cluster "$@"
+  }
+  for name in "${NODE_NAMES[@]}"; do
+    api -o /dev/null "https://127.0.0.1:$port/api/v1/nodes/$name" 2>/dev/null && continue
+    api -o /dev/null -X POST -H 'Content-Type: application/json' "https://127.0.0.1:$port/api/v1/nodes" -d @- <<NODE || die "node $name not created"
+{"apiVersion": "v1", "kind": "Node",
+ "metadata": {"name": "$name", "annotations": {"kwok.x-k8s.io/node": "fake"},
+              "labels": {"kubernetes.io/hostname": "$name", "kubernetes.io/os": "linux", "type": "kwok"}}}
+NODE
+  done
+  for i in $(seq 1 120); do
+    local ready=0
+    for name in "${NODE_NAMES[@]}"; do
+      api "https://127.0.0.1:$port/api/v1/nodes/$name" 2>/dev/null |
+        grep -q '"type": *"Ready", *"status": *"True"\|"status": *"True", *"type": *"Ready"' && ready=$((ready + 1))
+    done
+    if [ $ready -eq ${#NODE_NAMES[@]} ]; then
+      # The server taints a new node not-ready; the node lifecycle controller, which is not run
+      # (it would evict pods whenever kwok's heartbeat is late), would lift the taint once the
+      # node is Ready.
+      for name in "${NODE_NAMES[@]}"; do
+        api -o /dev/null -X PATCH -H 'Content-Type: application/merge-patch+json' \
+          "https://127.0.0.1:$port/api/v1/nodes/$name" -d '{"spec": {"taints": null}}' || die "node $name not untainted"
+      done
+      return
+    fi
+    alive nodes-kwok || { tail -n 20 "$RUN/nodes-kwok.log" >&2; die "kwok exited"; }
+    sleep 0.5
+  done
+  tail -n 20 "$RUN/nodes-kwok.log" >&2
+  die "the fake nodes are not Ready after 60s"
+}
+
 # The running etcd's client port (from the apiserver's command line for a cluster started before
 # `up` kept it in a file).
 etcd_port() {
@@ -339,6 +456,9 @@ stop() {
 
 down() {
   local name pid
+  for name in nodes-kwok nodes-scheduler nodes-controller-manager; do
+    stop "$name"
+  done
   for pid in "$RUN"/extra-*.pid; do
     [ -e "$pid" ] && stop "$(basename "$pid" .pid)"
   done
@@ -380,5 +500,6 @@ case "${1:-}" in
   status) ready ;;
   extra) extra "${2:-}" ;;
   extra-down) stop "extra-${2:?a name}" ;;
-  *) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  nodes) nodes ;;
+  *) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -2,7 +2,8 @@
 # Runs every test, with kubectl 1.37 (scripts/reference-kubectl.sh, first on the PATH of the
 # tests) as the reference, in two jobs against real
 # control planes on loopback (built once into ~/.cache/kubeupd, then reused):
-#   1. the whole suite against Kubernetes 1.37 (kube-apiserver, etcd 3.6, the controller manager):
+#   1. the whole suite against Kubernetes 1.37 (kube-apiserver, etcd 3.6, the controller manager,
+#      and a second cluster with kwok's fake nodes, kube-scheduler and the workload controllers):
 #      unit tests, the benchmarks once each, the `offline` tests (property and conformance tests,
 #      and kubeupd against kubectl's outputs recorded in testdata/golden) and the `cluster` tests;
 #      the goldens whose inputs or kubectl version changed are recorded again with the reference
@@ -28,13 +29,18 @@ OLD_SERVER_TESTS=(--test cluster -- validate:: validation_table:: openapi:: igno
 
 # job VERSION UP_FLAG CARGO_TEST_ARGS...: the cluster of VERSION up (UP_FLAG: --controllers or
 # -), then the tests against it.
+# With --controllers, the cluster with nodes (kwok, kube-scheduler, the workload controllers) is
+# started beside it, for the tests of rollouts (KUBEUPD_TEST_NODES_KUBECONFIG).
 job() {
   local version=$1 up=$2; shift 2
   [ "$up" = - ] && up=
   KUBEUPD_KUBERNETES=$version scripts/local-cluster.sh up $up
   KUBEUPD_TEST_KUBECONFIG=$(KUBEUPD_KUBERNETES=$version scripts/local-cluster.sh env | sed 's/^export KUBECONFIG=//')
+  local nodes=
+  [ "$up" = --controllers ] && nodes=$(KUBEUPD_KUBERNETES=$version scripts/local-cluster.sh nodes)
   echo "test.sh: Kubernetes $version" >&2
-  KUBEUPD_TEST_KUBECONFIG=$KUBEUPD_TEST_KUBECONFIG cargo test --locked --features cluster-tests "$@"
+  KUBEUPD_TEST_KUBECONFIG=$KUBEUPD_TEST_KUBECONFIG KUBEUPD_TEST_NODES_KUBECONFIG=$nodes \
+    cargo test --locked --features cluster-tests "$@"
 }
 
 # job 1 with CARGO_TEST_ARGS..., stale goldens recorded again (tests/support/golden.rs) and refused.
