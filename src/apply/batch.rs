@@ -1,7 +1,7 @@
-//! The whole input as one batch: checked before the first write, then applied in phases
-//! (namespaces, and the CustomResourceDefinitions of kinds the input has objects of, first; then
-//! everything else), several objects at once.
+//! The whole input as one batch: checked before the first write, then applied in the phases and
+//! stages of [`super::order`], several objects at once.
 
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::pin::{Pin, pin};
 use std::sync::Arc;
@@ -13,13 +13,14 @@ use futures::stream::{self, FuturesUnordered, StreamExt};
 use super::error::ANNOTATIONS_LIMIT;
 use super::live::{self, ListKey, list_key};
 use super::object::{self, Live};
+use super::order::{self, Order, Phase};
 use super::validate::{self, InvalidFields, Verdict};
 use super::{Action, ApplyOptions, DryRun, Error, Mode, Outcome, Stop, crd, immutable, last_applied, lost};
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
 use crate::client::{Cluster, ResourceType};
-use crate::resource::{Entry, Manifest, Resolver, Source};
+use crate::resource::{Entry, Manifest, ObjectRef, Resolver, Source};
 
 /// An input checked for applying: nothing in it is known to fail before anything is sent.
 pub struct Batch<'c> {
@@ -31,6 +32,7 @@ pub struct Batch<'c> {
     /// annotations' size: what client-side apply records.
     recorded: HashMap<usize, String>,
     early: EarlyReads<'c>,
+    order: Order,
 }
 
 /// Group, kind, namespace and name: documents of the same object are applied one after the other.
@@ -51,6 +53,8 @@ impl<'c> Batch<'c> {
         entries: Vec<Entry>,
         options: &ApplyOptions,
     ) -> Result<Batch<'c>, Vec<(Source, Error)>> {
+        let order = order::order(&entries)
+            .map_err(|(position, err)| vec![(entries[position].source().clone(), Error::Order(err))])?;
         // The reads go out first: the server answers them while the documents are checked here.
         let to_read = ToRead::of(&entries, options);
         // One limit for every read before the first write, as wide as the lists and the checks'
@@ -69,7 +73,7 @@ impl<'c> Batch<'c> {
         let Checked { mut failures, warnings, recorded, suspects } = checked;
         failures.extend(refused_unchangeable(cluster, unchangeable, &read, options).await);
         failures.extend(confirm_on_server(cluster, &entries, suspects, options).await);
-        if failures.is_empty() { Ok(Batch { entries, warnings, read, recorded, early }) } else { Err(failures) }
+        if failures.is_empty() { Ok(Batch { entries, warnings, read, recorded, early, order }) } else { Err(failures) }
     }
 
     /// The objects whose fields are wrong, with `--validate=warn` on a server that cannot warn.
@@ -82,102 +86,202 @@ impl<'c> Batch<'c> {
         &self.entries
     }
 
-    /// Applies every object: namespaces, and the CustomResourceDefinitions of kinds the input
-    /// has objects of, first; then, once those definitions are established, the objects of their
-    /// kinds with everything else, up to `options.concurrency` at once. Other definitions go with
-    /// everything else: nothing waits for them, and the server's work on a large definition
-    /// overlaps the other writes. `report` gets each object's input index and result as soon
-    /// as it is known, which is not always in input order. Once `stop` is set (by the caller, or
-    /// here when a request fails at the transport and the server does not answer a probe
-    /// either) no object is started: those get
-    /// [`Error::NotApplied`], while the writes in flight finish.
+    /// The phases the objects are applied in.
+    pub fn order(&self) -> &Order {
+        &self.order
+    }
+
+    /// Applies every object in the phases of [`Batch::order`]: in each, namespaces and the
+    /// CustomResourceDefinitions of kinds the input has objects of first; then, once those
+    /// definitions are established, the objects of their kinds with everything else, up to
+    /// `options.concurrency` at once; then, once `gate` says the APIServices and webhook
+    /// workloads of the phase are ready, what waits for them. A phase after the first starts once
+    /// `gate` says everything before it is ready and nothing failed; otherwise its objects get
+    /// [`Error::Held`]. Definitions of kinds the input has no objects of go with everything else:
+    /// nothing waits for them, and the server's work on a large definition overlaps the other
+    /// writes. `report` gets each object's input index and result as soon as it is known, which
+    /// is not always in input order. Once `stop` is set (by the caller, or here when a request
+    /// fails at the transport and the server does not answer a probe either) no object is
+    /// started: those get [`Error::NotApplied`], while the writes in flight finish.
     pub async fn run(
         self,
         cluster: &Cluster,
         resolver: &Resolver<'_>,
         options: &ApplyOptions,
         stop: &Stop,
+        gate: &mut impl Gate,
         report: impl FnMut(usize, Result<Outcome, Error>),
     ) {
         // The reads not started by now are left to each object's apply: started beside the
         // writes, they would compete with them, reads of the input's last objects before writes
         // of its first ones. Those under way are answered.
         self.early.close();
-        let Batch { entries, read, recorded, early: EarlyReads { mut sending, answers, .. }, .. } = self;
+        let Batch { entries, read, recorded, early: EarlyReads { mut sending, answers, .. }, order, .. } = self;
         let known = Known { read, recorded, early: answers };
-        alongside(&mut sending, apply_in_phases(cluster, resolver, options, stop, entries, known, report)).await;
+        let phases = apply_in_phases(cluster, resolver, options, stop, entries, order, known, gate, report);
+        alongside(&mut sending, phases).await;
     }
 }
 
-/// Applies `entries` as [`Batch::run`] says.
+/// Waits, between the stages and phases of a run, until what was written before is ready: the
+/// caller's readiness wait (the apply engine follows no object itself).
+pub trait Gate {
+    /// Waits until each of `objects` (each as its write returned it) is ready; `Err` says why
+    /// one is not.
+    fn ready(&mut self, objects: Vec<(ObjectRef, Value)>) -> impl Future<Output = Result<(), String>>;
+}
+
+/// The gate of a dry run, which writes nothing to wait for (and so is never asked).
+pub struct NoGate;
+
+impl Gate for NoGate {
+    async fn ready(&mut self, _: Vec<(ObjectRef, Value)>) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// Applies `entries` in the phases and stages of `order`, as [`Batch::run`] says.
+#[allow(clippy::too_many_arguments)]
 async fn apply_in_phases(
     cluster: &Cluster,
     resolver: &Resolver<'_>,
     options: &ApplyOptions,
     stop: &Stop,
     entries: Vec<Entry>,
+    order: Order,
     mut known: Known,
+    gate: &mut impl Gate,
     mut report: impl FnMut(usize, Result<Outcome, Error>),
 ) {
-    let used: HashSet<(String, String)> = (entries.iter())
-        .map(|entry| entry.group_kind())
-        .map(|(group, kind)| (group.to_owned(), kind.to_owned()))
-        .collect();
-    let goes_first = |manifest: &Manifest| {
-        manifest.is_namespace()
-            || (manifest.defined_kind())
-                .is_some_and(|(group, kind)| used.contains(&(group.to_owned(), kind.to_owned())))
-    };
-    let mut first = Vec::new();
-    let mut rest = Vec::new();
-    let mut pending = Vec::new();
-    for entry in entries {
-        match entry {
-            Entry::Ready(manifest) if goes_first(&manifest) => first.push(manifest),
-            Entry::Ready(manifest) => rest.push(manifest),
-            Entry::Pending(object) => pending.push(object),
+    let mut entries: Vec<Option<Entry>> = entries.into_iter().map(Some).collect();
+    // What each object's write returned, for the gates; and whether anything failed.
+    let written: RefCell<HashMap<usize, (ObjectRef, Value)>> = RefCell::default();
+    let failed = Cell::new(false);
+    // Gates wait for nothing in a dry run: nothing was written.
+    let gates = options.dry_run == DryRun::None;
+    let mut held: Option<String> = None;
+    for (number, phase) in order.phases.iter().enumerate() {
+        if number > 0 && held.is_none() && gates {
+            let earlier = order.phases[..number].iter().flat_map(Phase::members);
+            let objects = earlier.filter_map(|position| written.borrow().get(&position).cloned()).collect();
+            held = passed(gate, objects, failed.get())
+                .await
+                .err()
+                .map(|reason| format!("phase {} (sync wave {}) was not started: {reason}", number + 1, phase.wave));
         }
-    }
-    let crds: HashMap<usize, String> = (first.iter())
-        .filter(|manifest| manifest.object.rt.kind == "CustomResourceDefinition")
-        .map(|manifest| (manifest.source.index, manifest.object.name.clone()))
-        .collect();
-    // The definitions written now: their kinds may be known (discovery cached from before
-    // they were deleted) and still not served yet.
-    let mut written = Vec::new();
-    let mut first_report = |index: usize, result: Result<Outcome, Error>| {
-        if let (Some(name), Ok(outcome)) = (crds.get(&index), &result)
-            && outcome.action != Action::Unchanged
-            && outcome.change != Some(Action::Unchanged)
+        let mut take =
+            |positions: &[usize]| positions.iter().filter_map(|&position| entries[position].take()).collect();
+        let (definitions, main, gated): (Vec<Entry>, Vec<Entry>, Vec<Entry>) =
+            (take(&phase.definitions), take(&phase.main), take(&phase.gated));
+        let mut record = |index: usize, result: Result<Outcome, Error>| {
+            match &result {
+                Ok(outcome) => _ = written.borrow_mut().insert(index, (outcome.target.clone(), outcome.object.clone())),
+                Err(_) => failed.set(true),
+            }
+            report(index, result);
+        };
+        if let Some(reason) = &held {
+            for entry in definitions.into_iter().chain(main).chain(gated) {
+                record(entry.source().index, Err(Error::Held(reason.clone())));
+            }
+            continue;
+        }
+        let crds: HashMap<usize, String> = (definitions.iter())
+            .filter_map(|entry| match entry {
+                Entry::Ready(manifest) if manifest.object.rt.kind == "CustomResourceDefinition" => {
+                    Some((manifest.source.index, manifest.object.name.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        // The definitions written now: their kinds may be known (discovery cached from before
+        // they were deleted) and still not served yet.
+        let mut defined = Vec::new();
         {
-            written.push(name.clone());
+            let mut record_definition = |index: usize, result: Result<Outcome, Error>| {
+                if let (Some(name), Ok(outcome)) = (crds.get(&index), &result)
+                    && outcome.action != Action::Unchanged
+                    && outcome.change != Some(Action::Unchanged)
+                {
+                    defined.push(name.clone());
+                }
+                record(index, result);
+            };
+            let ready = resolved(resolver, options, stop, definitions, &mut record_definition).await;
+            execute(cluster, options, stop, ready, &mut known, &mut record_definition).await;
         }
-        report(index, result);
-    };
-    execute(cluster, options, stop, first, &mut known, &mut first_report).await;
-    if !written.is_empty() && options.dry_run == DryRun::None && stop.reason().is_none() {
-        crd::wait_until_established(cluster, &written).await;
+        if !defined.is_empty() && options.dry_run == DryRun::None && stop.reason().is_none() {
+            crd::wait_until_established(cluster, &defined).await;
+        }
+        let ready = resolved(resolver, options, stop, main, &mut record).await;
+        execute(cluster, options, stop, ready, &mut known, &mut record).await;
+        if gated.is_empty() {
+            continue;
+        }
+        let backends = phase.backends.iter().filter_map(|position| written.borrow().get(position).cloned()).collect();
+        let waited = match gates {
+            true => passed(gate, backends, false).await,
+            false => Ok(()),
+        };
+        match waited {
+            Ok(()) => {
+                let ready = resolved(resolver, options, stop, gated, &mut record).await;
+                execute(cluster, options, stop, ready, &mut known, &mut record).await;
+            }
+            Err(reason) => {
+                let reason = format!("it waits for a server of this input, which is not ready: {reason}");
+                for entry in gated {
+                    record(entry.source().index, Err(Error::Held(reason.clone())));
+                }
+            }
+        }
     }
-    if !pending.is_empty() {
-        for object in pending {
-            let index = object.source.index;
-            if stop.reason().is_some() {
-                report(index, Err(Error::NotApplied));
+}
+
+/// Whether the gate lets the next phase start: nothing before it failed (Argo CD starts no wave
+/// after a failed one), and what was written is ready.
+async fn passed(gate: &mut impl Gate, written: Vec<(ObjectRef, Value)>, failed: bool) -> Result<(), String> {
+    if failed {
+        return Err("an object of an earlier phase failed".into());
+    }
+    if written.is_empty() { Ok(()) } else { gate.ready(written).await }
+}
+
+/// The manifests of `entries`, in input order, resolving those whose kind a definition of the
+/// input defines (applied by now); those that cannot be resolved are reported.
+async fn resolved(
+    resolver: &Resolver<'_>,
+    options: &ApplyOptions,
+    stop: &Stop,
+    entries: Vec<Entry>,
+    report: &mut impl FnMut(usize, Result<Outcome, Error>),
+) -> Vec<Manifest> {
+    let mut manifests = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let object = match entry {
+            Entry::Ready(manifest) => {
+                manifests.push(manifest);
                 continue;
             }
-            if options.dry_run != DryRun::None {
-                let (kind, api_version) = (object.kind, object.api_version);
-                report(index, Err(Error::KindNotCreatedInDryRun { kind, api_version }));
-                continue;
-            }
-            match resolver.resolve_pending(object).await {
-                Ok(manifest) => rest.push(manifest),
-                Err(err) => report(index, Err(err.into())),
-            }
+            Entry::Pending(object) => object,
+        };
+        let index = object.source.index;
+        if stop.reason().is_some() {
+            report(index, Err(Error::NotApplied));
+            continue;
         }
-        rest.sort_by_key(|manifest| manifest.source.index);
+        if options.dry_run != DryRun::None {
+            let (kind, api_version) = (object.kind, object.api_version);
+            report(index, Err(Error::KindNotCreatedInDryRun { kind, api_version }));
+            continue;
+        }
+        match resolver.resolve_pending(object).await {
+            Ok(manifest) => manifests.push(manifest),
+            Err(err) => report(index, Err(err.into())),
+        }
     }
-    execute(cluster, options, stop, rest, &mut known, &mut report).await;
+    manifests.sort_by_key(|manifest| manifest.source.index);
+    manifests
 }
 
 /// What checking the documents themselves found.

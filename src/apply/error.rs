@@ -52,6 +52,12 @@ pub enum Error {
     /// The run stopped (interrupted, or the server stopped answering) before this object started.
     #[error("not applied: the run stopped before this object")]
     NotApplied,
+    /// The object's phase or stage did not start: what it waits for failed or is not ready.
+    #[error("not applied: {0}")]
+    Held(String),
+    /// The ordering annotations cannot be followed.
+    #[error(transparent)]
+    Order(#[from] super::order::OrderError),
     /// `--force` deleted the object, and it did not go away in time (kubectl's words).
     #[error("timed out waiting for the condition on {resource}/{name}")]
     StillThere { resource: String, name: String },

@@ -51,6 +51,8 @@ pub struct Change {
     pub version: Option<String>,
     /// The digest of the configuration in the files; `None` for an object to prune.
     pub configuration: Option<String>,
+    /// The phase it is applied in, from 1, when the input has several ([`super::order`]).
+    pub phase: Option<usize>,
 }
 
 impl Change {
@@ -105,7 +107,7 @@ impl Change {
             target.name
         );
         let (before, after) = (yaml(live), yaml(merged));
-        Change { effect, target, fields, name, before, after, version, configuration: None }
+        Change { effect, target, fields, name, before, after, version, configuration: None, phase: None }
     }
 }
 
@@ -128,6 +130,7 @@ pub fn saved_plan(changes: &[Change], mode: Mode, field_manager: Option<String>,
             resource_version: change.version.clone(),
             configuration: change.configuration.clone(),
             fields: change.fields.clone(),
+            phase: change.phase,
         })
         .collect();
     SavedPlan { settings, objects }

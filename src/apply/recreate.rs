@@ -161,7 +161,7 @@ async fn wait_until_gone(cluster: &Cluster, target: &ObjectRef, patience: Durati
 }
 
 /// The object as it can be created again: without what the server set.
-fn without_server_fields(mut object: Value) -> Value {
+pub(super) fn without_server_fields(mut object: Value) -> Value {
     if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         for field in SERVER_SET_METADATA {
             metadata.remove(field);

@@ -40,6 +40,10 @@ pub struct PlannedObject {
     pub configuration: Option<String>,
     /// The field paths that change, for the reader.
     pub fields: Vec<String>,
+    /// The phase it is applied in, from 1, when the input has several (sync waves, kapp's
+    /// change rules); left out otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<usize>,
 }
 
 /// A plan.
@@ -185,6 +189,7 @@ mod tests {
             resource_version: version.map(String::from),
             configuration: Some(digest(configuration)),
             fields: vec!["data.v".into()],
+            phase: None,
         }
     }
 

@@ -12,6 +12,7 @@ use super::apply_last_applied::LastAppliedCommand;
 use super::apply_report::{Report, ReportSettings};
 use super::flags::{DeletionArgs, DryRunArg, ExtraArgs, OutputArgs, RecordArg, SubresourceArg};
 use super::wait::parse_timeout;
+use super::wait_report::not_ready_line;
 use super::{Error, GlobalArgs, Result};
 use crate::output::Verb;
 
@@ -19,11 +20,12 @@ use tokio::signal::unix::{SignalKind, signal};
 
 use crate::apply::preview::Shown;
 use crate::apply::saved_plan::SavedPlan;
-use crate::apply::{self, ApplyOptions, DryRun, Stop, prune};
+use crate::apply::{self, ApplyOptions, DryRun, Stop, prune, rollback};
 use crate::client::Cluster;
 use crate::fleet;
+use crate::resource::ObjectRef;
 use crate::resource::Resolver;
-use crate::wait::Target;
+use crate::wait::{self, Condition, Target};
 
 /// Options of `kubeupd apply`, or one of its subcommands.
 #[derive(Debug, Args)]
@@ -69,6 +71,11 @@ pub struct ApplyFlags {
     /// has no readiness wait).
     #[arg(long)]
     pub wait_ready: bool,
+    /// If any object fails to apply or to become ready (this implies --wait-ready), put back
+    /// every object this run changed as it was before, delete what it created, and prune
+    /// nothing (Helm's --atomic).
+    #[arg(long)]
+    pub atomic: bool,
     /// Taken as kubectl 1.37 takes it, and as there it changes nothing: its apply defines delete's
     /// --wait but waits for no pruned object, and --force always waits for its deletion (up to
     /// --timeout). To wait until what was applied is ready: --wait-ready.
@@ -109,6 +116,8 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
         ));
     }
     let mut options = options(&flags)?;
+    // --atomic puts objects back as they were: each outcome keeps the object before.
+    options.keep_live = flags.atomic;
     options.change_cause = flags.record.cause(global).map(String::from);
     flags.input.ignore.apply_to(&mut options)?;
     if let Some(path) = &flags.plan {
@@ -132,14 +141,20 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
     };
     let mut report = Report::new(batch.entries(), settings);
     // A dry run writes nothing to wait for.
-    let wait = flags.wait_ready && options.dry_run == DryRun::None;
+    let wait = (flags.wait_ready || flags.atomic) && options.dry_run == DryRun::None;
+    let mut undos = Vec::new();
     let mut written = Vec::new();
     let mut applied = Applied::default();
     let stop = Stop::default();
+    let timeout = flags.timeout.unwrap_or(WAIT_TIMEOUT);
+    let mut gate = ReadyGate { cluster: &cluster, deadline: tokio::time::Instant::now() + timeout, timeout };
     {
-        let run = batch.run(&cluster, &resolver, &options, &stop, |index, result| {
+        let run = batch.run(&cluster, &resolver, &options, &stop, &mut gate, |index, result| {
             if let Ok(outcome) = &result {
                 applied.add(outcome);
+                if flags.atomic {
+                    undos.extend(rollback::Undo::of(outcome));
+                }
                 if wait {
                     written.push((index, Target::written(outcome.target.clone(), outcome.object.clone())));
                 }
@@ -160,13 +175,34 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
             }
         }
     }
+    let lines_to_stderr = flags.output.output.is_some();
+    let all_applied = report.all_applied() && stop.reason().is_none();
+    // Readiness first, pruning last: nothing is pruned before everything applied is ready.
+    let ready = if wait && all_applied {
+        report.end_progress();
+        let written = std::mem::take(&mut written);
+        tokio::select! {
+            waited = super::wait::until_applied_are_ready(&cluster, written, Vec::new(), timeout, lines_to_stderr) => waited,
+            () = interrupted() => {
+                // Every object was applied; only the waiting stops.
+                eprintln!("interrupted: every object was applied; stopped waiting for them to be ready");
+                return Err(Error::Reported(130));
+            }
+        }
+    } else {
+        Ok(())
+    };
     let scope = pruning.scope(applyset.as_ref(), members.as_ref(), &applied.namespaces);
     let pruned = match scope {
-        Some(scope) if report.all_applied() && stop.reason().is_none() => {
+        Some(scope) if all_applied && ready.is_ok() => {
             prune_after(&cluster, scope, &applied, options.dry_run, &mut report).await
         }
+        Some(_) if !all_applied => {
+            report.not_pruned("not every object was applied");
+            Vec::new()
+        }
         Some(_) => {
-            report.not_pruned();
+            report.not_pruned("not every object applied is ready");
             Vec::new()
         }
         None => Vec::new(),
@@ -177,22 +213,73 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
             tracing::debug!("cannot write the totals to {}: {err}", path.to_string_lossy());
         }
     }
-    match report.finish(stop.reason()) {
-        0 => {}
-        status => return Err(Error::Reported(status)),
+    let status = report.finish(stop.reason());
+    if flags.atomic && (status != 0 || ready.is_err()) && stop.reason() != Some(apply::StopReason::Interrupted) {
+        roll_back(&cluster, &undos).await;
+        return Err(Error::Reported(1));
     }
-    if wait {
-        let lines_to_stderr = flags.output.output.is_some();
+    if status != 0 {
+        return Err(Error::Reported(status));
+    }
+    ready?;
+    if wait && !pruned.is_empty() {
         tokio::select! {
-            waited = super::wait::until_applied_are_ready(&cluster, written, pruned, flags.timeout.unwrap_or(WAIT_TIMEOUT), lines_to_stderr) => waited?,
+            waited = super::wait::until_applied_are_ready(&cluster, Vec::new(), pruned, timeout, lines_to_stderr) => waited?,
             () = interrupted() => {
-                // Every object was applied; only the waiting stops.
-                eprintln!("interrupted: every object was applied; stopped waiting for them to be ready");
+                eprintln!("interrupted: every object was applied and pruned; stopped waiting for the pruned ones to go");
                 return Err(Error::Reported(130));
             }
         }
     }
     Ok(())
+}
+
+/// `--atomic`: puts back what the run changed, the last change first, and says so on stderr,
+/// an object at a time; an object that cannot be put back is named with why.
+async fn roll_back(cluster: &Cluster, undos: &[rollback::Undo]) {
+    if undos.is_empty() {
+        eprintln!("rolling back (--atomic): this run changed no object");
+        return;
+    }
+    eprintln!("rolling back (--atomic): {} objects this run changed", undos.len());
+    for undo in undos.iter().rev() {
+        let name = undo.target.display_name();
+        match rollback::undo(cluster, undo).await {
+            Ok(undone) => eprintln!("{name} {}", undone.word()),
+            Err(err) => {
+                let line = err.line();
+                eprintln!("error: rolling back {name}: {}", line.strip_prefix("error: ").unwrap_or(&line));
+            }
+        }
+    }
+}
+
+/// The gates between the phases of an apply (sync waves, kapp's change rules) and before what
+/// waits for the input's own APIServices and webhooks: `wait --for=ready`'s engine, all of them
+/// within the run's one `--timeout`.
+struct ReadyGate<'c> {
+    cluster: &'c Cluster,
+    deadline: tokio::time::Instant,
+    timeout: Duration,
+}
+
+impl apply::Gate for ReadyGate<'_> {
+    async fn ready(&mut self, objects: Vec<(ObjectRef, serde_json::Value)>) -> std::result::Result<(), String> {
+        let started = tokio::time::Instant::now();
+        let left = self.deadline.saturating_duration_since(started);
+        if left.is_zero() {
+            return Err(format!("the time ran out ({})", super::wait_report::seconds(self.timeout)));
+        }
+        let names: Vec<String> = objects.iter().map(|(object, _)| object.display_name()).collect();
+        let targets = objects.into_iter().map(|(object, written)| Target::written(object, written)).collect();
+        let outcomes = wait::wait(self.cluster, targets, &Condition::Ready, left, |_, _| {}).await;
+        let elapsed = started.elapsed();
+        let reasons: Vec<String> = (outcomes.iter().zip(&names))
+            .filter_map(|(outcome, name)| not_ready_line(name, outcome, "ready", left, elapsed))
+            .map(|line| line.trim_start_matches("error: ").to_string())
+            .collect();
+        if reasons.is_empty() { Ok(()) } else { Err(reasons.join("; ")) }
+    }
 }
 
 /// `apply --plan`: the plan is computed again from the files and the server, as `diff

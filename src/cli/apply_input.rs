@@ -179,9 +179,17 @@ impl Preview<'_> {
                 (entry.source().index, saved_plan::digest(document))
             })
             .collect();
+        let phases = &batch.order().phases;
+        let phase_of: HashMap<usize, usize> = match phases.len() {
+            1 => HashMap::new(),
+            _ => (phases.iter().enumerate())
+                .flat_map(|(number, phase)| phase.members().map(move |position| (position, number + 1)))
+                .map(|(position, number)| (batch.entries()[position].source().index, number))
+                .collect(),
+        };
         let mut results: BTreeMap<usize, Result<Outcome, apply::Error>> = BTreeMap::new();
         batch
-            .run(&cluster, &resolver, &options, &Stop::default(), |index, result| {
+            .run(&cluster, &resolver, &options, &Stop::default(), &mut apply::NoGate, |index, result| {
                 results.insert(index, result);
             })
             .await;
@@ -192,7 +200,8 @@ impl Preview<'_> {
                 Ok(outcome) => {
                     applied.extend(outcome.object["metadata"]["uid"].as_str().map(String::from));
                     namespaces.extend(outcome.target.namespace.clone());
-                    changes.push(Change::applied(outcome, configurations.get(&index).cloned(), self.shown));
+                    let change = Change::applied(outcome, configurations.get(&index).cloned(), self.shown);
+                    changes.push(Change { phase: phase_of.get(&index).copied(), ..change });
                 }
                 Err(err) => {
                     failed = true;

@@ -205,13 +205,17 @@ impl Report {
         });
     }
 
-    /// Nothing is pruned after a run where some object was not applied: what it would prune
-    /// may be what failed.
-    pub(super) fn not_pruned(&self) {
-        self.print(Lines {
-            stderr: vec!["error: nothing was pruned, because not every object was applied".to_string()],
-            ..Lines::default()
-        });
+    /// Nothing is pruned after a run where some object was not applied, or is not ready: what it
+    /// would prune may be what failed; `why` says which.
+    pub(super) fn not_pruned(&self, why: &str) {
+        self.print(Lines { stderr: vec![format!("error: nothing was pruned, because {why}")], ..Lines::default() });
+    }
+
+    /// Clears the progress bar, before waiting: the wait shows its own.
+    pub(super) fn end_progress(&mut self) {
+        if let Some(bar) = self.progress.take() {
+            bar.finish_and_clear();
+        }
     }
 
     fn print(&self, lines: Lines) {

@@ -114,7 +114,8 @@ fn summary(changes: &[Change]) -> String {
         };
         *totals.entry(order).or_default() += 1;
         if change.effect != Effect::Unchanged {
-            text.push_str(&format!("{sign} {}{}\n", change.target.display_name(), in_namespace(&change.target)));
+            let phase = change.phase.map(|phase| format!(" (phase {phase})")).unwrap_or_default();
+            text.push_str(&format!("{sign} {}{}{phase}\n", change.target.display_name(), in_namespace(&change.target)));
         }
     }
     let count = |order: u8| totals.get(&order).copied().unwrap_or(0);
@@ -144,7 +145,7 @@ fn change_set(changes: &[Change]) -> Value {
         .iter()
         .map(|change| {
             let target = &change.target;
-            json!({
+            let mut object = json!({
                 "action": change.effect.word(),
                 "object": target.display_name(),
                 "apiVersion": target.rt.api_version(),
@@ -152,7 +153,11 @@ fn change_set(changes: &[Change]) -> Value {
                 "namespace": target.namespace,
                 "name": target.name,
                 "fields": change.fields,
-            })
+            });
+            if let Some(phase) = change.phase {
+                object["phase"] = json!(phase);
+            }
+            object
         })
         .collect();
     json!({"objects": objects, "totals": totals})
