@@ -79,9 +79,15 @@ fn an_applyset_prunes_what_the_configuration_dropped_as_kubectl_does() {
     let ours = kubeupd_apply(&twins.ours, &[&set[..], &["--wait-ready", "--timeout=30s"]].concat(), &two);
     let theirs = kubectl_apply(&twins.theirs, &set, &two);
     assert!(ours.status.success(), "{}", text(&ours.stderr));
+    // kubectl's lines, with the waits' between them: ready, then pruned (pruning comes last),
+    // then gone.
     let ours_out = text(&ours.stdout);
-    assert!(ours_out.starts_with(&text(&theirs.stdout)), "kubeupd:\n{ours_out}kubectl:\n{}", text(&theirs.stdout));
-    assert!(ours_out.contains("configmap/c deleted after "), "{ours_out}");
+    let kubectls: String = ours_out.lines().filter(|line| !line.contains(" after ")).map(|line| format!("{line}\n")).collect();
+    assert_eq!(kubectls, text(&theirs.stdout), "kubeupd:\n{ours_out}");
+    let ready = ours_out.find("configmap/b ready after ").expect(&ours_out);
+    let pruned = ours_out.find("configmap/c pruned\n").expect(&ours_out);
+    let gone = ours_out.find("configmap/c deleted after ").expect(&ours_out);
+    assert!(ready < pruned && pruned < gone, "{ours_out}");
     assert_eq!(names(&twins.ours, "configmaps"), configmaps_named(&["a", "b"]));
     assert_eq!(names(&twins.theirs, "configmaps"), configmaps_named(&["a", "b"]));
     // The parent records the same kinds and namespaces as kubectl's, as kubeupd's tool.
