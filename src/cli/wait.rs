@@ -151,7 +151,15 @@ pub async fn run(args: WaitArgs, global: &GlobalArgs) -> Result {
         ..Printing::default()
     });
     // Each object's lines so far, and how its wait ended: (stage, outcome) when it did not get there.
-    let mut blocks: Vec<Vec<String>> = vec![Vec::new(); objects.len()];
+    let blocks: RefCell<Vec<Option<Vec<String>>>> = RefCell::new(vec![Some(Vec::new()); objects.len()]);
+    // Prints the lines of the object at `index`, whose wait ended, once those before it are out.
+    let flush = |index: usize| {
+        let Some(lines) = blocks.borrow_mut()[index].take() else { return };
+        live.borrow_mut().done(index);
+        for line in printing.borrow_mut().add(index, lines) {
+            live.borrow().print(&line);
+        }
+    };
     let mut ends: Vec<Option<(usize, Outcome)>> = vec![None; objects.len()];
     let mut going: Vec<usize> = (0..objects.len()).collect();
     let started = Instant::now();
@@ -164,15 +172,13 @@ pub async fn run(args: WaitArgs, global: &GlobalArgs) -> Result {
                 Progress::Waiting(reason) => live.borrow_mut().waiting(index, reason),
                 Progress::Done(outcome) => {
                     let line = met_line(&args.output, outcome);
-                    blocks[index].extend(line.clone());
                     // A deleted object that was never there has nothing more to meet.
                     let ended = !matches!(outcome, Outcome::Met { .. }) || last || line.is_none();
+                    if let Some(block) = blocks.borrow_mut()[index].as_mut() {
+                        block.extend(line);
+                    }
                     if ended {
-                        live.borrow_mut().done(index);
-                        let lines = printing.borrow_mut().add(index, std::mem::take(&mut blocks[index]));
-                        for line in lines {
-                            live.borrow().print(&line);
-                        }
+                        flush(index);
                     }
                 }
             }
@@ -196,7 +202,13 @@ pub async fn run(args: WaitArgs, global: &GlobalArgs) -> Result {
             }
             break;
         }
+        for index in (0..objects.len()).filter(|index| !next.contains(index)) {
+            flush(index);
+        }
         going = next;
+    }
+    for index in 0..objects.len() {
+        flush(index);
     }
     live.into_inner().finish();
     let elapsed = started.elapsed();
