@@ -16,28 +16,37 @@ pub mod fault_proxy;
 /// The test cluster's kubeconfig; panics with instructions when it is not usable.
 pub fn kubeconfig() -> PathBuf {
     static CHECKED: OnceLock<PathBuf> = OnceLock::new();
-    CHECKED
-        .get_or_init(|| {
-            let path = std::env::var_os("KUBEUPD_TEST_KUBECONFIG")
-                .map(PathBuf::from)
-                .expect("KUBEUPD_TEST_KUBECONFIG is not set: run the cluster tests with scripts/test.sh");
-            assert!(path.is_file(), "KUBEUPD_TEST_KUBECONFIG={} is not a file: run scripts/test.sh", path.display());
-            let ready = Command::new("kubectl")
-                .arg("--kubeconfig")
-                .arg(&path)
-                .args(["get", "--raw", "/readyz"])
-                .env_remove("KUBECONFIG")
-                .output()
-                .expect("kubectl must be installed to run the cluster tests");
-            assert!(
-                ready.status.success(),
-                "the test cluster in {} does not answer: {}",
-                path.display(),
-                String::from_utf8_lossy(&ready.stderr)
-            );
-            path
-        })
-        .clone()
+    CHECKED.get_or_init(|| checked_kubeconfig("KUBEUPD_TEST_KUBECONFIG")).clone()
+}
+
+/// The kubeconfig of the cluster with nodes (`scripts/local-cluster.sh nodes`: kwok's fake nodes,
+/// kube-scheduler and the workload controllers), where Deployments, Jobs and StatefulSets roll
+/// out for real; panics with instructions when it is not usable.
+pub fn nodes_kubeconfig() -> PathBuf {
+    static CHECKED: OnceLock<PathBuf> = OnceLock::new();
+    CHECKED.get_or_init(|| checked_kubeconfig("KUBEUPD_TEST_NODES_KUBECONFIG")).clone()
+}
+
+/// The kubeconfig named by the environment variable `variable`, once the server answers.
+fn checked_kubeconfig(variable: &str) -> PathBuf {
+    let path = std::env::var_os(variable)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("{variable} is not set: run the cluster tests with scripts/test.sh"));
+    assert!(path.is_file(), "{variable}={} is not a file: run scripts/test.sh", path.display());
+    let ready = Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(&path)
+        .args(["get", "--raw", "/readyz"])
+        .env_remove("KUBECONFIG")
+        .output()
+        .expect("kubectl must be installed to run the cluster tests");
+    assert!(
+        ready.status.success(),
+        "the test cluster in {} does not answer: {}",
+        path.display(),
+        String::from_utf8_lossy(&ready.stderr)
+    );
+    path
 }
 
 /// Whether the test cluster runs the controller manager (1.37's does, 1.20's has none), whose
@@ -128,19 +137,33 @@ pub fn testdata(relative: &str) -> PathBuf {
 pub struct TestNamespace {
     /// The namespace's name, unique per test run.
     pub name: String,
+    /// The kubeconfig of the cluster it is on.
+    cluster: PathBuf,
     cache: tempfile::TempDir,
 }
 
 impl TestNamespace {
     /// Creates a namespace named after `prefix`, e.g. `get-tables-4711-3`.
     pub fn new(prefix: &str) -> Self {
+        Self::on(kubeconfig(), runs_namespace_controllers(), prefix)
+    }
+
+    /// Creates a namespace named after `prefix` on the cluster with nodes ([`nodes_kubeconfig`]),
+    /// where workloads roll out for real.
+    pub fn with_nodes(prefix: &str) -> Self {
+        Self::on(nodes_kubeconfig(), true, prefix)
+    }
+
+    /// Creates a namespace named after `prefix` on the cluster of the kubeconfig `cluster`, and
+    /// waits for what the namespace controllers put in it when `controllers` run there.
+    fn on(cluster: PathBuf, controllers: bool, prefix: &str) -> Self {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
         let name = format!("{prefix}-{}-{unique}-{}", std::process::id(), nanos % 10_000);
-        let namespace = TestNamespace { name, cache: tempfile::tempdir().expect("a temporary directory") };
+        let namespace = TestNamespace { name, cluster, cache: tempfile::tempdir().expect("a temporary directory") };
         namespace.kubectl_ok(&["create", "namespace", &namespace.name]);
-        if runs_namespace_controllers() {
+        if controllers {
             let made = ["configmap/kube-root-ca.crt", "serviceaccount/default"];
             namespace.kubectl_ok(
                 &[&["wait", "--for=create", "--timeout=60s", "-n", &namespace.name][..], &made[..]].concat(),
@@ -162,7 +185,7 @@ impl TestNamespace {
     /// [`TestNamespace::kubeupd`] as a process to start and leave running.
     pub fn kubeupd_process(&self) -> Command {
         let mut command = Command::new(assert_cmd::cargo::cargo_bin("kubeupd"));
-        command.arg("--kubeconfig").arg(kubeconfig()).arg("--cache-dir").arg(self.cache_dir());
+        command.arg("--kubeconfig").arg(&self.cluster).arg("--cache-dir").arg(self.cache_dir());
         command.env_remove("KUBECONFIG");
         command
     }
@@ -170,7 +193,7 @@ impl TestNamespace {
     /// `kubectl` against the test cluster with a cache of its own.
     pub fn kubectl(&self) -> Command {
         let mut command = Command::new("kubectl");
-        command.arg("--kubeconfig").arg(kubeconfig()).arg("--cache-dir").arg(self.cache.path().join("kubectl"));
+        command.arg("--kubeconfig").arg(&self.cluster).arg("--cache-dir").arg(self.cache.path().join("kubectl"));
         command.env_remove("KUBECONFIG");
         command
     }
@@ -179,7 +202,7 @@ impl TestNamespace {
     /// environment so that the first word can be an alias of a kuberc file.
     pub fn kubectl_by_env(&self) -> Command {
         let mut command = Command::new("kubectl");
-        command.env("KUBECONFIG", kubeconfig()).env("KUBECACHEDIR", self.cache.path().join("kubectl-env"));
+        command.env("KUBECONFIG", &self.cluster).env("KUBECACHEDIR", self.cache.path().join("kubectl-env"));
         command
     }
 
@@ -405,6 +428,12 @@ impl Twins {
     /// Two fresh namespaces named after `prefix`.
     pub fn new(prefix: &str) -> Twins {
         Twins { ours: TestNamespace::new(&format!("{prefix}-u")), theirs: TestNamespace::new(&format!("{prefix}-k")) }
+    }
+
+    /// Two fresh namespaces named after `prefix` on the cluster with nodes.
+    pub fn with_nodes(prefix: &str) -> Twins {
+        let namespace = |side: &str| TestNamespace::with_nodes(&format!("{prefix}-{side}"));
+        Twins { ours: namespace("u"), theirs: namespace("k") }
     }
 
     /// Asserts that `kubectl get WHAT -o json` shows the same in both namespaces, as
