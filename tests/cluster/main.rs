@@ -34,6 +34,7 @@ mod prune;
 mod reliability;
 mod replace;
 mod rollout;
+mod rollout_failures;
 mod scale;
 mod security;
 mod server_side;
