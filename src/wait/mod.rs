@@ -213,6 +213,7 @@ pub async fn wait_or_fail(
                 if let Err((indices, err)) = ended {
                     for index in indices {
                         if outcomes[index].is_none() {
+                            tell(index, pods::News::Done(index));
                             progress(index, Progress::Done(outcomes[index].insert(Outcome::Error(err.clone()))));
                         }
                     }
