@@ -89,7 +89,7 @@ fn a_deployment_in_a_crash_loop_or_without_its_config_fails_the_wait() {
 }
 
 #[test]
-fn a_job_that_fails_and_a_statefulset_that_cannot_pull_fail_the_wait() {
+fn a_job_that_fails_and_other_workloads_whose_pods_fail_fail_the_wait() {
     let namespace = TestNamespace::with_nodes("fail-job");
     let job = |name: &str, image: &str| {
         format!(
@@ -121,6 +121,16 @@ fn a_job_that_fails_and_a_statefulset_that_cannot_pull_fail_the_wait() {
     let output = apply_wait(&namespace, &set);
     let reason = format!("pod db-0: container db: ImagePullBackOff: Back-off pulling image \"{image}\"");
     assert_failed(&output, "statefulset.apps/db", None, &reason);
+
+    let daemons = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent}\nspec:\n  \
+         selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n    \
+         spec:\n      containers: [{name: agent, image: \"kubeupd.invalid/fail/crash-loop:1\"}]\n";
+    let output = apply_wait(&namespace, daemons);
+    let line = assert_failed(&output, "daemonset.apps/agent", Some("agent-"), "");
+    assert!(
+        line.contains(": container agent: CrashLoopBackOff: back-off 10s restarting failed container=agent"),
+        "{line}"
+    );
 }
 
 /// `--for` given several times on a Deployment that really rolls out: kubectl 1.37's lines.
