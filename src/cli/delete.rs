@@ -313,7 +313,7 @@ async fn wait_until_gone(cluster: &Cluster, gone: Vec<Target>, timeout: Duration
         .filter_map(|(outcome, name)| match outcome {
             Outcome::Met { .. } | Outcome::Error(client::Error::NotFound(_)) => None,
             Outcome::Error(err) => Some(err.into()),
-            Outcome::NotMet(_) | Outcome::Failed(_) => {
+            Outcome::NotMet(_) | Outcome::Failed(_) | Outcome::FailedOn(_) => {
                 Some(Error::msg(format!("timed out waiting for the condition on {name}")))
             }
         })

@@ -96,7 +96,9 @@ pub(super) fn not_ready_line(
 ) -> Option<String> {
     match outcome {
         Outcome::Met { .. } => None,
-        Outcome::Failed(reason) => Some(format!("error: {name} failed after {}: {reason}", seconds(elapsed))),
+        Outcome::Failed(reason) | Outcome::FailedOn(reason) => {
+            Some(format!("error: {name} failed after {}: {reason}", seconds(elapsed)))
+        }
         Outcome::NotMet(reason) => {
             Some(format!("error: {name} not {word} after {}: {reason}", seconds(timeout.min(elapsed))))
         }

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{Readiness, condition, int};
+use super::{Readiness, condition, int, pods};
 
 fn in_progress(reason: impl Into<String>) -> Readiness {
     Readiness::InProgress(reason.into())
@@ -146,7 +146,9 @@ pub(super) fn job(object: &Value) -> Readiness {
     ))
 }
 
-/// Ready, or completed; the phase `Failed`, or a container in a crash loop, is a failure.
+/// Ready, or completed; the phase `Failed`, or a container waiting for a reason that no retry cures
+/// ([`pods::TERMINAL_WAITING_REASONS`]: kstatus's crash loop, and image and configuration errors),
+/// is a failure.
 pub(super) fn pod(object: &Value) -> Readiness {
     let status = &object["status"];
     match status["phase"].as_str().unwrap_or_default() {
@@ -160,21 +162,15 @@ pub(super) fn pod(object: &Value) -> Readiness {
             if ready.is_some_and(|ready| ready.is("True")) {
                 return Readiness::Current;
             }
-            let crashing: Vec<&str> = status["containerStatuses"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(|container| container["state"]["waiting"]["reason"] == "CrashLoopBackOff")
-                .filter_map(|container| container["name"].as_str())
-                .collect();
-            if !crashing.is_empty() {
-                return Readiness::Failed(format!("containers in CrashLoopBackOff: {}", crashing.join(", ")));
+            if let Some(failure) = pods::container_failure(object) {
+                return Readiness::Failed(failure);
             }
             in_progress(ready.map_or("running, not yet Ready".into(), |ready| ready.describe("Ready")))
         }
-        "Pending" => match condition(object, "PodScheduled").filter(|scheduled| scheduled.is("False")) {
-            Some(unscheduled) => in_progress(unscheduled.describe("PodScheduled")),
-            None => in_progress("Pending"),
+        "Pending" => match (pods::container_failure(object), condition(object, "PodScheduled")) {
+            (Some(failure), _) => Readiness::Failed(failure),
+            (None, Some(unscheduled)) if unscheduled.is("False") => in_progress(unscheduled.describe("PodScheduled")),
+            (None, _) => in_progress("Pending"),
         },
         "" => in_progress("not yet scheduled"),
         other => in_progress(format!("phase {other}")),
@@ -387,9 +383,13 @@ mod tests {
             {"name": "app", "state": {"waiting": {"reason": "CrashLoopBackOff"}}},
             {"name": "sidecar", "state": {"running": {}}}
         ]});
+        assert_eq!(readiness("", "Pod", &pod(crashing)), Readiness::Failed("container app: CrashLoopBackOff".into()));
+        let pulling = json!({"phase": "Pending", "containerStatuses": [
+            {"name": "app", "state": {"waiting": {"reason": "ImagePullBackOff", "message": "Back-off pulling image \"x\""}}}
+        ]});
         assert_eq!(
-            readiness("", "Pod", &pod(crashing)),
-            Readiness::Failed("containers in CrashLoopBackOff: app".into())
+            readiness("", "Pod", &pod(pulling)),
+            Readiness::Failed("container app: ImagePullBackOff: Back-off pulling image \"x\"".into())
         );
         let unscheduled = json!({"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False",
             "reason": "Unschedulable", "message": "0/3 nodes are available"}]});

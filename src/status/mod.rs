@@ -9,6 +9,7 @@
 //! any other object is ready when its `Ready` condition is true, or when it has none.
 
 mod kinds;
+pub mod pods;
 pub mod rollout;
 
 use serde_json::Value;

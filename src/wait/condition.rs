@@ -49,6 +49,49 @@ pub enum Check {
     Waiting(String),
     /// Never without a change, and why: the wait ends.
     Failed(String),
+    /// A failure condition of the caller's ([`FailOn`]) is met, and which: the wait ends.
+    FailedOn(String),
+}
+
+/// `--fail-on`: a condition (`condition=NAME[=VALUE]` or `jsonpath=EXPR[=VALUE]`, read as `--for`
+/// reads them) that ends the wait as a failure as soon as an object meets it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailOn {
+    /// As the user wrote it.
+    text: String,
+    condition: Condition,
+}
+
+impl FailOn {
+    /// Parses `condition=NAME[=VALUE]` or `jsonpath=EXPR[=VALUE]`.
+    pub fn parse(text: &str) -> Result<FailOn, Error> {
+        let condition = match Condition::parse(text) {
+            Ok(condition @ (Condition::Status { .. } | Condition::JsonPath(_))) => condition,
+            Ok(_) | Err(Error::UnknownCondition(_)) => return Err(Error::UnknownFailure(text.to_string())),
+            Err(err) => return Err(err),
+        };
+        Ok(FailOn { text: text.to_string(), condition })
+    }
+
+    /// Why `object` has failed, when it meets this condition: `--fail-on=condition=Failed met`,
+    /// with a status condition's reason and message when it has them.
+    pub fn check(&self, group: &str, kind: &str, object: &Value) -> Option<String> {
+        if self.condition.check(group, kind, Some(object)) != Check::Met {
+            return None;
+        }
+        let met = format!("--fail-on={} met", self.text);
+        let Condition::Status { name, .. } = &self.condition else { return Some(met) };
+        let conditions = object["status"]["conditions"].as_array().into_iter().flatten();
+        let found = conditions.into_iter().find(|condition| {
+            condition["type"].as_str().is_some_and(|kind| kind.to_lowercase() == name.to_lowercase())
+        });
+        let text = |field: &str| found.and_then(|found| found[field].as_str()).filter(|text| !text.is_empty());
+        Some(match (text("reason"), text("message")) {
+            (Some(reason), Some(message)) => format!("{met}: {reason}: {message}"),
+            (Some(why), None) | (None, Some(why)) => format!("{met}: {why}"),
+            (None, None) => met,
+        })
+    }
 }
 
 impl Condition {
@@ -228,6 +271,32 @@ mod tests {
         assert!(Condition::parse("jsonpath={.a}=1=2").unwrap_err().to_string().contains("format must be"));
         assert_eq!(Condition::parse("jsonpath={}").unwrap_err().to_string(), "jsonpath expression cannot be empty");
         assert!(Condition::parse("jsonpath={.a[}").is_err());
+    }
+
+    #[test]
+    fn failure_conditions_name_what_is_met() {
+        let job = json!({"status": {"phase": "x", "conditions": [
+            {"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded", "message": "Job has reached the specified backoff limit"},
+            {"type": "Suspended", "status": "False"}
+        ]}});
+        let on = |text: &str| FailOn::parse(text).unwrap().check("batch", "Job", &job);
+        assert_eq!(
+            on("condition=Failed").unwrap(),
+            "--fail-on=condition=Failed met: BackoffLimitExceeded: Job has reached the specified backoff limit"
+        );
+        assert_eq!(on("condition=suspended=false").unwrap(), "--fail-on=condition=suspended=false met");
+        assert_eq!(on("jsonpath={.status.phase}=x").unwrap(), "--fail-on=jsonpath={.status.phase}=x met");
+        assert_eq!(on("condition=Complete"), None);
+        assert_eq!(on("jsonpath={.status.phase}=y"), None);
+        for refused in ["ready", "delete", "create", "bogus"] {
+            assert_eq!(
+                FailOn::parse(refused).unwrap_err().to_string(),
+                format!(
+                    "unrecognized failure condition: {refused:?} (--fail-on takes condition=NAME[=VALUE] or jsonpath=EXPR[=VALUE])"
+                )
+            );
+        }
+        assert!(FailOn::parse("jsonpath={.a}=").unwrap_err().to_string().contains("has to have a value"));
     }
 
     #[test]

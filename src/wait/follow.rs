@@ -8,14 +8,14 @@ use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
 
-use super::{Check, Condition, State, Target, Update};
+use super::{Check, Condition, FailOn, State, Target, Update};
 use crate::client::{self, Cluster, ListScope, ResourceType, Selectors, WatchEvent, WatchOptions};
 
 /// The longest a single watch is kept open before it is opened again.
-const LONGEST_WATCH: Duration = Duration::from_secs(300);
+pub(super) const LONGEST_WATCH: Duration = Duration::from_secs(300);
 
 /// How long to pause before watching again after a watch failed or ended at once.
-const PAUSE: Duration = Duration::from_secs(1);
+pub(super) const PAUSE: Duration = Duration::from_secs(1);
 
 /// The targets of one type in one namespace.
 pub(super) struct Group {
@@ -58,6 +58,7 @@ pub(super) fn groups(targets: Vec<Target>) -> Vec<Group> {
 pub(super) async fn follow(
     cluster: &Cluster,
     condition: &Condition,
+    fail_on: &[FailOn],
     group: Group,
     once: bool,
     deadline: Instant,
@@ -67,7 +68,7 @@ pub(super) async fn follow(
     let scope = namespace.as_deref().map_or(ListScope::AllNamespaces, ListScope::Namespace);
     let single_name = (members.len() == 1).then(|| format!("metadata.name={}", members[0].name));
     let selectors = Selectors { label: None, field: single_name.as_deref() };
-    let follower = Follower { cluster, condition, rt: &rt, scope, selectors, updates };
+    let follower = Follower { cluster, condition, fail_on, rt: &rt, scope, selectors, updates };
     let started = match written_versions(&mut members) {
         Some(version) => {
             for member in &mut members {
@@ -152,7 +153,7 @@ fn written_versions(members: &mut [Member]) -> Option<String> {
 }
 
 /// Errors after which the watch is opened again: the connection, or the server, failed for now.
-fn passing(err: &client::Error) -> bool {
+pub(super) fn passing(err: &client::Error) -> bool {
     matches!(
         err,
         client::Error::Unreachable { .. }
@@ -167,6 +168,7 @@ fn passing(err: &client::Error) -> bool {
 struct Follower<'a> {
     cluster: &'a Cluster,
     condition: &'a Condition,
+    fail_on: &'a [FailOn],
     rt: &'a ResourceType,
     scope: ListScope<'a>,
     selectors: Selectors<'a>,
@@ -180,7 +182,12 @@ impl Follower<'_> {
         // Another object under the same name is not the one followed.
         let same = |object: &&Value| member.uid.as_deref().is_none_or(|uid| object["metadata"]["uid"] == uid);
         let present = seen.as_ref().filter(|_| !gone).filter(same);
-        let check = self.condition.check(&self.rt.group, &self.rt.kind, present);
+        let (group, kind) = (&self.rt.group, &self.rt.kind);
+        let failure = present.and_then(|object| self.fail_on.iter().find_map(|on| on.check(group, kind, object)));
+        let check = match failure {
+            Some(failure) => Check::FailedOn(failure),
+            None => self.condition.check(group, kind, present),
+        };
         member.done = !matches!(check, Check::Waiting(_));
         // The receiver is gone only when the wait is over.
         let _ = self.updates.send(Update { index: member.index, state: State::Checked { check, object: seen } });

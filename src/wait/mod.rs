@@ -8,14 +8,23 @@
 //! returned, and their `resourceVersion`), or else from a list; when the server ends a watch it is
 //! opened again where it stopped, and when that version is too old (410 Gone) the objects are
 //! listed again. An object whose condition can never be met ([`Check::Failed`], e.g. a Deployment
-//! past its progress deadline) ends the whole wait at once.
+//! past its progress deadline) ends the whole wait at once, as does an object that meets one of
+//! the caller's failure conditions ([`FailOn`]).
+//!
+//! While a workload waited for to be ready (a Deployment, StatefulSet, DaemonSet, ReplicaSet or
+//! Job) is not, the pods of its rollout are read too, with one list and one watch of the pods (and
+//! for Deployments of the ReplicaSets) per namespace, started only once such a workload is seen
+//! not ready: a pod the rollout cannot do without that waits for a reason no retry cures
+//! ([`crate::status::pods`]) fails the workload at once.
 //!
 //! To wait until objects are gone (pruned, or deleted by `wait --for=delete`), call [`wait`] with
 //! [`Condition::Deleted`] and targets made by [`Target::deleted`].
 
 mod condition;
 mod follow;
+mod pods;
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use futures::stream::{FuturesUnordered, StreamExt as _};
@@ -26,7 +35,7 @@ use tokio::time::Instant;
 use crate::client::{self, Cluster};
 use crate::resource::ObjectRef;
 
-pub use condition::{Check, Condition, JsonPathCondition};
+pub use condition::{Check, Condition, FailOn, JsonPathCondition};
 
 /// Why a condition cannot be waited for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -34,6 +43,9 @@ pub enum Error {
     /// `--for` names no condition kubeupd knows.
     #[error("unrecognized condition: {0:?}")]
     UnknownCondition(String),
+    /// `--fail-on` names no condition it takes.
+    #[error("unrecognized failure condition: {0:?} (--fail-on takes condition=NAME[=VALUE] or jsonpath=EXPR[=VALUE])")]
+    UnknownFailure(String),
     /// `--for=jsonpath=` is not a usable expression.
     #[error("{0}")]
     JsonPath(String),
@@ -76,6 +88,8 @@ pub enum Outcome {
     Met { object: Option<Value>, after: Duration },
     /// The condition can never be met without a change, and why.
     Failed(String),
+    /// A failure condition of the caller's ([`FailOn`]) was met, and which.
+    FailedOn(String),
     /// The time ran out (or, with no time at all, the one check failed), and the last reason.
     NotMet(String),
     /// The object could not be followed: it was not there to begin with, or the server refused.
@@ -115,6 +129,19 @@ pub async fn wait(
     targets: Vec<Target>,
     condition: &Condition,
     timeout: Duration,
+    progress: impl FnMut(usize, Progress<'_>),
+) -> Vec<Outcome> {
+    wait_or_fail(cluster, targets, condition, &[], timeout, progress).await
+}
+
+/// [`wait`], ending the wait for an object as [`Outcome::FailedOn`] (and the whole wait with it)
+/// as soon as it meets one of the conditions `fail_on`.
+pub async fn wait_or_fail(
+    cluster: &Cluster,
+    targets: Vec<Target>,
+    condition: &Condition,
+    fail_on: &[FailOn],
+    timeout: Duration,
     mut progress: impl FnMut(usize, Progress<'_>),
 ) -> Vec<Outcome> {
     let started = Instant::now();
@@ -122,11 +149,31 @@ pub async fn wait(
     let mut reasons: Vec<String> = vec!["not checked yet".to_string(); targets.len()];
     let mut outcomes: Vec<Option<Outcome>> = vec![None; targets.len()];
     let (sender, mut updates) = mpsc::unbounded_channel();
+    // Checking once reads no pods: the wait ends when the groups have judged their objects.
+    let workloads = match *condition == Condition::Ready && !timeout.is_zero() {
+        true => pods::workloads(&targets),
+        false => Vec::new(),
+    };
+    let mut news: HashMap<usize, mpsc::UnboundedSender<pods::News>> = HashMap::new();
+    let mut pod_followers: FuturesUnordered<_> = workloads
+        .into_iter()
+        .map(|namespace| {
+            let (tell, told) = mpsc::unbounded_channel();
+            news.extend(namespace.indices().map(|index| (index, tell.clone())));
+            pods::follow(cluster, namespace, told, sender.clone())
+        })
+        .collect();
     let mut groups: FuturesUnordered<_> = follow::groups(targets)
         .into_iter()
-        .map(|group| follow::follow(cluster, condition, group, timeout.is_zero(), deadline, sender.clone()))
+        .map(|group| follow::follow(cluster, condition, fail_on, group, timeout.is_zero(), deadline, sender.clone()))
         .collect();
     drop(sender);
+    let tell = |index: usize, what: pods::News| {
+        if let Some(news) = news.get(&index) {
+            // A follower that stopped (it could not read the pods) leaves the wait as it is.
+            let _ = news.send(what);
+        }
+    };
     let expired = tokio::time::sleep_until(deadline);
     tokio::pin!(expired);
     let mut failed = false;
@@ -142,7 +189,14 @@ pub async fn wait(
                         failed = true;
                         Outcome::Failed(reason)
                     }
-                    State::Checked { check: Check::Waiting(reason), .. } => {
+                    State::Checked { check: Check::FailedOn(reason), .. } => {
+                        failed = true;
+                        Outcome::FailedOn(reason)
+                    }
+                    State::Checked { check: Check::Waiting(reason), object } => {
+                        if let Some(object) = object {
+                            tell(index, pods::News::Waiting { index, object });
+                        }
                         if reason != reasons[index] {
                             progress(index, Progress::Waiting(&reason));
                             reasons[index] = reason;
@@ -151,6 +205,7 @@ pub async fn wait(
                     }
                     State::Missing(err) => Outcome::Error(err),
                 };
+                tell(index, pods::News::Done(index));
                 progress(index, Progress::Done(outcomes[index].insert(outcome)));
             }
             Some(ended) = groups.next() => {
@@ -158,11 +213,13 @@ pub async fn wait(
                 if let Err((indices, err)) = ended {
                     for index in indices {
                         if outcomes[index].is_none() {
+                            tell(index, pods::News::Done(index));
                             progress(index, Progress::Done(outcomes[index].insert(Outcome::Error(err.clone()))));
                         }
                     }
                 }
             }
+            Some(()) = pod_followers.next() => {}
             () = &mut expired, if !timeout.is_zero() => break,
             else => break,
         }

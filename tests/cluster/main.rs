@@ -35,6 +35,7 @@ mod prune;
 mod reliability;
 mod replace;
 mod rollout;
+mod rollout_failures;
 mod scale;
 mod security;
 mod server_side;

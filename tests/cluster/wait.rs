@@ -212,9 +212,16 @@ fn a_timeout_names_each_object_not_ready_and_why_with_one_watch_per_type() {
         let line = format!("error: deployment.apps/{name} not ready after 2s: 0 of 2 replicas created\n");
         assert!(stderr.contains(&line), "{line} missing from:\n{stderr}");
     }
-    let watches: Vec<&str> = stderr.lines().filter(|line| line.contains("watch=true")).collect();
-    assert_eq!(watches.len(), 1, "three Deployments in one namespace share one watch: {watches:#?}");
-    assert!(!watches[0].contains("fieldSelector"), "{}", watches[0]);
+    let watches = |of: &str| -> Vec<&str> {
+        stderr.lines().filter(|line| line.contains("watch=true") && line.contains(&format!("/{of}?"))).collect()
+    };
+    let deployments = watches("deployments");
+    assert_eq!(deployments.len(), 1, "three Deployments in one namespace share one watch: {deployments:#?}");
+    assert!(!deployments[0].contains("fieldSelector"), "{}", deployments[0]);
+    // Their pods, and their ReplicaSets, are read with one watch each for the namespace.
+    for of in ["pods", "replicasets"] {
+        assert_eq!(watches(of).len(), 1, "one watch of the {of} of the namespace: {:#?}", watches(of));
+    }
 }
 
 /// Starts the same `wait` with kubectl in `twins.theirs` and kubeupd in `twins.ours`.
@@ -482,4 +489,168 @@ fn apply_force_waits_for_its_deletion_as_kubectls_does() {
     assert_eq!(text(&ours.stdout), "configmap/frozen configured\n");
     let object = twins.assert_same("configmap/frozen", "the object --force created again");
     assert_eq!(object["data"]["v"], "2");
+}
+
+/// `--for` given several times, as kubectl 1.36+ reads it: each condition in turn, a line per
+/// condition met, the first that is not met named; compared with kubectl on twins.
+#[test]
+fn repeated_for_matches_kubectl() {
+    let twins = Twins::new("wait-for-many");
+    for namespace in [&twins.theirs, &twins.ours] {
+        namespace.kubectl_ok(&[
+            "create",
+            "deployment",
+            "web",
+            "--image=nginx:1.25",
+            "--replicas=2",
+            "-n",
+            &namespace.name,
+        ]);
+    }
+    // Met while waiting: both wait for the rollout, then for the jsonpath.
+    let both = ["--for=condition=Available", "--for=jsonpath={.status.readyReplicas}=2", "deployment/web"];
+    let (mut kubectl, mut kubeupd) = start_both(&twins, &[&both[..], &["--timeout=60s"]].concat());
+    std::thread::sleep(Duration::from_secs(2));
+    assert_still_waiting(&mut kubectl, "kubectl wait --for --for");
+    assert_still_waiting(&mut kubeupd, "kubeupd wait --for --for");
+    for namespace in [&twins.theirs, &twins.ours] {
+        report_status(namespace, "web", &rolled_out(1, 2));
+    }
+    let (kubectl, kubeupd) = (finished(kubectl, "kubectl"), finished(kubeupd, "kubeupd"));
+    assert_eq!(text(&kubeupd.stdout), "deployment.apps/web condition met\ndeployment.apps/web condition met\n");
+    assert_same_result(kubectl, kubeupd, "two conditions met while waiting");
+
+    for args in [
+        &["--for=condition=Available", "--for=jsonpath={.spec.replicas}=2", "deployment/web", "--timeout=1s"][..],
+        &["--for=create", "--for=condition=Available", "deployment/web", "--timeout=1s"],
+        &["--for=condition=Available", "--for=create", "deployment/web", "--timeout=1s"],
+        &["--for=condition=Available", "--for=jsonpath={.spec.replicas}=5", "deployment/web", "--timeout=1s"],
+        &["--for=jsonpath={.spec.replicas}=5", "--for=condition=Available", "deployment/web", "--timeout=1s"],
+        &["--for=condition=Available", "--for=condition=Available=false", "deployment/web", "--timeout=0"],
+        &["--for=condition=Available", "--for=jsonpath={.spec.replicas}=2", "deployment/web", "-o", "name"],
+        &["--for=condition=Available", "--for=jsonpath={.spec.replicas}=2", "deployment/web", "-o", "yaml"],
+        &["--for=create", "--for=condition=Available", "deployment/nope", "--timeout=1s"],
+        &["--for=condition=Available", "--for=bogus", "deployment/web", "--timeout=1s"],
+        &["--for=condition=Available", "--for=jsonpath={.a}=", "deployment/web", "--timeout=1s"],
+    ] {
+        let args = [&["wait"][..], args].concat();
+        let (ours, theirs) = twins.run_both(&args);
+        // The objects printed with -o yaml are the twins': their own namespace, uid and times.
+        if args.contains(&"yaml") {
+            let documents = |output: &Output| text(&output.stdout).split("\n---\n").count();
+            assert_eq!((ours.status.code(), documents(&ours)), (theirs.status.code(), documents(&theirs)), "{args:?}");
+            assert_eq!(documents(&ours), 2, "{}", text(&ours.stdout));
+            continue;
+        }
+        twins.assert_same_output(&ours, &theirs, &format!("{args:?}"));
+    }
+}
+
+/// `--fail-on` (kubeupd's own) ends the wait as soon as the object meets it, naming the condition.
+#[test]
+fn fail_on_ends_the_wait_at_once() {
+    let namespace = TestNamespace::new("wait-fail-on");
+    let n = namespace.name.as_str();
+    namespace.apply("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: job}\ndata: {state: running}\n");
+    let mut wait = namespace
+        .kubeupd_process()
+        .args(["wait", "-n", n, "configmap/job", "--for=jsonpath={.data.state}=done", "--timeout=120s"])
+        .args(["--fail-on=jsonpath={.data.state}=broken", "--fail-on=jsonpath={.data.other}=x"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    assert_still_waiting(&mut wait, "wait --fail-on");
+    namespace.kubectl_ok(&[
+        "patch",
+        "configmap",
+        "job",
+        "-n",
+        n,
+        "--type=merge",
+        "-p",
+        r#"{"data":{"state":"broken"}}"#,
+    ]);
+    let output = finished(wait, "wait --fail-on");
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(text(&output.stdout), "");
+    let stderr = text(&output.stderr);
+    assert!(stderr.starts_with("error: configmap/job failed after "), "{stderr}");
+    assert!(stderr.ends_with(": --fail-on=jsonpath={.data.state}=broken met\n"), "{stderr}");
+
+    // Met already: the wait ends at once, and the condition waited for is not looked at.
+    let args = ["wait", "-n", n, "cm/job", "--for=create", "--fail-on=jsonpath={.data.state}=broken"];
+    let ours = namespace.kubeupd().args(args).output().unwrap();
+    assert_eq!(ours.status.code(), Some(1));
+    assert!(text(&ours.stderr).contains("--fail-on=jsonpath={.data.state}=broken met"), "{}", text(&ours.stderr));
+    // Conditions --fail-on does not take are refused before any request.
+    let refused = namespace.kubeupd().args(["wait", "-n", n, "cm/job", "--fail-on=delete"]).output().unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(
+        text(&refused.stderr),
+        "error: unrecognized failure condition: \"delete\" (--fail-on takes condition=NAME[=VALUE] or jsonpath=EXPR[=VALUE])\n"
+    );
+}
+
+/// A custom resource whose controller reports `Stalled=True` fails `apply --wait-ready` at once
+/// (kstatus's rule), named with the condition's message; `Ready=False` alone keeps it waiting.
+#[test]
+fn a_custom_resource_that_stalls_fails_the_wait() {
+    let namespace = TestNamespace::new("wait-stalled");
+    let n = namespace.name.as_str();
+    let group = format!("t{}.wait.kubeupd.test", n.replace('-', ""));
+    let definition = format!(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: widgets.{group}}}\n\
+         spec:\n  group: {group}\n  scope: Namespaced\n  names: {{kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}}\n  \
+         versions: [{{name: v1, served: true, storage: true, subresources: {{status: {{}}}}, \
+         schema: {{openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}}}}}]\n"
+    );
+    namespace.apply(&definition);
+    namespace.wait_established(&[&format!("crd/widgets.{group}")]);
+    let widget =
+        |size: u32| format!("apiVersion: {group}/v1\nkind: Widget\nmetadata: {{name: w}}\nspec: {{size: {size}}}\n");
+    namespace.apply(&widget(1));
+    let report = |generation: i64, conditions: Value| {
+        let patch = json!({"status": {"observedGeneration": generation, "conditions": conditions}}).to_string();
+        let widgets = format!("widgets.{group}");
+        namespace.kubectl_ok(&["patch", &widgets, "w", "-n", n, "--subresource=status", "--type=merge", "-p", &patch]);
+    };
+    report(1, json!([{"type": "Ready", "status": "True", "reason": "Succeeded", "message": "size 1 offered"}]));
+    let file = manifest(&widget(2));
+    let mut apply = start_apply_wait(&namespace, &file, &["--timeout=120s"]);
+    let started = Instant::now();
+    loop {
+        let generation = namespace.kubectl_ok(&[
+            "get",
+            &format!("widgets.{group}"),
+            "w",
+            "-n",
+            n,
+            "-o",
+            "jsonpath={.metadata.generation}",
+        ]);
+        if generation == "2" {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "the widget was never applied");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    report(2, json!([{"type": "Ready", "status": "False", "reason": "Failed", "message": "still trying"}]));
+    std::thread::sleep(Duration::from_secs(2));
+    assert_still_waiting(&mut apply, "apply --wait-ready with Ready=False");
+    report(
+        2,
+        json!([
+            {"type": "Ready", "status": "False", "reason": "Failed", "message": "size 2 is not offered"},
+            {"type": "Stalled", "status": "True", "reason": "InvalidSpec", "message": "size 2 is not offered"}
+        ]),
+    );
+    let output = finished(apply, "apply --wait-ready, stalled");
+    let _ = namespace.kubectl().args(["delete", "crd", &format!("widgets.{group}"), "--wait=false"]).output();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    let prefix = format!("error: widget.{group}/w failed after ");
+    assert!(stderr.starts_with(&prefix), "{stderr}");
+    assert!(stderr.ends_with(": Stalled: size 2 is not offered\n"), "{stderr}");
 }

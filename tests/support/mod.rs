@@ -430,6 +430,12 @@ impl Twins {
         Twins { ours: TestNamespace::new(&format!("{prefix}-u")), theirs: TestNamespace::new(&format!("{prefix}-k")) }
     }
 
+    /// Two fresh namespaces named after `prefix` on the cluster with nodes.
+    pub fn with_nodes(prefix: &str) -> Twins {
+        let namespace = |side: &str| TestNamespace::with_nodes(&format!("{prefix}-{side}"));
+        Twins { ours: namespace("u"), theirs: namespace("k") }
+    }
+
     /// Asserts that `kubectl get WHAT -o json` shows the same in both namespaces, as
     /// [`twin_view`] sees it, and returns our side. `what` is a type (all its objects, as a
     /// list's items) or `TYPE/NAME`.
