@@ -109,6 +109,17 @@ impl GetArgs {
             }
             return Ok(Options::Raw(path.clone()));
         }
+        // kubectl's checks of the printer flags, in its order (the second came with 1.37).
+        let format = self.output.output.as_deref().unwrap_or_default();
+        if self.show_labels && !format.is_empty() && format != "wide" {
+            return Err(Error::msg(format!("--show-labels option cannot be used with {format} printer")));
+        }
+        if !self.label_columns.is_empty() && format.starts_with("custom-columns") {
+            return Err(Error::msg(format!("--label-columns option cannot be used with {format} printer")));
+        }
+        if self.output_watch_events && !(self.watch || self.watch_only) {
+            return Err(Error::msg("--output-watch-events option can only be used with --watch or --watch-only"));
+        }
         if self.targets.targets.is_empty() && !self.targets.files.given() {
             // kubectl's two parts: a hint, then the error.
             eprintln!(

@@ -200,6 +200,15 @@ fn unknown_types_fail_like_kubectl() {
     let output = ns.assert_same_as_kubectl(&["get", "foo", "-n", &ns.name]);
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(stderr(&output), "error: the server doesn't have a resource type \"foo\"\n");
+    // kubectl 1.37 names the group of a `resource.group` it cannot find.
+    let output = ns.assert_same_as_kubectl(&["get", "pdb.hpa", "-n", &ns.name]);
+    assert_eq!(stderr(&output), "error: the server doesn't have a resource type \"pdb\" in group \"hpa\"\n");
+    ns.assert_same_as_kubectl(&["get", "foo.v1.example.com", "-n", &ns.name]);
+    // And checks the printer flags before anything else, as 1.37 does.
+    for flags in [&["--show-labels", "-o", "json"][..], &["-L", "app", "-o", "custom-columns=NAME:.metadata.name"], &["--output-watch-events"]] {
+        let output = ns.assert_same_as_kubectl(&[&["get", "cm", "-n", &ns.name][..], flags].concat());
+        assert_eq!(output.status.code(), Some(1), "{flags:?}");
+    }
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("thing.yaml");
     std::fs::write(&file, "apiVersion: nope.example/v1\nkind: Thing\nmetadata:\n  name: x\n").unwrap();
