@@ -314,11 +314,16 @@ fn bounded_server_retry() -> RetryLayer<RetryPolicy> {
 fn tls_failure(err: &(dyn StdError + 'static)) -> Option<String> {
     let mut current = Some(err);
     while let Some(layer) = current {
-        let wrapped = layer.downcast_ref::<std::io::Error>().and_then(|io| io.get_ref()).map(|inner| inner as &(dyn StdError + 'static));
-        for candidate in [Some(layer), wrapped].into_iter().flatten() {
-            if let Some(tls) = candidate.downcast_ref::<rustls::Error>() {
+        // An io::Error may wrap another (the connector's around the handshake's).
+        let mut candidate = Some(layer);
+        while let Some(error) = candidate {
+            if let Some(tls) = error.downcast_ref::<rustls::Error>() {
                 return Some(in_go_words(tls));
             }
+            candidate = error
+                .downcast_ref::<std::io::Error>()
+                .and_then(|io| io.get_ref())
+                .map(|inner| inner as &(dyn StdError + 'static));
         }
         current = layer.source();
     }
