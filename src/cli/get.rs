@@ -431,7 +431,15 @@ const WATCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30 * 6
 async fn watch(cluster: &Cluster, visits: &[Visit], args: &GetArgs, printer: Option<Printer>) -> Result {
     let [visit] = visits else { return Err(Error::msg("you may only specify a single resource type")) };
     let name_selector = match visit.names.as_deref() {
-        Some([name]) => Some(format!("metadata.name={name}")),
+        Some([name]) => {
+            // kubectl reads the object first: one that does not exist is its error, or (1.34 and
+            // later) nothing at all with --ignore-not-found.
+            match cluster.get(&visit.rt, visit.namespace.as_deref(), name).await {
+                Err(client::Error::NotFound(_)) if args.ignore_not_found => return Ok(()),
+                Err(err) => return Err(err.into()),
+                Ok(_) => Some(format!("metadata.name={name}")),
+            }
+        }
         Some(names) => {
             // kubectl shows the objects, then finds that it cannot watch several.
             if !args.watch_only {

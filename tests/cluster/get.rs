@@ -81,8 +81,11 @@ fn custom_resources_match_kubectl() {
     ensure_cluster_fixture(&ns, "crd/gadgets.yaml");
     ns.apply_testdata("get/gadgets.yaml");
     let n = ns.name.as_str();
+    // A cell of non-ASCII text: kubectl 1.37 pads the header to its bytes.
+    ns.apply("apiVersion: get.kubeupd.test/v1\nkind: Gadget\nmetadata: {name: gizmo}\nspec: {size: très grande}\n");
     for args in [
         vec!["get", "gadgets", "-n", n],
+        vec!["get", "gadgets", "--no-headers", "-n", n],
         vec!["get", "gdg", "-o", "wide", "-n", n],
         vec!["get", "Gadget", "sprocket", "-n", n],
         vec!["get", "gadgets.get.kubeupd.test", "-o", "yaml", "-n", n],
@@ -192,6 +195,12 @@ fn not_found_prints_the_others_and_fails() {
     ns.assert_same_as_kubectl(&["get", "deploy", "nope", "-n", n]);
     ns.assert_same_as_kubectl(&["get", "deploy", "nope", "-o", "yaml", "-n", n]);
     ns.assert_same_as_kubectl(&["get", "cm", "one", "nope", "-o", "json", "-n", n]);
+    // A watch of an object that does not exist: kubectl's error, or (1.34 and later) nothing
+    // with --ignore-not-found.
+    let output = ns.assert_same_as_kubectl(&["get", "cm", "nope", "-w", "-n", n]);
+    assert_eq!(output.status.code(), Some(1));
+    let output = ns.assert_same_as_kubectl(&["get", "cm", "nope", "-w", "--ignore-not-found", "-n", n]);
+    assert!(output.status.success() && output.stdout.is_empty() && output.stderr.is_empty());
 }
 
 #[test]
