@@ -186,7 +186,8 @@ pub fn labels_change(before: &Value, after: &Value) -> bool {
 /// `unlabeled` when removed, `not labeled` when none changed.
 pub fn label_outcome(before: &Value, after: &Value) -> &'static str {
     let empty = Map::new();
-    let (old, new) = (MetadataMap::Labels.of(before).unwrap_or(&empty), MetadataMap::Labels.of(after).unwrap_or(&empty));
+    let (old, new) =
+        (MetadataMap::Labels.of(before).unwrap_or(&empty), MetadataMap::Labels.of(after).unwrap_or(&empty));
     let added = new.iter().any(|(key, value)| old.get(key) != Some(value));
     let removed = old.keys().any(|key| !new.contains_key(key));
     match (added, removed) {

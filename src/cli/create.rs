@@ -449,11 +449,8 @@ fn data_object(kind: &str, args: &DataArgs, secret_type: Option<&str>) -> Result
     for (key, value) in entries {
         check_key(kind, &key)?;
         // kubectl names the map that has the key: Data, or a ConfigMap's BinaryData.
-        let clash = if data.contains_key(&key) {
-            Some("Data")
-        } else {
-            binary.contains_key(&key).then_some("BinaryData")
-        };
+        let clash =
+            if data.contains_key(&key) { Some("Data") } else { binary.contains_key(&key).then_some("BinaryData") };
         if let Some(map) = clash {
             return Err(Error::msg(format!(
                 "cannot add key {key:?}, another key by that name already exists in {map} for {kind} {name:?}"

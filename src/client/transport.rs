@@ -342,9 +342,11 @@ fn in_go_words(err: &rustls::Error) -> String {
                 let host = expected.to_str();
                 return verification_error(&CertificateFailure::NotForHost { host: &host, presented });
             }
-            CertificateError::ExpiredContext { time, not_after } => {
-                Some(CertificateFailure::OutsideValidity { now: time.as_secs(), bound: not_after.as_secs(), expired: true })
-            }
+            CertificateError::ExpiredContext { time, not_after } => Some(CertificateFailure::OutsideValidity {
+                now: time.as_secs(),
+                bound: not_after.as_secs(),
+                expired: true,
+            }),
             CertificateError::NotValidYetContext { time, not_before } => Some(CertificateFailure::OutsideValidity {
                 now: time.as_secs(),
                 bound: not_before.as_secs(),

@@ -261,13 +261,16 @@ pub fn verification_error(failure: &CertificateFailure<'_>) -> String {
                 })
                 .collect();
             match (host_is_ip, names.is_empty()) {
-                (true, true) => format!("x509: cannot validate certificate for {host} because it doesn't contain any IP SANs"),
+                (true, true) => {
+                    format!("x509: cannot validate certificate for {host} because it doesn't contain any IP SANs")
+                }
                 (false, true) => format!("x509: certificate is not valid for any names, but wanted to match {host}"),
                 (_, false) => format!("x509: certificate is valid for {}, not {host}", names.join(", ")),
             }
         }
         CertificateFailure::OutsideValidity { now, bound, expired } => {
-            let time = |seconds: u64| super::time::timestamp(std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds));
+            let time =
+                |seconds: u64| super::time::timestamp(std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds));
             let relation = if *expired { "after" } else { "before" };
             format!(
                 "x509: certificate has expired or is not yet valid: current time {} is {relation} {}",
@@ -289,8 +292,12 @@ mod tests {
             verification_error(&CertificateFailure::UnknownAuthority),
             "tls: failed to verify certificate: x509: certificate signed by unknown authority"
         );
-        let presented = ["DnsName(\"kubernetes\")".to_string(), "DnsName(\"kubernetes.default\")".to_string(),
-            "IpAddress(10.96.0.1)".to_string(), "IpAddress(127.0.0.1)".to_string()];
+        let presented = [
+            "DnsName(\"kubernetes\")".to_string(),
+            "DnsName(\"kubernetes.default\")".to_string(),
+            "IpAddress(10.96.0.1)".to_string(),
+            "IpAddress(127.0.0.1)".to_string(),
+        ];
         assert_eq!(
             verification_error(&CertificateFailure::NotForHost { host: "example.test", presented: &presented }),
             "tls: failed to verify certificate: x509: certificate is valid for kubernetes, kubernetes.default, not example.test"
@@ -304,7 +311,11 @@ mod tests {
             "tls: failed to verify certificate: x509: cannot validate certificate for 127.0.0.2 because it doesn't contain any IP SANs"
         );
         assert_eq!(
-            verification_error(&CertificateFailure::OutsideValidity { now: 1_764_900_000, bound: 1_700_000_000, expired: true }),
+            verification_error(&CertificateFailure::OutsideValidity {
+                now: 1_764_900_000,
+                bound: 1_700_000_000,
+                expired: true
+            }),
             "tls: failed to verify certificate: x509: certificate has expired or is not yet valid: current time \
              2025-12-05T02:00:00Z is after 2023-11-14T22:13:20Z"
         );

@@ -190,12 +190,8 @@ fn client_dry_runs_say_and_show_what_kubectl_does() {
         namespace.kubectl_ok(&["create", "configmap", "plain", "--from-literal=a=1", "-n", &namespace.name]);
     }
     let changed = configmap.replace("b: \"2\"", "c: \"3\"");
-    let steps: &[(&str, &[&str])] = &[
-        (configmap, &[]),
-        (&changed, &[]),
-        (&changed, &["-o", "jsonpath={.data}"]),
-        (plain, &[]),
-    ];
+    let steps: &[(&str, &[&str])] =
+        &[(configmap, &[]), (&changed, &[]), (&changed, &["-o", "jsonpath={.data}"]), (plain, &[])];
     for (yaml, args) in steps {
         let args = [&["apply", "--dry-run=client", "-f", "-"][..], args].concat();
         let theirs = with_stdin(twins.theirs.kubectl().args(&args).args(["-n", &twins.theirs.name]), yaml);

@@ -154,7 +154,10 @@ fn flags_that_do_not_authenticate_fail_as_with_kubectl() {
 fn assert_same_refusal((theirs, ours): (Output, Output)) {
     assert_eq!((ours.status.code(), theirs.status.code()), (Some(1), Some(1)), "{}", stderr(&ours));
     let kubectls = stderr(&theirs).lines().last().unwrap_or_default().to_string();
-    assert!(kubectls.starts_with("Unable to connect to the server: tls: failed to verify certificate: x509: "), "{kubectls}");
+    assert!(
+        kubectls.starts_with("Unable to connect to the server: tls: failed to verify certificate: x509: "),
+        "{kubectls}"
+    );
     assert_eq!(stderr(&ours), format!("{kubectls}\n"));
     assert!(stdout(&ours).is_empty());
 }

@@ -214,7 +214,11 @@ fn unknown_types_fail_like_kubectl() {
     assert_eq!(stderr(&output), "error: the server doesn't have a resource type \"pdb\" in group \"hpa\"\n");
     ns.assert_same_as_kubectl(&["get", "foo.v1.example.com", "-n", &ns.name]);
     // And checks the printer flags before anything else, as 1.37 does.
-    for flags in [&["--show-labels", "-o", "json"][..], &["-L", "app", "-o", "custom-columns=NAME:.metadata.name"], &["--output-watch-events"]] {
+    for flags in [
+        &["--show-labels", "-o", "json"][..],
+        &["-L", "app", "-o", "custom-columns=NAME:.metadata.name"],
+        &["--output-watch-events"],
+    ] {
         let output = ns.assert_same_as_kubectl(&[&["get", "cm", "-n", &ns.name][..], flags].concat());
         assert_eq!(output.status.code(), Some(1), "{flags:?}");
     }

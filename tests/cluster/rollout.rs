@@ -286,7 +286,10 @@ fn rollout_history_and_undo_match_kubectl() {
     for args in [&["rollout", "undo", "deploy/web", "--dry-run=server"][..], &["rollout", "undo", "deploy/web"]] {
         let out = both(&twins, args);
         let warned = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert!(warned.starts_with("Warning: resource deployments/web was previously managed with 'kubectl apply'"), "{warned}");
+        assert!(
+            warned.starts_with("Warning: resource deployments/web was previously managed with 'kubectl apply'"),
+            "{warned}"
+        );
     }
     both(&twins, &["rollout", "pause", "deploy/web"]);
     let out = both(&twins, &["rollout", "undo", "deploy/web", "--to-revision=1"]);
