@@ -225,7 +225,21 @@ fn another_field_manager_migrates_and_drops_the_annotation_as_kubectl_does() {
     let twins = Twins::new("ssa-manager");
     apply_both(&twins, CREATED, &[]);
     apply_both(&twins, &changed(), &[]);
+    let args = ["apply", "--server-side", "--field-manager", "team", "--dry-run=server", "-o", "json", "-n"];
+    let dry =
+        twins.ours.kubeupd().args(args).arg(&twins.ours.name).args(["-f", "-"]).write_stdin(server_side()).output();
+    let dry = dry.unwrap();
+    assert!(dry.status.success(), "{}", stderr(&dry));
     apply_both(&twins, &server_side(), &["--server-side", "--field-manager", "team"]);
+    // The dry run showed what kubectl's apply made, the annotation dropped.
+    let mut shown = twin_view(parse_json(&dry.stdout), &twins.ours.name);
+    let mut made = twin_view(get_objects(&twins.theirs, &[]), &twins.theirs.name);
+    for list in [&mut shown, &mut made] {
+        for item in list["items"].as_array_mut().unwrap() {
+            item["metadata"].as_object_mut().unwrap().remove("generation");
+        }
+    }
+    assert_eq!(shown["items"], made["items"], "the dry run (left) shows what a real apply makes (right)");
     let switched = assert_same_objects(&twins, "applied server-side under another manager");
     let settings = &switched[0];
     assert_eq!(settings["data"], serde_json::json!({"x": "1", "z": "9"}), "k is gone");
