@@ -591,7 +591,7 @@ async fn read_each<'a, 'm: 'a>(
 ) -> Vec<(&'m Manifest, Read)> {
     stream::iter(manifests)
         .map(|manifest| async move {
-            let _place = limit.acquire().await.expect("the limit is never closed");
+            let _place = live::place(limit).await;
             let object = &manifest.object;
             (*manifest, read_live(cluster, &object.rt, object.namespace.as_deref(), &object.name).await)
         })

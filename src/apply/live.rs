@@ -38,7 +38,7 @@ pub(super) fn to_list<'a>(manifests: impl IntoIterator<Item = &'a Manifest>) -> 
 /// lets. A list that fails is left out: its objects are read one by one instead.
 pub(super) async fn list(cluster: &Cluster, to_list: &HashMap<ListKey, &ResourceType>, limit: &Semaphore) -> Listed {
     let lists = to_list.iter().map(|(key, rt)| async move {
-        let _place = limit.acquire().await.expect("the limit is never closed");
+        let _place = place(limit).await;
         let namespace = key.1.as_deref().expect("only namespaced types are listed");
         let listed = cluster
             .list(rt, ListScope::Namespace(namespace), Selectors::default())
@@ -48,6 +48,13 @@ pub(super) async fn list(cluster: &Cluster, to_list: &HashMap<ListKey, &Resource
         (key.clone(), listed)
     });
     futures::future::join_all(lists).await.into_iter().filter_map(|(key, listed)| Some((key, listed?))).collect()
+}
+
+/// A place within `limit` for one read of the round before the first write; `None` once the
+/// round is over (the apply closes the limit when it starts), and the read then goes ahead
+/// without one: a closed limit bounds nothing.
+pub(super) async fn place(limit: &Semaphore) -> Option<tokio::sync::SemaphorePermit<'_>> {
+    limit.acquire().await.ok()
 }
 
 /// A list's items by name, with the `apiVersion` and `kind` that list items leave out.
@@ -61,4 +68,20 @@ fn by_name(mut list: Value, rt: &ResourceType) -> HashMap<String, Value> {
             Some((item["metadata"]["name"].as_str()?.to_string(), item))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_closed_limit_lets_reads_go_ahead() {
+        let limit = Semaphore::new(1);
+        let held = place(&limit).await;
+        assert!(held.is_some());
+        assert_eq!(limit.available_permits(), 0);
+        drop(held);
+        limit.close();
+        assert!(place(&limit).await.is_none(), "no place, and no panic, once the round is over");
+    }
 }

@@ -89,6 +89,10 @@ pub enum Mode {
     ServerSide { force_conflicts: bool },
 }
 
+/// How many objects `apply` writes at once unless `--concurrency` says otherwise; `create -f`
+/// creates as many at once.
+pub const DEFAULT_CONCURRENCY: usize = 8;
+
 /// How to apply.
 #[derive(Debug, Clone)]
 pub struct ApplyOptions {
@@ -134,7 +138,7 @@ impl ApplyOptions {
             record_last_applied: true,
             keep_live: false,
             validation: FieldValidation::Strict,
-            concurrency: 8,
+            concurrency: DEFAULT_CONCURRENCY,
             retry: RetryPolicy::default(),
             deletion: Deletion::default(),
             subresource: None,

@@ -178,13 +178,15 @@ pub fn annotation_set() -> Value {
 /// configuration is applied again, as a real apply does in three requests: the fields that only
 /// the client-side managers owned, and that the configuration no longer has, are removed, and
 /// their entries are gone. The server cannot show this itself, since dry runs do not build on
-/// each other. Returns `None` when there is nothing to migrate.
-pub fn migrated_dry_run(applied: &Value, client_side: &[String]) -> Option<Value> {
+/// each other. The last-applied annotation stays when `annotation_kept` (kubectl's default
+/// manager keeps it in step); otherwise it goes with the rest, when only client-side managers
+/// owned it. Returns `None` when there is nothing to migrate.
+pub fn migrated_dry_run(applied: &Value, client_side: &[String], annotation_kept: bool) -> Option<Value> {
     if client_side.is_empty() {
         return None;
     }
     let mut client_fields = Value::Object(Map::new());
-    let mut kept_fields = annotation_set();
+    let mut kept_fields = if annotation_kept { annotation_set() } else { Value::Object(Map::new()) };
     for entry in entries(applied) {
         let owner = entry["manager"].as_str().unwrap_or_default();
         if is_operation(entry, "Update") && client_side.iter().any(|client| client == owner) {
@@ -337,7 +339,7 @@ mod tests {
                 ]
             }
         });
-        let shown = migrated_dry_run(&applied, &["kubectl-client-side-apply".into()]).unwrap();
+        let shown = migrated_dry_run(&applied, &["kubectl-client-side-apply".into()], true).unwrap();
         assert_eq!(shown["data"], json!({"x": "1", "z": "9", "q": "3"}));
         assert_eq!(shown["metadata"]["labels"], json!({"a": "1"}));
         assert_eq!(
@@ -346,7 +348,12 @@ mod tests {
         );
         let managers: Vec<&str> = entries(&shown).iter().filter_map(|entry| entry["manager"].as_str()).collect();
         assert_eq!(managers, ["kubeupd", "other"]);
-        assert_eq!(migrated_dry_run(&applied, &[]), None);
+        assert_eq!(migrated_dry_run(&applied, &[], true), None);
+        // Under another manager than kubectl's default, the annotation goes with client-side
+        // apply's other fields.
+        let shown = migrated_dry_run(&applied, &["kubectl-client-side-apply".into()], false).unwrap();
+        assert_eq!(shown["metadata"].get("annotations"), None);
+        assert_eq!(shown["data"], json!({"x": "1", "z": "9", "q": "3"}));
     }
 
     #[test]

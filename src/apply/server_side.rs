@@ -1,9 +1,11 @@
 //! Server-side apply of one object, as kubectl does it: the configuration is sent as an apply
 //! patch; then, for an object that client-side apply managed before, the last-applied annotation
-//! is kept in step under its own manager (so that going back to client-side apply works), the
-//! client-side managers' fields are migrated to the applying manager, and the configuration is
-//! applied again, so that what it no longer has is removed. Checking afterwards costs no request
-//! when there is nothing to migrate.
+//! is kept in step under its own manager when the applying manager is kubectl's default (so that
+//! going back to client-side apply works), the client-side managers' fields are migrated to the
+//! applying manager, and the configuration is applied again, so that what it no longer has is
+//! removed. Under another manager the annotation migrates with the other fields and that apply
+//! removes it, as kubectl 1.37's does: the server keeps it in step for `kubectl` alone. Checking
+//! afterwards costs no request when there is nothing to migrate.
 
 use serde_json::{Value, json};
 
@@ -78,10 +80,10 @@ pub(super) async fn apply(
     // ownership are not the subresource's to migrate.
     let client_side =
         if options.subresource.is_some() { Vec::new() } else { ownership::client_side_managers(&applied) };
-    let recorded = (options.subresource.is_none() && last_applied::text(&applied).is_some())
-        .then(|| last_applied::server_side_text(&manifest.document));
+    let recorded = keeps_annotation(options, &applied).then(|| last_applied::server_side_text(&manifest.document));
     let object = if options.dry_run == DryRun::Server {
-        dry_run_result(cluster, manifest, applied, &client_side, recorded, options).await?
+        let dropped = !keeps_annotation(options, &applied);
+        dry_run_result(cluster, manifest, applied, &client_side, recorded, dropped, options).await?
     } else {
         let mut object = applied;
         if let Some(recorded) = recorded {
@@ -132,6 +134,15 @@ pub(super) async fn apply(
         taken,
         change,
     })
+}
+
+/// Whether the last-applied annotation `applied` has is kept in step with the configuration: under
+/// kubectl's default manager, whose applies the server keeps it in step for (kubectl keeps it for
+/// that manager alone), and never for a subresource's apply.
+fn keeps_annotation(options: &ApplyOptions, applied: &Value) -> bool {
+    options.subresource.is_none()
+        && options.field_manager() == super::SERVER_SIDE_MANAGER
+        && last_applied::text(applied).is_some()
 }
 
 /// What a server-side apply did to an object, from the object before (`None`: it did not exist)
@@ -204,22 +215,15 @@ async fn take_over_client_side(
         let forced = WriteOptions { force: true, ..write };
         return Ok(cluster.patch(rt, namespace, name, configuration, &forced).await?);
     }
-    // The annotation first, so that it stays with its own manager, not the applying one.
-    let mut object = live;
-    if last_applied::text(&object).is_some() {
-        let recorded = last_applied::server_side_text(&manifest.document);
-        if let Some(updated) = keep_annotation(cluster, manifest, &object, &recorded).await? {
-            object = updated;
-        }
-    }
-    // Client-side apply's managers as the annotation named them before it moved.
-    migrate(cluster, manifest, object, &client_side, rules, options).await?;
+    // The annotation moves with client-side apply's fields to this manager (not kubectl's), and the
+    // apply that follows removes it, as kubectl's migration under another manager does.
+    migrate(cluster, manifest, live, &client_side, rules, options).await?;
     Ok(cluster.patch(rt, namespace, name, configuration, &write).await?)
 }
 
 /// Keeps the last-applied annotation in step with the configuration, owned by its own manager,
-/// unless it already is. The server does this itself only for the manager `kubectl`; kubeupd
-/// does it for any manager. Returns the object afterwards when a write was needed.
+/// unless it already is (for kubectl's default manager, whose later applies the server keeps it
+/// in step for). Returns the object afterwards when a write was needed.
 async fn keep_annotation(
     cluster: &Cluster,
     manifest: &Manifest,
@@ -291,9 +295,10 @@ async fn dry_run_result(
     applied: Value,
     client_side: &[String],
     recorded: Option<String>,
+    annotation_dropped: bool,
     options: &ApplyOptions,
 ) -> Result<Value, Error> {
-    let shown = with_migration_shown(applied, client_side, recorded);
+    let shown = with_migration_shown(applied, client_side, recorded, annotation_dropped);
     let Some(simulated) = shown.migrated else { return Ok(shown.object) };
     let mut body = simulated.clone();
     body["metadata"].as_object_mut().map(|metadata| metadata.remove("managedFields"));
@@ -312,7 +317,12 @@ struct Shown {
     migrated: Option<Value>,
 }
 
-fn with_migration_shown(mut applied: Value, client_side: &[String], recorded: Option<String>) -> Shown {
+fn with_migration_shown(
+    mut applied: Value,
+    client_side: &[String],
+    recorded: Option<String>,
+    annotation_dropped: bool,
+) -> Shown {
     if let Some(recorded) = recorded {
         if !ownership::annotation_has_apply_owner(&applied)
             && let Some(Value::Array(fields)) = applied.pointer_mut("/metadata/managedFields")
@@ -323,6 +333,6 @@ fn with_migration_shown(mut applied: Value, client_side: &[String], recorded: Op
         }
         applied["metadata"]["annotations"][last_applied::ANNOTATION] = Value::String(recorded);
     }
-    let migrated = ownership::migrated_dry_run(&applied, client_side);
+    let migrated = ownership::migrated_dry_run(&applied, client_side, !annotation_dropped);
     Shown { object: applied, migrated }
 }

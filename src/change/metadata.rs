@@ -174,14 +174,28 @@ impl Changes {
     }
 }
 
-/// kubectl's word for what `label` did: `labeled`, `not labeled`, or `unlabeled` when, without
-/// `--overwrite`, the object got shorter (kubectl compares the JSON's lengths).
-pub fn label_outcome(before: &Value, after: &Value, overwrite: bool) -> &'static str {
-    if before == after {
-        return "not labeled";
+/// Whether `label` changes any label from `before` to `after`: kubectl 1.37 sends nothing when
+/// none changes (a key set to the value it has, a key removed that is not there).
+pub fn labels_change(before: &Value, after: &Value) -> bool {
+    MetadataMap::Labels.of(before).cloned().unwrap_or_default()
+        != MetadataMap::Labels.of(after).cloned().unwrap_or_default()
+}
+
+/// kubectl's word (1.36 and later) for what `label` did to the labels from `before` to `after`:
+/// `modified` when keys were both set and removed, `labeled` when set (new or another value),
+/// `unlabeled` when removed, `not labeled` when none changed.
+pub fn label_outcome(before: &Value, after: &Value) -> &'static str {
+    let empty = Map::new();
+    let (old, new) =
+        (MetadataMap::Labels.of(before).unwrap_or(&empty), MetadataMap::Labels.of(after).unwrap_or(&empty));
+    let added = new.iter().any(|(key, value)| old.get(key) != Some(value));
+    let removed = old.keys().any(|key| !new.contains_key(key));
+    match (added, removed) {
+        (true, true) => "modified",
+        (true, false) => "labeled",
+        (false, true) => "unlabeled",
+        (false, false) => "not labeled",
     }
-    let length = |object: &Value| serde_json::to_vec(object).map_or(0, |bytes| bytes.len());
-    if !overwrite && length(after) < length(before) { "unlabeled" } else { "labeled" }
 }
 
 /// Kubernetes' rule for label values: at most 63 characters, alphanumerics with `-`, `_` or `.`
@@ -274,9 +288,15 @@ mod tests {
     fn label_outcomes_read_like_kubectl() {
         let before = json!({"metadata": {"labels": {"a": "1"}}});
         let after = json!({"metadata": {"labels": {}}});
-        assert_eq!(label_outcome(&before, &before, false), "not labeled");
-        assert_eq!(label_outcome(&before, &after, false), "unlabeled");
-        assert_eq!(label_outcome(&before, &after, true), "labeled");
-        assert_eq!(label_outcome(&after, &before, false), "labeled");
+        assert_eq!(label_outcome(&before, &before), "not labeled");
+        assert_eq!(label_outcome(&before, &after), "unlabeled");
+        assert_eq!(label_outcome(&after, &before), "labeled");
+        let other = json!({"metadata": {"labels": {"a": "2"}}});
+        assert_eq!(label_outcome(&before, &other), "labeled");
+        let swapped = json!({"metadata": {"labels": {"b": "1"}}});
+        assert_eq!(label_outcome(&before, &swapped), "modified");
+        assert_eq!(label_outcome(&json!({"metadata": {}}), &after), "not labeled");
+        assert!(!labels_change(&json!({"metadata": {}}), &after));
+        assert!(labels_change(&before, &swapped));
     }
 }

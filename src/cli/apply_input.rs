@@ -37,7 +37,7 @@ pub struct InputArgs {
     #[command(flatten)]
     pub validate: ValidateArg,
     /// How many objects to apply at once.
-    #[arg(long, value_name = "N", default_value_t = 8)]
+    #[arg(long, value_name = "N", default_value_t = crate::apply::DEFAULT_CONCURRENCY)]
     pub concurrency: usize,
     #[command(flatten)]
     pub prune: PruneArgs,

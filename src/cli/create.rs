@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 use clap::{Args, Subcommand};
+use secrecy::{ExposeSecret as _, SecretString};
 use serde_json::{Map, Value, json};
 
-use futures::future::join_all;
+use futures::{StreamExt as _, stream};
 
 use super::create_generators::one_name;
 use super::edit::before_create::{self, EditFormat, ToEdit};
@@ -95,9 +96,9 @@ pub struct DockerArgs {
     /// Username for the registry.
     #[arg(long, value_name = "USER", default_value = "")]
     docker_username: String,
-    /// Password for the registry.
-    #[arg(long, value_name = "PASSWORD", default_value = "")]
-    docker_password: String,
+    /// Password for the registry (kept out of `Debug`, as the `--token` is).
+    #[arg(long, value_name = "PASSWORD", default_value = "", value_parser = super::secret)]
+    docker_password: SecretString,
     /// Email for the registry.
     #[arg(long, value_name = "EMAIL", default_value = "")]
     docker_email: String,
@@ -253,7 +254,9 @@ async fn create_files(args: &CreateArgs, global: &GlobalArgs) -> Result {
         field_validation: Some(common.validate.directive),
         ..WriteOptions::default()
     };
-    let results = join_all(resolved.iter().map(|item| async {
+    // As many creates at once as apply sends writes by default, not every object at once.
+    let (cluster, write) = (&cluster, &write);
+    let creates = stream::iter(&resolved).map(|item| async move {
         let Resolved::Manifest(manifest) = item else { unreachable!("create reads its objects from files") };
         let mut document = match common.save_config {
             true => last_applied::with_annotation(&manifest.document),
@@ -266,11 +269,11 @@ async fn create_files(args: &CreateArgs, global: &GlobalArgs) -> Result {
         let target = &manifest.object;
         let created = match dry_run {
             DryRun::Client => document,
-            _ => match cluster.create(&target.rt, target.namespace.as_deref(), &document, &write).await {
+            _ => match cluster.create(&target.rt, target.namespace.as_deref(), &document, write).await {
                 Ok(created) => created,
                 Err(cause) if cause.is_transport() && !write.dry_run => {
                     let exists = |live: Option<&Value>| live.is_some();
-                    return Err(visit::write_failed(&cluster, target, None, cause, exists).await);
+                    return Err(visit::write_failed(cluster, target, None, cause, exists).await);
                 }
                 Err(err) => {
                     let context = format!("error when creating {:?}", manifest.source.file);
@@ -279,8 +282,8 @@ async fn create_files(args: &CreateArgs, global: &GlobalArgs) -> Result {
             },
         };
         Ok(created)
-    }))
-    .await;
+    });
+    let results: Vec<_> = creates.buffered(crate::apply::DEFAULT_CONCURRENCY).collect().await;
     // Printed in the files' order once all are written (a printer failing part way writes what
     // it printed as it fails).
     let printed = results
@@ -445,10 +448,12 @@ fn data_object(kind: &str, args: &DataArgs, secret_type: Option<&str>) -> Result
     let mut binary = Map::new();
     for (key, value) in entries {
         check_key(kind, &key)?;
-        if data.contains_key(&key) || binary.contains_key(&key) {
+        // kubectl names the map that has the key: Data, or a ConfigMap's BinaryData.
+        let clash =
+            if data.contains_key(&key) { Some("Data") } else { binary.contains_key(&key).then_some("BinaryData") };
+        if let Some(map) = clash {
             return Err(Error::msg(format!(
-                "cannot add key {key:?}, another key by that name already exists in Data for {kind} {:?}",
-                name
+                "cannot add key {key:?}, another key by that name already exists in {map} for {kind} {name:?}"
             )));
         }
         match (kind, String::from_utf8(value)) {
@@ -484,8 +489,8 @@ fn docker_secret(args: &DockerArgs) -> Result<Value> {
         .iter()
         .map(|source| if source.contains('=') { source.clone() } else { format!(".dockerconfigjson={source}") })
         .collect();
-    let incomplete =
-        args.docker_username.is_empty() || args.docker_password.is_empty() || args.docker_server.is_empty();
+    let password = args.docker_password.expose_secret();
+    let incomplete = args.docker_username.is_empty() || password.is_empty() || args.docker_server.is_empty();
     if sources.is_empty() && incomplete {
         return Err(Error::msg(
             "either --from-file or the combination of --docker-username, --docker-password and --docker-server is required",
@@ -496,9 +501,9 @@ fn docker_secret(args: &DockerArgs) -> Result<Value> {
         let mut entry = String::from("{");
         let fields = [
             ("username", args.docker_username.clone()),
-            ("password", args.docker_password.clone()),
+            ("password", password.to_string()),
             ("email", args.docker_email.clone()),
-            ("auth", encode(format!("{}:{}", args.docker_username, args.docker_password).as_bytes())),
+            ("auth", encode(format!("{}:{password}", args.docker_username).as_bytes())),
         ];
         let fields: Vec<String> = fields
             .iter()
@@ -641,4 +646,16 @@ fn env_file(path: &Path) -> Result<Vec<(String, Vec<u8>)>> {
         pairs.push((key.to_string(), value.into_bytes()));
     }
     Ok(pairs)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_docker_password_is_kept_out_of_debug() {
+        let line = ["kubeupd", "create", "secret", "docker-registry", "reg", "--docker-username=bot"];
+        let cli = crate::cli::parse(line.iter().chain(&["--docker-password=pa55-w0rd-here"])).unwrap();
+        let shown = format!("{cli:?}");
+        assert!(shown.contains("bot"), "{shown}");
+        assert!(!shown.contains("pa55-w0rd-here"), "{shown}");
+    }
 }

@@ -109,6 +109,17 @@ impl GetArgs {
             }
             return Ok(Options::Raw(path.clone()));
         }
+        // kubectl's checks of the printer flags, in its order (the second came with 1.37).
+        let format = self.output.output.as_deref().unwrap_or_default();
+        if self.show_labels && !format.is_empty() && format != "wide" {
+            return Err(Error::msg(format!("--show-labels option cannot be used with {format} printer")));
+        }
+        if !self.label_columns.is_empty() && format.starts_with("custom-columns") {
+            return Err(Error::msg(format!("--label-columns option cannot be used with {format} printer")));
+        }
+        if self.output_watch_events && !(self.watch || self.watch_only) {
+            return Err(Error::msg("--output-watch-events option can only be used with --watch or --watch-only"));
+        }
         if self.targets.targets.is_empty() && !self.targets.files.given() {
             // kubectl's two parts: a hint, then the error.
             eprintln!(
@@ -420,7 +431,15 @@ const WATCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30 * 6
 async fn watch(cluster: &Cluster, visits: &[Visit], args: &GetArgs, printer: Option<Printer>) -> Result {
     let [visit] = visits else { return Err(Error::msg("you may only specify a single resource type")) };
     let name_selector = match visit.names.as_deref() {
-        Some([name]) => Some(format!("metadata.name={name}")),
+        Some([name]) => {
+            // kubectl reads the object first: one that does not exist is its error, or (1.34 and
+            // later) nothing at all with --ignore-not-found.
+            match cluster.get(&visit.rt, visit.namespace.as_deref(), name).await {
+                Err(client::Error::NotFound(_)) if args.ignore_not_found => return Ok(()),
+                Err(err) => return Err(err.into()),
+                Ok(_) => Some(format!("metadata.name={name}")),
+            }
+        }
         Some(names) => {
             // kubectl shows the objects, then finds that it cannot watch several.
             if !args.watch_only {

@@ -164,17 +164,21 @@ async fn change_one(
     if args.list || args.dry_run.mode() == DryRun::Client {
         return report(request, args, &before, &after, single).map_err(|err| vec![err]);
     }
-    // As kubectl: annotate records the cause in every patch, label in those that change labels.
-    if let Some(cause) = record
-        && (request.map == MetadataMap::Annotations || after != before)
-    {
-        metadata::record_change_cause(&mut after, cause);
-    }
     let mut text = String::new();
     if request.map == MetadataMap::Labels {
         for key in request.changes.missing(&before) {
             text.push_str(&format!("label {key:?} not found.\n"));
         }
+        // As kubectl 1.36 and later: no request when no label changes (the cause that --record
+        // would write goes unsent with it).
+        if !metadata::labels_change(&before, &after) {
+            text.push_str(&report(request, args, &before, &after, single).map_err(|err| vec![err])?);
+            return Ok(text);
+        }
+    }
+    // As kubectl: annotate records the cause in every patch, label in those that change labels.
+    if let Some(cause) = record {
+        metadata::record_change_cause(&mut after, cause);
     }
     let patch = json_merge::create_two_way(&before, &after).map_err(|err| vec![Error::Other(anyhow!(err))])?;
     let write = WriteOptions {
@@ -231,7 +235,7 @@ fn report(request: &Request, args: &MetadataArgs, before: &Value, after: &Value,
         return Ok(list(request.map, after, single));
     }
     let outcome = match request.map {
-        MetadataMap::Labels => metadata::label_outcome(before, after, args.overwrite),
+        MetadataMap::Labels => metadata::label_outcome(before, after),
         MetadataMap::Annotations => "annotated",
     };
     match &request.printer {

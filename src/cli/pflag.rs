@@ -85,7 +85,8 @@ pub fn usage_error(err: &clap::Error, command: &Command, args: &[OsString]) -> O
             let name = context_text(err, ContextKind::InvalidSubcommand).unwrap_or_default();
             let root = command.get_bin_name().unwrap_or(command.get_name());
             let mut text = format!("error: unknown command {name:?} for {root:?}\n");
-            if let Some(ContextValue::Strings(suggested)) = err.get(ContextKind::SuggestedSubcommand) {
+            let suggested = cobra_suggestions(&name, command);
+            if !suggested.is_empty() {
                 text += "\nDid you mean this?\n";
                 for name in suggested {
                     text += &format!("\t{name}\n");
@@ -134,6 +135,76 @@ pub fn usage_error(err: &clap::Error, command: &Command, args: &[OsString]) -> O
         }
     };
     Some(format!("{text}\n{}\n", usage_of()))
+}
+
+/// The order in which kubectl 1.37 adds the commands kubeupd has, which cobra suggests in; cobra
+/// adds `help` last. kubeupd's own commands follow.
+const KUBECTL_ORDER: [&str; 18] = [
+    "create",
+    "set",
+    "get",
+    "edit",
+    "delete",
+    "rollout",
+    "scale",
+    "diff",
+    "apply",
+    "patch",
+    "replace",
+    "wait",
+    "kustomize",
+    "label",
+    "annotate",
+    "completion",
+    "version",
+    "help",
+];
+
+/// cobra's `SuggestFor` of kubectl 1.37's commands: words that suggest them whatever their
+/// distance (`get` for `list` and `ls`, `delete` for `rm` and `remove`).
+const SUGGEST_FOR: [(&str, &[&str]); 2] = [("get", &["list", "ls"]), ("delete", &["rm", "remove"])];
+
+/// The commands cobra suggests for an unknown `typed` one: those at most two edits away
+/// (case-insensitively), those it begins, and those whose `SuggestFor` names it.
+fn cobra_suggestions(typed: &str, root: &Command) -> Vec<String> {
+    let mut names: Vec<String> = root
+        .get_subcommands()
+        .filter(|command| !command.is_hide_set())
+        .map(|command| command.get_name().to_string())
+        .chain(std::iter::once("help".to_string()))
+        .collect();
+    names.dedup();
+    let rank = |name: &String| KUBECTL_ORDER.iter().position(|known| known == name).unwrap_or(KUBECTL_ORDER.len());
+    names.sort_by_key(rank);
+    let typed_lower = typed.to_lowercase();
+    let mut suggested = Vec::new();
+    for name in names {
+        if edit_distance(&typed_lower, &name.to_lowercase()) <= 2 || name.to_lowercase().starts_with(&typed_lower) {
+            suggested.push(name.clone());
+        }
+        let explicit = SUGGEST_FOR.iter().filter(|(command, _)| *command == name).flat_map(|(_, words)| words.iter());
+        for word in explicit {
+            if word.eq_ignore_ascii_case(typed) {
+                suggested.push(name.clone());
+            }
+        }
+    }
+    suggested
+}
+
+/// Levenshtein distance between two texts, by characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != cb);
+            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+        }
+        previous = current;
+    }
+    previous[b.len()]
 }
 
 fn context_text(err: &clap::Error, kind: ContextKind) -> Option<String> {
@@ -637,5 +708,24 @@ mod command_first_tests {
         // A boolean global flag takes no value; `--flag=value` never does.
         assert!(reordered("kubeupd --insecure-skip-tls-verify get pods").is_ok());
         assert!(reordered("kubeupd --bogus=1 get pods").is_ok());
+    }
+}
+#[cfg(test)]
+mod suggestion_tests {
+    #[test]
+    fn unknown_commands_get_cobras_suggestions() {
+        // By distance, by prefix, and kubectl 1.37's SuggestFor words.
+        let suggested = |typed: &str| crate::cli::parse(["kubeupd", typed]).err().unwrap();
+        assert_eq!(suggested("ls"), "error: unknown command \"ls\" for \"kubeupd\"\n\nDid you mean this?\n\tget\n");
+        assert_eq!(
+            suggested("remove"),
+            "error: unknown command \"remove\" for \"kubeupd\"\n\nDid you mean this?\n\tdelete\n"
+        );
+        assert_eq!(suggested("lab"), "error: unknown command \"lab\" for \"kubeupd\"\n\nDid you mean this?\n\tlabel\n");
+        assert_eq!(
+            suggested("sett"),
+            "error: unknown command \"sett\" for \"kubeupd\"\n\nDid you mean this?\n\tset\n\tget\n"
+        );
+        assert_eq!(suggested("xyzzy"), "error: unknown command \"xyzzy\" for \"kubeupd\"\n");
     }
 }

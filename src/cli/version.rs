@@ -74,7 +74,34 @@ pub async fn run(args: VersionArgs, global: &GlobalArgs) -> Result {
         }
     };
     super::write_stdout(&text)?;
+    // kubectl's warning (since 1.34 with `Warning: `, and an error with --warnings-as-errors)
+    // for a server further from the client than the supported skew.
+    if let Some(warning) = versions.server_version.as_ref().and_then(|server| skew_warning(&server.git_version)) {
+        if global.warnings_as_errors {
+            return Err(Error::msg(warning));
+        }
+        eprintln!("Warning: {warning}");
+    }
     server.map(drop)
+}
+
+/// How many minor versions client and server may be apart (kubectl's supported skew).
+const SUPPORTED_MINOR_SKEW: u64 = 1;
+
+/// kubectl's words when the server's `gitVersion` (`v1.20.15`) is a major version, or more than
+/// [`SUPPORTED_MINOR_SKEW`] minor versions, away from the release kubeupd follows; `None` when
+/// it is within, or is no version.
+fn skew_warning(server: &str) -> Option<String> {
+    let mut numbers = server.trim().strip_prefix('v').unwrap_or(server.trim()).split(['.', '-', '+']);
+    let (major, minor) = (numbers.next()?.parse::<u64>().ok()?, numbers.next()?.parse::<u64>().ok()?);
+    let client: (u64, u64) = (KUBECTL_RELEASE.0.parse().ok()?, KUBECTL_RELEASE.1.parse().ok()?);
+    (major != client.0 || minor.abs_diff(client.1) > SUPPORTED_MINOR_SKEW).then(|| {
+        format!(
+            "version difference between client ({}.{}) and server ({major}.{minor}) exceeds the supported minor \
+             version skew of +/-{SUPPORTED_MINOR_SKEW}",
+            client.0, client.1
+        )
+    })
 }
 
 async fn server_version(global: &GlobalArgs) -> Result<VersionInfo> {
@@ -107,5 +134,23 @@ fn client_version() -> VersionInfo {
         compiler: "rustc".into(),
         platform: format!("{}/{platform_arch}", std::env::consts::OS),
         ..VersionInfo::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn servers_beyond_the_supported_skew_are_warned_about() {
+        assert_eq!(skew_warning("v1.37.1"), None);
+        assert_eq!(skew_warning("v1.36.0"), None);
+        assert_eq!(skew_warning("v1.38.0-alpha.1"), None);
+        assert_eq!(
+            skew_warning("v1.20.15"),
+            Some("version difference between client (1.37) and server (1.20) exceeds the supported minor version skew of +/-1".into())
+        );
+        assert!(skew_warning("v2.37.0").is_some());
+        assert_eq!(skew_warning("unknown"), None);
     }
 }

@@ -214,6 +214,16 @@ pub enum Error {
         /// The lowest-level cause, in words, e.g. `connection refused`.
         cause: String,
     },
+    /// The server's certificate was not accepted, or the TLS handshake failed otherwise: sending
+    /// again cannot help, and no request reached the server.
+    #[error("cannot connect to the API server at {server} over TLS: {cause}")]
+    Tls {
+        /// The server URL from the kubeconfig.
+        server: String,
+        /// In Go's words where kubectl has them (`tls: failed to verify certificate: x509:
+        /// certificate signed by unknown authority`).
+        cause: String,
+    },
     /// No answer came within `--request-timeout`.
     #[error("the request to {url} timed out after {limit}")]
     Timeout {
@@ -322,7 +332,9 @@ impl Error {
     /// server: ...`, with the lowest cause; `None` for other errors.
     pub fn transport_line(&self) -> Option<String> {
         match self {
-            Error::Unreachable { cause, .. } => Some(format!("Unable to connect to the server: {cause}")),
+            Error::Unreachable { cause, .. } | Error::Tls { cause, .. } => {
+                Some(format!("Unable to connect to the server: {cause}"))
+            }
             Error::Timeout { limit, .. } => {
                 Some(format!("Unable to connect to the server: the request timed out after {limit}"))
             }

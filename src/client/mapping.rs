@@ -7,8 +7,10 @@ use super::resource::ResourceType;
 /// The server serves nothing matching a type argument or a manifest's kind.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MappingError {
-    /// No resource type answers to the user's type argument.
-    #[error("the server doesn't have a resource type {0:?}")]
+    /// No resource type answers to the user's type argument; kubectl 1.37 names the group a
+    /// `resource.group` argument asks for (`the server doesn't have a resource type "pdb" in
+    /// group "hpa"`), everything after the first dot.
+    #[error("the server doesn't have a resource type {:?}{}", unknown_type_parts(.0).0, unknown_type_parts(.0).1)]
     UnknownType(String),
     /// No resource type serves this kind in this group version.
     #[error("no matches for kind {kind:?} in version {api_version:?}")]
@@ -18,6 +20,14 @@ pub enum MappingError {
         /// The manifest's `kind`.
         kind: String,
     },
+}
+
+/// The resource an unknown type argument names, and ` in group "GROUP"` when it names one.
+fn unknown_type_parts(arg: &str) -> (&str, String) {
+    match arg.split_once('.') {
+        Some((resource, group)) => (resource, format!(" in group {group:?}")),
+        None => (arg, String::new()),
+    }
 }
 
 /// One way to read a type argument: a name, maybe qualified by a version and a group.

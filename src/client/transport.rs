@@ -173,7 +173,10 @@ impl Transport {
     fn failure(&self, err: kube::Error) -> Error {
         match err {
             kube::Error::Auth(auth) => Error::Credentials { server: self.server.clone(), message: auth.to_string() },
-            other => Error::Unreachable { server: self.server.clone(), cause: lowest_cause(&other) },
+            other => match tls_failure(&other) {
+                Some(cause) => Error::Tls { server: self.server.clone(), cause },
+                None => Error::Unreachable { server: self.server.clone(), cause: lowest_cause(&other) },
+            },
         }
     }
 }
@@ -303,6 +306,57 @@ fn bounded_server_retry() -> RetryLayer<RetryPolicy> {
     RetryLayer::new(
         RetryPolicy::new(Duration::from_millis(100), Duration::from_secs(2), 4, true).expect("valid backoff"),
     )
+}
+
+/// The TLS handshake's failure in `err`'s chain, if that is what failed, in Go's words where
+/// kubectl has them: a certificate its TLS client does not accept. (An `io::Error` hides the
+/// error it wraps from `source()`: it is looked into.)
+fn tls_failure(err: &(dyn StdError + 'static)) -> Option<String> {
+    let mut current = Some(err);
+    while let Some(layer) = current {
+        // An io::Error may wrap another (the connector's around the handshake's).
+        let mut candidate = Some(layer);
+        while let Some(error) = candidate {
+            if let Some(tls) = error.downcast_ref::<rustls::Error>() {
+                return Some(in_go_words(tls));
+            }
+            candidate = error
+                .downcast_ref::<std::io::Error>()
+                .and_then(|io| io.get_ref())
+                .map(|inner| inner as &(dyn StdError + 'static));
+        }
+        current = layer.source();
+    }
+    None
+}
+
+/// A TLS failure as Go's client words it, where it is one kubectl users meet; rustls's words
+/// otherwise.
+fn in_go_words(err: &rustls::Error) -> String {
+    use crate::gocompat::tls::{CertificateFailure, verification_error};
+    use rustls::CertificateError;
+    let failure = match err {
+        rustls::Error::InvalidCertificate(certificate) => match certificate {
+            CertificateError::UnknownIssuer => Some(CertificateFailure::UnknownAuthority),
+            CertificateError::NotValidForNameContext { expected, presented } => {
+                let host = expected.to_str();
+                return verification_error(&CertificateFailure::NotForHost { host: &host, presented });
+            }
+            CertificateError::ExpiredContext { time, not_after } => Some(CertificateFailure::OutsideValidity {
+                now: time.as_secs(),
+                bound: not_after.as_secs(),
+                expired: true,
+            }),
+            CertificateError::NotValidYetContext { time, not_before } => Some(CertificateFailure::OutsideValidity {
+                now: time.as_secs(),
+                bound: not_before.as_secs(),
+                expired: false,
+            }),
+            _ => None,
+        },
+        _ => None,
+    };
+    failure.map_or_else(|| err.to_string(), |failure| verification_error(&failure))
 }
 
 /// The innermost cause of a transport failure, in words a reader knows.

@@ -3,6 +3,9 @@
 //! and the private key (PKCS #1, PKCS #8 or SEC 1) matched against it, each failure in Go's words.
 //! A key whose public half cannot be told without computing it (an EC or Ed25519 key stored
 //! without it) is accepted: the server decides, as for anything this check cannot.
+//!
+//! And Go's words for a server certificate that its TLS client does not accept, which kubectl
+//! prints after `Unable to connect to the server: `.
 
 use base64::Engine as _;
 
@@ -226,9 +229,97 @@ pub fn check_key_pair(cert: &[u8], key: &[u8]) -> Result<(), String> {
     }
 }
 
+/// Why a server's certificate is not accepted, as the TLS library found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CertificateFailure<'a> {
+    /// No trusted authority signed it.
+    UnknownAuthority,
+    /// It is not for `host`; `presented` are the names of its subjectAltName extension, each
+    /// as `DnsName("NAME")` or `IpAddress(ADDRESS)` (others are left out).
+    NotForHost { host: &'a str, presented: &'a [String] },
+    /// The time (`now`, seconds since the epoch) is after its `notAfter` (`expired`) or before its
+    /// `notBefore`, `bound`.
+    OutsideValidity { now: u64, bound: u64, expired: bool },
+}
+
+/// Go's error for a server certificate that fails verification: `tls: failed to verify
+/// certificate: x509: ...`, as crypto/tls and crypto/x509 word it.
+pub fn verification_error(failure: &CertificateFailure<'_>) -> String {
+    let x509 = match failure {
+        CertificateFailure::UnknownAuthority => "x509: certificate signed by unknown authority".to_string(),
+        CertificateFailure::NotForHost { host, presented } => {
+            let host_is_ip = host.parse::<std::net::IpAddr>().is_ok();
+            let names: Vec<String> = presented
+                .iter()
+                .filter_map(|name| {
+                    if let Some(dns) = name.strip_prefix("DnsName(\"").and_then(|rest| rest.strip_suffix("\")")) {
+                        return (!host_is_ip).then(|| dns.to_string());
+                    }
+                    let ip = name.strip_prefix("IpAddress(").and_then(|rest| rest.strip_suffix(')'))?;
+                    // Go prints addresses in their shortest form.
+                    host_is_ip.then(|| ip.parse::<std::net::IpAddr>().map_or(ip.to_string(), |ip| ip.to_string()))
+                })
+                .collect();
+            match (host_is_ip, names.is_empty()) {
+                (true, true) => {
+                    format!("x509: cannot validate certificate for {host} because it doesn't contain any IP SANs")
+                }
+                (false, true) => format!("x509: certificate is not valid for any names, but wanted to match {host}"),
+                (_, false) => format!("x509: certificate is valid for {}, not {host}", names.join(", ")),
+            }
+        }
+        CertificateFailure::OutsideValidity { now, bound, expired } => {
+            let time =
+                |seconds: u64| super::time::timestamp(std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds));
+            let relation = if *expired { "after" } else { "before" };
+            format!(
+                "x509: certificate has expired or is not yet valid: current time {} is {relation} {}",
+                time(*now),
+                time(*bound)
+            )
+        }
+    };
+    format!("tls: failed to verify certificate: {x509}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn certificate_failures_read_as_go_words_them() {
+        assert_eq!(
+            verification_error(&CertificateFailure::UnknownAuthority),
+            "tls: failed to verify certificate: x509: certificate signed by unknown authority"
+        );
+        let presented = [
+            "DnsName(\"kubernetes\")".to_string(),
+            "DnsName(\"kubernetes.default\")".to_string(),
+            "IpAddress(10.96.0.1)".to_string(),
+            "IpAddress(127.0.0.1)".to_string(),
+        ];
+        assert_eq!(
+            verification_error(&CertificateFailure::NotForHost { host: "example.test", presented: &presented }),
+            "tls: failed to verify certificate: x509: certificate is valid for kubernetes, kubernetes.default, not example.test"
+        );
+        assert_eq!(
+            verification_error(&CertificateFailure::NotForHost { host: "127.0.0.2", presented: &presented }),
+            "tls: failed to verify certificate: x509: certificate is valid for 10.96.0.1, 127.0.0.1, not 127.0.0.2"
+        );
+        assert_eq!(
+            verification_error(&CertificateFailure::NotForHost { host: "127.0.0.2", presented: &presented[..2] }),
+            "tls: failed to verify certificate: x509: cannot validate certificate for 127.0.0.2 because it doesn't contain any IP SANs"
+        );
+        assert_eq!(
+            verification_error(&CertificateFailure::OutsideValidity {
+                now: 1_764_900_000,
+                bound: 1_700_000_000,
+                expired: true
+            }),
+            "tls: failed to verify certificate: x509: certificate has expired or is not yet valid: current time \
+             2025-12-05T02:00:00Z is after 2023-11-14T22:13:20Z"
+        );
+    }
 
     const RSA_CERT: &[u8] = include_bytes!("../../testdata/tls/rsa.crt");
     const RSA_KEY: &[u8] = include_bytes!("../../testdata/tls/rsa-pkcs1.key");

@@ -147,7 +147,29 @@ fn cells(table: &Table, options: &TableOptions) -> Vec<Vec<String>> {
         }
         lines.push(line);
     }
+    pad_to_widest_bytes(&mut lines, !options.no_headers);
     lines
+}
+
+/// kubectl 1.37's table printer pads the header's cells (without headers, the first row's), all
+/// but the last, to the longest cell of the rows in their column counted in bytes, so that its tab
+/// writer, flushed every 100 rows, keeps the columns it remembers wide enough: a column with a
+/// cell of non-ASCII text is thereby wider than its characters need.
+fn pad_to_widest_bytes(lines: &mut [Vec<String>], header: bool) {
+    let widest: Vec<usize> = (0..lines.first().map_or(0, Vec::len))
+        .map(|column| {
+            let rows = lines.iter().skip(usize::from(header));
+            rows.filter_map(|row| row.get(column)).map(String::len).max().unwrap_or(0)
+        })
+        .collect();
+    let Some(first) = lines.first_mut() else { return };
+    let last = first.len().saturating_sub(1);
+    for (cell, &width) in first.iter_mut().zip(&widest).take(last) {
+        if width > cell.len() {
+            let pad = width - cell.len();
+            cell.extend(std::iter::repeat_n(' ', pad));
+        }
+    }
 }
 
 /// Tables as `get --watch` prints them, through kubectl's tab writer: the header once (again
@@ -252,6 +274,22 @@ mod tests {
                 row(json!(["a-long-name", 12, "3d", "n1"]), "kube-system"),
             ],
         }
+    }
+
+    #[test]
+    fn headers_are_padded_to_their_columns_bytes_as_kubectl_1_37_pads_them() {
+        let column = |name: &str| TableColumn { name: name.into(), priority: 0 };
+        let row = |cells: Value| TableRow { cells: cells.as_array().unwrap().clone(), object: json!({}) };
+        let table = Table {
+            columns: vec![column("Name"), column("Size"), column("Age")],
+            rows: vec![row(json!(["a", "très grande", "5s"])), row(json!(["b", "small", "3d"]))],
+        };
+        // "très grande" is 11 characters and 12 bytes: the column is one wider than it needs.
+        let text = render(&table, &TableOptions::default());
+        assert_eq!(text, "NAME   SIZE           AGE\na      très grande    5s\nb      small          3d\n");
+        let text = render(&table, &TableOptions { no_headers: true, ..TableOptions::default() });
+        // The first row is padded to the bytes of the others: its own are not more.
+        assert_eq!(text, "a     très grande   5s\nb     small         3d\n");
     }
 
     #[test]

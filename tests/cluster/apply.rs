@@ -176,6 +176,31 @@ fn applies_after_kubectl_create_save_config_and_after_plain_create() {
     assert!(stderr.contains("Warning: resource configmaps/plain is missing the kubectl.kubernetes.io/last-applied-configuration annotation"), "{stderr}");
 }
 
+/// `apply --dry-run=client` as kubectl 1.36 and later: the patch applied locally, `unchanged (dry
+/// run)` when there is nothing to change, the object as the apply would leave it with `-o`, and
+/// the warning for an object without the last-applied annotation.
+#[test]
+fn client_dry_runs_say_and_show_what_kubectl_does() {
+    let configmap = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: dry}\ndata: {a: \"1\", b: \"2\"}\n";
+    let plain = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain}\ndata: {a: \"10\"}\n";
+    let twins = Twins::new("apply-dry-client");
+    for namespace in [&twins.theirs, &twins.ours] {
+        let output = with_stdin(namespace.kubectl().args(["apply", "-n", &namespace.name, "-f", "-"]), configmap);
+        assert!(output.status.success());
+        namespace.kubectl_ok(&["create", "configmap", "plain", "--from-literal=a=1", "-n", &namespace.name]);
+    }
+    let changed = configmap.replace("b: \"2\"", "c: \"3\"");
+    let steps: &[(&str, &[&str])] =
+        &[(configmap, &[]), (&changed, &[]), (&changed, &["-o", "jsonpath={.data}"]), (plain, &[])];
+    for (yaml, args) in steps {
+        let args = [&["apply", "--dry-run=client", "-f", "-"][..], args].concat();
+        let theirs = with_stdin(twins.theirs.kubectl().args(&args).args(["-n", &twins.theirs.name]), yaml);
+        let ours = with_stdin_cmd(twins.ours.kubeupd().args(&args).args(["-n", &twins.ours.name]), yaml);
+        twins.assert_same_output(&ours, &theirs, &format!("{args:?} of {yaml}"));
+    }
+    twins.assert_same("configmaps", "after the dry runs");
+}
+
 #[test]
 fn server_side_apply_reports_conflicts_with_their_managers_and_forces_them() {
     let namespace = TestNamespace::new("apply-ssa");

@@ -136,13 +136,9 @@ fn flags_that_do_not_authenticate_fail_as_with_kubectl() {
     );
     // The certificate is checked against the name given, and neither tool accepts it.
     let elsewhere = args(&bare.flags(), &[&["--tls-server-name", "elsewhere.example"][..], &GET_DEFAULT].concat());
-    let (theirs, ours) = bare.both(&elsewhere, None);
-    assert_eq!((ours.status.code(), theirs.status.code()), (Some(1), Some(1)));
-    assert!(stderr(&ours).contains("elsewhere.example") && stdout(&ours).is_empty(), "{}", stderr(&ours));
+    assert_same_refusal(bare.both(&elsewhere, None));
     let untrusted = args(&[], &[&["--server", &bare.server, "--token", &bare.token][..], &GET_DEFAULT].concat());
-    let (theirs, ours) = bare.both(&untrusted, None);
-    assert_eq!((ours.status.code(), theirs.status.code()), (Some(1), Some(1)));
-    assert!(stderr(&ours).contains("UnknownIssuer"), "{}", stderr(&ours));
+    assert_same_refusal(bare.both(&untrusted, None));
     // Without a kubeconfig or --server, kubectl tries localhost:8080; kubeupd says what is missing.
     let (_, nothing) = bare.both(&args(&[], &GET_DEFAULT), None);
     assert_eq!(nothing.status.code(), Some(1));
@@ -150,6 +146,36 @@ fn flags_that_do_not_authenticate_fail_as_with_kubectl() {
         stderr(&nothing),
         "error: no kubeconfig found: set $KUBECONFIG, pass --kubeconfig or --server, or create ~/.kube/config\n"
     );
+}
+
+/// Both tools refused the server's certificate: kubectl's last line (after its discovery log
+/// lines) is kubeupd's only one, `Unable to connect to the server: tls: failed to verify
+/// certificate: x509: ...`, and both exit 1.
+fn assert_same_refusal((theirs, ours): (Output, Output)) {
+    assert_eq!((ours.status.code(), theirs.status.code()), (Some(1), Some(1)), "{}", stderr(&ours));
+    let kubectls = stderr(&theirs).lines().last().unwrap_or_default().to_string();
+    assert!(
+        kubectls.starts_with("Unable to connect to the server: tls: failed to verify certificate: x509: "),
+        "{kubectls}"
+    );
+    assert_eq!(stderr(&ours), format!("{kubectls}\n"));
+    assert!(stdout(&ours).is_empty());
+}
+
+/// A kubeconfig whose CA did not sign the server's certificate: kubeupd says so at once (one
+/// discovery read, no retries), in kubectl's words.
+#[test]
+fn a_certificate_from_another_authority_is_refused_at_once_in_kubectls_words() {
+    let bare = Bare::new();
+    let other_ca = std::fs::read(support::testdata("tls/rsa.crt")).unwrap();
+    let data = base64::engine::general_purpose::STANDARD.encode(other_ca);
+    let cluster = json!({"certificate-authority": null, "certificate-authority-data": data});
+    let config = write_kubeconfig(&bare, "wrong-ca/config", cluster, json!({"token": bare.token}));
+    let with = |more: &[&str]| args(&["--kubeconfig".to_string(), config.to_str().unwrap().to_string()], more);
+    assert_same_refusal(bare.both(&with(&GET_DEFAULT), None));
+    let (_, logged) = bare.both(&with(&[&GET_DEFAULT[..], &["-v=6"]].concat()), None);
+    let reads = stderr(&logged).lines().filter(|line| line.contains("GET ") && line.contains("/api")).count();
+    assert!((1..=2).contains(&reads), "discovery is read once, not again:\n{}", stderr(&logged));
 }
 
 /// A Role that lets its subjects read configmaps, bound to the user `u1` and the group `readers`.
@@ -279,10 +305,9 @@ fn kubeconfig_fields_are_read_as_kubectl_reads_them() {
         json!({"tls-server-name": "elsewhere.example"}),
         json!({"token": bare.token}),
     );
-    let (theirs, ours) =
-        bare.both(&args(&["--kubeconfig".to_string(), config.to_str().unwrap().to_string()], &GET_DEFAULT), None);
-    assert_eq!((ours.status.code(), theirs.status.code()), (Some(1), Some(1)));
-    assert!(stderr(&ours).contains("elsewhere.example"), "{}", stderr(&ours));
+    assert_same_refusal(
+        bare.both(&args(&["--kubeconfig".to_string(), config.to_str().unwrap().to_string()], &GET_DEFAULT), None),
+    );
 }
 
 #[test]

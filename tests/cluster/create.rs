@@ -34,6 +34,13 @@ fn generators_print_what_kubectl_prints() {
         vec!["configmap".into(), "app".into(), format!("--from-env-file={bad}")],
         vec!["configmap".into(), "app".into(), format!("--from-env-file={env}"), "--from-literal=a=b".into()],
         vec!["configmap".into(), "app".into(), "--from-file=/nonexistent".into()],
+        // A key given twice, first to binary data: kubectl names BinaryData.
+        vec![
+            "configmap".into(),
+            "app".into(),
+            format!("--from-file=k={}", path("conf/logo.bin")),
+            format!("--from-file=k={props}"),
+        ],
         vec![
             "secret".into(),
             "generic".into(),

@@ -81,8 +81,11 @@ fn custom_resources_match_kubectl() {
     ensure_cluster_fixture(&ns, "crd/gadgets.yaml");
     ns.apply_testdata("get/gadgets.yaml");
     let n = ns.name.as_str();
+    // A cell of non-ASCII text: kubectl 1.37 pads the header to its bytes.
+    ns.apply("apiVersion: get.kubeupd.test/v1\nkind: Gadget\nmetadata: {name: gizmo}\nspec: {size: très grande}\n");
     for args in [
         vec!["get", "gadgets", "-n", n],
+        vec!["get", "gadgets", "--no-headers", "-n", n],
         vec!["get", "gdg", "-o", "wide", "-n", n],
         vec!["get", "Gadget", "sprocket", "-n", n],
         vec!["get", "gadgets.get.kubeupd.test", "-o", "yaml", "-n", n],
@@ -192,6 +195,12 @@ fn not_found_prints_the_others_and_fails() {
     ns.assert_same_as_kubectl(&["get", "deploy", "nope", "-n", n]);
     ns.assert_same_as_kubectl(&["get", "deploy", "nope", "-o", "yaml", "-n", n]);
     ns.assert_same_as_kubectl(&["get", "cm", "one", "nope", "-o", "json", "-n", n]);
+    // A watch of an object that does not exist: kubectl's error, or (1.34 and later) nothing
+    // with --ignore-not-found.
+    let output = ns.assert_same_as_kubectl(&["get", "cm", "nope", "-w", "-n", n]);
+    assert_eq!(output.status.code(), Some(1));
+    let output = ns.assert_same_as_kubectl(&["get", "cm", "nope", "-w", "--ignore-not-found", "-n", n]);
+    assert!(output.status.success() && output.stdout.is_empty() && output.stderr.is_empty());
 }
 
 #[test]
@@ -200,6 +209,19 @@ fn unknown_types_fail_like_kubectl() {
     let output = ns.assert_same_as_kubectl(&["get", "foo", "-n", &ns.name]);
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(stderr(&output), "error: the server doesn't have a resource type \"foo\"\n");
+    // kubectl 1.37 names the group of a `resource.group` it cannot find.
+    let output = ns.assert_same_as_kubectl(&["get", "pdb.hpa", "-n", &ns.name]);
+    assert_eq!(stderr(&output), "error: the server doesn't have a resource type \"pdb\" in group \"hpa\"\n");
+    ns.assert_same_as_kubectl(&["get", "foo.v1.example.com", "-n", &ns.name]);
+    // And checks the printer flags before anything else, as 1.37 does.
+    for flags in [
+        &["--show-labels", "-o", "json"][..],
+        &["-L", "app", "-o", "custom-columns=NAME:.metadata.name"],
+        &["--output-watch-events"],
+    ] {
+        let output = ns.assert_same_as_kubectl(&[&["get", "cm", "-n", &ns.name][..], flags].concat());
+        assert_eq!(output.status.code(), Some(1), "{flags:?}");
+    }
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("thing.yaml");
     std::fs::write(&file, "apiVersion: nope.example/v1\nkind: Thing\nmetadata:\n  name: x\n").unwrap();

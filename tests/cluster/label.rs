@@ -51,6 +51,16 @@ fn labels_change_like_kubectls() {
             &["label", "deploy", "web", "tier-", "missing-"],
             "label \"missing\" not found.\ndeployment.apps/web unlabeled\n",
         ),
+        // kubectl 1.36 and later: labels set and removed at once are `modified`; a removal with
+        // --overwrite is `unlabeled` (1.32 said `labeled`); nothing to change sends nothing.
+        (&["label", "deploy", "web", "tier=x", "app-", "--overwrite"], "deployment.apps/web modified\n"),
+        (&["label", "deploy", "web", "tier-", "app=web", "--overwrite"], "deployment.apps/web modified\n"),
+        (&["label", "deploy", "web", "tier=y"], "deployment.apps/web labeled\n"),
+        (&["label", "deploy", "web", "tier-", "--overwrite"], "deployment.apps/web unlabeled\n"),
+        (
+            &["label", "deploy", "web", "gone-", "--resource-version=1"],
+            "label \"gone\" not found.\ndeployment.apps/web not labeled\n",
+        ),
         (&["label", "deploy/web", "svc/web", "release=1"], "deployment.apps/web labeled\nservice/web labeled\n"),
         (&["label", "cm", "-l", "app=web", "selected=yes"], "configmap/settings labeled\n"),
         (&["label", "cm", "--all", "every=one"], every),

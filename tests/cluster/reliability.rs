@@ -275,6 +275,20 @@ fn created(rig: &Rig) -> usize {
     listed.lines().filter(|line| line.starts_with("configmap/cm-")).count()
 }
 
+/// `create -f` sends as many creates at once as apply sends writes by default, not every object
+/// at once: each create is held at the proxy, which counts how many it holds at the same time.
+#[test]
+fn create_from_files_creates_a_bounded_number_at_once() {
+    let rig = Rig::new("rel-create");
+    rig.proxy.inject("POST", "/configmaps", Fault::Held(Duration::from_millis(200)), 1000);
+    let (output, _) = rig.kubeupd(&["create", "-f", "-"], &many_configmaps(24));
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(String::from_utf8_lossy(&output.stdout).lines().count(), 24);
+    assert_eq!(created(&rig), 24);
+    let most = rig.proxy.most_at_once();
+    assert!(most <= kubeupd::apply::DEFAULT_CONCURRENCY, "{most} requests at once");
+}
+
 #[test]
 fn an_interrupted_apply_finishes_what_it_started_and_says_what_was_not_applied() {
     let rig = Rig::new("rel-interrupt");

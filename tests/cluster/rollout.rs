@@ -278,6 +278,19 @@ fn rollout_history_and_undo_match_kubectl() {
     let web = twins.assert_same("deploy/web", "rolled back and forth");
     assert_eq!(web["spec"]["template"]["spec"]["containers"][0]["image"], "nginx:1.25");
     assert_eq!(web["spec"]["template"]["metadata"]["labels"], serde_json::json!({"app": "web"}), "no hash label");
+    // An object `kubectl apply` manages: kubectl 1.36 and later warn that its annotation stays.
+    for ns in [&twins.ours, &twins.theirs] {
+        let annotation = "kubectl.kubernetes.io/last-applied-configuration={}";
+        ns.kubectl_ok(&["annotate", "deploy/web", "-n", &ns.name, annotation]);
+    }
+    for args in [&["rollout", "undo", "deploy/web", "--dry-run=server"][..], &["rollout", "undo", "deploy/web"]] {
+        let out = both(&twins, args);
+        let warned = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(
+            warned.starts_with("Warning: resource deployments/web was previously managed with 'kubectl apply'"),
+            "{warned}"
+        );
+    }
     both(&twins, &["rollout", "pause", "deploy/web"]);
     let out = both(&twins, &["rollout", "undo", "deploy/web", "--to-revision=1"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("paused"));

@@ -215,27 +215,42 @@ fn server_dry_runs_and_diff_show_the_migrated_result() {
     assert_eq!(parse_json(unchanged.as_bytes())["data"]["k"], "3", "the dry run changed nothing");
 }
 
+/// Under another field manager, server-side apply migrates client-side apply's fields as under
+/// kubectl's default one, and the last-applied annotation goes with them: the server keeps it in
+/// step for `kubectl` alone, and kubectl 1.37 drops it (test/cmd apply.sh: "after migrating to SSA
+/// with a custom field manager, the last-applied-annotation is dropped"). Client-side apply then
+/// starts again without it, as kubectl's does.
 #[test]
-fn any_field_manager_migrates_and_keeps_the_annotation_in_step() {
+fn another_field_manager_migrates_and_drops_the_annotation_as_kubectl_does() {
     let twins = Twins::new("ssa-manager");
-    let ns = &twins.ours;
-    let apply = |yaml: &str, args: &[&str]| apply_ours(ns, yaml, args);
-    apply(CREATED, &[]);
-    apply(&changed(), &[]);
-    apply(&server_side(), &["--server-side", "--field-manager", "team"]);
-    let settings = settings_with_owners(ns);
-    assert_eq!(settings["data"], serde_json::json!({"x": "1", "z": "9"}));
-    assert_eq!(settings["metadata"]["labels"], serde_json::json!({"a": "1"}));
-    let recorded: Value = serde_json::from_str(
-        settings["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"].as_str().unwrap(),
-    )
-    .unwrap();
-    assert_eq!(recorded["data"], serde_json::json!({"x": "1", "z": "9"}), "the annotation follows the configuration");
-    assert_eq!(owners(&settings), [("kubectl-last-applied", "Apply"), ("team", "Apply")]);
-    // Back to client-side apply: z, which the server-side configuration had, is removed.
-    apply(&client_side_again(), &[]);
-    let settings = parse_json(ns.kubectl_ok(&["get", "cm", "settings", "-n", &ns.name, "-o", "json"]).as_bytes());
-    assert_eq!(settings["data"], serde_json::json!({"x": "1", "w": "4"}));
+    apply_both(&twins, CREATED, &[]);
+    apply_both(&twins, &changed(), &[]);
+    let args = ["apply", "--server-side", "--field-manager", "team", "--dry-run=server", "-o", "json", "-n"];
+    let dry =
+        twins.ours.kubeupd().args(args).arg(&twins.ours.name).args(["-f", "-"]).write_stdin(server_side()).output();
+    let dry = dry.unwrap();
+    assert!(dry.status.success(), "{}", stderr(&dry));
+    apply_both(&twins, &server_side(), &["--server-side", "--field-manager", "team"]);
+    // The dry run showed what kubectl's apply made, the annotation dropped.
+    let mut shown = twin_view(parse_json(&dry.stdout), &twins.ours.name);
+    let mut made = twin_view(get_objects(&twins.theirs, &[]), &twins.theirs.name);
+    for list in [&mut shown, &mut made] {
+        for item in list["items"].as_array_mut().unwrap() {
+            item["metadata"].as_object_mut().unwrap().remove("generation");
+        }
+    }
+    assert_eq!(shown["items"], made["items"], "the dry run (left) shows what a real apply makes (right)");
+    let switched = assert_same_objects(&twins, "applied server-side under another manager");
+    let settings = &switched[0];
+    assert_eq!(settings["data"], serde_json::json!({"x": "1", "z": "9"}), "k is gone");
+    assert_eq!(settings["metadata"]["labels"], serde_json::json!({"a": "1"}), "b is gone");
+    let annotation = settings["metadata"]["annotations"].get("kubectl.kubernetes.io/last-applied-configuration");
+    assert_eq!(annotation, None, "the annotation is dropped");
+    assert_eq!(owners(settings), [("team", "Apply")]);
+    apply_both(&twins, &server_side(), &["--server-side", "--field-manager", "team"]);
+    assert_same_objects(&twins, "applied server-side under another manager again");
+    apply_both(&twins, &client_side_again(), &[]);
+    assert_same_objects(&twins, "back to client-side");
 }
 
 /// A server-side apply under another manager that changes values client-side apply set: the
@@ -253,7 +268,9 @@ fn another_manager_takes_over_values_client_side_apply_set() {
     assert_eq!(reads, 1, "the ConfigMap read once:\n{log}");
     let settings = settings_with_owners(&ns);
     assert_eq!(settings["data"], serde_json::json!({"x": "7", "k": "2"}));
-    assert_eq!(owners(&settings), [("kubectl-last-applied", "Apply"), ("team", "Apply")]);
+    // The annotation moved to `team` with client-side apply's other fields, and its apply dropped it.
+    assert_eq!(settings["metadata"]["annotations"].get("kubectl.kubernetes.io/last-applied-configuration"), None);
+    assert_eq!(owners(&settings), [("team", "Apply")]);
 }
 
 /// kubectl and kubeupd take turns at server-side apply on one object (kubectl alone on its

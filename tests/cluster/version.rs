@@ -82,6 +82,31 @@ fn the_client_version_needs_no_server() {
     );
 }
 
+/// A server further from the client than the supported skew (a fake one answering `/version` as
+/// a 1.20 server does; the real cluster is within it): kubectl's warning after the versions, an
+/// error with --warnings-as-errors.
+#[test]
+fn a_server_beyond_the_supported_skew_is_warned_about_as_kubectl_does() {
+    let old = support::fake_server::FakeServer::start(|_: &support::fake_server::Seen| {
+        let info = serde_json::json!({"major": "1", "minor": "20", "gitVersion": "v1.20.15", "gitCommit": "8f1e5bf0b9729a899b8df86249b56e2c74aebc55",
+            "gitTreeState": "clean", "buildDate": "2022-01-19T17:23:01Z", "goVersion": "go1.15.15", "compiler": "gc", "platform": "linux/amd64"});
+        support::fake_server::Reply::json(200, &info)
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let config = old.kubeconfig(dir.path());
+    let run = |tool: &mut std::process::Command, extra: &[&str]| {
+        tool.arg("--kubeconfig").arg(&config).arg("version").args(extra).env_remove("KUBECONFIG").output().unwrap()
+    };
+    for extra in [&[][..], &["--warnings-as-errors"]] {
+        let theirs = run(&mut std::process::Command::new("kubectl"), extra);
+        let ours = run(&mut kubeupd(), extra);
+        assert_eq!(ours.status.code(), theirs.status.code(), "{extra:?}");
+        assert_eq!(String::from_utf8_lossy(&ours.stderr), String::from_utf8_lossy(&theirs.stderr), "{extra:?}");
+        let server_line = |output: &Output| String::from_utf8_lossy(&output.stdout).lines().last().map(String::from);
+        assert_eq!(server_line(&ours), server_line(&theirs));
+    }
+}
+
 #[test]
 fn kubectl_runs_kubeupd_as_the_upd_plugin() {
     let namespace = TestNamespace::new("plugin");

@@ -21,6 +21,9 @@ pub enum Fault {
     /// Forward a watch that the server ends after this many seconds: the proxy answers only when
     /// the server has ended it, so a long watch would hold every event back.
     ShortWatch(u32),
+    /// Hold the request this long before forwarding it: it counts as in flight (see
+    /// [`FaultProxy::most_at_once`]) all the while.
+    Held(Duration),
 }
 
 /// Which requests a fault applies to, and how many times.
@@ -37,6 +40,8 @@ pub struct Rule {
 pub struct FaultProxy {
     server: FakeServer,
     rules: Arc<Mutex<Vec<Rule>>>,
+    /// Requests being answered now, and the most there were at once.
+    in_flight: Arc<Mutex<(usize, usize)>>,
 }
 
 impl FaultProxy {
@@ -44,7 +49,15 @@ impl FaultProxy {
         let rules: Arc<Mutex<Vec<Rule>>> = Arc::default();
         let upstream = Upstream::new();
         let matching = rules.clone();
+        let in_flight: Arc<Mutex<(usize, usize)>> = Arc::default();
+        let gauge = in_flight.clone();
         let server = FakeServer::start(move |seen: &Seen| -> Answer {
+            {
+                let mut gauge = gauge.lock().unwrap();
+                gauge.0 += 1;
+                gauge.1 = gauge.1.max(gauge.0);
+            }
+            let _done = Done(&gauge);
             let fault = {
                 let mut rules = matching.lock().unwrap();
                 // Every matching rule counts the request; the first one due applies.
@@ -84,9 +97,19 @@ impl FaultProxy {
                     short.path = with_timeout(&seen.path, seconds);
                     upstream.forward(&short).into()
                 }
+                Some(Fault::Held(pause)) => {
+                    std::thread::sleep(pause);
+                    upstream.forward(seen).into()
+                }
             }
         });
-        FaultProxy { server, rules }
+        FaultProxy { server, rules, in_flight }
+    }
+
+    /// The most requests the proxy was answering at once (a held one counts until it is
+    /// forwarded and answered).
+    pub fn most_at_once(&self) -> usize {
+        self.in_flight.lock().unwrap().1
     }
 
     /// Adds a rule; rules are tried in the order they were added.
@@ -158,6 +181,15 @@ impl Rig {
     /// How many requests with `method` and a path containing `path_contains` the proxy received.
     pub fn count(&self, method: &str, path_contains: &str) -> usize {
         self.proxy.seen().iter().filter(|seen| seen.method == method && seen.path.contains(path_contains)).count()
+    }
+}
+
+/// Counts a request as answered when dropped.
+struct Done<'a>(&'a Mutex<(usize, usize)>);
+
+impl Drop for Done<'_> {
+    fn drop(&mut self) {
+        self.0.lock().unwrap().0 -= 1;
     }
 }
 

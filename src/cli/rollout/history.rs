@@ -11,7 +11,7 @@ use super::super::flags::{DryRunArg, LabelSelectorArg, OutputArgs, SelectionArgs
 use super::super::visit::{self, Visited};
 use super::super::{Error, GlobalArgs, Result};
 use crate::apply::lost::WriteError;
-use crate::apply::{self, DryRun, Landed};
+use crate::apply::{self, DryRun, Landed, last_applied};
 use crate::change::rollback::{self, History, Revisions};
 use crate::client::{Cluster, ListScope, Selectors, WriteOptions};
 use crate::merge::{KindPatcher, Patch};
@@ -284,6 +284,17 @@ pub async fn run_undo(args: UndoArgs, global: &GlobalArgs) -> Result {
     let cluster = global.connect().await?;
     for object in objects(&cluster, global, &args.targets, &args.selector.selector).await? {
         let object = object?;
+        // As kubectl 1.36 and later: the rollback leaves `apply`'s annotation as it was.
+        if last_applied::text(&object.live).is_some() {
+            eprintln!(
+                "Warning: resource {}/{} was previously managed with 'kubectl apply'. Rolling back will not update \
+                 the {} annotation, which may cause unexpected behavior on future 'kubectl apply' operations. \
+                 Consider using 'kubectl apply' with your previous configuration file instead.",
+                object.target.rt.resource,
+                object.target.name,
+                last_applied::ANNOTATION
+            );
+        }
         let result = undo(&cluster, &object, &args).await?;
         let text = match &printer {
             // kubectl prints the object as it read it, before the rollback.
