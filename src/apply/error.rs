@@ -34,14 +34,6 @@ pub enum Error {
          and a dry run does not create it"
     )]
     KindNotCreatedInDryRun { kind: String, api_version: String },
-    /// The last-applied annotation would make the annotations larger than the server accepts.
-    #[error(
-        "metadata.annotations: Too long: with the {recorded}-byte {annotation} annotation the annotations take \
-         {total} bytes, more than the {ANNOTATIONS_LIMIT} the server accepts; apply this object with \
-         --server-side, which does not need that annotation",
-        annotation = super::last_applied::ANNOTATION
-    )]
-    AnnotationsTooLong { recorded: usize, total: usize },
     /// The ApplySet cannot be used, or the object belongs to another one.
     #[error(transparent)]
     ApplySet(#[from] super::applyset::Error),
@@ -72,9 +64,11 @@ pub enum Error {
     /// The configuration changes fields the server does not let change: found before the first
     /// write, with the server's refusal of a dry run of it when it answered.
     #[error(
-        "{}{object}: {}; to replace the object, apply it with --force (client-side), which deletes and re-creates it",
+        "{}{object}: {}; to replace the object (delete it, wait until it is gone and create it again), apply with \
+         --replace-immutable, or annotate it {}: Replace=true",
         .server.as_ref().map(|refusal| format!("{}; ", refusal.line())).unwrap_or_default(),
-        .changes.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+        .changes.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "),
+        super::opt_in::ARGO_SYNC_OPTIONS
     )]
     Immutable { object: String, changes: Vec<super::immutable::ImmutableChange>, server: Option<client::Error> },
     /// A server-side apply refused for fields other managers own: each named, with both values.

@@ -14,6 +14,7 @@ use super::Error;
 use super::error::{Kept, NotRestored};
 use super::lost::{self, AnswerLost, Found};
 use crate::client::{self, Cluster, DeleteParams, WriteOptions};
+use crate::merge::Patch;
 use crate::output;
 use crate::resource::ObjectRef;
 
@@ -60,15 +61,37 @@ pub async fn recreate(
     write: &WriteOptions,
     deletion: &Deletion,
 ) -> Result<Recreated, Error> {
+    recreate_by(cluster, target, object, write, deletion, CreateBy::Post).await
+}
+
+/// How the object is created again once the old one is gone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CreateBy {
+    /// A create (POST), as `--force` of client-side apply and of `replace` do.
+    Post,
+    /// A server-side apply of the configuration, so that the applying manager owns its fields.
+    Apply,
+}
+
+/// [`recreate`], creating the object again as `by` says.
+pub(super) async fn recreate_by(
+    cluster: &Cluster,
+    target: &ObjectRef,
+    object: &Value,
+    write: &WriteOptions,
+    deletion: &Deletion,
+    by: CreateBy,
+) -> Result<Recreated, Error> {
     let (rt, namespace, name) = (&target.rt, target.namespace.as_deref(), target.name.as_str());
     let mut object = object.clone();
     if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         metadata.remove("resourceVersion");
     }
-    tracing::info!(
-        "{}: deleting the object and creating it from the new configuration (--force)",
-        target.display_name()
-    );
+    tracing::info!("{}: deleting the object and creating it from the new configuration", target.display_name());
+    let create = async |object: &Value| match by {
+        CreateBy::Post => cluster.create(rt, namespace, object, write).await,
+        CreateBy::Apply => cluster.patch(rt, namespace, name, &Patch::Apply(object.clone()), write).await,
+    };
     // kube-apiserver validates a create before it looks for the object: an object it accepts
     // answers 409 AlreadyExists, one it refuses answers why.
     let check = WriteOptions { dry_run: true, ..write.clone() };
@@ -79,7 +102,7 @@ pub async fn recreate(
     let original = match cluster.get(rt, namespace, name).await {
         Ok(live) => live,
         Err(client::Error::NotFound(_)) => {
-            let created = cluster.create(rt, namespace, &object, write).await?;
+            let created = create(&object).await?;
             return Ok(Recreated { object: created, deleted: false });
         }
         Err(err) => return Err(err.into()),
@@ -104,7 +127,7 @@ pub async fn recreate(
         Err(Error::Client(cause)) => return Err(keep(target, original, "waiting until it is gone", &cause)),
         Err(other) => return Err(other),
     }
-    let refused = match cluster.create(rt, namespace, &object, write).await {
+    let refused = match create(&object).await {
         Ok(created) => return Ok(Recreated { object: created, deleted: true }),
         Err(cause) if cause.is_transport() => {
             // Whatever is there under a new UID was created from the new configuration.

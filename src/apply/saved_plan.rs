@@ -29,7 +29,7 @@ pub struct Settings {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PlannedObject {
-    /// `create`, `change`, `unchanged` or `prune`.
+    /// `create`, `change`, `replace`, `unchanged` or `prune`.
     pub action: String,
     /// kubectl's name for the object (`deployment.apps/web`).
     pub object: String,
@@ -40,6 +40,9 @@ pub struct PlannedObject {
     pub configuration: Option<String>,
     /// The field paths that change, for the reader.
     pub fields: Vec<String>,
+    /// For an object to replace: the fields that cannot change whose change forces it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forced_by: Vec<String>,
 }
 
 /// A plan.
@@ -185,6 +188,7 @@ mod tests {
             resource_version: version.map(String::from),
             configuration: Some(digest(configuration)),
             fields: vec!["data.v".into()],
+            forced_by: Vec::new(),
         }
     }
 

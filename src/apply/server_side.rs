@@ -79,7 +79,8 @@ pub(super) async fn apply(
     let client_side =
         if options.subresource.is_some() { Vec::new() } else { ownership::client_side_managers(&applied) };
     let recorded = (options.subresource.is_none() && last_applied::text(&applied).is_some())
-        .then(|| last_applied::server_side_text(&manifest.document));
+        .then(|| last_applied::server_side_text(&manifest.document))
+        .filter(|text| fits(&manifest.document, text));
     let object = if options.dry_run == DryRun::Server {
         dry_run_result(cluster, manifest, applied, &client_side, recorded, options).await?
     } else {
@@ -131,6 +132,7 @@ pub(super) async fn apply(
         warnings,
         taken,
         change,
+        forced_by: Vec::new(),
     })
 }
 
@@ -206,15 +208,23 @@ async fn take_over_client_side(
     }
     // The annotation first, so that it stays with its own manager, not the applying one.
     let mut object = live;
-    if last_applied::text(&object).is_some() {
-        let recorded = last_applied::server_side_text(&manifest.document);
-        if let Some(updated) = keep_annotation(cluster, manifest, &object, &recorded).await? {
-            object = updated;
-        }
+    let recorded = last_applied::server_side_text(&manifest.document);
+    if last_applied::text(&object).is_some()
+        && fits(&manifest.document, &recorded)
+        && let Some(updated) = keep_annotation(cluster, manifest, &object, &recorded).await?
+    {
+        object = updated;
     }
     // Client-side apply's managers as the annotation named them before it moved.
     migrate(cluster, manifest, object, &client_side, rules, options).await?;
     Ok(cluster.patch(rt, namespace, name, configuration, &write).await?)
+}
+
+/// Whether `document`'s annotations with `recorded` as its last-applied annotation stay within the
+/// server's limit: one that would not is not kept in step (the server drops it then, for the
+/// manager `kubectl`).
+fn fits(document: &Value, recorded: &str) -> bool {
+    last_applied::annotations_size(document, recorded) <= super::ANNOTATIONS_LIMIT
 }
 
 /// Keeps the last-applied annotation in step with the configuration, owned by its own manager,

@@ -160,10 +160,31 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
             }
         }
     }
+    // Prune comes last: after every apply, and with --wait-ready after every object applied is
+    // ready (an object that is not keeps what it would replace).
+    let timeout = flags.timeout.unwrap_or(WAIT_TIMEOUT);
+    let deadline = tokio::time::Instant::now() + timeout;
+    let lines_to_stderr = flags.output.output.is_some();
+    let mut ready = Ok(());
+    if wait && report.all_applied() && stop.reason().is_none() {
+        tokio::select! {
+            waited = super::wait::until_applied_are_ready(&cluster, std::mem::take(&mut written), Vec::new(), timeout, lines_to_stderr) => ready = waited,
+            () = interrupted() => {
+                // Every object was applied; only the waiting stops, and nothing is pruned.
+                eprintln!("interrupted: every object was applied; stopped waiting for them to be ready");
+                return Err(Error::Reported(130));
+            }
+        }
+    }
     let scope = pruning.scope(applyset.as_ref(), members.as_ref(), &applied.namespaces);
+    let allowed = &flags.input.prune.allow.kinds;
     let pruned = match scope {
-        Some(scope) if report.all_applied() && stop.reason().is_none() => {
-            prune_after(&cluster, scope, &applied, options.dry_run, &mut report).await
+        Some(scope) if report.all_applied() && stop.reason().is_none() && ready.is_ok() => {
+            prune_after(&cluster, scope, &applied, allowed, options.dry_run, &mut report).await
+        }
+        Some(_) if ready.is_err() => {
+            report.not_pruned_unready();
+            Vec::new()
         }
         Some(_) => {
             report.not_pruned();
@@ -181,13 +202,13 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
         0 => {}
         status => return Err(Error::Reported(status)),
     }
-    if wait {
-        let lines_to_stderr = flags.output.output.is_some();
+    ready?;
+    if wait && !pruned.is_empty() {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         tokio::select! {
-            waited = super::wait::until_applied_are_ready(&cluster, written, pruned, flags.timeout.unwrap_or(WAIT_TIMEOUT), lines_to_stderr) => waited?,
+            waited = super::wait::until_applied_are_ready(&cluster, Vec::new(), pruned, left, lines_to_stderr) => waited?,
             () = interrupted() => {
-                // Every object was applied; only the waiting stops.
-                eprintln!("interrupted: every object was applied; stopped waiting for them to be ready");
+                eprintln!("interrupted: every object was applied and pruned; stopped waiting for the pruned ones to be gone");
                 return Err(Error::Reported(130));
             }
         }
@@ -240,20 +261,24 @@ async fn prune_after(
     cluster: &Cluster,
     scope: prune::Scope<'_>,
     applied: &Applied,
+    allowed: &[prune::GuardedKind],
     dry_run: DryRun,
     report: &mut Report,
 ) -> Vec<Target> {
     let mut pruned = Vec::new();
-    let found = prune::run(cluster, scope, &applied.uids, dry_run, |object, result| {
+    let found = prune::run(cluster, scope, &applied.uids, allowed, dry_run, |object, result| {
         if result.is_ok() {
             pruned.push(Target::deleted(object.target.clone(), object.uid.clone()));
         }
         report.pruned(&object.target, result);
     })
     .await;
+    if let Ok(found) = &found {
+        found.kept.iter().for_each(|kept| report.kept(kept));
+    }
     match found {
         Err(err) => report.prune_failed(&err.into()),
-        Ok(found) if found.len() == pruned.len() => {
+        Ok(found) if found.prunable.len() == pruned.len() => {
             if let prune::Scope::ApplySet { set, members } = scope
                 && let Err(err) = set.record(cluster, members, dry_run).await
             {
@@ -338,6 +363,7 @@ fn options(flags: &ApplyFlags) -> Result<ApplyOptions> {
         deletion: apply::Deletion { options: delete_options, timeout: flags.timeout.filter(|t| !t.is_zero()) },
         subresource: flags.subresource.name.clone(),
         openapi_patch: flags.openapi_patch,
+        replace_immutable: input.replace.replace_immutable,
         ..ApplyOptions::new(input.mode(flags.overwrite, flags.force))
     })
 }

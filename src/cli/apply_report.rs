@@ -33,6 +33,7 @@ fn action_word(action: Action) -> &'static str {
         Action::Configured => "configured",
         Action::Unchanged => "unchanged",
         Action::ServerSideApplied => "serverside-applied",
+        Action::Replaced => "replaced",
     }
 }
 
@@ -214,6 +215,21 @@ impl Report {
         });
     }
 
+    /// An object prune found and leaves alone, and why (on stderr).
+    pub(super) fn kept(&self, kept: &crate::apply::prune::Kept) {
+        let line = format!("{} not pruned{}: {}", kept.target.display_name(), self.suffix, kept.why);
+        self.print(Lines { stderr: vec![line], ..Lines::default() });
+    }
+
+    /// Nothing is pruned after a run where some object applied did not become ready: what it
+    /// would prune may be what still serves.
+    pub(super) fn not_pruned_unready(&self) {
+        self.print(Lines {
+            stderr: vec!["error: nothing was pruned, because not every object applied became ready".to_string()],
+            ..Lines::default()
+        });
+    }
+
     fn print(&self, lines: Lines) {
         let write = || {
             for line in &lines.stderr {
@@ -237,7 +253,8 @@ impl Report {
         };
         Totals {
             created: count("created"),
-            configured: count("configured"),
+            // A replaced object is one more changed.
+            configured: count("configured") + count("replaced"),
             unchanged: count("unchanged"),
             pruned: count("pruned"),
             failed: self.failed + self.not_applied + (self.entries.len() - self.next),

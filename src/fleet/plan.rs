@@ -117,6 +117,7 @@ mod tests {
                 resource_version: None,
                 configuration: Some("sha256:00".into()),
                 fields: vec![],
+                forced_by: vec![],
             }],
         }
     }

@@ -235,7 +235,7 @@ fn diff_previews_the_prune_as_a_summary_and_as_json() {
         .collect();
     assert_eq!(actions, [("change", "a"), ("create", "d"), ("prune", "b"), ("prune", "c")]);
     assert_eq!(json["objects"][0]["fields"], serde_json::json!(["data.k"]));
-    assert_eq!(json["totals"], serde_json::json!({"create": 1, "change": 1, "prune": 2, "unchanged": 0}));
+    assert_eq!(json["totals"], serde_json::json!({"create": 1, "change": 1, "replace": 0, "prune": 2, "unchanged": 0}));
     let unified = text(&diff(&[]).stdout);
     assert!(
         unified.contains(&format!("/v1.ConfigMap.{n}.c\t"))
