@@ -69,7 +69,7 @@ pub(super) async fn apply(
 
 /// The configuration client-side apply sends for `document`: with the last-applied annotation
 /// when recording (`recorded`, when the checks made it already), without it otherwise.
-pub(super) fn configuration(document: &Value, recorded: Option<String>, options: &ApplyOptions) -> Value {
+fn configuration(document: &Value, recorded: Option<String>, options: &ApplyOptions) -> Value {
     match recorded {
         Some(text) if options.record_last_applied => last_applied::with_recorded(document, text),
         _ => modified_of(document, options),

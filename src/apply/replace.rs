@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::immutable::ImmutableChange;
 use super::object::{self, Live};
 use super::recreate::{CreateBy, recreate_by};
-use super::{Action, ApplyOptions, DryRun, Error, Mode, Outcome, opt_in};
+use super::{Action, ApplyOptions, DryRun, Error, Mode, Outcome, last_applied, opt_in};
 use crate::client::{self, Cluster, WriteOptions};
 use crate::resource::{Manifest, ObjectRef, Source};
 
@@ -94,7 +94,15 @@ pub(super) async fn apply(
 ) -> Result<Outcome, Error> {
     let target = &manifest.object;
     let (configuration, by) = match options.mode {
-        Mode::ClientSide { .. } => (object::configuration(&manifest.document, recorded, options), CreateBy::Post),
+        // With the annotation apply records, also where it is not recording (diff shows the
+        // object as apply would create it).
+        Mode::ClientSide { .. } => {
+            let configuration = match recorded {
+                Some(text) => last_applied::with_recorded(&manifest.document, text),
+                None => last_applied::with_annotation(&manifest.document),
+            };
+            (configuration, CreateBy::Post)
+        }
         Mode::ServerSide { .. } => (manifest.document.clone(), CreateBy::Apply),
     };
     let before = match live {

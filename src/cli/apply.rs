@@ -17,6 +17,7 @@ use crate::output::Verb;
 
 use tokio::signal::unix::{SignalKind, signal};
 
+use crate::apply::applyset::Members;
 use crate::apply::preview::Shown;
 use crate::apply::saved_plan::SavedPlan;
 use crate::apply::{self, ApplyOptions, DryRun, Stop, prune};
@@ -279,8 +280,9 @@ async fn prune_after(
     match found {
         Err(err) => report.prune_failed(&err.into()),
         Ok(found) if found.prunable.len() == pruned.len() => {
+            // The objects kept are still members: the parent goes on leading to them.
             if let prune::Scope::ApplySet { set, members } = scope
-                && let Err(err) = set.record(cluster, members, dry_run).await
+                && let Err(err) = set.record(cluster, &members.union(&Members::of_kept(&found.kept)), dry_run).await
             {
                 report.prune_failed(&err.into());
             }

@@ -33,6 +33,7 @@ mod printers;
 mod prune;
 mod reliability;
 mod replace;
+mod replace_immutable;
 mod rollout;
 mod scale;
 mod security;
