@@ -1,5 +1,5 @@
 //! What an object asks of the tool that deploys it, in the words of the tools users come from
-//! (kapp, Argo CD, Flux) and in kubeupd's own: whether it may be replaced when a field that cannot
+//! (kapp, Argo CD, Flux; see docs/ci.md) and in kubeupd's own: whether it may be replaced when a field that cannot
 //! change changes, and whether prune must leave it alone. Read from the object's annotations;
 //! pure: no I/O.
 
@@ -14,6 +14,9 @@ pub const KAPP_DELETE_STRATEGY: &str = "kapp.k14s.io/delete-strategy";
 pub const ARGO_SYNC_OPTIONS: &str = "argocd.argoproj.io/sync-options";
 /// Flux's kustomize-controller prune switch; `disabled` keeps the object.
 pub const FLUX_PRUNE: &str = "kustomize.toolkit.fluxcd.io/prune";
+/// Flux's kustomize-controller force switch; `enabled` recreates the object when an immutable field
+/// changes.
+pub const FLUX_FORCE: &str = "kustomize.toolkit.fluxcd.io/force";
 /// kubeupd's own prune switch; `disabled` keeps the object.
 pub const KUBEUPD_PRUNE: &str = "kubeupd.io/prune";
 
@@ -33,6 +36,9 @@ fn argo_sync_option<'a>(object: &'a Value, key: &str) -> Option<&'a str> {
 pub fn replace(object: &Value) -> Option<String> {
     if annotation(object, KAPP_UPDATE_STRATEGY) == Some("fallback-on-replace") {
         return Some(format!("{KAPP_UPDATE_STRATEGY}: fallback-on-replace"));
+    }
+    if annotation(object, FLUX_FORCE) == Some("enabled") {
+        return Some(format!("{FLUX_FORCE}: enabled"));
     }
     ["Replace", "Force"]
         .into_iter()
@@ -75,6 +81,10 @@ mod tests {
             Some("kapp.k14s.io/update-strategy: fallback-on-replace")
         );
         assert_eq!(replace(&annotated(KAPP_UPDATE_STRATEGY, "always-replace")), None);
+        assert_eq!(
+            replace(&annotated(FLUX_FORCE, "enabled")).as_deref(),
+            Some("kustomize.toolkit.fluxcd.io/force: enabled")
+        );
         assert_eq!(
             replace(&annotated(ARGO_SYNC_OPTIONS, "Replace=true")).as_deref(),
             Some("argocd.argoproj.io/sync-options: Replace=true")

@@ -1,6 +1,6 @@
 //! Objects whose configuration changes a field the server does not let change (see
 //! [`super::immutable`]): refused before the first write, or, where the run (`--replace-immutable`)
-//! or the object (kapp's and Argo CD's annotations, [`opt_in::replace`]) opts in, replaced:
+//! or the object (kapp's, Argo CD's and Flux's annotations, [`opt_in::replace`]) opts in, replaced:
 //! deleted, waited for until gone, and created again from the configuration, the original put back
 //! when the create fails (the safe delete-and-create of `--force`, [`recreate`]).
 

@@ -389,7 +389,8 @@ pub struct ReplaceImmutableArg {
     /// field the server does not let change, such as a Job's pod template; without it such an
     /// object is refused before any write, unless it opts in itself (kapp's
     /// kapp.k14s.io/update-strategy: fallback-on-replace, Argo CD's
-    /// argocd.argoproj.io/sync-options: Replace=true or Force=true).
+    /// argocd.argoproj.io/sync-options: Replace=true or Force=true, Flux's
+    /// kustomize.toolkit.fluxcd.io/force: enabled).
     #[arg(long = "replace-immutable")]
     pub replace_immutable: bool,
 }
