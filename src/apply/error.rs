@@ -49,14 +49,14 @@ pub enum Error {
     StillThere { resource: String, name: String },
     /// `--force` did not delete the object: the server refuses to create it from the new
     /// configuration (a dry-run create said so).
-    #[error("{name} was not deleted (--force): the server refuses to create it from the new configuration: {refused}")]
-    RecreateRefused { name: String, refused: client::Error },
+    #[error("{name} was not deleted ({why}): the server refuses to create it from the new configuration: {refused}")]
+    RecreateRefused { name: String, why: &'static str, refused: client::Error },
     /// `--force` deleted the object, the server refused to create it from the new configuration,
     /// and the original was created again.
     #[error(
-        "{name} was deleted (--force) but could not be created from the new configuration: {refused}; the original was created again"
+        "{name} was deleted ({why}) but could not be created from the new configuration: {refused}; the original was created again"
     )]
-    Restored { name: String, refused: client::Error },
+    Restored { name: String, why: &'static str, refused: client::Error },
     /// `--force` deleted the object, and neither the new configuration nor the original could be
     /// created.
     #[error(transparent)]
@@ -76,19 +76,21 @@ pub enum Error {
     ApplyConflicts { status: client::Status, conflicts: Vec<super::Conflict> },
     /// A request of `--force` failed at the transport and the server could not tell what is
     /// there now: the object may be gone, so the original was kept.
-    #[error("{name}: {step} (--force) failed: {cause}; whether the object is still there is unknown: {kept}")]
-    ForceLost { name: String, step: &'static str, cause: String, kept: Kept },
+    #[error("{name}: {step} ({why}) failed: {cause}; whether the object is still there is unknown: {kept}")]
+    ForceLost { name: String, why: &'static str, step: &'static str, cause: String, kept: Kept },
 }
 
 /// The object `--force` deleted and could not create again, neither from the new configuration
 /// nor as it was: where the original is kept.
 #[derive(Debug, thiserror::Error)]
 #[error(
-    "{name} was deleted (--force) but could not be created from the new configuration: {refused}; creating the \
+    "{name} was deleted ({why}) but could not be created from the new configuration: {refused}; creating the \
      original again failed too: {restore}; {kept}"
 )]
 pub struct NotRestored {
     pub name: String,
+    /// Why it was deleted: `--force`, or to replace it.
+    pub why: &'static str,
     pub refused: client::Error,
     pub restore: client::Error,
     pub kept: Kept,

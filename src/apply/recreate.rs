@@ -61,7 +61,7 @@ pub async fn recreate(
     write: &WriteOptions,
     deletion: &Deletion,
 ) -> Result<Recreated, Error> {
-    recreate_by(cluster, target, object, write, deletion, CreateBy::Post).await
+    recreate_by(cluster, target, object, write, deletion, CreateBy::Post, "--force").await
 }
 
 /// How the object is created again once the old one is gone.
@@ -73,7 +73,7 @@ pub enum CreateBy {
     Apply,
 }
 
-/// [`recreate`], creating the object again as `by` says.
+/// [`recreate`], creating the object again as `by` says; `why` (`--force`) is said in the errors.
 pub(super) async fn recreate_by(
     cluster: &Cluster,
     target: &ObjectRef,
@@ -81,6 +81,7 @@ pub(super) async fn recreate_by(
     write: &WriteOptions,
     deletion: &Deletion,
     by: CreateBy,
+    why: &'static str,
 ) -> Result<Recreated, Error> {
     let (rt, namespace, name) = (&target.rt, target.namespace.as_deref(), target.name.as_str());
     let mut object = object.clone();
@@ -97,7 +98,7 @@ pub(super) async fn recreate_by(
     let check = WriteOptions { dry_run: true, ..write.clone() };
     match cluster.create(rt, namespace, &object, &check).await {
         Ok(_) | Err(client::Error::AlreadyExists(_)) => {}
-        Err(refused) => return Err(Error::RecreateRefused { name: target.display_name(), refused }),
+        Err(refused) => return Err(Error::RecreateRefused { name: target.display_name(), why, refused }),
     }
     let original = match cluster.get(rt, namespace, name).await {
         Ok(live) => live,
@@ -117,14 +118,14 @@ pub(super) async fn recreate_by(
         match lost::check(cluster, target, cause.clone(), deleted).await {
             Some(AnswerLost { found: Found::Applied, .. }) => {}
             Some(lost @ AnswerLost { found: Found::NotApplied, .. }) => return Err(Error::AnswerLost(Box::new(lost))),
-            _ => return Err(keep(target, original, "deleting it", &cause)),
+            _ => return Err(keep(target, original, why, "deleting it", &cause)),
         }
     }
     match wait_until_gone(cluster, target, deletion.timeout.unwrap_or(DELETION_PATIENCE)).await {
         Ok(()) => {}
         // Still there: nothing is lost, the user can run the command again.
         Err(still @ Error::StillThere { .. }) => return Err(still),
-        Err(Error::Client(cause)) => return Err(keep(target, original, "waiting until it is gone", &cause)),
+        Err(Error::Client(cause)) => return Err(keep(target, original, why, "waiting until it is gone", &cause)),
         Err(other) => return Err(other),
     }
     let refused = match create(&object).await {
@@ -136,7 +137,7 @@ pub(super) async fn recreate_by(
             match lost::check(cluster, target, cause.clone(), created).await {
                 Some(lost @ AnswerLost { found: Found::Applied, .. }) => return Err(Error::AnswerLost(Box::new(lost))),
                 Some(AnswerLost { found: Found::NotApplied, .. }) => cause,
-                _ => return Err(keep(target, original, "creating it from the new configuration", &cause)),
+                _ => return Err(keep(target, original, why, "creating it from the new configuration", &cause)),
             }
         }
         Err(refused) => refused,
@@ -144,20 +145,20 @@ pub(super) async fn recreate_by(
     let original = without_server_fields(original);
     let name = target.display_name();
     match cluster.create(rt, namespace, &original, write).await {
-        Ok(_) => Err(Error::Restored { name, refused }),
+        Ok(_) => Err(Error::Restored { name, why, refused }),
         Err(restore) => {
             let kept = kept(target, &original);
-            Err(Error::NotRestored(Box::new(NotRestored { name, refused, restore, kept })))
+            Err(Error::NotRestored(Box::new(NotRestored { name, why, refused, restore, kept })))
         }
     }
 }
 
 /// The failure of a `--force` whose `step` failed at the transport with the object perhaps gone:
 /// the original is kept in a file (or in the message).
-fn keep(target: &ObjectRef, original: Value, step: &'static str, cause: &client::Error) -> Error {
+fn keep(target: &ObjectRef, original: Value, why: &'static str, step: &'static str, cause: &client::Error) -> Error {
     let kept = kept(target, &without_server_fields(original));
     let cause = cause.transport_line().unwrap_or_else(|| cause.to_string());
-    Error::ForceLost { name: target.display_name(), step, cause, kept }
+    Error::ForceLost { name: target.display_name(), why, step, cause, kept }
 }
 
 /// `original` kept in a file, or in the message when no file can be written.
@@ -183,11 +184,28 @@ async fn wait_until_gone(cluster: &Cluster, target: &ObjectRef, patience: Durati
     }
 }
 
-/// The object as it can be created again: without what the server set.
+/// The labels the server puts on a Job's pod template, naming the Job's uid.
+const JOB_UID_LABELS: [&str; 2] = ["controller-uid", "batch.kubernetes.io/controller-uid"];
+
+/// The object as it can be created again: without what the server set. A Job's selector the
+/// server generated, and the uid labels it put on the pod template, name the old uid, which a
+/// create refuses (`must be '...'`): they go too, and the server generates them again.
 fn without_server_fields(mut object: Value) -> Value {
     if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         for field in SERVER_SET_METADATA {
             metadata.remove(field);
+        }
+    }
+    let job =
+        object["kind"] == "Job" && object["apiVersion"].as_str().is_some_and(|version| version.starts_with("batch/"));
+    if job && object.pointer("/spec/manualSelector") != Some(&Value::Bool(true)) {
+        if let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut) {
+            spec.remove("selector");
+        }
+        if let Some(labels) = object.pointer_mut("/spec/template/metadata/labels").and_then(Value::as_object_mut) {
+            for label in JOB_UID_LABELS {
+                labels.remove(label);
+            }
         }
     }
     object
@@ -229,5 +247,22 @@ mod tests {
                 "data": {"k": "v"}, "status": {"phase": "x"}
             })
         );
+    }
+
+    #[test]
+    fn a_jobs_generated_selector_and_uid_labels_are_left_out() {
+        let labels =
+            json!({"controller-uid": "u", "batch.kubernetes.io/controller-uid": "u", "job-name": "x", "app": "a"});
+        let job = |manual: bool| {
+            json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "x", "uid": "u"},
+                   "spec": {"manualSelector": manual, "selector": {"matchLabels": {"controller-uid": "u"}},
+                            "template": {"metadata": {"labels": labels.clone()}}}})
+        };
+        let generated = without_server_fields(job(false));
+        assert_eq!(generated["spec"].get("selector"), None);
+        assert_eq!(generated["spec"]["template"]["metadata"]["labels"], json!({"job-name": "x", "app": "a"}));
+        let manual = without_server_fields(job(true));
+        assert_eq!(manual["spec"]["selector"], json!({"matchLabels": {"controller-uid": "u"}}));
+        assert_eq!(manual["spec"]["template"]["metadata"]["labels"], labels);
     }
 }

@@ -15,6 +15,9 @@ use super::{Action, ApplyOptions, DryRun, Error, Mode, Outcome, last_applied, op
 use crate::client::{self, Cluster, WriteOptions};
 use crate::resource::{Manifest, ObjectRef, Source};
 
+/// Why the object is deleted, in the errors of a replacement that fails.
+const REPLACING: &str = "to replace it: a field that cannot change changes";
+
 /// What the checks before the first write made of the objects whose configuration changes
 /// fields that cannot change.
 #[derive(Default)]
@@ -62,9 +65,9 @@ pub(super) async fn judge(
                 let fields = changes.iter().map(|change| change.field).collect();
                 judged.replace.insert(manifest.source.index, fields);
             }
-            Err(refused) => {
-                judged.refused.push((manifest.source.clone(), Error::RecreateRefused { name: object, refused }))
-            }
+            Err(refused) => judged
+                .refused
+                .push((manifest.source.clone(), Error::RecreateRefused { name: object, why: REPLACING, refused })),
         }
     }
     judged
@@ -116,7 +119,9 @@ pub(super) async fn apply(
     };
     let write = options.write_options();
     let object = match options.dry_run {
-        DryRun::None => recreate_by(cluster, target, &configuration, &write, &options.deletion, by).await?.object,
+        DryRun::None => {
+            recreate_by(cluster, target, &configuration, &write, &options.deletion, by, REPLACING).await?.object
+        }
         DryRun::Server => created_in_dry_run(cluster, target, &configuration, &write).await?,
         DryRun::Client => configuration,
     };

@@ -216,7 +216,10 @@ fn a_replacement_the_server_would_refuse_deletes_nothing() {
     let refused = kubeupd(&namespace, &["apply", "--replace-immutable"], &bad);
     let message = text(&refused.stderr);
     assert_eq!(refused.status.code(), Some(1), "{message}");
-    assert!(message.contains("job.batch/once was not deleted") && message.contains("restartPolicy"), "{message}");
+    assert!(
+        message.contains("job.batch/once was not deleted (to replace it") && message.contains("restartPolicy"),
+        "{message}"
+    );
     assert_eq!(uid(&namespace, "job/once"), before);
 }
 
