@@ -76,8 +76,21 @@ pub enum Error {
     ApplyConflicts { status: client::Status, conflicts: Vec<super::Conflict> },
     /// A request of `--force` failed at the transport and the server could not tell what is
     /// there now: the object may be gone, so the original was kept.
-    #[error("{name}: {step} ({why}) failed: {cause}; whether the object is still there is unknown: {kept}")]
-    ForceLost { name: String, why: &'static str, step: &'static str, cause: String, kept: Kept },
+    #[error(transparent)]
+    ForceLost(Box<ForceLost>),
+}
+
+/// A request of `--force` (or of a replacement) that failed at the transport with the object
+/// perhaps gone: where the original is kept.
+#[derive(Debug, thiserror::Error)]
+#[error("{name}: {step} ({why}) failed: {cause}; whether the object is still there is unknown: {kept}")]
+pub struct ForceLost {
+    pub name: String,
+    /// Why it was deleted: `--force`, or to replace it.
+    pub why: &'static str,
+    pub step: &'static str,
+    pub cause: String,
+    pub kept: Kept,
 }
 
 /// The object `--force` deleted and could not create again, neither from the new configuration

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::Error;
-use super::error::{Kept, NotRestored};
+use super::error::{ForceLost, Kept, NotRestored};
 use super::lost::{self, AnswerLost, Found};
 use crate::client::{self, Cluster, DeleteParams, WriteOptions};
 use crate::merge::Patch;
@@ -158,7 +158,7 @@ pub(super) async fn recreate_by(
 fn keep(target: &ObjectRef, original: Value, why: &'static str, step: &'static str, cause: &client::Error) -> Error {
     let kept = kept(target, &without_server_fields(original));
     let cause = cause.transport_line().unwrap_or_else(|| cause.to_string());
-    Error::ForceLost { name: target.display_name(), why, step, cause, kept }
+    Error::ForceLost(Box::new(ForceLost { name: target.display_name(), why, step, cause, kept }))
 }
 
 /// `original` kept in a file, or in the message when no file can be written.
