@@ -504,7 +504,8 @@ fn recorded_within_limit(document: &Value) -> Option<String> {
 /// server-side apply, every field of the configuration has its value.
 fn is_applied(manifest: &Manifest, options: &ApplyOptions, live: &Value) -> bool {
     match options.mode {
-        Mode::ClientSide { .. } if options.record_last_applied => {
+        // An object too large for the annotation is applied server-side.
+        Mode::ClientSide { .. } if options.record_last_applied && !object::too_long_to_record(&manifest.document) => {
             last_applied::text(live) == Some(last_applied::configuration_text(&manifest.document).as_str())
         }
         _ => lost::contains(live, &manifest.document),
