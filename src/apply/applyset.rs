@@ -84,6 +84,14 @@ pub struct Members {
 }
 
 impl Members {
+    /// The group-kinds and namespaces of the objects prune found and kept.
+    pub fn of_kept(kept: &[super::prune::Kept]) -> Members {
+        Members {
+            group_kinds: kept.iter().map(|kept| group_kind(&kept.target.rt)).collect(),
+            namespaces: kept.iter().filter_map(|kept| kept.target.namespace.clone()).collect(),
+        }
+    }
+
     /// Both sets, together.
     pub fn union(&self, other: &Members) -> Members {
         Members {

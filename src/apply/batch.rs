@@ -15,7 +15,7 @@ use super::live::{self, ListKey, list_key};
 use super::object::{self, Live};
 use super::order::{self, Order, Phase};
 use super::validate::{self, InvalidFields, Verdict};
-use super::{Action, ApplyOptions, DryRun, Error, Mode, Outcome, Stop, crd, immutable, last_applied, lost};
+use super::{Action, ApplyOptions, DryRun, Error, Mode, Outcome, Stop, crd, immutable, last_applied, lost, replace};
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
@@ -31,6 +31,8 @@ pub struct Batch<'c> {
     /// The last-applied configuration of each object, by input index, as made to check the
     /// annotations' size: what client-side apply records.
     recorded: HashMap<usize, String>,
+    /// The objects to replace, by input index, with the fields that force it.
+    replace: HashMap<usize, Vec<&'static str>>,
     early: EarlyReads<'c>,
     order: Order,
 }
@@ -45,9 +47,11 @@ fn identity(manifest: &Manifest) -> Identity {
 
 impl<'c> Batch<'c> {
     /// Checks every object before anything is written: its fields against the server's schema of
-    /// its kind (as `options.validation` asks); for client-side apply, that the annotations with
-    /// the last-applied configuration stay within the server's limit; and that no field changes
-    /// that the server does not let change (unless `--force`). Returns every object that fails.
+    /// its kind (as `options.validation` asks); for client-side apply, whether the annotations
+    /// with the last-applied configuration stay within the server's limit (an object's that would
+    /// not is applied server-side); and that no field changes that the server does not let change
+    /// (unless `--force`; an object that opts in to being replaced is marked to be). Returns every
+    /// object that fails.
     pub async fn new(
         cluster: &'c Cluster,
         entries: Vec<Entry>,
@@ -71,9 +75,18 @@ impl<'c> Batch<'c> {
         })
         .await;
         let Checked { mut failures, warnings, recorded, suspects } = checked;
-        failures.extend(refused_unchangeable(cluster, unchangeable, &read, options).await);
+        let unchangeable = (unchangeable.into_iter())
+            .map(|(manifest, changes)| (manifest, changes, read.get(&identity(manifest)).cloned().flatten()))
+            .collect();
+        let judged = replace::judge(cluster, unchangeable, options).await;
+        failures.extend(judged.refused);
         failures.extend(confirm_on_server(cluster, &entries, suspects, options).await);
-        if failures.is_empty() { Ok(Batch { entries, warnings, read, recorded, early, order }) } else { Err(failures) }
+        let replace = judged.replace;
+        if failures.is_empty() {
+            Ok(Batch { entries, warnings, read, recorded, replace, early, order })
+        } else {
+            Err(failures)
+        }
     }
 
     /// The objects whose fields are wrong, with `--validate=warn` on a server that cannot warn.
@@ -116,8 +129,9 @@ impl<'c> Batch<'c> {
         // writes, they would compete with them, reads of the input's last objects before writes
         // of its first ones. Those under way are answered.
         self.early.close();
-        let Batch { entries, read, recorded, early: EarlyReads { mut sending, answers, .. }, order, .. } = self;
-        let known = Known { read, recorded, early: answers };
+        let Batch { entries, read, recorded, replace, early: EarlyReads { mut sending, answers, .. }, order, .. } =
+            self;
+        let known = Known { read, recorded, replace, early: answers };
         let phases = apply_in_phases(cluster, resolver, options, stop, entries, order, known, gate, report);
         alongside(&mut sending, phases).await;
     }
@@ -323,11 +337,12 @@ async fn check_documents(cluster: &Cluster, entries: &[Entry], options: &ApplyOp
                 Verdict::Refuse(errors) => checked.failures.push((source.clone(), InvalidFields(errors).into())),
             }
         }
-        if options.record_last_applied && matches!(options.mode, Mode::ClientSide { .. }) {
-            match recorded_within_limit(document) {
-                Ok(text) => _ = checked.recorded.insert(source.index, text),
-                Err(err) => checked.failures.push((source, err)),
-            }
+        // An object whose annotations would be too long is applied server-side instead.
+        if options.record_last_applied
+            && matches!(options.mode, Mode::ClientSide { .. })
+            && let Some(text) = recorded_within_limit(document)
+        {
+            checked.recorded.insert(source.index, text);
         }
         // The reads sent beside these checks share this thread: between documents, their requests
         // go out and their answers come in.
@@ -353,35 +368,6 @@ async fn confirm_on_server(
         if let Err(err) = object::apply(cluster, manifest, Live::Unread, None, &dry_run).await {
             refused.push((manifest.source.clone(), err));
         }
-    }
-    refused
-}
-
-/// Asks the server, with a dry run of each write, about the objects whose configuration changes
-/// fields that cannot change: its refusal goes with the finding, in its words (`field is
-/// immutable`, `may not change once set`, which scripts look for), and an object it takes after
-/// all goes on. Nothing is written; the dry runs go one after the other (they are few).
-async fn refused_unchangeable(
-    cluster: &Cluster,
-    unchangeable: Vec<(&Manifest, Vec<immutable::ImmutableChange>)>,
-    read: &HashMap<Identity, Option<Value>>,
-    options: &ApplyOptions,
-) -> Vec<(Source, Error)> {
-    let dry_run = ApplyOptions { dry_run: DryRun::Server, ..options.clone() };
-    let mut refused = Vec::new();
-    for (manifest, changes) in unchangeable {
-        let live = match read.get(&identity(manifest)) {
-            Some(Some(live)) => Live::Read(live.clone()),
-            _ => Live::Unread,
-        };
-        let server = match object::apply(cluster, manifest, live, None, &dry_run).await {
-            Ok(_) => continue,
-            // Only the server's own words: a request that failed on the way says nothing of the object.
-            Err(Error::Client(err)) if err.status().is_some() => Some(err),
-            Err(_) => None,
-        };
-        let object = manifest.object.display_name();
-        refused.push((manifest.source.clone(), Error::Immutable { object, changes, server }));
     }
     refused
 }
@@ -432,6 +418,7 @@ impl<'a> ToRead<'a> {
 struct Known {
     read: HashMap<Identity, Option<Value>>,
     recorded: HashMap<usize, String>,
+    replace: HashMap<usize, Vec<&'static str>>,
     /// The reads sent early, each answered when it comes.
     early: HashMap<Identity, oneshot::Receiver<Read>>,
 }
@@ -609,16 +596,12 @@ async fn read_live(cluster: &Cluster, rt: &ResourceType, namespace: Option<&str>
     }
 }
 
-/// The last-applied configuration of `document`, with which its annotations must stay within
-/// the server's limit. Only the text is kept: a copy of every document, held until it is applied,
+/// The last-applied configuration of `document`, when its annotations with it stay within the
+/// server's limit. Only the text is kept: a copy of every document, held until it is applied,
 /// would cost more memory than making the copy again then.
-fn recorded_within_limit(document: &Value) -> Result<String, Error> {
+fn recorded_within_limit(document: &Value) -> Option<String> {
     let text = last_applied::configuration_text(document);
-    let total = last_applied::annotations_size(document, &text);
-    if total > ANNOTATIONS_LIMIT {
-        return Err(Error::AnnotationsTooLong { recorded: text.len(), total });
-    }
-    Ok(text)
+    (last_applied::annotations_size(document, &text) <= ANNOTATIONS_LIMIT).then_some(text)
 }
 
 /// Whether `live` is what applying `manifest` makes: for client-side apply, the last-applied
@@ -626,7 +609,8 @@ fn recorded_within_limit(document: &Value) -> Result<String, Error> {
 /// server-side apply, every field of the configuration has its value.
 fn is_applied(manifest: &Manifest, options: &ApplyOptions, live: &Value) -> bool {
     match options.mode {
-        Mode::ClientSide { .. } if options.record_last_applied => {
+        // An object too large for the annotation is applied server-side.
+        Mode::ClientSide { .. } if options.record_last_applied && !object::too_long_to_record(&manifest.document) => {
             last_applied::text(live) == Some(last_applied::configuration_text(&manifest.document).as_str())
         }
         _ => lost::contains(live, &manifest.document),
@@ -641,6 +625,8 @@ struct Step {
     live: Live,
     early: Option<oneshot::Receiver<Read>>,
     recorded: Option<String>,
+    /// The fields that cannot change whose change makes this object one to replace.
+    replace: Option<Vec<&'static str>>,
 }
 
 /// Applies `manifests`, several at once; documents of the same object one after the other.
@@ -685,12 +671,13 @@ async fn execute(
             _ => None,
         };
         let recorded = known.recorded.remove(&manifest.source.index);
-        group.push(Step { manifest, live, early, recorded });
+        let replace = known.replace.remove(&manifest.source.index);
+        group.push(Step { manifest, live, early, recorded, replace });
     }
     let mut results = stream::iter(groups)
         .map(|group| async move {
             let mut results = Vec::with_capacity(group.len());
-            for Step { manifest, live, early, recorded } in group {
+            for Step { manifest, live, early, recorded, replace } in group {
                 if stop.reason().is_some() {
                     results.push((manifest.source.index, Err(Error::NotApplied)));
                     continue;
@@ -699,7 +686,11 @@ async fn execute(
                     Some(answer) => answered(answer).await,
                     None => live,
                 };
-                let result = match object::apply(cluster, &manifest, live, recorded, options).await {
+                let applied = match replace {
+                    Some(fields) => replace::apply(cluster, &manifest, live, recorded, fields, options).await,
+                    None => object::apply(cluster, &manifest, live, recorded, options).await,
+                };
+                let result = match applied {
                     Err(Error::Client(cause)) if cause.is_transport() => {
                         let applied =
                             |live: Option<&Value>| live.is_some_and(|live| is_applied(&manifest, options, live));

@@ -34,14 +34,6 @@ pub enum Error {
          and a dry run does not create it"
     )]
     KindNotCreatedInDryRun { kind: String, api_version: String },
-    /// The last-applied annotation would make the annotations larger than the server accepts.
-    #[error(
-        "metadata.annotations: Too long: with the {recorded}-byte {annotation} annotation the annotations take \
-         {total} bytes, more than the {ANNOTATIONS_LIMIT} the server accepts; apply this object with \
-         --server-side, which does not need that annotation",
-        annotation = super::last_applied::ANNOTATION
-    )]
-    AnnotationsTooLong { recorded: usize, total: usize },
     /// The ApplySet cannot be used, or the object belongs to another one.
     #[error(transparent)]
     ApplySet(#[from] super::applyset::Error),
@@ -63,14 +55,14 @@ pub enum Error {
     StillThere { resource: String, name: String },
     /// `--force` did not delete the object: the server refuses to create it from the new
     /// configuration (a dry-run create said so).
-    #[error("{name} was not deleted (--force): the server refuses to create it from the new configuration: {refused}")]
-    RecreateRefused { name: String, refused: client::Error },
+    #[error("{name} was not deleted ({why}): the server refuses to create it from the new configuration: {refused}")]
+    RecreateRefused { name: String, why: &'static str, refused: client::Error },
     /// `--force` deleted the object, the server refused to create it from the new configuration,
     /// and the original was created again.
     #[error(
-        "{name} was deleted (--force) but could not be created from the new configuration: {refused}; the original was created again"
+        "{name} was deleted ({why}) but could not be created from the new configuration: {refused}; the original was created again"
     )]
-    Restored { name: String, refused: client::Error },
+    Restored { name: String, why: &'static str, refused: client::Error },
     /// `--force` deleted the object, and neither the new configuration nor the original could be
     /// created.
     #[error(transparent)]
@@ -78,9 +70,11 @@ pub enum Error {
     /// The configuration changes fields the server does not let change: found before the first
     /// write, with the server's refusal of a dry run of it when it answered.
     #[error(
-        "{}{object}: {}; to replace the object, apply it with --force (client-side), which deletes and re-creates it",
+        "{}{object}: {}; to replace the object (delete it, wait until it is gone and create it again), apply with \
+         --replace-immutable, or annotate it {}: Replace=true",
         .server.as_ref().map(|refusal| format!("{}; ", refusal.line())).unwrap_or_default(),
-        .changes.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+        .changes.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "),
+        super::opt_in::ARGO_SYNC_OPTIONS
     )]
     Immutable { object: String, changes: Vec<super::immutable::ImmutableChange>, server: Option<client::Error> },
     /// A server-side apply refused for fields other managers own: each named, with both values.
@@ -88,19 +82,34 @@ pub enum Error {
     ApplyConflicts { status: client::Status, conflicts: Vec<super::Conflict> },
     /// A request of `--force` failed at the transport and the server could not tell what is
     /// there now: the object may be gone, so the original was kept.
-    #[error("{name}: {step} (--force) failed: {cause}; whether the object is still there is unknown: {kept}")]
-    ForceLost { name: String, step: &'static str, cause: String, kept: Kept },
+    #[error(transparent)]
+    ForceLost(Box<ForceLost>),
+}
+
+/// A request of `--force` (or of a replacement) that failed at the transport with the object
+/// perhaps gone: where the original is kept.
+#[derive(Debug, thiserror::Error)]
+#[error("{name}: {step} ({why}) failed: {cause}; whether the object is still there is unknown: {kept}")]
+pub struct ForceLost {
+    pub name: String,
+    /// Why it was deleted: `--force`, or to replace it.
+    pub why: &'static str,
+    pub step: &'static str,
+    pub cause: String,
+    pub kept: Kept,
 }
 
 /// The object `--force` deleted and could not create again, neither from the new configuration
 /// nor as it was: where the original is kept.
 #[derive(Debug, thiserror::Error)]
 #[error(
-    "{name} was deleted (--force) but could not be created from the new configuration: {refused}; creating the \
+    "{name} was deleted ({why}) but could not be created from the new configuration: {refused}; creating the \
      original again failed too: {restore}; {kept}"
 )]
 pub struct NotRestored {
     pub name: String,
+    /// Why it was deleted: `--force`, or to replace it.
+    pub why: &'static str,
     pub refused: client::Error,
     pub restore: client::Error,
     pub kept: Kept,

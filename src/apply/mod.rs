@@ -30,12 +30,14 @@ mod live;
 pub mod lost;
 mod noop;
 mod object;
+pub mod opt_in;
 pub mod order;
 mod ownership;
 mod patch;
 pub mod preview;
 pub mod prune;
 mod recreate;
+mod replace;
 pub mod rollback;
 pub mod saved_plan;
 mod server_side;
@@ -126,6 +128,10 @@ pub struct ApplyOptions {
     /// The command line `--record` writes into each object's change-cause annotation, which then
     /// is part of the configuration applied (and of the last-applied one), as kubectl writes it.
     pub change_cause: Option<String>,
+    /// Delete and create again every object whose configuration changes a field that cannot
+    /// change (`--replace-immutable`); without it, only the objects that opt in themselves (see
+    /// [`opt_in::replace`]) are replaced, and the others are refused before any write.
+    pub replace_immutable: bool,
 }
 
 impl ApplyOptions {
@@ -146,6 +152,7 @@ impl ApplyOptions {
             ignore: Default::default(),
             autoscalers: None,
             change_cause: None,
+            replace_immutable: false,
         }
     }
 
@@ -176,6 +183,8 @@ pub enum Action {
     Configured,
     Unchanged,
     ServerSideApplied,
+    /// Deleted and created again: its configuration changes a field that cannot change.
+    Replaced,
 }
 
 /// The result of applying one object.
@@ -200,4 +209,6 @@ pub struct Outcome {
     /// What a server-side apply did ([`Action::Created`], [`Action::Configured`] or
     /// [`Action::Unchanged`]), when the object before is known.
     pub change: Option<Action>,
+    /// With [`Action::Replaced`]: the fields that cannot change whose change forced it.
+    pub forced_by: Vec<&'static str>,
 }

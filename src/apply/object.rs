@@ -5,8 +5,9 @@
 
 use serde_json::Value;
 
+use super::error::ANNOTATIONS_LIMIT;
 use super::ignore::IgnoreRules;
-use super::{Action, ApplyOptions, Error, Mode, Outcome, last_applied, noop, recreate};
+use super::{Action, ApplyOptions, DryRun, Error, Mode, Outcome, last_applied, noop, recreate};
 use crate::client::{self, Cluster};
 use crate::merge::{KindPatcher, Patch};
 use crate::resource::Manifest;
@@ -36,11 +37,11 @@ pub(super) async fn apply(
 ) -> Result<Outcome, Error> {
     match options.mode {
         Mode::ServerSide { .. } => super::server_side::apply(cluster, manifest, live, options).await,
+        Mode::ClientSide { .. } if recorded.is_none() && too_long_to_record(&manifest.document) => {
+            server_side_instead(cluster, manifest, live, options).await
+        }
         Mode::ClientSide { overwrite, force } => {
-            let modified = match recorded {
-                Some(text) if options.record_last_applied => last_applied::with_recorded(&manifest.document, text),
-                _ => modified_of(&manifest.document, options),
-            };
+            let modified = configuration(&manifest.document, recorded, options);
             let applied = client_side(cluster, manifest, live, &modified, options, overwrite).await;
             match applied {
                 Err(Error::Client(client::Error::Conflict(_) | client::Error::Invalid(_))) if force => {
@@ -57,12 +58,63 @@ pub(super) async fn apply(
                         warnings: Vec::new(),
                         taken: Vec::new(),
                         change: None,
+                        forced_by: Vec::new(),
                     })
                 }
                 applied => applied,
             }
         }
     }
+}
+
+/// The configuration client-side apply sends for `document`: with the last-applied annotation
+/// when recording (`recorded`, when the checks made it already), without it otherwise.
+fn configuration(document: &Value, recorded: Option<String>, options: &ApplyOptions) -> Value {
+    match recorded {
+        Some(text) if options.record_last_applied => last_applied::with_recorded(document, text),
+        _ => modified_of(document, options),
+    }
+}
+
+/// Whether `document`'s annotations, with its last-applied configuration added, would be larger
+/// than the server accepts.
+pub(super) fn too_long_to_record(document: &Value) -> bool {
+    let text = last_applied::configuration_text(document);
+    last_applied::annotations_size(document, &text) > ANNOTATIONS_LIMIT
+}
+
+/// Client-side apply of an object whose last-applied configuration the server would refuse as
+/// too long: the object is applied server-side instead (as `--field-manager`, else kubectl's
+/// server-side manager), taking over what client-side apply owned as kubectl's migration does; the
+/// outcome says what the apply did to the object (`created`, `configured`, `unchanged`), and why
+/// it went server-side. A client dry run, which server-side apply does not have, is a server dry
+/// run for this object.
+async fn server_side_instead(
+    cluster: &Cluster,
+    manifest: &Manifest,
+    live: Live,
+    options: &ApplyOptions,
+) -> Result<Outcome, Error> {
+    let dry_run = match options.dry_run {
+        DryRun::Client => DryRun::Server,
+        other => other,
+    };
+    let server_side = ApplyOptions { mode: Mode::ServerSide { force_conflicts: false }, dry_run, ..options.clone() };
+    let mut outcome = super::server_side::apply(cluster, manifest, live, &server_side).await?;
+    outcome.action = outcome.change.take().unwrap_or(Action::Configured);
+    let recorded = last_applied::configuration_text(&manifest.document).len();
+    outcome.warnings.insert(
+        0,
+        format!(
+            "{}: the {recorded}-byte {} annotation would take the annotations past the server's {} KiB, so this \
+             object was applied server-side (field manager {:?})",
+            manifest.object.display_name(),
+            last_applied::ANNOTATION,
+            ANNOTATIONS_LIMIT / 1024,
+            server_side.field_manager(),
+        ),
+    );
+    Ok(outcome)
 }
 
 /// The configuration as client-side apply sends it: with the last-applied annotation when
@@ -112,6 +164,7 @@ async fn client_side(
         warnings: Vec::new(),
         taken: Vec::new(),
         change: None,
+        forced_by: Vec::new(),
     };
     options
         .retry

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::saved_plan::{PlannedObject, SavedPlan, Settings};
-use super::{ApplyOptions, Mode, Outcome, prune};
+use super::{Action, ApplyOptions, Mode, Outcome, prune};
 use crate::output;
 use crate::resource::ObjectRef;
 
@@ -21,6 +21,8 @@ pub struct Shown {
 pub enum Effect {
     Create,
     Change,
+    /// Deleted and created again: a field that cannot change changes.
+    Replace,
     Unchanged,
     Prune,
 }
@@ -31,6 +33,7 @@ impl Effect {
         match self {
             Effect::Create => "create",
             Effect::Change => "change",
+            Effect::Replace => "replace",
             Effect::Unchanged => "unchanged",
             Effect::Prune => "prune",
         }
@@ -53,16 +56,23 @@ pub struct Change {
     pub configuration: Option<String>,
     /// The phase it is applied in, from 1, when the input has several ([`super::order`]).
     pub phase: Option<usize>,
+    /// For an object to replace: the fields that cannot change whose change forces it.
+    pub forced_by: Vec<String>,
 }
 
 impl Change {
     /// What a dry run's `outcome` shows; `configuration` is the digest of the object's document.
     pub fn applied(outcome: Outcome, configuration: Option<String>, shown: Shown) -> Change {
         let fields = output::changed_paths(outcome.before.as_ref(), Some(&outcome.object));
-        let effect = if outcome.before.is_none() { Effect::Create } else { Effect::Change };
+        let effect = match (&outcome.before, outcome.action) {
+            (None, _) => Effect::Create,
+            (Some(_), Action::Replaced) => Effect::Replace,
+            (Some(_), _) => Effect::Change,
+        };
+        let forced_by = outcome.forced_by.iter().map(|field| field.to_string()).collect();
         let change = Change::new(effect, outcome.target, fields, outcome.before, Some(outcome.object), shown);
-        let change = Change { configuration, ..change };
-        if change.before == change.after {
+        let change = Change { configuration, forced_by, ..change };
+        if change.before == change.after && effect != Effect::Replace {
             Change { effect: Effect::Unchanged, fields: Vec::new(), ..change }
         } else {
             change
@@ -107,7 +117,8 @@ impl Change {
             target.name
         );
         let (before, after) = (yaml(live), yaml(merged));
-        Change { effect, target, fields, name, before, after, version, configuration: None, phase: None }
+        let (configuration, phase, forced_by) = (None, None, Vec::new());
+        Change { effect, target, fields, name, before, after, version, configuration, phase, forced_by }
     }
 }
 
@@ -131,6 +142,7 @@ pub fn saved_plan(changes: &[Change], mode: Mode, field_manager: Option<String>,
             configuration: change.configuration.clone(),
             fields: change.fields.clone(),
             phase: change.phase,
+            forced_by: change.forced_by.clone(),
         })
         .collect();
     SavedPlan { settings, objects }

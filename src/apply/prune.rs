@@ -2,14 +2,18 @@
 //! longer has. Either the members of an ApplySet (found by their label, in the kinds and
 //! namespaces the parent records), or, as kubectl's older `--prune -l`, the objects of a list of
 //! kinds that match a label selector and carry the last-applied annotation.
+//!
+//! Some objects are never pruned: those that say so in the words of Argo CD, Flux, kapp or
+//! kubeupd ([`opt_in::keep_from_prune`]), and those of the kinds that hold data (Namespaces,
+//! CustomResourceDefinitions, PersistentVolumeClaims) unless `--prune-allow` names their kind.
 
 use std::collections::{BTreeSet, HashSet};
 
 use serde_json::Value;
 
-use super::DryRun;
 use super::applyset::{ApplySet, Members, PART_OF};
 use super::last_applied::ANNOTATION as LAST_APPLIED;
+use super::{DryRun, opt_in};
 use crate::client::{self, Cluster, ListScope, Selectors, WriteOptions};
 use crate::resource::ObjectRef;
 
@@ -39,6 +43,70 @@ impl std::str::FromStr for AllowedKind {
             _ => Err(BadAllowedKind(text.to_string())),
         }
     }
+}
+
+/// A kind whose objects hold data (a Namespace its objects, a CustomResourceDefinition its custom
+/// resources, a PersistentVolumeClaim its volume): pruned only when `--prune-allow` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GuardedKind {
+    Namespace,
+    CustomResourceDefinition,
+    PersistentVolumeClaim,
+}
+
+/// A `--prune-allow` entry that is not a guarded kind.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{0:?} is not a kind that prune leaves alone: --prune-allow takes Namespace, CustomResourceDefinition, \
+     PersistentVolumeClaim"
+)]
+pub struct NotGuarded(pub String);
+
+impl std::str::FromStr for GuardedKind {
+    type Err = NotGuarded;
+
+    /// The kind, its resource or a short name, in any case: `Namespace`, `namespaces`, `ns`.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "namespace" | "namespaces" | "ns" => Ok(GuardedKind::Namespace),
+            "customresourcedefinition" | "customresourcedefinitions" | "crd" | "crds" => {
+                Ok(GuardedKind::CustomResourceDefinition)
+            }
+            "persistentvolumeclaim" | "persistentvolumeclaims" | "pvc" => Ok(GuardedKind::PersistentVolumeClaim),
+            _ => Err(NotGuarded(text.to_string())),
+        }
+    }
+}
+
+impl GuardedKind {
+    /// The guarded kind of objects of `target`'s type, if it is one.
+    pub fn of(target: &ObjectRef) -> Option<GuardedKind> {
+        match (target.rt.group.as_str(), target.rt.kind.as_str()) {
+            ("", "Namespace") => Some(GuardedKind::Namespace),
+            ("apiextensions.k8s.io", "CustomResourceDefinition") => Some(GuardedKind::CustomResourceDefinition),
+            ("", "PersistentVolumeClaim") => Some(GuardedKind::PersistentVolumeClaim),
+            _ => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            GuardedKind::Namespace => "Namespace",
+            GuardedKind::CustomResourceDefinition => "CustomResourceDefinition",
+            GuardedKind::PersistentVolumeClaim => "PersistentVolumeClaim",
+        }
+    }
+}
+
+/// Why `object` (of `target`) must not be pruned, when `allowed` does not name its kind or it
+/// asks to be kept; `None` when it may be pruned.
+pub fn kept_because(target: &ObjectRef, object: &Value, allowed: &[GuardedKind]) -> Option<String> {
+    if let Some(guarded) = GuardedKind::of(target)
+        && !allowed.contains(&guarded)
+    {
+        return Some(format!("{}s hold data: name {} in --prune-allow to prune them", guarded.name(), guarded.name()));
+    }
+    opt_in::keep_from_prune(object).map(|annotation| format!("annotated {annotation}"))
 }
 
 /// kubectl's kinds for `--prune` without `--prune-allowlist` (the same in 1.32 and 1.37).
@@ -78,6 +146,20 @@ pub enum Scope<'a> {
     Selector { selector: Option<&'a str>, allowlist: &'a [AllowedKind], namespaces: &'a BTreeSet<String> },
 }
 
+/// An object that pruning found and leaves alone, and why.
+#[derive(Debug, Clone)]
+pub struct Kept {
+    pub target: ObjectRef,
+    pub why: String,
+}
+
+/// What pruning finds: the objects to delete, and those it leaves alone.
+#[derive(Debug, Clone, Default)]
+pub struct Found {
+    pub prunable: Vec<Prunable>,
+    pub kept: Vec<Kept>,
+}
+
 /// An object to prune: one an earlier apply made that this one did not apply.
 #[derive(Debug, Clone)]
 pub struct Prunable {
@@ -89,12 +171,15 @@ pub struct Prunable {
 }
 
 /// The objects `scope` holds that are not among `applied` (uids of the objects this apply
-/// wrote), sorted by kind, namespace and name. Kinds the server does not serve are skipped.
+/// wrote), sorted by kind, namespace and name, apart from those that must be kept (see
+/// [`kept_because`]; `allowed`: the guarded kinds `--prune-allow` names). Kinds the server does
+/// not serve are skipped.
 pub async fn find(
     cluster: &Cluster,
     scope: Scope<'_>,
     applied: &HashSet<String>,
-) -> Result<Vec<Prunable>, client::Error> {
+    allowed: &[GuardedKind],
+) -> Result<Found, client::Error> {
     let (types, namespaces, selector, needs_last_applied) = match scope {
         Scope::ApplySet { set, members } => {
             let everything = set.recorded.union(members);
@@ -123,6 +208,7 @@ pub async fn find(
         }
     };
     let mut prunable = Vec::new();
+    let mut kept = Vec::new();
     for rt in types {
         let scopes: Vec<Option<&str>> = if rt.namespaced {
             namespaces.iter().map(|namespace| Some(namespace.as_str())).collect()
@@ -143,6 +229,10 @@ pub async fn find(
                 let Some(name) = metadata["name"].as_str() else { continue };
                 let namespace = metadata["namespace"].as_str().map(String::from);
                 let target = ObjectRef { rt: rt.clone(), namespace, name: name.to_string() };
+                if let Some(why) = kept_because(&target, item, allowed) {
+                    kept.push(Kept { target, why });
+                    continue;
+                }
                 let mut object = item.clone();
                 object["apiVersion"] = Value::String(rt.api_version());
                 object["kind"] = Value::String(rt.kind.clone());
@@ -151,24 +241,27 @@ pub async fn find(
         }
     }
     prunable.sort_by_key(|object| order(&object.target));
-    Ok(prunable)
+    kept.sort_by_key(|object| order(&object.target));
+    Ok(Found { prunable, kept })
 }
 
 fn order(target: &ObjectRef) -> (String, Option<String>, String) {
     (target.rt.group_kind_lower(), target.namespace.clone(), target.name.clone())
 }
 
-/// Finds what `scope` holds beyond `applied` and deletes it, handing each object and how its
-/// deletion went to `report`, in order. Returns the objects found.
+/// Finds what `scope` holds beyond `applied` and deletes it (but what must be kept, see
+/// [`find`]), handing each object and how its deletion went to `report`, in order. Returns the
+/// objects found.
 pub async fn run(
     cluster: &Cluster,
     scope: Scope<'_>,
     applied: &HashSet<String>,
+    allowed: &[GuardedKind],
     dry_run: DryRun,
     mut report: impl FnMut(&Prunable, Result<(), super::Error>),
-) -> Result<Vec<Prunable>, client::Error> {
-    let found = find(cluster, scope, applied).await?;
-    for object in &found {
+) -> Result<Found, client::Error> {
+    let found = find(cluster, scope, applied, allowed).await?;
+    for object in &found.prunable {
         report(object, delete(cluster, object, dry_run).await);
     }
     Ok(found)
@@ -214,5 +307,54 @@ mod tests {
             );
         }
         assert_eq!(default_allowlist().len(), 16);
+    }
+
+    fn target(group: &str, kind: &str) -> ObjectRef {
+        ObjectRef {
+            rt: client::ResourceType::namespaced_for_tests(group, kind),
+            namespace: Some("ns".into()),
+            name: "x".into(),
+        }
+    }
+
+    #[test]
+    fn kinds_that_hold_data_are_kept_unless_allowed_and_annotations_keep_any() {
+        let plain = serde_json::json!({"metadata": {"name": "x"}});
+        let namespace = target("", "Namespace");
+        assert_eq!(
+            kept_because(&namespace, &plain, &[]).as_deref(),
+            Some("Namespaces hold data: name Namespace in --prune-allow to prune them")
+        );
+        assert_eq!(kept_because(&namespace, &plain, &[GuardedKind::Namespace]), None);
+        let claim = target("", "PersistentVolumeClaim");
+        assert!(kept_because(&claim, &plain, &[GuardedKind::Namespace]).is_some());
+        let definition = target("apiextensions.k8s.io", "CustomResourceDefinition");
+        assert!(kept_because(&definition, &plain, &[]).is_some());
+        assert_eq!(kept_because(&target("", "ConfigMap"), &plain, &[]), None);
+        let annotated =
+            serde_json::json!({"metadata": {"annotations": {"kustomize.toolkit.fluxcd.io/prune": "disabled"}}});
+        assert_eq!(
+            kept_because(&target("", "ConfigMap"), &annotated, &[]).as_deref(),
+            Some("annotated kustomize.toolkit.fluxcd.io/prune: disabled")
+        );
+        assert!(kept_because(&namespace, &annotated, &[GuardedKind::Namespace]).is_some());
+    }
+
+    #[test]
+    fn prune_allow_takes_the_guarded_kinds_by_any_name() {
+        for (text, kind) in [
+            ("Namespace", GuardedKind::Namespace),
+            ("ns", GuardedKind::Namespace),
+            ("crd", GuardedKind::CustomResourceDefinition),
+            ("CustomResourceDefinition", GuardedKind::CustomResourceDefinition),
+            ("persistentvolumeclaims", GuardedKind::PersistentVolumeClaim),
+        ] {
+            assert_eq!(text.parse::<GuardedKind>(), Ok(kind), "{text}");
+        }
+        assert_eq!(
+            "ConfigMap".parse::<GuardedKind>().unwrap_err().to_string(),
+            "\"ConfigMap\" is not a kind that prune leaves alone: --prune-allow takes Namespace, \
+             CustomResourceDefinition, PersistentVolumeClaim"
+        );
     }
 }

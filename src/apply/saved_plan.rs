@@ -29,7 +29,7 @@ pub struct Settings {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PlannedObject {
-    /// `create`, `change`, `unchanged` or `prune`.
+    /// `create`, `change`, `replace`, `unchanged` or `prune`.
     pub action: String,
     /// kubectl's name for the object (`deployment.apps/web`).
     pub object: String,
@@ -44,6 +44,9 @@ pub struct PlannedObject {
     /// change rules); left out otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<usize>,
+    /// For an object to replace: the fields that cannot change whose change forces it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forced_by: Vec<String>,
 }
 
 /// A plan.
@@ -190,6 +193,7 @@ mod tests {
             configuration: Some(digest(configuration)),
             fields: vec!["data.v".into()],
             phase: None,
+            forced_by: Vec::new(),
         }
     }
 

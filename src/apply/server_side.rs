@@ -80,7 +80,9 @@ pub(super) async fn apply(
     // ownership are not the subresource's to migrate.
     let client_side =
         if options.subresource.is_some() { Vec::new() } else { ownership::client_side_managers(&applied) };
-    let recorded = keeps_annotation(options, &applied).then(|| last_applied::server_side_text(&manifest.document));
+    let recorded = keeps_annotation(options, &applied)
+        .then(|| last_applied::server_side_text(&manifest.document))
+        .filter(|text| fits(&manifest.document, text));
     let object = if options.dry_run == DryRun::Server {
         let dropped = !keeps_annotation(options, &applied);
         dry_run_result(cluster, manifest, applied, &client_side, recorded, dropped, options).await?
@@ -133,6 +135,7 @@ pub(super) async fn apply(
         warnings,
         taken,
         change,
+        forced_by: Vec::new(),
     })
 }
 
@@ -219,6 +222,13 @@ async fn take_over_client_side(
     // apply that follows removes it, as kubectl's migration under another manager does.
     migrate(cluster, manifest, live, &client_side, rules, options).await?;
     Ok(cluster.patch(rt, namespace, name, configuration, &write).await?)
+}
+
+/// Whether `document`'s annotations with `recorded` as its last-applied annotation stay within the
+/// server's limit: one that would not is not kept in step (the server drops it then, for the
+/// manager `kubectl`).
+fn fits(document: &Value, recorded: &str) -> bool {
+    last_applied::annotations_size(document, recorded) <= super::ANNOTATIONS_LIMIT
 }
 
 /// Keeps the last-applied annotation in step with the configuration, owned by its own manager,

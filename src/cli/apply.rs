@@ -18,6 +18,7 @@ use crate::output::Verb;
 
 use tokio::signal::unix::{SignalKind, signal};
 
+use crate::apply::applyset::Members;
 use crate::apply::preview::Shown;
 use crate::apply::saved_plan::SavedPlan;
 use crate::apply::{self, ApplyOptions, DryRun, Stop, prune, rollback};
@@ -177,14 +178,15 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
     }
     let lines_to_stderr = flags.output.output.is_some();
     let all_applied = report.all_applied() && stop.reason().is_none();
-    // Readiness first, pruning last: nothing is pruned before everything applied is ready.
+    // Readiness first, pruning last: nothing is pruned before everything applied is ready (an
+    // object that is not keeps what it would replace).
     let ready = if wait && all_applied {
         report.end_progress();
         let written = std::mem::take(&mut written);
         tokio::select! {
             waited = super::wait::until_applied_are_ready(&cluster, written, Vec::new(), timeout, lines_to_stderr) => waited,
             () = interrupted() => {
-                // Every object was applied; only the waiting stops.
+                // Every object was applied; only the waiting stops, and nothing is pruned.
                 eprintln!("interrupted: every object was applied; stopped waiting for them to be ready");
                 return Err(Error::Reported(130));
             }
@@ -193,16 +195,17 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
         Ok(())
     };
     let scope = pruning.scope(applyset.as_ref(), members.as_ref(), &applied.namespaces);
+    let allowed = &flags.input.prune.allow.kinds;
     let pruned = match scope {
         Some(scope) if all_applied && ready.is_ok() => {
-            prune_after(&cluster, scope, &applied, options.dry_run, &mut report).await
+            prune_after(&cluster, scope, &applied, allowed, options.dry_run, &mut report).await
         }
         Some(_) if !all_applied => {
             report.not_pruned("not every object was applied");
             Vec::new()
         }
         Some(_) => {
-            report.not_pruned("not every object applied is ready");
+            report.not_pruned("not every object applied became ready");
             Vec::new()
         }
         None => Vec::new(),
@@ -223,10 +226,12 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
     }
     ready?;
     if wait && !pruned.is_empty() {
+        // What is left of the run's --timeout.
+        let left = gate.deadline.saturating_duration_since(tokio::time::Instant::now());
         tokio::select! {
-            waited = super::wait::until_applied_are_ready(&cluster, Vec::new(), pruned, timeout, lines_to_stderr) => waited?,
+            waited = super::wait::until_applied_are_ready(&cluster, Vec::new(), pruned, left, lines_to_stderr) => waited?,
             () = interrupted() => {
-                eprintln!("interrupted: every object was applied and pruned; stopped waiting for the pruned ones to go");
+                eprintln!("interrupted: every object was applied and pruned; stopped waiting for the pruned ones to be gone");
                 return Err(Error::Reported(130));
             }
         }
@@ -327,22 +332,27 @@ async fn prune_after(
     cluster: &Cluster,
     scope: prune::Scope<'_>,
     applied: &Applied,
+    allowed: &[prune::GuardedKind],
     dry_run: DryRun,
     report: &mut Report,
 ) -> Vec<Target> {
     let mut pruned = Vec::new();
-    let found = prune::run(cluster, scope, &applied.uids, dry_run, |object, result| {
+    let found = prune::run(cluster, scope, &applied.uids, allowed, dry_run, |object, result| {
         if result.is_ok() {
             pruned.push(Target::deleted(object.target.clone(), object.uid.clone()));
         }
         report.pruned(&object.target, result);
     })
     .await;
+    if let Ok(found) = &found {
+        found.kept.iter().for_each(|kept| report.kept(kept));
+    }
     match found {
         Err(err) => report.prune_failed(&err.into()),
-        Ok(found) if found.len() == pruned.len() => {
+        Ok(found) if found.prunable.len() == pruned.len() => {
+            // The objects kept are still members: the parent goes on leading to them.
             if let prune::Scope::ApplySet { set, members } = scope
-                && let Err(err) = set.record(cluster, members, dry_run).await
+                && let Err(err) = set.record(cluster, &members.union(&Members::of_kept(&found.kept)), dry_run).await
             {
                 report.prune_failed(&err.into());
             }
@@ -425,6 +435,7 @@ fn options(flags: &ApplyFlags) -> Result<ApplyOptions> {
         deletion: apply::Deletion { options: delete_options, timeout: flags.timeout.filter(|t| !t.is_zero()) },
         subresource: flags.subresource.name.clone(),
         openapi_patch: flags.openapi_patch,
+        replace_immutable: input.replace.replace_immutable,
         ..ApplyOptions::new(input.mode(flags.overwrite, flags.force))
     })
 }

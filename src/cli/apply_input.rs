@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use clap::Args;
 
-use super::flags::{FieldManagerArg, FileArgs, PruneArgs, ValidateArg};
+use super::flags::{FieldManagerArg, FileArgs, PruneArgs, ReplaceImmutableArg, ValidateArg};
 use super::ignore::IgnoreArgs;
 use super::prune::Pruning;
 use super::validation;
@@ -43,6 +43,8 @@ pub struct InputArgs {
     pub prune: PruneArgs,
     #[command(flatten)]
     pub ignore: IgnoreArgs,
+    #[command(flatten)]
+    pub replace: ReplaceImmutableArg,
 }
 
 impl InputArgs {
@@ -159,6 +161,7 @@ impl Preview<'_> {
             keep_live: true,
             validation: input.validate.directive,
             concurrency: input.concurrency.max(1),
+            replace_immutable: input.replace.replace_immutable,
             ..ApplyOptions::new(self.mode)
         };
         input.ignore.apply_to(&mut options)?;
@@ -214,8 +217,9 @@ impl Preview<'_> {
         }
         let scope = pruning.scope(applyset.as_ref(), members.as_ref(), &namespaces);
         if let Some(scope) = scope {
-            let found = prune::find(&cluster, scope, &applied).await.map_err(apply::Error::from)?;
-            changes.extend(found.into_iter().map(|object| Change::pruned(object, self.shown)));
+            let allowed = &input.prune.allow.kinds;
+            let found = prune::find(&cluster, scope, &applied, allowed).await.map_err(apply::Error::from)?;
+            changes.extend(found.prunable.into_iter().map(|object| Change::pruned(object, self.shown)));
         }
         Ok(changes)
     }

@@ -33,6 +33,7 @@ fn action_word(action: Action) -> &'static str {
         Action::Configured => "configured",
         Action::Unchanged => "unchanged",
         Action::ServerSideApplied => "serverside-applied",
+        Action::Replaced => "replaced",
     }
 }
 
@@ -218,6 +219,12 @@ impl Report {
         }
     }
 
+    /// An object prune found and leaves alone, and why (on stderr).
+    pub(super) fn kept(&self, kept: &crate::apply::prune::Kept) {
+        let line = format!("{} not pruned{}: {}", kept.target.display_name(), self.suffix, kept.why);
+        self.print(Lines { stderr: vec![line], ..Lines::default() });
+    }
+
     fn print(&self, lines: Lines) {
         let write = || {
             for line in &lines.stderr {
@@ -241,7 +248,8 @@ impl Report {
         };
         Totals {
             created: count("created"),
-            configured: count("configured"),
+            // A replaced object is one more changed.
+            configured: count("configured") + count("replaced"),
             unchanged: count("unchanged"),
             pruned: count("pruned"),
             failed: self.failed + self.not_applied + (self.entries.len() - self.next),

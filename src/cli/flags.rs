@@ -368,6 +368,31 @@ pub struct PruneArgs {
     /// With --prune: a kind to prune, as group/version/kind (core/v1/ConfigMap); repeatable.
     #[arg(long = "prune-allowlist", value_name = "GVK")]
     pub prune_allowlist: Vec<apply::prune::AllowedKind>,
+    #[command(flatten)]
+    pub allow: PruneAllowArg,
+}
+
+/// `--prune-allow`: the kinds that hold data, which prune leaves alone unless named here.
+#[derive(Debug, Clone, Default, Args)]
+pub struct PruneAllowArg {
+    /// With --prune: also prune objects of these kinds, which hold data and are otherwise never
+    /// pruned: Namespace, CustomResourceDefinition, PersistentVolumeClaim (comma-separated).
+    #[arg(long = "prune-allow", value_name = "KIND,...", value_delimiter = ',')]
+    pub kinds: Vec<apply::prune::GuardedKind>,
+}
+
+/// `--replace-immutable`: delete and create again the objects whose change touches a field that
+/// cannot change, instead of refusing them.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct ReplaceImmutableArg {
+    /// Replace (delete, wait until gone, create again) each object whose configuration changes a
+    /// field the server does not let change, such as a Job's pod template; without it such an
+    /// object is refused before any write, unless it opts in itself (kapp's
+    /// kapp.k14s.io/update-strategy: fallback-on-replace, Argo CD's
+    /// argocd.argoproj.io/sync-options: Replace=true or Force=true, Flux's
+    /// kustomize.toolkit.fluxcd.io/force: enabled).
+    #[arg(long = "replace-immutable")]
+    pub replace_immutable: bool,
 }
 
 /// What `-l` reads into: the library's selector, or its text (see [`LabelSelectorArg`]).

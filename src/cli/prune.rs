@@ -26,9 +26,10 @@ impl PruneArgs {
     /// What the flags ask to prune; contradictory flags are refused as kubectl refuses them.
     pub(super) fn pruning(&self) -> Result<Pruning<'_>> {
         if !self.prune {
-            return match self.applyset {
-                Some(_) => Err(Error::msg("--applyset requires --prune")),
-                None => Ok(Pruning::Off),
+            return match (&self.applyset, self.allow.kinds.is_empty()) {
+                (Some(_), _) => Err(Error::msg("--applyset requires --prune")),
+                (None, false) => Err(Error::msg("--prune-allow requires --prune")),
+                (None, true) => Ok(Pruning::Off),
             };
         }
         if let Some(parent) = &self.applyset {
@@ -90,6 +91,8 @@ mod tests {
     fn contradictory_flags_are_refused_as_kubectl_refuses_them() {
         let cases: &[(&[&str], Option<&str>)] = &[
             (&["--applyset=s"], Some("--applyset requires --prune")),
+            (&["--prune-allow=Namespace"], Some("--prune-allow requires --prune")),
+            (&["--prune", "--all", "--prune-allow=ns,PersistentVolumeClaim"], None),
             (&["--prune"], Some("all resources selected for prune without explicitly passing --all.")),
             (&["--prune", "--applyset=s", "-l", "a=b"], Some("--selector is incompatible with --applyset")),
             (&["--prune", "--all", "-l", "a=b"], Some("cannot set --all and --selector at the same time")),

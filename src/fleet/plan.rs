@@ -118,6 +118,7 @@ mod tests {
                 configuration: Some("sha256:00".into()),
                 fields: vec![],
                 phase: None,
+                forced_by: vec![],
             }],
         }
     }

@@ -311,27 +311,108 @@ fn bad_input_applies_nothing() {
     assert!(!listed.contains("configmap/one") && !listed.contains("configmap/three"), "{listed}");
 }
 
+/// A ConfigMap whose `blob` is `size` bytes.
+fn big_configmap(blob: &str) -> String {
+    format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: big}}\ndata: {{blob: \"{blob}\", small: \"1\"}}\n")
+}
+
 #[test]
-fn annotations_over_the_limit_are_refused_before_sending() {
+fn an_object_too_large_for_its_last_applied_annotation_is_applied_server_side() {
     let namespace = TestNamespace::new("apply-big");
-    let big = "x".repeat(270_000);
-    let document = format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: big}}\ndata: {{blob: \"{big}\"}}\n");
-    let output = namespace
-        .kubeupd()
-        .args(["apply", "-n", &namespace.name, "-f", "-"])
-        .write_stdin(document.clone())
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("--server-side") && stderr.contains("262144"), "{stderr}");
-    let output = namespace
-        .kubeupd()
-        .args(["apply", "--server-side", "-n", &namespace.name, "-f", "-"])
-        .write_stdin(document)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let run = |args: &[&str], document: &str| {
+        namespace
+            .kubeupd()
+            .args(args)
+            .args(["-n", &namespace.name, "-f", "-"])
+            .write_stdin(document.to_string())
+            .output()
+            .unwrap()
+    };
+    let document = big_configmap(&"x".repeat(300 * 1024));
+    // kubectl refuses it: the annotation would pass the server's limit.
+    let theirs = with_stdin(namespace.kubectl().args(["apply", "-n", &namespace.name, "-f", "-"]), &document);
+    assert_eq!(theirs.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&theirs.stderr).contains("metadata.annotations: Too long"));
+    // kubeupd applies that object server-side, and says so.
+    let output = run(&["apply"], &document);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "configmap/big created\n");
+    assert!(
+        stderr.starts_with("Warning: configmap/big: the 307")
+            && stderr.contains("applied server-side (field manager \"kubectl\")"),
+        "{stderr}"
+    );
+    let live = parse_json(
+        namespace
+            .kubectl_ok(&["get", "configmap", "big", "-n", &namespace.name, "-o", "json", "--show-managed-fields"])
+            .as_bytes(),
+    );
+    assert!(live["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"].is_null());
+    let managers: Vec<&str> = live["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| entry["manager"].as_str().unwrap())
+        .collect();
+    assert_eq!(managers, ["kubectl"]);
+    // Then: unchanged, and nothing to show.
+    let again = run(&["apply"], &document);
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    assert_eq!(String::from_utf8_lossy(&again.stdout), "configmap/big unchanged\n");
+    let diff = run(&["diff"], &document);
+    assert_eq!(diff.status.code(), Some(0), "{}", String::from_utf8_lossy(&diff.stdout));
+    assert!(diff.stdout.is_empty());
+    // A field dropped from the configuration goes, as server-side apply removes what its manager
+    // no longer applies: diff shows it and apply does it.
+    let smaller = big_configmap(&"x".repeat(300 * 1024)).replace(", small: \"1\"", "");
+    let diff = run(&["diff"], &smaller);
+    assert_eq!(diff.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&diff.stdout).contains("-  small: \"1\""),
+        "{}",
+        String::from_utf8_lossy(&diff.stdout)
+    );
+    let dropped = run(&["apply"], &smaller);
+    assert_eq!(String::from_utf8_lossy(&dropped.stdout), "configmap/big configured\n");
+    let live = parse_json(
+        namespace
+            .kubectl_ok(&["get", "configmap", "big", "-n", &namespace.name, "-o", "json", "--show-managed-fields"])
+            .as_bytes(),
+    );
+    assert!(live["data"]["small"].is_null(), "{}", live["data"]);
+}
+
+#[test]
+fn an_object_that_grows_too_large_is_taken_over_from_client_side_apply() {
+    let namespace = TestNamespace::new("apply-grown");
+    let run = |document: &str| {
+        namespace
+            .kubeupd()
+            .args(["apply", "-n", &namespace.name, "-f", "-"])
+            .write_stdin(document.to_string())
+            .output()
+            .unwrap()
+    };
+    assert!(run(&big_configmap("small")).status.success());
+    let grown = run(&big_configmap(&"y".repeat(300 * 1024)));
+    let stderr = String::from_utf8_lossy(&grown.stderr).into_owned();
+    assert!(grown.status.success(), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&grown.stdout), "configmap/big configured\n");
+    assert!(!stderr.contains("failed to"), "{stderr}");
+    let live = parse_json(
+        namespace
+            .kubectl_ok(&["get", "configmap", "big", "-n", &namespace.name, "-o", "json", "--show-managed-fields"])
+            .as_bytes(),
+    );
+    let managers: Vec<(&str, &str)> = (live["metadata"]["managedFields"].as_array().unwrap().iter())
+        .map(|entry| (entry["manager"].as_str().unwrap(), entry["operation"].as_str().unwrap()))
+        .collect();
+    assert!(!managers.iter().any(|(manager, _)| *manager == "kubectl-client-side-apply"), "{managers:?}");
+    assert!(managers.contains(&("kubectl", "Apply")), "{managers:?}");
+    assert!(live["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"].is_null());
+    let again = run(&big_configmap(&"y".repeat(300 * 1024)));
+    assert_eq!(String::from_utf8_lossy(&again.stdout), "configmap/big unchanged\n");
 }
 
 #[test]

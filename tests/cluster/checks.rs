@@ -154,7 +154,9 @@ fn changes_to_immutable_fields_are_refused_before_anything_is_written() {
                 message.starts_with("error: when applying STDIN (document 2): ")
                     && message.contains(servers_words)
                     && message.contains(expected)
-                    && message.contains("apply it with --force (client-side), which deletes and re-creates it"),
+                    && message.contains(
+                        "apply with --replace-immutable, or annotate it argocd.argoproj.io/sync-options: Replace=true"
+                    ),
                 "{mode:?}: {message}"
             );
             assert_eq!(live(&namespace, "configmap/other")["data"]["v"], "1", "{expected}: nothing was written");

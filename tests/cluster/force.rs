@@ -84,6 +84,33 @@ fn a_create_that_fails_after_the_delete_puts_the_original_back() {
 }
 
 #[test]
+fn a_replacement_whose_create_fails_puts_the_original_back() {
+    let rig = Rig::new("replace-restore");
+    let job = |image: &str| {
+        format!(
+            "apiVersion: batch/v1\nkind: Job\nmetadata: {{name: once}}\nspec:\n  template:\n    spec: {{restartPolicy: \
+             Never, containers: [{{name: a, image: '{image}'}}]}}\n"
+        )
+    };
+    rig.namespace.apply(&job("busybox:1"));
+    let before = live(&rig.namespace, "job/once");
+    rig.proxy.inject("POST", &real_create("jobs"), internal_error(), 1);
+    let (output, _) = rig.kubeupd(&["apply", "--replace-immutable", "-f", "-"], &job("busybox:2"));
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{message}");
+    assert!(
+        message.contains(
+            "job.batch/once was deleted (to replace it: a field that cannot change changes) but could not be created"
+        ) && message.ends_with("; the original was created again\n"),
+        "{message}"
+    );
+    let restored = live(&rig.namespace, "job/once");
+    assert_ne!(restored["metadata"]["uid"], before["metadata"]["uid"]);
+    assert_eq!(restored["spec"]["template"]["spec"]["containers"][0]["image"], "busybox:1");
+    assert_eq!(rig.count("POST", &real_create("jobs")), 2, "the new object, then the original");
+}
+
+#[test]
 fn when_the_original_cannot_be_created_either_it_is_saved_to_a_file() {
     let rig = Rig::new("force-save");
     rig.namespace.apply("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, labels: {keep: me}}\ndata: {v: \"1\"}\n");

@@ -34,6 +34,7 @@ mod printers;
 mod prune;
 mod reliability;
 mod replace;
+mod replace_immutable;
 mod rollout;
 mod rollout_failures;
 mod scale;

@@ -79,15 +79,14 @@ fn an_applyset_prunes_what_the_configuration_dropped_as_kubectl_does() {
     let ours = kubeupd_apply(&twins.ours, &[&set[..], &["--wait-ready", "--timeout=30s"]].concat(), &two);
     let theirs = kubectl_apply(&twins.theirs, &set, &two);
     assert!(ours.status.success(), "{}", text(&ours.stderr));
-    // kubectl's lines, with the waits' between them: ready, then pruned (pruning comes last),
-    // then gone.
     let ours_out = text(&ours.stdout);
-    let kubectls: String = ours_out.lines().filter(|line| !line.contains(" after ")).map(|line| format!("{line}\n")).collect();
-    assert_eq!(kubectls, text(&theirs.stdout), "kubeupd:\n{ours_out}");
-    let ready = ours_out.find("configmap/b ready after ").expect(&ours_out);
-    let pruned = ours_out.find("configmap/c pruned\n").expect(&ours_out);
-    let gone = ours_out.find("configmap/c deleted after ").expect(&ours_out);
-    assert!(ready < pruned && pruned < gone, "{ours_out}");
+    // kubectl's lines, with the waits' between them: the prune comes once the objects applied
+    // are ready, and then the wait until the pruned one is gone.
+    let applied: String =
+        ours_out.lines().filter(|line| !line.contains(" after ")).map(|line| format!("{line}\n")).collect();
+    assert_eq!(applied, text(&theirs.stdout), "kubeupd:\n{ours_out}");
+    assert!(ours_out.contains("configmap/c deleted after "), "{ours_out}");
+    assert!(ours_out.find("configmap/b ready after ") < ours_out.find("configmap/c pruned"), "{ours_out}");
     assert_eq!(names(&twins.ours, "configmaps"), configmaps_named(&["a", "b"]));
     assert_eq!(names(&twins.theirs, "configmaps"), configmaps_named(&["a", "b"]));
     // The parent records the same kinds and namespaces as kubectl's, as kubeupd's tool.
@@ -241,7 +240,7 @@ fn diff_previews_the_prune_as_a_summary_and_as_json() {
         .collect();
     assert_eq!(actions, [("change", "a"), ("create", "d"), ("prune", "b"), ("prune", "c")]);
     assert_eq!(json["objects"][0]["fields"], serde_json::json!(["data.k"]));
-    assert_eq!(json["totals"], serde_json::json!({"create": 1, "change": 1, "prune": 2, "unchanged": 0}));
+    assert_eq!(json["totals"], serde_json::json!({"create": 1, "change": 1, "replace": 0, "prune": 2, "unchanged": 0}));
     let unified = text(&diff(&[]).stdout);
     assert!(
         unified.contains(&format!("/v1.ConfigMap.{n}.c\t"))
@@ -296,4 +295,84 @@ fn a_custom_resource_parent_has_kubectls_id_when_its_definition_allows_it() {
         "{}",
         text(&refused.stderr)
     );
+}
+
+/// A ConfigMap with the annotation `key: value`.
+fn annotated_configmap(name: &str, key: &str, value: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}, annotations: {{'{key}': '{value}'}}}}\ndata: {{k: v}}\n"
+    )
+}
+
+#[test]
+fn objects_that_opt_out_and_namespaces_are_not_pruned_unless_allowed() {
+    let namespace = TestNamespace::new("prune-guarded");
+    let extra = format!("{}-extra", namespace.name);
+    let guarded = [
+        annotated_configmap("argo", "argocd.argoproj.io/sync-options", "Prune=false"),
+        annotated_configmap("flux", "kustomize.toolkit.fluxcd.io/prune", "disabled"),
+        annotated_configmap("kapp", "kapp.k14s.io/delete-strategy", "orphan"),
+        annotated_configmap("ours", "kubeupd.io/prune", "disabled"),
+        configmap("plain", ""),
+        format!("apiVersion: v1\nkind: Namespace\nmetadata: {{name: {extra}}}\n"),
+    ];
+    let set = ["--prune", "--applyset=app"];
+    let everything = [&guarded[..], &[configmap("kept", "")]].concat().join("---\n");
+    let created = kubeupd_apply(&namespace, &set, &everything);
+    assert!(created.status.success(), "{}", text(&created.stderr));
+    let cleanup =
+        || _ = namespace.kubectl().args(["delete", "namespace", &extra, "--ignore-not-found", "--wait=false"]).output();
+    // kubectl prunes every one of them; kubeupd only the one that says nothing.
+    let pruned = kubeupd_apply(&namespace, &set, &configmap("kept", ""));
+    let (stdout, stderr) = (text(&pruned.stdout), text(&pruned.stderr));
+    if !pruned.status.success() {
+        cleanup();
+    }
+    assert!(pruned.status.success(), "{stderr}");
+    assert_eq!(stdout, "configmap/kept unchanged\nconfigmap/plain pruned\n");
+    for line in [
+        "configmap/argo not pruned: annotated argocd.argoproj.io/sync-options: Prune=false",
+        "configmap/flux not pruned: annotated kustomize.toolkit.fluxcd.io/prune: disabled",
+        "configmap/kapp not pruned: annotated kapp.k14s.io/delete-strategy: orphan",
+        "configmap/ours not pruned: annotated kubeupd.io/prune: disabled",
+        &format!("namespace/{extra} not pruned: Namespaces hold data: name Namespace in --prune-allow to prune them"),
+    ] {
+        assert!(stderr.contains(&format!("{line}\n")), "{line}: {stderr}");
+    }
+    assert_eq!(names(&namespace, "configmaps"), configmaps_named(&["argo", "flux", "kapp", "kept", "ours"]));
+    assert!(namespace.kubectl_ok(&["get", "namespace", &extra, "-o", "name"]).contains(&extra));
+    // The preview agrees.
+    let diff = with_stdin(
+        namespace.kubeupd_process().args(["diff", "--summary", "-n", &namespace.name]).args(set).args(["-f", "-"]),
+        &configmap("kept", ""),
+    );
+    assert_eq!(text(&diff.stdout), "0 to create, 0 to change, 0 to prune, 1 unchanged\n", "{}", text(&diff.stderr));
+    // Named in --prune-allow, the Namespace goes; the annotated objects stay.
+    let allowed = kubeupd_apply(&namespace, &[&set[..], &["--prune-allow=Namespace"]].concat(), &configmap("kept", ""));
+    cleanup();
+    assert!(allowed.status.success(), "{}", text(&allowed.stderr));
+    assert_eq!(text(&allowed.stdout), format!("configmap/kept unchanged\nnamespace/{extra} pruned\n"));
+    assert_eq!(names(&namespace, "configmaps"), configmaps_named(&["argo", "flux", "kapp", "kept", "ours"]));
+    // Only the kinds that hold data can be allowed.
+    let refused = kubeupd_apply(&namespace, &[&set[..], &["--prune-allow=ConfigMap"]].concat(), &configmap("kept", ""));
+    assert!(!refused.status.success(), "{}", text(&refused.stderr));
+    assert!(text(&refused.stderr).contains("--prune-allow takes Namespace"), "{}", text(&refused.stderr));
+}
+
+#[test]
+fn nothing_is_pruned_until_what_was_applied_is_ready() {
+    let namespace = TestNamespace::new("prune-after-wait");
+    let set = ["--prune", "--applyset=app"];
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: \
+                      {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, \
+                      image: registry.example/web:1}]}\n";
+    assert!(kubeupd_apply(&namespace, &set, &configmaps(&["old"], "")).status.success());
+    // No controller makes the Deployment's pods here: it never becomes ready, so the prune that
+    // would follow its readiness does not happen.
+    let waited = kubeupd_apply(&namespace, &[&set[..], &["--wait-ready", "--timeout=2s"]].concat(), deployment);
+    let stderr = text(&waited.stderr);
+    assert_eq!(waited.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("error: nothing was pruned, because not every object applied became ready"), "{stderr}");
+    assert_eq!(text(&waited.stdout), "deployment.apps/web created\n");
+    assert_eq!(names(&namespace, "configmaps"), configmaps_named(&["old"]));
 }

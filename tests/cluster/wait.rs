@@ -8,7 +8,7 @@ use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::{TestNamespace, Twins};
+use support::{TestNamespace, Twins, parse_json};
 
 fn deployment(name: &str, replicas: u32, image: &str) -> String {
     format!(
@@ -141,7 +141,8 @@ fn apply_wait_returns_once_the_controller_reports_the_rollout_client_and_server_
 #[test]
 fn a_deployment_past_its_progress_deadline_fails_the_wait_early() {
     let namespace = TestNamespace::new("wait-deadline");
-    // Pruning comes last, once everything applied is ready: after a failure, nothing is pruned.
+    // An object the prune would take, held by a finalizer: the prune comes only once everything
+    // applied is ready, so a failed rollout prunes nothing.
     let held = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: held, finalizers: [kubeupd.test/hold]}\n";
     let set = ["--prune", "--applyset=deadline"];
     let first =
@@ -165,8 +166,10 @@ fn a_deployment_past_its_progress_deadline_fails_the_wait_early() {
     let stderr = text(&output.stderr);
     assert!(stderr.contains("error: deployment.apps/web failed after "), "{stderr}");
     assert!(stderr.contains(": Progressing: ReplicaSet \"web-5d9\" has timed out progressing.\n"), "{stderr}");
-    assert!(!text(&output.stdout).contains("pruned"), "{}", text(&output.stdout));
-    assert!(stderr.contains("error: nothing was pruned, because not every object applied is ready\n"), "{stderr}");
+    assert!(stderr.contains("error: nothing was pruned, because not every object applied became ready\n"), "{stderr}");
+    assert!(!text(&output.stdout).contains("configmap/held pruned\n"), "{}", text(&output.stdout));
+    let held = namespace.kubectl_ok(&["get", "cm", "held", "-n", &namespace.name, "-o", "json"]);
+    assert!(parse_json(held.as_bytes())["metadata"]["deletionTimestamp"].is_null(), "{held}");
     namespace.kubectl_ok(&[
         "patch",
         "cm",

@@ -87,6 +87,15 @@ async fn compare_all(args: &DiffArgs, global: &GlobalArgs) -> Result<bool> {
         // The program's verdict is the result, as kubectl has it.
         return program.compare(&changes).map(|status| status == 1);
     } else {
+        // The unified diffs are kubectl's; what they cannot say goes to stderr.
+        for change in changes.iter().filter(|change| change.effect == Effect::Replace) {
+            eprintln!(
+                "{}{} would be replaced (deleted, then created again): {} cannot change",
+                change.target.display_name(),
+                in_namespace(&change.target),
+                change.forced_by.join(", ")
+            );
+        }
         let color = std::io::stdout().is_terminal();
         let (live_dir, merged_dir) = (external::side_path("LIVE-"), external::side_path("MERGED-"));
         // diff walks kubectl's two folders in the order of the file names.
@@ -100,27 +109,37 @@ async fn compare_all(args: &DiffArgs, global: &GlobalArgs) -> Result<bool> {
     Ok(differs)
 }
 
-/// `+ configmap/a`, `~ deployment.apps/web`, `- configmap/c` for each object that would change,
-/// then the totals.
+/// `+ configmap/a`, `~ deployment.apps/web`, `-/+ job.batch/init (spec.template)`, `- configmap/c`
+/// for each object that would change, then the totals (those to replace only when there are some).
 fn summary(changes: &[Change]) -> String {
     let mut text = String::new();
     let mut totals: BTreeMap<u8, usize> = BTreeMap::new();
     for change in changes {
         let (sign, order) = match change.effect {
-            Effect::Create => ('+', 0),
-            Effect::Change => ('~', 1),
-            Effect::Prune => ('-', 2),
-            Effect::Unchanged => (' ', 3),
+            Effect::Create => ("+", 0),
+            Effect::Change => ("~", 1),
+            Effect::Prune => ("-", 2),
+            Effect::Unchanged => (" ", 3),
+            Effect::Replace => ("-/+", 4),
         };
         *totals.entry(order).or_default() += 1;
+        let forced_by = match change.effect {
+            Effect::Replace => format!(" ({})", change.forced_by.join(", ")),
+            _ => String::new(),
+        };
         if change.effect != Effect::Unchanged {
+            let (name, namespace) = (change.target.display_name(), in_namespace(&change.target));
             let phase = change.phase.map(|phase| format!(" (phase {phase})")).unwrap_or_default();
-            text.push_str(&format!("{sign} {}{}{phase}\n", change.target.display_name(), in_namespace(&change.target)));
+            text.push_str(&format!("{sign} {name}{namespace}{forced_by}{phase}\n"));
         }
     }
     let count = |order: u8| totals.get(&order).copied().unwrap_or(0);
+    let replace = match count(4) {
+        0 => String::new(),
+        replaced => format!("{replaced} to replace, "),
+    };
     text.push_str(&format!(
-        "{} to create, {} to change, {} to prune, {} unchanged\n",
+        "{} to create, {} to change, {replace}{} to prune, {} unchanged\n",
         count(0),
         count(1),
         count(2),
@@ -137,7 +156,7 @@ fn in_namespace(target: &ObjectRef) -> String {
 /// the totals.
 fn change_set(changes: &[Change]) -> Value {
     let mut totals = serde_json::Map::new();
-    for effect in [Effect::Create, Effect::Change, Effect::Prune, Effect::Unchanged] {
+    for effect in [Effect::Create, Effect::Change, Effect::Replace, Effect::Prune, Effect::Unchanged] {
         let count = changes.iter().filter(|change| change.effect == effect).count();
         totals.insert(effect.word().to_string(), json!(count));
     }
@@ -156,6 +175,9 @@ fn change_set(changes: &[Change]) -> Value {
             });
             if let Some(phase) = change.phase {
                 object["phase"] = json!(phase);
+            }
+            if change.effect == Effect::Replace {
+                object["forcedBy"] = json!(change.forced_by);
             }
             object
         })
