@@ -102,7 +102,7 @@ pub struct DeletionArgs {
           default_missing_value = "background")]
     pub cascade: String,
     /// Seconds the object gets to terminate gracefully; negative for its own default.
-    #[arg(long, value_name = "SECONDS", default_value_t = -1, allow_hyphen_values = true)]
+    #[arg(long, value_name = "SECONDS", default_value_t = -1, allow_hyphen_values = true, value_parser = super::pflag::int)]
     pub grace_period: i64,
 }
 
@@ -578,7 +578,7 @@ mod group_tests {
     }
 
     fn parse<P: Parser>(line: &[&str]) -> Result<P, clap::Error> {
-        let mut command = super::super::pflag::with_pflag_booleans(P::command());
+        let mut command = super::super::pflag::with_pflag_grammar(P::command());
         let matches = command.try_get_matches_from_mut(std::iter::once("verb").chain(line.iter().copied()))?;
         P::from_arg_matches(&matches)
     }
