@@ -237,10 +237,10 @@ pub struct DeploymentArgs {
     #[arg(long, value_name = "IMAGE", value_delimiter = ',')]
     image: Option<Vec<String>>,
     /// The containerPort the first container exposes.
-    #[arg(long, value_name = "PORT", default_value_t = -1, allow_negative_numbers = true)]
+    #[arg(long, value_name = "PORT", default_value_t = -1, allow_negative_numbers = true, value_parser = super::pflag::int32)]
     port: i32,
     /// Number of replicas.
-    #[arg(short = 'r', long, value_name = "N", default_value_t = 1, allow_negative_numbers = true)]
+    #[arg(short = 'r', long, value_name = "N", default_value_t = 1, allow_negative_numbers = true, value_parser = super::pflag::int32)]
     replicas: i32,
     #[command(flatten)]
     common: CommonArgs,

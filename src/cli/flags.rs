@@ -367,7 +367,8 @@ pub struct PruneArgs {
     pub all: AllArg,
     /// With --prune: a kind to prune, as group/version/kind (core/v1/ConfigMap); repeatable.
     #[arg(long = "prune-allowlist", value_name = "GVK")]
-    pub prune_allowlist: Vec<apply::prune::AllowedKind>,
+    // A stringArray in kubectl, each read when pruning starts.
+    pub prune_allowlist: Vec<String>,
 }
 
 /// What `-l` reads into: the library's selector, or its text (see [`LabelSelectorArg`]).

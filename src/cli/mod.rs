@@ -153,7 +153,7 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "DURATION", default_value = "5s", value_parser = pflag::go_flag_duration)]
     pub log_flush_frequency: Duration,
     /// Accepted for kubectl's scripts; kubeupd filters its log by -v only.
-    #[arg(long, global = true, value_name = "PATTERN=N,...")]
+    #[arg(long, global = true, value_name = "PATTERN=N,...", value_parser = pflag::module_spec)]
     pub vmodule: Option<String>,
     /// Refused: kubeupd has no Kubernetes version of its own for the server's to match.
     #[arg(long, global = true)]

@@ -94,6 +94,22 @@ pub fn level(text: &str) -> Result<i32, NumError> {
     gocompat::strconv::parse_int_base(text, 10, 32).map(|value| value as i32)
 }
 
+/// klog's `moduleSpec` (`--vmodule`): `PATTERN=N` items separated by commas, N a level (base 10)
+/// not negative; the text kept as given.
+pub fn module_spec(text: &str) -> Result<String, String> {
+    for item in text.split(',').filter(|item| !item.is_empty()) {
+        let syntax = || "syntax error: expect comma-separated list of filename=N".to_string();
+        let [pattern, level] = item.split('=').collect::<Vec<_>>()[..] else { return Err(syntax()) };
+        if pattern.is_empty() || level.is_empty() {
+            return Err(syntax());
+        }
+        if gocompat::strconv::parse_int_base(level, 10, 32).map_err(|_| syntax())? < 0 {
+            return Err("negative value for vmodule level".to_string());
+        }
+    }
+    Ok(text.to_string())
+}
+
 /// `args` with the value of each `stringSlice` flag read as pflag reads it, one CSV record
 /// (Go's `encoding/csv`: `--from-file="a,b",c` names `a,b` and `c`), its fields passed on to clap
 /// separated by [`SLICE_SEPARATOR`]; an empty value sets nothing. A value that is not CSV is
