@@ -415,7 +415,7 @@ async fn create(mut object: Value, common: &CommonArgs, global: &GlobalArgs) -> 
         })?
     };
     match &printer {
-        Some(printer) => write_stdout(&common.output.render(printer, &shown)?),
+        Some(printer) => write_stdout(&common.output.render_typed(printer, &shown)?),
         None => write_stdout(&format!("{} created{}\n", output::object_name(&shown), common.dry_run.suffix())),
     }
 }

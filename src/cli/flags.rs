@@ -279,13 +279,28 @@ impl OutputArgs {
 
     /// `object` as `printer` prints it, without `metadata.managedFields` unless asked for.
     pub fn render(&self, printer: &Printer, object: &Value) -> Result<String, Error> {
+        self.render_with(printer, object, Printer::render)
+    }
+
+    /// An object kubectl prints from a Go struct (what its generators make, before or after the
+    /// server has it): as [`OutputArgs::render`], JSON in the struct's order of keys.
+    pub fn render_typed(&self, printer: &Printer, object: &Value) -> Result<String, Error> {
+        self.render_with(printer, object, Printer::render_typed)
+    }
+
+    fn render_with(
+        &self,
+        printer: &Printer,
+        object: &Value,
+        render: fn(&Printer, &Value) -> Result<String, output::PrintError>,
+    ) -> Result<String, Error> {
         let shown_whole = self.show_managed_fields || !printer.hides_managed_fields();
         let printed = if shown_whole || object.pointer("/metadata/managedFields").is_none() {
-            printer.render(object)
+            render(printer, object)
         } else {
             let mut shown = object.clone();
             output::strip_managed_fields(&mut shown);
-            printer.render(&shown)
+            render(printer, &shown)
         };
         printed.map_err(print_error)
     }

@@ -227,6 +227,19 @@ impl Printer {
         }
     }
 
+    /// One object that kubectl prints from a Go struct (what its generators make): as
+    /// [`Printer::render`], but JSON with the keys in the struct's order (see [`super::go_order`]).
+    pub fn render_typed(&self, object: &Value) -> Result<String, PrintError> {
+        match (self, super::go_order::typed(object)) {
+            (Printer::Json, Some(typed)) => {
+                let mut out = Vec::new();
+                json::write_json(&mut out, &typed)?;
+                Ok(String::from_utf8(out).expect("printers write UTF-8"))
+            }
+            _ => self.render(object),
+        }
+    }
+
     /// Whether kubectl leaves `metadata.managedFields` out unless `--show-managed-fields`: for
     /// JSON and YAML only (templates see the whole object).
     pub fn hides_managed_fields(&self) -> bool {

@@ -127,10 +127,26 @@ fn command_line_edges_as_kubectl() {
         vec!["patch", "--local", "-f", &objects, "-p", "{\"metadata\":{\"labels\":{\"a\":\"b\"}}}"],
         vec!["patch", "--local", "-f", &objects, "--type=merge", "-p", "{\"metadata\":{\"name\":\"web\"}}"],
         vec!["get", "cm", "--request-timeout=-5"],
+        // Objects kubectl makes from Go structs: JSON in the structs' order of keys.
+        vec!["create", "configmap", "web", "--from-literal=b=1", "--from-literal=a=2", "--dry-run=client", "-o", "json"],
+        vec!["create", "namespace", "web", "--dry-run=client", "-o", "json"],
+        vec!["create", "serviceaccount", "web", "--dry-run=client", "-o", "json"],
+        vec!["create", "secret", "tls", "web", "--cert=testdata/tls/rsa.crt", "--key=testdata/tls/rsa.key", "--dry-run=client", "-o", "json"],
+        vec!["create", "deployment", "web", "--image=nginx", "--port=80", "-r", "2", "--dry-run=client", "-o", "json", "--", "sleep", "1"],
+        vec!["create", "job", "web", "--image=busybox", "--dry-run=client", "-o", "json", "--", "date"],
+        vec!["create", "cronjob", "web", "--image=busybox", "--schedule=*/1 * * * *", "--dry-run=client", "-o", "json"],
+        vec!["create", "service", "nodeport", "web", "--tcp=80:8080", "--dry-run=client", "-o", "json"],
+        vec!["create", "service", "externalname", "web", "--external-name=example.com", "--dry-run=client", "-o", "json"],
+        vec!["create", "ingress", "web", "--rule=example.com/a*=web:80,tls=cert", "--dry-run=client", "-o", "json"],
+        vec!["create", "clusterrolebinding", "web", "--clusterrole=view", "--user=u", "--dry-run=client", "-o", "json"],
+        vec!["create", "poddisruptionbudget", "web", "--selector=app=web", "--min-available=1", "--dry-run=client", "-o", "json"],
+        vec!["create", "priorityclass", "web", "--value=10", "--dry-run=client", "-o", "json"],
+        vec!["create", "quota", "web", "--hard=pods=1", "--scopes=BestEffort", "--dry-run=client", "-o", "json"],
         vec!["wait", "cm/web", "--timeout=30"],
     ];
     let runs: Vec<Run> = lines.iter().map(|line| Run::new(line)).collect();
-    let recorded = golden::kubectl("command-line-edges", &[Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/command-line"))], &runs);
+    let inputs = ["testdata/command-line", "testdata/tls"].map(|dir| Path::new(env!("CARGO_MANIFEST_DIR")).join(dir));
+    let recorded = golden::kubectl("command-line-edges", &[&inputs[0], &inputs[1]], &runs);
     for (line, theirs) in lines.iter().zip(recorded) {
         let ours = assert_cmd::Command::cargo_bin("kubeupd")
             .unwrap()

@@ -1,0 +1,83 @@
+//! The objects kubectl's generators make (`create configmap|secret|deployment|... -o json`) are
+//! Go structs, which kubectl's JSON printer writes in their fields' order (`kind`, `apiVersion`,
+//! `metadata`, then the kind's own fields), where it writes the maps of objects read from the
+//! server with sorted keys. The fields' order comes from k8s.io/api ([`super::go_fields`]).
+
+use serde::ser::{SerializeMap as _, SerializeSeq as _};
+use serde_json::Value;
+
+use super::go_fields::{KINDS, STRUCTS};
+
+/// `object` as kubectl writes it from its Go struct, when kubeupd knows its kind's struct.
+pub fn typed(object: &Value) -> Option<Typed<'_>> {
+    let (api_version, kind) = (object["apiVersion"].as_str()?, object["kind"].as_str()?);
+    let (_, _, name) = KINDS.iter().find(|(version, known, _)| *version == api_version && *known == kind)?;
+    Some(Typed { value: object, struct_name: name })
+}
+
+/// A value of a Go struct's field, written with the keys of each struct in the struct's order.
+pub struct Typed<'a> {
+    value: &'a Value,
+    /// The struct the value is (a list or pointer of), or `""` for a scalar or a map.
+    struct_name: &'static str,
+}
+
+fn fields(struct_name: &str) -> &'static [(&'static str, &'static str)] {
+    match STRUCTS.binary_search_by(|(name, _)| (*name).cmp(struct_name)) {
+        Ok(at) => STRUCTS[at].1,
+        Err(_) => &[],
+    }
+}
+
+impl serde::Serialize for Typed<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.value {
+            Value::Object(map) if !self.struct_name.is_empty() => {
+                let fields = fields(self.struct_name);
+                let mut out = serializer.serialize_map(Some(map.len()))?;
+                for (name, struct_name) in fields {
+                    if let Some(value) = map.get(*name) {
+                        out.serialize_entry(name, &Typed { value, struct_name })?;
+                    }
+                }
+                // A key the struct does not have (none, from kubeupd's generators) after them.
+                for (name, value) in map.iter().filter(|(name, _)| !fields.iter().any(|(field, _)| field == name)) {
+                    out.serialize_entry(name, value)?;
+                }
+                out.end()
+            }
+            Value::Array(items) => {
+                let mut out = serializer.serialize_seq(Some(items.len()))?;
+                for value in items {
+                    out.serialize_element(&Typed { value, struct_name: self.struct_name })?;
+                }
+                out.end()
+            }
+            value => value.serialize(serializer),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn structs_are_written_in_their_fields_order() {
+        let deployment = json!({
+            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "labels": {"b": "1", "a": "2"}},
+            "spec": {"template": {"spec": {"containers": [{"name": "web", "image": "nginx", "resources": {}}]}}, "replicas": 1},
+            "status": {},
+        });
+        let text = serde_json::to_string(&typed(&deployment).unwrap()).unwrap();
+        assert_eq!(
+            text,
+            r#"{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"web","labels":{"a":"2","b":"1"}},"spec":{"replicas":1,"template":{"spec":{"containers":[{"name":"web","image":"nginx","resources":{}}]}}},"status":{}}"#
+        );
+        assert!(typed(&json!({"apiVersion": "example.com/v1", "kind": "Widget"})).is_none());
+        // Sorted names, for the search.
+        assert!(STRUCTS.windows(2).all(|pair| pair[0].0 < pair[1].0));
+    }
+}
