@@ -817,3 +817,49 @@ mod command_first_tests {
         assert!(reordered("kubeupd --bogus=1 get pods").is_ok());
     }
 }
+
+#[cfg(test)]
+mod typed_value_tests {
+    use std::ffi::OsString;
+
+    use super::*;
+
+    /// The line after [`split_slices`], NUL shown as `|`.
+    fn split(line: &[&str]) -> Result<String, String> {
+        let args: Vec<OsString> = std::iter::once("kubeupd").chain(line.iter().copied()).map(Into::into).collect();
+        let out = split_slices(&crate::cli::command(), args)?;
+        Ok(out.iter().skip(1).map(|arg| arg.to_string_lossy().replace('\0', "|")).collect::<Vec<_>>().join(" "))
+    }
+
+    #[test]
+    fn string_slices_are_read_as_one_csv_record() {
+        assert_eq!(split(&["apply", "-f", "\"a,b\",c"]).unwrap(), "apply --filename=a,b|c");
+        assert_eq!(split(&["apply", "-Rf", "a,b"]).unwrap(), "apply -R --filename=a|b");
+        assert_eq!(split(&["apply", "-Rfa,b", "-n", "x"]).unwrap(), "apply -R --filename=a|b -n x");
+        assert_eq!(split(&["apply", "--filename", "a", "-l", "x=y"]).unwrap(), "apply --filename=a -l x=y");
+        // An empty value sets nothing; after `--` nothing is a flag.
+        assert_eq!(split(&["apply", "-f=", "-n", "x"]).unwrap(), "apply -n x");
+        assert_eq!(split(&["apply", "-n", "-f", "--", "-f", "a,b"]).unwrap(), "apply -n -f -- -f a,b");
+        // A value taken by another flag is not one.
+        assert_eq!(split(&["apply", "-l", "-f", "x"]).unwrap(), "apply -l -f x");
+        assert_eq!(
+            split(&["apply", "-f", "a\"b"]).unwrap_err(),
+            "error: invalid argument \"a\\\"b\" for \"-f, --filename\" flag: parse error on line 1, column 2: bare \" \
+             in non-quoted-field\nSee 'kubeupd apply --help' for usage.\n"
+        );
+    }
+
+    #[test]
+    fn klog_flags_read_as_klog_reads_them() {
+        assert_eq!(module_spec("a=1,b*=2,").unwrap(), "a=1,b*=2,");
+        assert_eq!(module_spec("x").unwrap_err(), "syntax error: expect comma-separated list of filename=N");
+        assert_eq!(module_spec("x=0x1").unwrap_err(), "syntax error: expect comma-separated list of filename=N");
+        assert_eq!(module_spec("x=-1").unwrap_err(), "negative value for vmodule level");
+        assert_eq!(level("3"), Ok(3));
+        assert!(level("0x3").is_err());
+        assert_eq!(go_flag_duration("5").unwrap_err(), "parse error");
+        assert_eq!(duration("1m30s"), Ok(Duration::from_secs(90)));
+        assert_eq!(duration("-1s"), Ok(Duration::ZERO));
+        assert_eq!(duration("30").unwrap_err(), "time: missing unit in duration \"30\"");
+    }
+}
