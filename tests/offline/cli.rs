@@ -134,6 +134,8 @@ fn command_line_edges_as_kubectl() {
         vec!["create", "secret", "tls", "web", "--cert=testdata/tls/rsa.crt", "--key=testdata/tls/rsa.key", "--dry-run=client", "-o", "json"],
         vec!["create", "deployment", "web", "--image=nginx", "--port=80", "-r", "2", "--dry-run=client", "-o", "json", "--", "sleep", "1"],
         vec!["create", "job", "web", "--image=busybox", "--dry-run=client", "-o", "json", "--", "date"],
+        vec!["create", "deployment", "web", "--image=nginx", "--port=80", "--dry-run=client", "-o", "kyaml"],
+        vec!["create", "secret", "generic", "web", "--from-literal=a=b", "--type=t", "--dry-run=client", "-o", "kyaml"],
         vec!["create", "cronjob", "web", "--image=busybox", "--schedule=*/1 * * * *", "--dry-run=client", "-o", "json"],
         vec!["create", "service", "nodeport", "web", "--tcp=80:8080", "--dry-run=client", "-o", "json"],
         vec!["create", "service", "externalname", "web", "--external-name=example.com", "--dry-run=client", "-o", "json"],
