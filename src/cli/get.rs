@@ -385,8 +385,7 @@ async fn list_all(cluster: &Cluster, visit: &Visit, args: &GetArgs) -> client::R
     let mut items = Vec::new();
     let mut token: Option<String> = None;
     loop {
-        let page =
-            cluster.list_page(&visit.rt, visit.scope(), args.selectors(), chunk_size, token.as_deref()).await?;
+        let page = cluster.list_page(&visit.rt, visit.scope(), args.selectors(), chunk_size, token.as_deref()).await?;
         token = page.pointer("/metadata/continue").and_then(Value::as_str).filter(|t| !t.is_empty()).map(String::from);
         if let Value::Array(page_items) = list_items(page, &visit.rt) {
             items.extend(page_items);

@@ -285,7 +285,7 @@ pub enum Command {
     Scale(scale::ScaleArgs),
     /// Create objects from files, or a ConfigMap, Secret, Namespace or ServiceAccount (--dry-run=client -o yaml prints it).
     #[command(after_help = help::CREATE)]
-    Create(create::CreateArgs),
+    Create(Box<create::CreateArgs>),
     /// Edit an object in your editor and send the difference as a patch.
     #[command(after_help = help::EDIT)]
     Edit(edit::EditArgs),
@@ -419,7 +419,7 @@ async fn dispatch(command: Command, global: GlobalArgs) -> Result {
         Command::Edit(args) => edit::run(args, &global).await,
         Command::Delete(args) => delete::run(args, &global).await,
         Command::Scale(args) => scale::run(args, &global).await,
-        Command::Create(args) => create::run(args, &global).await,
+        Command::Create(args) => create::run(*args, &global).await,
         Command::Set(args) => set::run(args, &global).await,
         Command::Rollout(args) => rollout::run(args, &global).await,
         Command::Label(args) => label::run(args, change::metadata::MetadataMap::Labels, &global).await,

@@ -116,7 +116,8 @@ pub fn module_spec(text: &str) -> Result<String, String> {
 /// pflag's usage error. `args` have their command first (see [`command_first`]).
 pub fn split_slices(root: &Command, args: Vec<OsString>) -> Result<Vec<OsString>, String> {
     let command = CommandWords::of(root, &args).command(root);
-    let named = |found: &dyn Fn(&Arg) -> bool| command.get_arguments().chain(root.get_arguments()).find(|arg| found(arg));
+    let named =
+        |found: &dyn Fn(&Arg) -> bool| command.get_arguments().chain(root.get_arguments()).find(|arg| found(arg));
     if !command.get_arguments().any(is_string_slice) {
         return Ok(args);
     }

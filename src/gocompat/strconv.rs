@@ -93,7 +93,7 @@ fn underscores_ok(text: &str) -> bool {
     if bytes.len() >= 2 && bytes[0] == b'0' && matches!(bytes[1].to_ascii_lowercase(), b'b' | b'o' | b'x') {
         at = 2;
         saw = Saw::Digit;
-        hex = bytes[1].to_ascii_lowercase() == b'x';
+        hex = bytes[1].eq_ignore_ascii_case(&b'x');
     }
     for &byte in &bytes[at..] {
         if byte.is_ascii_digit() || (hex && byte.is_ascii_hexdigit()) {

@@ -262,11 +262,7 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
         let unit_text = &rest[..unit_len];
         rest = &rest[unit_len..];
         let Some((_, unit)) = UNITS.iter().find(|(name, _)| *name == unit_text) else {
-            return Err(format!(
-                "time: unknown unit {} in duration {}",
-                quote(unit_text),
-                quote(text)
-            ));
+            return Err(format!("time: unknown unit {} in duration {}", quote(unit_text), quote(text)));
         };
         if whole > limit / unit {
             return Err(invalid());
@@ -345,6 +341,9 @@ mod tests {
         assert_eq!(parse_duration("5q"), Err("time: unknown unit \"q\" in duration \"5q\"".into()));
         assert_eq!(parse_duration("."), Err("time: invalid duration \".\"".into()));
         assert!(parse_duration("9999999999h").is_err());
-        assert_eq!(parse_duration("1\u{b5}x"), Err("time: unknown unit \"\\xc2\\xb5x\" in duration \"1\\xc2\\xb5x\"".into()));
+        assert_eq!(
+            parse_duration("1\u{b5}x"),
+            Err("time: unknown unit \"\\xc2\\xb5x\" in duration \"1\\xc2\\xb5x\"".into())
+        );
     }
 }

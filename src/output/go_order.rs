@@ -24,7 +24,9 @@ pub fn entries<'a>(
     struct_name: &str,
 ) -> Vec<(&'a str, &'a Value, &'static str)> {
     let fields = fields(struct_name);
-    let known = fields.iter().filter_map(|(name, struct_name)| map.get_key_value(*name).map(|(key, value)| (key.as_str(), value, *struct_name)));
+    let known = fields.iter().filter_map(|(name, struct_name)| {
+        map.get_key_value(*name).map(|(key, value)| (key.as_str(), value, *struct_name))
+    });
     let others = map.iter().filter(|(name, _)| !fields.iter().any(|(field, _)| field == name));
     known.chain(others.map(|(name, value)| (name.as_str(), value, ""))).collect()
 }

@@ -375,11 +375,13 @@ fn every_flag_takes_and_refuses_values_as_kubectl_does() {
                 scope.spawn(move || {
                     let mut wrong = Vec::new();
                     for ((_, _, line), (exit, first_line)) in chunk {
-                        let ours = kubeupd::cli::parse(std::iter::once("kubeupd").chain(line.iter().map(String::as_str)));
+                        let ours =
+                            kubeupd::cli::parse(std::iter::once("kubeupd").chain(line.iter().map(String::as_str)));
                         let theirs = if *exit == 0 { Ok(()) } else { Err(first_line.as_str()) };
                         let ours_first = ours.as_ref().map(drop).map_err(|err| err.lines().next().unwrap_or_default());
                         if ours_first != theirs {
-                            wrong.push(format!("{}:\n  kubectl: {theirs:?}\n  kubeupd: {ours_first:?}", line.join(" ")));
+                            wrong
+                                .push(format!("{}:\n  kubectl: {theirs:?}\n  kubeupd: {ours_first:?}", line.join(" ")));
                         }
                     }
                     wrong
