@@ -1,13 +1,13 @@
 //! Go's `strconv` as pflag and kubectl call it: `ParseInt` (base 0 for pflag's integer flags:
 //! `0x1f`, `0o17`, `0b101`, a leading `0` for octal, `_` between digits; base 10 where kubectl asks
-//! for it) and `ParseBool`, each with Go's error text.
+//! for it), `ParseUint` and `ParseBool`, each with Go's error text.
 
 use std::fmt;
 
 /// Why a number did not parse, in Go's words (`strconv.NumError`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NumError {
-    /// The function that failed: `ParseInt`, `ParseBool`.
+    /// The function that failed: `ParseInt`, `ParseUint`, `ParseBool`.
     pub func: &'static str,
     /// The text given.
     pub num: String,
@@ -45,6 +45,16 @@ pub fn parse_int_base(text: &str, base: u32, bits: u32) -> Result<i64, NumError>
         false if magnitude < limit => Ok(magnitude as i64),
         _ => Err(error(true)),
     }
+}
+
+/// `strconv.ParseUint(text, 0, 64)`: no sign, the base from the prefix as [`parse_int`] reads it.
+pub fn parse_uint(text: &str) -> Result<u64, NumError> {
+    let error = |range| NumError { func: "ParseUint", num: text.to_string(), range };
+    if text.starts_with(['+', '-']) {
+        return Err(error(false));
+    }
+    let magnitude = parse_magnitude(text, 0, text).ok_or_else(|| error(false))?;
+    u64::try_from(magnitude).map_err(|_| error(true))
 }
 
 /// The value of the digits of `unsigned` (a number without its sign), saturated above `u64`'s
@@ -155,6 +165,14 @@ mod tests {
         assert_eq!(int("9223372036854775807", 64), Ok(i64::MAX));
         assert!(int("9223372036854775808", 64).unwrap_err().ends_with("value out of range"));
         assert!(int("99999999999999999999999", 64).unwrap_err().ends_with("value out of range"));
+    }
+
+    #[test]
+    fn unsigned_integers_take_no_sign() {
+        assert_eq!(parse_uint("18446744073709551615"), Ok(u64::MAX));
+        assert_eq!(parse_uint("0x1_0"), Ok(16));
+        assert!(parse_uint("18446744073709551616").unwrap_err().range);
+        assert_eq!(parse_uint("+1").unwrap_err().to_string(), "strconv.ParseUint: parsing \"+1\": invalid syntax");
     }
 
     #[test]
