@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Records the kubectl outputs that the offline tests (tests/offline) compare kubeupd with, into
 # testdata/golden/*.json: `kubectl kustomize` of the corpus in testdata/kustomize, `patch --local`
-# of testdata/patches.yaml, usage errors and `--help`, and kubectl's command tree with every flag
+# of testdata/patches.yaml, usage errors and `--help`, the command line's edges and the objects
+# `create` makes (testdata/command-line), kubectl's verdict on values of every flag's type
+# (exit status and first line of stderr alone), and kubectl's command tree with every flag
 # as its source defines them (scripts/kubectl-flags, a Go program built on the reference kubectl's
 # k8s.io/kubectl: `go` is needed, and fetches its modules into the usual GOMODCACHE). kubectl is
 # the reference one (scripts/reference-kubectl.sh). Each file keeps that kubectl's version and a SHA-256 of its

@@ -416,7 +416,7 @@ fn options(flags: &ApplyFlags) -> Result<ApplyOptions> {
     if flags.force && flags.dry_run.mode() == DryRun::Server {
         return Err(Error::msg("--dry-run=server cannot be used with --force"));
     }
-    if input.concurrency == 0 {
+    if input.concurrency < 1 {
         return Err(Error::msg("--concurrency must be at least 1"));
     }
     if flags.subresource.name.is_some() && !input.server_side {
@@ -431,7 +431,7 @@ fn options(flags: &ApplyFlags) -> Result<ApplyOptions> {
         field_manager: input.field_manager.name.clone(),
         dry_run: flags.dry_run.mode(),
         validation: input.validate.directive,
-        concurrency: input.concurrency,
+        concurrency: usize::try_from(input.concurrency).unwrap_or(usize::MAX),
         deletion: apply::Deletion { options: delete_options, timeout: flags.timeout.filter(|t| !t.is_zero()) },
         subresource: flags.subresource.name.clone(),
         openapi_patch: flags.openapi_patch,

@@ -37,8 +37,8 @@ pub struct InputArgs {
     #[command(flatten)]
     pub validate: ValidateArg,
     /// How many objects to apply at once.
-    #[arg(long, value_name = "N", default_value_t = crate::apply::DEFAULT_CONCURRENCY)]
-    pub concurrency: usize,
+    #[arg(long, value_name = "N", default_value_t = crate::apply::DEFAULT_CONCURRENCY as i64, allow_negative_numbers = true, value_parser = super::pflag::int)]
+    pub concurrency: i64,
     #[command(flatten)]
     pub prune: PruneArgs,
     #[command(flatten)]
@@ -160,7 +160,7 @@ impl Preview<'_> {
             record_last_applied: false,
             keep_live: true,
             validation: input.validate.directive,
-            concurrency: input.concurrency.max(1),
+            concurrency: usize::try_from(input.concurrency.max(1)).unwrap_or(usize::MAX),
             replace_immutable: input.replace.replace_immutable,
             ..ApplyOptions::new(self.mode)
         };

@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 
 use futures::{StreamExt as _, stream};
 
-use super::create_generators::one_name;
+use super::create_generators::{GeneratorName, one_name};
 use super::edit::before_create::{self, EditFormat, ToEdit};
 use super::flags::{
     DryRunArg, ExtraArgs, FieldManagerArg, FileArgs, LabelSelectorArg, OutputArgs, RawArg, RecordArg, ValidateArg,
@@ -90,9 +90,8 @@ pub enum SecretCommand {
 /// `create secret docker-registry`.
 #[derive(Debug, Args)]
 pub struct DockerArgs {
-    /// The object's name (one; kubectl counts the words given).
-    #[arg(value_name = "NAME")]
-    names: Vec<String>,
+    #[command(flatten)]
+    name: GeneratorName,
     /// Username for the registry.
     #[arg(long, value_name = "USER", default_value = "")]
     docker_username: String,
@@ -118,9 +117,8 @@ pub struct DockerArgs {
 /// `create secret tls`.
 #[derive(Debug, Args)]
 pub struct TlsArgs {
-    /// The object's name (one; kubectl counts the words given).
-    #[arg(value_name = "NAME")]
-    names: Vec<String>,
+    #[command(flatten)]
+    name: GeneratorName,
     /// The PEM certificate (chain) file.
     #[arg(long, value_name = "PATH", default_value = "")]
     cert: String,
@@ -153,9 +151,8 @@ pub struct CommonArgs {
 /// `create namespace` and `create serviceaccount`.
 #[derive(Debug, Args)]
 pub struct NameArgs {
-    /// The object's name (one; kubectl counts the words given).
-    #[arg(value_name = "NAME")]
-    names: Vec<String>,
+    #[command(flatten)]
+    name: GeneratorName,
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -163,17 +160,18 @@ pub struct NameArgs {
 /// `create configmap` and the data of `create secret generic`.
 #[derive(Debug, Args)]
 pub struct DataArgs {
-    /// The object's name (one; kubectl counts the words given).
-    #[arg(value_name = "NAME")]
-    names: Vec<String>,
+    #[command(flatten)]
+    name: GeneratorName,
     /// A key and a literal value: KEY=VALUE (repeatable).
     #[arg(long, value_name = "KEY=VALUE")]
     from_literal: Vec<String>,
-    /// A file (its name is the key), KEY=FILE, or a directory (each file in it) (repeatable).
-    #[arg(long, value_name = "[KEY=]SOURCE")]
+    /// A file (its name is the key), KEY=FILE, or a directory (each file in it) (repeatable, or
+    /// separated by commas).
+    #[arg(long, value_name = "[KEY=]SOURCE", value_delimiter = ',')]
     from_file: Vec<String>,
-    /// A file of KEY=VALUE lines (repeatable; not with --from-file or --from-literal).
-    #[arg(long, value_name = "FILE")]
+    /// A file of KEY=VALUE lines (repeatable, or separated by commas; not with --from-file or
+    /// --from-literal).
+    #[arg(long, value_name = "FILE", value_delimiter = ',')]
     from_env_file: Vec<PathBuf>,
     /// Append a hash of the content to the name.
     #[arg(long)]
@@ -206,11 +204,11 @@ pub async fn run(args: CreateArgs, global: &GlobalArgs) -> Result {
         CreateCommand::Secret(SecretCommand::DockerRegistry(docker)) => (docker_secret(docker)?, &docker.common),
         CreateCommand::Secret(SecretCommand::Tls(tls)) => (tls_secret(tls)?, &tls.common),
         CreateCommand::Namespace(named) => (
-            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": one_name(&named.names, "namespace")?}, "spec": {}, "status": {}}),
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": one_name(&named.name.names, "namespace")?}, "spec": {}, "status": {}}),
             &named.common,
         ),
         CreateCommand::Serviceaccount(named) => {
-            let name = one_name(&named.names, "serviceaccount")?;
+            let name = one_name(&named.name.names, "serviceaccount")?;
             (json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name}}), &named.common)
         }
         CreateCommand::Generator(generator) => (generator.object(global).await?, generator.common()),
@@ -420,14 +418,14 @@ async fn create(mut object: Value, common: &CommonArgs, global: &GlobalArgs) -> 
         })?
     };
     match &printer {
-        Some(printer) => write_stdout(&common.output.render(printer, &shown)?),
+        Some(printer) => write_stdout(&common.output.render_typed(printer, &shown)?),
         None => write_stdout(&format!("{} created{}\n", output::object_name(&shown), common.dry_run.suffix())),
     }
 }
 
 /// A ConfigMap or Secret of `kind` from the sources of `args`, as kubectl's generators make it.
 fn data_object(kind: &str, args: &DataArgs, secret_type: Option<&str>) -> Result<Value> {
-    let name = one_name(&args.names, if kind == "ConfigMap" { "configmap" } else { "secret generic" })?;
+    let name = one_name(&args.name.names, if kind == "ConfigMap" { "configmap" } else { "secret generic" })?;
     if !args.from_env_file.is_empty() && (!args.from_file.is_empty() || !args.from_literal.is_empty()) {
         return Err(Error::msg("from-env-file cannot be combined with from-file or from-literal"));
     }
@@ -483,7 +481,7 @@ fn data_object(kind: &str, args: &DataArgs, secret_type: Option<&str>) -> Result
 /// `create secret docker-registry`: a `.dockerconfigjson` made of the flags (Go's JSON of
 /// kubectl's config types, fields in their order, empty ones left out), or the files given.
 fn docker_secret(args: &DockerArgs) -> Result<Value> {
-    let name = one_name(&args.names, "secret docker-registry")?;
+    let name = one_name(&args.name.names, "secret docker-registry")?;
     let sources: Vec<String> = args
         .from_file
         .iter()
@@ -538,7 +536,7 @@ fn docker_secret(args: &DockerArgs) -> Result<Value> {
 
 /// `create secret tls`: the certificate and key, checked as Go's `tls.X509KeyPair` checks them.
 fn tls_secret(args: &TlsArgs) -> Result<Value> {
-    let name = one_name(&args.names, "secret tls")?;
+    let name = one_name(&args.name.names, "secret tls")?;
     if args.key.is_empty() || args.cert.is_empty() {
         return Err(Error::msg("key and cert must be specified"));
     }

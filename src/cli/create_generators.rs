@@ -80,8 +80,8 @@ pub enum ServiceCommand {
 /// What every `create service` takes: NAME, `--tcp` and the common flags.
 #[derive(Debug, Args)]
 pub struct ServiceArgs {
-    #[arg(value_name = "NAME")]
-    names: Vec<String>,
+    #[command(flatten)]
+    name: GeneratorName,
     /// Port pairs, PORT[:TARGET_PORT] (comma-separated or repeated).
     #[arg(long, value_name = "PORT[:TARGET]", value_delimiter = ',')]
     tcp: Vec<String>,
@@ -105,7 +105,7 @@ pub struct NodePortArgs {
     #[command(flatten)]
     service: ServiceArgs,
     /// The port every node exposes the service on.
-    #[arg(long, value_name = "PORT", default_value = "0", allow_negative_numbers = true, value_parser = go_int64)]
+    #[arg(long, value_name = "PORT", default_value = "0", allow_negative_numbers = true, value_parser = super::pflag::int)]
     node_port: i64,
 }
 
@@ -122,8 +122,8 @@ pub struct ExternalNameArgs {
 /// `create ingress`.
 #[derive(Debug, Args)]
 pub struct IngressArgs {
-    #[arg(value_name = "NAME")]
-    names: Vec<String>,
+    #[command(flatten)]
+    name: GeneratorName,
     /// The IngressClass to use.
     #[arg(long, value_name = "CLASS", default_value = "")]
     class: String,
@@ -143,8 +143,8 @@ pub struct IngressArgs {
 /// `create poddisruptionbudget`.
 #[derive(Debug, Args)]
 pub struct PodDisruptionBudgetArgs {
-    #[arg(value_name = "NAME")]
-    names: Vec<String>,
+    #[command(flatten)]
+    name: GeneratorName,
     /// The pods the budget applies to: a label selector of equalities and sets.
     #[arg(long, value_name = "SELECTOR", default_value = "")]
     selector: String,
@@ -161,10 +161,10 @@ pub struct PodDisruptionBudgetArgs {
 /// `create priorityclass`.
 #[derive(Debug, Args)]
 pub struct PriorityClassArgs {
-    #[arg(value_name = "NAME")]
-    names: Vec<String>,
+    #[command(flatten)]
+    name: GeneratorName,
     /// The priority of the pods of this class.
-    #[arg(long, value_name = "N", default_value = "0", allow_negative_numbers = true, value_parser = go_int32)]
+    #[arg(long, value_name = "N", default_value = "0", allow_negative_numbers = true, value_parser = super::pflag::int32)]
     value: i32,
     /// Make this class the priority of pods that name none.
     #[arg(long)]
@@ -182,8 +182,8 @@ pub struct PriorityClassArgs {
 /// `create quota`.
 #[derive(Debug, Args)]
 pub struct QuotaArgs {
-    #[arg(value_name = "NAME")]
-    names: Vec<String>,
+    #[command(flatten)]
+    name: GeneratorName,
     /// Hard limits: RESOURCE=QUANTITY,...
     #[arg(long, value_name = "LIMITS", default_value = "")]
     hard: String,
@@ -218,16 +218,6 @@ pub struct TokenArgs {
     output: super::flags::OutputArgs,
 }
 
-/// pflag's reading of an `int32` flag.
-fn go_int32(text: &str) -> std::result::Result<i32, String> {
-    gocompat::strconv::parse_int(text, 32).map(|value| value as i32)
-}
-
-/// pflag's reading of an `int` flag.
-fn go_int64(text: &str) -> std::result::Result<i64, String> {
-    gocompat::strconv::parse_int(text, 64)
-}
-
 /// The one NAME and, after `--`, the command of the containers.
 #[derive(Debug, Args)]
 pub struct NameAndCommand {
@@ -247,10 +237,10 @@ pub struct DeploymentArgs {
     #[arg(long, value_name = "IMAGE", value_delimiter = ',')]
     image: Option<Vec<String>>,
     /// The containerPort the first container exposes.
-    #[arg(long, value_name = "PORT", default_value_t = -1, allow_negative_numbers = true)]
+    #[arg(long, value_name = "PORT", default_value_t = -1, allow_negative_numbers = true, value_parser = super::pflag::int32)]
     port: i32,
     /// Number of replicas.
-    #[arg(short = 'r', long, value_name = "N", default_value_t = 1, allow_negative_numbers = true)]
+    #[arg(short = 'r', long, value_name = "N", default_value_t = 1, allow_negative_numbers = true, value_parser = super::pflag::int32)]
     replicas: i32,
     #[command(flatten)]
     common: CommonArgs,
@@ -292,8 +282,8 @@ pub struct CronJobArgs {
 /// `create role`.
 #[derive(Debug, Args)]
 pub struct RoleArgs {
-    #[arg(value_name = "NAME")]
-    names: Vec<String>,
+    #[command(flatten)]
+    name: GeneratorName,
     /// Verbs the rule allows (comma-separated or repeated).
     #[arg(long, value_name = "VERB", value_delimiter = ',')]
     verb: Vec<String>,
@@ -338,8 +328,8 @@ pub struct SubjectArgs {
 /// `create rolebinding`.
 #[derive(Debug, Args)]
 pub struct RoleBindingArgs {
-    #[arg(value_name = "NAME")]
-    names: Vec<String>,
+    #[command(flatten)]
+    name: GeneratorName,
     /// The Role to bind.
     #[arg(long, value_name = "NAME", default_value = "")]
     role: String,
@@ -355,8 +345,8 @@ pub struct RoleBindingArgs {
 /// `create clusterrolebinding`.
 #[derive(Debug, Args)]
 pub struct ClusterRoleBindingArgs {
-    #[arg(value_name = "NAME")]
-    names: Vec<String>,
+    #[command(flatten)]
+    name: GeneratorName,
     /// The ClusterRole to bind.
     #[arg(long, value_name = "NAME")]
     clusterrole: Option<String>,
@@ -446,7 +436,7 @@ impl GeneratorCommand {
                 with_lookup(&options, global, |lookup, warn| rbac::cluster_role(&options, lookup, warn)).await
             }
             GeneratorCommand::Rolebinding(args) => Ok(rbac::role_binding(&binding_options(
-                one_name(&args.names, "rolebinding")?,
+                one_name(&args.name.names, "rolebinding")?,
                 &args.role,
                 &args.clusterrole,
                 &args.subjects,
@@ -455,13 +445,13 @@ impl GeneratorCommand {
                 let [cluster_role] = required(&[("clusterrole", args.clusterrole.as_ref())])?[..] else {
                     unreachable!("one flag asked for")
                 };
-                let name = one_name(&args.names, "clusterrolebinding")?;
+                let name = one_name(&args.name.names, "clusterrolebinding")?;
                 Ok(rbac::cluster_role_binding(&binding_options(name, "", cluster_role, &args.subjects))?)
             }
             GeneratorCommand::Service(command) => service(command),
             GeneratorCommand::Ingress(args) => {
                 let options = network::IngressOptions {
-                    name: one_name(&args.names, "ingress")?,
+                    name: one_name(&args.name.names, "ingress")?,
                     class: args.class.clone(),
                     rules: args.rule.clone(),
                     default_backend: args.default_backend.clone(),
@@ -472,7 +462,7 @@ impl GeneratorCommand {
             }
             GeneratorCommand::Poddisruptionbudget(args) => {
                 let options = policy::PodDisruptionBudgetOptions {
-                    name: one_name(&args.names, "poddisruptionbudget")?,
+                    name: one_name(&args.name.names, "poddisruptionbudget")?,
                     selector: args.selector.clone(),
                     min_available: args.min_available.clone(),
                     max_unavailable: args.max_unavailable.clone(),
@@ -483,14 +473,14 @@ impl GeneratorCommand {
                 Ok(policy::pod_disruption_budget(&options, selector))
             }
             GeneratorCommand::Priorityclass(args) => Ok(policy::priority_class(&policy::PriorityClassOptions {
-                name: one_name(&args.names, "priorityclass")?,
+                name: one_name(&args.name.names, "priorityclass")?,
                 value: args.value,
                 global_default: args.global_default,
                 description: args.description.clone(),
                 preemption_policy: args.preemption_policy.clone(),
             })),
             GeneratorCommand::Quota(args) => Ok(policy::quota(&policy::QuotaOptions {
-                name: one_name(&args.names, "quota")?,
+                name: one_name(&args.name.names, "quota")?,
                 hard: args.hard.clone(),
                 scopes: args.scopes.clone(),
             })?),
@@ -531,7 +521,7 @@ fn service(command: &ServiceCommand) -> Result<Value> {
         }
         ServiceCommand::Loadbalancer(_) => {}
     }
-    options.name = one_name(&args.names, generator)?;
+    options.name = one_name(&args.name.names, generator)?;
     network::check_service(&options)?;
     Ok(network::service(&options)?)
 }
@@ -581,6 +571,19 @@ fn required<'a, T>(flags: &[(&str, Option<&'a T>)]) -> Result<Vec<&'a T>> {
     Err(Error::msg(format!("required flag(s) \"{}\" not set", missing.join("\", \""))))
 }
 
+/// The NAME a generator takes, as kubectl's `NameFromCommandArgs` counts it: the words after
+/// `--` are no names (cobra's `ArgsLenAtDash`), and the generators without a command leave them
+/// unread (`create secret docker-registry NAME ... -- $EXTRA`).
+#[derive(Debug, Args)]
+pub struct GeneratorName {
+    /// The object's name (one; kubectl counts the words given before `--`).
+    #[arg(value_name = "NAME")]
+    pub names: Vec<String>,
+    /// Words after `--`: not read.
+    #[arg(last = true, hide = true, value_name = "ARGS")]
+    after_dash: Vec<String>,
+}
+
 /// The one NAME a generator takes (the words after `--` not counted), or kubectl's usage error.
 pub(super) fn one_name(names: &[String], generator: &str) -> Result<String> {
     match names {
@@ -594,7 +597,7 @@ pub(super) fn one_name(names: &[String], generator: &str) -> Result<String> {
 
 fn role_options(args: &RoleArgs, generator: &str) -> Result<rbac::RoleOptions> {
     Ok(rbac::RoleOptions {
-        name: one_name(&args.names, generator)?,
+        name: one_name(&args.name.names, generator)?,
         verbs: args.verb.clone(),
         resources: rbac::resource_refs(&args.resource),
         resource_names: args.resource_name.clone(),

@@ -39,7 +39,7 @@ pub struct DeleteArgs {
     #[arg(long)]
     pub force: bool,
     /// How long to wait for the objects to go; 0 waits a week.
-    #[arg(long, value_name = "DURATION", default_value = "0", value_parser = super::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "0", value_parser = super::pflag::duration, allow_hyphen_values = true)]
     pub timeout: Duration,
     #[command(flatten)]
     pub dry_run: DryRunArg,

@@ -52,8 +52,11 @@ pub struct EditArgs {
     #[arg(long)]
     pub save_config: bool,
     /// Print each patch before sending it.
-    #[arg(long, alias = "output-patch")]
+    #[arg(long)]
     pub show_patch: bool,
+    /// kubectl's name for --show-patch (both are taken).
+    #[arg(long, hide = true)]
+    pub output_patch: bool,
     #[command(flatten)]
     pub subresource: SubresourceArg,
     /// Give the editor CRLF line endings (kubectl's default on Windows).
@@ -387,7 +390,7 @@ impl Session<'_> {
                     continue;
                 }
             };
-            if self.args.show_patch {
+            if self.args.show_patch || self.args.output_patch {
                 println!("Patch: {}", gocompat::json::to_compact(&patch.to_json()));
             }
             let options = WriteOptions {
@@ -441,7 +444,7 @@ mod tests {
         let cli =
             crate::cli::parse(["kubeupd", "edit", "cm/a", "--output-patch", "--save-config", "-o", "json"]).unwrap();
         let crate::cli::Command::Edit(args) = cli.command else { unreachable!() };
-        assert!(args.show_patch && args.save_config);
+        assert!(args.output_patch && args.save_config);
         assert_eq!(
             (args.output.output.as_deref(), args.field_manager.or("kubectl-edit")),
             (Some("json"), "kubectl-edit".into())

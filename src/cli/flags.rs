@@ -102,7 +102,7 @@ pub struct DeletionArgs {
           default_missing_value = "background")]
     pub cascade: String,
     /// Seconds the object gets to terminate gracefully; negative for its own default.
-    #[arg(long, value_name = "SECONDS", default_value_t = -1, allow_hyphen_values = true)]
+    #[arg(long, value_name = "SECONDS", default_value_t = -1, allow_hyphen_values = true, value_parser = super::pflag::int)]
     pub grace_period: i64,
 }
 
@@ -279,13 +279,28 @@ impl OutputArgs {
 
     /// `object` as `printer` prints it, without `metadata.managedFields` unless asked for.
     pub fn render(&self, printer: &Printer, object: &Value) -> Result<String, Error> {
+        self.render_with(printer, object, Printer::render)
+    }
+
+    /// An object kubectl prints from a Go struct (what its generators make, before or after the
+    /// server has it): as [`OutputArgs::render`], JSON in the struct's order of keys.
+    pub fn render_typed(&self, printer: &Printer, object: &Value) -> Result<String, Error> {
+        self.render_with(printer, object, Printer::render_typed)
+    }
+
+    fn render_with(
+        &self,
+        printer: &Printer,
+        object: &Value,
+        render: fn(&Printer, &Value) -> Result<String, output::PrintError>,
+    ) -> Result<String, Error> {
         let shown_whole = self.show_managed_fields || !printer.hides_managed_fields();
         let printed = if shown_whole || object.pointer("/metadata/managedFields").is_none() {
-            printer.render(object)
+            render(printer, object)
         } else {
             let mut shown = object.clone();
             output::strip_managed_fields(&mut shown);
-            printer.render(&shown)
+            render(printer, &shown)
         };
         printed.map_err(print_error)
     }
@@ -367,7 +382,8 @@ pub struct PruneArgs {
     pub all: AllArg,
     /// With --prune: a kind to prune, as group/version/kind (core/v1/ConfigMap); repeatable.
     #[arg(long = "prune-allowlist", value_name = "GVK")]
-    pub prune_allowlist: Vec<apply::prune::AllowedKind>,
+    // A stringArray in kubectl, each read when pruning starts.
+    pub prune_allowlist: Vec<String>,
     #[command(flatten)]
     pub allow: PruneAllowArg,
 }
@@ -603,7 +619,7 @@ mod group_tests {
     }
 
     fn parse<P: Parser>(line: &[&str]) -> Result<P, clap::Error> {
-        let mut command = super::super::pflag::with_pflag_booleans(P::command());
+        let mut command = super::super::pflag::with_pflag_grammar(P::command());
         let matches = command.try_get_matches_from_mut(std::iter::once("verb").chain(line.iter().copied()))?;
         P::from_arg_matches(&matches)
     }

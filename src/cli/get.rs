@@ -45,8 +45,8 @@ pub struct GetArgs {
     #[arg(long)]
     pub show_kind: bool,
     /// Read lists in pages of this many objects (0: all at once).
-    #[arg(long, value_name = "COUNT", default_value_t = 500)]
-    pub chunk_size: u32,
+    #[arg(long, value_name = "COUNT", default_value_t = 500, allow_negative_numbers = true, value_parser = super::pflag::int)]
+    pub chunk_size: i64,
     /// After printing the objects, print each change to them as it happens (until interrupted or
     /// the server ends the watch).
     #[arg(short = 'w', long)]
@@ -164,9 +164,9 @@ pub async fn run(args: GetArgs, global: &GlobalArgs) -> Result {
     if args.watch || args.watch_only {
         let watching = watch(&cluster, &visits, &args, printer);
         // kubectl's watch is one request: --request-timeout ends it, quietly.
-        return match global.request_timeout.is_zero() {
-            true => watching.await,
-            false => tokio::time::timeout(global.request_timeout, watching).await.unwrap_or(Ok(())),
+        return match global.connect_options().request_timeout {
+            None => watching.await,
+            Some(timeout) => tokio::time::timeout(timeout, watching).await.unwrap_or(Ok(())),
         };
     }
     let mut errors = Vec::new();
@@ -390,14 +390,13 @@ fn list_error(err: client::Error, rt: &ResourceType, args: &GetArgs) -> client::
 
 /// Every object of a list, read in pages of `--chunk-size` with the server's continue tokens.
 async fn list_all(cluster: &Cluster, visit: &Visit, args: &GetArgs) -> client::Result<Value> {
-    if args.chunk_size == 0 {
+    let Ok(chunk_size @ 1..) = u32::try_from(args.chunk_size.min(i64::from(u32::MAX))) else {
         return cluster.list(&visit.rt, visit.scope(), args.selectors()).await.map(|list| list_items(list, &visit.rt));
-    }
+    };
     let mut items = Vec::new();
     let mut token: Option<String> = None;
     loop {
-        let page =
-            cluster.list_page(&visit.rt, visit.scope(), args.selectors(), args.chunk_size, token.as_deref()).await?;
+        let page = cluster.list_page(&visit.rt, visit.scope(), args.selectors(), chunk_size, token.as_deref()).await?;
         token = page.pointer("/metadata/continue").and_then(Value::as_str).filter(|t| !t.is_empty()).map(String::from);
         if let Value::Array(page_items) = list_items(page, &visit.rt) {
             items.extend(page_items);

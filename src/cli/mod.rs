@@ -84,12 +84,14 @@ pub struct GlobalArgs {
     /// The namespace scope for this request.
     #[arg(short = 'n', long, global = true, value_name = "NAME")]
     pub namespace: Option<String>,
-    /// How long to wait for a single server request, e.g. 5s, 1m, 500ms; 0 waits forever.
-    #[arg(long, global = true, value_name = "DURATION", default_value = "0", value_parser = parse_duration)]
-    pub request_timeout: Duration,
+    /// How long to wait for a single server request, e.g. 5s, 1m, 500ms, or a number of seconds;
+    /// 0 waits forever. (A string flag in kubectl, read before the first request.)
+    #[arg(long, global = true, value_name = "DURATION", default_value = "0")]
+    pub request_timeout: String,
     /// Log verbosity: 6 and above logs every request.
-    #[arg(short = 'v', long = "v", global = true, value_name = "LEVEL", default_value_t = 0)]
-    pub verbosity: u8,
+    #[arg(short = 'v', long = "v", global = true, value_name = "LEVEL", default_value_t = 0,
+          allow_negative_numbers = true, value_parser = pflag::level)]
+    pub verbosity: i32,
     /// Directory for the discovery and OpenAPI caches (default: ~/.kube/cache).
     #[arg(long, global = true, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
@@ -148,10 +150,10 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "URL")]
     pub proxy_url: Option<String>,
     /// Accepted for kubectl's scripts; kubeupd writes its log lines as they come.
-    #[arg(long, global = true, value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
+    #[arg(long, global = true, value_name = "DURATION", default_value = "5s", value_parser = pflag::go_flag_duration)]
     pub log_flush_frequency: Duration,
     /// Accepted for kubectl's scripts; kubeupd filters its log by -v only.
-    #[arg(long, global = true, value_name = "PATTERN=N,...")]
+    #[arg(long, global = true, value_name = "PATTERN=N,...", value_parser = pflag::module_spec)]
     pub vmodule: Option<String>,
     /// Refused: kubeupd has no Kubernetes version of its own for the server's to match.
     #[arg(long, global = true)]
@@ -181,6 +183,7 @@ static WARNINGS_RECEIVED: AtomicUsize = AtomicUsize::new(0);
 impl GlobalArgs {
     /// Refuses kubectl's global flags that have no meaning here, saying why.
     fn check(&self) -> Result {
+        request_timeout(&self.request_timeout).map_err(Error::msg)?;
         if self.match_server_version {
             return Err(Error::msg(
                 "--match-server-version is not supported: kubeupd has no Kubernetes version of its own to match",
@@ -201,7 +204,7 @@ impl GlobalArgs {
             kubeconfig: self.kubeconfig.clone(),
             context: self.context.clone(),
             namespace: self.namespace.clone(),
-            request_timeout: (!self.request_timeout.is_zero()).then_some(self.request_timeout),
+            request_timeout: request_timeout(&self.request_timeout).ok().filter(|timeout| !timeout.is_zero()),
             cache_dir: self.cache_dir.clone(),
             overrides: Overrides {
                 server: self.server.clone(),
@@ -282,7 +285,7 @@ pub enum Command {
     Scale(scale::ScaleArgs),
     /// Create objects from files, or a ConfigMap, Secret, Namespace or ServiceAccount (--dry-run=client -o yaml prints it).
     #[command(after_help = help::CREATE)]
-    Create(create::CreateArgs),
+    Create(Box<create::CreateArgs>),
     /// Edit an object in your editor and send the difference as a patch.
     #[command(after_help = help::EDIT)]
     Edit(edit::EditArgs),
@@ -302,7 +305,7 @@ pub enum Command {
 
 /// The whole command tree, with kubectl's flag grammar (see [`pflag`]).
 pub fn command() -> clap::Command {
-    help::with_verbs_by_kind(pflag::with_pflag_booleans(Cli::command()))
+    help::with_verbs_by_kind(pflag::with_pflag_grammar(Cli::command()))
 }
 
 /// Parses `args` (the program name first) as `run` does; the error is kubectl's text for it.
@@ -319,9 +322,10 @@ where
     let args = kuberc::apply(&command, args).map_err(|err| format!("{err}\n"))?;
     let args = pflag::command_first(&command, args)?;
     let args = pflag::unshadow(&command, args);
+    let split = pflag::split_slices(&command, args.clone())?;
     // clap builds only the subcommands a command line names: a short-lived CLI does not pay for
     // the whole tree, except to explain a usage error.
-    let matches = match command.try_get_matches_from_mut(&args) {
+    let matches = match command.try_get_matches_from_mut(&split) {
         Ok(matches) => matches,
         Err(err) => {
             command.build();
@@ -415,7 +419,7 @@ async fn dispatch(command: Command, global: GlobalArgs) -> Result {
         Command::Edit(args) => edit::run(args, &global).await,
         Command::Delete(args) => delete::run(args, &global).await,
         Command::Scale(args) => scale::run(args, &global).await,
-        Command::Create(args) => create::run(args, &global).await,
+        Command::Create(args) => create::run(*args, &global).await,
         Command::Set(args) => set::run(args, &global).await,
         Command::Rollout(args) => rollout::run(args, &global).await,
         Command::Label(args) => label::run(args, change::metadata::MetadataMap::Labels, &global).await,
@@ -489,9 +493,9 @@ fn write_stdout(text: &str) -> Result {
     }
 }
 
-fn init_logging(verbosity: u8) {
+fn init_logging(verbosity: i32) {
     let level = match verbosity {
-        0 => "warn",
+        ..=0 => "warn",
         1..=5 => "info",
         6..=7 => "debug",
         _ => "trace",
@@ -507,20 +511,18 @@ fn init_logging(verbosity: u8) {
         .init();
 }
 
-/// Parses kubectl-style durations: a bare number of seconds, or a number with ms, s, m or h.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number.parse().map_err(|_| format!("time: invalid duration {text:?}"))?;
-    let seconds = match unit {
-        "" | "s" => value,
-        "ms" => value / 1000.0,
-        "m" => value * 60.0,
-        "h" => value * 3600.0,
-        _ => return Err(format!("invalid duration {text:?}: use a unit of ms, s, m or h")),
-    };
-    Ok(Duration::from_secs_f64(seconds))
+/// `--request-timeout` as client-go's `ParseTimeout` reads it: a whole number of seconds
+/// (`strconv.ParseInt`, base 10, not negative), else Go's duration (a negative one waits
+/// forever here, as 0 does).
+fn request_timeout(text: &str) -> Result<Duration, String> {
+    match crate::gocompat::strconv::parse_int_base(text, 10, 64) {
+        Ok(seconds @ 0..) => Ok(Duration::from_secs(seconds as u64)),
+        _ => pflag::duration(text).map_err(|_| {
+            "Invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a \
+             corresponding time unit (e.g. 1s | 2m | 3h)"
+                .to_string()
+        }),
+    }
 }
 
 #[cfg(test)]
@@ -528,14 +530,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn durations_parse_like_kubectl() {
-        assert_eq!(parse_duration("0").unwrap(), Duration::ZERO);
-        assert_eq!(parse_duration("5").unwrap(), Duration::from_secs(5));
-        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
-        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
-        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
-        assert!(parse_duration("5 parsecs").is_err());
-        assert!(parse_duration("").is_err());
+    fn request_timeouts_read_as_client_go_reads_them() {
+        assert_eq!(request_timeout("0").unwrap(), Duration::ZERO);
+        assert_eq!(request_timeout("5").unwrap(), Duration::from_secs(5));
+        assert_eq!(request_timeout("1.5s").unwrap(), Duration::from_millis(1500));
+        assert_eq!(request_timeout("1m30s").unwrap(), Duration::from_secs(90));
+        assert!(request_timeout("5 parsecs").unwrap_err().starts_with("Invalid timeout value."));
+        assert!(request_timeout("").is_err());
+        assert!(request_timeout("-5").is_err());
+        assert_eq!(request_timeout("-5s").unwrap(), Duration::ZERO);
     }
 
     #[test]

@@ -17,7 +17,6 @@ use crate::apply::DryRun;
 use crate::change::metadata::CHANGE_CAUSE;
 use crate::client::{self, Cluster, WriteOptions};
 use crate::merge::{Patch, PatchError, PatchType};
-use crate::output::{Printer, Verb};
 use crate::resource::{Named, ObjectRef, Resolver, Rules};
 use crate::schema::KindSchema;
 
@@ -237,9 +236,9 @@ fn local_failure(err: PatchError, object: &str) -> Error {
     }
 }
 
-/// `--local`: patches the objects of the files with the embedded patch metadata and prints them.
+/// `--local`: patches the objects of the files with the embedded patch metadata and prints them
+/// with `-o`, else kubectl's line for each (`configmap/web patched`, `... patched (no change)`).
 fn run_local(plan: Plan, args: &PatchArgs) -> Result {
-    let printer = args.output.printer(Verb::Write)?.unwrap_or(&Printer::Yaml);
     let results = plan
         .objects
         .into_iter()
@@ -261,7 +260,7 @@ fn run_local(plan: Plan, args: &PatchArgs) -> Result {
                     ))),
                 },
             )?;
-            args.output.render(printer, &patched)
+            args.output.written(&patched, "patched", patched != object.object, "")
         })
         .collect();
     super::print_results(results)

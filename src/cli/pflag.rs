@@ -4,17 +4,28 @@
 //! - every boolean flag takes `--flag`, `--flag=true|false` and the other spellings of Go's
 //!   `strconv.ParseBool` (`1`, `t`, `T`, `TRUE`, `True`, ...); as in pflag, `--flag false` is the
 //!   flag followed by the argument `false`;
+//! - a flag given twice keeps its last value, as pflag sets it again;
+//! - a value is read by the parser of the flag's pflag type ([`duration`], [`int`], [`int32`],
+//!   [`level`], ...), with Go's rules and words (`src/gocompat`); a `stringSlice` flag, declared
+//!   with `value_delimiter = ','`, reads each value as one CSV record ([`split_slices`]);
 //! - usage errors are printed in kubectl's words (`error: unknown flag: --foo`, then
 //!   `See 'kubeupd apply --help' for usage.`), with exit status 1.
 
 use std::ffi::OsString;
+use std::time::Duration;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Arg, ArgAction, Command};
 
-/// `command` with pflag's grammar for every boolean flag, in it and in all its subcommands.
-pub fn with_pflag_booleans(command: Command) -> Command {
-    command.mut_args(pflag_boolean).mut_subcommands(with_pflag_booleans)
+use crate::gocompat::{self, strconv::NumError};
+
+/// `command` with pflag's grammar for every flag, in it and in all its subcommands.
+pub fn with_pflag_grammar(command: Command) -> Command {
+    with_pflag_types(command).args_override_self(true)
+}
+
+fn with_pflag_types(command: Command) -> Command {
+    command.mut_args(|arg| string_slice(pflag_boolean(arg))).mut_subcommands(with_pflag_types)
 }
 
 /// A boolean flag as pflag takes it: the value only after `=`, a bare flag meaning `true`, and
@@ -26,7 +37,7 @@ fn pflag_boolean(arg: Arg) -> Arg {
         return arg;
     }
     let default = match arg.get_default_values() {
-        [value] if parse_bool(&value.to_string_lossy()) == Ok(true) => "true",
+        [value] if gocompat::strconv::parse_bool(&value.to_string_lossy()) == Ok(true) => "true",
         _ => "false",
     };
     arg.action(ArgAction::Set)
@@ -34,16 +45,185 @@ fn pflag_boolean(arg: Arg) -> Arg {
         .require_equals(true)
         .default_missing_value("true")
         .default_value(default)
-        .value_parser(parse_bool)
+        .value_parser(gocompat::strconv::parse_bool)
         .hide_possible_values(true)
 }
 
-/// Go's `strconv.ParseBool`, which pflag uses, with its error text.
-pub fn parse_bool(text: &str) -> Result<bool, String> {
-    match text {
-        "1" | "t" | "T" | "TRUE" | "true" | "True" => Ok(true),
-        "0" | "f" | "F" | "FALSE" | "false" | "False" => Ok(false),
-        _ => Err(format!("strconv.ParseBool: parsing {text:?}: invalid syntax")),
+/// What marks a `stringSlice` flag once the tree is made: its values, which [`split_slices`]
+/// has read as CSV, are separated by NUL, which no argument of a command line can hold.
+const SLICE_SEPARATOR: char = '\0';
+
+/// A `stringSlice` flag (declared with `value_delimiter = ','`) split only where
+/// [`split_slices`] found its CSV fields, not at a comma inside quotes.
+fn string_slice(arg: Arg) -> Arg {
+    match arg.get_value_delimiter() {
+        Some(',') => arg.value_delimiter(SLICE_SEPARATOR),
+        _ => arg,
+    }
+}
+
+fn is_string_slice(arg: &Arg) -> bool {
+    arg.get_value_delimiter() == Some(SLICE_SEPARATOR)
+}
+
+/// pflag's `duration`: Go's `time.ParseDuration` (`1m30s`; a bare number other than 0 has no
+/// unit). A negative duration counts as none (kubectl's waits end at once on it).
+pub fn duration(text: &str) -> Result<Duration, String> {
+    let nanoseconds = gocompat::time::parse_duration(text)?;
+    Ok(Duration::from_nanos(u64::try_from(nanoseconds).unwrap_or(0)))
+}
+
+/// A duration flag of Go's own `flag` package, which klog adds to kubectl's flags
+/// (`--log-flush-frequency`): Go's durations, every error `parse error`.
+pub fn go_flag_duration(text: &str) -> Result<Duration, String> {
+    duration(text).map_err(|_| "parse error".to_string())
+}
+
+/// pflag's `int` and `int64`: Go's `strconv.ParseInt` in base 0 (`0x1f`, `0o17`, `1_000`).
+pub fn int(text: &str) -> Result<i64, NumError> {
+    gocompat::strconv::parse_int(text, 64)
+}
+
+/// pflag's `int32`.
+pub fn int32(text: &str) -> Result<i32, NumError> {
+    gocompat::strconv::parse_int(text, 32).map(|value| value as i32)
+}
+
+/// klog's `Level` (`-v`): `strconv.ParseInt` in base 10, 32 bits.
+pub fn level(text: &str) -> Result<i32, NumError> {
+    gocompat::strconv::parse_int_base(text, 10, 32).map(|value| value as i32)
+}
+
+/// klog's `moduleSpec` (`--vmodule`): `PATTERN=N` items separated by commas, N a level (base 10)
+/// not negative; the text kept as given.
+pub fn module_spec(text: &str) -> Result<String, String> {
+    for item in text.split(',').filter(|item| !item.is_empty()) {
+        let syntax = || "syntax error: expect comma-separated list of filename=N".to_string();
+        let [pattern, level] = item.split('=').collect::<Vec<_>>()[..] else { return Err(syntax()) };
+        if pattern.is_empty() || level.is_empty() {
+            return Err(syntax());
+        }
+        if gocompat::strconv::parse_int_base(level, 10, 32).map_err(|_| syntax())? < 0 {
+            return Err("negative value for vmodule level".to_string());
+        }
+    }
+    Ok(text.to_string())
+}
+
+/// `args` with the value of each `stringSlice` flag read as pflag reads it, one CSV record
+/// (Go's `encoding/csv`: `--from-file="a,b",c` names `a,b` and `c`), its fields passed on to clap
+/// separated by [`SLICE_SEPARATOR`]; an empty value sets nothing. A value that is not CSV is
+/// pflag's usage error. `args` have their command first (see [`command_first`]).
+pub fn split_slices(root: &Command, args: Vec<OsString>) -> Result<Vec<OsString>, String> {
+    let command = CommandWords::of(root, &args).command(root);
+    let named =
+        |found: &dyn Fn(&Arg) -> bool| command.get_arguments().chain(root.get_arguments()).find(|arg| found(arg));
+    if !command.get_arguments().any(is_string_slice) {
+        return Ok(args);
+    }
+    let split = |arg: &Arg, value: &str| -> Result<Option<OsString>, String> {
+        if value.is_empty() {
+            return Ok(None);
+        }
+        let fields = gocompat::csv::read_record(value).map_err(|reason| {
+            let (path, _) = command_path(root, &args);
+            format!(
+                "error: invalid argument {} for {:?} flag: {reason}\nSee '{path} --help' for usage.\n",
+                gocompat::fmt::quote(value),
+                pflag_names(arg)
+            )
+        })?;
+        let long = arg.get_long().unwrap_or(arg.get_id().as_str());
+        Ok(Some(OsString::from(format!("--{long}={}", fields.join(&SLICE_SEPARATOR.to_string())))))
+    };
+    let mut out = Vec::with_capacity(args.len());
+    let mut given = args.iter().cloned();
+    out.extend(given.next());
+    while let Some(word) = given.next() {
+        let Some(text) = word.to_str() else {
+            out.push(word);
+            continue;
+        };
+        if text == "--" {
+            out.push(word);
+            out.extend(given.by_ref());
+            break;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            let (name, value) = long.split_once('=').map_or((long, None), |(name, value)| (name, Some(value)));
+            match named(&|arg| arg.get_long() == Some(name)) {
+                Some(arg) if is_string_slice(arg) => {
+                    let value = match value {
+                        Some(value) => value.to_string(),
+                        None => match given.next() {
+                            Some(value) => value.to_string_lossy().into_owned(),
+                            // Missing: clap's error says so.
+                            None => {
+                                out.push(word);
+                                continue;
+                            }
+                        },
+                    };
+                    out.extend(split(arg, &value)?);
+                }
+                Some(arg) if value.is_none() && takes_value(arg) => {
+                    out.push(word);
+                    out.extend(given.next());
+                }
+                _ => out.push(word),
+            }
+            continue;
+        }
+        let Some(shorts) = text.strip_prefix('-').filter(|shorts| !shorts.is_empty()) else {
+            out.push(word);
+            continue;
+        };
+        // A cluster of shorthands: switches, then at most one that takes the rest (or the next
+        // word) as its value.
+        let mut kept = word.clone();
+        let mut next_is_value = false;
+        for (at, letter) in shorts.char_indices() {
+            let Some(arg) = named(&|arg| arg.get_short() == Some(letter)) else { break };
+            if !takes_value(arg) {
+                continue;
+            }
+            let rest = &shorts[at + letter.len_utf8()..];
+            let inline = rest.strip_prefix('=').or(Some(rest).filter(|rest| !rest.is_empty()));
+            if is_string_slice(arg) {
+                let value = match inline {
+                    Some(value) => Some(value.to_string()),
+                    None => given.next().map(|value| value.to_string_lossy().into_owned()),
+                };
+                if let Some(value) = value {
+                    let before = &shorts[..at];
+                    kept = OsString::new();
+                    if !before.is_empty() {
+                        out.push(OsString::from(format!("-{before}")));
+                    }
+                    out.extend(split(arg, &value)?);
+                }
+            } else {
+                next_is_value = inline.is_none();
+            }
+            break;
+        }
+        if !kept.is_empty() {
+            out.push(kept);
+        }
+        if next_is_value {
+            out.extend(given.next());
+        }
+    }
+    Ok(out)
+}
+
+/// A flag as pflag names it in errors: `--selector`, or `-l, --selector` with a shorthand.
+fn pflag_names(arg: &Arg) -> String {
+    match (arg.get_short(), arg.get_long()) {
+        (Some(short), Some(long)) => format!("-{short}, --{long}"),
+        (None, Some(long)) => format!("--{long}"),
+        (Some(short), None) => format!("-{short}"),
+        (None, None) => arg.get_id().to_string(),
     }
 }
 
@@ -485,9 +665,8 @@ fn flag_name(err: &clap::Error, verb: &Command) -> String {
         Some(long) => verb.get_arguments().find(|arg| arg.get_long() == Some(long)),
         None => word.chars().nth(1).and_then(|letter| verb.get_arguments().find(|arg| arg.get_short() == Some(letter))),
     };
-    match arg.map(|arg| (arg.get_short(), arg.get_long())) {
-        Some((Some(short), Some(long))) => format!("-{short}, --{long}"),
-        Some((None, Some(long))) => format!("--{long}"),
+    match arg {
+        Some(arg) if arg.get_long().is_some() => pflag_names(arg),
         _ => word.to_string(),
     }
 }
@@ -548,7 +727,7 @@ mod tests {
 
     fn parse(line: &[&str]) -> Result<Verb, String> {
         let args: Vec<OsString> = ["kubeupd"].iter().chain(line).map(OsString::from).collect();
-        let mut command = with_pflag_booleans(<Example as clap::CommandFactory>::command());
+        let mut command = with_pflag_grammar(<Example as clap::CommandFactory>::command());
         command.build();
         let matches =
             command.clone().try_get_matches_from(&args).map_err(|err| usage_error(&err, &command, &args).unwrap())?;
@@ -597,7 +776,7 @@ mod tests {
 
     #[test]
     fn the_change_cause_is_the_command_line_as_kubectl_records_it() {
-        let mut command = with_pflag_booleans(<Example as clap::CommandFactory>::command());
+        let mut command = with_pflag_grammar(<Example as clap::CommandFactory>::command());
         command.build();
         let args: Vec<OsString> =
             ["/usr/bin/kubeupd", "apply", "web", "-l", "a=b", "--server-side", "-AR=false", "-fx.yaml", "--", "-y"]
@@ -727,5 +906,51 @@ mod suggestion_tests {
             "error: unknown command \"sett\" for \"kubeupd\"\n\nDid you mean this?\n\tset\n\tget\n"
         );
         assert_eq!(suggested("xyzzy"), "error: unknown command \"xyzzy\" for \"kubeupd\"\n");
+    }
+}
+
+#[cfg(test)]
+mod typed_value_tests {
+    use std::ffi::OsString;
+
+    use super::*;
+
+    /// The line after [`split_slices`], NUL shown as `|`.
+    fn split(line: &[&str]) -> Result<String, String> {
+        let args: Vec<OsString> = std::iter::once("kubeupd").chain(line.iter().copied()).map(Into::into).collect();
+        let out = split_slices(&crate::cli::command(), args)?;
+        Ok(out.iter().skip(1).map(|arg| arg.to_string_lossy().replace('\0', "|")).collect::<Vec<_>>().join(" "))
+    }
+
+    #[test]
+    fn string_slices_are_read_as_one_csv_record() {
+        assert_eq!(split(&["apply", "-f", "\"a,b\",c"]).unwrap(), "apply --filename=a,b|c");
+        assert_eq!(split(&["apply", "-Rf", "a,b"]).unwrap(), "apply -R --filename=a|b");
+        assert_eq!(split(&["apply", "-Rfa,b", "-n", "x"]).unwrap(), "apply -R --filename=a|b -n x");
+        assert_eq!(split(&["apply", "--filename", "a", "-l", "x=y"]).unwrap(), "apply --filename=a -l x=y");
+        // An empty value sets nothing; after `--` nothing is a flag.
+        assert_eq!(split(&["apply", "-f=", "-n", "x"]).unwrap(), "apply -n x");
+        assert_eq!(split(&["apply", "-n", "-f", "--", "-f", "a,b"]).unwrap(), "apply -n -f -- -f a,b");
+        // A value taken by another flag is not one.
+        assert_eq!(split(&["apply", "-l", "-f", "x"]).unwrap(), "apply -l -f x");
+        assert_eq!(
+            split(&["apply", "-f", "a\"b"]).unwrap_err(),
+            "error: invalid argument \"a\\\"b\" for \"-f, --filename\" flag: parse error on line 1, column 2: bare \" \
+             in non-quoted-field\nSee 'kubeupd apply --help' for usage.\n"
+        );
+    }
+
+    #[test]
+    fn klog_flags_read_as_klog_reads_them() {
+        assert_eq!(module_spec("a=1,b*=2,").unwrap(), "a=1,b*=2,");
+        assert_eq!(module_spec("x").unwrap_err(), "syntax error: expect comma-separated list of filename=N");
+        assert_eq!(module_spec("x=0x1").unwrap_err(), "syntax error: expect comma-separated list of filename=N");
+        assert_eq!(module_spec("x=-1").unwrap_err(), "negative value for vmodule level");
+        assert_eq!(level("3"), Ok(3));
+        assert!(level("0x3").is_err());
+        assert_eq!(go_flag_duration("5").unwrap_err(), "parse error");
+        assert_eq!(duration("1m30s"), Ok(Duration::from_secs(90)));
+        assert_eq!(duration("-1s"), Ok(Duration::ZERO));
+        assert_eq!(duration("30").unwrap_err(), "time: missing unit in duration \"30\"");
     }
 }

@@ -50,8 +50,12 @@ impl PruneArgs {
                  --all flag. If you did not mean to prune all resources, specify a label selector",
             )),
             (_, selector) => {
-                let allowlist =
-                    if self.prune_allowlist.is_empty() { default_allowlist() } else { self.prune_allowlist.clone() };
+                let allowlist = match self.prune_allowlist.is_empty() {
+                    true => default_allowlist(),
+                    false => (self.prune_allowlist.iter())
+                        .map(|kind| kind.parse::<AllowedKind>().map_err(|err| Error::msg(err.to_string())))
+                        .collect::<Result<_>>()?,
+                };
                 Ok(Pruning::Selector { selector: selector.as_ref(), allowlist })
             }
         }

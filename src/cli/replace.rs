@@ -35,7 +35,7 @@ pub struct ReplaceArgs {
     #[command(flatten)]
     pub deletion: DeletionArgs,
     /// With --force: how long to wait for each object to be deleted (0: a minute).
-    #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = super::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = super::pflag::duration, allow_hyphen_values = true)]
     pub timeout: std::time::Duration,
     /// With --force: wait until each object is deleted before creating it again (kubeupd always
     /// does; the flag is accepted for kubectl's scripts).

@@ -22,16 +22,16 @@ pub struct ScaleArgs {
     #[command(flatten)]
     pub targets: TargetArgs,
     /// The new number of replicas (required, at least 0).
-    #[arg(long, value_name = "COUNT", allow_negative_numbers = true)]
+    #[arg(long, value_name = "COUNT", allow_negative_numbers = true, value_parser = super::pflag::int)]
     pub replicas: Option<i64>,
     /// Only scale if the current number of replicas is this (-1 or absent: no check).
-    #[arg(long, value_name = "COUNT", default_value_t = -1, allow_negative_numbers = true)]
+    #[arg(long, value_name = "COUNT", default_value_t = -1, allow_negative_numbers = true, value_parser = super::pflag::int)]
     pub current_replicas: i64,
     /// Only scale if this is the scale's current resourceVersion.
     #[arg(long, value_name = "VERSION")]
     pub resource_version: Option<String>,
     /// Wait this long for each object's replicas to be running (its scale's status); 0 waits not.
-    #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = super::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = super::pflag::duration, allow_hyphen_values = true)]
     pub timeout: std::time::Duration,
     #[command(flatten)]
     pub selection: SelectionArgs,

@@ -12,7 +12,7 @@ use clap::Args;
 
 use super::flags::{LocalArg, OutputArgs, SelectionArgs, TargetArgs};
 use super::wait_report::{LiveList, not_ready_line, seconds};
-use super::{Error, GlobalArgs, Result, parse_duration};
+use super::{Error, GlobalArgs, Result};
 use crate::client::{Cluster, Selectors};
 use crate::output::Verb;
 use crate::resource::{Named, ObjectRef, Resolver, Rules};
@@ -54,11 +54,11 @@ pub struct WaitArgs {
     pub output: OutputArgs,
 }
 
-/// A duration, or kubectl's week for a negative one.
+/// A duration (pflag's `duration`), or kubectl's week for a negative one.
 pub(super) fn parse_timeout(text: &str) -> Result<Duration, String> {
-    match text.strip_prefix('-') {
-        Some(positive) => parse_duration(positive).map(|_| A_WEEK),
-        None => parse_duration(text),
+    match crate::gocompat::time::parse_duration(text)? {
+        ..0 => Ok(A_WEEK),
+        nanoseconds => Ok(Duration::from_nanos(nanoseconds as u64)),
     }
 }
 

@@ -1,12 +1,14 @@
-//! What must match Go byte for byte, shared by the printers, the last-applied annotation and the
-//! merge engine: Go's JSON encoding (escapes, compact and indented forms, float format), Go's `%v`
-//! text of decoded JSON values, go-yaml's key order, the tab writer kubectl's watch prints
-//! through, and how Go reads YAML into a struct (kustomize's files).
+//! What must match Go byte for byte, shared by the printers, the last-applied annotation, the
+//! merge engine and the command line: Go's JSON encoding (escapes, compact and indented forms,
+//! float format), Go's `%v` text of decoded JSON values, go-yaml's key order, the tab writer
+//! kubectl's watch prints through, how Go reads YAML into a struct (kustomize's files), and the
+//! parsers pflag reads flag values with (`strconv`, `time.ParseDuration`, `encoding/csv`).
 //!
 //! kubectl is written in Go, and users compare its output, its annotations and its patches with
 //! ours; this module is the one place that knows how Go writes values. It uses nothing else of the
 //! crate.
 
+pub mod csv;
 pub mod fmt;
 pub mod json;
 pub mod klog;

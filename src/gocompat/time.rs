@@ -180,6 +180,27 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// The `time` package's own quoting in its errors: `"` and `\\` escaped, every byte of a character
+/// that is not printable ASCII as `\\xNN`.
+fn quote(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            ' '..='\x7f' => out.push(c),
+            _ => {
+                for byte in c.to_string().bytes() {
+                    out.push_str(&format!("\\x{byte:02x}"));
+                }
+            }
+        }
+    }
+    out + "\""
+}
+
 /// Go's `time.ParseDuration`, as pflag reads a duration flag: signed nanoseconds, or Go's error
 /// text (`time: invalid duration "x"`, `time: missing unit in duration "5"`, ...).
 pub fn parse_duration(text: &str) -> Result<i64, String> {
@@ -193,7 +214,7 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
         ("m", 60_000_000_000),
         ("h", 3_600_000_000_000),
     ];
-    let invalid = || format!("time: invalid duration {}", super::fmt::quote(text));
+    let invalid = || format!("time: invalid duration {}", quote(text));
     let (negative, mut rest) = match text.as_bytes().first() {
         Some(b'-') => (true, &text[1..]),
         Some(b'+') => (false, &text[1..]),
@@ -236,16 +257,12 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
         }
         let unit_len = rest.find(|c: char| c == '.' || c.is_ascii_digit()).unwrap_or(rest.len());
         if unit_len == 0 {
-            return Err(format!("time: missing unit in duration {}", super::fmt::quote(text)));
+            return Err(format!("time: missing unit in duration {}", quote(text)));
         }
         let unit_text = &rest[..unit_len];
         rest = &rest[unit_len..];
         let Some((_, unit)) = UNITS.iter().find(|(name, _)| *name == unit_text) else {
-            return Err(format!(
-                "time: unknown unit {} in duration {}",
-                super::fmt::quote(unit_text),
-                super::fmt::quote(text)
-            ));
+            return Err(format!("time: unknown unit {} in duration {}", quote(unit_text), quote(text)));
         };
         if whole > limit / unit {
             return Err(invalid());
@@ -324,5 +341,9 @@ mod tests {
         assert_eq!(parse_duration("5q"), Err("time: unknown unit \"q\" in duration \"5q\"".into()));
         assert_eq!(parse_duration("."), Err("time: invalid duration \".\"".into()));
         assert!(parse_duration("9999999999h").is_err());
+        assert_eq!(
+            parse_duration("1\u{b5}x"),
+            Err("time: unknown unit \"\\xc2\\xb5x\" in duration \"1\\xc2\\xb5x\"".into())
+        );
     }
 }

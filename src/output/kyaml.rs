@@ -15,7 +15,16 @@ use crate::gocompat;
 /// `value` as one KYAML document, header and final newline included.
 pub fn to_kyaml(value: &Value) -> String {
     let mut out = String::from("---\n");
-    node(value, 0, &mut out);
+    node(value, "", 0, &mut out);
+    out.push('\n');
+    out
+}
+
+/// `object` as one KYAML document from its Go struct `struct_name` (what kubectl's generators
+/// make): each struct's keys in its fields' order (see [`super::go_order`]).
+pub fn to_kyaml_typed(object: &Value, struct_name: &'static str) -> String {
+    let mut out = String::from("---\n");
+    node(object, struct_name, 0, &mut out);
     out.push('\n');
     out
 }
@@ -24,34 +33,39 @@ pub fn to_kyaml(value: &Value) -> String {
 /// writes a typed object), each value as [`to_kyaml`] writes it.
 pub fn to_kyaml_fields(fields: &[(&str, &Value)]) -> String {
     let mut out = String::from("---\n");
-    map(fields.iter().copied(), 0, &mut out);
+    map(fields.iter().map(|(key, value)| (*key, *value, "")), 0, &mut out);
     out.push('\n');
     out
 }
 
-fn node(value: &Value, indent: usize, out: &mut String) {
+/// A value, of the Go struct `struct_name` (`""` for none: its keys sorted).
+fn node(value: &Value, struct_name: &'static str, indent: usize, out: &mut String) {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(flag) => out.push_str(if *flag { "true" } else { "false" }),
         Value::Number(number) => out.push_str(&gocompat::json::to_compact(&Value::Number(number.clone()))),
         Value::String(text) => string(text, indent + 1, out),
-        Value::Array(items) => sequence(items, indent, out),
-        Value::Object(entries) => map(entries.iter().map(|(key, value)| (key.as_str(), value)), indent, out),
+        Value::Array(items) => sequence(items, struct_name, indent, out),
+        Value::Object(entries) => map(super::go_order::entries(entries, struct_name).into_iter(), indent, out),
     }
 }
 
 /// A map: `{}` when empty, else one key a line.
-fn map<'a>(entries: impl ExactSizeIterator<Item = (&'a str, &'a Value)>, indent: usize, out: &mut String) {
+fn map<'a>(
+    entries: impl ExactSizeIterator<Item = (&'a str, &'a Value, &'static str)>,
+    indent: usize,
+    out: &mut String,
+) {
     if entries.len() == 0 {
         out.push_str("{}");
         return;
     }
     out.push_str("{\n");
-    for (key, value) in entries {
+    for (key, value, struct_name) in entries {
         write_indent(indent + 1, out);
         key_text(key, out);
         out.push_str(": ");
-        node(value, indent + 1, out);
+        node(value, struct_name, indent + 1, out);
         out.push_str(",\n");
     }
     write_indent(indent, out);
@@ -59,7 +73,7 @@ fn map<'a>(entries: impl ExactSizeIterator<Item = (&'a str, &'a Value)>, indent:
 }
 
 /// A list: `[]` when empty; cuddled when every item is a map or a list, else one item a line.
-fn sequence(items: &[Value], indent: usize, out: &mut String) {
+fn sequence(items: &[Value], struct_name: &'static str, indent: usize, out: &mut String) {
     if items.is_empty() {
         out.push_str("[]");
         return;
@@ -70,7 +84,7 @@ fn sequence(items: &[Value], indent: usize, out: &mut String) {
             if i > 0 {
                 out.push_str(", ");
             }
-            node(item, indent, out);
+            node(item, struct_name, indent, out);
         }
         out.push(']');
         return;
@@ -79,7 +93,7 @@ fn sequence(items: &[Value], indent: usize, out: &mut String) {
     write_indent(indent, out);
     for item in items {
         write_indent(1, out);
-        node(item, indent + 1, out);
+        node(item, struct_name, indent + 1, out);
         out.push_str(",\n");
         write_indent(indent, out);
     }
@@ -228,18 +242,9 @@ fn type_ambiguous(text: &str) -> bool {
     timestamp(text)
 }
 
-/// Go's `strconv.ParseInt(text, 0, 64)` succeeding or failing only by range: an optional sign,
-/// then `0b`, `0o`, `0x` or a leading `0` for octal, or decimal digits.
+/// Go's `strconv.ParseInt(text, 0, 64)` succeeding or failing only by range.
 fn go_int(text: &str) -> bool {
-    let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
-    let (digits, radix) = match unsigned.get(..2).map(str::to_ascii_lowercase).as_deref() {
-        Some("0b") => (&unsigned[2..], 2),
-        Some("0o") => (&unsigned[2..], 8),
-        Some("0x") => (&unsigned[2..], 16),
-        _ if unsigned.len() > 1 && unsigned.starts_with('0') => (&unsigned[1..], 8),
-        _ => (unsigned, 10),
-    };
-    !digits.is_empty() && digits.chars().all(|c| c.is_digit(radix))
+    !matches!(gocompat::strconv::parse_int(text, 64), Err(gocompat::strconv::NumError { range: false, .. }))
 }
 
 /// Go's `strconv.ParseFloat(text, 64)` succeeding or failing only by range: decimal or

@@ -5,6 +5,8 @@
 mod changes;
 mod describe;
 mod diff;
+mod go_fields;
+mod go_order;
 pub mod go_template;
 mod json;
 pub mod jsonpath;

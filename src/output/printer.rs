@@ -227,6 +227,21 @@ impl Printer {
         }
     }
 
+    /// One object that kubectl prints from a Go struct (what its generators make): as
+    /// [`Printer::render`], but JSON and KYAML with the keys in the struct's order (see
+    /// [`super::go_order`]).
+    pub fn render_typed(&self, object: &Value) -> Result<String, PrintError> {
+        match (self, super::go_order::struct_of(object)) {
+            (Printer::Json, Some(struct_name)) => {
+                let mut out = Vec::new();
+                json::write_json(&mut out, &super::go_order::Typed::new(object, struct_name))?;
+                Ok(String::from_utf8(out).expect("printers write UTF-8"))
+            }
+            (Printer::Kyaml, Some(struct_name)) => Ok(super::kyaml::to_kyaml_typed(object, struct_name)),
+            _ => self.render(object),
+        }
+    }
+
     /// Whether kubectl leaves `metadata.managedFields` out unless `--show-managed-fields`: for
     /// JSON and YAML only (templates see the whole object).
     pub fn hides_managed_fields(&self) -> bool {

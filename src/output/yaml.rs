@@ -370,15 +370,7 @@ fn reads_as_non_string(text: &str) -> bool {
 
 /// Go's `strconv.ParseInt(s, 0, 64)` or `ParseUint` acceptance: decimal, `0x`, `0o`, `0b`, leading-0 octal.
 fn is_go_integer(text: &str) -> bool {
-    let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
-    let (digits, radix) = match unsigned.get(..2) {
-        Some("0x" | "0X") => (&unsigned[2..], 16),
-        Some("0o" | "0O") => (&unsigned[2..], 8),
-        Some("0b" | "0B") => (&unsigned[2..], 2),
-        _ if unsigned.len() > 1 && unsigned.starts_with('0') => (&unsigned[1..], 8),
-        _ => (unsigned, 10),
-    };
-    !digits.is_empty() && u64::from_str_radix(digits, radix).is_ok()
+    crate::gocompat::strconv::parse_int(text, 64).is_ok() || crate::gocompat::strconv::parse_uint(text).is_ok()
 }
 
 /// `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`

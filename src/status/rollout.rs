@@ -32,7 +32,7 @@ fn int(value: &Value) -> i64 {
 fn running_revision(object: &Value) -> Result<i64, String> {
     match object["metadata"]["annotations"]["deployment.kubernetes.io/revision"].as_str() {
         None => Ok(0),
-        Some(text) => text.parse().map_err(|_| format!("strconv.ParseInt: parsing {text:?}: invalid syntax")),
+        Some(text) => crate::gocompat::strconv::parse_int_base(text, 10, 64).map_err(|err| err.to_string()),
     }
 }
 

@@ -1,6 +1,8 @@
 //! The command line itself, without a cluster: shell completion and usage errors (kubectl's
-//! recorded in `testdata/golden/usage-errors.json` and `nothing-named.json`).
+//! recorded in `testdata/golden/usage-errors.json` and `nothing-named.json`), and the command
+//! line's edges (`command-line-edges.json`).
 
+use std::path::Path;
 use std::process::Command;
 
 use crate::golden::{self, Run};
@@ -102,6 +104,123 @@ fn nothing_named_is_refused_in_kubectls_words() {
     }
 }
 
+/// The edges of kubectl's command line that scripts reach (test/cmd's `kube_flags` give global
+/// flags before the verb and after it; `-- $EXTRA` after a generator's NAME), lists of files in
+/// one `stringSlice` value, and what kubectl prints for objects it makes or patches locally:
+/// kubeupd's stdout, stderr and exit status are kubectl's, recorded.
+#[test]
+fn command_line_edges_as_kubectl() {
+    let dir = "testdata/command-line";
+    let dry = ["--dry-run=client", "-o", "yaml"];
+    let files = format!("--from-file={dir}/a.txt,{dir}/b.txt");
+    let env_files = format!("--from-env-file={dir}/a.env,{dir}/b.env");
+    let objects = format!("{dir}/objects.yaml");
+    let lines: Vec<Vec<&str>> = vec![
+        [&["create", "configmap", "web", &files][..], &dry].concat(),
+        [&["create", "secret", "generic", "web", &env_files][..], &dry].concat(),
+        [&["create", "configmap", "web", "--from-file=\"a\"b"][..], &dry].concat(),
+        [&["--kubeconfig", "/dev/null", "create", "namespace", "web"][..], &dry, &["--kubeconfig", "/dev/null"]]
+            .concat(),
+        [&["create", "configmap", "web", "-o", "json", "-o", "name", "--dry-run=client"][..]].concat(),
+        [
+            &["create", "secret", "docker-registry", "web", "--docker-username=u", "--docker-password=p"][..],
+            &dry,
+            &["--", "extra", "words"],
+        ]
+        .concat(),
+        [&["create", "secret", "generic", "web", "more"][..], &dry, &["--", "extra"]].concat(),
+        vec!["patch", "--local", "-f", &objects, "-p", "{\"metadata\":{\"labels\":{\"a\":\"b\"}}}"],
+        vec!["patch", "--local", "-f", &objects, "--type=merge", "-p", "{\"metadata\":{\"name\":\"web\"}}"],
+        vec!["get", "cm", "--request-timeout=-5"],
+        // Objects kubectl makes from Go structs: JSON in the structs' order of keys.
+        vec![
+            "create",
+            "configmap",
+            "web",
+            "--from-literal=b=1",
+            "--from-literal=a=2",
+            "--dry-run=client",
+            "-o",
+            "json",
+        ],
+        vec!["create", "namespace", "web", "--dry-run=client", "-o", "json"],
+        vec!["create", "serviceaccount", "web", "--dry-run=client", "-o", "json"],
+        vec![
+            "create",
+            "secret",
+            "tls",
+            "web",
+            "--cert=testdata/tls/rsa.crt",
+            "--key=testdata/tls/rsa.key",
+            "--dry-run=client",
+            "-o",
+            "json",
+        ],
+        vec![
+            "create",
+            "deployment",
+            "web",
+            "--image=nginx",
+            "--port=80",
+            "-r",
+            "2",
+            "--dry-run=client",
+            "-o",
+            "json",
+            "--",
+            "sleep",
+            "1",
+        ],
+        vec!["create", "job", "web", "--image=busybox", "--dry-run=client", "-o", "json", "--", "date"],
+        vec!["create", "deployment", "web", "--image=nginx", "--port=80", "--dry-run=client", "-o", "kyaml"],
+        vec!["create", "secret", "generic", "web", "--from-literal=a=b", "--type=t", "--dry-run=client", "-o", "kyaml"],
+        vec!["create", "cronjob", "web", "--image=busybox", "--schedule=*/1 * * * *", "--dry-run=client", "-o", "json"],
+        vec!["create", "service", "nodeport", "web", "--tcp=80:8080", "--dry-run=client", "-o", "json"],
+        vec![
+            "create",
+            "service",
+            "externalname",
+            "web",
+            "--external-name=example.com",
+            "--dry-run=client",
+            "-o",
+            "json",
+        ],
+        vec!["create", "ingress", "web", "--rule=example.com/a*=web:80,tls=cert", "--dry-run=client", "-o", "json"],
+        vec!["create", "clusterrolebinding", "web", "--clusterrole=view", "--user=u", "--dry-run=client", "-o", "json"],
+        vec![
+            "create",
+            "poddisruptionbudget",
+            "web",
+            "--selector=app=web",
+            "--min-available=1",
+            "--dry-run=client",
+            "-o",
+            "json",
+        ],
+        vec!["create", "priorityclass", "web", "--value=10", "--dry-run=client", "-o", "json"],
+        vec!["create", "quota", "web", "--hard=pods=1", "--scopes=BestEffort", "--dry-run=client", "-o", "json"],
+        vec!["wait", "cm/web", "--timeout=30"],
+    ];
+    let runs: Vec<Run> = lines.iter().map(|line| Run::new(line)).collect();
+    let inputs = ["testdata/command-line", "testdata/tls"].map(|dir| Path::new(env!("CARGO_MANIFEST_DIR")).join(dir));
+    let recorded = golden::kubectl("command-line-edges", &[&inputs[0], &inputs[1]], &runs);
+    for (line, theirs) in lines.iter().zip(recorded) {
+        let ours = assert_cmd::Command::cargo_bin("kubeupd")
+            .unwrap()
+            .args(line)
+            .env("KUBECONFIG", "/dev/null")
+            .env("KUBERC", "off")
+            .output()
+            .unwrap();
+        let text = |output: &std::process::Output, name: &str| {
+            let stderr = String::from_utf8_lossy(&output.stderr).replace(&format!("'{name} "), "'TOOL ");
+            (output.status.code(), String::from_utf8_lossy(&output.stdout).into_owned(), stderr)
+        };
+        assert_eq!(text(&ours, "kubeupd"), text(&theirs, "kubectl"), "{line:?}");
+    }
+}
+
 /// The words of `line` after `kubeupd`, parsed as `run` parses them.
 fn parsed(line: &str) -> Result<kubeupd::cli::Cli, String> {
     kubeupd::cli::parse(std::iter::once("kubeupd").chain(line.split(' ')))
@@ -126,4 +245,14 @@ fn lines_kubectl_takes_parse() {
     assert!(parsed("create secret generic s --record").unwrap_err().starts_with("error: unknown flag: --record"));
     assert!(parsed("--namespace x --overwrite=true annotate pod p a=b").is_ok());
     assert!(parsed("create -n argocd secret tls t --cert=c --key=k").is_ok());
+    // A list flag's value is one CSV record, as pflag reads a stringSlice.
+    let Ok(kubeupd::cli::Cli { command: kubeupd::cli::Command::Replace(replace), .. }) =
+        parsed("replace -f \"a,b.yaml\",c.yaml -Rf d.yaml")
+    else {
+        panic!("replace with a quoted file name")
+    };
+    assert_eq!(replace.files.filenames, ["a,b.yaml", "c.yaml", "d.yaml"].map(std::path::PathBuf::from));
+    // A flag given twice keeps the last value, global flags before and after the verb included.
+    let cli = parsed("--kubeconfig a -n x apply -f f.yaml --kubeconfig b -n y").unwrap();
+    assert_eq!((cli.global.kubeconfig, cli.global.namespace), (Some("b".into()), Some("y".into())));
 }

@@ -3,16 +3,20 @@
 //! parse in kubeupd with its type and kubectl's grammar: a boolean bare and with `=true` /
 //! `=false`, a value after `=` and after a space (and refused without one), shorthands; a
 //! deprecated flag warns as pflag does. A flag kubeupd refuses on purpose is listed in
-//! docs/command-line.md with the reason.
+//! docs/command-line.md with the reason. Each flag's values are read by its pflag type: values
+//! of each type (`1_000` and `08` for an integer, `1m30s` and `30` for a duration, `a"b` for a
+//! `stringSlice`, ...) are taken or refused as kubectl takes or refuses them, in its words.
 //!
 //! kubectl's command tree is dumped by scripts/kubectl-flags (a Go program built on the
-//! k8s.io/kubectl of the reference kubectl) into `testdata/golden/kubectl-flags.json`.
+//! k8s.io/kubectl of the reference kubectl) into `testdata/golden/kubectl-flags.json`; kubectl's
+//! verdicts on the values (exit status and first line of stderr of `kubectl ... --flag=VALUE
+//! --help`, which parses the flags and stops) into `testdata/golden/kubectl-flag-values.json`.
 
 use std::path::Path;
 
 use serde_json::Value;
 
-use crate::golden;
+use crate::golden::{self, Run};
 
 /// One flag as kubectl's source defines it (pflag's fields).
 #[derive(Debug, Clone)]
@@ -304,3 +308,90 @@ const REFUSED: &[(&[&str], &str)] = &[
     (&["get", "--match-server-version", "cm"], "no Kubernetes version of its own"),
     (&["get", "--profile=cpu", "cm"], "no Go profiles"),
 ];
+
+/// Values of a flag of pflag type `kind`, some taken and some refused by kubectl: Go's integers
+/// in base 0 (klog's `-v` in base 10) and their ranges, Go's durations, CSV for `stringSlice`
+/// (none for a `string`, which takes any value).
+fn values(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "bool" => &["T", "yes"],
+        "int" | "int32" | "int64" | "Level" => {
+            &["0x1F", "1_000", "0o17", "08", "-1", "1.5", "2147483648", "9223372036854775808"]
+        }
+        "duration" => &["1m30s", "30", "0", "-1s", "1.5h", "", "5q", ".5s"],
+        "stringSlice" => &["a,b", "\"a,b\",c", "a\"b", "\"a", ""],
+        "stringArray" => &["a,\"b"],
+        "stringToString" | "mapStringString" => &["a=b,c=d", "a", ""],
+        "moduleSpec" => &["x=1", "x"],
+        "tristate" => &["true", "maybe"],
+        _ => &[],
+    }
+}
+
+/// Each flag of the commands kubeupd has (its own, the root's with `get`), with a value for it:
+/// the command's path, the flag, and the line after the program's name.
+fn value_lines(commands: &[KubectlCommand], page: &str) -> Vec<(String, String, Vec<String>)> {
+    let mut lines = Vec::new();
+    for command in commands.iter().filter(|command| kubeupd_has(&command.path)) {
+        for flag in &command.own {
+            let skipped = pending(&command.path, flag)
+                || refused_in_docs(page, &command.path, &flag.name)
+                // Another change reads `wait --for` (a stringArray in kubectl 1.37).
+                || (command.path == "wait" && flag.name == "for");
+            if skipped {
+                continue;
+            }
+            for value in values(&flag.kind) {
+                let mut line = base(&command.path);
+                line.remove(0);
+                line.push(format!("--{}={value}", flag.name));
+                lines.push((command.path.clone(), flag.name.clone(), line));
+            }
+        }
+    }
+    lines
+}
+
+#[test]
+fn every_flag_takes_and_refuses_values_as_kubectl_does() {
+    let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/command-line.md")).unwrap();
+    let commands = kubectl_commands();
+    let lines = value_lines(&commands, &page);
+    let runs: Vec<Run> = lines
+        .iter()
+        .map(|(_, _, line)| {
+            let mut args: Vec<&str> = line.iter().map(String::as_str).collect();
+            args.push("--help");
+            Run::new(&args)
+        })
+        .collect();
+    let verdicts = golden::verdicts("kubectl-flag-values", &runs);
+    let workers = std::thread::available_parallelism().map_or(2, usize::from);
+    let checks: Vec<_> = lines.iter().zip(&verdicts).collect();
+    let wrong: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = checks
+            .chunks(checks.len().div_ceil(workers))
+            .map(|chunk| {
+                scope.spawn(move || {
+                    let mut wrong = Vec::new();
+                    for ((_, _, line), (exit, first_line)) in chunk {
+                        let ours =
+                            kubeupd::cli::parse(std::iter::once("kubeupd").chain(line.iter().map(String::as_str)));
+                        let theirs = if *exit == 0 { Ok(()) } else { Err(first_line.as_str()) };
+                        let ours_first = ours.as_ref().map(drop).map_err(|err| err.lines().next().unwrap_or_default());
+                        if ours_first != theirs {
+                            wrong
+                                .push(format!("{}:\n  kubectl: {theirs:?}\n  kubeupd: {ours_first:?}", line.join(" ")));
+                        }
+                    }
+                    wrong
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|handle| handle.join().unwrap()).collect()
+    });
+    let refused = verdicts.iter().filter(|(exit, _)| *exit != 0).count();
+    println!("{} values checked, {refused} of them refused by kubectl", lines.len());
+    assert!(lines.len() > 500 && refused > 100, "{} values, {refused} refused", lines.len());
+    assert!(wrong.is_empty(), "{} wrong:\n{}", wrong.len(), wrong.join("\n"));
+}

@@ -94,6 +94,73 @@ pub fn kubectl(name: &str, inputs: &[&Path], runs: &[Run]) -> Vec<Output> {
         .collect()
 }
 
+/// kubectl's verdict on each of `runs`, from `testdata/golden/NAME.json`: its exit status and the
+/// first line of its stderr (empty when it printed none), for the runs whose output does not
+/// matter, only whether kubectl took the line (thousands of lines, each with `--help`). Recorded
+/// as [`kubectl`] records, on all cores.
+pub fn verdicts(name: &str, runs: &[Run]) -> Vec<(i32, String)> {
+    let path = repository().join("testdata/golden").join(format!("{name}.json"));
+    let inputs_sha256 = inputs_sha256(&[], runs);
+    match std::env::var("KUBEUPD_GOLDEN").as_deref() {
+        Ok("record") => record_verdicts(&path, &inputs_sha256, runs),
+        Ok("refresh") if is_stale(&path, &inputs_sha256) => record_verdicts(&path, &inputs_sha256, runs),
+        _ => {}
+    }
+    let golden =
+        read(&path).unwrap_or_else(|err| panic!("{}: {err}: record it with scripts/golden.sh", path.display()));
+    assert_eq!(
+        golden["inputs_sha256"].as_str(),
+        Some(inputs_sha256.as_str()),
+        "{}: its inputs changed since kubectl {} recorded it: run scripts/golden.sh",
+        path.display(),
+        golden["kubectl"]
+    );
+    let recorded = golden["runs"].as_array().expect("the recorded runs");
+    assert_eq!(recorded.len(), runs.len(), "{}: one verdict a run", path.display());
+    recorded
+        .iter()
+        .map(|verdict| {
+            let code = verdict["exit"].as_i64().expect("an exit code") as i32;
+            (code, verdict["stderr"].as_str().expect("a line").to_string())
+        })
+        .collect()
+}
+
+fn record_verdicts(path: &Path, inputs_sha256: &str, runs: &[Run]) {
+    let version = kubectl_version();
+    let workers = std::thread::available_parallelism().map_or(2, usize::from);
+    let recorded: Vec<Value> = std::thread::scope(|scope| {
+        let handles: Vec<_> = runs
+            .chunks(runs.len().div_ceil(workers).max(1))
+            .map(|chunk| {
+                scope.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|run| {
+                            let output = run_kubectl(&run.args, run.cwd.as_deref().unwrap_or(repository()));
+                            let stderr = String::from_utf8_lossy(&output.stderr);
+                            json!({
+                                "args": run.golden_args(),
+                                "exit": output.status.code().expect("kubectl exits"),
+                                "stderr": run.hide_paths(stderr.lines().next().unwrap_or_default()),
+                            })
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|handle| handle.join().unwrap()).collect()
+    });
+    let golden = json!({
+        "recorded_by": "scripts/golden.sh",
+        "kubectl": version["clientVersion"]["gitVersion"],
+        "inputs_sha256": inputs_sha256,
+        "runs": recorded,
+    });
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, serde_json::to_string_pretty(&golden).unwrap() + "\n").unwrap();
+}
+
 /// The JSON that `program` (its arguments after it, run in the repository's root) prints, from
 /// `testdata/golden/NAME.json` under `output`, recorded as kubectl's outputs are: `inputs` (the
 /// program's sources) are hashed with its arguments, and the file keeps the version of the kubectl

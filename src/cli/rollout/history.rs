@@ -26,7 +26,7 @@ pub struct HistoryArgs {
     #[command(flatten)]
     pub selector: LabelSelectorArg,
     /// See the details, including the pod template, of this revision.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true, value_parser = super::super::pflag::int)]
     pub revision: i64,
     #[command(flatten)]
     pub output: OutputArgs,
@@ -40,7 +40,7 @@ pub struct UndoArgs {
     #[command(flatten)]
     pub selector: LabelSelectorArg,
     /// The revision to roll back to; 0 is the one before the last.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true, value_parser = super::super::pflag::int)]
     pub to_revision: i64,
     #[command(flatten)]
     pub dry_run: DryRunArg,

@@ -25,10 +25,10 @@ pub struct StatusArgs {
     #[arg(short = 'w', long, value_name = "BOOL", default_value_t = true)]
     pub watch: bool,
     /// How long to watch each object; zero waits for ever.
-    #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = super::super::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = super::super::pflag::duration, allow_hyphen_values = true)]
     pub timeout: Duration,
     /// Pin to a specific revision for showing its status; 0 is the last revision.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true, value_parser = super::super::pflag::int)]
     pub revision: i64,
 }
 
