@@ -215,8 +215,11 @@ fn places(items: &[Item]) -> Result<Vec<Place>, (usize, OrderError)> {
     Ok(waves.into_iter().zip(levels).collect())
 }
 
-/// kapp's upsert rules as (later, earlier, rule) edges between positions.
-fn change_rules(items: &[Item]) -> Result<Vec<(usize, usize, String)>, (usize, OrderError)> {
+/// One kapp rule between two positions: the first comes after the second, as the rule says.
+type After = (usize, usize, String);
+
+/// kapp's upsert rules as edges between positions.
+fn change_rules(items: &[Item]) -> Result<Vec<After>, (usize, OrderError)> {
     let mut groups: HashMap<&str, Vec<usize>> = HashMap::new();
     for (position, item) in items.iter().enumerate() {
         for group in item.annotations_like(CHANGE_GROUP) {
