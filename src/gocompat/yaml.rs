@@ -76,8 +76,7 @@ fn number(text: &str) -> Plain {
         "-.inf" | "-.Inf" | "-.INF" => return Plain::Float(f64::NEG_INFINITY),
         _ => {}
     }
-    let plain: std::borrow::Cow<'_, str> =
-        if text.contains('_') { text.replace('_', "").into() } else { text.into() };
+    let plain: std::borrow::Cow<'_, str> = if text.contains('_') { text.replace('_', "").into() } else { text.into() };
     if let Some(integer) = go_parse_int(&plain) {
         return integer;
     }

@@ -17,8 +17,8 @@ use super::{empty_nulls, kyaml_merge, order};
 use crate::gocompat::json::to_compact;
 use crate::manifest::{self, Dialect, LabelSelector};
 use crate::merge::json_patch;
-use ::json_patch::jsonptr;
 use crate::schema::OpenApiSchema;
+use ::json_patch::jsonptr;
 
 /// Called after each transformer kustomize would configure, with its kind
 /// (`PrefixTransformer`, ...), for `buildMetadata`'s records.
@@ -324,14 +324,21 @@ fn as_json_patch_v4_applies(document: &Value, operations: &::json_patch::Patch) 
             PatchOperation::Test(test) => ("test", &mut test.path, None),
         };
         if let Some(from) = from {
-            *from = v4_path(&seen, from, false)
-                .ok_or_else(|| Error::Json6902Path(format!("{op} operation does not apply: doc is missing from path: {from}: missing value")))?;
+            *from = v4_path(&seen, from, false).ok_or_else(|| {
+                Error::Json6902Path(format!(
+                    "{op} operation does not apply: doc is missing from path: {from}: missing value"
+                ))
+            })?;
         }
         *path = v4_path(&seen, path, matches!(op, "add" | "move" | "copy")).ok_or_else(|| {
             Error::Json6902Path(match op {
-                "add" | "remove" => format!("{op} operation does not apply: doc is missing path: \"{path}\": missing value"),
+                "add" | "remove" => {
+                    format!("{op} operation does not apply: doc is missing path: \"{path}\": missing value")
+                }
                 "test" => format!("test operation does not apply: is missing path: {path}: missing value"),
-                "move" | "copy" => format!("{op} operation does not apply: doc is missing destination path: {path}: missing value"),
+                "move" | "copy" => {
+                    format!("{op} operation does not apply: doc is missing destination path: {path}: missing value")
+                }
                 _ => format!("{op} operation does not apply: doc is missing path: {path}: missing value"),
             })
         })?;

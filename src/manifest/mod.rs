@@ -444,7 +444,9 @@ mod tests {
                 documents += 1;
                 let document = block_scalar_end::as_go_reads(document);
                 for dialect in [Dialect::Kubectl, Dialect::Kustomize] {
-                    let Some(plain_yaml::Read::Value(value, _)) = plain_yaml::value(&document, dialect) else { continue };
+                    let Some(plain_yaml::Read::Value(value, _)) = plain_yaml::value(&document, dialect) else {
+                        continue;
+                    };
                     read += usize::from(dialect == Dialect::Kustomize);
                     let reference: Value = serde_saphyr::from_str_with_options(&document, yaml_options(dialect))
                         .unwrap_or_else(|err| {

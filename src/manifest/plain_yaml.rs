@@ -64,7 +64,12 @@ enum Collection {
 
 /// A mapping key read, with where it was and whether it was written otherwise (`y` for `true`).
 enum Key {
-    Name { name: String, written: Option<String>, line: usize, column: usize },
+    Name {
+        name: String,
+        written: Option<String>,
+        line: usize,
+        column: usize,
+    },
     /// `<<`: the value's mappings are merged in.
     Merge,
 }
@@ -130,7 +135,8 @@ pub(super) fn value(text: &str, dialect: Dialect) -> Option<Read> {
                 match go_yaml::json_value(read, &text) {
                     Ok(value) => (value, anchor),
                     Err(float) => {
-                        let message = format!("line {line} column {column}: {text} is read as {float}, which JSON cannot hold");
+                        let message =
+                            format!("line {line} column {column}: {text} is read as {float}, which JSON cannot hold");
                         return Some(Read::Refused(message));
                     }
                 }

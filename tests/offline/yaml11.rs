@@ -60,7 +60,10 @@ fn manifests_read_as_kubectl_reads_them() {
         assert_eq!(objects(&ours), objects(&theirs), "{file} (left: kubeupd, right: kubectl)");
         if !ours.status.success() {
             let stderr = String::from_utf8_lossy(&ours.stderr);
-            assert!(stderr.starts_with(&format!("error: testdata/yaml11/{file} (document 1): invalid YAML: line ")), "{stderr}");
+            assert!(
+                stderr.starts_with(&format!("error: testdata/yaml11/{file} (document 1): invalid YAML: line ")),
+                "{stderr}"
+            );
         }
     }
 }
