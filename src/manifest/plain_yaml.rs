@@ -2,7 +2,8 @@
 //!
 //! As kubectl reads it ([`Dialect::Kubectl`]): every plain scalar as go-yaml v2 reads it (YAML
 //! 1.1, see [`go_yaml`]), keys included (`y:` is the key `true`), anchors and aliases, merge keys
-//! as go-yaml v2 merges them (in order, a later key winning), and `!!str`; YAML 1.1-only booleans
+//! as go-yaml v2 merges them (in order, a later key winning), the tags `!!str`, `!!int`,
+//! `!!float`, `!!bool`, `!!null`, `!!map`, `!!seq` and tags not of YAML's own; YAML 1.1-only booleans
 //! read unquoted are noted ([`Truthy`]). A key or a value that JSON cannot hold (a null key,
 //! `.inf`) is refused, as kubectl refuses it.
 //!
@@ -108,13 +109,17 @@ pub(super) fn value(text: &str, dialect: Dialect) -> Option<Read> {
             }
             Event::Scalar(text, style, anchor, tag) if kubectl => {
                 let plain = style == ScalarStyle::Plain && tag.is_none();
-                if !plain && tag.is_some_and(|tag| !is_core(&tag, "str")) {
-                    return None;
-                }
                 if plain && let Some(flag) = go_yaml::yaml11_only_bool(&text) {
                     truthy.push(Truthy { line, word: text.to_string(), value: flag });
                 }
-                let read = if plain { go_yaml::resolve(&text) } else { go_yaml::Plain::Text };
+                let read = match tag {
+                    None if plain => go_yaml::resolve(&text),
+                    None => go_yaml::Plain::Text,
+                    Some(tag) => match tagged(&tag, &text)? {
+                        Ok(read) => read,
+                        Err(message) => return Some(Read::Refused(format!("line {line} column {column}: {message}"))),
+                    },
+                };
                 if awaits_key {
                     if anchor != 0 {
                         return None;
@@ -160,7 +165,7 @@ pub(super) fn value(text: &str, dialect: Dialect) -> Option<Read> {
             Event::SequenceStart(_, anchor, ref tag) | Event::MappingStart(_, anchor, ref tag) => {
                 let is_sequence = matches!(event, Event::SequenceStart(..));
                 let core = if is_sequence { "seq" } else { "map" };
-                let tag_read = tag.as_ref().is_none_or(|tag| kubectl && is_core(tag, core));
+                let tag_read = tag.as_ref().is_none_or(|tag| kubectl && (is_core(tag, core) || !is_core_handle(tag)));
                 if (anchor != 0 && !kubectl) || !tag_read || awaits_key || open.len() >= MAX_DEPTH {
                     return None;
                 }
@@ -220,6 +225,37 @@ fn set_next_key(open: &mut [Open], key: Key) {
 /// Whether `tag` is the core schema's `!!suffix`.
 fn is_core(tag: &Tag, suffix: &str) -> bool {
     tag.is_yaml_core_schema_tag(suffix)
+}
+
+/// Whether `tag` is one of YAML's own (`!!...`), which go-yaml v2 resolves or refuses; others
+/// (`!thing`) it ignores.
+fn is_core_handle(tag: &Tag) -> bool {
+    tag.handle() == "tag:yaml.org,2002:"
+}
+
+/// What go-yaml v2 reads a scalar tagged `tag` as (`resolve(tag, text)`), or its refusal (`cannot
+/// decode !!str `abc` as a !!int`); `None` for the tags left to serde-saphyr (`!!binary`,
+/// `!!timestamp`, `!!map` on a scalar, ...). A tag not of YAML's own is ignored: the text stays.
+fn tagged(tag: &Tag, text: &str) -> Option<Result<go_yaml::Plain, String>> {
+    use go_yaml::Plain;
+    if !is_core_handle(tag) || is_core(tag, "str") {
+        return Some(Ok(Plain::Text));
+    }
+    let wanted = ["int", "float", "bool", "null"].into_iter().find(|suffix| is_core(tag, suffix))?;
+    let read = go_yaml::resolve(text);
+    let found = match read {
+        Plain::Null => "null",
+        Plain::Bool(_) => "bool",
+        Plain::Int(_) | Plain::Uint(_) => "int",
+        Plain::Float(_) => "float",
+        Plain::Text => "str",
+    };
+    Some(match (wanted, read) {
+        ("float", Plain::Int(integer)) => Ok(Plain::Float(integer as f64)),
+        ("float", Plain::Uint(integer)) => Ok(Plain::Float(integer as f64)),
+        _ if wanted == found => Ok(read),
+        _ => Err(format!("cannot decode !!{found} `{text}` as a !!{wanted}")),
+    })
 }
 
 /// go-yaml v2's merge of `value` (a mapping, or a sequence of them, the earlier winning) into
@@ -395,9 +431,28 @@ mod tests {
         assert_eq!(refused("a: 1\nb: 2\na: 3\n"), "line 3 column 1: duplicate mapping key: a");
     }
 
+    /// Each as `kubectl patch --local -o json` read it (kubectl 1.37.1).
+    #[test]
+    fn kubectl_reads_tags_as_go_yaml_v2() {
+        let text = "int: !!int \"12\"\nfloat: !!float 3\nbool: !!bool \"Off\"\nnothing: !!null \"\"\n\
+                    str: !!str 0777\ncustom: !thing yes\nmap: !thing {a: on}\nseq: !!seq [y]\n";
+        let expected = json!({
+            "int": 12, "float": 3.0, "bool": false, "nothing": null, "str": "0777", "custom": "yes",
+            "map": {"a": true}, "seq": [true],
+        });
+        let Read::Value(read, truthy) = kubectl(text) else { panic!("refused") };
+        assert_eq!(read, expected);
+        // Only the untagged words are warned of.
+        assert_eq!(truthy.iter().map(|t| t.word.as_str()).collect::<Vec<_>>(), ["on", "y"]);
+        assert_eq!(
+            kubectl("a: !!int abc\n"),
+            Read::Refused("line 1 column 10: cannot decode !!str `abc` as a !!int".into())
+        );
+    }
+
     #[test]
     fn kubectl_leaves_other_tags_to_serde_saphyr() {
-        for text in ["a: !!int 1\n", "a: !custom x\n", "&k a: 1\n", "? [a]\n: 1\n", "a: *missing\n"] {
+        for text in ["a: !!binary aGk=\n", "a: !!map x\n", "&k a: 1\n", "? [a]\n: 1\n", "a: *missing\n"] {
             assert_eq!(value(text, Dialect::Kubectl), None, "{text:?}");
         }
     }
