@@ -330,6 +330,18 @@ fn yaml_document(
     Ok((value, warnings))
 }
 
+/// The single YAML document `text` as kubectl reads YAML given on its command line (`patch -p`,
+/// through `sigs.k8s.io/yaml`: YAML 1.1, keys included); the error is the parser's, on one line.
+pub fn yaml_value(text: &str) -> Result<Value, String> {
+    let document = block_scalar_end::as_go_reads(text);
+    match plain_yaml::value(&document, Dialect::Kubectl) {
+        Some(plain_yaml::Read::Value(value, _)) => Ok(value),
+        Some(plain_yaml::Read::Refused(message)) => Err(message),
+        None => serde_saphyr::from_str_with_options(&document, yaml_options(Dialect::Kubectl))
+            .map_err(|err| describe_yaml_error(&err.to_string(), 0)),
+    }
+}
+
 /// The parser's limits: serde-saphyr's defaults (which stop alias bombs and runaway documents),
 /// with nesting allowed as deep as serde_json allows it, for large CustomResourceDefinition schemas.
 /// Comments are skipped rather than kept (nothing reads them, and a run of commented-out lines
