@@ -80,10 +80,10 @@ fn number(text: &str) -> Plain {
     if let Some(integer) = go_parse_int(&plain) {
         return integer;
     }
-    if is_yaml_float(&plain) {
-        if let Plain::Float(float) = finite(&plain) {
-            return Plain::Float(float);
-        }
+    if is_yaml_float(&plain)
+        && let Plain::Float(float) = finite(&plain)
+    {
+        return Plain::Float(float);
     }
     // `0b` then a signed binary number, which `ParseInt(s, 0, 64)` refused.
     let (negative, binary) = match (plain.strip_prefix("0b"), plain.strip_prefix("-0b")) {
