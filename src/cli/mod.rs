@@ -346,6 +346,17 @@ where
     Ok(cli)
 }
 
+/// Prints a warning about what a manifest reader read, each once: a fleet's contexts and
+/// `apply --plan` read the same files again.
+fn print_reading_warning(text: &str) {
+    static SHOWN: std::sync::Mutex<std::collections::BTreeSet<String>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let mut shown = SHOWN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if shown.insert(text.to_string()) {
+        eprintln!("Warning: {text}");
+    }
+}
+
 /// Parses the command line, runs the verb, prints errors the way kubectl does and returns the exit code.
 pub fn run() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
@@ -361,6 +372,7 @@ pub fn run() -> ExitCode {
         eprintln!("{warning}");
     }
     init_logging(cli.global.verbosity);
+    crate::manifest::on_warning(print_reading_warning);
     let warnings_as_errors = cli.global.warnings_as_errors;
     let result = match cli.command {
         _ if let Err(err) = cli.global.check() => Err(err),

@@ -99,12 +99,16 @@ pub fn go_integer(value: f64) -> Option<i64> {
 }
 
 /// Turns every whole float in `value` into the integer kubectl would send in its place, so that
-/// `replicas: 2.0` reaches the server as `2` (which it takes) rather than `2.0` (which it refuses).
+/// `replicas: 2.0` reaches the server as `2` (which it takes) rather than `2.0` (which it refuses);
+/// and an integer beyond `int64` into the float kubectl reads it as (apimachinery's JSON reading
+/// takes an `int64`, else a `float64`).
 pub fn whole_floats_as_integers(value: &mut Value) {
     match value {
         Value::Number(number) => {
             if let Some(integer) = number.as_f64().filter(|_| number.is_f64()).and_then(go_integer) {
                 *value = Value::from(integer);
+            } else if let Some(large) = number.as_u64().filter(|large| i64::try_from(*large).is_err()) {
+                *value = serde_json::Number::from_f64(large as f64).map_or(Value::Null, Value::Number);
             }
         }
         Value::Array(items) => items.iter_mut().for_each(whole_floats_as_integers),

@@ -1,8 +1,9 @@
 //! What must match Go byte for byte, shared by the printers, the last-applied annotation, the
 //! merge engine and the command line: Go's JSON encoding (escapes, compact and indented forms,
 //! float format), Go's `%v` text of decoded JSON values, go-yaml's key order, the tab writer
-//! kubectl's watch prints through, how Go reads YAML into a struct (kustomize's files), and the
-//! parsers pflag reads flag values with (`strconv`, `time.ParseDuration`, `encoding/csv`).
+//! kubectl's watch prints through, how go-yaml v2 reads a plain scalar (kubectl's YAML 1.1), how
+//! Go reads YAML into a struct (kustomize's files), and the parsers pflag reads flag values with
+//! (`strconv`, `time.ParseDuration`, `encoding/csv`).
 //!
 //! kubectl is written in Go, and users compare its output, its annotations and its patches with
 //! ours; this module is the one place that knows how Go writes values. It uses nothing else of the
@@ -19,6 +20,7 @@ pub mod tabwriter;
 pub mod time;
 pub mod tls;
 pub mod unmarshal;
+pub mod yaml;
 
 use serde::Deserialize as _;
 

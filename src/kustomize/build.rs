@@ -627,7 +627,7 @@ impl Builder<'_> {
             if let Some(origin) = origin(kind_name) {
                 origin::set_origin(&mut generated, &origin);
             }
-            generated.needs_hash = !options.disable_name_suffix_hash.unwrap_or(false);
+            generated.needs_hash = !options.disable_name_suffix_hash;
             // kustomize reads a behavior it does not know as unspecified, which creates.
             let namespace = generator.namespace.as_deref().unwrap_or_default();
             let existing = resources
@@ -747,8 +747,9 @@ fn merge_generated(
         }
     }
     existing.object = object;
-    if let Some(disabled) = options.disable_name_suffix_hash {
-        existing.needs_hash = !disabled;
+    // The merged object keeps the existing one's suffix, unless the generator disables it.
+    if options.disable_name_suffix_hash {
+        existing.needs_hash = false;
     }
 }
 

@@ -196,6 +196,9 @@ pub enum Error {
     NoPatchTarget { id: String, source: Box<Error> },
     #[error("invalid JSON 6902 patch: {0}")]
     InvalidJson6902(Box<JsonPatchError>),
+    /// A JSON 6902 operation whose path evanphx/json-patch v4 cannot follow, in its words.
+    #[error("{0}")]
+    Json6902Path(String),
     #[error("resource with name {name} does not match a config with the following GVK [{gvks}]")]
     ReplicasMatchNothing { name: String, gvks: String },
     #[error("namespace transformation produces ID conflict: [{0}]")]

@@ -140,17 +140,17 @@ fn base64(value: &[u8]) -> String {
     lines
 }
 
-/// `base` overridden by `overlay`: labels and annotations merged, the flags taken from the
-/// overlay when it sets them.
-pub fn merge_options(base: Option<&GeneratorOptions>, overlay: Option<&GeneratorOptions>) -> GeneratorOptions {
-    let mut merged = base.cloned().unwrap_or_default();
-    if let Some(overlay) = overlay {
-        merged.labels.extend(overlay.labels.clone());
-        merged.annotations.extend(overlay.annotations.clone());
-        if overlay.disable_name_suffix_hash.is_some() {
-            merged.disable_name_suffix_hash = overlay.disable_name_suffix_hash;
-        }
-        merged.immutable |= overlay.immutable;
+/// A generator's own `options` (`local`) with the kustomization's `generatorOptions` (`global`)
+/// merged in, as kustomize merges the Go structs (`MergeGlobalOptionsIntoLocal`): the local labels
+/// and annotations win, and a flag is set when either sets it. Go cannot tell a `false` written
+/// from one left out, so a local `disableNameSuffixHash: false` does not undo a global `true`.
+pub fn merge_options(global: Option<&GeneratorOptions>, local: Option<&GeneratorOptions>) -> GeneratorOptions {
+    let mut merged = global.cloned().unwrap_or_default();
+    if let Some(local) = local {
+        merged.labels.extend(local.labels.clone());
+        merged.annotations.extend(local.annotations.clone());
+        merged.disable_name_suffix_hash |= local.disable_name_suffix_hash;
+        merged.immutable |= local.immutable;
     }
     merged
 }
@@ -218,6 +218,23 @@ mod tests {
         let object = object(GeneratedKind::ConfigMap, &generator, &pairs, &GeneratorOptions::default());
         assert_eq!(hash_suffix(&object), "7gdc49gk6d");
         assert_eq!(object["data"], json!({"a": "1", "b": "2"}));
+    }
+
+    #[test]
+    fn options_merge_as_kustomize_merges_the_go_structs() {
+        let options = |disable: bool, labels: &[(&str, &str)]| GeneratorOptions {
+            disable_name_suffix_hash: disable,
+            labels: labels.iter().map(|(key, value)| (key.to_string(), value.to_string())).collect(),
+            ..GeneratorOptions::default()
+        };
+        let global = options(true, &[("scope", "global"), ("both", "global")]);
+        let merged = merge_options(Some(&global), Some(&options(false, &[("both", "local")])));
+        // A local false is Go's zero value: it never undoes a global true.
+        assert!(merged.disable_name_suffix_hash);
+        assert_eq!(merged.labels["both"], "local");
+        assert_eq!(merged.labels["scope"], "global");
+        assert!(merge_options(Some(&options(false, &[])), Some(&options(true, &[]))).disable_name_suffix_hash);
+        assert!(!merge_options(None, Some(&options(false, &[]))).disable_name_suffix_hash);
     }
 
     #[test]

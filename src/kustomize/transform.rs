@@ -18,6 +18,7 @@ use crate::gocompat::json::to_compact;
 use crate::manifest::{self, Dialect, LabelSelector};
 use crate::merge::json_patch;
 use crate::schema::OpenApiSchema;
+use ::json_patch::jsonptr;
 
 /// Called after each transformer kustomize would configure, with its kind
 /// (`PrefixTransformer`, ...), for `buildMetadata`'s records.
@@ -289,7 +290,8 @@ fn json6902(resources: &mut [Resource], target: &Selector, patch: &Value) -> Res
         // It may rename: the name it had is remembered, as kustomize remembers it.
         resource.store_previous_id();
         let id = resource.id();
-        let operations = replacing_missing_keys_as_adds(&resource.object, &operations);
+        // v4's refusals are kustomize's words, which it says without the resource.
+        let operations = as_json_patch_v4_applies(&resource.object, &operations)?;
         json_patch::apply(&mut resource.object, &operations)
             .map_err(|err| Error::Patching { id, source: Box::new(err.into()) })?;
         // kustomize rebuilds the object from JSON: nothing in it is linked any more.
@@ -299,13 +301,47 @@ fn json6902(resources: &mut [Resource], target: &Selector, patch: &Value) -> Res
 }
 
 /// `operations` as kustomize's JSON patch library (evanphx/json-patch v4) applies them to
-/// `document`: a `replace` of a key its object lacks adds it (RFC 6902, and the engine kubeupd
-/// shares with `patch`, refuse it). Each operation is tried on a copy to know what the next sees.
-fn replacing_missing_keys_as_adds(document: &Value, operations: &::json_patch::Patch) -> ::json_patch::Patch {
+/// `document`, for the engine kubeupd shares with `patch` (RFC 6902):
+/// - an array index in a path is read as Go's `strconv.Atoi` reads it (`01`, `+1`), and a
+///   negative one counts from the end (`-1` is the last item; for an `add`, `-1` is past it);
+/// - a `replace` of a key its object lacks adds it;
+/// - a path whose parent is missing (or null, or not a collection) is refused in v4's words
+///   (`add operation does not apply: doc is missing path: "/a/b": missing value`).
+///
+/// Each operation is tried on a copy to know what the next sees.
+fn as_json_patch_v4_applies(document: &Value, operations: &::json_patch::Patch) -> Result<::json_patch::Patch, Error> {
     use ::json_patch::{AddOperation, PatchOperation};
     let mut seen = document.clone();
     let mut adapted = Vec::new();
     for operation in &operations.0 {
+        let mut operation = operation.clone();
+        let (op, path, from) = match &mut operation {
+            PatchOperation::Add(add) => ("add", &mut add.path, None),
+            PatchOperation::Remove(remove) => ("remove", &mut remove.path, None),
+            PatchOperation::Replace(replace) => ("replace", &mut replace.path, None),
+            PatchOperation::Move(moved) => ("move", &mut moved.path, Some(&mut moved.from)),
+            PatchOperation::Copy(copy) => ("copy", &mut copy.path, Some(&mut copy.from)),
+            PatchOperation::Test(test) => ("test", &mut test.path, None),
+        };
+        if let Some(from) = from {
+            *from = v4_path(&seen, from, false).ok_or_else(|| {
+                Error::Json6902Path(format!(
+                    "{op} operation does not apply: doc is missing from path: {from}: missing value"
+                ))
+            })?;
+        }
+        *path = v4_path(&seen, path, matches!(op, "add" | "move" | "copy")).ok_or_else(|| {
+            Error::Json6902Path(match op {
+                "add" | "remove" => {
+                    format!("{op} operation does not apply: doc is missing path: \"{path}\": missing value")
+                }
+                "test" => format!("test operation does not apply: is missing path: {path}: missing value"),
+                "move" | "copy" => {
+                    format!("{op} operation does not apply: doc is missing destination path: {path}: missing value")
+                }
+                _ => format!("{op} operation does not apply: doc is missing path: {path}: missing value"),
+            })
+        })?;
         let missing_key = |path: &::json_patch::jsonptr::Pointer| {
             path.split_back().is_some_and(|(parent, key)| {
                 seen.pointer(parent.as_str())
@@ -315,15 +351,60 @@ fn replacing_missing_keys_as_adds(document: &Value, operations: &::json_patch::P
         };
         let operation = match operation {
             PatchOperation::Replace(replace) if missing_key(&replace.path) => {
-                PatchOperation::Add(AddOperation { path: replace.path.clone(), value: replace.value.clone() })
+                PatchOperation::Add(AddOperation { path: replace.path, value: replace.value })
             }
-            other => other.clone(),
+            other => other,
         };
         // A failing operation fails the whole patch below, in the engine's words.
         let _ = ::json_patch::patch(&mut seen, std::slice::from_ref(&operation));
         adapted.push(operation);
     }
-    ::json_patch::Patch(adapted)
+    Ok(::json_patch::Patch(adapted))
+}
+
+/// `path` with its array indices as v4 reads them in `document`, written as RFC 6902 reads them;
+/// `None` when v4 finds no object or array to hold its last token (a missing or null parent, a
+/// scalar, the root). `inserts`: the last token is where a value goes in (`add`, and the
+/// destination of `move` and `copy`), so an array's `-1` is past its last item. A last token v4
+/// refuses is left as it is, for the engine to refuse.
+fn v4_path(document: &Value, path: &jsonptr::Pointer, inserts: bool) -> Option<jsonptr::PointerBuf> {
+    let tokens: Vec<String> = path.tokens().map(|token| token.decoded().into_owned()).collect();
+    let (last, parents) = tokens.split_last()?;
+    let mut at = document;
+    let mut written: Vec<String> = Vec::with_capacity(tokens.len());
+    for token in parents {
+        match at {
+            Value::Object(map) => {
+                at = map.get(token)?;
+                written.push(token.clone());
+            }
+            Value::Array(items) => {
+                let index = v4_index(token, items.len(), false)?;
+                at = &items[index];
+                written.push(index.to_string());
+            }
+            _ => return None,
+        }
+    }
+    match at {
+        Value::Object(_) => written.push(last.clone()),
+        Value::Array(items) if last != "-" => match v4_index(last, items.len(), inserts) {
+            Some(index) => written.push(index.to_string()),
+            None => written.push(last.clone()),
+        },
+        Value::Array(_) => written.push(last.clone()),
+        _ => return None,
+    }
+    Some(jsonptr::PointerBuf::from_tokens(written.iter().map(|token| jsonptr::Token::new(token.as_str()))))
+}
+
+/// The index `token` names in an array of `len` items as v4 reads it: Go's `strconv.Atoi`, a
+/// negative one counted from the end (of `len + 1` places when inserting); `None` out of range.
+fn v4_index(token: &str, len: usize, inserts: bool) -> Option<usize> {
+    let places = i64::try_from(len).ok()? + i64::from(inserts);
+    let index: i64 = token.parse().ok()?;
+    let index = if index < 0 { index + places } else { index };
+    (0..places).contains(&index).then_some(index as usize)
 }
 
 /// A patch's `target`, compiled: group, version, kind, name and namespace are anchored regular

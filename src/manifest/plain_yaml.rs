@@ -1,47 +1,104 @@
-//! The usual manifest document read straight from the YAML parser's events: collections of text
-//! keys, and scalars that are text, `true`, `false`, `null`, a plain count or a fraction. serde-saphyr reads
-//! such a document to the same value through serde, several times slower (parsing is most of a
-//! large build's time). Anything else — a tag, an anchor or an alias, a merge key, a duplicate
-//! key, a `%YAML` directive, a plain scalar YAML may read as another number, boolean or null, an
-//! error — makes [`value`] answer `None`, and the caller reads the document with serde-saphyr,
-//! whose reading stays the reference (and whose words name the errors).
+//! A YAML document read straight from the YAML parser's events.
+//!
+//! As kubectl reads it ([`Dialect::Kubectl`]): every plain scalar as go-yaml v2 reads it (YAML
+//! 1.1, see [`go_yaml`]), keys included (`y:` is the key `true`), anchors and aliases, merge keys
+//! as go-yaml v2 merges them (in order, a later key winning), the tags `!!str`, `!!int`,
+//! `!!float`, `!!bool`, `!!null`, `!!map`, `!!seq` and tags not of YAML's own; YAML 1.1-only booleans
+//! read unquoted are noted ([`Truthy`]). A key or a value that JSON cannot hold (a null key,
+//! `.inf`) is refused, as kubectl refuses it.
+//!
+//! As kustomize's kyaml reads it ([`Dialect::Kustomize`]), only the usual manifest: collections of
+//! text keys, and scalars that are text, `true`, `false`, `null`, a plain count or a fraction.
+//!
+//! serde-saphyr reads such a document to the same value through serde, several times slower
+//! (parsing is most of a large build's time). Anything else — another tag, a duplicate key, a
+//! `%YAML` directive, an error, and for kustomize an anchor, an alias, a merge key or a plain
+//! scalar YAML may read as another number, boolean or null — makes [`value`] answer `None`, and
+//! the caller reads the document with serde-saphyr, whose words name the errors.
 
 use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
-use serde_saphyr::granit_parser::{Event, Options, Parser, ScalarStyle};
+use serde_saphyr::granit_parser::{Event, Options, Parser, ScalarStyle, Tag};
 
-/// Deeper, larger or longer documents (counted in parser events, at least one per node) are left
-/// to serde-saphyr, whose budget (128 levels as `yaml_options` sets it, 250,000 nodes, 64 MiB of
-/// scalars) decides whether to read them.
+use super::Dialect;
+use crate::gocompat::yaml::{self as go_yaml};
+
+/// Deeper, larger or longer documents (counted in parser events, at least one per node, and the
+/// nodes aliases repeat) are left to serde-saphyr, whose budget (128 levels as `yaml_options`
+/// sets it, 250,000 nodes, 64 MiB of scalars) decides whether to read them.
 const MAX_DEPTH: usize = 100;
 const MAX_NODES: usize = 200_000;
 const MAX_BYTES: usize = 32 << 20;
 
-/// A collection being read.
-enum Open {
-    Sequence(Vec<Value>),
-    /// A mapping, with the key whose value comes next.
-    Mapping(Map<String, Value>, Option<String>),
+/// A YAML 1.1-only boolean (`yes`, `on`, `y`, `no`, ...) read unquoted as kubectl reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Truthy {
+    /// The line, counting from 1 in the document.
+    pub line: usize,
+    pub word: String,
+    pub value: bool,
 }
 
-/// The value of the single YAML document `text`, when it has only the shapes described above.
-pub(super) fn value(text: &str) -> Option<Value> {
+/// What a document read here is.
+#[derive(Debug, PartialEq)]
+pub(super) enum Read {
+    /// Its value, with the YAML 1.1-only booleans read unquoted.
+    Value(Value, Vec<Truthy>),
+    /// YAML whose value JSON cannot hold, as kubectl refuses it: why, after `line L column C: `.
+    Refused(String),
+}
+
+/// A collection being read, and its anchor (0 for none).
+struct Open {
+    collection: Collection,
+    anchor: usize,
+}
+
+enum Collection {
+    Sequence(Vec<Value>),
+    /// A mapping, with the key whose value comes next, and once a merge key has been read the
+    /// keys written in it (a merged key is no duplicate of them).
+    Mapping(Map<String, Value>, Option<Key>, Option<HashSet<String>>),
+}
+
+/// A mapping key read, with where it was and whether it was written otherwise (`y` for `true`).
+enum Key {
+    Name {
+        name: String,
+        written: Option<String>,
+        line: usize,
+        column: usize,
+    },
+    /// `<<`: the value's mappings are merged in.
+    Merge,
+}
+
+/// The value of the single YAML document `text` as `dialect` reads it, when it has only the
+/// shapes described above.
+pub(super) fn value(text: &str, dialect: Dialect) -> Option<Read> {
     if text.len() > MAX_BYTES {
         return None;
     }
+    let kubectl = dialect == Dialect::Kubectl;
     let mut options = Options::default();
     options.emit_comments = false;
     let mut open: Vec<Open> = Vec::new();
     let mut root = None;
     let mut documents = 0;
-    for (count, event) in Parser::new_from_str_with_options(text, options).enumerate() {
-        let (event, _) = event.ok()?;
-        if count > MAX_NODES {
+    let mut nodes = 0;
+    let mut anchors: HashMap<usize, (Value, usize)> = HashMap::new();
+    let mut truthy = Vec::new();
+    for event in Parser::new_from_str_with_options(text, options) {
+        let (event, span) = event.ok()?;
+        nodes += 1;
+        if nodes > MAX_NODES {
             return None;
         }
-        let awaits_key = matches!(open.last(), Some(Open::Mapping(_, None)));
-        let value = match event {
+        let awaits_key = matches!(open.last(), Some(Open { collection: Collection::Mapping(_, None, _), .. }));
+        let (line, column) = (span.start.line(), span.start.col() + 1);
+        let (value, anchor) = match event {
             Event::StreamStart | Event::StreamEnd | Event::DocumentEnd => continue,
             Event::DocumentStart(_, version) => {
                 documents += 1;
@@ -50,49 +107,191 @@ pub(super) fn value(text: &str) -> Option<Value> {
                 }
                 continue;
             }
+            Event::Scalar(text, style, anchor, tag) if kubectl => {
+                let plain = style == ScalarStyle::Plain && tag.is_none();
+                if plain && let Some(flag) = go_yaml::yaml11_only_bool(&text) {
+                    truthy.push(Truthy { line, word: text.to_string(), value: flag });
+                }
+                let read = match tag {
+                    None if plain => go_yaml::resolve(&text),
+                    None => go_yaml::Plain::Text,
+                    Some(tag) => match tagged(&tag, &text)? {
+                        Ok(read) => read,
+                        Err(message) => return Some(Read::Refused(format!("line {line} column {column}: {message}"))),
+                    },
+                };
+                if awaits_key {
+                    if anchor != 0 {
+                        return None;
+                    }
+                    let key = if plain && text == "<<" {
+                        Key::Merge
+                    } else {
+                        let name = match go_yaml::key_name(read, &text) {
+                            Ok(name) => name.into_owned(),
+                            Err(err) => return Some(Read::Refused(format!("line {line} column {column}: {err}"))),
+                        };
+                        let written = (name != text).then(|| text.into_owned());
+                        Key::Name { name, written, line, column }
+                    };
+                    set_next_key(&mut open, key);
+                    continue;
+                }
+                match go_yaml::json_value(read, &text) {
+                    Ok(value) => (value, anchor),
+                    Err(float) => {
+                        let message =
+                            format!("line {line} column {column}: {text} is read as {float}, which JSON cannot hold");
+                        return Some(Read::Refused(message));
+                    }
+                }
+            }
             Event::Scalar(text, style, anchor, tag) => {
                 if anchor != 0 || tag.is_some() {
                     return None;
                 }
                 if awaits_key {
-                    let key = key(text, style)?;
-                    if let Some(Open::Mapping(_, next)) = open.last_mut() {
-                        *next = Some(key);
-                    }
+                    let name = key(text, style)?;
+                    set_next_key(&mut open, Key::Name { name, written: None, line, column });
                     continue;
                 }
-                scalar(text, style)?
+                (scalar(text, style)?, 0)
+            }
+            Event::Alias(id) if kubectl && !awaits_key => {
+                let (value, size) = anchors.get(&id)?;
+                nodes += size;
+                (value.clone(), 0)
             }
             Event::SequenceStart(_, anchor, ref tag) | Event::MappingStart(_, anchor, ref tag) => {
-                if anchor != 0 || tag.is_some() || awaits_key || open.len() >= MAX_DEPTH {
+                let is_sequence = matches!(event, Event::SequenceStart(..));
+                let core = if is_sequence { "seq" } else { "map" };
+                let tag_read = tag.as_ref().is_none_or(|tag| kubectl && (is_core(tag, core) || !is_core_handle(tag)));
+                if (anchor != 0 && !kubectl) || !tag_read || awaits_key || open.len() >= MAX_DEPTH {
                     return None;
                 }
-                let is_sequence = matches!(event, Event::SequenceStart(..));
-                open.push(if is_sequence { Open::Sequence(Vec::new()) } else { Open::Mapping(Map::new(), None) });
+                let collection = match is_sequence {
+                    true => Collection::Sequence(Vec::new()),
+                    false => Collection::Mapping(Map::new(), None, None),
+                };
+                open.push(Open { collection, anchor });
                 continue;
             }
             Event::SequenceEnd => match open.pop()? {
-                Open::Sequence(items) => Value::Array(items),
-                Open::Mapping(..) => return None,
+                Open { collection: Collection::Sequence(items), anchor } => (Value::Array(items), anchor),
+                _ => return None,
             },
             Event::MappingEnd => match open.pop()? {
-                Open::Mapping(map, None) => Value::Object(map),
+                Open { collection: Collection::Mapping(map, None, _), anchor } => (Value::Object(map), anchor),
                 _ => return None,
             },
             _ => return None,
         };
-        match open.last_mut() {
+        if anchor != 0 {
+            anchors.insert(anchor, (value.clone(), size(&value)));
+        }
+        match open.last_mut().map(|open| &mut open.collection) {
             None if root.is_none() => root = Some(value),
             None => return None,
-            Some(Open::Sequence(items)) => items.push(value),
-            Some(Open::Mapping(map, key)) => {
-                if map.insert(key.take()?, value).is_some() {
-                    return None;
+            Some(Collection::Sequence(items)) => items.push(value),
+            Some(Collection::Mapping(map, next, written)) => match next.take()? {
+                Key::Merge => merge(map, written, value)?,
+                Key::Name { name, written: spelt, line, column } => {
+                    let duplicate = match written {
+                        Some(written) => !written.insert(name.clone()),
+                        None => map.contains_key(&name),
+                    };
+                    if duplicate && !kubectl {
+                        return None;
+                    }
+                    if duplicate {
+                        let read_as = spelt.map(|spelt| format!(" (`{spelt}` is read as {name})")).unwrap_or_default();
+                        let message = format!("line {line} column {column}: duplicate mapping key: {name}{read_as}");
+                        return Some(Read::Refused(message));
+                    }
+                    map.insert(name, value);
                 }
-            }
+            },
         }
     }
-    root
+    root.map(|root| Read::Value(root, truthy))
+}
+
+fn set_next_key(open: &mut [Open], key: Key) {
+    if let Some(Open { collection: Collection::Mapping(_, next, _), .. }) = open.last_mut() {
+        *next = Some(key);
+    }
+}
+
+/// Whether `tag` is the core schema's `!!suffix`.
+fn is_core(tag: &Tag, suffix: &str) -> bool {
+    tag.is_yaml_core_schema_tag(suffix)
+}
+
+/// Whether `tag` is one of YAML's own (`!!...`), which go-yaml v2 resolves or refuses; others
+/// (`!thing`) it ignores.
+fn is_core_handle(tag: &Tag) -> bool {
+    tag.handle() == "tag:yaml.org,2002:"
+}
+
+/// What go-yaml v2 reads a scalar tagged `tag` as (`resolve(tag, text)`), or its refusal (`cannot
+/// decode !!str `abc` as a !!int`); `None` for the tags left to serde-saphyr (`!!binary`,
+/// `!!timestamp`, `!!map` on a scalar, ...). A tag not of YAML's own is ignored: the text stays.
+fn tagged(tag: &Tag, text: &str) -> Option<Result<go_yaml::Plain, String>> {
+    use go_yaml::Plain;
+    if !is_core_handle(tag) || is_core(tag, "str") {
+        return Some(Ok(Plain::Text));
+    }
+    let wanted = ["int", "float", "bool", "null"].into_iter().find(|suffix| is_core(tag, suffix))?;
+    let read = go_yaml::resolve(text);
+    let found = match read {
+        Plain::Null => "null",
+        Plain::Bool(_) => "bool",
+        Plain::Int(_) | Plain::Uint(_) => "int",
+        Plain::Float(_) => "float",
+        Plain::Text => "str",
+    };
+    Some(match (wanted, read) {
+        ("float", Plain::Int(integer)) => Ok(Plain::Float(integer as f64)),
+        ("float", Plain::Uint(integer)) => Ok(Plain::Float(integer as f64)),
+        _ if wanted == found => Ok(read),
+        _ => Err(format!("cannot decode !!{found} `{text}` as a !!{wanted}")),
+    })
+}
+
+/// go-yaml v2's merge of `value` (a mapping, or a sequence of them, the earlier winning) into
+/// `map`: each merged key replaces what the mapping had, and a key written after the merge key
+/// replaces it in turn. `None` for anything else, which go-yaml refuses.
+fn merge(map: &mut Map<String, Value>, written: &mut Option<HashSet<String>>, value: Value) -> Option<()> {
+    let sources = match value {
+        Value::Object(source) => vec![source],
+        Value::Array(items) => {
+            let mut sources = Vec::with_capacity(items.len());
+            for item in items.into_iter().rev() {
+                match item {
+                    Value::Object(source) => sources.push(source),
+                    _ => return None,
+                }
+            }
+            sources
+        }
+        _ => return None,
+    };
+    if written.is_none() {
+        *written = Some(map.keys().cloned().collect());
+    }
+    for source in sources {
+        map.extend(source);
+    }
+    Some(())
+}
+
+/// How many nodes `value` has: what repeating it through an alias costs.
+fn size(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(size).sum::<usize>(),
+        Value::Object(map) => 1 + map.values().map(|value| 1 + size(value)).sum::<usize>(),
+        _ => 1,
+    }
 }
 
 /// A mapping key: text, unless YAML may read it as something else (or as a merge key).
@@ -171,6 +370,93 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn kustomize(text: &str) -> Option<Value> {
+        match value(text, Dialect::Kustomize)? {
+            Read::Value(value, truthy) => {
+                assert!(truthy.is_empty());
+                Some(value)
+            }
+            Read::Refused(message) => panic!("refused: {message}"),
+        }
+    }
+
+    fn kubectl(text: &str) -> Read {
+        value(text, Dialect::Kubectl).unwrap_or_else(|| panic!("left to serde-saphyr: {text:?}"))
+    }
+
+    /// Each as `kubectl patch --local -o json` read it (kubectl 1.37.1).
+    #[test]
+    fn kubectl_reads_yaml_11_keys_included() {
+        let text = "data:\n  y: one\n  yEs: two\n  a: yes\n  b: yEs\n  c: NO\n  d: 0777\n  e: 1_000\n  f: 1:20\n  \
+                    h: 0x1F\n  i: 0o17\n  j: 1e3\n  k: Off\n  l: 08\n  n: 2001-12-14\n  p: +12\n  q: 'yes'\n  \
+                    r: !!str on\n  0x1F: hex\n  1.5: float\n  t: Null\n  u: \"0777\"\n";
+        let expected = json!({"data": {
+            "true": "one", "yEs": "two", "a": true, "b": "yEs", "c": false, "d": 511, "e": 1000, "f": "1:20",
+            "h": 31, "i": 15, "j": 1000.0, "k": false, "l": 8.0, "false": "2001-12-14", "p": 12, "q": "yes",
+            "r": "on", "31": "hex", "1.5": "float", "t": null, "u": "0777",
+        }});
+        let Read::Value(read, truthy) = kubectl(text) else { panic!("refused") };
+        assert_eq!(read, expected);
+        let words: Vec<(usize, &str, bool)> = truthy.iter().map(|t| (t.line, t.word.as_str(), t.value)).collect();
+        assert_eq!(words, [(2, "y", true), (4, "yes", true), (6, "NO", false), (13, "Off", false), (15, "n", false)]);
+    }
+
+    #[test]
+    fn kubectl_reads_anchors_aliases_and_merge_keys_as_go_yaml_v2() {
+        let text = "base: &base {a: 1, b: 2}\nlist: &list [x, y]\ncopy: *list\n\
+                    merged:\n  a: 0\n  <<: [*base, {b: 3, c: 4}]\n  c: 5\n";
+        let expected = json!({
+            "base": {"a": 1, "b": 2},
+            "list": ["x", true],
+            "copy": ["x", true],
+            // The merge replaces what came before it; a later key replaces the merged one.
+            "merged": {"a": 1, "b": 2, "c": 5},
+        });
+        assert!(matches!(kubectl(text), Read::Value(read, _) if read == expected));
+    }
+
+    #[test]
+    fn kubectl_refuses_what_json_cannot_hold() {
+        let refused = |text: &str| match kubectl(text) {
+            Read::Refused(message) => message,
+            Read::Value(value, _) => panic!("read {value} from {text:?}"),
+        };
+        assert_eq!(refused("a: .inf\n"), "line 1 column 4: .inf is read as +Inf, which JSON cannot hold");
+        assert_eq!(refused("a:\n- -.Inf\n"), "line 2 column 3: -.Inf is read as -Inf, which JSON cannot hold");
+        assert_eq!(refused("~: a\n"), "line 1 column 1: a null key has no JSON name");
+        assert_eq!(
+            refused("data:\n  y: 1\n  yes: 2\n"),
+            "line 3 column 3: duplicate mapping key: true (`yes` is read as true)"
+        );
+        assert_eq!(refused("a: 1\nb: 2\na: 3\n"), "line 3 column 1: duplicate mapping key: a");
+    }
+
+    /// Each as `kubectl patch --local -o json` read it (kubectl 1.37.1).
+    #[test]
+    fn kubectl_reads_tags_as_go_yaml_v2() {
+        let text = "int: !!int \"12\"\nfloat: !!float 3\nbool: !!bool \"Off\"\nnothing: !!null \"\"\n\
+                    str: !!str 0777\ncustom: !thing yes\nmap: !thing {a: on}\nseq: !!seq [y]\n";
+        let expected = json!({
+            "int": 12, "float": 3.0, "bool": false, "nothing": null, "str": "0777", "custom": "yes",
+            "map": {"a": true}, "seq": [true],
+        });
+        let Read::Value(read, truthy) = kubectl(text) else { panic!("refused") };
+        assert_eq!(read, expected);
+        // Only the untagged words are warned of.
+        assert_eq!(truthy.iter().map(|t| t.word.as_str()).collect::<Vec<_>>(), ["on", "y"]);
+        assert_eq!(
+            kubectl("a: !!int abc\n"),
+            Read::Refused("line 1 column 10: cannot decode !!str `abc` as a !!int".into())
+        );
+    }
+
+    #[test]
+    fn kubectl_leaves_other_tags_to_serde_saphyr() {
+        for text in ["a: !!binary aGk=\n", "a: !!map x\n", "&k a: 1\n", "? [a]\n: 1\n", "a: *missing\n"] {
+            assert_eq!(value(text, Dialect::Kubectl), None, "{text:?}");
+        }
+    }
+
     #[test]
     fn the_usual_shapes_are_read_as_serde_saphyr_reads_them() {
         let text = "kind: Service\nspec:\n  ports:\n  - port: 80\n    name: \"80\"\n  flag: true\n  none: null\n  empty:\n  list: [a, 'b', 0]\nnote: |\n  two\n  lines\n";
@@ -179,10 +465,10 @@ mod tests {
             "spec": {"ports": [{"port": 80, "name": "80"}], "flag": true, "none": null, "empty": null, "list": ["a", "b", 0]},
             "note": "two\nlines\n",
         });
-        assert_eq!(value(text), Some(expected));
+        assert_eq!(kustomize(text), Some(expected));
         let texts = "memory: 100Mi\nperiod: 30s\nversion: 13.0.2\nratio: [0.5, 1.0, 01.50]\nargs: [--port=80, -Xmx1g, ./run, ..., .x, info, nano, yesterday, v1.2]\n";
         let reference: Value = serde_saphyr::from_str(texts).unwrap();
-        assert_eq!(value(texts), Some(reference));
+        assert_eq!(kustomize(texts), Some(reference));
     }
 
     #[test]
@@ -217,10 +503,10 @@ mod tests {
             "",
             "a: 99999999999999999999\n",
         ] {
-            assert_eq!(value(text), None, "{text:?}");
+            assert_eq!(value(text, Dialect::Kustomize), None, "{text:?}");
         }
         let many_nodes = format!("[{}]", "1, ".repeat(MAX_NODES));
-        assert_eq!(value(&many_nodes), None);
-        assert!(value(&format!("[{}]", "1, ".repeat(1000))).is_some());
+        assert_eq!(value(&many_nodes, Dialect::Kustomize), None);
+        assert!(value(&format!("[{}]", "1, ".repeat(1000)), Dialect::Kustomize).is_some());
     }
 }

@@ -198,15 +198,14 @@ impl<'a> KindPatcher<'a> {
     }
 }
 
-/// JSON first (so that JSON that is not also YAML, e.g. with tabs, still reads), then YAML.
+/// JSON first (so that JSON that is not also YAML, e.g. with tabs, still reads), then YAML as
+/// kubectl reads it.
 fn parse_json_or_yaml(text: &str) -> Result<Value, PatchError> {
     if let Ok(document) = serde_json::from_str(text) {
         return Ok(document);
     }
-    serde_saphyr::from_str::<Value>(text).map_err(|err| PatchError::Unparsable {
-        text: text.to_string(),
-        reason: err.to_string().lines().next().unwrap_or_default().to_string(),
-    })
+    // As kubectl reads it: YAML 1.1 (`paused: yes` is true, `y:` the key `true`).
+    crate::manifest::yaml_value(text).map_err(|reason| PatchError::Unparsable { text: text.to_string(), reason })
 }
 
 #[cfg(test)]
@@ -222,6 +221,9 @@ mod tests {
         assert_eq!(from_json, from_yaml);
         assert_eq!(from_json.body(), br#"{"spec":{"replicas":2}}"#);
         assert_eq!(from_json.patch_type().content_type(), "application/merge-patch+json");
+        // YAML as kubectl reads it (as `kubectl patch --local -p` did): YAML 1.1, keys included.
+        let yaml_11 = Patch::parse(PatchType::Merge, "data: {y: yes, mode: 0777, other: yEs}").unwrap();
+        assert_eq!(yaml_11.body(), br#"{"data":{"mode":511,"other":"yEs","true":true}}"#);
     }
 
     #[test]

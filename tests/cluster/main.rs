@@ -47,3 +47,4 @@ mod validation_table;
 mod version;
 mod wait;
 mod warnings;
+mod yaml11;

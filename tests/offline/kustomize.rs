@@ -164,6 +164,10 @@ fn bad_kustomizations_fail_as_in_kubectl() {
             ),
         ),
         ("missing-file", "accumulating resources from 'not-there.yaml'"),
+        (
+            "json6902-add-missing-parent",
+            r#"add operation does not apply: doc is missing path: "/metadata/labels/x": missing value"#,
+        ),
         ("cycle/a", "cycle detected"),
         ("duplicate-id", "may not add resource with an already registered id: ConfigMap.v1.[noGrp]/c.[noNs]"),
         ("outside-root/root", "security; file"),

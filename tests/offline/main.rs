@@ -12,3 +12,4 @@ mod kubectl_flags;
 mod kustomize;
 mod merge_properties;
 mod strategic_conformance;
+mod yaml11;

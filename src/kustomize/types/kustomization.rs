@@ -177,7 +177,7 @@ pub struct Generator {
 pub struct GeneratorOptions {
     pub labels: BTreeMap<String, String>,
     pub annotations: BTreeMap<String, String>,
-    pub disable_name_suffix_hash: Option<bool>,
+    pub disable_name_suffix_hash: bool,
     pub immutable: bool,
 }
 
