@@ -127,22 +127,36 @@ pub(super) fn value(text: &str, dialect: Dialect) -> Option<Read> {
                     let key = if plain && text == "<<" {
                         Key::Merge
                     } else {
-                        let name = match go_yaml::key_name(read, &text) {
-                            Ok(name) => name.into_owned(),
-                            Err(err) => return Some(Read::Refused(format!("line {line} column {column}: {err}"))),
+                        // Text is moved, not copied: most keys and values are text.
+                        let (name, written) = match read {
+                            go_yaml::Plain::Text => (text.into_owned(), None),
+                            read => match go_yaml::key_name(read, &text) {
+                                Ok(name) => {
+                                    let name = name.into_owned();
+                                    let written = (name != text).then(|| text.into_owned());
+                                    (name, written)
+                                }
+                                Err(err) => {
+                                    return Some(Read::Refused(format!("line {line} column {column}: {err}")));
+                                }
+                            },
                         };
-                        let written = (name != text).then(|| text.into_owned());
                         Key::Name { name, written, line, column }
                     };
                     set_next_key(&mut open, key);
                     continue;
                 }
-                match go_yaml::json_value(read, &text) {
-                    Ok(value) => (value, anchor),
-                    Err(float) => {
-                        let message =
-                            format!("line {line} column {column}: {text} is read as {float}, which JSON cannot hold");
-                        return Some(Read::Refused(message));
+                if read == go_yaml::Plain::Text {
+                    (Value::String(text.into_owned()), anchor)
+                } else {
+                    match go_yaml::json_value(read, &text) {
+                        Ok(value) => (value, anchor),
+                        Err(float) => {
+                            let message = format!(
+                                "line {line} column {column}: {text} is read as {float}, which JSON cannot hold"
+                            );
+                            return Some(Read::Refused(message));
+                        }
                     }
                 }
             }
