@@ -86,6 +86,11 @@ fn created_at(namespace: &TestNamespace, what: &str) -> i64 {
     seconds(get(namespace, what)["metadata"]["creationTimestamp"].as_str().unwrap())
 }
 
+/// `kubeupd apply -n NAMESPACE FLAGS -f FILE`, run to its end.
+fn kubeupd_apply(namespace: &TestNamespace, file: &tempfile::NamedTempFile, flags: &[&str]) -> std::process::Output {
+    namespace.kubeupd().args(["apply", "-n", &namespace.name]).args(flags).arg("-f").arg(file.path()).output().unwrap()
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -111,12 +116,7 @@ fn sync_waves_apply_in_order_each_after_the_one_before_is_ready() {
         "{}",
         text(&diff.stderr)
     );
-    let output = namespace
-        .kubeupd()
-        .args(["apply", "-n", &namespace.name, "--timeout=120s", "-f"])
-        .arg(file.path())
-        .output()
-        .unwrap();
+    let output = kubeupd_apply(&namespace, &file, &["--timeout=120s"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert_eq!(
         text(&output.stdout),
@@ -126,7 +126,7 @@ fn sync_waves_apply_in_order_each_after_the_one_before_is_ready() {
     assert!(created_at(&namespace, "deployment/web") >= available_since(&namespace, "db"));
     assert!(created_at(&namespace, "configmap/last") >= available_since(&namespace, "web"));
     // Applied again: nothing changes, and nothing waits longer than the objects take to be read.
-    let again = namespace.kubeupd().args(["apply", "-n", &namespace.name, "-f"]).arg(file.path()).output().unwrap();
+    let again = kubeupd_apply(&namespace, &file, &[]);
     assert!(again.status.success(), "{}", text(&again.stderr));
     assert!(text(&again.stdout).lines().all(|line| line.ends_with(" unchanged")), "{}", text(&again.stdout));
 }
@@ -140,12 +140,7 @@ fn kapp_change_rules_wait_for_the_group_they_follow() {
         config_map("migrations-done", "1", "kapp.k14s.io/change-rule: upsert after upserting example.com/db"),
         deployment("db", "postgres:17", 3, "kapp.k14s.io/change-group: example.com/db"),
     ]));
-    let output = namespace
-        .kubeupd()
-        .args(["apply", "-n", &namespace.name, "--timeout=120s", "-f"])
-        .arg(file.path())
-        .output()
-        .unwrap();
+    let output = kubeupd_apply(&namespace, &file, &["--timeout=120s"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(created_at(&namespace, "configmap/migrations-done") >= available_since(&namespace, "db"));
 }
@@ -171,8 +166,7 @@ fn what_a_webhook_intercepts_waits_for_the_workload_behind_its_service() {
         service.to_string(),
         deployment("checker", "nginx:1.27", 3, ""),
     ]));
-    let output =
-        namespace.kubeupd().args(["apply", "-n", ns, "--timeout=120s", "-f"]).arg(file.path()).output().unwrap();
+    let output = kubeupd_apply(&namespace, &file, &["--timeout=120s"]);
     let cleanup = || namespace.kubectl_ok(&["delete", "validatingwebhookconfiguration", ns]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(created_at(&namespace, "configmap/checked") >= available_since(&namespace, "checker"));
@@ -187,12 +181,7 @@ fn a_wave_that_fails_stops_the_waves_after_it() {
         deployment("broken", "kubeupd.invalid/fail/image-pull:1", 0, ""),
         config_map("after", "1", "argocd.argoproj.io/sync-wave: \"1\""),
     ]));
-    let output = namespace
-        .kubeupd()
-        .args(["apply", "-n", &namespace.name, "--timeout=20s", "-f"])
-        .arg(file.path())
-        .output()
-        .unwrap();
+    let output = kubeupd_apply(&namespace, &file, &["--timeout=20s"]);
     assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
     assert_eq!(text(&output.stdout), "deployment.apps/broken created\n");
     let stderr = text(&output.stderr);
@@ -227,12 +216,7 @@ fn atomic_puts_back_what_a_failed_apply_changed_and_deletes_what_it_created() {
     let namespace = TestNamespace::with_nodes("deploys-atomic");
     let ns = &namespace.name;
     let first = manifest(&documents(&[deployment("web", "nginx:1.27", 0, ""), config_map("settings", "1", "")]));
-    let output = namespace
-        .kubeupd()
-        .args(["apply", "-n", ns, "--wait-ready", "--timeout=120s", "-f"])
-        .arg(first.path())
-        .output()
-        .unwrap();
+    let output = kubeupd_apply(&namespace, &first, &["--wait-ready", "--timeout=120s"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     // Another manager owns a field too: its ownership must come back as well.
     namespace.kubectl_ok(&["label", "configmap", "settings", "-n", ns, "owner=someone", "--field-manager=someone"]);
@@ -243,12 +227,7 @@ fn atomic_puts_back_what_a_failed_apply_changed_and_deletes_what_it_created() {
         config_map("settings", "2", ""),
         config_map("added", "1", ""),
     ]));
-    let output = namespace
-        .kubeupd()
-        .args(["apply", "-n", ns, "--atomic", "--timeout=20s", "-f"])
-        .arg(second.path())
-        .output()
-        .unwrap();
+    let output = kubeupd_apply(&namespace, &second, &["--atomic", "--timeout=20s"]);
     assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
     let stderr = text(&output.stderr);
     assert!(stderr.contains("rolling back (--atomic): 3 objects this run changed\n"), "{stderr}");
