@@ -64,25 +64,31 @@ fn repository() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// kubectl's outputs of `runs`, in order, from `testdata/golden/NAME.json`. `inputs` are the files
-/// and directories the runs read; they are hashed with the runs' arguments.
-pub fn kubectl(name: &str, inputs: &[&Path], runs: &[Run]) -> Vec<Output> {
+/// The golden `testdata/golden/NAME.json`, recorded first by `record` (given its path and the
+/// inputs' hash) when `KUBEUPD_GOLDEN` asks for it; its inputs must hash to `inputs_sha256`.
+fn golden(name: &str, inputs_sha256: &str, record: impl FnOnce(&Path, &str)) -> Value {
     let path = repository().join("testdata/golden").join(format!("{name}.json"));
-    let inputs_sha256 = inputs_sha256(inputs, runs);
     match std::env::var("KUBEUPD_GOLDEN").as_deref() {
-        Ok("record") => record(&path, &inputs_sha256, runs),
-        Ok("refresh") if is_stale(&path, &inputs_sha256) => record(&path, &inputs_sha256, runs),
+        Ok("record") => record(&path, inputs_sha256),
+        Ok("refresh") if is_stale(&path, inputs_sha256) => record(&path, inputs_sha256),
         _ => {}
     }
     let golden =
         read(&path).unwrap_or_else(|err| panic!("{}: {err}: record it with scripts/golden.sh", path.display()));
     assert_eq!(
         golden["inputs_sha256"].as_str(),
-        Some(inputs_sha256.as_str()),
+        Some(inputs_sha256),
         "{}: its inputs changed since kubectl {} recorded it: run scripts/golden.sh",
         path.display(),
         golden["kubectl"]
     );
+    golden
+}
+
+/// kubectl's outputs of `runs`, in order, from `testdata/golden/NAME.json`. `inputs` are the files
+/// and directories the runs read; they are hashed with the runs' arguments.
+pub fn kubectl(name: &str, inputs: &[&Path], runs: &[Run]) -> Vec<Output> {
+    let golden = golden(name, &inputs_sha256(inputs, runs), |path, sha256| record(path, sha256, runs));
     let recorded = golden["runs"].as_array().expect("the recorded runs");
     runs.iter()
         .zip(recorded)
@@ -99,24 +105,9 @@ pub fn kubectl(name: &str, inputs: &[&Path], runs: &[Run]) -> Vec<Output> {
 /// matter, only whether kubectl took the line (thousands of lines, each with `--help`). Recorded
 /// as [`kubectl`] records, on all cores.
 pub fn verdicts(name: &str, runs: &[Run]) -> Vec<(i32, String)> {
-    let path = repository().join("testdata/golden").join(format!("{name}.json"));
-    let inputs_sha256 = inputs_sha256(&[], runs);
-    match std::env::var("KUBEUPD_GOLDEN").as_deref() {
-        Ok("record") => record_verdicts(&path, &inputs_sha256, runs),
-        Ok("refresh") if is_stale(&path, &inputs_sha256) => record_verdicts(&path, &inputs_sha256, runs),
-        _ => {}
-    }
-    let golden =
-        read(&path).unwrap_or_else(|err| panic!("{}: {err}: record it with scripts/golden.sh", path.display()));
-    assert_eq!(
-        golden["inputs_sha256"].as_str(),
-        Some(inputs_sha256.as_str()),
-        "{}: its inputs changed since kubectl {} recorded it: run scripts/golden.sh",
-        path.display(),
-        golden["kubectl"]
-    );
+    let golden = golden(name, &inputs_sha256(&[], runs), |path, sha256| record_verdicts(path, sha256, runs));
     let recorded = golden["runs"].as_array().expect("the recorded runs");
-    assert_eq!(recorded.len(), runs.len(), "{}: one verdict a run", path.display());
+    assert_eq!(recorded.len(), runs.len(), "{name}: one verdict a run");
     recorded
         .iter()
         .map(|verdict| {
