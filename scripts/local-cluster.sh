@@ -377,9 +377,11 @@ nodes() {
     start nodes-scheduler "$BIN/kube-scheduler" --kubeconfig "$file" --leader-elect=false --secure-port 0
   fi
   if ! alive nodes-kwok; then
-    local stages port
-    stages=$(kwok_module)/kustomize/stage
+    local module stages port
+    module=$(kwok_module)
+    stages=$module/kustomize/stage
     [ -d "$stages" ] || die "kwok's Stages are not in the module cache ($stages)"
+    add_kwok_crds "$module/kustomize/crd/bases"
     port=$(free_port 10247)
     start nodes-kwok "$BIN/kwok" --kubeconfig "$file" \
       --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake \
@@ -388,10 +390,34 @@ nodes() {
       --config "$stages/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml" \
       --config "$stages/pod/fast/pod-ready.yaml" --config "$stages/pod/fast/pod-complete.yaml" \
       --config "$stages/pod/fast/pod-delete.yaml" \
-      --config "$MODULES/kwok/failing-pods.yaml"
+      --config "$MODULES/kwok/failing-pods.yaml" \
+      --enable-crds "$(IFS=,; echo "${KWOK_SERVED_KINDS[*]}")"
   fi
   add_nodes "$file"
   echo "$file"
+}
+
+# What kwok's server does for the node agent's API (logs, exec, attach, port-forward), each read
+# from kwok's resources of that kind, so that a test sets up the pods it runs with objects of its
+# own (the namespaced kinds) rather than with a file shared by every test.
+KWOK_SERVED_KINDS=(Logs ClusterLogs Exec ClusterExec Attach ClusterAttach PortForward ClusterPortForward)
+
+# Creates kwok's CustomResourceDefinitions of KWOK_SERVED_KINDS (from the module's DIR) on the
+# nodes cluster, where they are missing.
+add_kwok_crds() {
+  local dir=$1 port kind plural
+  port=$(cat "$RUN/extra-nodes.port")
+  for kind in "${KWOK_SERVED_KINDS[@]}"; do
+    plural=$(echo "$kind" | tr '[:upper:]' '[:lower:]')
+    case $plural in *ch) plural=${plural}es ;; *s) ;; *) plural=${plural}s ;; esac
+    curl -fsS --max-time 5 --cacert "$RUN/certs/apiserver.crt" -H "Authorization: Bearer $TOKEN" -A local-cluster \
+      -o /dev/null "https://127.0.0.1:$port/apis/apiextensions.k8s.io/v1/customresourcedefinitions/$plural.kwok.x-k8s.io" \
+      2>/dev/null && continue
+    [ -f "$dir/kwok.x-k8s.io_$plural.yaml" ] || die "kwok's CRD for $kind is not in $dir"
+    curl -fsS --max-time 5 --cacert "$RUN/certs/apiserver.crt" -H "Authorization: Bearer $TOKEN" -A local-cluster \
+      -o /dev/null -X POST -H 'Content-Type: application/yaml' --data-binary "@$dir/kwok.x-k8s.io_$plural.yaml" \
+      "https://127.0.0.1:$port/apis/apiextensions.k8s.io/v1/customresourcedefinitions" || die "kwok's CRD for $kind not created"
+  done
 }
 
 # Creates the fake nodes that are missing on the server of the kubeconfig FILE, then waits (up to
