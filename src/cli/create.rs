@@ -324,7 +324,7 @@ async fn create_raw(args: &CreateArgs, path: &str, global: &GlobalArgs) -> Resul
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut body).map_err(|err| Error::Other(err.into()))?;
         body
     } else {
-        std::fs::read(file).map_err(|err| Error::msg(format!("open {name}: {}", io_reason(&err))))?
+        std::fs::read(file).map_err(|err| Error::msg(format!("open {name}: {}", crate::gocompat::os::error_text(&err))))?
     };
     let cluster = global.connect().await?;
     let answer = cluster.raw(http::Method::POST, path, Some(body)).await?;
@@ -542,7 +542,7 @@ fn tls_secret(args: &TlsArgs) -> Result<Value> {
     }
     let read = |path: &str| {
         std::fs::read(path)
-            .map_err(|err| Error::msg(format!("Cannot read file {path}, open {path}: {}", io_reason(&err))))
+            .map_err(|err| Error::msg(format!("Cannot read file {path}, open {path}: {}", crate::gocompat::os::error_text(&err))))
     };
     let (cert, key) = (read(&args.cert)?, read(&args.key)?);
     crate::gocompat::tls::check_key_pair(&cert, &key).map_err(Error::msg)?;
@@ -592,7 +592,7 @@ fn file_source(source: &str) -> Result<Vec<(String, Vec<u8>)>> {
         None => (None, Path::new(source)),
     };
     let read = |path: &Path| {
-        std::fs::read(path).map_err(|err| Error::msg(format!("error reading {}: {}", path.display(), io_reason(&err))))
+        std::fs::read(path).map_err(|err| Error::msg(format!("error reading {}: {}", path.display(), crate::gocompat::os::error_text(&err))))
     };
     if path.is_dir() {
         if key.is_some() {
@@ -613,20 +613,11 @@ fn file_source(source: &str) -> Result<Vec<(String, Vec<u8>)>> {
     Ok(vec![(key, read(path)?)])
 }
 
-/// Go's words for the common I/O errors.
-fn io_reason(err: &std::io::Error) -> String {
-    match err.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => err.to_string(),
-    }
-}
-
 /// `--from-env-file`: KEY=VALUE lines, leading blanks and `#` comments skipped, a key alone
 /// taking its value from the environment.
 fn env_file(path: &Path) -> Result<Vec<(String, Vec<u8>)>> {
     let text = std::fs::read_to_string(path)
-        .map_err(|err| Error::msg(format!("error reading {}: {}", path.display(), io_reason(&err))))?;
+        .map_err(|err| Error::msg(format!("error reading {}: {}", path.display(), crate::gocompat::os::error_text(&err))))?;
     let mut pairs = Vec::new();
     for (number, line) in text.lines().enumerate() {
         let line = if number == 0 { line.trim_start_matches('\u{feff}') } else { line };

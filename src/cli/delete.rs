@@ -151,11 +151,7 @@ async fn delete_raw(args: &DeleteArgs, path: &str, global: &GlobalArgs) -> Resul
             body
         }
         Some(file) => std::fs::read(file).map_err(|err| {
-            let reason = if err.kind() == std::io::ErrorKind::NotFound {
-                "no such file or directory".into()
-            } else {
-                err.to_string()
-            };
+            let reason = crate::gocompat::os::error_text(&err);
             Error::msg(format!("open {}: {reason}", file.display()))
         })?,
     };

@@ -260,10 +260,7 @@ impl OutputArgs {
         let template = match (format.ends_with("-file") || format == "templatefile", template) {
             (true, Some(path)) if !path.is_empty() => {
                 from_file = std::fs::read_to_string(path).map_err(|err| {
-                    let reason = match err.kind() {
-                        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
-                        _ => err.to_string(),
-                    };
+                    let reason = crate::gocompat::os::error_text(&err);
                     format!("error reading --template {path}, open {path}: {reason}")
                 })?;
                 Some(from_file.as_str())
