@@ -9,12 +9,8 @@
 //! verbs by kind, each verb's Examples) is in [`help`].
 
 mod apply;
-mod apply_input;
-mod apply_last_applied;
-mod apply_report;
 mod completion;
 mod create;
-mod create_generators;
 mod delete;
 mod diff;
 mod edit;
@@ -29,7 +25,6 @@ mod kustomize;
 mod label;
 mod patch;
 mod pflag;
-mod prune;
 mod replace;
 mod rollout;
 mod scale;
@@ -39,7 +34,6 @@ mod validation;
 mod version;
 mod visit;
 mod wait;
-mod wait_report;
 
 use std::io::Write as _;
 use std::path::PathBuf;

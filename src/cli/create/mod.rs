@@ -4,6 +4,8 @@
 //! (no quotes taken off literals, keys checked, env files alone), which differ from kustomize's
 //! generators; the `--append-hash` suffix is kustomize's, which kubectl shares.
 
+mod generators;
+
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
@@ -13,7 +15,7 @@ use serde_json::{Map, Value, json};
 
 use futures::{StreamExt as _, stream};
 
-use super::create_generators::{GeneratorName, one_name};
+use self::generators::{GeneratorName, one_name};
 use super::edit::before_create::{self, EditFormat, ToEdit};
 use super::flags::{
     DryRunArg, ExtraArgs, FieldManagerArg, FileArgs, LabelSelectorArg, OutputArgs, RawArg, RecordArg, ValidateArg,
@@ -67,10 +69,10 @@ pub enum CreateCommand {
     #[command(visible_alias = "sa", after_help = super::help::CREATE_SERVICEACCOUNT)]
     Serviceaccount(NameArgs),
     #[command(flatten)]
-    Generator(super::create_generators::GeneratorCommand),
+    Generator(generators::GeneratorCommand),
     /// Request a service account token.
     #[command(after_help = super::help::CREATE_TOKEN)]
-    Token(super::create_generators::TokenArgs),
+    Token(generators::TokenArgs),
 }
 
 /// The kinds of Secret `create secret` makes.
@@ -212,7 +214,7 @@ pub async fn run(args: CreateArgs, global: &GlobalArgs) -> Result {
             (json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name}}), &named.common)
         }
         CreateCommand::Generator(generator) => (generator.object(global).await?, generator.common()),
-        CreateCommand::Token(token) => return super::create_generators::request_token(token, global).await,
+        CreateCommand::Token(token) => return generators::request_token(token, global).await,
     };
     create(object, common, global).await
 }

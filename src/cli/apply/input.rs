@@ -7,11 +7,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use clap::Args;
 
-use super::flags::{FieldManagerArg, FileArgs, PruneArgs, ReplaceImmutableArg, ValidateArg};
-use super::ignore::IgnoreArgs;
-use super::prune::Pruning;
-use super::validation;
-use super::{Error, GlobalArgs, Result};
+use crate::cli::flags::{FieldManagerArg, FileArgs, PruneArgs, ReplaceImmutableArg, ValidateArg};
+use crate::cli::ignore::IgnoreArgs;
+use super::pruning::Pruning;
+use crate::cli::validation;
+use crate::cli::{Error, GlobalArgs, Result};
 use crate::apply::applyset::{ApplySet, Members};
 use crate::apply::input::{self, InputError, Membership, Refusal};
 use crate::apply::preview::{self, Change, Shown};
@@ -37,7 +37,7 @@ pub struct InputArgs {
     #[command(flatten)]
     pub validate: ValidateArg,
     /// How many objects to apply at once.
-    #[arg(long, value_name = "N", default_value_t = crate::apply::DEFAULT_CONCURRENCY as i64, allow_negative_numbers = true, value_parser = super::pflag::int)]
+    #[arg(long, value_name = "N", default_value_t = crate::apply::DEFAULT_CONCURRENCY as i64, allow_negative_numbers = true, value_parser = crate::cli::pflag::int)]
     pub concurrency: i64,
     #[command(flatten)]
     pub prune: PruneArgs,

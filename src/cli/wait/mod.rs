@@ -4,6 +4,8 @@
 //! `ready` (the default) by kstatus's rules, and `--fail-on`, ours: conditions that end the wait
 //! as a failure.
 
+pub(super) mod report;
+
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -11,7 +13,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use super::flags::{LocalArg, OutputArgs, SelectionArgs, TargetArgs};
-use super::wait_report::{LiveList, not_ready_line, seconds};
+use self::report::{LiveList, not_ready_line, seconds};
 use super::{Error, GlobalArgs, Result};
 use crate::client::{Cluster, Selectors};
 use crate::output::Verb;
