@@ -7,16 +7,16 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use clap::Args;
 
-use crate::cli::flags::{FieldManagerArg, FileArgs, PruneArgs, ReplaceImmutableArg, ValidateArg};
-use crate::cli::ignore::IgnoreArgs;
 use super::pruning::Pruning;
-use crate::cli::validation;
-use crate::cli::{Error, GlobalArgs, Result};
 use crate::apply::applyset::{ApplySet, Members};
 use crate::apply::input::{self, InputError, Membership, Refusal};
 use crate::apply::preview::{self, Change, Shown};
 use crate::apply::saved_plan::{self, SavedPlan};
 use crate::apply::{self, ApplyOptions, Batch, DryRun, Mode, Outcome, Stop, prune};
+use crate::cli::flags::{FieldManagerArg, FileArgs, PruneArgs, ReplaceImmutableArg, ValidateArg};
+use crate::cli::ignore::IgnoreArgs;
+use crate::cli::validation;
+use crate::cli::{Error, GlobalArgs, Result};
 use crate::client::Cluster;
 use crate::resource::{Entry, Resolver, Source};
 

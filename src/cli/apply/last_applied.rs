@@ -4,9 +4,9 @@
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
 
+use crate::apply::{DryRun, last_applied};
 use crate::cli::flags::{AllArg, DryRunArg, ExtraArgs, FileArgs, LabelSelectorArg, OutputArgs, TargetArgs};
 use crate::cli::{Error, GlobalArgs, Result};
-use crate::apply::{DryRun, last_applied};
 use crate::client::{Cluster, Selectors, WriteOptions};
 use crate::gocompat;
 use crate::merge::Patch;

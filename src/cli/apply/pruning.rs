@@ -3,10 +3,10 @@
 
 use std::collections::BTreeSet;
 
-use crate::cli::flags::PruneArgs;
-use crate::cli::{Error, Result};
 use crate::apply::applyset::{ApplySet, Members};
 use crate::apply::prune::{AllowedKind, Scope, default_allowlist};
+use crate::cli::flags::PruneArgs;
+use crate::cli::{Error, Result};
 use crate::resource::LabelSelector;
 
 /// What `--prune` removes.

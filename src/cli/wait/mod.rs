@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use super::flags::{LocalArg, OutputArgs, SelectionArgs, TargetArgs};
 use self::report::{LiveList, not_ready_line, seconds};
+use super::flags::{LocalArg, OutputArgs, SelectionArgs, TargetArgs};
 use super::{Error, GlobalArgs, Result};
 use crate::client::{Cluster, Selectors};
 use crate::output::Verb;
