@@ -9,7 +9,7 @@ use clap::Args;
 use futures::StreamExt as _;
 use futures::stream::FuturesOrdered;
 
-use super::flags::{DeletionArgs, DryRunArg, RawArg, SelectionArgs, TargetArgs};
+use super::args::{DeletionArgs, DryRunArg, RawArg, SelectionArgs, TargetArgs};
 use super::visit;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{DryRun, lost};

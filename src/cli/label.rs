@@ -6,7 +6,7 @@ use clap::Args;
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::flags::{DryRunArg, FieldManagerArg, LocalArg, OutputArgs, RecordArg, SelectionArgs, TargetArgs};
+use super::args::{DryRunArg, FieldManagerArg, LocalArg, OutputArgs, RecordArg, SelectionArgs, TargetArgs};
 use super::visit::{self, Visited};
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, DryRun, Landed};

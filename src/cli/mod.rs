@@ -5,17 +5,17 @@
 //! before any request (`options()` or `plan()`: kubectl's checks, files read, printer made),
 //! then `run` on the library ([`crate::resource`] resolves what the user named, [`crate::apply`]
 //! and [`crate::client`] do the work), the results printed with [`crate::output`]. A flag that
-//! several verbs take is declared once, as a group of [`flags`]; help that is not a flag's (the
+//! several verbs take is declared once, as a group of [`args`]; help that is not a flag's (the
 //! verbs by kind, each verb's Examples) is in [`help`].
 
 mod apply;
+mod args;
 mod completion;
 mod create;
 mod delete;
 mod diff;
 mod edit;
 mod error;
-mod flags;
 mod fleet;
 mod get;
 mod help;

@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::flags::{
+use super::args::{
     DryRunArg, FieldManagerArg, LocalArg, OutputArgs, RecordArg, SubresourceArg, TargetArgs, ValidateArg,
 };
 use super::validation;

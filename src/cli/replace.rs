@@ -7,7 +7,7 @@
 use clap::Args;
 use futures::future::join_all;
 
-use super::flags::{
+use super::args::{
     DeletionArgs, DryRunArg, ExtraArgs, FieldManagerArg, FileArgs, OutputArgs, RawArg, SubresourceArg, ValidateArg,
 };
 use super::update::replace_from_file;

@@ -6,7 +6,7 @@ use anyhow::anyhow;
 use clap::Args;
 use serde_json::Value;
 
-use super::flags::{DryRunArg, OutputArgs, RecordArg, SelectionArgs, TargetArgs};
+use super::args::{DryRunArg, OutputArgs, RecordArg, SelectionArgs, TargetArgs};
 use super::visit::{self, Visited};
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, DryRun, Landed};

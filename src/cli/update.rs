@@ -6,7 +6,7 @@ use clap::Args;
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::flags::{DryRunArg, FieldManagerArg, OutputArgs, SubresourceArg, TargetArgs, ValidateArg};
+use super::args::{DryRunArg, FieldManagerArg, OutputArgs, SubresourceArg, TargetArgs, ValidateArg};
 use super::validation;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, DryRun, ModifyError, ModifyOptions};

@@ -13,7 +13,7 @@ use crate::apply::input::{self, InputError, Membership, Refusal};
 use crate::apply::preview::{self, Change, Shown};
 use crate::apply::saved_plan::{self, SavedPlan};
 use crate::apply::{self, ApplyOptions, Batch, DryRun, Mode, Outcome, Stop, prune};
-use crate::cli::flags::{FieldManagerArg, FileArgs, PruneArgs, ReplaceImmutableArg, ValidateArg};
+use crate::cli::args::{FieldManagerArg, FileArgs, PruneArgs, ReplaceImmutableArg, ValidateArg};
 use crate::cli::ignore::IgnoreArgs;
 use crate::cli::validation;
 use crate::cli::{Error, GlobalArgs, Result};

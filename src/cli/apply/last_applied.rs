@@ -5,7 +5,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
 
 use crate::apply::{DryRun, last_applied};
-use crate::cli::flags::{AllArg, DryRunArg, ExtraArgs, FileArgs, LabelSelectorArg, OutputArgs, TargetArgs};
+use crate::cli::args::{AllArg, DryRunArg, ExtraArgs, FileArgs, LabelSelectorArg, OutputArgs, TargetArgs};
 use crate::cli::{Error, GlobalArgs, Result};
 use crate::client::{Cluster, Selectors, WriteOptions};
 use crate::gocompat;

@@ -15,7 +15,7 @@ use clap::Args;
 use self::input::{Input, InputArgs, Preview};
 use self::last_applied::LastAppliedCommand;
 use self::report::{Report, ReportSettings};
-use super::flags::{DeletionArgs, DryRunArg, ExtraArgs, OutputArgs, RecordArg, SubresourceArg};
+use super::args::{DeletionArgs, DryRunArg, ExtraArgs, OutputArgs, RecordArg, SubresourceArg};
 use super::wait::parse_timeout;
 use super::wait::report::not_ready_line;
 use super::{Error, GlobalArgs, Result};

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use crate::apply::applyset::{ApplySet, Members};
 use crate::apply::prune::{AllowedKind, Scope, default_allowlist};
-use crate::cli::flags::PruneArgs;
+use crate::cli::args::PruneArgs;
 use crate::cli::{Error, Result};
 use crate::resource::LabelSelector;
 

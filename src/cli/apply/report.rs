@@ -268,7 +268,7 @@ impl Report {
         {
             let mut stdout = std::io::stdout().lock();
             if let Err(err) = printer.write_applied(&mut stdout, self.objects) {
-                eprintln!("{}", crate::cli::flags::print_error(err).line());
+                eprintln!("{}", crate::cli::args::print_error(err).line());
                 printed = false;
             }
         }

@@ -215,7 +215,7 @@ pub struct TokenArgs {
     #[arg(long, value_name = "UID", default_value = "")]
     bound_object_uid: String,
     #[command(flatten)]
-    output: crate::cli::flags::OutputArgs,
+    output: crate::cli::args::OutputArgs,
 }
 
 /// The one NAME and, after `--`, the command of the containers.

@@ -15,10 +15,10 @@ use serde_json::{Value, json};
 use futures::{StreamExt as _, stream};
 
 use self::generators::{GeneratorName, one_name};
-use super::edit::before_create::{self, EditFormat, ToEdit};
-use super::flags::{
+use super::args::{
     DryRunArg, ExtraArgs, FieldManagerArg, FileArgs, LabelSelectorArg, OutputArgs, RawArg, RecordArg, ValidateArg,
 };
+use super::edit::before_create::{self, EditFormat, ToEdit};
 use super::{Error, GlobalArgs, Result, validation, visit, write_stdout};
 use crate::apply::{DryRun, last_applied};
 use crate::change::metadata;

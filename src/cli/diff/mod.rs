@@ -14,7 +14,7 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::apply::input::{COMPARE_FAILED, InputArgs, Preview};
-use super::flags::ExtraArgs;
+use super::args::ExtraArgs;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::preview::{Change, Effect, Shown};
 use crate::output;

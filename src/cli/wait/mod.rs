@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use self::report::{LiveList, not_ready_line, seconds};
-use super::flags::{LocalArg, OutputArgs, SelectionArgs, TargetArgs};
+use super::args::{LocalArg, OutputArgs, SelectionArgs, TargetArgs};
 use super::{Error, GlobalArgs, Result};
 use crate::client::{Cluster, Selectors};
 use crate::output::Verb;
