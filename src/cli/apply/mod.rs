@@ -125,11 +125,10 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
     // --atomic puts objects back as they were: each outcome keeps the object before.
     options.keep_live = flags.atomic;
     options.change_cause = flags.record.cause(global).map(String::from);
-    flags.input.ignore.apply_to(&mut options)?;
+    let pruning = flags.input.prune.pruning()?;
     if let Some(path) = &flags.plan {
         check_plan(path, &flags, global).await?;
     }
-    let pruning = flags.input.prune.pruning()?;
     let cluster = global.connect().await?;
     let resolver = Resolver::new(&cluster, global.namespace.as_deref(), false);
     let Input { batch, applyset, members } =
@@ -421,9 +420,6 @@ fn options(flags: &ApplyFlags) -> Result<ApplyOptions> {
     if flags.force && flags.dry_run.mode() == DryRun::Server {
         return Err(Error::msg("--dry-run=server cannot be used with --force"));
     }
-    if input.concurrency < 1 {
-        return Err(Error::msg("--concurrency must be at least 1"));
-    }
     if flags.subresource.name.is_some() && !input.server_side {
         return Err(Error::msg("--subresource can only be specified for --server-side"));
     }
@@ -433,14 +429,9 @@ fn options(flags: &ApplyFlags) -> Result<ApplyOptions> {
         eprintln!("{warning}");
     }
     Ok(ApplyOptions {
-        field_manager: input.field_manager.name.clone(),
-        dry_run: flags.dry_run.mode(),
-        validation: input.validate.directive,
-        concurrency: usize::try_from(input.concurrency).unwrap_or(usize::MAX),
         deletion: apply::Deletion { options: delete_options, timeout: flags.timeout.filter(|t| !t.is_zero()) },
         subresource: flags.subresource.name.clone(),
         openapi_patch: flags.openapi_patch,
-        replace_immutable: input.replace.replace_immutable,
-        ..ApplyOptions::new(input.mode(flags.overwrite, flags.force))
+        ..input.apply_options(input.mode(flags.overwrite, flags.force), flags.dry_run.mode())?
     })
 }
