@@ -2,7 +2,7 @@
 //! prints, or uses `anyhow`.
 //!
 //! Each verb follows kubectl's shape: its flags (`XArgs`, read by clap), then its options checked
-//! before any request (`options()` or `plan()`: kubectl's checks, files read, printer made),
+//! before any request (`options()`: kubectl's checks, files read, printer made; no I/O but files),
 //! then `run` on the library ([`crate::resource`] resolves what the user named, [`crate::apply`]
 //! and [`crate::client`] do the work), the results printed with [`crate::output`]. A flag that
 //! several verbs take is declared once, as a group of [`args`]; help that is not a flag's (the
