@@ -9,7 +9,7 @@ use clap::Args;
 use futures::StreamExt as _;
 use futures::stream::FuturesOrdered;
 
-use super::flags::{DeletionArgs, DryRunArg, RawArg, SelectionArgs, TargetArgs};
+use super::args::{DeletionArgs, DryRunArg, RawArg, SelectionArgs, TargetArgs};
 use super::visit;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{DryRun, lost};
@@ -55,7 +55,7 @@ pub struct DeleteArgs {
 
 /// The checked options.
 #[derive(Debug)]
-struct Plan {
+struct Options {
     params: DeleteParams,
     ignore_not_found: bool,
     names_only: bool,
@@ -67,7 +67,7 @@ struct Plan {
 const A_WEEK: Duration = Duration::from_secs(168 * 3600);
 
 /// Validates the options as kubectl does; nothing is sent before this succeeds.
-fn plan(args: &DeleteArgs) -> Result<Plan> {
+fn options(args: &DeleteArgs) -> Result<Options> {
     let names_only = match args.output.as_deref() {
         None | Some("") => false,
         Some("name") => true,
@@ -100,7 +100,7 @@ fn plan(args: &DeleteArgs) -> Result<Plan> {
         args.targets.require_some()?;
     }
     let force = args.force && grace_period == 0;
-    Ok(Plan {
+    Ok(Options {
         params: DeleteParams {
             grace_period: (grace_period >= 0).then_some(grace_period),
             propagation,
@@ -151,11 +151,7 @@ async fn delete_raw(args: &DeleteArgs, path: &str, global: &GlobalArgs) -> Resul
             body
         }
         Some(file) => std::fs::read(file).map_err(|err| {
-            let reason = if err.kind() == std::io::ErrorKind::NotFound {
-                "no such file or directory".into()
-            } else {
-                err.to_string()
-            };
+            let reason = crate::gocompat::os::error_text(&err);
             Error::msg(format!("open {}: {reason}", file.display()))
         })?,
     };
@@ -182,11 +178,11 @@ fn confirmed(doomed: &[Doomed]) -> Result<bool> {
 
 /// Runs `kubeupd delete`.
 pub async fn run(args: DeleteArgs, global: &GlobalArgs) -> Result {
-    let plan = plan(&args)?;
+    let options = options(&args)?;
     if let Some(path) = &args.raw.path {
         return delete_raw(&args, path, global).await;
     }
-    if plan.operation == "force deleted" {
+    if options.operation == "force deleted" {
         eprintln!(
             "Warning: Immediate deletion does not wait for confirmation that the running resource has been \
              terminated. The resource may continue to run on the cluster indefinitely."
@@ -235,7 +231,7 @@ pub async fn run(args: DeleteArgs, global: &GlobalArgs) -> Result {
     // All at once, each line printed in order as soon as its delete is done: as kubectl, the
     // lines come before the wait, so a held object shows that its delete went through.
     let mut deletes: FuturesOrdered<_> =
-        doomed.into_iter().map(|object| delete_one(&cluster, &plan, &args, object)).collect();
+        doomed.into_iter().map(|object| delete_one(&cluster, &options, &args, object)).collect();
     let mut gone = Vec::new();
     while let Some(delete) = deletes.next().await {
         match delete {
@@ -258,20 +254,20 @@ pub async fn run(args: DeleteArgs, global: &GlobalArgs) -> Result {
 /// to be waited for, the object with its UID. `None`: not there, and that is fine.
 async fn delete_one(
     cluster: &Cluster,
-    plan: &Plan,
+    options: &Options,
     args: &DeleteArgs,
     object: Doomed,
 ) -> Result<Option<(String, Option<Target>)>> {
     let target = object.target;
-    let line = if plan.names_only {
+    let line = if options.names_only {
         format!("{}\n", target.display_name())
     } else {
-        deleted_line(&target, plan.operation, args.dry_run.suffix())
+        deleted_line(&target, options.operation, args.dry_run.suffix())
     };
     if args.dry_run.mode() == DryRun::Client {
         return Ok(Some((line, None)));
     }
-    match cluster.delete_with(&target.rt, target.namespace.as_deref(), &target.name, &plan.params).await {
+    match cluster.delete_with(&target.rt, target.namespace.as_deref(), &target.name, &options.params).await {
         Ok(answer) => {
             // The server answers with the object while finalizers or a grace period hold it, and
             // with a Status naming its UID when it went at once.
@@ -279,8 +275,8 @@ async fn delete_one(
                 answer["metadata"]["uid"].as_str().or_else(|| answer["details"]["uid"].as_str()).map(String::from);
             Ok(Some((line, Some(Target::deleted(target, uid)))))
         }
-        Err(client::Error::NotFound(_)) if plan.ignore_not_found => Ok(None),
-        Err(err) if err.is_transport() && !plan.params.dry_run => {
+        Err(client::Error::NotFound(_)) if options.ignore_not_found => Ok(None),
+        Err(err) if err.is_transport() && !options.params.dry_run => {
             Err(visit::write_failed(cluster, &target, None, err, lost::deleted(None)).await)
         }
         Err(err) => Err(match object.file {
@@ -325,22 +321,22 @@ mod tests {
     use super::*;
     use crate::client::Propagation;
 
-    fn parse(line: &[&str]) -> Result<Plan> {
+    fn parse(line: &[&str]) -> Result<Options> {
         let cli = crate::cli::parse(["kubeupd", "delete"].iter().chain(line)).map_err(anyhow::Error::msg)?;
         match cli.command {
-            crate::cli::Command::Delete(args) => plan(&args),
+            crate::cli::Command::Delete(args) => options(&args),
             _ => unreachable!(),
         }
     }
 
     #[test]
     fn grace_periods_and_cascades_are_read_as_kubectl_reads_them() {
-        let plan = parse(&["cm", "x"]).unwrap();
+        let options = parse(&["cm", "x"]).unwrap();
         assert_eq!(
-            plan.params,
+            options.params,
             DeleteParams { grace_period: None, propagation: Some(Propagation::Background), dry_run: false }
         );
-        assert_eq!(plan.operation, "deleted");
+        assert_eq!(options.operation, "deleted");
         assert_eq!(parse(&["cm", "x", "--now"]).unwrap().params.grace_period, Some(1));
         assert_eq!(parse(&["cm", "x", "--grace-period=0"]).unwrap().params.grace_period, Some(1));
         let forced = parse(&["cm", "x", "--force"]).unwrap();

@@ -20,7 +20,7 @@ use serde_json::Value;
 use self::edit_file::EditFile;
 use self::editor::Editor;
 use self::text::Reason;
-use super::flags::{FieldManagerArg, OutputArgs, RecordArg, SubresourceArg, TargetArgs, ValidateArg};
+use super::args::{FieldManagerArg, OutputArgs, RecordArg, SubresourceArg, TargetArgs, ValidateArg};
 use super::validation;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, Verdict, last_applied};
@@ -260,7 +260,7 @@ impl Printer {
             None if let Some(template) = &self.template => match template.render(object) {
                 Ok(text) => text,
                 Err(err) => {
-                    eprintln!("{}", super::flags::print_error(err).line());
+                    eprintln!("{}", super::args::print_error(err).line());
                     return;
                 }
             },

@@ -6,7 +6,7 @@ use clap::Args;
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::flags::{
+use super::args::{
     AllNamespacesArg, FieldSelectorArg, LabelSelectorArg, OutputArgs, RawArg, SubresourceArg, TargetArgs,
 };
 use super::{Error, GlobalArgs, Result};
@@ -359,7 +359,7 @@ async fn print_objects(
     let written = printer.write(&mut stdout, objects, single_object);
     match written.and_then(|()| stdout.flush().map_err(output::PrintError::Io)) {
         Err(output::PrintError::Io(err)) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(err) => Err(super::flags::print_error(err)),
+        Err(err) => Err(super::args::print_error(err)),
         Ok(()) => Ok(()),
     }
 }
@@ -584,9 +584,9 @@ fn object_text(printer: &Printer, args: &GetArgs, kind: &str, mut object: Value,
     let header = std::mem::replace(first, false);
     match printer {
         Printer::CustomColumns(columns) => {
-            columns.tabbed(&shown, header).map_err(|err| super::flags::print_error(err.into()))
+            columns.tabbed(&shown, header).map_err(|err| super::args::print_error(err.into()))
         }
-        printer => printer.render(&shown).map_err(super::flags::print_error),
+        printer => printer.render(&shown).map_err(super::args::print_error),
     }
 }
 

@@ -44,7 +44,7 @@ pub fn apply(command: &Command, args: Vec<OsString>) -> Result<Vec<OsString>, St
             return Err(format!(
                 "error occurred while applying preferences kuberc error kuberc: open {}: {}",
                 path.display(),
-                go_io_error(&err)
+                crate::gocompat::os::error_text(&err)
             ));
         }
     };
@@ -80,15 +80,6 @@ fn flag_value(args: &[OsString]) -> Option<String> {
         Some("") => words.get(at + 1).map(|value| value.to_string()),
         _ => None,
     })
-}
-
-/// Go's words for a file that cannot be opened.
-fn go_io_error(err: &std::io::Error) -> String {
-    match err.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        _ => err.to_string(),
-    }
 }
 
 /// The preferences of a kuberc document; unknown fields are warned about and left, as kubectl does.

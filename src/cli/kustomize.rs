@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
-use super::flags::ExtraArgs;
+use super::args::ExtraArgs;
 use super::{Error, Result, write_stdout};
 use crate::kustomize::{Helm, LoadRestrictor};
 use crate::{gocompat, output, resource};

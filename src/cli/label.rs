@@ -6,7 +6,7 @@ use clap::Args;
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::flags::{DryRunArg, FieldManagerArg, LocalArg, OutputArgs, RecordArg, SelectionArgs, TargetArgs};
+use super::args::{DryRunArg, FieldManagerArg, LocalArg, OutputArgs, RecordArg, SelectionArgs, TargetArgs};
 use super::visit::{self, Visited};
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, DryRun, Landed};
@@ -47,7 +47,7 @@ pub struct MetadataArgs {
 }
 
 /// The checked options.
-struct Request {
+struct Options {
     map: MetadataMap,
     changes: Changes,
     /// The objects, without the pairs.
@@ -64,7 +64,7 @@ fn file_example(map: MetadataMap) -> &'static str {
 }
 
 /// Validates the options, in kubectl's order; nothing is sent before this succeeds.
-fn request(args: &MetadataArgs, map: MetadataMap) -> Result<Request> {
+fn options(args: &MetadataArgs, map: MetadataMap) -> Result<Options> {
     let pair_type = map.pair_type();
     let (objects, pairs) = split_pairs(&args.targets.targets, pair_type).map_err(Error::msg)?;
     let changes = Changes::parse(map, &pairs).map_err(|err| Error::Other(anyhow!(err)))?;
@@ -94,51 +94,51 @@ fn request(args: &MetadataArgs, map: MetadataMap) -> Result<Request> {
     }
     let printer = args.output.printer(Verb::Write)?.cloned();
     let targets = TargetArgs { targets: objects, files: args.targets.files.clone() };
-    Ok(Request { map, changes, targets, printer })
+    Ok(Options { map, changes, targets, printer })
 }
 
 /// Runs `kubeupd label` (`map` is the labels) or `kubeupd annotate`.
 pub async fn run(args: MetadataArgs, map: MetadataMap, global: &GlobalArgs) -> Result {
-    let request = request(&args, map)?;
+    let options = options(&args, map)?;
     if args.local.local {
         let verb = map.pair_type();
         let rules = Rules { verb, types_alone: false, selector: false };
-        let named = request.targets.named(rules)?;
+        let named = options.targets.named(rules)?;
         let several = named.len() > 1;
         let results = named
             .into_iter()
             .map(|named| {
                 let Named::Manifest(object) = named else { unreachable!("--local takes objects from files only") };
-                change_locally(&request, &args, object.object, !several)
+                change_locally(&options, &args, object.object, !several)
             })
             .collect();
-        return print(map, &request, results);
+        return print(map, &options, results);
     }
     let verb = match map {
         MetadataMap::Labels => "label",
         MetadataMap::Annotations => "annotate",
     };
     let cluster = global.connect().await?;
-    let (resolved, single) = visit::resolve(&cluster, global, verb, &request.targets, &args.selection).await?;
+    let (resolved, single) = visit::resolve(&cluster, global, verb, &options.targets, &args.selection).await?;
     if args.resource_version.is_some() && !single {
         return Err(Error::msg("--resource-version may only be used with a single resource"));
     }
     let visit = visit::read(&cluster, resolved, &args.selection, single).await;
     let results = join_all(visit.objects.into_iter().map(|read| async {
         match read {
-            Ok(object) => change_one(&cluster, &request, &args, object, visit.single, args.record.cause(global)).await,
+            Ok(object) => change_one(&cluster, &options, &args, object, visit.single, args.record.cause(global)).await,
             Err(err) => Err(vec![err]),
         }
     }))
     .await;
-    print(map, &request, results)
+    print(map, &options, results)
 }
 
 /// kubectl's annotate prints every object with one printer, which separates YAML documents;
 /// label makes a printer for each object.
-fn print(map: MetadataMap, request: &Request, results: Vec<Result<String, Vec<Error>>>) -> Result {
+fn print(map: MetadataMap, options: &Options, results: Vec<Result<String, Vec<Error>>>) -> Result {
     match map {
-        MetadataMap::Annotations => super::print_visited(super::yaml_documents(request.printer.as_ref(), results)),
+        MetadataMap::Annotations => super::print_visited(super::yaml_documents(options.printer.as_ref(), results)),
         MetadataMap::Labels => super::print_visited(results),
     }
 }
@@ -147,7 +147,7 @@ fn print(map: MetadataMap, request: &Request, results: Vec<Result<String, Vec<Er
 /// happened in kubectl's words.
 async fn change_one(
     cluster: &Cluster,
-    request: &Request,
+    options: &Options,
     args: &MetadataArgs,
     object: Visited,
     single: bool,
@@ -160,19 +160,19 @@ async fn change_one(
     {
         metadata.remove("resourceVersion");
     }
-    let mut after = changed(request, args, &before)?;
+    let mut after = changed(options, args, &before)?;
     if args.list || args.dry_run.mode() == DryRun::Client {
-        return report(request, args, &before, &after, single).map_err(|err| vec![err]);
+        return report(options, args, &before, &after, single).map_err(|err| vec![err]);
     }
     let mut text = String::new();
-    if request.map == MetadataMap::Labels {
-        for key in request.changes.missing(&before) {
+    if options.map == MetadataMap::Labels {
+        for key in options.changes.missing(&before) {
             text.push_str(&format!("label {key:?} not found.\n"));
         }
         // As kubectl 1.36 and later: no request when no label changes (the cause that --record
         // would write goes unsent with it).
         if !metadata::labels_change(&before, &after) {
-            text.push_str(&report(request, args, &before, &after, single).map_err(|err| vec![err])?);
+            text.push_str(&report(options, args, &before, &after, single).map_err(|err| vec![err])?);
             return Ok(text);
         }
     }
@@ -183,7 +183,7 @@ async fn change_one(
     let patch = json_merge::create_two_way(&before, &after).map_err(|err| vec![Error::Other(anyhow!(err))])?;
     let write = WriteOptions {
         dry_run: args.dry_run.mode() == DryRun::Server,
-        field_manager: Some(args.field_manager.or(&format!("kubectl-{}", verb_of(request.map)))),
+        field_manager: Some(args.field_manager.or(&format!("kubectl-{}", verb_of(options.map)))),
         ..WriteOptions::default()
     };
     let target = &object.target;
@@ -192,11 +192,11 @@ async fn change_one(
         .await
         .map_err(|err| vec![visit::write_error(target, None, err)])?;
     // kubectl prints the object it changed for label, and the server's answer for annotate.
-    let shown = match request.map {
+    let shown = match options.map {
         MetadataMap::Labels => after,
         MetadataMap::Annotations => answer,
     };
-    text.push_str(&report(request, args, &before, &shown, single).map_err(|err| vec![err])?);
+    text.push_str(&report(options, args, &before, &shown, single).map_err(|err| vec![err])?);
     Ok(text)
 }
 
@@ -208,9 +208,9 @@ fn verb_of(map: MetadataMap) -> &'static str {
 }
 
 /// `before` with the changes, and `--resource-version` as its version.
-fn changed(request: &Request, args: &MetadataArgs, before: &Value) -> Result<Value, Vec<Error>> {
+fn changed(options: &Options, args: &MetadataArgs, before: &Value) -> Result<Value, Vec<Error>> {
     let mut after = before.clone();
-    request
+    options
         .changes
         .apply(&mut after, args.overwrite)
         .map_err(|errors| errors.into_iter().map(|err| Error::Other(anyhow!(err))).collect::<Vec<_>>())?;
@@ -223,22 +223,22 @@ fn changed(request: &Request, args: &MetadataArgs, before: &Value) -> Result<Val
 }
 
 /// `--local`: changes an object of a file and shows it.
-fn change_locally(request: &Request, args: &MetadataArgs, object: Value, single: bool) -> Result<String, Vec<Error>> {
-    let after = changed(request, args, &object)?;
-    report(request, args, &object, &after, single).map_err(|err| vec![err])
+fn change_locally(options: &Options, args: &MetadataArgs, object: Value, single: bool) -> Result<String, Vec<Error>> {
+    let after = changed(options, args, &object)?;
+    report(options, args, &object, &after, single).map_err(|err| vec![err])
 }
 
 /// What kubectl prints for one object: its keys with `--list`, the object with `-o`, else
 /// `configmap/settings labeled`.
-fn report(request: &Request, args: &MetadataArgs, before: &Value, after: &Value, single: bool) -> Result<String> {
+fn report(options: &Options, args: &MetadataArgs, before: &Value, after: &Value, single: bool) -> Result<String> {
     if args.list {
-        return Ok(list(request.map, after, single));
+        return Ok(list(options.map, after, single));
     }
-    let outcome = match request.map {
+    let outcome = match options.map {
         MetadataMap::Labels => metadata::label_outcome(before, after),
         MetadataMap::Annotations => "annotated",
     };
-    match &request.printer {
+    match &options.printer {
         Some(printer) => args.output.render(printer, after),
         None => Ok(format!("{} {outcome}{}\n", output::object_name(after), args.dry_run.suffix())),
     }
@@ -271,21 +271,21 @@ fn list(map: MetadataMap, object: &Value, single: bool) -> String {
 mod tests {
     use super::*;
 
-    fn parse(verb: &str, line: &[&str]) -> Result<Request> {
+    fn parse(verb: &str, line: &[&str]) -> Result<Options> {
         let cli = crate::cli::parse(["kubeupd", verb].iter().chain(line)).map_err(anyhow::Error::msg)?;
         match cli.command {
-            crate::cli::Command::Label(args) => request(&args, MetadataMap::Labels),
-            crate::cli::Command::Annotate(args) => request(&args, MetadataMap::Annotations),
+            crate::cli::Command::Label(args) => options(&args, MetadataMap::Labels),
+            crate::cli::Command::Annotate(args) => options(&args, MetadataMap::Annotations),
             _ => unreachable!(),
         }
     }
 
     #[test]
     fn arguments_split_into_objects_and_pairs() {
-        let request = parse("label", &["deploy", "web", "a=1", "b-"]).unwrap();
-        assert_eq!(request.targets.targets, ["deploy", "web"]);
-        assert_eq!(request.changes.set, [("a".to_string(), "1".to_string())]);
-        assert_eq!(request.changes.remove, ["b"]);
+        let options = parse("label", &["deploy", "web", "a=1", "b-"]).unwrap();
+        assert_eq!(options.targets.targets, ["deploy", "web"]);
+        assert_eq!(options.changes.set, [("a".to_string(), "1".to_string())]);
+        assert_eq!(options.changes.remove, ["b"]);
     }
 
     #[test]

@@ -2,24 +2,20 @@
 //! prints, or uses `anyhow`.
 //!
 //! Each verb follows kubectl's shape: its flags (`XArgs`, read by clap), then its options checked
-//! before any request (`options()` or `plan()`: kubectl's checks, files read, printer made),
+//! before any request (`options()`: kubectl's checks, files read, printer made; no I/O but files),
 //! then `run` on the library ([`crate::resource`] resolves what the user named, [`crate::apply`]
 //! and [`crate::client`] do the work), the results printed with [`crate::output`]. A flag that
-//! several verbs take is declared once, as a group of [`flags`]; help that is not a flag's (the
+//! several verbs take is declared once, as a group of [`args`]; help that is not a flag's (the
 //! verbs by kind, each verb's Examples) is in [`help`].
 
 mod apply;
-mod apply_input;
-mod apply_last_applied;
-mod apply_report;
+mod args;
 mod completion;
 mod create;
-mod create_generators;
 mod delete;
 mod diff;
 mod edit;
 mod error;
-mod flags;
 mod fleet;
 mod get;
 mod help;
@@ -29,7 +25,6 @@ mod kustomize;
 mod label;
 mod patch;
 mod pflag;
-mod prune;
 mod replace;
 mod rollout;
 mod scale;
@@ -39,7 +34,6 @@ mod validation;
 mod version;
 mod visit;
 mod wait;
-mod wait_report;
 
 use std::io::Write as _;
 use std::path::PathBuf;

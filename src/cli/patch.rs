@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::flags::{
+use super::args::{
     DryRunArg, FieldManagerArg, LocalArg, OutputArgs, RecordArg, SubresourceArg, TargetArgs, ValidateArg,
 };
 use super::validation;
@@ -75,7 +75,7 @@ impl From<PatchKind> for PatchType {
 
 /// The checked patch and the objects it goes to.
 #[derive(Debug)]
-struct Plan {
+struct Options {
     patch: Patch,
     objects: Vec<Named>,
     /// The patch file, named in errors.
@@ -86,7 +86,7 @@ const RULES: Rules = Rules { verb: "patch", types_alone: false, selector: false 
 
 /// Validates the options (but for the printer's) and reads the patch; nothing is sent before this
 /// succeeds.
-fn plan(args: &PatchArgs) -> Result<Plan> {
+fn options(args: &PatchArgs) -> Result<Options> {
     let text = match (&args.patch, &args.patch_file) {
         (Some(_), Some(_)) => return Err(Error::msg("cannot specify --patch and --patch-file together")),
         (None, Some(path)) => {
@@ -119,23 +119,23 @@ fn plan(args: &PatchArgs) -> Result<Plan> {
     // The printer's options are not checked here: kubectl patches each object, then fails to
     // print it, and a script with a broken --template still leaves the objects patched.
     let objects = args.targets.named(RULES)?;
-    Ok(Plan { patch, objects, source })
+    Ok(Options { patch, objects, source })
 }
 
 /// Runs `kubeupd patch`.
 pub async fn run(args: PatchArgs, global: &GlobalArgs) -> Result {
-    let plan = plan(&args)?;
+    let options = options(&args)?;
     if args.local.local {
-        return run_local(plan, &args);
+        return run_local(options, &args);
     }
     let cluster = global.connect().await?;
-    let resolved = Resolver::new(&cluster, global.namespace.as_deref(), false).resolve(plan.objects).await?;
-    let source = plan.source.as_deref();
+    let resolved = Resolver::new(&cluster, global.namespace.as_deref(), false).resolve(options.objects).await?;
+    let source = options.source.as_deref();
     let results = join_all(
         resolved
             .iter()
             .filter_map(|item| item.object())
-            .map(|object| patch_one(&cluster, object, &plan.patch, source, &args, global)),
+            .map(|object| patch_one(&cluster, object, &options.patch, source, &args, global)),
     )
     .await;
     // Printed in the order named, once all are written: a printer that fails part way writes what
@@ -238,14 +238,14 @@ fn local_failure(err: PatchError, object: &str) -> Error {
 
 /// `--local`: patches the objects of the files with the embedded patch metadata and prints them
 /// with `-o`, else kubectl's line for each (`configmap/web patched`, `... patched (no change)`).
-fn run_local(plan: Plan, args: &PatchArgs) -> Result {
-    let results = plan
+fn run_local(options: Options, args: &PatchArgs) -> Result {
+    let results = options
         .objects
         .into_iter()
         .map(|named| {
             let Named::Manifest(object) = named else { unreachable!("--local takes objects from files only") };
             let schema = KindSchema::for_builtin(None, object.api_version(), object.kind());
-            let patched = plan.patch.apply(object.object.clone(), schema.as_ref().map(KindSchema::node)).map_err(
+            let patched = options.patch.apply(object.object.clone(), schema.as_ref().map(KindSchema::node)).map_err(
                 |err| match err {
                     PatchError::NoPatchMetadata => Error::msg(format!(
                         "strategic merge patch does not apply to {} {:?}, a custom resource, locally: use --type merge",
@@ -286,21 +286,21 @@ fn adds_fields(before: &Value, after: &Value) -> bool {
 mod tests {
     use super::*;
 
-    fn parse(line: &[&str]) -> Result<Plan> {
+    fn parse(line: &[&str]) -> Result<Options> {
         let cli = crate::cli::parse(["kubeupd", "patch"].iter().chain(line)).map_err(anyhow::Error::msg)?;
         match cli.command {
-            crate::cli::Command::Patch(args) => plan(&args),
+            crate::cli::Command::Patch(args) => options(&args),
             _ => unreachable!(),
         }
     }
 
     #[test]
     fn plans_name_the_objects_and_hold_the_checked_patch() {
-        let plan = parse(&["deploy", "web", "-p", r#"{"spec":{"replicas":2}}"#]).unwrap();
-        assert_eq!(plan.objects, [Named::Object { type_arg: "deploy".into(), name: "web".into(), type_apart: true }]);
-        assert_eq!(plan.patch.patch_type(), PatchType::Strategic);
-        let plan = parse(&["deploy/web", "--type", "json", "-p", r#"[{"op":"remove","path":"/a"}]"#]).unwrap();
-        assert_eq!(plan.patch.patch_type(), PatchType::Json);
+        let options = parse(&["deploy", "web", "-p", r#"{"spec":{"replicas":2}}"#]).unwrap();
+        assert_eq!(options.objects, [Named::Object { type_arg: "deploy".into(), name: "web".into(), type_apart: true }]);
+        assert_eq!(options.patch.patch_type(), PatchType::Strategic);
+        let options = parse(&["deploy/web", "--type", "json", "-p", r#"[{"op":"remove","path":"/a"}]"#]).unwrap();
+        assert_eq!(options.patch.patch_type(), PatchType::Json);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use clap::Args;
 use futures::future::join_all;
 
-use super::flags::{
+use super::args::{
     DeletionArgs, DryRunArg, ExtraArgs, FieldManagerArg, FileArgs, OutputArgs, RawArg, SubresourceArg, ValidateArg,
 };
 use super::update::replace_from_file;
@@ -61,9 +61,19 @@ pub struct ReplaceArgs {
     pub extra: ExtraArgs,
 }
 
-/// Runs `kubeupd replace`.
-pub async fn run(args: ReplaceArgs, global: &GlobalArgs) -> Result {
-    let printer = args.output.printer(Verb::Write)?;
+/// The checked options of `kubeupd replace`.
+struct Options {
+    /// How `--force` deletes an object before creating it again.
+    deletion: apply::Deletion,
+    /// kubectl's warning for a boolean `--cascade`, which `run` prints.
+    warning: Option<String>,
+    /// How each object is written.
+    modify: ModifyOptions,
+}
+
+/// Validates the options as kubectl does; nothing is read from the server before this succeeds.
+fn options(args: &ReplaceArgs) -> Result<Options> {
+    args.output.printer(Verb::Write)?;
     args.files.require()?;
     if args.force && args.dry_run.mode() != DryRun::None {
         return Err(Error::msg("--dry-run can not be used when --force is set"));
@@ -75,11 +85,28 @@ pub async fn run(args: ReplaceArgs, global: &GlobalArgs) -> Result {
         return Err(Error::msg("--timeout must have --force specified"));
     }
     let (delete_options, warning) = args.deletion.options()?;
+    let deletion =
+        apply::Deletion { options: delete_options, timeout: (!args.timeout.is_zero()).then_some(args.timeout) };
+    let modify = ModifyOptions {
+        retry: RetryPolicy::default(),
+        write: WriteOptions {
+            field_manager: Some(args.field_manager.or(FIELD_MANAGER)),
+            field_validation: Some(args.validate.directive),
+            subresource: args.subresource.name.clone(),
+            ..WriteOptions::default()
+        },
+        dry_run: args.dry_run.mode(),
+    };
+    Ok(Options { deletion, warning, modify })
+}
+
+/// Runs `kubeupd replace`.
+pub async fn run(args: ReplaceArgs, global: &GlobalArgs) -> Result {
+    let Options { deletion, warning, modify: options } = options(&args)?;
+    let printer = args.output.printer(Verb::Write)?;
     if let Some(warning) = warning {
         eprintln!("{warning}");
     }
-    let deletion =
-        apply::Deletion { options: delete_options, timeout: (!args.timeout.is_zero()).then_some(args.timeout) };
     if let Some(path) = &args.raw.path {
         return replace_raw(&args, path, global).await;
     }
@@ -93,16 +120,6 @@ pub async fn run(args: ReplaceArgs, global: &GlobalArgs) -> Result {
     let cluster = global.connect().await?;
     let resolved = Resolver::new(&cluster, global.namespace.as_deref(), false).resolve(named).await?;
     validation::check_files(&cluster, &resolved, args.validate.directive).await?;
-    let options = ModifyOptions {
-        retry: RetryPolicy::default(),
-        write: WriteOptions {
-            field_manager: Some(args.field_manager.or(FIELD_MANAGER)),
-            field_validation: Some(args.validate.directive),
-            subresource: args.subresource.name.clone(),
-            ..WriteOptions::default()
-        },
-        dry_run: args.dry_run.mode(),
-    };
     let results = join_all(resolved.iter().map(|item| match item {
         Resolved::Manifest(manifest) => replace_one(&cluster, manifest, &options, &deletion, &args, printer),
         _ => unreachable!("replace reads its objects from files"),

@@ -6,7 +6,7 @@ use anyhow::anyhow;
 use clap::Args;
 use serde_json::Value;
 
-use super::flags::{DryRunArg, OutputArgs, RecordArg, SelectionArgs, TargetArgs};
+use super::args::{DryRunArg, OutputArgs, RecordArg, SelectionArgs, TargetArgs};
 use super::visit::{self, Visited};
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, DryRun, Landed};
@@ -44,14 +44,14 @@ pub struct ScaleArgs {
 }
 
 /// The checked options.
-struct Request {
+struct Options {
     replicas: i64,
     preconditions: Preconditions,
     printer: Option<Printer>,
 }
 
 /// Validates the options; nothing is sent before this succeeds.
-fn request(args: &ScaleArgs) -> Result<Request> {
+fn options(args: &ScaleArgs) -> Result<Options> {
     let replicas = match args.replicas {
         None => return Err(Error::msg("required flag(s) \"replicas\" not set")),
         Some(count) if count < 0 => {
@@ -67,19 +67,19 @@ fn request(args: &ScaleArgs) -> Result<Request> {
         replicas: (args.current_replicas >= 0).then_some(args.current_replicas),
         resource_version: args.resource_version.clone().filter(|version| !version.is_empty()),
     };
-    Ok(Request { replicas, preconditions, printer: args.output.printer(Verb::Write)?.cloned() })
+    Ok(Options { replicas, preconditions, printer: args.output.printer(Verb::Write)?.cloned() })
 }
 
 /// Runs `kubeupd scale`. As in kubectl, objects that cannot be read are reported after the
 /// others are scaled, and the first object that fails to scale stops the rest: its error alone
 /// is reported.
 pub async fn run(args: ScaleArgs, global: &GlobalArgs) -> Result {
-    let request = request(&args)?;
+    let options = options(&args)?;
     let cluster = global.connect().await?;
     let (resolved, single) = visit::resolve(&cluster, global, "scale", &args.targets, &args.selection).await?;
     let visit = visit::read(&cluster, resolved, &args.selection, single).await;
     let (read, unreadable): (Vec<_>, Vec<_>) = visit.objects.into_iter().partition(Result::is_ok);
-    if request.preconditions.resource_version.is_some() && read.len() > 1 {
+    if options.preconditions.resource_version.is_some() && read.len() > 1 {
         return Err(Error::msg("cannot use --resource-version with multiple resources"));
     }
     // kubectl 1.37 reports each object it could not read, as for any other visit.
@@ -89,10 +89,10 @@ pub async fn run(args: ScaleArgs, global: &GlobalArgs) -> Result {
     // As kubectl, the first failure stops the run; a write whose answer was lost while the server
     // still answers fails only its own object.
     let mut lost = Vec::new();
-    let yaml = matches!(request.printer, Some(Printer::Yaml));
+    let yaml = matches!(options.printer, Some(Printer::Yaml));
     let mut printed = false;
     for object in read.into_iter().flatten() {
-        match scale_one(&cluster, &request, &args, object, args.record.cause(global)).await {
+        match scale_one(&cluster, &options, &args, object, args.record.cause(global)).await {
             Ok(line) => {
                 // kubectl's YAML printer starts each object after the first with `---`.
                 let separated = yaml && std::mem::replace(&mut printed, true);
@@ -110,7 +110,7 @@ pub async fn run(args: ScaleArgs, global: &GlobalArgs) -> Result {
 /// writes the change cause.
 async fn scale_one(
     cluster: &Cluster,
-    request: &Request,
+    options: &Options,
     args: &ScaleArgs,
     object: Visited,
     record: Option<&str>,
@@ -125,23 +125,23 @@ async fn scale_one(
             subresource: Some("scale".into()),
             ..WriteOptions::default()
         };
-        let scaled = |live: &Value| live["spec"]["replicas"] == request.replicas;
-        if request.preconditions.any() {
+        let scaled = |live: &Value| live["spec"]["replicas"] == options.replicas;
+        if options.preconditions.any() {
             let current = cluster.get_subresource(&target.rt, namespace, &target.name, Some("scale")).await?;
-            request.preconditions.check(&current).map_err(|err| Error::Other(anyhow!(err)))?;
-            let wanted = scale::with_replicas(current, request.replicas);
+            options.preconditions.check(&current).map_err(|err| Error::Other(anyhow!(err)))?;
+            let wanted = scale::with_replicas(current, options.replicas);
             if let Err(cause) = cluster.replace(&target.rt, namespace, &target.name, &wanted, &write).await {
                 let applied = |live: Option<&Value>| !write.dry_run && live.is_some_and(scaled);
                 return Err(visit::write_failed(cluster, target, None, cause, applied).await);
             }
         } else {
-            let patch = Patch::Merge(scale::replicas_patch(request.replicas));
+            let patch = Patch::Merge(scale::replicas_patch(options.replicas));
             apply::send_patch(cluster, target, &patch, &write, Landed::When(&scaled))
                 .await
                 .map_err(|err| visit::write_error(target, None, err))?;
         }
         if dry_run == DryRun::None && !args.timeout.is_zero() {
-            wait_for_replicas(cluster, &object, request.replicas, args.timeout).await?;
+            wait_for_replicas(cluster, &object, options.replicas, args.timeout).await?;
         }
         if let Some(cause) = record {
             // As kubectl: a patch of its own, never a dry run (even with --dry-run=server), with no
@@ -153,11 +153,11 @@ async fn scale_one(
             }
         }
     }
-    match &request.printer {
+    match &options.printer {
         Some(printer) => {
             // kubectl 1.37 prints the object as read with the new count (1.32: as read).
             let mut scaled = object.live;
-            scaled["spec"]["replicas"] = request.replicas.into();
+            scaled["spec"]["replicas"] = options.replicas.into();
             args.output.render(printer, &scaled)
         }
         None => Ok(format!("{} scaled{}\n", output::object_name(&object.live), args.dry_run.suffix())),
@@ -186,19 +186,19 @@ async fn wait_for_replicas(cluster: &Cluster, object: &Visited, replicas: i64, t
 mod tests {
     use super::*;
 
-    fn parse(line: &[&str]) -> Result<Request> {
+    fn parse(line: &[&str]) -> Result<Options> {
         let cli = crate::cli::parse(["kubeupd", "scale"].iter().chain(line)).map_err(anyhow::Error::msg)?;
         match cli.command {
-            crate::cli::Command::Scale(args) => request(&args),
+            crate::cli::Command::Scale(args) => options(&args),
             _ => unreachable!(),
         }
     }
 
     #[test]
     fn options_are_checked_as_kubectl_checks_them() {
-        let request = parse(&["deploy", "web", "--replicas=0", "--current-replicas", "2"]).unwrap();
-        assert_eq!(request.replicas, 0);
-        assert_eq!(request.preconditions, Preconditions { replicas: Some(2), resource_version: None });
+        let options = parse(&["deploy", "web", "--replicas=0", "--current-replicas", "2"]).unwrap();
+        assert_eq!(options.replicas, 0);
+        assert_eq!(options.preconditions, Preconditions { replicas: Some(2), resource_version: None });
         assert!(!parse(&["deploy/web", "--replicas", "3"]).unwrap().preconditions.any());
         for (line, expected) in [
             (&["deploy", "web"][..], "error: required flag(s) \"replicas\" not set"),

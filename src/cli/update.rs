@@ -6,7 +6,7 @@ use clap::Args;
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::flags::{DryRunArg, FieldManagerArg, OutputArgs, SubresourceArg, TargetArgs, ValidateArg};
+use super::args::{DryRunArg, FieldManagerArg, OutputArgs, SubresourceArg, TargetArgs, ValidateArg};
 use super::validation;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::{self, DryRun, ModifyError, ModifyOptions};
@@ -52,7 +52,7 @@ pub struct UpdateArgs {
 
 /// What to write, validated.
 #[derive(Debug)]
-struct Plan {
+struct Options {
     /// The objects: from files (which replace them) or named (whose fields change).
     objects: Vec<Named>,
     changes: Vec<FieldChange>,
@@ -61,7 +61,7 @@ struct Plan {
 const RULES: Rules = Rules { verb: "update", types_alone: false, selector: false };
 
 /// Validates the options and parses the changes; nothing is sent before this succeeds.
-fn plan(args: &UpdateArgs) -> Result<Plan> {
+fn options(args: &UpdateArgs) -> Result<Options> {
     let sets = args.set.iter().map(|arg| FieldChange::set(arg));
     let set_strings = args.set_string.iter().map(|arg| FieldChange::set_string(arg));
     let unsets = args.unset.iter().map(|arg| FieldChange::unset(arg));
@@ -79,16 +79,16 @@ fn plan(args: &UpdateArgs) -> Result<Plan> {
             "nothing to change: give --set, --set-string or --unset, or replace objects with -f FILE",
         ));
     }
-    Ok(Plan { objects, changes })
+    Ok(Options { objects, changes })
 }
 
 /// Runs `kubeupd update`.
 pub async fn run(args: UpdateArgs, global: &GlobalArgs) -> Result {
-    let plan = plan(&args)?;
+    let options = options(&args)?;
     let cluster = global.connect().await?;
-    let resolved = Resolver::new(&cluster, global.namespace.as_deref(), false).resolve(plan.objects).await?;
+    let resolved = Resolver::new(&cluster, global.namespace.as_deref(), false).resolve(options.objects).await?;
     validation::check_files(&cluster, &resolved, args.validate.directive).await?;
-    let options = ModifyOptions {
+    let modify = ModifyOptions {
         retry: RetryPolicy::default().with_attempts(args.retries),
         write: WriteOptions {
             dry_run: false,
@@ -100,7 +100,7 @@ pub async fn run(args: UpdateArgs, global: &GlobalArgs) -> Result {
         dry_run: args.dry_run.mode(),
     };
     let results =
-        join_all(resolved.iter().map(|item| update_one(&cluster, item, &plan.changes, &options, &args))).await;
+        join_all(resolved.iter().map(|item| update_one(&cluster, item, &options.changes, &modify, &args))).await;
     super::print_results(results)
 }
 
@@ -228,19 +228,19 @@ fn resource_version(object: &Value) -> Option<&str> {
 mod tests {
     use super::*;
 
-    fn parse(line: &[&str]) -> Result<Plan> {
+    fn parse(line: &[&str]) -> Result<Options> {
         let cli = crate::cli::parse(["kubeupd", "update"].iter().chain(line)).map_err(anyhow::Error::msg)?;
         match cli.command {
-            crate::cli::Command::Update(args) => plan(&args),
+            crate::cli::Command::Update(args) => options(&args),
             _ => unreachable!(),
         }
     }
 
     #[test]
     fn changes_go_to_named_objects() {
-        let plan = parse(&["deploy/web", "--set", "spec.replicas=2", "--unset", "metadata.labels.x"]).unwrap();
-        assert_eq!(plan.objects, [Named::Object { type_arg: "deploy".into(), name: "web".into(), type_apart: false }]);
-        assert_eq!(plan.changes.len(), 2);
+        let options = parse(&["deploy/web", "--set", "spec.replicas=2", "--unset", "metadata.labels.x"]).unwrap();
+        assert_eq!(options.objects, [Named::Object { type_arg: "deploy".into(), name: "web".into(), type_apart: false }]);
+        assert_eq!(options.changes.len(), 2);
     }
 
     #[test]

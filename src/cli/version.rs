@@ -4,7 +4,7 @@
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
-use super::flags::ExtraArgs;
+use super::args::ExtraArgs;
 use super::{Error, GlobalArgs, Result};
 use crate::client::VersionInfo;
 use crate::output;

@@ -6,7 +6,7 @@
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::flags::{SelectionArgs, TargetArgs};
+use super::args::{SelectionArgs, TargetArgs};
 use super::{Error, GlobalArgs, Result};
 use crate::apply::lost::{self, WriteError};
 use crate::client::{self, Cluster, ListScope, ResourceType, Selectors};

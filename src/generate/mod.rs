@@ -1,10 +1,11 @@
 //! kubectl's `kubectl create` generators for workloads, access rules, services, ingresses,
-//! policies and tokens: typed options in, the
+//! policies, tokens, ConfigMaps and Secrets: typed options in, the
 //! object kubectl's generator would send out (as JSON, fields as kubectl's Go types write them,
 //! empty structs included), or kubectl's words for what is wrong with the options. Pure: what
 //! needs the server (discovery for `role`, the CronJob of `job --from`) is looked up by the caller
 //! and handed in.
 
+pub mod data;
 pub mod network;
 pub mod policy;
 pub mod rbac;
@@ -108,6 +109,27 @@ pub enum Error {
     BoundKind(String),
     #[error("--bound-object-name is required if --bound-object-kind is provided")]
     BoundKindWithoutName,
+    #[error("invalid literal source {0}, expected key=value")]
+    LiteralSource(String),
+    /// A key of a ConfigMap or Secret given twice; `map` is `Data` or `BinaryData`.
+    #[error("cannot add key {key:?}, another key by that name already exists in {map} for {kind} {name:?}")]
+    DuplicateKey { key: String, map: &'static str, kind: String, name: String },
+    #[error(
+        "{key:?} is not a valid key name for a {kind}: a valid config key must consist of alphanumeric characters, \
+         '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is \
+         '[-._a-zA-Z0-9]+')"
+    )]
+    DataKey { key: String, kind: String },
+    /// A key of an env file that is no environment variable's name.
+    #[error("{key:?} is not a valid key name: {reason}")]
+    EnvKey { key: String, reason: String },
+    #[error(
+        "either --from-file or the combination of --docker-username, --docker-password and --docker-server is required"
+    )]
+    DockerLogin,
+    /// The certificate and key of a TLS Secret, refused in Go's `tls.X509KeyPair`'s words.
+    #[error("{0}")]
+    KeyPair(String),
 }
 
 fn in_group(group: &str) -> String {

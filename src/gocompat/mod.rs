@@ -3,7 +3,7 @@
 //! float format), Go's `%v` text of decoded JSON values, go-yaml's key order, the tab writer
 //! kubectl's watch prints through, how go-yaml v2 reads a plain scalar (kubectl's YAML 1.1), how
 //! Go reads YAML into a struct (kustomize's files), and the parsers pflag reads flag values with
-//! (`strconv`, `time.ParseDuration`, `encoding/csv`).
+//! (`strconv`, `time.ParseDuration`, `encoding/csv`), and Go's words for I/O errors.
 //!
 //! kubectl is written in Go, and users compare its output, its annotations and its patches with
 //! ours; this module is the one place that knows how Go writes values. It uses nothing else of the
@@ -14,6 +14,7 @@ pub mod fmt;
 pub mod json;
 pub mod klog;
 pub mod order;
+pub mod os;
 pub mod quantity;
 pub mod strconv;
 pub mod tabwriter;

@@ -1,6 +1,7 @@
 //! apimachinery's `resource.Quantity` text: a quantity (`500m`, `1.5Gi`, `1e3`) read as
 //! `ParseQuantity` reads it and written as the Quantity's `String()` writes it, which is what
-//! kubectl prints for a quantity it made (`create quota --hard=cpu=1000m` prints `cpu: "1"`).
+//! kubectl prints for a quantity it made (`create quota --hard=cpu=1000m` prints `cpu: "1"`), and
+//! its amount in nanos ([`nanos`]) where two quantities are compared or divided.
 //!
 //! Go's quirks are kept: a text already in canonical form is written as given (`+1G`, `01`,
 //! `1.G`), values are rounded up to nanos, binary values are capped at 2^63-1, and a decimal
@@ -51,6 +52,22 @@ pub fn canonical(text: &str) -> Result<String, QuantityError> {
         return Ok(fast);
     }
     Ok(write(&large(&parts, base, exponent, format)?))
+}
+
+/// The quantity `text` in billionths of its unit, as `ParseQuantity` reads it (rounded up to
+/// nanos, binary values capped); `None` when Go refuses it or the amount overflows.
+pub fn nanos(text: &str) -> Option<i128> {
+    if text.is_empty() {
+        return None;
+    }
+    let parts = split(text).ok()?;
+    let (base, exponent, format) = interpret(parts.suffix)?;
+    let quantity = large(&parts, base, exponent, format).ok()?;
+    match 9 - quantity.scale {
+        shift @ 0.. => quantity.unscaled.checked_mul(10i128.checked_pow(shift as u32)?),
+        // `large` leaves at most nine digits after the point.
+        _ => None,
+    }
 }
 
 /// The pieces of a quantity's text, as apimachinery's `parseQuantityString` cuts them.
@@ -321,6 +338,20 @@ mod tests {
             ("1ee3", QuantityError::Suffix),
         ] {
             assert_eq!(canonical(given), Err(error), "{given}");
+        }
+    }
+
+    #[test]
+    fn amounts_are_counted_in_nanos() {
+        const UNIT: i128 = 1_000_000_000;
+        assert_eq!(nanos("1.5Gi"), Some(1_610_612_736 * UNIT));
+        assert_eq!(nanos("2e3"), Some(2000 * UNIT));
+        assert_eq!(nanos("500m"), Some(500_000_000));
+        assert_eq!(nanos("0.1n"), Some(1));
+        assert_eq!(nanos("-1.5"), Some(-1_500_000_000));
+        assert_eq!(nanos("0"), Some(0));
+        for refused in ["x", "", "1Q", "1e"] {
+            assert_eq!(nanos(refused), None, "{refused}");
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Go's `strconv` as pflag and kubectl call it: `ParseInt` (base 0 for pflag's integer flags:
 //! `0x1f`, `0o17`, `0b101`, a leading `0` for octal, `_` between digits; base 10 where kubectl asks
-//! for it), `ParseUint` and `ParseBool`, each with Go's error text.
+//! for it), `ParseUint` and `ParseBool`, each with Go's error text; `Unquote` as kubectl's
+//! JSONPath and Go's templates read a quoted string.
 
 use std::fmt;
 
@@ -131,6 +132,48 @@ pub fn parse_bool(text: &str) -> Result<bool, NumError> {
     }
 }
 
+/// Go's `strconv.Unquote` of a string in double quotes, which kubectl's JSONPath extends to
+/// single quotes (`UnquoteExtend`): the text between the quotes with Go's escapes read (`\n`,
+/// `\x41`, `\u00e9`, `\101`, ...); `None` for invalid syntax.
+pub fn unquote(text: &str) -> Option<String> {
+    let inner = match text.as_bytes().first() {
+        Some(b'"') => text.strip_prefix('"')?.strip_suffix('"')?,
+        Some(b'\'') => text.strip_prefix('\'')?.strip_suffix('\'')?,
+        _ => return None,
+    };
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    let code = |chars: &mut std::str::Chars<'_>, digits: usize, radix: u32| {
+        let text: String = chars.take(digits).collect();
+        (text.len() == digits).then(|| u32::from_str_radix(&text, radix).ok().and_then(char::from_u32))?
+    };
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        out.push(match chars.next()? {
+            'a' => '\x07',
+            'b' => '\x08',
+            'f' => '\x0c',
+            'n' => '\n',
+            'r' => '\r',
+            't' => '\t',
+            'v' => '\x0b',
+            c @ ('\\' | '\'' | '"') => c,
+            'x' => code(&mut chars, 2, 16)?,
+            'u' => code(&mut chars, 4, 16)?,
+            'U' => code(&mut chars, 8, 16)?,
+            d @ '0'..='7' => {
+                let rest: String = chars.by_ref().take(2).collect();
+                u32::from_str_radix(&format!("{d}{rest}"), 8).ok().and_then(char::from_u32)?
+            }
+            _ => return None,
+        });
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,5 +235,15 @@ mod tests {
             assert_eq!(parse_bool(no), Ok(false));
         }
         assert_eq!(parse_bool("yes").unwrap_err().to_string(), "strconv.ParseBool: parsing \"yes\": invalid syntax");
+    }
+
+    #[test]
+    fn quoted_strings_unquote_as_go_reads_them() {
+        assert_eq!(unquote(r#""a\tb\"c""#).as_deref(), Some("a\tb\"c"));
+        assert_eq!(unquote(r#""\u00e9\x41\101""#).as_deref(), Some("\u{e9}AA"));
+        assert_eq!(unquote(r"'it\'s'").as_deref(), Some("it's"));
+        for bad in [r#""\q""#, r#""\x4""#, r#""a"#, "a", r#""\""#] {
+            assert_eq!(unquote(bad), None, "{bad}");
+        }
     }
 }

@@ -86,69 +86,20 @@ fn number(text: &str) -> Plain {
         return Plain::Float(float);
     }
     // `0b` then a signed binary number, which `ParseInt(s, 0, 64)` refused.
-    let (negative, binary) = match (plain.strip_prefix("0b"), plain.strip_prefix("-0b")) {
-        (Some(rest), _) => (false, rest),
-        (None, Some(rest)) if !rest.starts_with(['+', '-']) => (true, rest),
+    let binary = match (plain.strip_prefix("0b"), plain.strip_prefix("-0b")) {
+        (Some(rest), _) => rest.to_string(),
+        (None, Some(rest)) => format!("-{rest}"),
         _ => return Plain::Text,
     };
-    let (inner_negative, digits) = match binary.as_bytes().first() {
-        Some(b'-') if !negative => (true, &binary[1..]),
-        Some(b'+') if !negative => (false, &binary[1..]),
-        _ => (false, binary),
-    };
-    match magnitude(digits, 2) {
-        Some(value) => signed(value, negative || inner_negative).unwrap_or(Plain::Text),
-        None => Plain::Text,
-    }
+    super::strconv::parse_int_base(&binary, 2, 64).map_or(Plain::Text, Plain::Int)
 }
 
 /// `strconv.ParseInt(s, 0, 64)`, then `strconv.ParseUint(s, 0, 64)`, of `s` without `_`.
 fn go_parse_int(s: &str) -> Option<Plain> {
-    let (negative, unsigned) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
-    let bytes = unsigned.as_bytes();
-    let (radix, digits) = match bytes {
-        [b'0', prefix, _, ..] if prefix.eq_ignore_ascii_case(&b'b') => (2, &unsigned[2..]),
-        [b'0', prefix, _, ..] if prefix.eq_ignore_ascii_case(&b'o') => (8, &unsigned[2..]),
-        [b'0', prefix, _, ..] if prefix.eq_ignore_ascii_case(&b'x') => (16, &unsigned[2..]),
-        [b'0', ..] => (8, &unsigned[1..]),
-        _ => (10, unsigned),
-    };
-    // `0` alone is 0 (an octal number without digits); any other number needs a digit.
-    if digits.is_empty() && radix != 8 {
-        return None;
-    }
-    let value = magnitude(digits, radix)?;
-    match signed(value, negative) {
-        Some(plain) => Some(plain),
-        // ParseUint takes no sign.
-        None if s.as_bytes()[0] != b'+' && !negative => u64::try_from(value).ok().map(Plain::Uint),
-        None => None,
-    }
-}
-
-/// The value of `digits` in `radix`, if they are all digits of it, saturating past `u64`.
-fn magnitude(digits: &str, radix: u32) -> Option<u128> {
-    if radix != 8 && digits.is_empty() {
-        return None;
-    }
-    let mut value: u128 = 0;
-    for c in digits.chars() {
-        let digit = c.to_digit(radix)?;
-        value = (value * u128::from(radix) + u128::from(digit)).min(u128::from(u64::MAX) + 1);
-    }
-    Some(value)
-}
-
-/// An `int64` of the magnitude and sign, if it fits.
-fn signed(value: u128, negative: bool) -> Option<Plain> {
-    match negative {
-        true if value <= 1 << 63 => Some(Plain::Int((value as i128).wrapping_neg() as i64)),
-        false if value < 1 << 63 => Some(Plain::Int(value as i64)),
-        _ => None,
+    match super::strconv::parse_int(s, 64) {
+        Ok(value) => Some(Plain::Int(value)),
+        Err(err) if err.range => super::strconv::parse_uint(s).ok().map(Plain::Uint),
+        Err(_) => None,
     }
 }
 

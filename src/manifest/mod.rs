@@ -6,7 +6,7 @@ mod block_scalar_end;
 mod json;
 mod plain_times;
 mod plain_yaml;
-mod quantity;
+mod resource_field;
 mod selector;
 
 use std::io::Read as _;
@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-pub use quantity::{container_resource, nanos as quantity_nanos};
+pub use resource_field::container_resource;
 pub use selector::{BadSelector, LabelSelector, selector_text};
 
 use crate::gocompat;

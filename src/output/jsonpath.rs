@@ -346,7 +346,7 @@ impl Parser<'_> {
                 c if c == quote && previous != '\\' => {
                     self.pos = start + at + 1;
                     let raw = &self.input[start..self.pos];
-                    return unquote(raw)
+                    return crate::gocompat::strconv::unquote(raw)
                         .map(Node::Text)
                         .ok_or_else(|| Error(format!("unquote string {raw} error invalid syntax")));
                 }
@@ -462,45 +462,6 @@ fn slice(text: &str) -> Result<[Bound; 3], Error> {
         bounds[1] = Bound { value: start + 1, known: true, derived: true };
     }
     Ok(bounds)
-}
-
-/// Go's `strconv.Unquote` extended to single quotes.
-fn unquote(raw: &str) -> Option<String> {
-    let inner = &raw[1..raw.len() - 1];
-    let mut out = String::with_capacity(inner.len());
-    let mut chars = inner.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        let escaped = match chars.next()? {
-            'a' => '\x07',
-            'b' => '\x08',
-            'f' => '\x0c',
-            'n' => '\n',
-            'r' => '\r',
-            't' => '\t',
-            'v' => '\x0b',
-            c @ ('\\' | '\'' | '"') => c,
-            'x' => hex(&mut chars, 2)?,
-            'u' => hex(&mut chars, 4)?,
-            'U' => hex(&mut chars, 8)?,
-            d @ '0'..='7' => {
-                let rest: String = chars.by_ref().take(2).collect();
-                char::from_u32(u32::from_str_radix(&format!("{d}{rest}"), 8).ok()?)?
-            }
-            _ => return None,
-        };
-        out.push(escaped);
-    }
-    Some(out)
-}
-
-fn hex(chars: &mut std::str::Chars<'_>, digits: usize) -> Option<char> {
-    let text: String = chars.by_ref().take(digits).collect();
-    (text.len() == digits).then_some(())?;
-    char::from_u32(u32::from_str_radix(&text, 16).ok()?)
 }
 
 /// Go's `%#U`: `U+007E '~'`.

@@ -5,7 +5,7 @@
 //! by kubectl too, and the server writes nothing. Knowing them lets apply skip those patches.
 
 use super::SchemaNode;
-use crate::manifest::quantity_nanos;
+use crate::gocompat::quantity::nanos as quantity_nanos;
 
 /// The OpenAPI definition of `resource.Quantity`.
 pub(super) const QUANTITY: &str = "io.k8s.apimachinery.pkg.api.resource.Quantity";

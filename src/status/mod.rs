@@ -25,13 +25,6 @@ pub enum Readiness {
     Failed(String),
 }
 
-impl Readiness {
-    /// Whether the object is ready.
-    pub fn is_current(&self) -> bool {
-        matches!(self, Readiness::Current)
-    }
-}
-
 /// The readiness of `object`, an object of `kind` in API group `group` (empty for the core group).
 pub fn readiness(group: &str, kind: &str, object: &Value) -> Readiness {
     if let Some(generic) = generic(object) {

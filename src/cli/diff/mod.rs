@@ -13,8 +13,8 @@ use std::time::SystemTime;
 use clap::Args;
 use serde_json::{Value, json};
 
-use super::apply_input::{COMPARE_FAILED, InputArgs, Preview};
-use super::flags::ExtraArgs;
+use super::apply::input::{COMPARE_FAILED, InputArgs, Preview};
+use super::args::ExtraArgs;
 use super::{Error, GlobalArgs, Result};
 use crate::apply::preview::{Change, Effect, Shown};
 use crate::output;

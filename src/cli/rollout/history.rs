@@ -7,7 +7,7 @@
 use clap::Args;
 use serde_json::Value;
 
-use super::super::flags::{DryRunArg, LabelSelectorArg, OutputArgs, SelectionArgs, TargetArgs};
+use super::super::args::{DryRunArg, LabelSelectorArg, OutputArgs, SelectionArgs, TargetArgs};
 use super::super::visit::{self, Visited};
 use super::super::{Error, GlobalArgs, Result};
 use crate::apply::lost::WriteError;

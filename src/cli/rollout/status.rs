@@ -8,7 +8,7 @@ use clap::Args;
 use futures::StreamExt as _;
 use serde_json::Value;
 
-use super::super::flags::{LabelSelectorArg, SelectionArgs, TargetArgs};
+use super::super::args::{LabelSelectorArg, SelectionArgs, TargetArgs};
 use super::super::visit::{self, Visited};
 use super::super::{Error, GlobalArgs, Result, write_stdout};
 use crate::client::{self, Cluster, ListScope, Selectors, WatchEvent, WatchOptions};

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::{CommonArgs, Findings, ObjectError, Setter};
 use crate::change::env::{self, EnvChanges};
 use crate::change::pod_template::{pod_spec_mut, selected_containers};
-use crate::cli::flags::TargetArgs;
+use crate::cli::args::TargetArgs;
 use crate::cli::visit;
 use crate::cli::{Error, GlobalArgs, Result};
 use crate::client::Cluster;

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::{CommonArgs, Findings, ObjectError, Setter};
 use crate::change::image::{self, ImageUpdates};
 use crate::change::split_pairs;
-use crate::cli::flags::{RecordArg, TargetArgs};
+use crate::cli::args::{RecordArg, TargetArgs};
 use crate::cli::{Error, GlobalArgs, Result};
 
 pub const EXAMPLES: &str = "Examples:

@@ -14,7 +14,7 @@ use clap::{Args, Subcommand};
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::flags::{DryRunArg, FieldManagerArg, LocalArg, OutputArgs, SelectionArgs, TargetArgs};
+use super::args::{DryRunArg, FieldManagerArg, LocalArg, OutputArgs, SelectionArgs, TargetArgs};
 use super::visit::{self, Visited};
 use super::{Error, GlobalArgs, Result};
 use crate::apply::lost::WriteError;

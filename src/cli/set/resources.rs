@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::{CommonArgs, Findings, ObjectError, Setter};
 use crate::change::pod_template::{self, pod_spec_mut};
-use crate::cli::flags::{RecordArg, TargetArgs};
+use crate::cli::args::{RecordArg, TargetArgs};
 use crate::cli::{Error, GlobalArgs, Result};
 
 pub const EXAMPLES: &str = "Examples:

@@ -5,7 +5,7 @@ use clap::{ArgAction, Args};
 use serde_json::{Value, json};
 
 use super::{CommonArgs, Findings, ObjectError, Setter};
-use crate::cli::flags::{RecordArg, TargetArgs};
+use crate::cli::args::{RecordArg, TargetArgs};
 use crate::cli::{Error, GlobalArgs, Result};
 use crate::resource::LabelSelector;
 

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use super::{Error, Template, functions};
 use crate::gocompat::fmt::GoValue as V;
+use crate::gocompat::strconv::unquote;
 
 #[derive(Debug, Clone)]
 pub(super) enum Node {
@@ -516,67 +517,18 @@ impl Parser<'_> {
     }
 }
 
-/// Go's `strconv.Unquote` of a double-quoted string.
-fn unquote(text: &str) -> Option<String> {
-    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
-    let mut out = String::new();
-    let mut chars = inner.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        let code = |chars: &mut std::str::Chars<'_>, digits: usize, radix: u32| {
-            let text: String = chars.take(digits).collect();
-            u32::from_str_radix(&text, radix).ok().and_then(char::from_u32)
-        };
-        out.push(match chars.next()? {
-            'n' => '\n',
-            't' => '\t',
-            'r' => '\r',
-            'a' => '\x07',
-            'b' => '\x08',
-            'f' => '\x0c',
-            'v' => '\x0b',
-            '\\' => '\\',
-            '"' => '"',
-            '\'' => '\'',
-            'x' => code(&mut chars, 2, 16)?,
-            'u' => code(&mut chars, 4, 16)?,
-            'U' => code(&mut chars, 8, 16)?,
-            d @ '0'..='7' => {
-                let rest: String = chars.by_ref().take(2).collect();
-                u32::from_str_radix(&format!("{d}{rest}"), 8).ok().and_then(char::from_u32)?
-            }
-            _ => return None,
-        });
-    }
-    Some(out)
-}
-
-/// A number constant: an integer (decimal, hex, octal, binary) or a float.
+/// A number constant: an integer as `strconv.ParseInt(text, 0, 64)` reads it (decimal, hex,
+/// octal, binary, `_` between digits), else a float.
 fn number(text: &str) -> Option<V> {
+    if let Ok(int) = crate::gocompat::strconv::parse_int(text, 64) {
+        return Some(V::Count(int));
+    }
     let clean = text.replace('_', "");
     let (negative, digits) = match clean.strip_prefix('-') {
-        Some(rest) => (true, rest.to_string()),
-        None => (false, clean.strip_prefix('+').unwrap_or(&clean).to_string()),
+        Some(rest) => (true, rest),
+        None => (false, clean.strip_prefix('+').unwrap_or(&clean)),
     };
-    let lower = digits.to_ascii_lowercase();
-    let int = if let Some(hex) = lower.strip_prefix("0x") {
-        i64::from_str_radix(hex, 16).ok()
-    } else if let Some(bin) = lower.strip_prefix("0b") {
-        i64::from_str_radix(bin, 2).ok()
-    } else if let Some(oct) = lower.strip_prefix("0o") {
-        i64::from_str_radix(oct, 8).ok()
-    } else if lower.len() > 1 && lower.starts_with('0') && lower.chars().all(|c| c.is_ascii_digit()) {
-        i64::from_str_radix(&lower[1..], 8).ok()
-    } else {
-        lower.parse::<i64>().ok()
-    };
-    if let Some(int) = int {
-        return Some(V::Count(if negative { -int } else { int }));
-    }
-    let float: f64 = lower.parse().ok()?;
+    let float: f64 = digits.to_ascii_lowercase().parse().ok()?;
     Some(V::Float(if negative { -float } else { float }))
 }
 
@@ -594,8 +546,6 @@ mod tests {
         assert_eq!(number("-7"), Some(V::Count(-7)));
         assert_eq!(number("1.5e3"), Some(V::Float(1500.0)));
         assert_eq!(number("x"), None);
-        assert_eq!(unquote(r#""a\tb\"c""#).as_deref(), Some("a\tb\"c"));
-        assert_eq!(unquote(r#""\u00e9""#).as_deref(), Some("é"));
     }
 
     #[test]

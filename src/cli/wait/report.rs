@@ -14,7 +14,7 @@ use crate::wait::Outcome;
 const LIVE_LINES: usize = 15;
 
 /// The live list of objects still waited for, on a terminal only.
-pub(super) struct LiveList {
+pub(in crate::cli) struct LiveList {
     names: Vec<String>,
     /// Lines go to stderr, when stdout carries objects (`apply -o json`).
     lines_to_stderr: bool,
@@ -25,7 +25,7 @@ pub(super) struct LiveList {
 impl LiveList {
     /// A list for the objects `names` (by target index), all waiting; shown when stderr is a
     /// terminal. Lines are printed to stdout, or to stderr with `lines_to_stderr`.
-    pub(super) fn new(names: Vec<String>, lines_to_stderr: bool) -> Self {
+    pub(in crate::cli) fn new(names: Vec<String>, lines_to_stderr: bool) -> Self {
         let waiting = (0..names.len()).map(|index| (index, "not checked yet".to_string())).collect();
         let bar = std::io::stderr().is_terminal().then(|| {
             let bar = ProgressBar::new_spinner();
@@ -41,19 +41,19 @@ impl LiveList {
     }
 
     /// The object at `index` is still waiting, for `reason`.
-    pub(super) fn waiting(&mut self, index: usize, reason: &str) {
+    pub(in crate::cli) fn waiting(&mut self, index: usize, reason: &str) {
         self.waiting.insert(index, reason.to_string());
         self.redraw();
     }
 
     /// The object at `index` is done.
-    pub(super) fn done(&mut self, index: usize) {
+    pub(in crate::cli) fn done(&mut self, index: usize) {
         self.waiting.remove(&index);
         self.redraw();
     }
 
     /// Prints `line` above the list.
-    pub(super) fn print(&self, line: &str) {
+    pub(in crate::cli) fn print(&self, line: &str) {
         let print = || match self.lines_to_stderr {
             true => eprintln!("{line}"),
             false => println!("{line}"),
@@ -65,7 +65,7 @@ impl LiveList {
     }
 
     /// Takes the list off the terminal.
-    pub(super) fn finish(self) {
+    pub(in crate::cli) fn finish(self) {
         if let Some(bar) = self.bar {
             bar.finish_and_clear();
         }
@@ -87,7 +87,7 @@ impl LiveList {
 /// Why the object `name` is not `word` (ready, deleted), after waiting `timeout` in all (`elapsed` when the wait
 /// ended early), or `None` when it is: `error: deployment.apps/web not ready after 5m0s: 1 of 3
 /// replicas available`.
-pub(super) fn not_ready_line(
+pub(in crate::cli) fn not_ready_line(
     name: &str,
     outcome: &Outcome,
     word: &str,
@@ -107,7 +107,7 @@ pub(super) fn not_ready_line(
 }
 
 /// `40ms`, `12.3s`, `30s`, `5m0s`, `1h2m3s`: Go's way of writing durations, to a tenth of a second.
-pub(super) fn seconds(duration: Duration) -> String {
+pub(in crate::cli) fn seconds(duration: Duration) -> String {
     if duration < Duration::from_millis(950) {
         return format!("{}ms", duration.as_millis());
     }

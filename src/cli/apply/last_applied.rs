@@ -4,9 +4,9 @@
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
 
-use super::flags::{AllArg, DryRunArg, ExtraArgs, FileArgs, LabelSelectorArg, OutputArgs, TargetArgs};
-use super::{Error, GlobalArgs, Result};
 use crate::apply::{DryRun, last_applied};
+use crate::cli::args::{AllArg, DryRunArg, ExtraArgs, FileArgs, LabelSelectorArg, OutputArgs, TargetArgs};
+use crate::cli::{Error, GlobalArgs, Result};
 use crate::client::{Cluster, Selectors, WriteOptions};
 use crate::gocompat;
 use crate::merge::Patch;
@@ -17,10 +17,10 @@ use crate::resource::{Resolved, Resolver, Rules};
 #[derive(Debug, Subcommand)]
 pub enum LastAppliedCommand {
     /// Print the last-applied configuration of objects.
-    #[command(after_help = super::help::VIEW_LAST_APPLIED)]
+    #[command(after_help = crate::cli::help::VIEW_LAST_APPLIED)]
     ViewLastApplied(ViewArgs),
     /// Set the last-applied configuration of objects to the files' contents, changing nothing else.
-    #[command(after_help = super::help::SET_LAST_APPLIED)]
+    #[command(after_help = crate::cli::help::SET_LAST_APPLIED)]
     SetLastApplied(SetArgs),
 }
 

@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use clap::{ArgAction, Args, Subcommand};
 use serde_json::Value;
 
-use super::create::CommonArgs;
-use super::{Error, GlobalArgs, Result};
+use super::CommonArgs;
+use crate::cli::{Error, GlobalArgs, Result};
 use crate::client::{self, Cluster};
 use crate::generate::{self, network, policy, rbac, token, workload};
 use crate::gocompat;
@@ -23,40 +23,40 @@ use crate::resource::LabelSelector;
 #[derive(Debug, Subcommand)]
 pub enum GeneratorCommand {
     /// Create a deployment with the specified name.
-    #[command(visible_alias = "deploy", after_help = super::help::CREATE_DEPLOYMENT)]
+    #[command(visible_alias = "deploy", after_help = crate::cli::help::CREATE_DEPLOYMENT)]
     Deployment(DeploymentArgs),
     /// Create a job with the specified name.
-    #[command(after_help = super::help::CREATE_JOB)]
+    #[command(after_help = crate::cli::help::CREATE_JOB)]
     Job(JobArgs),
     /// Create a cron job with the specified name.
-    #[command(visible_alias = "cj", after_help = super::help::CREATE_CRONJOB)]
+    #[command(visible_alias = "cj", after_help = crate::cli::help::CREATE_CRONJOB)]
     Cronjob(CronJobArgs),
     /// Create a role with single rule.
-    #[command(after_help = super::help::CREATE_ROLE)]
+    #[command(after_help = crate::cli::help::CREATE_ROLE)]
     Role(RoleArgs),
     /// Create a cluster role.
-    #[command(after_help = super::help::CREATE_CLUSTERROLE)]
+    #[command(after_help = crate::cli::help::CREATE_CLUSTERROLE)]
     Clusterrole(ClusterRoleArgs),
     /// Create a role binding for a particular role or cluster role.
-    #[command(after_help = super::help::CREATE_ROLEBINDING)]
+    #[command(after_help = crate::cli::help::CREATE_ROLEBINDING)]
     Rolebinding(RoleBindingArgs),
     /// Create a cluster role binding for a particular cluster role.
-    #[command(after_help = super::help::CREATE_CLUSTERROLEBINDING)]
+    #[command(after_help = crate::cli::help::CREATE_CLUSTERROLEBINDING)]
     Clusterrolebinding(ClusterRoleBindingArgs),
     /// Create a service using a specified subcommand.
-    #[command(subcommand, visible_alias = "svc", after_help = super::help::CREATE_SERVICE)]
+    #[command(subcommand, visible_alias = "svc", after_help = crate::cli::help::CREATE_SERVICE)]
     Service(ServiceCommand),
     /// Create an ingress with the specified name.
-    #[command(visible_alias = "ing", after_help = super::help::CREATE_INGRESS)]
+    #[command(visible_alias = "ing", after_help = crate::cli::help::CREATE_INGRESS)]
     Ingress(IngressArgs),
     /// Create a pod disruption budget with the specified name.
-    #[command(visible_alias = "pdb", after_help = super::help::CREATE_PODDISRUPTIONBUDGET)]
+    #[command(visible_alias = "pdb", after_help = crate::cli::help::CREATE_PODDISRUPTIONBUDGET)]
     Poddisruptionbudget(PodDisruptionBudgetArgs),
     /// Create a priority class with the specified name.
-    #[command(visible_alias = "pc", after_help = super::help::CREATE_PRIORITYCLASS)]
+    #[command(visible_alias = "pc", after_help = crate::cli::help::CREATE_PRIORITYCLASS)]
     Priorityclass(PriorityClassArgs),
     /// Create a quota with the specified name.
-    #[command(visible_alias = "resourcequota", after_help = super::help::CREATE_QUOTA)]
+    #[command(visible_alias = "resourcequota", after_help = crate::cli::help::CREATE_QUOTA)]
     Quota(QuotaArgs),
 }
 
@@ -64,16 +64,16 @@ pub enum GeneratorCommand {
 #[derive(Debug, Subcommand)]
 pub enum ServiceCommand {
     /// Create a ClusterIP service.
-    #[command(after_help = super::help::CREATE_SERVICE_CLUSTERIP)]
+    #[command(after_help = crate::cli::help::CREATE_SERVICE_CLUSTERIP)]
     Clusterip(ClusterIpArgs),
     /// Create a NodePort service.
-    #[command(after_help = super::help::CREATE_SERVICE_NODEPORT)]
+    #[command(after_help = crate::cli::help::CREATE_SERVICE_NODEPORT)]
     Nodeport(NodePortArgs),
     /// Create a LoadBalancer service.
-    #[command(after_help = super::help::CREATE_SERVICE_LOADBALANCER)]
+    #[command(after_help = crate::cli::help::CREATE_SERVICE_LOADBALANCER)]
     Loadbalancer(ServiceArgs),
     /// Create an ExternalName service.
-    #[command(after_help = super::help::CREATE_SERVICE_EXTERNALNAME)]
+    #[command(after_help = crate::cli::help::CREATE_SERVICE_EXTERNALNAME)]
     Externalname(ExternalNameArgs),
 }
 
@@ -105,7 +105,7 @@ pub struct NodePortArgs {
     #[command(flatten)]
     service: ServiceArgs,
     /// The port every node exposes the service on.
-    #[arg(long, value_name = "PORT", default_value = "0", allow_negative_numbers = true, value_parser = super::pflag::int)]
+    #[arg(long, value_name = "PORT", default_value = "0", allow_negative_numbers = true, value_parser = crate::cli::pflag::int)]
     node_port: i64,
 }
 
@@ -164,7 +164,7 @@ pub struct PriorityClassArgs {
     #[command(flatten)]
     name: GeneratorName,
     /// The priority of the pods of this class.
-    #[arg(long, value_name = "N", default_value = "0", allow_negative_numbers = true, value_parser = super::pflag::int32)]
+    #[arg(long, value_name = "N", default_value = "0", allow_negative_numbers = true, value_parser = crate::cli::pflag::int32)]
     value: i32,
     /// Make this class the priority of pods that name none.
     #[arg(long)]
@@ -215,7 +215,7 @@ pub struct TokenArgs {
     #[arg(long, value_name = "UID", default_value = "")]
     bound_object_uid: String,
     #[command(flatten)]
-    output: super::flags::OutputArgs,
+    output: crate::cli::args::OutputArgs,
 }
 
 /// The one NAME and, after `--`, the command of the containers.
@@ -237,10 +237,10 @@ pub struct DeploymentArgs {
     #[arg(long, value_name = "IMAGE", value_delimiter = ',')]
     image: Option<Vec<String>>,
     /// The containerPort the first container exposes.
-    #[arg(long, value_name = "PORT", default_value_t = -1, allow_negative_numbers = true, value_parser = super::pflag::int32)]
+    #[arg(long, value_name = "PORT", default_value_t = -1, allow_negative_numbers = true, value_parser = crate::cli::pflag::int32)]
     port: i32,
     /// Number of replicas.
-    #[arg(short = 'r', long, value_name = "N", default_value_t = 1, allow_negative_numbers = true, value_parser = super::pflag::int32)]
+    #[arg(short = 'r', long, value_name = "N", default_value_t = 1, allow_negative_numbers = true, value_parser = crate::cli::pflag::int32)]
     replicas: i32,
     #[command(flatten)]
     common: CommonArgs,
@@ -555,9 +555,9 @@ pub async fn request_token(args: &TokenArgs, global: &GlobalArgs) -> Result {
         return Err(Error::msg("failed to create token: no token in server response"));
     }
     match (&printer, args.output.output.as_deref().is_some_and(|output| !output.is_empty())) {
-        (Some(printer), true) => super::write_stdout(&args.output.render(printer, &answer)?),
-        _ if std::io::IsTerminal::is_terminal(&std::io::stdout()) => super::write_stdout(&format!("{token}\n")),
-        _ => super::write_stdout(token),
+        (Some(printer), true) => crate::cli::write_stdout(&args.output.render(printer, &answer)?),
+        _ if std::io::IsTerminal::is_terminal(&std::io::stdout()) => crate::cli::write_stdout(&format!("{token}\n")),
+        _ => crate::cli::write_stdout(token),
     }
 }
 
@@ -585,7 +585,7 @@ pub struct GeneratorName {
 }
 
 /// The one NAME a generator takes (the words after `--` not counted), or kubectl's usage error.
-pub(super) fn one_name(names: &[String], generator: &str) -> Result<String> {
+pub(in crate::cli) fn one_name(names: &[String], generator: &str) -> Result<String> {
     match names {
         [name] => Ok(name.clone()),
         _ => Err(Error::msg(format!(

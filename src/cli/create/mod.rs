@@ -4,24 +4,26 @@
 //! (no quotes taken off literals, keys checked, env files alone), which differ from kustomize's
 //! generators; the `--append-hash` suffix is kustomize's, which kubectl shares.
 
+mod generators;
+
 use std::path::{Path, PathBuf};
 
-use base64::Engine as _;
 use clap::{Args, Subcommand};
 use secrecy::{ExposeSecret as _, SecretString};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use futures::{StreamExt as _, stream};
 
-use super::create_generators::{GeneratorName, one_name};
-use super::edit::before_create::{self, EditFormat, ToEdit};
-use super::flags::{
+use self::generators::{GeneratorName, one_name};
+use super::args::{
     DryRunArg, ExtraArgs, FieldManagerArg, FileArgs, LabelSelectorArg, OutputArgs, RawArg, RecordArg, ValidateArg,
 };
+use super::edit::before_create::{self, EditFormat, ToEdit};
 use super::{Error, GlobalArgs, Result, validation, visit, write_stdout};
 use crate::apply::{DryRun, last_applied};
 use crate::change::metadata;
 use crate::client::WriteOptions;
+use crate::generate::data;
 use crate::output::{self, Verb};
 use crate::resource::{self, Resolved, Resolver, Rules};
 
@@ -67,10 +69,10 @@ pub enum CreateCommand {
     #[command(visible_alias = "sa", after_help = super::help::CREATE_SERVICEACCOUNT)]
     Serviceaccount(NameArgs),
     #[command(flatten)]
-    Generator(super::create_generators::GeneratorCommand),
+    Generator(generators::GeneratorCommand),
     /// Request a service account token.
     #[command(after_help = super::help::CREATE_TOKEN)]
-    Token(super::create_generators::TokenArgs),
+    Token(generators::TokenArgs),
 }
 
 /// The kinds of Secret `create secret` makes.
@@ -197,10 +199,8 @@ pub async fn run(args: CreateArgs, global: &GlobalArgs) -> Result {
         return create_files(&args, global).await;
     };
     let (object, common) = match command {
-        CreateCommand::Configmap(data) => (data_object("ConfigMap", data, None)?, &data.common),
-        CreateCommand::Secret(SecretCommand::Generic(secret)) => {
-            (data_object("Secret", &secret.data, secret.secret_type.as_deref())?, &secret.data.common)
-        }
+        CreateCommand::Configmap(data) => (config_map(data)?, &data.common),
+        CreateCommand::Secret(SecretCommand::Generic(secret)) => (generic_secret(secret)?, &secret.data.common),
         CreateCommand::Secret(SecretCommand::DockerRegistry(docker)) => (docker_secret(docker)?, &docker.common),
         CreateCommand::Secret(SecretCommand::Tls(tls)) => (tls_secret(tls)?, &tls.common),
         CreateCommand::Namespace(named) => (
@@ -212,7 +212,7 @@ pub async fn run(args: CreateArgs, global: &GlobalArgs) -> Result {
             (json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name}}), &named.common)
         }
         CreateCommand::Generator(generator) => (generator.object(global).await?, generator.common()),
-        CreateCommand::Token(token) => return super::create_generators::request_token(token, global).await,
+        CreateCommand::Token(token) => return generators::request_token(token, global).await,
     };
     create(object, common, global).await
 }
@@ -324,7 +324,8 @@ async fn create_raw(args: &CreateArgs, path: &str, global: &GlobalArgs) -> Resul
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut body).map_err(|err| Error::Other(err.into()))?;
         body
     } else {
-        std::fs::read(file).map_err(|err| Error::msg(format!("open {name}: {}", io_reason(&err))))?
+        std::fs::read(file)
+            .map_err(|err| Error::msg(format!("open {name}: {}", crate::gocompat::os::error_text(&err))))?
     };
     let cluster = global.connect().await?;
     let answer = cluster.raw(http::Method::POST, path, Some(body)).await?;
@@ -423,176 +424,92 @@ async fn create(mut object: Value, common: &CommonArgs, global: &GlobalArgs) -> 
     }
 }
 
-/// A ConfigMap or Secret of `kind` from the sources of `args`, as kubectl's generators make it.
-fn data_object(kind: &str, args: &DataArgs, secret_type: Option<&str>) -> Result<Value> {
-    let name = one_name(&args.name.names, if kind == "ConfigMap" { "configmap" } else { "secret generic" })?;
+/// The entries of `args`' sources, read in kubectl's order: literals, files, env files.
+fn data_entries(args: &DataArgs) -> Result<Vec<data::Entry>> {
     if !args.from_env_file.is_empty() && (!args.from_file.is_empty() || !args.from_literal.is_empty()) {
         return Err(Error::msg("from-env-file cannot be combined with from-file or from-literal"));
     }
-    let mut entries: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut entries = Vec::new();
     for literal in &args.from_literal {
-        let (key, value) = literal
-            .split_once('=')
-            .ok_or_else(|| Error::msg(format!("invalid literal source {literal}, expected key=value")))?;
-        entries.push((key.to_string(), value.as_bytes().to_vec()));
+        entries.push(data::literal(literal)?);
     }
     for source in &args.from_file {
         entries.extend(file_source(source)?);
     }
     for path in &args.from_env_file {
-        entries.extend(env_file(path)?);
+        let text = std::fs::read_to_string(path).map_err(|err| {
+            Error::msg(format!("error reading {}: {}", path.display(), crate::gocompat::os::error_text(&err)))
+        })?;
+        entries.extend(data::env_file(&text, |key| std::env::var(key).ok())?);
     }
-    let mut data = Map::new();
-    let mut binary = Map::new();
-    for (key, value) in entries {
-        check_key(kind, &key)?;
-        // kubectl names the map that has the key: Data, or a ConfigMap's BinaryData.
-        let clash =
-            if data.contains_key(&key) { Some("Data") } else { binary.contains_key(&key).then_some("BinaryData") };
-        if let Some(map) = clash {
-            return Err(Error::msg(format!(
-                "cannot add key {key:?}, another key by that name already exists in {map} for {kind} {name:?}"
-            )));
-        }
-        match (kind, String::from_utf8(value)) {
-            ("ConfigMap", Ok(text)) => data.insert(key, text.into()),
-            ("ConfigMap", Err(bytes)) => binary.insert(key, encode(bytes.as_bytes()).into()),
-            (_, Ok(text)) => data.insert(key, encode(text.as_bytes()).into()),
-            (_, Err(bytes)) => data.insert(key, encode(bytes.as_bytes()).into()),
-        };
-    }
-    let mut object = json!({"apiVersion": "v1", "kind": kind, "metadata": {"name": name}});
-    if !data.is_empty() {
-        object["data"] = Value::Object(data);
-    }
-    if !binary.is_empty() {
-        object["binaryData"] = Value::Object(binary);
-    }
-    if let Some(secret_type) = secret_type {
-        object["type"] = secret_type.into();
-    }
-    if args.append_hash {
-        let hashed = format!("{}-{}", name, crate::kustomize::content_hash(&object, &name));
-        object["metadata"]["name"] = hashed.into();
-    }
-    Ok(object)
+    Ok(entries)
 }
 
-/// `create secret docker-registry`: a `.dockerconfigjson` made of the flags (Go's JSON of
-/// kubectl's config types, fields in their order, empty ones left out), or the files given.
+/// `create configmap`.
+fn config_map(args: &DataArgs) -> Result<Value> {
+    let name = one_name(&args.name.names, "configmap")?;
+    Ok(data::config_map(&name, data_entries(args)?, args.append_hash)?)
+}
+
+/// `create secret generic`.
+fn generic_secret(args: &SecretArgs) -> Result<Value> {
+    let name = one_name(&args.data.name.names, "secret generic")?;
+    let entries = data_entries(&args.data)?;
+    Ok(data::generic_secret(&name, entries, args.secret_type.as_deref(), args.data.append_hash)?)
+}
+
+/// `create secret docker-registry`: the files given (each keyed `.dockerconfigjson` unless the
+/// user names its key), else the login of the flags.
 fn docker_secret(args: &DockerArgs) -> Result<Value> {
     let name = one_name(&args.name.names, "secret docker-registry")?;
-    let sources: Vec<String> = args
-        .from_file
-        .iter()
-        .map(|source| if source.contains('=') { source.clone() } else { format!(".dockerconfigjson={source}") })
-        .collect();
-    let password = args.docker_password.expose_secret();
-    let incomplete = args.docker_username.is_empty() || password.is_empty() || args.docker_server.is_empty();
-    if sources.is_empty() && incomplete {
-        return Err(Error::msg(
-            "either --from-file or the combination of --docker-username, --docker-password and --docker-server is required",
-        ));
+    let login = data::DockerLogin {
+        server: &args.docker_server,
+        username: &args.docker_username,
+        password: args.docker_password.expose_secret(),
+        email: &args.docker_email,
+    };
+    if args.from_file.is_empty() && !login.complete() {
+        return Err(crate::generate::Error::DockerLogin.into());
     }
-    let mut data = Map::new();
-    if sources.is_empty() {
-        let mut entry = String::from("{");
-        let fields = [
-            ("username", args.docker_username.clone()),
-            ("password", password.to_string()),
-            ("email", args.docker_email.clone()),
-            ("auth", encode(format!("{}:{password}", args.docker_username).as_bytes())),
-        ];
-        let fields: Vec<String> = fields
-            .iter()
-            .filter(|(_, value)| !value.is_empty())
-            .map(|(name, value)| {
-                format!("\"{name}\":{}", crate::gocompat::json::to_compact(&Value::from(value.as_str())))
-            })
-            .collect();
-        entry.push_str(&fields.join(","));
-        entry.push('}');
-        let server = crate::gocompat::json::to_compact(&Value::from(args.docker_server.as_str()));
-        data.insert(
-            ".dockerconfigjson".into(),
-            encode(format!("{{\"auths\":{{{server}:{entry}}}}}").as_bytes()).into(),
-        );
-    } else {
-        for source in &sources {
-            for (key, value) in file_source(source)? {
-                check_key("Secret", &key)?;
-                if data.contains_key(&key) {
-                    return Err(Error::msg(format!(
-                        "cannot add key {key:?}, another key by that name already exists in Data for Secret {:?}",
-                        name
-                    )));
-                }
-                data.insert(key, encode(&value).into());
+    let source = match args.from_file.is_empty() {
+        true => data::DockerSource::Login(login),
+        false => {
+            let mut entries = Vec::new();
+            for source in &args.from_file {
+                let source = if source.contains('=') { source.clone() } else { format!(".dockerconfigjson={source}") };
+                entries.extend(file_source(&source)?);
             }
+            data::DockerSource::Files(entries)
         }
-    }
-    secret(&name, "kubernetes.io/dockerconfigjson", data, args.append_hash)
+    };
+    Ok(data::docker_secret(&name, source, args.append_hash)?)
 }
 
-/// `create secret tls`: the certificate and key, checked as Go's `tls.X509KeyPair` checks them.
+/// `create secret tls`.
 fn tls_secret(args: &TlsArgs) -> Result<Value> {
     let name = one_name(&args.name.names, "secret tls")?;
     if args.key.is_empty() || args.cert.is_empty() {
         return Err(Error::msg("key and cert must be specified"));
     }
     let read = |path: &str| {
-        std::fs::read(path)
-            .map_err(|err| Error::msg(format!("Cannot read file {path}, open {path}: {}", io_reason(&err))))
+        std::fs::read(path).map_err(|err| {
+            Error::msg(format!("Cannot read file {path}, open {path}: {}", crate::gocompat::os::error_text(&err)))
+        })
     };
     let (cert, key) = (read(&args.cert)?, read(&args.key)?);
-    crate::gocompat::tls::check_key_pair(&cert, &key).map_err(Error::msg)?;
-    let mut data = Map::new();
-    data.insert("tls.crt".into(), encode(&cert).into());
-    data.insert("tls.key".into(), encode(&key).into());
-    secret(&name, "kubernetes.io/tls", data, args.append_hash)
-}
-
-/// A Secret of `secret_type` holding `data`, its name hashed when asked.
-fn secret(name: &str, secret_type: &str, data: Map<String, Value>, append_hash: bool) -> Result<Value> {
-    let mut object =
-        json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name}, "data": data, "type": secret_type});
-    if append_hash {
-        let hashed = format!("{name}-{}", crate::kustomize::content_hash(&object, name));
-        object["metadata"]["name"] = hashed.into();
-    }
-    Ok(object)
-}
-
-fn encode(bytes: &[u8]) -> String {
-    base64::engine::general_purpose::STANDARD.encode(bytes)
-}
-
-/// kubectl's rule for ConfigMap and Secret keys.
-fn check_key(kind: &str, key: &str) -> Result {
-    let valid = !key.is_empty()
-        && key.len() <= 253
-        && key.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        && key != "."
-        && key != ".."
-        && !key.starts_with("..");
-    if valid {
-        return Ok(());
-    }
-    Err(Error::msg(format!(
-        "{key:?} is not a valid key name for a {kind}: a valid config key must consist of alphanumeric characters, \
-         '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is \
-         '[-._a-zA-Z0-9]+')"
-    )))
+    Ok(data::tls_secret(&name, &cert, &key, args.append_hash)?)
 }
 
 /// `--from-file`: a file (keyed by its name), `KEY=FILE`, or a directory's regular files.
-fn file_source(source: &str) -> Result<Vec<(String, Vec<u8>)>> {
+fn file_source(source: &str) -> Result<Vec<data::Entry>> {
     let (key, path) = match source.split_once('=') {
         Some((key, path)) => (Some(key.to_string()), Path::new(path)),
         None => (None, Path::new(source)),
     };
     let read = |path: &Path| {
-        std::fs::read(path).map_err(|err| Error::msg(format!("error reading {}: {}", path.display(), io_reason(&err))))
+        std::fs::read(path).map_err(|err| {
+            Error::msg(format!("error reading {}: {}", path.display(), crate::gocompat::os::error_text(&err)))
+        })
     };
     if path.is_dir() {
         if key.is_some() {
@@ -611,39 +528,6 @@ fn file_source(source: &str) -> Result<Vec<(String, Vec<u8>)>> {
     }
     let key = key.unwrap_or_else(|| path.file_name().unwrap_or_default().to_string_lossy().into_owned());
     Ok(vec![(key, read(path)?)])
-}
-
-/// Go's words for the common I/O errors.
-fn io_reason(err: &std::io::Error) -> String {
-    match err.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => err.to_string(),
-    }
-}
-
-/// `--from-env-file`: KEY=VALUE lines, leading blanks and `#` comments skipped, a key alone
-/// taking its value from the environment.
-fn env_file(path: &Path) -> Result<Vec<(String, Vec<u8>)>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|err| Error::msg(format!("error reading {}: {}", path.display(), io_reason(&err))))?;
-    let mut pairs = Vec::new();
-    for (number, line) in text.lines().enumerate() {
-        let line = if number == 0 { line.trim_start_matches('\u{feff}') } else { line };
-        let line = line.trim_start();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let (key, value) = match line.split_once('=') {
-            Some((key, value)) => (key, value.to_string()),
-            None => (line, std::env::var(line).unwrap_or_default()),
-        };
-        if let Err(reason) = crate::change::env::env_var_name(key) {
-            return Err(Error::msg(format!("{key:?} is not a valid key name: {reason}")));
-        }
-        pairs.push((key.to_string(), value.into_bytes()));
-    }
-    Ok(pairs)
 }
 
 #[cfg(test)]

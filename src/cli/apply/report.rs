@@ -17,7 +17,7 @@ use crate::resource::{Entry, ObjectRef};
 
 /// How the report shows results: the printer of `-o` (none: kubectl's lines), the dry run's
 /// suffix (` (dry run)`), and whether each patch is shown (`--show-patch`).
-pub(super) struct ReportSettings {
+pub(in crate::cli) struct ReportSettings {
     pub printer: Option<Printer>,
     pub suffix: &'static str,
     pub show_patch: bool,
@@ -43,7 +43,7 @@ struct Line {
 }
 
 /// Results as they come, printed in input order.
-pub(super) struct Report {
+pub(in crate::cli) struct Report {
     entries: Vec<Line>,
     pending: BTreeMap<usize, Result<Outcome, apply::Error>>,
     next: usize,
@@ -64,7 +64,7 @@ pub(super) struct Report {
 }
 
 impl Report {
-    pub(super) fn new(entries: &[Entry], settings: ReportSettings) -> Self {
+    pub(in crate::cli) fn new(entries: &[Entry], settings: ReportSettings) -> Self {
         let lines = entries
             .iter()
             .map(|entry| Line { display: display_name(entry), location: entry.source().location() })
@@ -94,7 +94,7 @@ impl Report {
     }
 
     /// Records the result of the object at `index`, and prints every result now in order.
-    pub(super) fn record(&mut self, index: usize, result: Result<Outcome, apply::Error>) {
+    pub(in crate::cli) fn record(&mut self, index: usize, result: Result<Outcome, apply::Error>) {
         self.pending.insert(index, result);
         if let Some(bar) = &self.progress {
             bar.inc(1);
@@ -167,12 +167,12 @@ impl Report {
     }
 
     /// Whether every object was applied: pruning depends on it.
-    pub(super) fn all_applied(&self) -> bool {
+    pub(in crate::cli) fn all_applied(&self) -> bool {
         self.failed == 0 && self.not_applied == 0 && self.next == self.entries.len()
     }
 
     /// An object pruned (or, with `result` an error, not), in kubectl's words: `configmap/c pruned`.
-    pub(super) fn pruned(&mut self, target: &ObjectRef, result: Result<(), apply::Error>) {
+    pub(in crate::cli) fn pruned(&mut self, target: &ObjectRef, result: Result<(), apply::Error>) {
         let lines = match result {
             Ok(()) => {
                 *self.counts.entry("pruned").or_default() += 1;
@@ -197,7 +197,7 @@ impl Report {
     }
 
     /// Pruning could not go on.
-    pub(super) fn prune_failed(&mut self, err: &apply::Error) {
+    pub(in crate::cli) fn prune_failed(&mut self, err: &apply::Error) {
         self.failed += 1;
         let line = err.line();
         self.print(Lines {
@@ -208,19 +208,19 @@ impl Report {
 
     /// Nothing is pruned after a run where some object was not applied, or is not ready: what it
     /// would prune may be what failed; `why` says which.
-    pub(super) fn not_pruned(&self, why: &str) {
+    pub(in crate::cli) fn not_pruned(&self, why: &str) {
         self.print(Lines { stderr: vec![format!("error: nothing was pruned, because {why}")], ..Lines::default() });
     }
 
     /// Clears the progress bar, before waiting: the wait shows its own.
-    pub(super) fn end_progress(&mut self) {
+    pub(in crate::cli) fn end_progress(&mut self) {
         if let Some(bar) = self.progress.take() {
             bar.finish_and_clear();
         }
     }
 
     /// An object prune found and leaves alone, and why (on stderr).
-    pub(super) fn kept(&self, kept: &crate::apply::prune::Kept) {
+    pub(in crate::cli) fn kept(&self, kept: &crate::apply::prune::Kept) {
         let line = format!("{} not pruned{}: {}", kept.target.display_name(), self.suffix, kept.why);
         self.print(Lines { stderr: vec![line], ..Lines::default() });
     }
@@ -242,7 +242,7 @@ impl Report {
 
     /// What the applies did, by what each did to its object (a server-side apply by what it did,
     /// not by its `serverside-applied`); objects not applied count as failed.
-    pub(super) fn totals(&self) -> Totals {
+    pub(in crate::cli) fn totals(&self) -> Totals {
         let count = |word: &str| {
             self.counts.get(word).copied().unwrap_or(0) + self.server_side_changes.get(word).copied().unwrap_or(0)
         };
@@ -258,7 +258,7 @@ impl Report {
 
     /// Prints the objects (with `-o json|yaml`) and the summary; returns the exit status: 0 when
     /// every object was applied, 130 when the run was interrupted, 1 otherwise.
-    pub(super) fn finish(self, stopped: Option<StopReason>) -> u8 {
+    pub(in crate::cli) fn finish(self, stopped: Option<StopReason>) -> u8 {
         if let Some(bar) = &self.progress {
             bar.finish_and_clear();
         }
@@ -268,7 +268,7 @@ impl Report {
         {
             let mut stdout = std::io::stdout().lock();
             if let Err(err) = printer.write_applied(&mut stdout, self.objects) {
-                eprintln!("{}", super::flags::print_error(err).line());
+                eprintln!("{}", crate::cli::args::print_error(err).line());
                 printed = false;
             }
         }

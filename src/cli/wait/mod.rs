@@ -4,14 +4,16 @@
 //! `ready` (the default) by kstatus's rules, and `--fail-on`, ours: conditions that end the wait
 //! as a failure.
 
+pub(super) mod report;
+
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use super::flags::{LocalArg, OutputArgs, SelectionArgs, TargetArgs};
-use super::wait_report::{LiveList, not_ready_line, seconds};
+use self::report::{LiveList, not_ready_line, seconds};
+use super::args::{LocalArg, OutputArgs, SelectionArgs, TargetArgs};
 use super::{Error, GlobalArgs, Result};
 use crate::client::{Cluster, Selectors};
 use crate::output::Verb;

@@ -2,17 +2,22 @@
 //! in the files. Flags are read and checked, every document is resolved and checked before the
 //! first write, the engine applies them, and the report prints each object's result in input order.
 
+pub(super) mod input;
+mod last_applied;
+mod pruning;
+mod report;
+
 use std::collections::{BTreeSet, HashSet};
 use std::time::Duration;
 
 use clap::Args;
 
-use super::apply_input::{self, Input, InputArgs, Preview};
-use super::apply_last_applied::LastAppliedCommand;
-use super::apply_report::{Report, ReportSettings};
-use super::flags::{DeletionArgs, DryRunArg, ExtraArgs, OutputArgs, RecordArg, SubresourceArg};
+use self::input::{Input, InputArgs, Preview};
+use self::last_applied::LastAppliedCommand;
+use self::report::{Report, ReportSettings};
+use super::args::{DeletionArgs, DryRunArg, ExtraArgs, OutputArgs, RecordArg, SubresourceArg};
 use super::wait::parse_timeout;
-use super::wait_report::not_ready_line;
+use super::wait::report::not_ready_line;
 use super::{Error, GlobalArgs, Result};
 use crate::output::Verb;
 
@@ -108,7 +113,7 @@ const WAIT_TIMEOUT: Duration = Duration::from_secs(300);
 /// Applies the files, or runs `view-last-applied` / `set-last-applied`.
 pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
     if let Some(command) = args.command {
-        return super::apply_last_applied::run(command, global).await;
+        return last_applied::run(command, global).await;
     }
     let flags = args.flags;
     if flags.canary.is_some() {
@@ -120,15 +125,14 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
     // --atomic puts objects back as they were: each outcome keeps the object before.
     options.keep_live = flags.atomic;
     options.change_cause = flags.record.cause(global).map(String::from);
-    flags.input.ignore.apply_to(&mut options)?;
+    let pruning = flags.input.prune.pruning()?;
     if let Some(path) = &flags.plan {
         check_plan(path, &flags, global).await?;
     }
-    let pruning = flags.input.prune.pruning()?;
     let cluster = global.connect().await?;
     let resolver = Resolver::new(&cluster, global.namespace.as_deref(), false);
     let Input { batch, applyset, members } =
-        apply_input::open(&cluster, &resolver, &flags.input, &pruning, &options, "applied", global).await?;
+        input::open(&cluster, &resolver, &flags.input, &pruning, &options, "applied", global).await?;
     if let (Some(set), Some(members)) = (&applyset, &members) {
         // Widened before any member is written: a run cut short leaves no member the parent does
         // not lead to.
@@ -273,7 +277,7 @@ impl apply::Gate for ReadyGate<'_> {
         let started = tokio::time::Instant::now();
         let left = self.deadline.saturating_duration_since(started);
         if left.is_zero() {
-            return Err(format!("the time ran out ({})", super::wait_report::seconds(self.timeout)));
+            return Err(format!("the time ran out ({})", super::wait::report::seconds(self.timeout)));
         }
         let names: Vec<String> = objects.iter().map(|(object, _)| object.display_name()).collect();
         let targets = objects.into_iter().map(|(object, written)| Target::written(object, written)).collect();
@@ -416,9 +420,6 @@ fn options(flags: &ApplyFlags) -> Result<ApplyOptions> {
     if flags.force && flags.dry_run.mode() == DryRun::Server {
         return Err(Error::msg("--dry-run=server cannot be used with --force"));
     }
-    if input.concurrency < 1 {
-        return Err(Error::msg("--concurrency must be at least 1"));
-    }
     if flags.subresource.name.is_some() && !input.server_side {
         return Err(Error::msg("--subresource can only be specified for --server-side"));
     }
@@ -428,14 +429,9 @@ fn options(flags: &ApplyFlags) -> Result<ApplyOptions> {
         eprintln!("{warning}");
     }
     Ok(ApplyOptions {
-        field_manager: input.field_manager.name.clone(),
-        dry_run: flags.dry_run.mode(),
-        validation: input.validate.directive,
-        concurrency: usize::try_from(input.concurrency).unwrap_or(usize::MAX),
         deletion: apply::Deletion { options: delete_options, timeout: flags.timeout.filter(|t| !t.is_zero()) },
         subresource: flags.subresource.name.clone(),
         openapi_patch: flags.openapi_patch,
-        replace_immutable: input.replace.replace_immutable,
-        ..ApplyOptions::new(input.mode(flags.overwrite, flags.force))
+        ..input.apply_options(input.mode(flags.overwrite, flags.force), flags.dry_run.mode())?
     })
 }

@@ -3,14 +3,14 @@
 
 use std::collections::BTreeSet;
 
-use super::flags::PruneArgs;
-use super::{Error, Result};
 use crate::apply::applyset::{ApplySet, Members};
 use crate::apply::prune::{AllowedKind, Scope, default_allowlist};
+use crate::cli::args::PruneArgs;
+use crate::cli::{Error, Result};
 use crate::resource::LabelSelector;
 
 /// What `--prune` removes.
-pub(super) enum Pruning<'a> {
+pub(in crate::cli) enum Pruning<'a> {
     Off,
     /// The members of the ApplySet whose parent this names.
     ApplySet(&'a str),
@@ -24,7 +24,7 @@ pub(super) enum Pruning<'a> {
 
 impl PruneArgs {
     /// What the flags ask to prune; contradictory flags are refused as kubectl refuses them.
-    pub(super) fn pruning(&self) -> Result<Pruning<'_>> {
+    pub(in crate::cli) fn pruning(&self) -> Result<Pruning<'_>> {
         if !self.prune {
             return match (&self.applyset, self.allow.kinds.is_empty()) {
                 (Some(_), _) => Err(Error::msg("--applyset requires --prune")),
@@ -66,7 +66,7 @@ impl Pruning<'_> {
     /// What to look through for objects to prune: the ApplySet `set` (opened for `--applyset`)
     /// with this apply's `members`, or the allowlisted kinds in `namespaces`, those this apply
     /// wrote to. `None` without `--prune`.
-    pub(super) fn scope<'a>(
+    pub(in crate::cli) fn scope<'a>(
         &'a self,
         set: Option<&'a ApplySet>,
         members: Option<&'a Members>,

@@ -7,16 +7,16 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use clap::Args;
 
-use super::flags::{FieldManagerArg, FileArgs, PruneArgs, ReplaceImmutableArg, ValidateArg};
-use super::ignore::IgnoreArgs;
-use super::prune::Pruning;
-use super::validation;
-use super::{Error, GlobalArgs, Result};
+use super::pruning::Pruning;
 use crate::apply::applyset::{ApplySet, Members};
 use crate::apply::input::{self, InputError, Membership, Refusal};
 use crate::apply::preview::{self, Change, Shown};
 use crate::apply::saved_plan::{self, SavedPlan};
 use crate::apply::{self, ApplyOptions, Batch, DryRun, Mode, Outcome, Stop, prune};
+use crate::cli::args::{FieldManagerArg, FileArgs, PruneArgs, ReplaceImmutableArg, ValidateArg};
+use crate::cli::ignore::IgnoreArgs;
+use crate::cli::validation;
+use crate::cli::{Error, GlobalArgs, Result};
 use crate::client::Cluster;
 use crate::resource::{Entry, Resolver, Source};
 
@@ -37,7 +37,7 @@ pub struct InputArgs {
     #[command(flatten)]
     pub validate: ValidateArg,
     /// How many objects to apply at once.
-    #[arg(long, value_name = "N", default_value_t = crate::apply::DEFAULT_CONCURRENCY as i64, allow_negative_numbers = true, value_parser = super::pflag::int)]
+    #[arg(long, value_name = "N", default_value_t = crate::apply::DEFAULT_CONCURRENCY as i64, allow_negative_numbers = true, value_parser = crate::cli::pflag::int)]
     pub concurrency: i64,
     #[command(flatten)]
     pub prune: PruneArgs,
@@ -48,6 +48,22 @@ pub struct InputArgs {
 }
 
 impl InputArgs {
+    /// The engine's options these flags ask for, as apply and diff both read them, with `mode`
+    /// and `dry_run` the verb's; checked before any request. `--concurrency` below 1 applies one
+    /// object at a time, as kubectl's `diff --concurrency` does.
+    pub fn apply_options(&self, mode: Mode, dry_run: DryRun) -> Result<ApplyOptions> {
+        let mut options = ApplyOptions {
+            field_manager: self.field_manager.name.clone(),
+            dry_run,
+            validation: self.validate.directive,
+            concurrency: usize::try_from(self.concurrency.max(1)).unwrap_or(usize::MAX),
+            replace_immutable: self.replace.replace_immutable,
+            ..ApplyOptions::new(mode)
+        };
+        self.ignore.apply_to(&mut options)?;
+        Ok(options)
+    }
+
     /// The apply these flags ask for; `overwrite` and `force` are those of a client-side apply.
     pub fn mode(&self, overwrite: bool, force: bool) -> Mode {
         if self.server_side {
@@ -154,17 +170,11 @@ impl Preview<'_> {
     /// engine runs as a server dry run; an object that fails is printed and fails the whole.
     pub async fn run(&self, global: &GlobalArgs) -> Result<Vec<Change>> {
         let input = self.input;
-        let mut options = ApplyOptions {
-            field_manager: input.field_manager.name.clone(),
-            dry_run: DryRun::Server,
+        let options = ApplyOptions {
             record_last_applied: false,
             keep_live: true,
-            validation: input.validate.directive,
-            concurrency: usize::try_from(input.concurrency.max(1)).unwrap_or(usize::MAX),
-            replace_immutable: input.replace.replace_immutable,
-            ..ApplyOptions::new(self.mode)
+            ..input.apply_options(self.mode, DryRun::Server)?
         };
-        input.ignore.apply_to(&mut options)?;
         input.files.require()?;
         let pruning = input.prune.pruning()?;
         let cluster = global.connect().await?;
