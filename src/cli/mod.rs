@@ -19,6 +19,7 @@ mod delete;
 mod diff;
 mod edit;
 mod error;
+mod fallback;
 mod flags;
 mod fleet;
 mod get;
@@ -314,12 +315,32 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString>,
 {
-    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    match parse_line(args.into_iter().map(Into::into).collect(), false)? {
+        Parsed::Cli(cli) => Ok(*cli),
+        Parsed::Unknown(_) => unreachable!("only handed over when asked"),
+    }
+}
+
+/// What a command line asks for: a command of kubeupd's, or a verb it does not have (the real
+/// kubectl's to run, see [`fallback`]).
+enum Parsed {
+    Cli(Box<Cli>),
+    Unknown(String),
+}
+
+/// [`parse`]; with `hand_over`, a verb kubeupd does not have is [`Parsed::Unknown`] (not when
+/// kubeupd runs as kubectl's plugin: kubectl called it for its own verbs).
+fn parse_line(args: Vec<std::ffi::OsString>, hand_over: bool) -> std::result::Result<Parsed, String> {
     let mut command = command();
-    if let Some(plugin) = args.first().and_then(|argv0| plugin_name(argv0)) {
+    let plugin = args.first().and_then(|argv0| plugin_name(argv0));
+    if let Some(plugin) = &plugin {
         command = command.display_name(format!("kubectl-{plugin}")).bin_name(format!("kubectl {plugin}"));
     }
     let args = kuberc::apply(&command, args).map_err(|err| format!("{err}\n"))?;
+    if let Some(verb) = unknown_verb(&command, &args).filter(|_| hand_over && plugin.is_none()) {
+        std::mem::forget(command);
+        return Ok(Parsed::Unknown(verb));
+    }
     let args = pflag::command_first(&command, args)?;
     let args = pflag::unshadow(&command, args);
     let split = pflag::split_slices(&command, args.clone())?;
@@ -343,7 +364,15 @@ where
     cli.deprecated = pflag::deprecations(&command, &args);
     // The process ends with the verb: freeing the command tree would cost more than parsing.
     std::mem::forget(command);
-    Ok(cli)
+    Ok(Parsed::Cli(Box::new(cli)))
+}
+
+/// The verb of a line whose first word is no command kubeupd has (`logs` before kubeupd had it):
+/// kubectl's to run (see [`fallback`]).
+fn unknown_verb(command: &clap::Command, args: &[std::ffi::OsString]) -> Option<String> {
+    let words = pflag::CommandWords::of(command, args);
+    let at = words.first_other.filter(|_| words.subcommands.is_empty())?;
+    Some(args[at].to_string_lossy().into_owned())
 }
 
 /// Prints a warning about what a manifest reader read, each once: a fleet's contexts and
@@ -360,8 +389,9 @@ fn print_reading_warning(text: &str) {
 /// Parses the command line, runs the verb, prints errors the way kubectl does and returns the exit code.
 pub fn run() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let cli = match parse(args.clone()) {
-        Ok(cli) => cli,
+    let cli = match parse_line(args.clone(), true) {
+        Ok(Parsed::Cli(cli)) => *cli,
+        Ok(Parsed::Unknown(verb)) => return fallback::run(&args, &verb),
         Err(text) if text.is_empty() => return ExitCode::SUCCESS,
         Err(text) => {
             eprint!("{text}");
