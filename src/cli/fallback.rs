@@ -63,7 +63,9 @@ pub fn run(args: &[OsString], verb: &str) -> std::process::ExitCode {
         None => find_kubectl(&std::env::var_os("PATH").unwrap_or_default(), &this),
     };
     let Some(kubectl) = found else {
-        eprintln!("error: kubeupd does not implement {verb:?}, and no kubectl other than kubeupd was found on the PATH");
+        eprintln!(
+            "error: kubeupd does not implement {verb:?}, and no kubectl other than kubeupd was found on the PATH"
+        );
         return std::process::ExitCode::FAILURE;
     };
     let mut command = std::process::Command::new(&kubectl);

@@ -8,11 +8,14 @@
 //! several verbs take is declared once, as a group of [`flags`]; help that is not a flag's (the
 //! verbs by kind, each verb's Examples) is in [`help`].
 
+mod api_resources;
 mod apply;
 mod apply_input;
 mod apply_last_applied;
 mod apply_report;
+mod cluster_info;
 mod completion;
+mod config;
 mod create;
 mod create_generators;
 mod delete;
@@ -302,6 +305,14 @@ pub enum Command {
     /// Print a shell completion script.
     #[command(after_help = help::COMPLETION)]
     Completion(completion::CompletionArgs),
+    /// Modify kubeconfig files: view, contexts, clusters, users, as `kubectl config` does.
+    Config(config::ConfigArgs),
+    /// Print the supported API resources on the server.
+    ApiResources(api_resources::ApiResourcesArgs),
+    /// Print the supported API versions on the server, in the form of "group/version".
+    ApiVersions(api_resources::ApiVersionsArgs),
+    /// Display the addresses of the control plane and services with label kubernetes.io/cluster-service=true.
+    ClusterInfo(cluster_info::ClusterInfoArgs),
 }
 
 /// The whole command tree, with kubectl's flag grammar (see [`pflag`]).
@@ -371,9 +382,16 @@ fn parse_line(args: Vec<std::ffi::OsString>, hand_over: bool) -> std::result::Re
 /// kubectl's to run (see [`fallback`]).
 fn unknown_verb(command: &clap::Command, args: &[std::ffi::OsString]) -> Option<String> {
     let words = pflag::CommandWords::of(command, args);
+    let path: Vec<&str> = words.subcommands.iter().map(|(_, command)| command.get_name()).collect();
+    if HANDED_OVER.contains(&path.as_slice()) {
+        return Some(path.join(" "));
+    }
     let at = words.first_other.filter(|_| words.subcommands.is_empty())?;
     Some(args[at].to_string_lossy().into_owned())
 }
+
+/// Commands kubeupd knows (their flags are parsed, for help and checks) but leaves to kubectl.
+const HANDED_OVER: &[&[&str]] = &[&["cluster-info", "dump"]];
 
 /// Prints a warning about what a manifest reader read, each once: a fleet's contexts and
 /// `apply --plan` read the same files again.
@@ -408,6 +426,7 @@ pub fn run() -> ExitCode {
         _ if let Err(err) = cli.global.check() => Err(err),
         Command::Completion(args) => completion::run(&args),
         Command::Kustomize(args) => kustomize::run(&args),
+        Command::Config(args) => config::run(args, &cli.global),
         command => match fleet::selection(&cli.global) {
             Err(err) => Err(err),
             Ok(Some(contexts)) => block_on(fleet::run(&command, &args, contexts, &cli.global)),
@@ -468,7 +487,12 @@ async fn dispatch(command: Command, global: GlobalArgs) -> Result {
         Command::Annotate(args) => label::run(args, change::metadata::MetadataMap::Annotations, &global).await,
         Command::Wait(args) => wait::run(args, &global).await,
         Command::Version(args) => version::run(args, &global).await,
-        Command::Completion(_) | Command::Kustomize(_) => unreachable!("runs without a runtime"),
+        Command::ApiResources(args) => api_resources::run(args, &global).await,
+        Command::ApiVersions(args) => api_resources::run_versions(args, &global).await,
+        Command::ClusterInfo(args) => cluster_info::run(args, &global).await,
+        Command::Completion(_) | Command::Kustomize(_) | Command::Config(_) => {
+            unreachable!("runs without a runtime")
+        }
     }
 }
 
