@@ -16,6 +16,8 @@
 //! - [`kustomize`]: kustomize built in (`-k`, `kubeupd kustomize`): a kustomization in, objects
 //!   out; pure, on top of [`merge`] and [`manifest`], files through a loader trait.
 //! - [`manifest`]: reading `-f` inputs, and label selectors.
+//! - [`kubeconfig`]: kubeconfig files as `kubectl config` reads, changes and writes them (client-go's
+//!   model, merging and serialization; which file each change goes to), pure: texts in, texts out.
 //! - [`generate`]: kubectl's `create` generators (deployment, job, roles, ...): options in, the
 //!   object out, pure.
 //! - [`change`]: what the update verbs (`label`, `annotate`, `set`) change in an object, pure.
@@ -30,6 +32,7 @@ pub mod client;
 pub mod fleet;
 pub mod generate;
 pub mod gocompat;
+pub mod kubeconfig;
 pub mod kustomize;
 pub mod manifest;
 pub mod merge;

@@ -8,14 +8,18 @@
 //! several verbs take is declared once, as a group of [`args`]; help that is not a flag's (the
 //! verbs by kind, each verb's Examples) is in [`help`].
 
+mod api_resources;
 mod apply;
 mod args;
+mod cluster_info;
 mod completion;
+mod config;
 mod create;
 mod delete;
 mod diff;
 mod edit;
 mod error;
+mod fallback;
 mod fleet;
 mod get;
 mod help;
@@ -295,6 +299,14 @@ pub enum Command {
     /// Print a shell completion script.
     #[command(after_help = help::COMPLETION)]
     Completion(completion::CompletionArgs),
+    /// Modify kubeconfig files: view, contexts, clusters, users, as `kubectl config` does.
+    Config(config::ConfigArgs),
+    /// Print the supported API resources on the server.
+    ApiResources(api_resources::ApiResourcesArgs),
+    /// Print the supported API versions on the server, in the form of "group/version".
+    ApiVersions(api_resources::ApiVersionsArgs),
+    /// Display the addresses of the control plane and services with label kubernetes.io/cluster-service=true.
+    ClusterInfo(cluster_info::ClusterInfoArgs),
 }
 
 /// The whole command tree, with kubectl's flag grammar (see [`pflag`]).
@@ -308,12 +320,32 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString>,
 {
-    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    match parse_line(args.into_iter().map(Into::into).collect(), false)? {
+        Parsed::Cli(cli) => Ok(*cli),
+        Parsed::Unknown(_) => unreachable!("only handed over when asked"),
+    }
+}
+
+/// What a command line asks for: a command of kubeupd's, or a verb it does not have (the real
+/// kubectl's to run, see [`fallback`]).
+enum Parsed {
+    Cli(Box<Cli>),
+    Unknown(String),
+}
+
+/// [`parse`]; with `hand_over`, a verb kubeupd does not have is [`Parsed::Unknown`] (not when
+/// kubeupd runs as kubectl's plugin: kubectl called it for its own verbs).
+fn parse_line(args: Vec<std::ffi::OsString>, hand_over: bool) -> std::result::Result<Parsed, String> {
     let mut command = command();
-    if let Some(plugin) = args.first().and_then(|argv0| plugin_name(argv0)) {
+    let plugin = args.first().and_then(|argv0| plugin_name(argv0));
+    if let Some(plugin) = &plugin {
         command = command.display_name(format!("kubectl-{plugin}")).bin_name(format!("kubectl {plugin}"));
     }
     let args = kuberc::apply(&command, args).map_err(|err| format!("{err}\n"))?;
+    if let Some(verb) = unknown_verb(&command, &args).filter(|_| hand_over && plugin.is_none()) {
+        std::mem::forget(command);
+        return Ok(Parsed::Unknown(verb));
+    }
     let args = pflag::command_first(&command, args)?;
     let args = pflag::unshadow(&command, args);
     let split = pflag::split_slices(&command, args.clone())?;
@@ -337,8 +369,23 @@ where
     cli.deprecated = pflag::deprecations(&command, &args);
     // The process ends with the verb: freeing the command tree would cost more than parsing.
     std::mem::forget(command);
-    Ok(cli)
+    Ok(Parsed::Cli(Box::new(cli)))
 }
+
+/// The verb of a line whose first word is no command kubeupd has (`logs` before kubeupd had it):
+/// kubectl's to run (see [`fallback`]).
+fn unknown_verb(command: &clap::Command, args: &[std::ffi::OsString]) -> Option<String> {
+    let words = pflag::CommandWords::of(command, args);
+    let path: Vec<&str> = words.subcommands.iter().map(|(_, command)| command.get_name()).collect();
+    if HANDED_OVER.contains(&path.as_slice()) {
+        return Some(path.join(" "));
+    }
+    let at = words.first_other.filter(|_| words.subcommands.is_empty())?;
+    Some(args[at].to_string_lossy().into_owned())
+}
+
+/// Commands kubeupd knows (their flags are parsed, for help and checks) but leaves to kubectl.
+const HANDED_OVER: &[&[&str]] = &[&["cluster-info", "dump"]];
 
 /// Prints a warning about what a manifest reader read, each once: a fleet's contexts and
 /// `apply --plan` read the same files again.
@@ -354,8 +401,9 @@ fn print_reading_warning(text: &str) {
 /// Parses the command line, runs the verb, prints errors the way kubectl does and returns the exit code.
 pub fn run() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let cli = match parse(args.clone()) {
-        Ok(cli) => cli,
+    let cli = match parse_line(args.clone(), true) {
+        Ok(Parsed::Cli(cli)) => *cli,
+        Ok(Parsed::Unknown(verb)) => return fallback::run(&args, &verb),
         Err(text) if text.is_empty() => return ExitCode::SUCCESS,
         Err(text) => {
             eprint!("{text}");
@@ -372,6 +420,7 @@ pub fn run() -> ExitCode {
         _ if let Err(err) = cli.global.check() => Err(err),
         Command::Completion(args) => completion::run(&args),
         Command::Kustomize(args) => kustomize::run(&args),
+        Command::Config(args) => config::run(args, &cli.global),
         command => match fleet::selection(&cli.global) {
             Err(err) => Err(err),
             Ok(Some(contexts)) => block_on(fleet::run(&command, &args, contexts, &cli.global)),
@@ -432,7 +481,12 @@ async fn dispatch(command: Command, global: GlobalArgs) -> Result {
         Command::Annotate(args) => label::run(args, change::metadata::MetadataMap::Annotations, &global).await,
         Command::Wait(args) => wait::run(args, &global).await,
         Command::Version(args) => version::run(args, &global).await,
-        Command::Completion(_) | Command::Kustomize(_) => unreachable!("runs without a runtime"),
+        Command::ApiResources(args) => api_resources::run(args, &global).await,
+        Command::ApiVersions(args) => api_resources::run_versions(args, &global).await,
+        Command::ClusterInfo(args) => cluster_info::run(args, &global).await,
+        Command::Completion(_) | Command::Kustomize(_) | Command::Config(_) => {
+            unreachable!("runs without a runtime")
+        }
     }
 }
 

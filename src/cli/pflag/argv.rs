@@ -124,6 +124,20 @@ const SHADOWING: &[(&[&str], &str, &str)] = &[
     (&["set", "subject"], "--user", "--subject-user"),
     (&["create", "rolebinding"], "--user", "--subject-user"),
     (&["create", "clusterrolebinding"], "--user", "--subject-user"),
+    (&["config", "set-context"], "--namespace", "--context-namespace"),
+    (&["config", "set-context"], "-n", "--context-namespace"),
+    (&["config", "set-context"], "--cluster", "--context-cluster"),
+    (&["config", "set-context"], "--user", "--context-user"),
+    (&["config", "set-cluster"], "--server", "--cluster-server"),
+    (&["config", "set-cluster"], "--certificate-authority", "--cluster-certificate-authority"),
+    (&["config", "set-cluster"], "--insecure-skip-tls-verify", "--cluster-insecure-skip-tls-verify"),
+    (&["config", "set-cluster"], "--tls-server-name", "--cluster-tls-server-name"),
+    (&["config", "set-cluster"], "--proxy-url", "--cluster-proxy-url"),
+    (&["config", "set-credentials"], "--client-certificate", "--user-client-certificate"),
+    (&["config", "set-credentials"], "--client-key", "--user-client-key"),
+    (&["config", "set-credentials"], "--token", "--user-token"),
+    (&["config", "set-credentials"], "--username", "--user-username"),
+    (&["config", "set-credentials"], "--password", "--user-password"),
 ];
 
 /// `args` with the words naming the command (`create secret tls`) first, as kubectl reads a line

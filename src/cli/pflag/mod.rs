@@ -337,3 +337,14 @@ mod typed_value_tests {
         assert_eq!(duration("30").unwrap_err(), "time: missing unit in duration \"30\"");
     }
 }
+
+/// A boolean flag whose absence is told from `false` (pflag's tristate, or a flag a command asks
+/// `Changed()` of): declare it `Option<Tristate>` with `num_args = 0..=1, require_equals = true,
+/// default_missing_value = "true", value_parser = tristate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tristate(pub bool);
+
+/// Reads a [`Tristate`] as pflag reads a boolean.
+pub fn tristate(text: &str) -> std::result::Result<Tristate, crate::gocompat::strconv::NumError> {
+    crate::gocompat::strconv::parse_bool(text).map(Tristate)
+}

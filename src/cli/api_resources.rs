@@ -1,0 +1,215 @@
+//! `kubeupd api-resources` and `kubeupd api-versions`: the resource types and group versions the
+//! server serves, from kubeupd's discovery, as kubectl prints them (kubectl pkg/cmd/apiresources).
+
+use std::collections::{BTreeSet, HashSet};
+
+use clap::Args;
+
+use super::pflag::{Tristate, tristate};
+use super::{Error, GlobalArgs, Result, write_stdout};
+use crate::client::ResourceType;
+use crate::gocompat::tabwriter::TabWriter;
+
+/// Options of `kubeupd api-resources`.
+#[derive(Debug, Args)]
+pub struct ApiResourcesArgs {
+    /// Output format: wide or name (json and yaml are kubectl's only).
+    #[arg(short = 'o', long, value_name = "FORMAT", default_value = "")]
+    pub output: String,
+    /// Limit to resources in the specified API group (`""`: the core group).
+    #[arg(long, value_name = "GROUP")]
+    pub api_group: Option<String>,
+    /// If false, non-namespaced resources will be returned, otherwise only namespaced ones (all
+    /// when not given).
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true",
+          value_parser = tristate)]
+    pub namespaced: Option<Tristate>,
+    /// Limit to resources that support the specified verbs.
+    #[arg(long, value_name = "VERB", value_delimiter = ',')]
+    pub verbs: Vec<String>,
+    /// Limit to resources that belong to the specified categories.
+    #[arg(long, value_name = "CATEGORY", value_delimiter = ',')]
+    pub categories: Vec<String>,
+    /// Sort by `name` or `kind` (default: by API group).
+    #[arg(long, value_name = "FIELD", default_value = "")]
+    pub sort_by: String,
+    /// When using the default or custom-column output format, don't print headers.
+    #[arg(long)]
+    pub no_headers: bool,
+    /// Use the cached list of resources if available.
+    #[arg(long)]
+    pub cached: bool,
+    /// Accepted for kubectl's scripts (only json and yaml would show managed fields).
+    #[arg(long)]
+    pub show_managed_fields: bool,
+    #[arg(value_name = "ARGS", hide = true)]
+    pub words: Vec<String>,
+}
+
+/// Options of `kubeupd api-versions`.
+#[derive(Debug, Args)]
+pub struct ApiVersionsArgs {
+    #[arg(value_name = "ARGS", hide = true)]
+    pub words: Vec<String>,
+}
+
+/// The formats kubectl's api-resources takes, for its error.
+const FORMATS: &str = "json,kyaml,name,wide,yaml";
+
+pub async fn run(args: ApiResourcesArgs, global: &GlobalArgs) -> Result {
+    if !args.words.is_empty() {
+        return Err(Error::msg(format!(
+            "unexpected arguments: [{}]\nSee 'kubectl api-resources -h' for help and examples",
+            args.words.join(" ")
+        )));
+    }
+    match args.output.as_str() {
+        "" | "wide" | "name" => {}
+        "json" | "yaml" | "kyaml" => {
+            return Err(Error::msg(format!(
+                "kubeupd api-resources does not print -o {}: use -o wide or -o name",
+                args.output
+            )));
+        }
+        other => {
+            return Err(Error::msg(format!(
+                "unable to match a printer suitable for the output format {other:?}, allowed formats are: {FORMATS}"
+            )));
+        }
+    }
+    if !matches!(args.sort_by.as_str(), "" | "name" | "kind") {
+        return Err(Error::msg("--sort-by accepts only name or kind"));
+    }
+    let cluster = global.connect().await?;
+    if !args.cached {
+        cluster.rediscover().await?;
+    }
+    let discovery = cluster.discovery().await?;
+    let resources = selected(&discovery.resources, &args);
+    write_stdout(&table(&resources, &args))
+}
+
+/// What kubectl's `ServerPreferredResources` gives, filtered by the flags and sorted: each
+/// resource once, in the first version that has it (the group's preferred one first).
+fn selected<'a>(all: &'a [ResourceType], args: &ApiResourcesArgs) -> Vec<&'a ResourceType> {
+    let mut seen = HashSet::new();
+    let mut resources: Vec<&ResourceType> = all
+        .iter()
+        .filter(|resource| seen.insert((resource.group.as_str(), resource.resource.as_str())))
+        .filter(|resource| !resource.verbs.is_empty())
+        .filter(|resource| args.api_group.as_ref().is_none_or(|group| *group == resource.group))
+        .filter(|resource| args.namespaced.is_none_or(|Tristate(namespaced)| namespaced == resource.namespaced))
+        .filter(|resource| args.verbs.iter().all(|verb| resource.verbs.contains(verb)))
+        .filter(|resource| args.categories.iter().all(|category| resource.categories.contains(category)))
+        .collect();
+    let key = |resource: &&ResourceType| -> String {
+        match args.sort_by.as_str() {
+            "name" => resource.resource.clone(),
+            "kind" => resource.kind.clone(),
+            _ => resource.group.clone(),
+        }
+    };
+    // kubectl's stable sort by the field, then the name.
+    resources.sort_by(|a, b| key(a).cmp(&key(b)).then_with(|| a.resource.cmp(&b.resource)));
+    resources
+}
+
+fn api_version(resource: &ResourceType) -> String {
+    match resource.group.as_str() {
+        "" => resource.version.clone(),
+        group => format!("{group}/{}", resource.version),
+    }
+}
+
+fn table(resources: &[&ResourceType], args: &ApiResourcesArgs) -> String {
+    if args.output == "name" {
+        return resources
+            .iter()
+            .map(|resource| match resource.group.as_str() {
+                "" => format!("{}\n", resource.resource),
+                group => format!("{}.{group}\n", resource.resource),
+            })
+            .collect();
+    }
+    let wide = args.output == "wide";
+    let mut writer = TabWriter::kubectl();
+    let mut text = String::new();
+    if !args.no_headers {
+        let extra = if wide { "\tVERBS\tCATEGORIES" } else { "" };
+        text.push_str(&writer.write(&format!("NAME\tSHORTNAMES\tAPIVERSION\tNAMESPACED\tKIND{extra}\n")));
+    }
+    for resource in resources {
+        let mut line = format!(
+            "{}\t{}\t{}\t{}\t{}",
+            resource.resource,
+            resource.short_names.join(","),
+            api_version(resource),
+            resource.namespaced,
+            resource.kind
+        );
+        if wide {
+            line.push_str(&format!("\t{}\t{}", resource.verbs.join(","), resource.categories.join(",")));
+        }
+        line.push('\n');
+        text.push_str(&writer.write(&line));
+    }
+    text.push_str(&writer.flush());
+    text
+}
+
+pub async fn run_versions(args: ApiVersionsArgs, global: &GlobalArgs) -> Result {
+    let _ = args;
+    let cluster = global.connect().await?;
+    cluster.rediscover().await?;
+    let discovery = cluster.discovery().await?;
+    let versions: BTreeSet<String> = discovery.resources.iter().map(api_version).collect();
+    write_stdout(&versions.into_iter().map(|version| format!("{version}\n")).collect::<String>())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resource(group: &str, version: &str, name: &str, kind: &str, namespaced: bool) -> ResourceType {
+        ResourceType {
+            group: group.into(),
+            version: version.into(),
+            resource: name.into(),
+            kind: kind.into(),
+            namespaced,
+            verbs: vec!["get".into(), "list".into()],
+            short_names: Vec::new(),
+            categories: Vec::new(),
+            singular: String::new(),
+            status_subresource: false,
+        }
+    }
+
+    #[test]
+    fn each_resource_once_in_its_first_version_sorted_by_group_then_name() {
+        let all = vec![
+            resource("", "v1", "pods", "Pod", true),
+            resource("apps", "v1", "deployments", "Deployment", true),
+            resource("", "v1", "configmaps", "ConfigMap", true),
+            resource("apps", "v1beta1", "deployments", "Deployment", true),
+            resource("apps", "v1beta1", "old", "Old", false),
+        ];
+        let args = ApiResourcesArgs {
+            output: String::new(),
+            api_group: None,
+            namespaced: None,
+            verbs: Vec::new(),
+            categories: Vec::new(),
+            sort_by: String::new(),
+            no_headers: true,
+            cached: false,
+            show_managed_fields: false,
+            words: Vec::new(),
+        };
+        let names: Vec<String> =
+            selected(&all, &args).iter().map(|r| format!("{}/{}", api_version(r), r.resource)).collect();
+        assert_eq!(names, ["v1/configmaps", "v1/pods", "apps/v1/deployments", "apps/v1beta1/old"]);
+        let args = ApiResourcesArgs { namespaced: Some(Tristate(false)), ..args };
+        assert_eq!(selected(&all, &args).len(), 1);
+    }
+}
