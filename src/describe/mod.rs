@@ -8,6 +8,7 @@
 //! the events table; [`Writer`] does the same.
 
 mod generic;
+mod node;
 mod pod;
 mod workloads;
 mod core;
@@ -41,8 +42,10 @@ pub struct Related {
     /// A Namespace's ResourceQuotas and LimitRanges; `None` when the server has none of the kind.
     pub quotas: Option<Vec<Value>>,
     pub limit_ranges: Option<Vec<Value>>,
-    /// A Node's Lease (kube-node-lease), when there is one.
-    pub lease: Option<Value>,
+    /// A Node's Lease (kube-node-lease), or why it could not be read.
+    pub lease: Option<Result<Value, String>>,
+    /// A Node's own ResourceSlices.
+    pub resource_slices: Vec<Value>,
     /// The error of reading the pods, where kubectl prints it in the description.
     pub pods_error: Option<String>,
 }
@@ -95,6 +98,7 @@ pub fn describe(object: &Value, related: &Related, now: SystemTime) -> String {
         ("", "Secret") => core::secret(&mut w, object),
         ("", "Namespace") => core::namespace(&mut w, object, related),
         ("", "ServiceAccount") => core::service_account(&mut w, object),
+        ("", "Node") => node::describe(&mut w, object, related, now),
         _ => generic::describe(&mut w, object),
     }
     if let Some(events) = events {
@@ -107,7 +111,7 @@ pub fn describe(object: &Value, related: &Related, now: SystemTime) -> String {
 pub fn has_own_describer(group: &str, kind: &str) -> bool {
     matches!(
         (group, kind),
-        ("", "Pod" | "Service" | "ConfigMap" | "Secret" | "Namespace" | "ServiceAccount")
+        ("", "Pod" | "Service" | "ConfigMap" | "Secret" | "Namespace" | "ServiceAccount" | "Node")
             | ("apps", "Deployment" | "ReplicaSet")
             | ("batch", "Job")
     )

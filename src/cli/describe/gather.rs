@@ -75,7 +75,38 @@ pub async fn related(cluster: &Cluster, object: &Value, settings: &Settings) -> 
     let mut related = Related::default();
     if needs.events && settings.show_events {
         // kubectl leaves a failed search of events out of the description.
-        related.events = events(cluster, object, settings.chunk_size).await.ok();
+        related.events = events(cluster, object, None, settings.chunk_size).await.ok();
+        if needs.node {
+            // Kubelets name a node's events by its name where controllers use its uid.
+            let by_name = events(cluster, object, Some(name), settings.chunk_size).await.unwrap_or_default();
+            if let Some(events) = &mut related.events {
+                events.extend(by_name);
+            }
+        }
+    }
+    if needs.node {
+        let pods = builtin("", "v1", "pods", "Pod", true);
+        let field = format!("spec.nodeName={name},status.phase!=Succeeded,status.phase!=Failed");
+        let selectors = Selectors { label: None, field: Some(&field) };
+        match list_all(cluster, &pods, ListScope::AllNamespaces, selectors, settings.chunk_size).await {
+            Ok(pods) => related.pods = pods,
+            Err(client::Error::Forbidden(status)) => related.pods_error = Some(status.message),
+            Err(err) => return Err(err),
+        }
+        let leases = builtin("coordination.k8s.io", "v1", "leases", "Lease", true);
+        related.lease = Some(match cluster.get(&leases, Some("kube-node-lease"), name).await {
+            Ok(lease) => Ok(lease),
+            Err(err) => Err(err.status().map_or_else(|| err.to_string(), |status| status.message.clone())),
+        });
+        let slices = builtin("resource.k8s.io", "v1", "resourceslices", "ResourceSlice", false);
+        let field = format!("spec.nodeName={name}");
+        let selectors = Selectors { label: None, field: Some(&field) };
+        related.resource_slices = cluster
+            .list(&slices, ListScope::AllNamespaces, selectors)
+            .await
+            .ok()
+            .and_then(|list| list.get("items").and_then(Value::as_array).cloned())
+            .unwrap_or_default();
     }
     let selector = crate::manifest::selector_text(&object["spec"]["selector"]);
     if needs.replica_sets {
@@ -125,7 +156,7 @@ pub async fn related(cluster: &Cluster, object: &Value, settings: &Settings) -> 
 
 /// `searchEvents`: the events whose involved object is `object` (by name, namespace, kind and
 /// uid; a Pod's without its kind, as kubectl asks).
-async fn events(cluster: &Cluster, object: &Value, chunk_size: i64) -> client::Result<Vec<Value>> {
+async fn events(cluster: &Cluster, object: &Value, uid: Option<&str>, chunk_size: i64) -> client::Result<Vec<Value>> {
     let metadata = &object["metadata"];
     let namespace = metadata["namespace"].as_str().unwrap_or_default();
     let kind = object["kind"].as_str().unwrap_or_default();
@@ -139,6 +170,7 @@ async fn events(cluster: &Cluster, object: &Value, chunk_size: i64) -> client::R
         fields.push(format!("involvedObject.kind={kind}"));
     }
     let uid = match metadata["annotations"]["kubernetes.io/config.mirror"].as_str() {
+        _ if uid.is_some() => uid.unwrap_or_default(),
         Some(mirror) if pod => mirror,
         _ => metadata["uid"].as_str().unwrap_or_default(),
     };
