@@ -296,3 +296,234 @@ pub(super) fn service_account(w: &mut Writer, account: &Value) {
         w.write(0, &format!("{header}\t{name}\n"));
     }
 }
+
+/// `describeQuota`: the used and hard amount of each resource of a ResourceQuota.
+pub(super) fn resource_quota(w: &mut Writer, quota: &Value) {
+    w.write(0, &format!("Name:\t{}\n", str_of(&quota["metadata"]["name"])));
+    w.write(0, &format!("Namespace:\t{}\n", str_of(&quota["metadata"]["namespace"])));
+    let mut scopes: Vec<&str> = list(&quota["spec"]["scopes"]).iter().map(str_of).collect();
+    if !scopes.is_empty() {
+        scopes.sort();
+        w.write(0, &format!("Scopes:\t{}\n", scopes.join(", ")));
+        for scope in &scopes {
+            if let Some(help) = scope_help(scope) {
+                w.write(0, &format!(" * {help}\n"));
+            }
+        }
+    }
+    w.write(0, "Resource\tUsed\tHard\n");
+    w.write(0, "--------\t----\t----\n");
+    let hard = quota["status"]["hard"].as_object().cloned().unwrap_or_default();
+    let used = &quota["status"]["used"];
+    for resource in sorted_keys(&hard) {
+        let used = if used[resource.as_str()].is_null() { "0".to_string() } else { quantity(&used[resource.as_str()]) };
+        w.write(0, &format!("{resource}\t{used}\t{}\n", quantity(&hard[resource])));
+    }
+}
+
+/// `describeLimitRange`.
+pub(super) fn limit_range(w: &mut Writer, range: &Value) {
+    w.write(0, &format!("Name:\t{}\n", str_of(&range["metadata"]["name"])));
+    w.write(0, &format!("Namespace:\t{}\n", str_of(&range["metadata"]["namespace"])));
+    w.write(0, "Type\tResource\tMin\tMax\tDefault Request\tDefault Limit\tMax Limit/Request Ratio\n");
+    w.write(0, "----\t--------\t---\t---\t---------------\t-------------\t-----------------------\n");
+    for item in list(&range["spec"]["limits"]) {
+        limit_range_item(w, item, "");
+    }
+}
+
+/// `describeIngressV1`; `related.backends` holds each backend Service (by name) with its
+/// EndpointSlices, or the error of reading them.
+pub(super) fn ingress(w: &mut Writer, ingress: &Value, related: &Related) {
+    let metadata = &ingress["metadata"];
+    let spec = &ingress["spec"];
+    w.write(0, &format!("Name:\t{}\n", str_of(&metadata["name"])));
+    super::labels(w, "Labels", &metadata["labels"]);
+    w.write(0, &format!("Namespace:\t{}\n", str_of(&metadata["namespace"])));
+    let mut addresses: Vec<&str> = list(&ingress["status"]["loadBalancer"]["ingress"])
+        .iter()
+        .filter_map(|point| text_nonempty(&point["ip"]).or_else(|| text_nonempty(&point["hostname"])))
+        .collect();
+    addresses.sort();
+    addresses.dedup();
+    w.write(0, &format!("Address:\t{}\n", addresses.join(",")));
+    w.write(0, &format!("Ingress Class:\t{}\n", spec["ingressClassName"].as_str().unwrap_or("<none>")));
+    let default = match spec["defaultBackend"].is_object() {
+        true => backend(&spec["defaultBackend"], related),
+        false => "<default>".to_string(),
+    };
+    w.write(0, &format!("Default backend:\t{default}\n"));
+    let tls = list(&spec["tls"]);
+    if !tls.is_empty() {
+        w.write(0, "TLS:\n");
+        for entry in tls {
+            let hosts: Vec<&str> = list(&entry["hosts"]).iter().map(str_of).collect();
+            match text_nonempty(&entry["secretName"]) {
+                None => w.write(1, &format!("SNI routes {}\n", hosts.join(","))),
+                Some(secret) => w.write(1, &format!("{secret} terminates {}\n", hosts.join(","))),
+            }
+        }
+    }
+    w.write(0, "Rules:\n  Host\tPath\tBackends\n");
+    w.write(1, "----\t----\t--------\n");
+    let mut count = 0;
+    for rule in list(&spec["rules"]).iter().filter(|rule| rule["http"].is_object()) {
+        count += 1;
+        w.write(1, &format!("{}\t\n", text_nonempty(&rule["host"]).unwrap_or("*")));
+        for path in list(&rule["http"]["paths"]) {
+            w.write(2, &format!("\t{} \t{}\n", str_of(&path["path"]), backend(&path["backend"], related)));
+        }
+    }
+    if count == 0 {
+        w.write(1, &format!("*\t*\t{default}\n"));
+    }
+    super::annotations(w, "Annotations", &metadata["annotations"]);
+}
+
+/// `describeBackendV1`: `service:port (endpoints)`, or a resource backend.
+fn backend(backend: &Value, related: &Related) -> String {
+    let service = &backend["service"];
+    if service.is_object() {
+        let number = integer(&service["port"]["number"]);
+        let port_name = str_of(&service["port"]["name"]);
+        let name = str_of(&service["name"]);
+        let text = if number != 0 { format!("{name}:{number}") } else { format!("{name}:{port_name}") };
+        return match related.backends.get(name) {
+            Some(Ok((found, slices))) => {
+                let mut named = "";
+                for port in list(&found["spec"]["ports"]) {
+                    if (number != 0 && number == integer(&port["port"]))
+                        || (!port_name.is_empty() && port_name == str_of(&port["name"]))
+                    {
+                        named = str_of(&port["name"]);
+                    }
+                }
+                format!("{text} ({})", endpoints(slices, named))
+            }
+            Some(Err(err)) => format!("{text} (<error: {err}>)"),
+            None => text,
+        };
+    }
+    let resource = &backend["resource"];
+    if resource.is_object() {
+        return format!(
+            "APIGroup: {}, Kind: {}, Name: {}",
+            resource["apiGroup"].as_str().unwrap_or("<none>"),
+            str_of(&resource["kind"]),
+            str_of(&resource["name"])
+        );
+    }
+    String::new()
+}
+
+/// The Services an Ingress's backends name, for the caller to read.
+pub fn ingress_services(ingress: &Value) -> Vec<String> {
+    let spec = &ingress["spec"];
+    let mut names: Vec<String> = std::iter::once(&spec["defaultBackend"])
+        .chain(list(&spec["rules"]).iter().flat_map(|rule| list(&rule["http"]["paths"])).map(|path| &path["backend"]))
+        .filter_map(|backend| text_nonempty(&backend["service"]["name"]).map(String::from))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// `describePersistentVolumeClaim`; `related.pods` are the pods of its namespace.
+pub(super) fn persistent_volume_claim(w: &mut Writer, claim: &Value, related: &Related, now: std::time::SystemTime) {
+    let metadata = &claim["metadata"];
+    let spec = &claim["spec"];
+    let status = &claim["status"];
+    w.write(0, &format!("Name:\t{}\n", str_of(&metadata["name"])));
+    w.write(0, &format!("Namespace:\t{}\n", str_of(&metadata["namespace"])));
+    w.write(0, &format!("StorageClass:\t{}\n", super::workloads::claim_class(claim)));
+    match metadata["deletionTimestamp"].as_str() {
+        Some(deleted) => w.write(0, &format!("Status:\tTerminating (lasts {})\n", super::since(deleted, now))),
+        None => w.write(0, &format!("Status:\t{}\n", str_of(&status["phase"]))),
+    }
+    w.write(0, &format!("Volume:\t{}\n", str_of(&spec["volumeName"])));
+    super::labels(w, "Labels", &metadata["labels"]);
+    super::annotations(w, "Annotations", &metadata["annotations"]);
+    let finalizers: Vec<&str> = list(&metadata["finalizers"]).iter().map(str_of).collect();
+    w.write(0, &format!("Finalizers:\t[{}]\n", finalizers.join(" ")));
+    let (capacity, modes) = match text_nonempty(&spec["volumeName"]) {
+        Some(_) => {
+            let storage = &status["capacity"]["storage"];
+            let capacity = if storage.is_null() { "0".to_string() } else { quantity(storage) };
+            let modes: Vec<&str> = list(&status["accessModes"]).iter().map(str_of).collect();
+            let short: Vec<&str> = [
+                ("ReadWriteOnce", "RWO"),
+                ("ReadOnlyMany", "ROX"),
+                ("ReadWriteMany", "RWX"),
+                ("ReadWriteOncePod", "RWOP"),
+            ]
+            .iter()
+            .filter(|(long, _)| modes.contains(long))
+            .map(|(_, short)| *short)
+            .collect();
+            (capacity, short.join(","))
+        }
+        None => (String::new(), String::new()),
+    };
+    w.write(0, &format!("Capacity:\t{capacity}\n"));
+    w.write(0, &format!("Access Modes:\t{modes}\n"));
+    if let Some(mode) = spec["volumeMode"].as_str() {
+        w.write(0, &format!("VolumeMode:\t{mode}\n"));
+    }
+    let source = &spec["dataSource"];
+    if source.is_object() {
+        w.write(0, "DataSource:\n");
+        if let Some(group) = source["apiGroup"].as_str() {
+            w.write(1, &format!("APIGroup:\t{group}\n"));
+        }
+        w.write(1, &format!("Kind:\t{}\n", str_of(&source["kind"])));
+        w.write(1, &format!("Name:\t{}\n", str_of(&source["name"])));
+    }
+    let name = str_of(&metadata["name"]);
+    let mut users: Vec<&str> = related
+        .pods
+        .iter()
+        .filter(|pod| {
+            list(&pod["spec"]["volumes"]).iter().any(|v| str_of(&v["persistentVolumeClaim"]["claimName"]) == name)
+        })
+        .map(|pod| str_of(&pod["metadata"]["name"]))
+        .collect();
+    for owner in list(&metadata["ownerReferences"]).iter().filter(|o| str_of(&o["kind"]) == "Pod") {
+        let found = related.pods.iter().find(|pod| str_of(&pod["metadata"]["uid"]) == str_of(&owner["uid"]));
+        if let Some(pod) = found
+            && !users.contains(&str_of(&pod["metadata"]["name"]))
+        {
+            users.push(str_of(&pod["metadata"]["name"]));
+        }
+    }
+    users.sort();
+    w.write(0, "Used By:\t");
+    if users.is_empty() {
+        w.line("<none>");
+    }
+    for (i, user) in users.iter().enumerate() {
+        if i != 0 {
+            w.write(0, "\t");
+        }
+        w.write(0, &format!("{user}\n"));
+    }
+    let conditions = list(&status["conditions"]);
+    if !conditions.is_empty() {
+        w.write(0, "Conditions:\n");
+        w.write(1, "Type\tStatus\tLastProbeTime\tLastTransitionTime\tReason\tMessage\n");
+        w.write(1, "----\t------\t-----------------\t------------------\t------\t-------\n");
+        for c in conditions {
+            w.write(
+                1,
+                &format!(
+                    "{} \t{} \t{} \t{} \t{} \t{}\n",
+                    str_of(&c["type"]),
+                    str_of(&c["status"]),
+                    rfc1123z(str_of(&c["lastProbeTime"])),
+                    rfc1123z(str_of(&c["lastTransitionTime"])),
+                    str_of(&c["reason"]),
+                    str_of(&c["message"])
+                ),
+            );
+        }
+    }
+}

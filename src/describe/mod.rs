@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 
 use crate::gocompat::tabwriter::TabWriter;
 
+pub use core::ingress_services;
 pub use pod::pod_template;
 
 /// Annotations kubectl's describers leave out.
@@ -44,6 +45,9 @@ pub struct Related {
     pub limit_ranges: Option<Vec<Value>>,
     /// A Node's Lease (kube-node-lease), or why it could not be read.
     pub lease: Option<Result<Value, String>>,
+    /// An Ingress's backend Services by name, each with its EndpointSlices, or the error of
+    /// reading them.
+    pub backends: std::collections::BTreeMap<String, Result<(Value, Vec<Value>), String>>,
     /// A Node's own ResourceSlices.
     pub resource_slices: Vec<Value>,
     /// The error of reading the pods, where kubectl prints it in the description.
@@ -65,18 +69,24 @@ pub struct Needs {
     pub quotas: bool,
     /// The pods on the node (not Succeeded or Failed), its Lease.
     pub node: bool,
+    /// Every pod of the object's namespace (a PersistentVolumeClaim's users).
+    pub namespace_pods: bool,
+    /// The Services an Ingress's backends name ([`ingress_services`]), and their EndpointSlices.
+    pub backends: bool,
 }
 
 /// What kubectl's describer of `group`/`kind` reads beside the object.
 pub fn needs(group: &str, kind: &str) -> Needs {
     let events = Needs { events: true, ..Needs::default() };
     match (group, kind) {
-        ("", "Secret") => Needs::default(),
+        ("", "Secret" | "ResourceQuota" | "LimitRange") => Needs::default(),
         ("", "Namespace") => Needs { quotas: true, ..Needs::default() },
         ("apps", "Deployment") => Needs { replica_sets: true, ..events },
         ("apps", "ReplicaSet" | "StatefulSet" | "DaemonSet") => Needs { selected_pods: true, ..events },
         ("", "Service") => Needs { endpoint_slices: true, ..events },
         ("", "Node") => Needs { node: true, ..events },
+        ("", "PersistentVolumeClaim") => Needs { namespace_pods: true, ..events },
+        ("networking.k8s.io", "Ingress") => Needs { backends: true, ..events },
         _ => events,
     }
 }
@@ -93,12 +103,19 @@ pub fn describe(object: &Value, related: &Related, now: SystemTime) -> String {
         ("apps", "Deployment") => workloads::deployment(&mut w, object, &related.replica_sets),
         ("apps", "ReplicaSet") => workloads::replica_set(&mut w, object, related),
         ("batch", "Job") => workloads::job(&mut w, object),
+        ("apps", "StatefulSet") => workloads::stateful_set(&mut w, object, related),
+        ("apps", "DaemonSet") => workloads::daemon_set(&mut w, object, related),
+        ("batch", "CronJob") => workloads::cron_job(&mut w, object),
         ("", "Service") => core::service(&mut w, object, &related.endpoint_slices),
         ("", "ConfigMap") => core::config_map(&mut w, object),
         ("", "Secret") => core::secret(&mut w, object),
         ("", "Namespace") => core::namespace(&mut w, object, related),
         ("", "ServiceAccount") => core::service_account(&mut w, object),
         ("", "Node") => node::describe(&mut w, object, related, now),
+        ("", "ResourceQuota") => core::resource_quota(&mut w, object),
+        ("", "LimitRange") => core::limit_range(&mut w, object),
+        ("", "PersistentVolumeClaim") => core::persistent_volume_claim(&mut w, object, related, now),
+        ("networking.k8s.io", "Ingress") => core::ingress(&mut w, object, related),
         _ => generic::describe(&mut w, object),
     }
     if let Some(events) = events {
@@ -111,9 +128,10 @@ pub fn describe(object: &Value, related: &Related, now: SystemTime) -> String {
 pub fn has_own_describer(group: &str, kind: &str) -> bool {
     matches!(
         (group, kind),
-        ("", "Pod" | "Service" | "ConfigMap" | "Secret" | "Namespace" | "ServiceAccount" | "Node")
-            | ("apps", "Deployment" | "ReplicaSet")
-            | ("batch", "Job")
+        ("", "Pod" | "Service" | "ConfigMap" | "Secret" | "Namespace" | "ServiceAccount" | "Node" | "ResourceQuota" | "LimitRange" | "PersistentVolumeClaim")
+            | ("networking.k8s.io", "Ingress")
+            | ("apps", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet")
+            | ("batch", "Job" | "CronJob")
     )
 }
 

@@ -409,39 +409,13 @@ fn environment(w: &mut Writer, container: &Value, pod: Option<&Value>) {
     }
 }
 
-/// `fieldpath.ExtractFieldPathAsString` of a pod: the value a `fieldRef` names.
+/// kubectl's `EnvValueRetriever`: the value a `fieldRef` names, which kubectl finds only for
+/// the fields its scheme converts without the API server's own conversions (the name and the
+/// namespace); empty for the others.
 fn field_value(pod: &Value, path: &str) -> String {
-    let metadata = &pod["metadata"];
-    let keyed = |map: &Value, rest: &str| {
-        let key = rest.strip_prefix("['").and_then(|r| r.strip_suffix("']")).unwrap_or_default();
-        str_of(&map[key]).to_string()
-    };
-    let joined_map = |map: &Value| {
-        let Some(map) = map.as_object() else { return String::new() };
-        let mut lines: Vec<String> =
-            sorted_keys(map).into_iter().map(|k| format!("{k}={}", crate::gocompat::fmt::quote(str_of(&map[k])))).collect();
-        lines.sort();
-        lines.join("\n")
-    };
     match path {
-        "metadata.name" => str_of(&metadata["name"]).to_string(),
-        "metadata.namespace" => str_of(&metadata["namespace"]).to_string(),
-        "metadata.uid" => str_of(&metadata["uid"]).to_string(),
-        "metadata.labels" => joined_map(&metadata["labels"]),
-        "metadata.annotations" => joined_map(&metadata["annotations"]),
-        "spec.nodeName" => str_of(&pod["spec"]["nodeName"]).to_string(),
-        "spec.serviceAccountName" => str_of(&pod["spec"]["serviceAccountName"]).to_string(),
-        "status.hostIP" => str_of(&pod["status"]["hostIP"]).to_string(),
-        "status.podIP" => str_of(&pod["status"]["podIP"]).to_string(),
-        "status.hostIPs" | "status.podIPs" => {
-            let field = if path == "status.hostIPs" { "hostIPs" } else { "podIPs" };
-            list(&pod["status"][field]).iter().map(|ip| str_of(&ip["ip"])).collect::<Vec<_>>().join(",")
-        }
-        _ => match (path.strip_prefix("metadata.labels"), path.strip_prefix("metadata.annotations")) {
-            (Some(rest), _) => keyed(&metadata["labels"], rest),
-            (_, Some(rest)) => keyed(&metadata["annotations"], rest),
-            _ => String::new(),
-        },
+        "metadata.name" | "metadata.namespace" => str_of(&pod["metadata"][&path[9..]]).to_string(),
+        _ => String::new(),
     }
 }
 

@@ -267,3 +267,152 @@ fn capped_indexes(indexes: &str, soft_limit: usize) -> String {
         None => indexes.to_string(),
     }
 }
+
+/// `describeStatefulSet`; `related.pods` are those its selector matches.
+pub(super) fn stateful_set(w: &mut Writer, set: &Value, related: &Related) {
+    let metadata = &set["metadata"];
+    let spec = &set["spec"];
+    w.write(0, &format!("Name:\t{}\n", str_of(&metadata["name"])));
+    w.write(0, &format!("Namespace:\t{}\n", str_of(&metadata["namespace"])));
+    w.write(0, &format!("CreationTimestamp:\t{}\n", rfc1123z(str_of(&metadata["creationTimestamp"]))));
+    w.write(0, &format!("Selector:\t{}\n", selector_string(&spec["selector"])));
+    labels(w, "Labels", &metadata["labels"]);
+    annotations(w, "Annotations", &metadata["annotations"]);
+    if let Some(service) = text_nonempty(&spec["serviceName"]) {
+        w.write(0, &format!("Service Name:\t{service}\n"));
+    }
+    if let Some(policy) = text_nonempty(&spec["podManagementPolicy"]) {
+        w.write(0, &format!("Pod Management Policy:\t{policy}\n"));
+    }
+    w.write(
+        0,
+        &format!("Replicas:\t{} desired | {} total\n", integer(&spec["replicas"]), integer(&set["status"]["replicas"])),
+    );
+    w.write(0, &format!("Update Strategy:\t{}\n", str_of(&spec["updateStrategy"]["type"])));
+    let rolling = &spec["updateStrategy"]["rollingUpdate"];
+    if let Some(partition) = rolling["partition"].as_i64() {
+        w.write(1, &format!("Partition:\t{partition}\n"));
+        if !rolling["maxUnavailable"].is_null() {
+            w.write(1, &format!("MaxUnavailable:\t{}\n", scalar(&rolling["maxUnavailable"])));
+        }
+    }
+    let retention = &spec["persistentVolumeClaimRetentionPolicy"];
+    if retention.is_object() {
+        w.write(0, "Persistent Volume Claim Retention Policy:\n");
+        w.write(1, &format!("WhenDeleted:\t{}\n", str_of(&retention["whenDeleted"])));
+        w.write(1, &format!("WhenScaled:\t{}\n", str_of(&retention["whenScaled"])));
+    }
+    pods_status(w, set, related);
+    describe_template(w, &spec["template"]);
+    let templates = list(&spec["volumeClaimTemplates"]);
+    if templates.is_empty() {
+        w.write(0, "Volume Claims:\t<none>\n");
+    } else {
+        w.write(0, "Volume Claims:\n");
+        for claim in templates {
+            w.write(1, &format!("Name:\t{}\n", str_of(&claim["metadata"]["name"])));
+            w.write(1, &format!("StorageClass:\t{}\n", claim_class(claim)));
+            super::labels_indented(w, "  ", "Labels", "\t", &claim["metadata"]["labels"]);
+            super::labels_indented(w, "  ", "Annotations", "\t", &claim["metadata"]["annotations"]);
+            let capacity = &claim["spec"]["resources"]["requests"]["storage"];
+            let capacity = if capacity.is_null() { "<default>".to_string() } else { super::pod::quantity(capacity) };
+            w.write(1, &format!("Capacity:\t{capacity}\n"));
+            w.write(1, &format!("Access Modes:\t{}\n", access_modes(&claim["spec"]["accessModes"])));
+        }
+    }
+}
+
+/// `storageutil.GetPersistentVolumeClaimClass`.
+pub(super) fn claim_class(claim: &Value) -> &str {
+    match claim["metadata"]["annotations"]["volume.beta.kubernetes.io/storage-class"].as_str() {
+        Some(class) => class,
+        None => str_of(&claim["spec"]["storageClassName"]),
+    }
+}
+
+/// A list of access modes as Go's `%s` prints it: `[ReadWriteOnce]`.
+fn access_modes(modes: &Value) -> String {
+    let modes: Vec<&str> = list(modes).iter().map(str_of).collect();
+    format!("[{}]", modes.join(" "))
+}
+
+fn pods_status(w: &mut Writer, controller: &Value, related: &Related) {
+    let [running, waiting, succeeded, failed] = phases(&related.pods, str_of(&controller["metadata"]["uid"]));
+    w.write(0, &format!("Pods Status:\t{running} Running / {waiting} Waiting / {succeeded} Succeeded / {failed} Failed\n"));
+}
+
+/// `describeDaemonSet`; `related.pods` are those its selector matches.
+pub(super) fn daemon_set(w: &mut Writer, daemon: &Value, related: &Related) {
+    let metadata = &daemon["metadata"];
+    let status = &daemon["status"];
+    w.write(0, &format!("Name:\t{}\n", str_of(&metadata["name"])));
+    w.write(0, &format!("Namespace:\t{}\n", str_of(&metadata["namespace"])));
+    w.write(0, &format!("Selector:\t{}\n", selector_string(&daemon["spec"]["selector"])));
+    let node_selector = daemon["spec"]["template"]["spec"]["nodeSelector"].as_object().cloned().unwrap_or_default();
+    let node_selector: Vec<String> =
+        super::sorted_keys(&node_selector).into_iter().map(|k| format!("{k}={}", str_of(&node_selector[k]))).collect();
+    w.write(0, &format!("Node-Selector:\t{}\n", node_selector.join(",")));
+    labels(w, "Labels", &metadata["labels"]);
+    annotations(w, "Annotations", &metadata["annotations"]);
+    for (field, title) in [
+        ("desiredNumberScheduled", "Desired Number of Nodes Scheduled"),
+        ("currentNumberScheduled", "Current Number of Nodes Scheduled"),
+        ("updatedNumberScheduled", "Number of Nodes Scheduled with Up-to-date Pods"),
+        ("numberAvailable", "Number of Nodes Scheduled with Available Pods"),
+        ("numberMisscheduled", "Number of Nodes Misscheduled"),
+    ] {
+        w.write(0, &format!("{title}: {}\n", integer(&status[field])));
+    }
+    pods_status(w, daemon, related);
+    describe_template(w, &daemon["spec"]["template"]);
+}
+
+/// `describeCronJob`.
+pub(super) fn cron_job(w: &mut Writer, cron: &Value) {
+    let metadata = &cron["metadata"];
+    let spec = &cron["spec"];
+    w.write(0, &format!("Name:\t{}\n", str_of(&metadata["name"])));
+    w.write(0, &format!("Namespace:\t{}\n", str_of(&metadata["namespace"])));
+    labels(w, "Labels", &metadata["labels"]);
+    annotations(w, "Annotations", &metadata["annotations"]);
+    w.write(0, &format!("Schedule:\t{}\n", str_of(&spec["schedule"])));
+    w.write(0, &format!("Concurrency Policy:\t{}\n", str_of(&spec["concurrencyPolicy"])));
+    let suspend = match spec["suspend"].as_bool() {
+        Some(true) => "True",
+        Some(false) => "False",
+        None => "<unset>",
+    };
+    w.write(0, &format!("Suspend:\t{suspend}\n"));
+    w.write(0, &format!("Time Zone:\t{}\n", spec["timeZone"].as_str().unwrap_or("<unset>")));
+    let number = |field: &str| spec[field].as_i64().map_or("<unset>".to_string(), |n| n.to_string());
+    w.write(0, &format!("Successful Job History Limit:\t{}\n", number("successfulJobsHistoryLimit")));
+    w.write(0, &format!("Failed Job History Limit:\t{}\n", number("failedJobsHistoryLimit")));
+    let deadline = spec["startingDeadlineSeconds"].as_i64().map_or("<unset>".to_string(), |n| format!("{n}s"));
+    w.write(0, &format!("Starting Deadline Seconds:\t{deadline}\n"));
+    let job = &spec["jobTemplate"]["spec"];
+    if job["selector"].is_object() {
+        w.write(0, &format!("Selector:\t{}\n", selector_string(&job["selector"])));
+    } else {
+        w.write(0, "Selector:\t<unset>\n");
+    }
+    let number = |field: &str| job[field].as_i64().map_or("<unset>".to_string(), |n| n.to_string());
+    w.write(0, &format!("Parallelism:\t{}\n", number("parallelism")));
+    w.write(0, &format!("Completions:\t{}\n", number("completions")));
+    if let Some(deadline) = job["activeDeadlineSeconds"].as_i64() {
+        w.write(0, &format!("Active Deadline Seconds:\t{deadline}s\n"));
+    }
+    describe_template(w, &job["template"]);
+    match cron["status"]["lastScheduleTime"].as_str() {
+        Some(time) => w.write(0, &format!("Last Schedule Time:\t{}\n", rfc1123z(time))),
+        None => w.write(0, "Last Schedule Time:\t<unset>\n"),
+    }
+    w.write(0, "Active Jobs:\t");
+    let active = list(&cron["status"]["active"]);
+    if active.is_empty() {
+        w.line("<none>");
+    } else {
+        let names: Vec<&str> = active.iter().map(|job| str_of(&job["name"])).collect();
+        w.write(0, &names.join(", "));
+        w.line("");
+    }
+}

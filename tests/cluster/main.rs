@@ -17,6 +17,7 @@ mod crd_heavy;
 mod create;
 mod create_generators;
 mod delete;
+mod describe;
 mod deploys;
 mod edit;
 mod fleet;

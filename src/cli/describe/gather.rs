@@ -134,6 +134,27 @@ pub async fn related(cluster: &Cluster, object: &Value, settings: &Settings) -> 
             .and_then(|list| list.get("items").and_then(Value::as_array).cloned())
             .unwrap_or_default();
     }
+    if needs.namespace_pods {
+        let pods = builtin("", "v1", "pods", "Pod", true);
+        let scope = ListScope::Namespace(namespace);
+        related.pods = list_all(cluster, &pods, scope, Selectors::default(), settings.chunk_size).await?;
+    }
+    if needs.backends {
+        let services = builtin("", "v1", "services", "Service", true);
+        let slices = builtin("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice", true);
+        for service in crate::describe::ingress_services(object) {
+            let label = format!("kubernetes.io/service-name={service}");
+            let selectors = Selectors { label: Some(&label), field: None };
+            let read = async {
+                let listed = cluster.list(&slices, ListScope::Namespace(namespace), selectors).await?;
+                let found = cluster.get(&services, Some(namespace), &service).await?;
+                let items = listed.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
+                Ok::<_, client::Error>((found, items))
+            };
+            let read = read.await.map_err(|err| err.status().map_or_else(|| err.to_string(), |s| s.message.clone()));
+            related.backends.insert(service, read);
+        }
+    }
     if needs.quotas {
         // A Namespace's own: its name is the namespace to look in.
         for (resource, kind) in [("resourcequotas", "ResourceQuota"), ("limitranges", "LimitRange")] {

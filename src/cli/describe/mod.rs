@@ -91,13 +91,16 @@ pub async fn run(args: DescribeArgs, global: &GlobalArgs) -> Result {
         None => errors.is_empty() && found.len() <= 1,
     };
     let settings = gather::Settings { show_events, ..settings };
-    if let ([err], [_, name]) = (errors.as_slice(), args.targets.targets.as_slice())
+    // kubectl's reading of `describe TYPE NAME` when no object is named NAME: NAME is a prefix.
+    if let ([err], [type_arg, prefix]) = (errors.as_slice(), args.targets.targets.as_slice())
         && err.is_not_found()
-        && let [Resolved::Object(object)] = resolved.as_slice()
     {
-        return describe_by_prefix(&cluster, &object.rt, name, &settings).await.map_err(|prefix_err| match prefix_err {
-            PrefixError::NoMatch => errors.remove(0),
-            PrefixError::Failed(err) => err,
+        let first = errors.remove(0);
+        return describe_by_prefix(&cluster, global, type_arg, prefix, &settings).await.map_err(|prefix_err| {
+            match prefix_err {
+                PrefixError::NoMatch => first,
+                PrefixError::Failed(err) => err,
+            }
         });
     }
     let mut out = String::new();
@@ -164,28 +167,48 @@ enum PrefixError {
     Failed(Error),
 }
 
-/// `describe TYPE NAME` where no object is named NAME: every object of the type in the namespace
-/// whose name starts with NAME, each followed by a blank line, as kubectl does.
+/// `describe TYPE NAME` where no object is named NAME: every object TYPE names in the namespace
+/// (not across namespaces, even with `-A`) whose name starts with NAME, each followed by a blank
+/// line, as kubectl does. TYPE may name one object (`TYPE/NAME`): kubectl reads it the same way.
 async fn describe_by_prefix(
     cluster: &Cluster,
-    rt: &ResourceType,
+    global: &GlobalArgs,
+    type_arg: &str,
     prefix: &str,
     settings: &gather::Settings,
 ) -> std::result::Result<(), PrefixError> {
-    let namespace = cluster.default_namespace().to_string();
-    let scope = ListScope::Namespace(&namespace);
-    let items = gather::list_all(cluster, rt, scope, Selectors::default(), settings.chunk_size)
-        .await
-        .map_err(|err| PrefixError::Failed(err.into()))?;
+    let failed = |err: Error| PrefixError::Failed(err);
+    let rules = Rules { verb: "describe", types_alone: true, selector: false };
+    let named = resource::parse(&[type_arg.to_string()], &resource::Files::Paths { paths: &[], recursive: false }, rules)
+        .map_err(|err| failed(err.into()))?;
+    let resolver = Resolver::new(cluster, global.namespace.as_deref(), false);
+    let resolved = resolver.resolve(named).await.map_err(|err| failed(err.into()))?;
+    let mut items: Vec<(ResourceType, Value)> = Vec::new();
+    for item in resolved {
+        match item {
+            Resolved::List { rt, namespace } => {
+                let scope = namespace.as_deref().map_or(ListScope::AllNamespaces, ListScope::Namespace);
+                let listed = gather::list_all(cluster, &rt, scope, Selectors::default(), settings.chunk_size)
+                    .await
+                    .map_err(|err| failed(err.into()))?;
+                items.extend(listed.into_iter().map(|object| (rt.clone(), object)));
+            }
+            other => {
+                let object = other.object().expect("not a list");
+                let read = cluster.get(&object.rt, object.namespace.as_deref(), &object.name).await;
+                items.push((object.rt.clone(), read.map_err(|err| failed(err.into()))?));
+            }
+        }
+    }
     let mut any = false;
-    for item in &items {
+    for (rt, item) in &items {
         let (rt, namespace, name) = named_in(rt, item);
         if !name.starts_with(prefix) {
             continue;
         }
         any = true;
-        let text = describe_one(cluster, &rt, namespace.as_deref(), &name, settings).await.map_err(PrefixError::Failed)?;
-        super::write_stdout(&format!("{text}\n")).map_err(PrefixError::Failed)?;
+        let text = describe_one(cluster, &rt, namespace.as_deref(), &name, settings).await.map_err(failed)?;
+        super::write_stdout(&format!("{text}\n")).map_err(failed)?;
     }
     if any { Ok(()) } else { Err(PrefixError::NoMatch) }
 }
