@@ -401,8 +401,8 @@ mod tests {
         describe_events(&mut w, &events, now);
         assert_eq!(
             w.finish(),
-            "Name:                web\nA much longer title:  x\nEvents:\n  Type     Reason  Age              From   Message\n  \
-             ----     ------  ----             ----   -------\n  Warning  First   5s               other  \
+            "Name:                 web\nA much longer title:  x\nEvents:\n  Type     Reason  Age               From   Message\n  \
+             ----     ------  ----              ----   -------\n  Warning  First   5s                other  \
              spec.containers{app}: one\n  Normal   Later   2s (x3 over 10s)  ctrl   second\n"
         );
     }

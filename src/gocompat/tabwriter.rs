@@ -182,6 +182,16 @@ mod tests {
     }
 
     #[test]
+    fn the_describers_writer_pads_by_two_and_forgets_widths() {
+        let mut writer = TabWriter::describe();
+        let mut out = writer.write("Name:\tweb\nNamespace:\tdefault\n");
+        out += &writer.flush();
+        out += &writer.write("a:\tb\n");
+        out += &writer.flush();
+        assert_eq!(out, "Name:       web\nNamespace:  default\na:  b\n");
+    }
+
+    #[test]
     fn a_line_without_tabs_is_written_at_once_and_ends_the_block() {
         let mut writer = TabWriter::kubectl();
         assert_eq!(writer.write("plain line\n"), "plain line\n");

@@ -351,6 +351,14 @@ mod tests {
     }
 
     #[test]
+    fn rfc1123z_as_go_writes_it() {
+        let time = parse_timestamp("2026-12-05T04:46:47Z").unwrap();
+        assert_eq!(rfc1123z(time), "Sat, 05 Dec 2026 04:46:47 +0000");
+        assert_eq!(rfc1123z(parse_timestamp("1970-01-01T00:00:00Z").unwrap()), "Thu, 01 Jan 1970 00:00:00 +0000");
+        assert_eq!(rfc1123z(parse_timestamp("2024-02-29T23:59:59+01:00").unwrap()), "Thu, 29 Feb 2024 22:59:59 +0000");
+    }
+
+    #[test]
     fn durations_parse_as_go_parses_them() {
         assert_eq!(parse_duration("1h30m"), Ok(5_400_000_000_000));
         assert_eq!(parse_duration("-1.5s"), Ok(-1_500_000_000));
