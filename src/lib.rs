@@ -29,6 +29,7 @@ pub mod apply;
 pub mod change;
 pub mod cli;
 pub mod client;
+pub mod describe;
 pub mod fleet;
 pub mod generate;
 pub mod gocompat;

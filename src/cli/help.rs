@@ -35,6 +35,21 @@ pub fn with_verbs_by_kind(root: Command) -> Command {
     root.help_template(template)
 }
 
+pub const DESCRIBE: &str = "Examples:
+  # Describe a node, and a pod
+  kubeupd describe nodes kwok-node-0
+  kubeupd describe pods/nginx
+
+  # Describe the pod named in pod.json
+  kubeupd describe -f pod.json
+
+  # Describe every pod, and those labelled name=myLabel
+  kubeupd describe pods
+  kubeupd describe pods -l name=myLabel
+
+  # Describe every pod whose name starts with frontend (when no pod is named frontend)
+  kubeupd describe pods frontend";
+
 pub const GET: &str = "Examples:
   # List the pods of the current namespace, with their nodes and IPs
   kubeupd get pods -o wide

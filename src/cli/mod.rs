@@ -16,6 +16,7 @@ mod completion;
 mod config;
 mod create;
 mod delete;
+mod describe;
 mod diff;
 mod edit;
 mod error;
@@ -254,6 +255,9 @@ pub enum Command {
     /// Replace objects with the ones in files (kubectl's name for `update -f`); --force deletes and re-creates them.
     #[command(after_help = help::REPLACE)]
     Replace(replace::ReplaceArgs),
+    /// Show details of objects and of what relates to them (events, pods, ReplicaSets, endpoints), as `kubectl describe`.
+    #[command(after_help = help::DESCRIBE)]
+    Describe(describe::DescribeArgs),
     /// Update fields of an object with a strategic merge, JSON merge or JSON patch.
     #[command(after_help = help::PATCH)]
     Patch(patch::PatchArgs),
@@ -466,6 +470,7 @@ fn block_on(future: impl std::future::Future<Output = Result>) -> Result {
 async fn dispatch(command: Command, global: GlobalArgs) -> Result {
     match command {
         Command::Get(args) => get::run(args, &global).await,
+        Command::Describe(args) => describe::run(args, &global).await,
         Command::Update(args) => update::run(args, &global).await,
         Command::Replace(args) => replace::run(args, &global).await,
         Command::Patch(args) => patch::run(args, &global).await,

@@ -24,6 +24,8 @@ pub struct TabWriter {
     widths: Vec<usize>,
     /// The widest each column has been since the writer was made.
     remembered: Vec<usize>,
+    /// Whether widths are remembered across flushes (liggitt/tabwriter) or not (Go's own).
+    remember: bool,
 }
 
 impl TabWriter {
@@ -36,7 +38,14 @@ impl TabWriter {
             cell: Cell::default(),
             widths: Vec::new(),
             remembered: Vec::new(),
+            remember: true,
         }
+    }
+
+    /// Go's own `text/tabwriter` as kubectl's describers set it up (`Init(buf, 0, 8, 2, ' ', 0)`):
+    /// minimum width 0, padding 2, spaces; each flush lays out its text afresh.
+    pub fn describe() -> TabWriter {
+        TabWriter { min_width: 0, padding: 2, remember: false, ..TabWriter::kubectl() }
     }
 
     /// Takes `text`; returns what a line without tabs let it write out already.
@@ -103,6 +112,14 @@ impl TabWriter {
                 width = width.max(self.lines[this][column].width + self.padding);
                 this += 1;
             }
+            if !self.remember {
+                self.widths.push(width);
+                self.format(out, block, this);
+                self.widths.pop();
+                written = this;
+                this += 1;
+                continue;
+            }
             if self.remembered.len() < column {
                 let missing = self.widths[self.remembered.len()..].to_vec();
                 self.remembered.extend(missing);
@@ -162,6 +179,16 @@ mod tests {
             out,
             "NAME       DATA   AGE\nsettings   1      5s\na          2      0s\na-much-longer-name   3      1s\n"
         );
+    }
+
+    #[test]
+    fn the_describers_writer_pads_by_two_and_forgets_widths() {
+        let mut writer = TabWriter::describe();
+        let mut out = writer.write("Name:\tweb\nNamespace:\tdefault\n");
+        out += &writer.flush();
+        out += &writer.write("a:\tb\n");
+        out += &writer.flush();
+        assert_eq!(out, "Name:       web\nNamespace:  default\na:  b\n");
     }
 
     #[test]

@@ -11,6 +11,27 @@ pub fn timestamp(time: SystemTime) -> String {
     format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rest / 3600, rest % 3600 / 60, rest % 60)
 }
 
+/// `time` as Go's `time.RFC1123Z` writes it in UTC (`Sat, 05 Dec 2026 04:46:47 +0000`), as
+/// kubectl's describers show times (kubectl uses the local zone; kubeupd says UTC).
+pub fn rfc1123z(time: SystemTime) -> String {
+    let seconds = match time.duration_since(UNIX_EPOCH) {
+        Ok(since) => since.as_secs() as i64,
+        Err(before) => -(before.duration().as_secs_f64().ceil() as i64),
+    };
+    let (days, rest) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
+    let (year, month, day) = civil_from_days(days);
+    const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    format!(
+        "{}, {day:02} {} {year:04} {:02}:{:02}:{:02} +0000",
+        WEEKDAYS[days.rem_euclid(7) as usize],
+        MONTHS[month as usize - 1],
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
 /// The time a metav1.Time text (`2026-11-23T21:08:54Z`, or with an offset) names; `None` when
 /// it is not one.
 pub fn parse_timestamp(text: &str) -> Option<SystemTime> {
@@ -327,6 +348,14 @@ mod tests {
         }
         assert_eq!(human_duration_since(now + Duration::from_millis(1500), now), "0s");
         assert_eq!(human_duration_since(now + Duration::from_secs(5), now), "<invalid>");
+    }
+
+    #[test]
+    fn rfc1123z_as_go_writes_it() {
+        let time = parse_timestamp("2026-12-05T04:46:47Z").unwrap();
+        assert_eq!(rfc1123z(time), "Sat, 05 Dec 2026 04:46:47 +0000");
+        assert_eq!(rfc1123z(parse_timestamp("1970-01-01T00:00:00Z").unwrap()), "Thu, 01 Jan 1970 00:00:00 +0000");
+        assert_eq!(rfc1123z(parse_timestamp("2024-02-29T23:59:59+01:00").unwrap()), "Thu, 29 Feb 2024 22:59:59 +0000");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! writer they are given; they know nothing of the server or of the command line.
 
 mod changes;
-mod describe;
+
 mod diff;
 mod go_fields;
 mod go_order;
@@ -20,7 +20,7 @@ mod yaml;
 use serde_json::{Value, json};
 
 pub use changes::changed_paths;
-pub use describe::pod_template as describe_pod_template;
+
 pub use diff::{DiffSides, unified_diff};
 pub use json::{to_json, to_json_indented};
 pub use kyaml::to_kyaml;

@@ -18,6 +18,7 @@ mod crd_heavy;
 mod create;
 mod create_generators;
 mod delete;
+mod describe;
 mod discovery_verbs;
 mod deploys;
 mod edit;

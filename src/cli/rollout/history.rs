@@ -197,7 +197,7 @@ async fn history_of(
         Shown::Template(revision, template) => Ok(format!(
             "{} with revision #{revision}\n{}\n",
             output::object_name(&object.live),
-            output::describe_pod_template(&template)
+            crate::describe::pod_template(&template)
         )),
     }
 }
@@ -335,7 +335,7 @@ async fn undo_deployment(cluster: &Cluster, deployment: &Visited, args: &UndoArg
     let source = rollback::rollback_source(&deployment.live, &sets, args.to_revision)
         .map_err(|err| Error::msg(err.to_string()))?;
     if args.dry_run.mode() == DryRun::Client {
-        return Ok(output::describe_pod_template(&source["spec"]["template"]));
+        return Ok(crate::describe::pod_template(&source["spec"]["template"]));
     }
     let Some(patch) = rollback::rollback_patch(&deployment.live, source).map_err(|err| Error::msg(err.to_string()))?
     else {
@@ -352,7 +352,7 @@ async fn undo_from_controller_revision(cluster: &Cluster, object: &Visited, args
     let source = rollback::revision_to_restore(args.to_revision, &listed).map_err(|err| Error::msg(err.to_string()))?;
     if args.dry_run.mode() == DryRun::Client {
         let applied = at_revision(cluster, object, source).await?;
-        return Ok(format!("will roll back to {}", output::describe_pod_template(&applied["spec"]["template"])));
+        return Ok(format!("will roll back to {}", crate::describe::pod_template(&applied["spec"]["template"])));
     }
     let data = &source["data"];
     if &rollback::template_patch(&object.live) == data {

@@ -1,151 +1,180 @@
-//! kubectl's description of a pod template (`DescribePodTemplate`), as `rollout history
-//! --revision=N` and `rollout undo --dry-run=client` print it: labels, annotations, containers,
-//! volumes, node selectors and tolerations, with raw tabs (kubectl writes it without a
-//! tabwriter) and two spaces per level.
+//! kubectl's description of a pod (`describePod`) and of a pod template (`DescribePodTemplate`,
+//! which the workload describers and `rollout history --revision=N` print): labels, annotations,
+//! containers with their states, volumes, node selectors and tolerations.
 
 use std::fmt::Write as _;
+use std::time::SystemTime;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-/// Annotations kubectl's describers leave out.
-const SKIPPED_ANNOTATIONS: &[&str] = &["kubectl.kubernetes.io/last-applied-configuration"];
+use super::{
+    Writer, annotations, controller, flag, integer, label_selector, labels, list, rfc1123z, scalar, shorten,
+    since, sorted_keys, str_of, text_nonempty,
+};
 
-/// The longest `key: value` annotation kubectl prints on one line.
-const LONGEST_ANNOTATION: usize = 140;
-
-/// The description of `template` (a `PodTemplateSpec`), ending with a newline.
+/// The description of `template` (a `PodTemplateSpec`) with raw tabs, ending with a newline, as
+/// `rollout history --revision` and `rollout undo --dry-run` print it.
 pub fn pod_template(template: &Value) -> String {
-    let mut w = Lines::default();
+    let mut w = Writer::raw();
+    describe_template(&mut w, template);
+    w.finish()
+}
+
+/// `DescribePodTemplate`.
+pub(super) fn describe_template(w: &mut Writer, template: &Value) {
     w.write(0, "Pod Template:\n");
     let metadata = &template["metadata"];
     let spec = &template["spec"];
-    labels(&mut w, "  Labels", &metadata["labels"]);
+    labels(w, "  Labels", &metadata["labels"]);
     if metadata["annotations"].as_object().is_some_and(|a| !a.is_empty()) {
-        annotations(&mut w, "  Annotations", &metadata["annotations"]);
+        annotations(w, "  Annotations", &metadata["annotations"]);
     }
-    if let Some(account) = text(&spec["serviceAccountName"]).filter(|a| !a.is_empty()) {
+    if let Some(account) = text_nonempty(&spec["serviceAccountName"]) {
         w.write(1, &format!("Service Account:\t{account}\n"));
     }
     let init = list(&spec["initContainers"]);
     if !init.is_empty() {
-        containers(&mut w, "Init Containers", init);
+        containers(w, "Init Containers", init, None, "  ");
     }
-    containers(&mut w, "Containers", list(&spec["containers"]));
-    volumes(&mut w, list(&spec["volumes"]));
-    spread_constraints(&mut w, list(&spec["topologySpreadConstraints"]));
-    if let Some(class) = text(&spec["priorityClassName"]).filter(|c| !c.is_empty()) {
+    containers(w, "Containers", list(&spec["containers"]), None, "  ");
+    volumes(w, list(&spec["volumes"]), "  ");
+    spread_constraints(w, list(&spec["topologySpreadConstraints"]), "  ");
+    if let Some(class) = text_nonempty(&spec["priorityClassName"]) {
         w.write(1, &format!("Priority Class Name:\t{class}\n"));
     }
-    labels(&mut w, "  Node-Selectors", &spec["nodeSelector"]);
-    tolerations(&mut w, "  Tolerations", list(&spec["tolerations"]));
-    w.0
+    labels(w, "  Node-Selectors", &spec["nodeSelector"]);
+    tolerations(w, "  Tolerations", list(&spec["tolerations"]));
+    scheduling_group(w, spec, "  ");
 }
 
-/// kubectl's prefix writer: two spaces per level, terminal escapes made visible.
-#[derive(Default)]
-struct Lines(String);
+fn scheduling_group(w: &mut Writer, spec: &Value, space: &str) {
+    if spec["schedulingGroup"].is_object() {
+        w.write(0, &format!("{space}SchedulingGroup:\n"));
+        w.write(1, &format!("PodGroupName:\t{}\n", str_of(&spec["schedulingGroup"]["podGroupName"])));
+    }
+}
 
-impl Lines {
-    fn write(&mut self, level: usize, text: &str) {
-        for _ in 0..level {
-            self.0.push_str("  ");
+/// `describePod`.
+pub(super) fn describe_pod(w: &mut Writer, pod: &Value, now: SystemTime) {
+    let metadata = &pod["metadata"];
+    let spec = &pod["spec"];
+    let status = &pod["status"];
+    w.write(0, &format!("Name:\t{}\n", str_of(&metadata["name"])));
+    w.write(0, &format!("Namespace:\t{}\n", str_of(&metadata["namespace"])));
+    if let Some(priority) = spec["priority"].as_i64() {
+        w.write(0, &format!("Priority:\t{priority}\n"));
+    }
+    if let Some(class) = text_nonempty(&spec["priorityClassName"]) {
+        w.write(0, &format!("Priority Class Name:\t{class}\n"));
+    }
+    if let Some(class) = text_nonempty(&spec["runtimeClassName"]) {
+        w.write(0, &format!("Runtime Class Name:\t{class}\n"));
+    }
+    if let Some(account) = text_nonempty(&spec["serviceAccountName"]) {
+        w.write(0, &format!("Service Account:\t{account}\n"));
+    }
+    match text_nonempty(&spec["nodeName"]) {
+        None => w.write(0, "Node:\t<none>\n"),
+        Some(node) => w.write(0, &format!("Node:\t{node}/{}\n", str_of(&status["hostIP"]))),
+    }
+    if let Some(start) = status["startTime"].as_str() {
+        w.write(0, &format!("Start Time:\t{}\n", rfc1123z(start)));
+    }
+    labels(w, "Labels", &metadata["labels"]);
+    annotations(w, "Annotations", &metadata["annotations"]);
+    let phase = str_of(&status["phase"]);
+    match metadata["deletionTimestamp"].as_str() {
+        Some(deleted) if phase != "Failed" && phase != "Succeeded" => {
+            w.write(0, &format!("Status:\tTerminating (lasts {})\n", since(deleted, now)));
+            w.write(0, &format!("Termination Grace Period:\t{}s\n", integer(&metadata["deletionGracePeriodSeconds"])));
         }
-        self.0.push_str(&text.replace('\x1b', "^[").replace('\r', "\\r"));
+        _ => w.write(0, &format!("Status:\t{phase}\n")),
     }
-}
-
-fn list(value: &Value) -> &[Value] {
-    value.as_array().map_or(&[], Vec::as_slice)
-}
-
-fn text(value: &Value) -> Option<&str> {
-    value.as_str()
-}
-
-fn str_of(value: &Value) -> &str {
-    value.as_str().unwrap_or_default()
-}
-
-/// A number or string as Go's `%v`/`%d` prints it (int-or-string ports, integers).
-fn scalar(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        other => crate::gocompat::fmt::value_text(other).into_owned(),
+    if let Some(reason) = text_nonempty(&status["reason"]) {
+        w.write(0, &format!("Reason:\t{reason}\n"));
     }
-}
-
-fn integer(value: &Value) -> i64 {
-    value.as_i64().unwrap_or_default()
-}
-
-fn flag(value: &Value) -> bool {
-    value.as_bool().unwrap_or_default()
-}
-
-fn sorted_keys(map: &Map<String, Value>) -> Vec<&String> {
-    let mut keys: Vec<&String> = map.keys().collect();
-    keys.sort();
-    keys
-}
-
-fn labels(w: &mut Lines, title: &str, labels: &Value) {
-    w.write(0, &format!("{title}:\t"));
-    let Some(labels) = labels.as_object().filter(|l| !l.is_empty()) else {
-        w.write(0, "<none>\n");
-        return;
-    };
-    for (i, key) in sorted_keys(labels).into_iter().enumerate() {
-        if i != 0 {
-            w.write(0, "\t");
-        }
-        w.write(0, &format!("{key}={}\n", str_of(&labels[key])));
+    if let Some(message) = text_nonempty(&status["message"]) {
+        w.write(0, &format!("Message:\t{message}\n"));
     }
-}
-
-fn annotations(w: &mut Lines, title: &str, annotations: &Value) {
-    w.write(0, &format!("{title}:\t"));
-    let map = annotations.as_object().cloned().unwrap_or_default();
-    let keys: Vec<&String> =
-        sorted_keys(&map).into_iter().filter(|k| !SKIPPED_ANNOTATIONS.contains(&k.as_str())).collect();
-    if keys.is_empty() {
-        w.write(0, "<none>\n");
-        return;
-    }
-    for (i, key) in keys.into_iter().enumerate() {
-        if i != 0 {
-            w.write(0, "\t");
-        }
-        let value = str_of(&map[key]).strip_suffix('\n').unwrap_or(str_of(&map[key]));
-        if value.len() + key.len() + 2 > LONGEST_ANNOTATION || value.contains('\n') {
-            w.write(0, &format!("{key}:\n"));
-            for line in value.split('\n') {
-                w.write(0, &format!("\t  {}\n", shorten(line, LONGEST_ANNOTATION - 2)));
-            }
-        } else {
-            w.write(0, &format!("{key}: {value}\n"));
+    let seccomp = &spec["securityContext"]["seccompProfile"];
+    if seccomp.is_object() {
+        w.write(0, &format!("SeccompProfile:\t{}\n", str_of(&seccomp["type"])));
+        if str_of(&seccomp["type"]) == "Localhost" {
+            w.write(0, &format!("LocalhostProfile:\t{}\n", str_of(&seccomp["localhostProfile"])));
         }
     }
+    w.write(0, &format!("IP:\t{}\n", str_of(&status["podIP"])));
+    let ips = list(&status["podIPs"]);
+    if ips.is_empty() {
+        w.write(0, "IPs:\t<none>\n");
+    } else {
+        w.write(0, "IPs:\n");
+        for ip in ips {
+            w.write(1, &format!("IP:\t{}\n", str_of(&ip["ip"])));
+        }
+    }
+    if let Some(owner) = controller(pod) {
+        w.write(0, &format!("Controlled By:\t{owner}\n"));
+    }
+    if let Some(nominated) = text_nonempty(&status["nominatedNodeName"]) {
+        w.write(0, &format!("NominatedNodeName:\t{nominated}\n"));
+    }
+    if spec["resources"].is_object() {
+        w.write(0, "Resources:\n");
+        resources(w, &spec["resources"], 1);
+    }
+    let init = list(&spec["initContainers"]);
+    if !init.is_empty() {
+        containers(w, "Init Containers", init, Some((list(&status["initContainerStatuses"]), pod)), "");
+    }
+    containers(w, "Containers", list(&spec["containers"]), Some((list(&status["containerStatuses"]), pod)), "");
+    let ephemeral = list(&spec["ephemeralContainers"]);
+    if !ephemeral.is_empty() {
+        let statuses = list(&status["ephemeralContainerStatuses"]);
+        containers(w, "Ephemeral Containers", ephemeral, Some((statuses, pod)), "");
+    }
+    let conditions = list(&status["conditions"]);
+    let gates = list(&spec["readinessGates"]);
+    if !gates.is_empty() {
+        w.write(0, "Readiness Gates:\n  Type\tStatus\n");
+        for gate in gates {
+            let kind = str_of(&gate["conditionType"]);
+            let found = conditions.iter().find(|c| str_of(&c["type"]) == kind);
+            let state = found.map_or("<none>", |c| str_of(&c["status"]));
+            w.write(1, &format!("{kind} \t{state} \n"));
+        }
+    }
+    if !conditions.is_empty() {
+        w.write(0, "Conditions:\n  Type\tStatus\n");
+        for condition in conditions {
+            w.write(1, &format!("{} \t{} \n", str_of(&condition["type"]), str_of(&condition["status"])));
+        }
+    }
+    volumes(w, list(&spec["volumes"]), "");
+    w.write(0, &format!("QoS Class:\t{}\n", text_nonempty(&status["qosClass"]).unwrap_or("BestEffort")));
+    labels(w, "Node-Selectors", &spec["nodeSelector"]);
+    tolerations(w, "Tolerations", list(&spec["tolerations"]));
+    spread_constraints(w, list(&spec["topologySpreadConstraints"]), "");
+    scheduling_group(w, spec, "");
 }
 
-/// Go's `s[:n] + "..."`: cut at a byte count (kept on a character boundary here).
-fn shorten(line: &str, longest: usize) -> String {
-    if line.len() <= longest {
-        return line.to_string();
-    }
-    let mut end = longest;
-    while !line.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}...", &line[..end])
-}
-
-fn containers(w: &mut Lines, label: &str, containers: &[Value]) {
+/// `describeContainers`: with `statuses` (and the pod, for field references) for a pod's
+/// containers, without for a template's.
+fn containers(w: &mut Writer, label: &str, containers: &[Value], statuses: Option<(&[Value], &Value)>, space: &str) {
     let none = if containers.is_empty() { " <none>" } else { "" };
-    w.write(0, &format!("  {label}:{none}\n"));
+    w.write(0, &format!("{space}{label}:{none}\n"));
+    let name_indent = if space.is_empty() { "" } else { " " };
     for container in containers {
-        w.write(1, &format!(" {}:\n", str_of(&container["name"])));
+        let name = str_of(&container["name"]);
+        let status = statuses.and_then(|(statuses, _)| statuses.iter().find(|s| str_of(&s["name"]) == name));
+        w.write(1, &format!("{name_indent}{name}:\n"));
+        if let Some(status) = status {
+            w.write(2, &format!("Container ID:\t{}\n", str_of(&status["containerID"])));
+        }
         w.write(2, &format!("Image:\t{}\n", str_of(&container["image"])));
+        if let Some(status) = status {
+            w.write(2, &format!("Image ID:\t{}\n", str_of(&status["imageID"])));
+        }
         let ports = list(&container["ports"]);
         let port = |number: &str| {
             ports
@@ -182,7 +211,15 @@ fn containers(w: &mut Lines, label: &str, containers: &[Value]) {
                 }
             }
         }
-        resources(w, &container["resources"]);
+        if let Some(status) = status {
+            state(w, "State", &status["state"]);
+            if status["lastState"]["terminated"].is_object() {
+                state(w, "Last State", &status["lastState"]);
+            }
+            w.write(2, &format!("Ready:\t{}\n", if flag(&status["ready"]) { "True" } else { "False" }));
+            w.write(2, &format!("Restart Count:\t{}\n", integer(&status["restartCount"])));
+        }
+        resources(w, &container["resources"], 2);
         for (field, title) in
             [("livenessProbe", "Liveness"), ("readinessProbe", "Readiness"), ("startupProbe", "Startup")]
         {
@@ -211,23 +248,56 @@ fn containers(w: &mut Lines, label: &str, containers: &[Value]) {
                 }
             }
         }
-        environment(w, container);
+        environment(w, container, statuses.map(|(_, pod)| pod));
         mounts(w, container);
     }
 }
 
-fn text_nonempty(value: &Value) -> Option<&str> {
-    value.as_str().filter(|s| !s.is_empty())
+/// `describeStatus`: a container state (`Running`, `Waiting`, `Terminated`) and its details.
+fn state(w: &mut Writer, title: &str, state: &Value) {
+    if state["running"].is_object() {
+        w.write(2, &format!("{title}:\tRunning\n"));
+        w.write(3, &format!("Started:\t{}\n", rfc1123z(str_of(&state["running"]["startedAt"]))));
+    } else if state["waiting"].is_object() {
+        w.write(2, &format!("{title}:\tWaiting\n"));
+        if let Some(reason) = text_nonempty(&state["waiting"]["reason"]) {
+            w.write(3, &format!("Reason:\t{reason}\n"));
+        }
+    } else if state["terminated"].is_object() {
+        let terminated = &state["terminated"];
+        w.write(2, &format!("{title}:\tTerminated\n"));
+        if let Some(reason) = text_nonempty(&terminated["reason"]) {
+            w.write(3, &format!("Reason:\t{reason}\n"));
+        }
+        if let Some(message) = text_nonempty(&terminated["message"]) {
+            w.write(3, &format!("Message:\t{message}\n"));
+        }
+        w.write(3, &format!("Exit Code:\t{}\n", integer(&terminated["exitCode"])));
+        if integer(&terminated["signal"]) > 0 {
+            w.write(3, &format!("Signal:\t{}\n", integer(&terminated["signal"])));
+        }
+        w.write(3, &format!("Started:\t{}\n", rfc1123z(str_of(&terminated["startedAt"]))));
+        w.write(3, &format!("Finished:\t{}\n", rfc1123z(str_of(&terminated["finishedAt"]))));
+    } else {
+        w.write(2, &format!("{title}:\tWaiting\n"));
+    }
 }
 
-fn resources(w: &mut Lines, resources: &Value) {
+/// `describeResources`: limits, then requests, each sorted, at `level`.
+pub(super) fn resources(w: &mut Writer, resources: &Value, level: usize) {
     for (field, title) in [("limits", "Limits"), ("requests", "Requests")] {
         let Some(amounts) = resources[field].as_object().filter(|a| !a.is_empty()) else { continue };
-        w.write(2, &format!("{title}:\n"));
+        w.write(level, &format!("{title}:\n"));
         for name in sorted_keys(amounts) {
-            w.write(3, &format!("{name}:\t{}\n", scalar(&amounts[name])));
+            w.write(level + 1, &format!("{name}:\t{}\n", quantity(&amounts[name])));
         }
     }
+}
+
+/// A quantity as apimachinery's `Quantity.String` writes it.
+pub(super) fn quantity(value: &Value) -> String {
+    let text = scalar(value);
+    crate::gocompat::quantity::canonical(&text).unwrap_or(text)
 }
 
 /// kubectl's one-line probe: `http-get http://:8080/healthz delay=0s timeout=1s period=10s
@@ -287,7 +357,7 @@ fn url_path(path: &str, has_host: bool) -> String {
     out
 }
 
-fn environment(w: &mut Lines, container: &Value) {
+fn environment(w: &mut Writer, container: &Value, pod: Option<&Value>) {
     let env = list(&container["env"]);
     w.write(2, &format!("Environment:{}\n", if env.is_empty() { "\t<none>" } else { "" }));
     for variable in env {
@@ -305,7 +375,11 @@ fn environment(w: &mut Lines, container: &Value) {
         }
         if from["fieldRef"].is_object() {
             let field = &from["fieldRef"];
-            w.write(3, &format!("{name}:\t ({}:{})\n", str_of(&field["apiVersion"]), str_of(&field["fieldPath"])));
+            let value = pod.map(|pod| field_value(pod, str_of(&field["fieldPath"]))).unwrap_or_default();
+            w.write(
+                3,
+                &format!("{name}:\t{value} ({}:{})\n", str_of(&field["apiVersion"]), str_of(&field["fieldPath"])),
+            );
         } else if from["resourceFieldRef"].is_object() {
             let resource = str_of(&from["resourceFieldRef"]["resource"]);
             w.write(3, &format!("{name}:\t{} ({resource})\n", resource_value(container, &from["resourceFieldRef"])));
@@ -335,6 +409,16 @@ fn environment(w: &mut Lines, container: &Value) {
     }
 }
 
+/// kubectl's `EnvValueRetriever`: the value a `fieldRef` names, which kubectl finds only for
+/// the fields its scheme converts without the API server's own conversions (the name and the
+/// namespace); empty for the others.
+fn field_value(pod: &Value, path: &str) -> String {
+    match path {
+        "metadata.name" | "metadata.namespace" => str_of(&pod["metadata"][&path[9..]]).to_string(),
+        _ => String::new(),
+    }
+}
+
 /// What kubectl shows for a `resourceFieldRef`: the container's value in the divisor's units; an
 /// unset limit of CPU or memory is the node's allocatable. Resources kubectl does not extract
 /// show nothing.
@@ -347,7 +431,7 @@ fn resource_value(container: &Value, reference: &Value) -> String {
     }
 }
 
-fn mounts(w: &mut Lines, container: &Value) {
+fn mounts(w: &mut Writer, container: &Value) {
     let mut mounts: Vec<&Value> = list(&container["volumeMounts"]).iter().collect();
     let none = if mounts.is_empty() { "\t<none>" } else { "" };
     w.write(2, &format!("Mounts:{none}\n"));
@@ -355,7 +439,7 @@ fn mounts(w: &mut Lines, container: &Value) {
     for mount in mounts {
         let mut flags = vec![if flag(&mount["readOnly"]) { "ro".to_string() } else { "rw".to_string() }];
         if let Some(sub_path) = text_nonempty(&mount["subPath"]) {
-            flags.push(format!("path={}", super::jsonpath::go_quote(sub_path)));
+            flags.push(format!("path={}", crate::output::jsonpath::go_quote(sub_path)));
         }
         w.write(3, &format!("{} from {} ({})\n", str_of(&mount["mountPath"]), str_of(&mount["name"]), flags.join(",")));
     }
@@ -369,14 +453,15 @@ fn mounts(w: &mut Lines, container: &Value) {
     }
 }
 
-fn volumes(w: &mut Lines, volumes: &[Value]) {
+fn volumes(w: &mut Writer, volumes: &[Value], space: &str) {
     if volumes.is_empty() {
-        w.write(0, "  Volumes:\t<none>\n");
+        w.write(0, &format!("{space}Volumes:\t<none>\n"));
         return;
     }
-    w.write(0, "  Volumes:\n");
+    w.write(0, &format!("{space}Volumes:\n"));
+    let name_indent = if space.is_empty() { "" } else { " " };
     for volume in volumes {
-        w.write(1, &format!(" {}:\n", str_of(&volume["name"])));
+        w.write(1, &format!("{name_indent}{}:\n", str_of(&volume["name"])));
         let source = |field: &str| volume[field].is_object().then_some(&volume[field]);
         if let Some(host) = source("hostPath") {
             let kind = host["type"].as_str().unwrap_or("<none>");
@@ -501,7 +586,7 @@ fn volumes(w: &mut Lines, volumes: &[Value]) {
                     w.write(2, "\t");
                 }
                 let line = format!("{key}={}", str_of(&attributes[key]));
-                w.write(2, &format!("{}\n", shorten(&line, LONGEST_ANNOTATION)));
+                w.write(2, &format!("{}\n", shorten(&line, super::LONGEST_ANNOTATION)));
             }
         } else {
             w.write(1, "<unknown>\n");
@@ -518,16 +603,16 @@ fn is_zero_quantity(quantity: &str) -> bool {
         .all(|c| c == '0' || c == '.')
 }
 
-fn spread_constraints(w: &mut Lines, constraints: &[Value]) {
+fn spread_constraints(w: &mut Writer, constraints: &[Value], space: &str) {
     if constraints.is_empty() {
         return;
     }
     let mut constraints: Vec<&Value> = constraints.iter().collect();
     constraints.sort_by(|a, b| str_of(&a["topologyKey"]).cmp(str_of(&b["topologyKey"])));
-    w.write(0, "  Topology Spread Constraints:\t");
+    w.write(0, &format!("{space}Topology Spread Constraints:\t"));
     for (i, constraint) in constraints.into_iter().enumerate() {
         if i != 0 {
-            w.write(0, "  \t");
+            w.write(0, &format!("{space}\t"));
         }
         w.write(
             0,
@@ -545,13 +630,7 @@ fn spread_constraints(w: &mut Lines, constraints: &[Value]) {
     }
 }
 
-/// `metav1.FormatLabelSelector`: the selector's text, `<none>` when it selects everything.
-fn label_selector(selector: &Value) -> String {
-    let text = crate::manifest::selector_text(selector);
-    if text.is_empty() { "<none>".to_string() } else { text }
-}
-
-fn tolerations(w: &mut Lines, title: &str, tolerations: &[Value]) {
+pub(super) fn tolerations(w: &mut Writer, title: &str, tolerations: &[Value]) {
     w.write(0, &format!("{title}:\t"));
     if tolerations.is_empty() {
         w.write(0, "<none>\n");
@@ -617,13 +696,13 @@ mod tests {
             super::probe(&exec),
             "exec [cat /tmp/ok] delay=0s timeout=0s period=0s successThreshold=0 failureThreshold=0"
         );
-        let mut w = Lines::default();
+        let mut w = Writer::raw();
         mounts(
             &mut w,
             &json!({"volumeMounts": [{"name": "b", "mountPath": "/z", "readOnly": true},
             {"name": "a", "mountPath": "/a", "subPath": "x"}]}),
         );
-        assert_eq!(w.0, "    Mounts:\n      /a from a (rw,path=\"x\")\n      /z from b (ro)\n");
+        assert_eq!(w.finish(), "    Mounts:\n      /a from a (rw,path=\"x\")\n      /z from b (ro)\n");
     }
 
     #[test]
@@ -644,11 +723,12 @@ mod tests {
 
     #[test]
     fn long_annotations_are_cut_and_tolerations_sorted() {
-        let mut w = Lines::default();
+        let mut w = Writer::raw();
         annotations(&mut w, "  Annotations", &json!({"k": "v".repeat(200), "a": "1"}));
-        assert!(w.0.starts_with("  Annotations:\ta: 1\n\tk:\n\t  vvv"), "{}", w.0);
-        assert!(w.0.ends_with(&format!("{}...\n", "v".repeat(138))));
-        let mut w = Lines::default();
+        let text = w.finish();
+        assert!(text.starts_with("  Annotations:\ta: 1\n\tk:\n\t  vvv"), "{text}");
+        assert!(text.ends_with(&format!("{}...\n", "v".repeat(138))));
+        let mut w = Writer::raw();
         tolerations(
             &mut w,
             "  Tolerations",
@@ -658,6 +738,6 @@ mod tests {
             "operator": "Exists", "tolerationSeconds": 5}),
             ],
         );
-        assert_eq!(w.0, "  Tolerations:\top=Exists\n\tb:NoSchedule op=Exists for 5s\n");
+        assert_eq!(w.finish(), "  Tolerations:\top=Exists\n\tb:NoSchedule op=Exists for 5s\n");
     }
 }
