@@ -19,6 +19,7 @@ mod delete;
 mod diff;
 mod edit;
 mod error;
+mod events;
 mod flags;
 mod fleet;
 mod get;
@@ -27,9 +28,11 @@ mod ignore;
 mod kuberc;
 mod kustomize;
 mod label;
+mod logs;
 mod patch;
 mod pflag;
 mod prune;
+mod proxy;
 mod replace;
 mod rollout;
 mod scale;
@@ -295,6 +298,15 @@ pub enum Command {
     /// Build a kustomization directory and print the objects, as `kubectl kustomize` does.
     #[command(after_help = help::KUSTOMIZE)]
     Kustomize(kustomize::KustomizeArgs),
+    /// Print the logs of a container of a pod, or of a workload's pod.
+    #[command(after_help = help::LOGS)]
+    Logs(logs::LogsArgs),
+    /// List events, sorted by when they were last seen; --watch prints new ones as they come.
+    #[command(after_help = help::EVENTS)]
+    Events(events::EventsArgs),
+    /// Serve the API server on a local port (or Unix socket), with the kubeconfig's credentials.
+    #[command(after_help = help::PROXY)]
+    Proxy(proxy::ProxyArgs),
     /// Print the client and server versions.
     #[command(after_help = help::VERSION)]
     Version(version::VersionArgs),
@@ -438,6 +450,9 @@ async fn dispatch(command: Command, global: GlobalArgs) -> Result {
         Command::Annotate(args) => label::run(args, change::metadata::MetadataMap::Annotations, &global).await,
         Command::Wait(args) => wait::run(args, &global).await,
         Command::Version(args) => version::run(args, &global).await,
+        Command::Logs(args) => logs::run(args, &global).await,
+        Command::Events(args) => events::run(args, &global).await,
+        Command::Proxy(args) => proxy::run(args, &global).await,
         Command::Completion(_) | Command::Kustomize(_) => unreachable!("runs without a runtime"),
     }
 }
