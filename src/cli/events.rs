@@ -58,7 +58,14 @@ pub async fn run(args: EventsArgs, global: &GlobalArgs) -> Result {
     let cluster = global.connect().await?;
     let field_selector = match &for_object {
         Some((type_arg, name)) => {
-            let rt = cluster.resolve(type_arg).await?;
+            // kubectl prints the mapper's error as it is, without `error: `.
+            let rt = match cluster.resolve(type_arg).await {
+                Err(err @ crate::client::Error::Mapping(_)) => {
+                    eprintln!("{}", err.line().trim_start_matches("error: "));
+                    return Err(Error::Reported(1));
+                }
+                other => other?,
+            };
             Some(format!(
                 "involvedObject.kind={},involvedObject.apiVersion={},involvedObject.name={name}",
                 rt.kind,
@@ -143,17 +150,14 @@ impl View<'_> {
         if printer.hides_managed_fields() && !self.args.output.show_managed_fields {
             events.iter_mut().for_each(output::strip_managed_fields);
         }
-        let mut out = Vec::new();
-        let written = match (printer, as_list) {
-            (Printer::Name, _) => printer.write(&mut out, events, false),
-            (_, true) => {
-                let list = json!({"apiVersion": "v1", "kind": "EventList", "metadata": {}, "items": events});
-                printer.write(&mut out, vec![list], true)
-            }
-            (_, false) => printer.write(&mut out, events, true),
+        let document = match (printer, as_list) {
+            // kubectl's name printer prints nothing of the EventList it builds.
+            (Printer::Name, true) => return Ok(String::new()),
+            (_, true) => json!({"apiVersion": "v1", "kind": "EventList", "metadata": {}, "items": events}),
+            (_, false) => events.into_iter().next().unwrap_or_default(),
         };
-        written.map_err(|err| Error::msg(err.to_string()))?;
-        Ok(String::from_utf8_lossy(&out).into_owned())
+        // kubectl prints Go structs: JSON with the keys in their fields' order.
+        printer.render_typed(&document).map_err(|err| Error::msg(err.to_string()))
     }
 }
 

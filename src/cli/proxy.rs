@@ -296,7 +296,7 @@ where
             let proxy = proxy.clone();
             async move { Ok::<_, Infallible>(proxy.answer(request).await) }
         });
-        if let Err(err) = hyper::server::conn::http1::Builder::new().serve_connection(io, service).await {
+        if let Err(err) = hyper::server::conn::http1::Builder::new().title_case_headers(true).serve_connection(io, service).await {
             tracing::debug!("proxy connection: {err}");
         }
     });
