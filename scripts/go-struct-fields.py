@@ -31,6 +31,9 @@ LEAVES = {"meta/v1.Time", "meta/v1.MicroTime", "meta/v1.Duration", "meta/v1.Fiel
 # The kinds the generators make, with their apiVersion.
 KINDS = [
     ("v1", "ConfigMap", "core/v1.ConfigMap"),
+    # Not a generator's: `kubectl events -o json` prints the EventList it builds.
+    ("v1", "EventList", "core/v1.EventList"),
+    ("v1", "Event", "core/v1.Event"),
     ("v1", "Secret", "core/v1.Secret"),
     ("v1", "Namespace", "core/v1.Namespace"),
     ("v1", "ServiceAccount", "core/v1.ServiceAccount"),

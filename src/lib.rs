@@ -15,6 +15,8 @@
 //! - [`output`]: printers of objects, tables and diffs, matching kubectl's bytes.
 //! - [`kustomize`]: kustomize built in (`-k`, `kubeupd kustomize`): a kustomization in, objects
 //!   out; pure, on top of [`merge`] and [`manifest`], files through a loader trait.
+//! - [`pods`]: which pods and containers `logs` reads (a workload's selector, kubectl's order of
+//!   preference, the default container) and its lines; pure.
 //! - [`manifest`]: reading `-f` inputs, and label selectors.
 //! - [`kubeconfig`]: kubeconfig files as `kubectl config` reads, changes and writes them (client-go's
 //!   model, merging and serialization; which file each change goes to), pure: texts in, texts out.
@@ -39,6 +41,7 @@ pub mod manifest;
 pub mod merge;
 pub mod output;
 pub mod parallel;
+pub mod pods;
 pub mod resource;
 pub mod schema;
 pub mod status;

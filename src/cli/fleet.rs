@@ -53,6 +53,7 @@ pub(super) async fn run(command: &Command, args: &[OsString], contexts: Vec<Stri
     let apply = match command {
         Command::Apply(apply) if apply.command.is_none() => Some(&apply.flags),
         Command::Edit(_) => return Err(Error::msg("edit works on one context at a time: --context names several")),
+        Command::Proxy(_) => return Err(Error::msg("proxy serves one context at a time: --context names several")),
         _ => None,
     };
     let canary = apply.and_then(|flags| flags.canary).unwrap_or(0);

@@ -12,6 +12,7 @@ const GROUPS: &[(&str, &[&str])] = &[
     ("Basic Commands (Intermediate)", &["get", "edit", "delete"]),
     ("Deploy Commands", &["rollout", "scale"]),
     ("Advanced Commands", &["diff", "apply", "patch", "replace", "update", "wait", "kustomize"]),
+    ("Troubleshooting and Debugging Commands", &["logs", "proxy", "events"]),
     ("Settings Commands", &["label", "annotate", "completion"]),
     ("Other Commands", &["version"]),
 ];
@@ -201,6 +202,51 @@ pub const DELETE: &str = "Examples:
 
   # Delete a deployment and leave its replica sets in place
   kubeupd delete deployment/web --cascade=orphan";
+
+pub const LOGS: &str = "Examples:
+  # Print the log of pod web (of its only container, or of its default one)
+  kubeupd logs web
+
+  # Print the last 20 lines of container app of pod web, with their times
+  kubeupd logs web -c app --tail=20 --timestamps
+
+  # Follow the log of a pod of deployment web
+  kubeupd logs -f deployment/web
+
+  # Print the logs of every container of the pods labelled app=web, each line after its source
+  kubeupd logs -l app=web --all-containers --prefix
+
+  # Follow the logs of the pods labelled app=web, up to 10 at once
+  kubeupd logs -f -l app=web --max-log-requests=10
+
+  # Print what the previous instance of container app wrote before it restarted
+  kubeupd logs -p -c app web";
+
+pub const EVENTS: &str = "Examples:
+  # List the events of the current namespace, oldest first
+  kubeupd events
+
+  # List the warnings of every namespace
+  kubeupd events -A --types=Warning
+
+  # List the events of a pod, and print new ones as they come
+  kubeupd events --for pod/web --watch
+
+  # Print the events as YAML
+  kubeupd events -o yaml";
+
+pub const PROXY: &str = "Examples:
+  # Serve the API on localhost:8001
+  kubeupd proxy
+
+  # Serve it on a free port, printed in the first line
+  kubeupd proxy --port=0
+
+  # Serve it under /k8s-api/, so that /k8s-api/api/v1/pods lists pods
+  kubeupd proxy --api-prefix=/k8s-api
+
+  # Serve it on a Unix socket
+  kubeupd proxy --unix-socket=/tmp/kubeupd-proxy.sock";
 
 pub const SCALE: &str = "Examples:
   # Scale deployment web to 3 replicas

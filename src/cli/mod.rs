@@ -20,6 +20,7 @@ mod describe;
 mod diff;
 mod edit;
 mod error;
+mod events;
 mod fallback;
 mod fleet;
 mod get;
@@ -28,8 +29,10 @@ mod ignore;
 mod kuberc;
 mod kustomize;
 mod label;
+mod logs;
 mod patch;
 mod pflag;
+mod proxy;
 mod replace;
 mod rollout;
 mod scale;
@@ -297,6 +300,15 @@ pub enum Command {
     /// Build a kustomization directory and print the objects, as `kubectl kustomize` does.
     #[command(after_help = help::KUSTOMIZE)]
     Kustomize(kustomize::KustomizeArgs),
+    /// Print the logs of a container of a pod, or of a workload's pod.
+    #[command(after_help = help::LOGS)]
+    Logs(logs::LogsArgs),
+    /// List events, sorted by when they were last seen; --watch prints new ones as they come.
+    #[command(after_help = help::EVENTS)]
+    Events(events::EventsArgs),
+    /// Serve the API server on a local port (or Unix socket), with the kubeconfig's credentials.
+    #[command(after_help = help::PROXY)]
+    Proxy(proxy::ProxyArgs),
     /// Print the client and server versions.
     #[command(after_help = help::VERSION)]
     Version(version::VersionArgs),
@@ -489,6 +501,9 @@ async fn dispatch(command: Command, global: GlobalArgs) -> Result {
         Command::ApiResources(args) => api_resources::run(args, &global).await,
         Command::ApiVersions(args) => api_resources::run_versions(args, &global).await,
         Command::ClusterInfo(args) => cluster_info::run(args, &global).await,
+        Command::Logs(args) => logs::run(args, &global).await,
+        Command::Events(args) => events::run(args, &global).await,
+        Command::Proxy(args) => proxy::run(args, &global).await,
         Command::Completion(_) | Command::Kustomize(_) | Command::Config(_) => {
             unreachable!("runs without a runtime")
         }

@@ -170,6 +170,17 @@ impl Transport {
             .map_err(move |err| Error::Unreachable { server: server.clone(), cause: lowest_cause(&err) }))
     }
 
+    /// Sends `request` as it is (its URI a path on the server) with the kubeconfig's credentials,
+    /// and returns the answer whatever its status, its body as it arrives: what a proxy forwards.
+    pub(crate) async fn forward(&self, request: Request<Body>) -> Result<http::Response<Body>> {
+        let (method, url) = (request.method().clone(), format!("{}{}", self.server, request.uri()));
+        let started = Instant::now();
+        // The server's warnings go to the proxy's client, in the answer's headers.
+        let response = self.client.send(request).await.map_err(|err| self.failure(err))?;
+        tracing::debug!("{method} {url} {} in {} milliseconds", response.status(), started.elapsed().as_millis());
+        Ok(response)
+    }
+
     fn failure(&self, err: kube::Error) -> Error {
         match err {
             kube::Error::Auth(auth) => Error::Credentials { server: self.server.clone(), message: auth.to_string() },

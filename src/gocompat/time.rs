@@ -376,3 +376,110 @@ mod tests {
         );
     }
 }
+
+/// Go's `time.Parse(time.RFC3339, text)` as kubectl reads `--since-time` (an optional fraction
+/// of a second, `Z` or an offset), with Go's error for a text that is not one:
+/// `parsing time "x" as "2006-01-02T15:04:05Z07:00": cannot parse "x" as "2006"`.
+pub fn parse_rfc3339(text: &str) -> Result<SystemTime, String> {
+    const LAYOUT: &str = "2006-01-02T15:04:05Z07:00";
+    let cannot = |rest: &str, element: &str| {
+        format!("parsing time {text:?} as {LAYOUT:?}: cannot parse {rest:?} as {element:?}")
+    };
+    let out_of_range = |what: &str| format!("parsing time {text:?}: {what} out of range");
+    // The layout's elements: a number of so many digits, or a literal.
+    let elements: [(&str, usize); 11] =
+        [("2006", 4), ("-", 0), ("01", 2), ("-", 0), ("02", 2), ("T", 0), ("15", 2), (":", 0), ("04", 2), (":", 0), ("05", 2)];
+    let mut rest = text;
+    let mut numbers = Vec::new();
+    for (element, digits) in elements {
+        if digits == 0 {
+            rest = rest.strip_prefix(element).ok_or_else(|| cannot(rest, element))?;
+            continue;
+        }
+        let taken = rest.bytes().take(digits).take_while(u8::is_ascii_digit).count();
+        if taken < digits {
+            return Err(cannot(rest, element));
+        }
+        numbers.push(rest[..digits].parse::<i64>().unwrap_or(0));
+        rest = &rest[digits..];
+    }
+    let mut nanos = 0u64;
+    if let Some(fraction) = rest.strip_prefix('.') {
+        let digits = fraction.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            return Err(cannot(rest, "Z07:00"));
+        }
+        nanos = format!("{:0<9}", &fraction[..digits.min(9)]).parse().unwrap_or(0);
+        rest = &fraction[digits..];
+    }
+    let offset = if let Some(after) = rest.strip_prefix('Z') {
+        rest = after;
+        0
+    } else {
+        let sign = match rest.as_bytes().first() {
+            Some(b'+') => 1,
+            Some(b'-') => -1,
+            _ => return Err(cannot(rest, "Z07:00")),
+        };
+        let zone = rest.get(1..6).filter(|zone| {
+            let bytes = zone.as_bytes();
+            bytes[..2].iter().chain(&bytes[3..]).all(u8::is_ascii_digit) && bytes[2] == b':'
+        });
+        let Some(zone) = zone else { return Err(cannot(rest, "Z07:00")) };
+        let minutes = zone[..2].parse::<i64>().unwrap_or(0) * 60 + zone[3..].parse::<i64>().unwrap_or(0);
+        rest = &rest[6..];
+        sign * minutes * 60
+    };
+    if !rest.is_empty() {
+        return Err(format!("parsing time {text:?}: extra text: {rest:?}"));
+    }
+    let [year, month, day, hour, minute, second] = numbers[..] else { unreachable!("six numbers") };
+    let days_in_month = match month {
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    for (what, bad) in [
+        ("month", !(1..=12).contains(&month)),
+        ("day", !(1..=days_in_month).contains(&day)),
+        ("hour", hour > 23),
+        ("minute", minute > 59),
+        ("second", second > 59),
+    ] {
+        if bad {
+            return Err(out_of_range(what));
+        }
+    }
+    let seconds = days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offset;
+    let whole = match seconds >= 0 {
+        true => UNIX_EPOCH + Duration::from_secs(seconds as u64),
+        false => UNIX_EPOCH - Duration::from_secs(seconds.unsigned_abs()),
+    };
+    Ok(whole + Duration::from_nanos(nanos))
+}
+
+#[cfg(test)]
+mod rfc3339_tests {
+    use super::*;
+
+    #[test]
+    fn times_parse_and_fail_as_in_go() {
+        let at = parse_rfc3339("2026-12-05T04:00:00.5+01:00").unwrap();
+        assert_eq!(timestamp(at), "2026-12-05T03:00:00Z");
+        assert_eq!(
+            parse_rfc3339("garbage").unwrap_err(),
+            r#"parsing time "garbage" as "2006-01-02T15:04:05Z07:00": cannot parse "garbage" as "2006""#
+        );
+        assert_eq!(
+            parse_rfc3339("2026/01/01").unwrap_err(),
+            r#"parsing time "2026/01/01" as "2006-01-02T15:04:05Z07:00": cannot parse "/01/01" as "-""#
+        );
+        assert_eq!(
+            parse_rfc3339("2026-01-01T00:00:00").unwrap_err(),
+            r#"parsing time "2026-01-01T00:00:00" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "Z07:00""#
+        );
+        assert_eq!(parse_rfc3339("2026-13-01T00:00:00Z").unwrap_err(), r#"parsing time "2026-13-01T00:00:00Z": month out of range"#);
+        assert_eq!(parse_rfc3339("2026-01-01T00:00:00Zx").unwrap_err(), r#"parsing time "2026-01-01T00:00:00Zx": extra text: "x""#);
+    }
+}

@@ -5,6 +5,7 @@
 mod changes;
 
 mod diff;
+mod events;
 mod go_fields;
 mod go_order;
 pub mod go_template;
@@ -22,6 +23,7 @@ use serde_json::{Value, json};
 pub use changes::changed_paths;
 
 pub use diff::{DiffSides, unified_diff};
+pub use events::{event_row, events_header, sort_events};
 pub use json::{to_json, to_json_indented};
 pub use kyaml::to_kyaml;
 pub use name::object_name;

@@ -31,6 +31,7 @@ mod kuberc;
 mod kustomize_apply;
 mod kustomize_remote;
 mod label;
+mod logs;
 mod openapi;
 mod patch;
 mod plan;

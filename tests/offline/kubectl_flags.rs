@@ -307,6 +307,8 @@ const REFUSED: &[(&[&str], &str)] = &[
     (&["wait", "--local", "cm/x"], "a condition can only be waited for on the server"),
     (&["get", "--match-server-version", "cm"], "no Kubernetes version of its own"),
     (&["get", "--profile=cpu", "cm"], "no Go profiles"),
+    (&["proxy", "--www=/tmp"], "not static files"),
+    (&["proxy", "--append-server-path"], "always puts the server URL's path"),
 ];
 
 /// Values of a flag of pflag type `kind`, some taken and some refused by kubectl: Go's integers

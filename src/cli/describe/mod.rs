@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use clap::Args;
 use serde_json::Value;
 
-use super::flags::{AllNamespacesArg, LabelSelectorArg, TargetArgs};
+use super::args::{AllNamespacesArg, LabelSelectorArg, TargetArgs};
 use super::{Error, GlobalArgs, Result};
 use crate::client::{Cluster, ListScope, ResourceType, Selectors};
 use crate::resource::{self, Resolved, Resolver, Rules};
