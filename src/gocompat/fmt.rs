@@ -65,8 +65,10 @@ pub enum GoValue {
     Count(i64),
     Float(f64),
     Str(String),
-    List(Vec<Value>),
-    Map(Map<String, Value>),
+    /// Shared: a template passes `.` from action to action, and into `{{template}}` calls, as
+    /// Go passes a reference.
+    List(std::sync::Arc<Vec<Value>>),
+    Map(std::sync::Arc<Map<String, Value>>),
 }
 
 impl GoValue {
@@ -79,8 +81,8 @@ impl GoValue {
                 None => GoValue::Float(number.as_f64().unwrap_or_default()),
             },
             Value::String(text) => GoValue::Str(text.clone()),
-            Value::Array(items) => GoValue::List(items.clone()),
-            Value::Object(map) => GoValue::Map(map.clone()),
+            Value::Array(items) => GoValue::List(std::sync::Arc::new(items.clone())),
+            Value::Object(map) => GoValue::Map(std::sync::Arc::new(map.clone())),
         }
     }
 
@@ -91,8 +93,8 @@ impl GoValue {
             GoValue::Int(int) | GoValue::Count(int) => Value::from(*int),
             GoValue::Float(float) => serde_json::Number::from_f64(*float).map_or(Value::Null, Value::Number),
             GoValue::Str(text) => Value::String(text.clone()),
-            GoValue::List(items) => Value::Array(items.clone()),
-            GoValue::Map(map) => Value::Object(map.clone()),
+            GoValue::List(items) => Value::Array(items.to_vec()),
+            GoValue::Map(map) => Value::Object((**map).clone()),
         }
     }
 

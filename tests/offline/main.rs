@@ -10,6 +10,7 @@ mod cli;
 mod kubectl_differential;
 mod kubectl_flags;
 mod kustomize;
+mod fuzz_regressions;
 mod merge_properties;
 mod strategic_conformance;
 mod yaml11;

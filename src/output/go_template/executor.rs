@@ -20,6 +20,10 @@ struct State<'a> {
     variables: Vec<(String, V)>,
     missing_is_error: bool,
     depth: usize,
+    /// The template running: `output`, or the `{{define}}`d one called.
+    name: &'a str,
+    /// The template a failure happened in, once known (Go's `executing "NAME"`).
+    failed_in: Option<&'a str>,
 }
 
 /// An execution error before its location is added: the node Go reports and the message.
@@ -31,10 +35,30 @@ struct Failure {
 
 type Run<T> = Result<T, Failure>;
 
+/// The largest stack of a goroutine on 64-bit platforms (Go's `maxstacksize`).
+const GO_MAX_STACK: usize = 1 << 30;
+
 impl Template {
     /// Runs the template on `data`; `allow_missing_keys` is kubectl's
     /// `--allow-missing-template-keys` (a missing key prints `<no value>` instead of failing).
     pub fn execute(&self, data: &Value, allow_missing_keys: bool) -> Result<String, Error> {
+        if self.defined.is_empty() {
+            return self.execute_here(data, allow_missing_keys);
+        }
+        // Only `{{template}}` recurses without bound: Go stops at 100000 calls deep, on a
+        // goroutine stack that grows to 1 GiB. Such a template runs on a thread whose stack may
+        // grow as far (reserved, not used, until it is reached), so that the same limit is met
+        // where Go meets it rather than overflowing this thread's stack.
+        std::thread::scope(|scope| {
+            let run = || self.execute_here(data, allow_missing_keys);
+            match std::thread::Builder::new().stack_size(GO_MAX_STACK).spawn_scoped(scope, run) {
+                Ok(thread) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Err(_) => self.execute_here(data, allow_missing_keys),
+            }
+        })
+    }
+
+    fn execute_here(&self, data: &Value, allow_missing_keys: bool) -> Result<String, Error> {
         let root = V::of(data);
         let mut state = State {
             template: self,
@@ -42,6 +66,8 @@ impl Template {
             variables: vec![("$".to_string(), root.clone())],
             missing_is_error: !allow_missing_keys,
             depth: 0,
+            name: "output",
+            failed_in: None,
         };
         match state.walk(&self.root, &root) {
             Ok(_) => Ok(state.out),
@@ -53,8 +79,8 @@ impl Template {
                     None => failure.pos,
                 };
                 let message = format!(
-                    "template: output:{line}:{column}: executing \"output\" at <{}>: {}",
-                    failure.context, failure.message
+                    "template: output:{line}:{column}: executing {:?} at <{}>: {}",
+                    state.failed_in.unwrap_or(state.name), failure.context, failure.message
                 );
                 Err(Error::Execute { message, partial: state.out })
             }
@@ -62,7 +88,7 @@ impl Template {
     }
 }
 
-impl State<'_> {
+impl<'a> State<'a> {
     fn walk(&mut self, nodes: &[Node], dot: &V) -> Run<Flow> {
         for node in nodes {
             match self.node(node, dot)? {
@@ -109,13 +135,14 @@ impl State<'_> {
             Node::Range { pipe, body, otherwise } => {
                 let mark = self.variables.len();
                 let value = self.pipe_value(pipe, dot)?;
-                let items: Vec<(V, V)> = match &value {
+                // Lazily: `{{range 1000000000000}}` runs (as long as Go does) rather than allocating.
+                let items: Box<dyn Iterator<Item = (V, V)> + '_> = match &value {
                     V::List(items) => {
-                        items.iter().enumerate().map(|(i, item)| (V::Count(i as i64), V::of(item))).collect()
+                        Box::new(items.iter().enumerate().map(|(i, item)| (V::Count(i as i64), V::of(item))))
                     }
-                    V::Map(map) => map.iter().map(|(key, item)| (V::Str(key.clone()), V::of(item))).collect(),
-                    V::Missing | V::Nil => Vec::new(),
-                    V::Int(count) | V::Count(count) => (0..*count).map(|i| (V::Count(i), V::Count(i))).collect(),
+                    V::Map(map) => Box::new(map.iter().map(|(key, item)| (V::Str(key.clone()), V::of(item)))),
+                    V::Missing | V::Nil => Box::new(std::iter::empty()),
+                    V::Int(count) | V::Count(count) => Box::new((0..*count).map(|i| (V::Count(i), V::Count(i)))),
                     other => {
                         let (pos, context) = last_node(pipe);
                         return Err(Failure {
@@ -125,7 +152,8 @@ impl State<'_> {
                         });
                     }
                 };
-                if items.is_empty() {
+                let mut items = items.peekable();
+                if items.peek().is_none() {
                     let flow = self.scoped(otherwise, dot)?;
                     self.variables.truncate(mark);
                     return Ok(flow);
@@ -149,7 +177,8 @@ impl State<'_> {
                 self.variables.truncate(mark);
             }
             Node::Call { pos, name, pipe } => {
-                let Some(body) = self.template.defined.get(name) else {
+                let template = self.template;
+                let Some((name, body)) = template.defined.get_key_value(name) else {
                     let context = format!("{{{{template {name:?}}}}}");
                     return Err(Failure { pos: *pos, context, message: format!("template {name:?} not defined") });
                 };
@@ -157,8 +186,12 @@ impl State<'_> {
                     Some(pipe) => self.pipe(pipe, dot)?,
                     None => V::Nil,
                 };
-                if self.depth > 100_000 {
-                    let context = format!("{{{{template {name:?}}}}}");
+                if self.depth >= 100_000 {
+                    let context = match pipe {
+                        Some(pipe) => format!("{{{{template {name:?} {}}}}}", pipe_text(pipe)),
+                        None => format!("{{{{template {name:?}}}}}"),
+                    };
+                    self.failed_in = Some(self.name);
                     return Err(Failure {
                         pos: *pos,
                         context,
@@ -167,7 +200,12 @@ impl State<'_> {
                 }
                 self.depth += 1;
                 let saved = std::mem::replace(&mut self.variables, vec![("$".to_string(), value.clone())]);
+                let caller = std::mem::replace(&mut self.name, name);
                 let flow = self.walk(body, &value);
+                if flow.is_err() && self.failed_in.is_none() {
+                    self.failed_in = Some(name);
+                }
+                self.name = caller;
                 self.variables = saved;
                 self.depth -= 1;
                 flow?;
@@ -252,8 +290,8 @@ impl State<'_> {
     fn fields(&self, mut value: V, names: &[String], pos: usize, arg: &Arg) -> Run<V> {
         for name in names {
             value = match value {
-                V::Map(mut map) => match map.remove(name) {
-                    Some(found) => V::of(&found),
+                V::Map(map) => match map.get(name) {
+                    Some(found) => V::of(found),
                     None if self.missing_is_error => {
                         let message = format!("map has no entry for key {name:?}");
                         return Err(Failure { pos, context: arg_text(arg), message });

@@ -193,7 +193,7 @@ fn slice(args: &[V]) -> Result<V, String> {
     }
     Ok(match item {
         V::Str(text) => V::Str(String::from_utf8_lossy(&text.as_bytes()[low..high]).into_owned()),
-        V::List(items) => V::List(items[low..high].to_vec()),
+        V::List(items) => V::List(std::sync::Arc::new(items[low..high].to_vec())),
         _ => unreachable!("checked above"),
     })
 }

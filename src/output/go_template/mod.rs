@@ -90,4 +90,14 @@ mod tests {
         assert_eq!(failure("{{foo}}", &data), "template: output:1: function \"foo\" not defined");
         assert_eq!(failure("{{break}}", &data), "template: output:1: {{break}} outside {{range}}");
     }
+
+    /// Found by fuzzing: a template that calls itself overflowed the stack; Go stops it at
+    /// 100000 calls deep (kubectl 1.37's words, from `patch --local -o go-template=...`).
+    #[test]
+    fn a_template_that_calls_itself_stops_where_go_stops() {
+        assert_eq!(
+            failure("{{define \"r\"}}{{template \"r\" .}}{{end}}{{template \"r\" .}}", &json!({})),
+            "template: output:1:25: executing \"r\" at <{{template \"r\" .}}>: exceeded maximum template depth (100000)"
+        );
+    }
 }
