@@ -276,7 +276,7 @@ pub fn selector(data: &[u8]) {
 pub fn quantity(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let _ = kubeupd::gocompat::quantity::canonical(&text);
-    let _ = manifest::quantity_nanos(&text);
+    let _ = kubeupd::gocompat::quantity::nanos(&text);
     let container = json!({"resources": {"limits": {"cpu": &*text}, "requests": {"memory": &*text}}});
     let _ = manifest::container_resource(&container, &json!({"resource": "limits.cpu", "divisor": &*text}));
     let _ = kubeupd::gocompat::strconv::parse_int(&text, 64);

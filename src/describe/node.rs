@@ -178,7 +178,7 @@ struct Amount {
 impl Amount {
     fn of(value: &Value) -> Amount {
         let text = str_of(value);
-        let nanos = crate::manifest::quantity_nanos(text).unwrap_or(0);
+        let nanos = crate::gocompat::quantity::nanos(text).unwrap_or(0);
         Amount { nanos, binary: text.ends_with('i') }
     }
 
