@@ -191,7 +191,8 @@ pub fn custom_columns(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     if let Ok(printer) = Printer::new("custom-columns", Some(&text), true, Verb::Get) {
         let mut out = Vec::new();
-        let _ = printer.write(&mut out, vec![sample_object(), json!({"kind": "Pod", "metadata": {"name": "p"}})], false);
+        let _ =
+            printer.write(&mut out, vec![sample_object(), json!({"kind": "Pod", "metadata": {"name": "p"}})], false);
     }
 }
 

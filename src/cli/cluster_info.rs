@@ -18,6 +18,7 @@ pub struct ClusterInfoArgs {
 #[derive(Debug, Subcommand)]
 pub enum ClusterInfoCommand {
     /// Dump relevant information for debugging and diagnosis (kubeupd hands it to kubectl).
+    #[command(after_help = super::help::CLUSTER_INFO_DUMP)]
     Dump(DumpArgs),
 }
 
@@ -46,7 +47,7 @@ pub struct DumpArgs {
     #[arg(long)]
     pub show_managed_fields: bool,
     /// How long to wait for a pod to be running before reading its logs.
-    #[arg(long, value_name = "DURATION", default_value = "20s", value_parser = super::pflag::go_flag_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "20s", value_parser = super::pflag::duration)]
     pub pod_running_timeout: std::time::Duration,
 }
 

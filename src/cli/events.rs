@@ -85,7 +85,8 @@ pub async fn run(args: EventsArgs, global: &GlobalArgs) -> Result {
         types.is_empty() || types.iter().any(|wanted| wanted.eq_ignore_ascii_case(kind))
     };
     let namespace = cluster.default_namespace().to_string();
-    let scope = if args.all_namespaces.all_namespaces { ListScope::AllNamespaces } else { ListScope::Namespace(&namespace) };
+    let scope =
+        if args.all_namespaces.all_namespaces { ListScope::AllNamespaces } else { ListScope::Namespace(&namespace) };
     let selectors = Selectors { label: None, field: field_selector.as_deref() };
     let events_type = cluster.resolve("events").await?;
     let view = View { printer: printer.as_ref(), args: &args };

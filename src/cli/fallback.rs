@@ -11,6 +11,71 @@ use std::path::{Path, PathBuf};
 /// file (a copy) sees it and does not hand the line back.
 const HANDED_OVER: &str = "KUBEUPD_HANDED_OVER";
 
+/// kubectl 1.37's commands (`testdata/golden/kubectl-flags.json`), the ones kubeupd lacks
+/// handed over.
+const KUBECTL_COMMANDS: &[&str] = &[
+    "alpha",
+    "annotate",
+    "api-resources",
+    "api-versions",
+    "apply",
+    "attach",
+    "auth",
+    "autoscale",
+    "certificate",
+    "cluster-info",
+    "completion",
+    "config",
+    "cordon",
+    "cp",
+    "create",
+    "debug",
+    "delete",
+    "describe",
+    "diff",
+    "drain",
+    "edit",
+    "events",
+    "exec",
+    "explain",
+    "expose",
+    "get",
+    "kuberc",
+    "kustomize",
+    "label",
+    "logs",
+    "options",
+    "patch",
+    "plugin",
+    "port-forward",
+    "proxy",
+    "replace",
+    "rollout",
+    "run",
+    "scale",
+    "set",
+    "taint",
+    "top",
+    "uncordon",
+    "version",
+    "wait",
+];
+
+/// Whether the real kubectl would run `word` as a command: one of its own, or a plugin's
+/// (`kubectl-WORD` on the PATH, a dash in the word also read as `_`, as kubectl looks them up).
+pub fn is_kubectls(word: &str) -> bool {
+    if KUBECTL_COMMANDS.contains(&word) {
+        return true;
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let names = [format!("kubectl-{word}"), format!("kubectl-{}", word.replace('-', "_"))];
+    !word.is_empty()
+        && !word.contains(std::path::MAIN_SEPARATOR)
+        && std::env::split_paths(&path)
+            .filter(|dir| !dir.as_os_str().is_empty())
+            .any(|dir| names.iter().any(|name| is_executable(&dir.join(name))))
+}
+
 /// The file of the real kubectl: the first executable `kubectl` in `path` (a `PATH` value) that
 /// is not the file `this`.
 pub fn find_kubectl(path: &OsStr, this: &Path) -> Option<PathBuf> {
@@ -84,6 +149,27 @@ pub fn run(args: &[OsString], verb: &str) -> std::process::ExitCode {
             eprintln!("error: cannot run {}: {err}", kubectl.display());
             std::process::ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod command_tests {
+    #[test]
+    fn kubectls_commands_are_the_recorded_ones() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/golden/kubectl-flags.json");
+        let recorded: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut top: Vec<&str> = recorded["output"]["commands"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|command| command["path"].as_str()?.split(' ').next().filter(|word| !word.is_empty()))
+            .collect();
+        top.dedup();
+        top.sort();
+        top.dedup();
+        assert_eq!(top, super::KUBECTL_COMMANDS);
+        assert!(super::is_kubectls("top"));
+        assert!(!super::is_kubectls("aply"));
     }
 }
 

@@ -5,16 +5,16 @@
 
 use clap::Command;
 
-/// The verbs by kind, in kubectl's groups and order (kubectl's groups kubeupd has no verb of,
-/// cluster management and troubleshooting, are left out).
+/// The verbs by kind, in kubectl's groups and order (a group kubeupd has no verb of is left out).
 const GROUPS: &[(&str, &[&str])] = &[
     ("Basic Commands (Beginner)", &["create", "set"]),
     ("Basic Commands (Intermediate)", &["get", "edit", "delete"]),
     ("Deploy Commands", &["rollout", "scale"]),
+    ("Cluster Management Commands", &["cluster-info"]),
+    ("Troubleshooting and Debugging Commands", &["describe", "logs", "proxy", "events"]),
     ("Advanced Commands", &["diff", "apply", "patch", "replace", "update", "wait", "kustomize"]),
-    ("Troubleshooting and Debugging Commands", &["logs", "proxy", "events"]),
     ("Settings Commands", &["label", "annotate", "completion"]),
-    ("Other Commands", &["version"]),
+    ("Other Commands", &["api-resources", "api-versions", "config", "version"]),
 ];
 
 /// `root` with its verbs listed by kind instead of clap's one list; each verb's line is its own
@@ -475,6 +475,100 @@ pub const VERSION: &str = "Examples:
   # Print kubeupd's only, as YAML
   kubeupd version --client -o yaml";
 
+pub const CONFIG: &str = "Examples:
+  # Show the merged kubeconfig, secrets redacted
+  kubeupd config view
+
+  # Switch to another context, and set the current context's namespace
+  kubeupd config use-context staging
+  kubeupd config set-context --current --namespace=apps";
+
+pub const CONFIG_VIEW: &str = "Examples:
+  # Only the current context's entries, certificates and keys included
+  kubeupd config view --minify --raw
+
+  # The first user's token
+  kubeupd config view --raw -o jsonpath='{.users[0].user.token}'";
+
+pub const CONFIG_CURRENT_CONTEXT: &str = "Examples:
+  kubeupd config current-context";
+
+pub const CONFIG_GET_CONTEXTS: &str = "Examples:
+  # All contexts, the current one marked with *
+  kubeupd config get-contexts
+
+  # One context's row, or only the names
+  kubeupd config get-contexts staging
+  kubeupd config get-contexts -o name";
+
+pub const CONFIG_GET_CLUSTERS: &str = "Examples:
+  kubeupd config get-clusters";
+
+pub const CONFIG_GET_USERS: &str = "Examples:
+  kubeupd config get-users";
+
+pub const CONFIG_USE_CONTEXT: &str = "Examples:
+  kubeupd config use-context staging";
+
+pub const CONFIG_SET_CONTEXT: &str = "Examples:
+  # Set the namespace of the current context
+  kubeupd config set-context --current --namespace=apps
+
+  # Add or change a context
+  kubeupd config set-context staging --cluster=staging --user=deployer";
+
+pub const CONFIG_SET_CLUSTER: &str = "Examples:
+  kubeupd config set-cluster staging --server=https://10.0.0.1:6443 \\
+    --certificate-authority=ca.crt --embed-certs";
+
+pub const CONFIG_SET_CREDENTIALS: &str = "Examples:
+  # A bearer token
+  kubeupd config set-credentials deployer --token=abc123
+
+  # A client certificate, read into the file
+  kubeupd config set-credentials admin --client-certificate=admin.crt --client-key=admin.key \\
+    --embed-certs";
+
+pub const CONFIG_SET: &str = "Examples:
+  kubeupd config set clusters.staging.server https://10.0.0.2:6443
+  kubeupd config set contexts.staging.namespace apps";
+
+pub const CONFIG_UNSET: &str = "Examples:
+  kubeupd config unset contexts.staging.namespace
+  kubeupd config unset current-context";
+
+pub const CONFIG_DELETE_CONTEXT: &str = "Examples:
+  kubeupd config delete-context staging";
+
+pub const CONFIG_DELETE_CLUSTER: &str = "Examples:
+  kubeupd config delete-cluster staging";
+
+pub const CONFIG_DELETE_USER: &str = "Examples:
+  kubeupd config delete-user deployer";
+
+pub const CONFIG_RENAME_CONTEXT: &str = "Examples:
+  kubeupd config rename-context staging stage";
+
+pub const API_RESOURCES: &str = "Examples:
+  # Every resource type the server serves, and their verbs
+  kubeupd api-resources -o wide
+
+  # The namespaced types that can be listed, by name
+  kubeupd api-resources --namespaced=true --verbs=list -o name
+
+  # The types of one group
+  kubeupd api-resources --api-group=apps";
+
+pub const API_VERSIONS: &str = "Examples:
+  kubeupd api-versions";
+
+pub const CLUSTER_INFO: &str = "Examples:
+  kubeupd cluster-info";
+
+pub const CLUSTER_INFO_DUMP: &str = "Examples:
+  # Handed to the real kubectl on the PATH
+  kubeupd cluster-info dump --output-directory=/tmp/cluster-state";
+
 pub const COMPLETION: &str = "Examples:
   # Load completion for bash in the current shell
   source <(kubeupd completion bash)
@@ -512,6 +606,9 @@ mod tests {
         command.get_arguments().filter(|arg| !arg.is_positional()).filter(own)
     }
 
+    /// Where kubectl 1.37 itself gives one of these shorthands another meaning.
+    const KUBECTLS_OWN_MEANINGS: &[(&str, char)] = &[("kubeupd logs", 'f')];
+
     #[test]
     fn a_shorthand_means_the_same_flag_in_every_verb() {
         type Meaning = (String, Option<String>, bool);
@@ -519,6 +616,9 @@ mod tests {
         for (path, command) in commands() {
             for arg in flags(&command).filter(|arg| arg.get_short().is_some_and(|short| "flRAno".contains(short))) {
                 let short = arg.get_short().unwrap();
+                if KUBECTLS_OWN_MEANINGS.contains(&(path.as_str(), short)) {
+                    continue;
+                }
                 let long = arg.get_long().unwrap_or_default().to_string();
                 let value_name = arg.get_value_names().map(|names| names.join(" "));
                 let takes_value = arg.get_num_args().is_some_and(|range| range.min_values() > 0);
@@ -593,6 +693,8 @@ mod tests {
         sorted.sort();
         assert_eq!(sorted, verbs);
         let help = command().render_help().to_string();
-        assert!(help.contains("Deploy Commands:\n  rollout     Manage the rollout"), "{help}");
+        let deploy = help.split_once("Deploy Commands:\n").map(|(_, rest)| rest.lines().next().unwrap_or_default());
+        let words: Option<Vec<&str>> = deploy.map(|line| line.split_whitespace().take(4).collect());
+        assert_eq!(words, Some(vec!["rollout", "Manage", "the", "rollout"]), "{help}");
     }
 }

@@ -316,12 +316,16 @@ pub enum Command {
     #[command(after_help = help::COMPLETION)]
     Completion(completion::CompletionArgs),
     /// Modify kubeconfig files: view, contexts, clusters, users, as `kubectl config` does.
+    #[command(after_help = help::CONFIG)]
     Config(config::ConfigArgs),
     /// Print the supported API resources on the server.
+    #[command(after_help = help::API_RESOURCES)]
     ApiResources(api_resources::ApiResourcesArgs),
     /// Print the supported API versions on the server, in the form of "group/version".
+    #[command(after_help = help::API_VERSIONS)]
     ApiVersions(api_resources::ApiVersionsArgs),
     /// Display the addresses of the control plane and services with label kubernetes.io/cluster-service=true.
+    #[command(after_help = help::CLUSTER_INFO)]
     ClusterInfo(cluster_info::ClusterInfoArgs),
 }
 
@@ -371,11 +375,12 @@ fn parse_line(args: Vec<std::ffi::OsString>, hand_over: bool) -> std::result::Re
         Ok(matches) => matches,
         Err(err) => {
             command.build();
-            return Err(pflag::usage_error(&err, &command, &args).unwrap_or_else(|| {
+            let text = pflag::usage_error(&err, &command, &args).unwrap_or_else(|| {
                 // Help and version: shown as clap renders them.
                 let _ = err.print();
                 String::new()
-            }));
+            });
+            return Err(pflag::shadowed_names(&command, &args, text));
         }
     };
     let mut cli = Cli::from_arg_matches(&matches).map_err(|err| err.to_string())?;
@@ -388,8 +393,9 @@ fn parse_line(args: Vec<std::ffi::OsString>, hand_over: bool) -> std::result::Re
     Ok(Parsed::Cli(Box::new(cli)))
 }
 
-/// The verb of a line whose first word is no command kubeupd has (`logs` before kubeupd had it):
-/// kubectl's to run (see [`fallback`]).
+/// The verb of a line whose first word is no command kubeupd has but one of kubectl's (`top`) or
+/// a kubectl plugin's: kubectl's to run (see [`fallback`]). Any other word is a usage error, in
+/// cobra's words with its suggestions, as kubectl prints it.
 fn unknown_verb(command: &clap::Command, args: &[std::ffi::OsString]) -> Option<String> {
     let words = pflag::CommandWords::of(command, args);
     let path: Vec<&str> = words.subcommands.iter().map(|(_, command)| command.get_name()).collect();
@@ -397,7 +403,8 @@ fn unknown_verb(command: &clap::Command, args: &[std::ffi::OsString]) -> Option<
         return Some(path.join(" "));
     }
     let at = words.first_other.filter(|_| words.subcommands.is_empty())?;
-    Some(args[at].to_string_lossy().into_owned())
+    let word = args[at].to_string_lossy().into_owned();
+    fallback::is_kubectls(&word).then_some(word)
 }
 
 /// Commands kubeupd knows (their flags are parsed, for help and checks) but leaves to kubectl.

@@ -297,7 +297,10 @@ mod tests {
     #[test]
     fn plans_name_the_objects_and_hold_the_checked_patch() {
         let options = parse(&["deploy", "web", "-p", r#"{"spec":{"replicas":2}}"#]).unwrap();
-        assert_eq!(options.objects, [Named::Object { type_arg: "deploy".into(), name: "web".into(), type_apart: true }]);
+        assert_eq!(
+            options.objects,
+            [Named::Object { type_arg: "deploy".into(), name: "web".into(), type_apart: true }]
+        );
         assert_eq!(options.patch.patch_type(), PatchType::Strategic);
         let options = parse(&["deploy/web", "--type", "json", "-p", r#"[{"op":"remove","path":"/a"}]"#]).unwrap();
         assert_eq!(options.patch.patch_type(), PatchType::Json);

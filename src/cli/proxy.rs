@@ -160,7 +160,8 @@ impl Proxy {
         let mut forwarded_path = path.clone();
         if !self.prefix.starts_with("/api") {
             let rest = &path[self.prefix.len()..];
-            forwarded_path = if rest.is_empty() || rest.starts_with('/') { rest.to_string() } else { format!("/{rest}") };
+            forwarded_path =
+                if rest.is_empty() || rest.starts_with('/') { rest.to_string() } else { format!("/{rest}") };
         }
         if let Some(filter) = &self.filter {
             let host = request.headers().get(header::HOST).and_then(|host| host.to_str().ok()).unwrap_or_default();
@@ -232,13 +233,17 @@ pub async fn run(args: ProxyArgs, global: &GlobalArgs) -> Result {
     let filter = match args.disable_filter {
         true => {
             if args.unix_socket.is_none() {
-                eprintln!("Warning: Request filter disabled, your proxy is vulnerable to XSRF attacks, please be cautious");
+                eprintln!(
+                    "Warning: Request filter disabled, your proxy is vulnerable to XSRF attacks, please be cautious"
+                );
             }
             None
         }
         false => {
             if args.reject_paths.is_empty() || args.reject_methods.is_empty() {
-                eprintln!("Warning: Request filter has been relaxed, your proxy may be vulnerable to attacks, please be cautious");
+                eprintln!(
+                    "Warning: Request filter has been relaxed, your proxy may be vulnerable to attacks, please be cautious"
+                );
             }
             Some(Filter {
                 accept_paths: regexps(&args.accept_paths)?,
@@ -260,7 +265,8 @@ pub async fn run(args: ProxyArgs, global: &GlobalArgs) -> Result {
             }
             let listener = tokio::net::UnixListener::bind(path)
                 .map_err(|err| listen_error("unix", &path.display().to_string(), &err))?;
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(|err| Error::Other(err.into()))?;
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+                .map_err(|err| Error::Other(err.into()))?;
             super::write_stdout(&format!("Starting to serve on {}\n", path.display()))?;
             loop {
                 let (stream, _) = listener.accept().await.map_err(|err| Error::Other(err.into()))?;
@@ -296,7 +302,9 @@ where
             let proxy = proxy.clone();
             async move { Ok::<_, Infallible>(proxy.answer(request).await) }
         });
-        if let Err(err) = hyper::server::conn::http1::Builder::new().title_case_headers(true).serve_connection(io, service).await {
+        if let Err(err) =
+            hyper::server::conn::http1::Builder::new().title_case_headers(true).serve_connection(io, service).await
+        {
             tracing::debug!("proxy connection: {err}");
         }
     });

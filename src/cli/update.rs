@@ -239,7 +239,10 @@ mod tests {
     #[test]
     fn changes_go_to_named_objects() {
         let options = parse(&["deploy/web", "--set", "spec.replicas=2", "--unset", "metadata.labels.x"]).unwrap();
-        assert_eq!(options.objects, [Named::Object { type_arg: "deploy".into(), name: "web".into(), type_apart: false }]);
+        assert_eq!(
+            options.objects,
+            [Named::Object { type_arg: "deploy".into(), name: "web".into(), type_apart: false }]
+        );
         assert_eq!(options.changes.len(), 2);
     }
 

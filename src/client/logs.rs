@@ -40,11 +40,8 @@ impl LogOptions {
             ("timestamps", self.timestamps),
         ];
         query.extend(flags.into_iter().filter(|(_, on)| *on).map(|(name, _)| (name, "true".to_string())));
-        let numbers = [
-            ("limitBytes", self.limit_bytes),
-            ("sinceSeconds", self.since_seconds),
-            ("tailLines", self.tail_lines),
-        ];
+        let numbers =
+            [("limitBytes", self.limit_bytes), ("sinceSeconds", self.since_seconds), ("tailLines", self.tail_lines)];
         query.extend(numbers.into_iter().filter_map(|(name, value)| Some((name, value?.to_string()))));
         if let Some(time) = &self.since_time {
             query.push(("sinceTime", time.clone()));
@@ -87,7 +84,15 @@ mod tests {
         let names: Vec<_> = all.query().into_iter().map(|(name, value)| format!("{name}={value}")).collect();
         assert_eq!(
             names,
-            ["container=app", "follow=true", "previous=true", "timestamps=true", "limitBytes=5", "sinceSeconds=60", "tailLines=0"]
+            [
+                "container=app",
+                "follow=true",
+                "previous=true",
+                "timestamps=true",
+                "limitBytes=5",
+                "sinceSeconds=60",
+                "tailLines=0"
+            ]
         );
     }
 }

@@ -231,7 +231,8 @@ fn resource_quotas(w: &mut Writer, quotas: &[Value]) {
         let hard = quota["status"]["hard"].as_object().cloned().unwrap_or_default();
         let used = &quota["status"]["used"];
         for resource in sorted_keys(&hard) {
-            let used = if used[resource.as_str()].is_null() { "0".to_string() } else { quantity(&used[resource.as_str()]) };
+            let used =
+                if used[resource.as_str()].is_null() { "0".to_string() } else { quantity(&used[resource.as_str()]) };
             w.write(1, &format!("{resource}\t{used}\t{}\n", quantity(&hard[resource])));
         }
     }
@@ -239,10 +240,18 @@ fn resource_quotas(w: &mut Writer, quotas: &[Value]) {
 
 fn scope_help(scope: &str) -> Option<&'static str> {
     Some(match scope {
-        "Terminating" => "Matches all pods that have an active deadline. These pods have a limited lifespan on a node before being actively terminated by the system.",
-        "NotTerminating" => "Matches all pods that do not have an active deadline. These pods usually include long running pods whose container command is not expected to terminate.",
-        "BestEffort" => "Matches all pods that do not have resource requirements set. These pods have a best effort quality of service.",
-        "NotBestEffort" => "Matches all pods that have at least one resource requirement set. These pods have a burstable or guaranteed quality of service.",
+        "Terminating" => {
+            "Matches all pods that have an active deadline. These pods have a limited lifespan on a node before being actively terminated by the system."
+        }
+        "NotTerminating" => {
+            "Matches all pods that do not have an active deadline. These pods usually include long running pods whose container command is not expected to terminate."
+        }
+        "BestEffort" => {
+            "Matches all pods that do not have resource requirements set. These pods have a best effort quality of service."
+        }
+        "NotBestEffort" => {
+            "Matches all pods that have at least one resource requirement set. These pods have a burstable or guaranteed quality of service."
+        }
         _ => return None,
     })
 }
@@ -253,10 +262,7 @@ fn limit_ranges(w: &mut Writer, ranges: &[Value]) {
         w.write(0, "No LimitRange resource.\n");
         return;
     }
-    w.write(
-        0,
-        "Resource Limits\n Type\tResource\tMin\tMax\tDefault Request\tDefault Limit\tMax Limit/Request Ratio\n",
-    );
+    w.write(0, "Resource Limits\n Type\tResource\tMin\tMax\tDefault Request\tDefault Limit\tMax Limit/Request Ratio\n");
     w.write(0, " ----\t--------\t---\t---\t---------------\t-------------\t-----------------------\n");
     for range in ranges {
         for item in list(&range["spec"]["limits"]) {

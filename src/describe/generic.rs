@@ -38,9 +38,7 @@ fn fields(w: &mut Writer, level: usize, content: &Map<String, Value>, prefix: &s
                     }
                 }
             }
-            other => {
-                w.write(level, &format!("{}:\t{}\n", smart_label(field), crate::gocompat::fmt::value_text(other)))
-            }
+            other => w.write(level, &format!("{}:\t{}\n", smart_label(field), crate::gocompat::fmt::value_text(other))),
         }
     }
 }

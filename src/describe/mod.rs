@@ -7,11 +7,11 @@
 //! escapes made visible) into Go's `text/tabwriter` (minimum width 0, padding 2), flushed before
 //! the events table; [`Writer`] does the same.
 
+mod core;
 mod generic;
 mod node;
 mod pod;
 mod workloads;
-mod core;
 
 use std::time::SystemTime;
 
@@ -128,8 +128,19 @@ pub fn describe(object: &Value, related: &Related, now: SystemTime) -> String {
 pub fn has_own_describer(group: &str, kind: &str) -> bool {
     matches!(
         (group, kind),
-        ("", "Pod" | "Service" | "ConfigMap" | "Secret" | "Namespace" | "ServiceAccount" | "Node" | "ResourceQuota" | "LimitRange" | "PersistentVolumeClaim")
-            | ("networking.k8s.io", "Ingress")
+        (
+            "",
+            "Pod"
+                | "Service"
+                | "ConfigMap"
+                | "Secret"
+                | "Namespace"
+                | "ServiceAccount"
+                | "Node"
+                | "ResourceQuota"
+                | "LimitRange"
+                | "PersistentVolumeClaim"
+        ) | ("networking.k8s.io", "Ingress")
             | ("apps", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet")
             | ("batch", "Job" | "CronJob")
     )
@@ -347,11 +358,7 @@ pub(crate) fn describe_events(w: &mut Writer, events: &[Value], now: SystemTime)
         let count = integer(&event["count"]);
         let interval = if event["series"].is_object() {
             let series = &event["series"];
-            format!(
-                "{} (x{} over {first})",
-                since(str_of(&series["lastObservedTime"]), now),
-                integer(&series["count"])
-            )
+            format!("{} (x{} over {first})", since(str_of(&series["lastObservedTime"]), now), integer(&series["count"]))
         } else if count > 1 {
             format!("{} (x{count} over {first})", since(str_of(&event["lastTimestamp"]), now))
         } else {

@@ -8,8 +8,8 @@ use std::time::SystemTime;
 use serde_json::Value;
 
 use super::{
-    Writer, annotations, controller, flag, integer, label_selector, labels, list, rfc1123z, scalar, shorten,
-    since, sorted_keys, str_of, text_nonempty,
+    Writer, annotations, controller, flag, integer, label_selector, labels, list, rfc1123z, scalar, shorten, since,
+    sorted_keys, str_of, text_nonempty,
 };
 
 /// The description of `template` (a `PodTemplateSpec`) with raw tabs, ending with a newline, as

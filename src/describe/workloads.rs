@@ -5,8 +5,8 @@ use serde_json::Value;
 
 use super::pod::describe_template;
 use super::{
-    Related, Writer, annotations, controller, integer, label_selector, labels, list, rfc1123z, scalar,
-    selector_string, str_of, text_nonempty,
+    Related, Writer, annotations, controller, integer, label_selector, labels, list, rfc1123z, scalar, selector_string,
+    str_of, text_nonempty,
 };
 
 /// The label a Deployment's ReplicaSets carry, left out when templates are compared.
@@ -63,8 +63,7 @@ pub(super) fn deployment(w: &mut Writer, deployment: &Value, replica_sets: &[Val
     let new = owned.iter().position(|rs| without_hash(&rs["spec"]["template"]) == template);
     if !owned.is_empty() {
         let new_rs: Vec<&Value> = new.map(|i| owned[i]).into_iter().collect();
-        let old: Vec<&Value> =
-            owned.iter().enumerate().filter(|(i, _)| Some(*i) != new).map(|(_, rs)| *rs).collect();
+        let old: Vec<&Value> = owned.iter().enumerate().filter(|(i, _)| Some(*i) != new).map(|(_, rs)| *rs).collect();
         w.write(0, &format!("OldReplicaSets:\t{}\n", replica_sets_text(&old)));
         w.write(0, &format!("NewReplicaSet:\t{}\n", replica_sets_text(&new_rs)));
     }
@@ -338,7 +337,10 @@ fn access_modes(modes: &Value) -> String {
 
 fn pods_status(w: &mut Writer, controller: &Value, related: &Related) {
     let [running, waiting, succeeded, failed] = phases(&related.pods, str_of(&controller["metadata"]["uid"]));
-    w.write(0, &format!("Pods Status:\t{running} Running / {waiting} Waiting / {succeeded} Succeeded / {failed} Failed\n"));
+    w.write(
+        0,
+        &format!("Pods Status:\t{running} Running / {waiting} Waiting / {succeeded} Succeeded / {failed} Failed\n"),
+    );
 }
 
 /// `describeDaemonSet`; `related.pods` are those its selector matches.

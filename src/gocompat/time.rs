@@ -387,8 +387,19 @@ pub fn parse_rfc3339(text: &str) -> Result<SystemTime, String> {
     };
     let out_of_range = |what: &str| format!("parsing time {text:?}: {what} out of range");
     // The layout's elements: a number of so many digits, or a literal.
-    let elements: [(&str, usize); 11] =
-        [("2006", 4), ("-", 0), ("01", 2), ("-", 0), ("02", 2), ("T", 0), ("15", 2), (":", 0), ("04", 2), (":", 0), ("05", 2)];
+    let elements: [(&str, usize); 11] = [
+        ("2006", 4),
+        ("-", 0),
+        ("01", 2),
+        ("-", 0),
+        ("02", 2),
+        ("T", 0),
+        ("15", 2),
+        (":", 0),
+        ("04", 2),
+        (":", 0),
+        ("05", 2),
+    ];
     let mut rest = text;
     let mut numbers = Vec::new();
     for (element, digits) in elements {
@@ -479,7 +490,13 @@ mod rfc3339_tests {
             parse_rfc3339("2026-01-01T00:00:00").unwrap_err(),
             r#"parsing time "2026-01-01T00:00:00" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "Z07:00""#
         );
-        assert_eq!(parse_rfc3339("2026-13-01T00:00:00Z").unwrap_err(), r#"parsing time "2026-13-01T00:00:00Z": month out of range"#);
-        assert_eq!(parse_rfc3339("2026-01-01T00:00:00Zx").unwrap_err(), r#"parsing time "2026-01-01T00:00:00Zx": extra text: "x""#);
+        assert_eq!(
+            parse_rfc3339("2026-13-01T00:00:00Z").unwrap_err(),
+            r#"parsing time "2026-13-01T00:00:00Z": month out of range"#
+        );
+        assert_eq!(
+            parse_rfc3339("2026-01-01T00:00:00Zx").unwrap_err(),
+            r#"parsing time "2026-01-01T00:00:00Zx": extra text: "x""#
+        );
     }
 }

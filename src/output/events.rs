@@ -105,10 +105,14 @@ mod tests {
         assert_eq!(event_row(&once, true, now), "ns\t60s\tNormal\tPulled\tPod/web\tpulled\n");
         let repeated = json!({"type": "Warning", "reason": "BackOff", "involvedObject": {"kind": "Pod", "name": "web"},
             "message": "x", "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": "2026-01-01T00:58:00Z", "count": 7});
-        assert_eq!(event_row(&repeated, false, now), "2m\tWarning\tBackOff\tPod/web\tx\n".replace("2m", "2m (x7 over 60m)"));
+        assert_eq!(
+            event_row(&repeated, false, now),
+            "2m\tWarning\tBackOff\tPod/web\tx\n".replace("2m", "2m (x7 over 60m)")
+        );
         let series = json!({"eventTime": "2026-01-01T00:30:00.123456Z", "series": {"count": 3,
             "lastObservedTime": "2026-01-01T00:59:30.000000Z"}, "involvedObject": {}, "message": ""});
-        assert_eq!(event_row(&series, false, now), "30s (x3 over 30m)\t\t\t/\t\n");
+        // 29m59.88s since eventTime: Go's HumanDuration truncates to whole minutes.
+        assert_eq!(event_row(&series, false, now), "30s (x3 over 29m)\t\t\t/\t\n");
         let timeless = json!({"involvedObject": {}});
         assert!(event_row(&timeless, false, now).starts_with("<unknown>\t"));
         assert_eq!(events_header(true), "NAMESPACE\tLAST SEEN\tTYPE\tREASON\tOBJECT\tMESSAGE\n");

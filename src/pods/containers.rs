@@ -23,8 +23,11 @@ pub struct ContainerError {
 }
 
 /// The pod's container lists in kubectl's order of lookup: regular, init, ephemeral.
-const LISTS: [(&str, &str); 3] =
-    [("containers", "containers"), ("initContainers", "initContainers"), ("ephemeralContainers", "ephemeralContainers")];
+const LISTS: [(&str, &str); 3] = [
+    ("containers", "containers"),
+    ("initContainers", "initContainers"),
+    ("ephemeralContainers", "ephemeralContainers"),
+];
 
 fn names<'a>(pod: &'a Value, list: &str) -> impl Iterator<Item = &'a str> {
     pod["spec"][list].as_array().into_iter().flatten().filter_map(|container| container["name"].as_str())
@@ -137,7 +140,10 @@ mod tests {
     #[test]
     fn an_unknown_container_is_refused_with_the_pods_containers() {
         let err = log_container(&pod(None), Some("nope"), false).unwrap_err();
-        assert_eq!(err.to_string(), "container nope is not valid for pod web out of: app, side, debug (ephem), setup (init)");
+        assert_eq!(
+            err.to_string(),
+            "container nope is not valid for pod web out of: app, side, debug (ephem), setup (init)"
+        );
     }
 
     #[test]

@@ -108,7 +108,9 @@ fn errors_and_exit_codes_match_kubectl() {
         vec!["describe", "configmap", "zz"],
     ];
     assert_cases(&ns, &cases);
-    for args in [vec!["describe", "pods", "-n", empty.name.as_str()], vec!["describe", "secrets", "-A", "-l", "none=here"]] {
+    for args in
+        [vec!["describe", "pods", "-n", empty.name.as_str()], vec!["describe", "secrets", "-A", "-l", "none=here"]]
+    {
         let output = ns.assert_same_as_kubectl(&args);
         assert!(output.status.success(), "{args:?}");
     }

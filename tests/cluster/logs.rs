@@ -44,7 +44,14 @@ fn pod(namespace: &TestNamespace, name: &str, label: &str, containers: &[&str], 
         containers.join(", ")
     );
     namespace.apply(&yaml);
-    namespace.kubectl_ok(&["wait", "-n", &namespace.name, "--for=condition=Ready", "--timeout=60s", &format!("pod/{name}")]);
+    namespace.kubectl_ok(&[
+        "wait",
+        "-n",
+        &namespace.name,
+        "--for=condition=Ready",
+        "--timeout=60s",
+        &format!("pod/{name}"),
+    ]);
 }
 
 /// `kubectl ARGS` then `kubeupd ARGS` in `namespace`, both to their end.
@@ -133,7 +140,16 @@ fn logs_of_a_workload_choose_its_pod_as_kubectl_does() {
         "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: app, image: busybox}]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports: [{port: 80}]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: bare}\nspec:\n  ports: [{port: 80}]\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: none}\nspec:\n  replicas: 0\n  selector: {matchLabels: {app: none}}\n  template:\n    metadata: {labels: {app: none}}\n    spec:\n      containers: [{name: app, image: busybox}]\n",
     );
     namespace.kubectl_ok(&["rollout", "status", "-n", &namespace.name, "deployment/web", "--timeout=60s"]);
-    let pods = namespace.kubectl_ok(&["get", "pods", "-n", &namespace.name, "-l", "app=web", "-o", "jsonpath={.items[*].metadata.name}"]);
+    let pods = namespace.kubectl_ok(&[
+        "get",
+        "pods",
+        "-n",
+        &namespace.name,
+        "-l",
+        "app=web",
+        "-o",
+        "jsonpath={.items[*].metadata.name}",
+    ]);
     let pods: Vec<&str> = pods.split_whitespace().collect();
     assert_eq!(pods.len(), 3);
     for name in &pods {
@@ -172,8 +188,12 @@ fn logs_of_a_pod_not_running_are_retried_with_follow_until_the_timeout() {
     let yaml = "apiVersion: v1\nkind: Pod\nmetadata: {name: waiting}\nspec:\n  containers: [{name: app, image: \"kubeupd.invalid/fail/image-pull:1\"}]\n";
     namespace.apply(yaml);
     namespace.kubectl_ok(&[
-        "wait", "-n", &namespace.name, "--for=jsonpath={.status.containerStatuses[0].state.waiting.reason}=ImagePullBackOff",
-        "--timeout=60s", "pod/waiting",
+        "wait",
+        "-n",
+        &namespace.name,
+        "--for=jsonpath={.status.containerStatuses[0].state.waiting.reason}=ImagePullBackOff",
+        "--timeout=60s",
+        "pod/waiting",
     ]);
     for args in [
         &["logs", "waiting"][..],
@@ -356,7 +376,10 @@ fn the_proxy_forwards_requests_with_the_kubeconfigs_credentials() {
     write!(stream, "GET {cm} HTTP/1.0\r\nHost: localhost\r\n\r\n").unwrap();
     let mut answer = String::new();
     stream.read_to_string(&mut answer).unwrap();
-    assert!(answer.starts_with("HTTP/1.") && answer.contains(" 200 OK\r\n") && answer.contains(r#""a":"b""#), "{answer}");
+    assert!(
+        answer.starts_with("HTTP/1.") && answer.contains(" 200 OK\r\n") && answer.contains(r#""a":"b""#),
+        "{answer}"
+    );
     let _ = ours.kill();
     let _ = ours.wait();
 }

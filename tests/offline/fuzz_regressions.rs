@@ -77,10 +77,7 @@ fn the_corpus_of_every_target_runs_clean() {
 fn tokens() -> Vec<Vec<u8>> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/tokens.dict");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
-    text.lines()
-        .filter(|line| line.starts_with('"'))
-        .map(|line| unescape_token(&line[1..line.len() - 1]))
-        .collect()
+    text.lines().filter(|line| line.starts_with('"')).map(|line| unescape_token(&line[1..line.len() - 1])).collect()
 }
 
 /// A dictionary token's bytes: libFuzzer's escapes `\\`, `\"` and `\xNN`.

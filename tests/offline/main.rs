@@ -7,10 +7,10 @@
 mod golden;
 
 mod cli;
+mod fuzz_regressions;
 mod kubectl_differential;
 mod kubectl_flags;
 mod kustomize;
-mod fuzz_regressions;
 mod merge_properties;
 mod strategic_conformance;
 mod yaml11;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 
 use super::pflag::{Tristate, tristate};
-use super::{Error, GlobalArgs, Result, write_stdout};
+use super::{Error, GlobalArgs, Result, help, write_stdout};
 use crate::kubeconfig::modify::{self, Access, Files};
 use crate::kubeconfig::property::{self, Action};
 use crate::kubeconfig::{self, AuthInfo, AuthProvider, Cluster, Config, Context, Exec};
@@ -25,39 +25,49 @@ pub struct ConfigArgs {
 #[derive(Debug, Subcommand)]
 pub enum ConfigCommand {
     /// Display merged kubeconfig settings or a specified kubeconfig file.
-    #[command(
-        after_help = "Examples:\n  kubeupd config view --minify\n  kubeupd config view --raw -o jsonpath='{.users[0].user.token}'"
-    )]
+    #[command(after_help = help::CONFIG_VIEW)]
     View(ViewArgs),
     /// Display the current-context.
+    #[command(after_help = help::CONFIG_CURRENT_CONTEXT)]
     CurrentContext(NoArgs),
     /// Describe one or many contexts.
+    #[command(after_help = help::CONFIG_GET_CONTEXTS)]
     GetContexts(GetContextsArgs),
     /// Display clusters defined in the kubeconfig.
+    #[command(after_help = help::CONFIG_GET_CLUSTERS)]
     GetClusters(NoArgs),
     /// Display users defined in the kubeconfig.
+    #[command(after_help = help::CONFIG_GET_USERS)]
     GetUsers(NoArgs),
     /// Set the current-context in a kubeconfig file.
-    #[command(visible_alias = "use")]
+    #[command(visible_alias = "use", after_help = help::CONFIG_USE_CONTEXT)]
     UseContext(NameArgs),
     /// Set a context entry in kubeconfig.
-    #[command(after_help = "Examples:\n  kubeupd config set-context --current --namespace=apps")]
+    #[command(after_help = help::CONFIG_SET_CONTEXT)]
     SetContext(SetContextArgs),
     /// Set a cluster entry in kubeconfig.
+    #[command(after_help = help::CONFIG_SET_CLUSTER)]
     SetCluster(SetClusterArgs),
     /// Set a user entry in kubeconfig.
+    #[command(after_help = help::CONFIG_SET_CREDENTIALS)]
     SetCredentials(Box<SetCredentialsArgs>),
     /// Set an individual value in a kubeconfig file.
+    #[command(after_help = help::CONFIG_SET)]
     Set(SetArgs),
     /// Unset an individual value in a kubeconfig file.
+    #[command(after_help = help::CONFIG_UNSET)]
     Unset(NameArgs),
     /// Delete the specified context from the kubeconfig.
+    #[command(after_help = help::CONFIG_DELETE_CONTEXT)]
     DeleteContext(NameArgs),
     /// Delete the specified cluster from the kubeconfig.
+    #[command(after_help = help::CONFIG_DELETE_CLUSTER)]
     DeleteCluster(NameArgs),
     /// Delete the specified user from the kubeconfig.
+    #[command(after_help = help::CONFIG_DELETE_USER)]
     DeleteUser(NameArgs),
     /// Rename a context from the kubeconfig file.
+    #[command(after_help = help::CONFIG_RENAME_CONTEXT)]
     RenameContext(NameArgs),
 }
 

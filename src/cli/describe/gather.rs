@@ -112,8 +112,9 @@ pub async fn related(cluster: &Cluster, object: &Value, settings: &Settings) -> 
     if needs.replica_sets {
         let rt = builtin("apps", "v1", "replicasets", "ReplicaSet", true);
         let selectors = Selectors { label: Some(&selector), field: None };
-        related.replica_sets =
-            list_all(cluster, &rt, ListScope::Namespace(namespace), selectors, settings.chunk_size).await.unwrap_or_default();
+        related.replica_sets = list_all(cluster, &rt, ListScope::Namespace(namespace), selectors, settings.chunk_size)
+            .await
+            .unwrap_or_default();
     }
     if needs.selected_pods {
         let rt = builtin("", "v1", "pods", "Pod", true);

@@ -179,8 +179,9 @@ async fn describe_by_prefix(
 ) -> std::result::Result<(), PrefixError> {
     let failed = |err: Error| PrefixError::Failed(err);
     let rules = Rules { verb: "describe", types_alone: true, selector: false };
-    let named = resource::parse(&[type_arg.to_string()], &resource::Files::Paths { paths: &[], recursive: false }, rules)
-        .map_err(|err| failed(err.into()))?;
+    let named =
+        resource::parse(&[type_arg.to_string()], &resource::Files::Paths { paths: &[], recursive: false }, rules)
+            .map_err(|err| failed(err.into()))?;
     let resolver = Resolver::new(cluster, global.namespace.as_deref(), false);
     let resolved = resolver.resolve(named).await.map_err(|err| failed(err.into()))?;
     let mut items: Vec<(ResourceType, Value)> = Vec::new();

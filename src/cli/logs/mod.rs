@@ -124,7 +124,9 @@ fn options(args: &LogsArgs) -> Result<Options> {
         return Err(Error::msg("at most one of `sinceTime` or `sinceSeconds` may be specified"));
     }
     let container = inline.clone().or_else(|| args.container.clone()).filter(|name| !name.is_empty());
-    if args.all_containers && let Some(name) = &container {
+    if args.all_containers
+        && let Some(name) = &container
+    {
         return Err(Error::msg(format!("--all-containers=true should not be specified with container name {name}")));
     }
     if args.container.is_some() && inline.is_some() {
@@ -211,7 +213,10 @@ pub async fn run(args: LogsArgs, global: &GlobalArgs) -> Result {
                         (1, _) | (_, true) => requests_of_pods(&pods, &options, options.all_pods)?,
                         (count, false) => {
                             let first = &pods[0];
-                            eprintln!("Found {count} pods, using pod/{}", first["metadata"]["name"].as_str().unwrap_or_default());
+                            eprintln!(
+                                "Found {count} pods, using pod/{}",
+                                first["metadata"]["name"].as_str().unwrap_or_default()
+                            );
                             requests_of_pods(std::slice::from_ref(first), &options, false)?
                         }
                     }
@@ -285,7 +290,8 @@ async fn pods_of(
         return Ok(pods);
     }
     let version = list["metadata"]["resourceVersion"].as_str().map(String::from);
-    let watch_options = WatchOptions { selectors, resource_version: version.as_deref(), timeout: timeout + Duration::from_secs(1) };
+    let watch_options =
+        WatchOptions { selectors, resource_version: version.as_deref(), timeout: timeout + Duration::from_secs(1) };
     let first = async {
         use futures::StreamExt as _;
         let mut events = cluster.watch(pods_type, ListScope::Namespace(namespace), &watch_options).await?;

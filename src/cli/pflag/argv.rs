@@ -182,6 +182,17 @@ pub fn unshadow(root: &Command, mut args: Vec<OsString>) -> Vec<OsString> {
     args
 }
 
+/// `text`, a usage error about `args` (as [`unshadow`] left them), with the renamed local flags
+/// called by the names the user wrote, as kubectl's errors call them.
+pub fn shadowed_names(root: &Command, args: &[OsString], text: String) -> String {
+    let words = CommandWords::of(root, args);
+    let path: Vec<&str> = words.subcommands.iter().map(|(_, command)| command.get_name()).collect();
+    SHADOWING
+        .iter()
+        .filter(|(command, global, _)| path == *command && global.starts_with("--"))
+        .fold(text, |text, (_, global, local)| text.replace(&format!("\"{local}\""), &format!("\"{global}\"")))
+}
+
 /// How a command line names its command: the words (by index in `args`) that name subcommands,
 /// each with its command, and the first other positional word; flags and their values skipped.
 /// As cobra finds a command (its `stripFlags`), which kubectl's users rely on when they write

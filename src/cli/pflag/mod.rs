@@ -24,7 +24,7 @@ use crate::gocompat::{self, strconv::NumError};
 mod argv;
 mod usage;
 
-pub use argv::{CommandWords, change_cause, command_first, split_slices, unshadow};
+pub use argv::{CommandWords, change_cause, command_first, shadowed_names, split_slices, unshadow};
 pub use usage::usage_error;
 
 /// `command` with pflag's grammar for every flag, in it and in all its subcommands.

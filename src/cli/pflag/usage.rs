@@ -101,14 +101,24 @@ pub fn usage_error(err: &clap::Error, command: &Command, args: &[OsString]) -> O
 
 /// The order in which kubectl 1.37 adds the commands kubeupd has, which cobra suggests in; cobra
 /// adds `help` last. kubeupd's own commands follow.
-const KUBECTL_ORDER: [&str; 18] = [
+const KUBECTL_ORDER: &[&str] = &[
     "create",
+    "run",
     "set",
     "get",
     "edit",
     "delete",
     "rollout",
     "scale",
+    "cluster-info",
+    "describe",
+    "logs",
+    "attach",
+    "exec",
+    "port-forward",
+    "proxy",
+    "cp",
+    "events",
     "diff",
     "apply",
     "patch",
@@ -118,7 +128,10 @@ const KUBECTL_ORDER: [&str; 18] = [
     "label",
     "annotate",
     "completion",
+    "config",
     "version",
+    "api-versions",
+    "api-resources",
     "help",
 ];
 
@@ -269,7 +282,10 @@ mod suggestion_tests {
     fn unknown_commands_get_cobras_suggestions() {
         // By distance, by prefix, and kubectl 1.37's SuggestFor words.
         let suggested = |typed: &str| crate::cli::parse(["kubeupd", typed]).err().unwrap();
-        assert_eq!(suggested("ls"), "error: unknown command \"ls\" for \"kubeupd\"\n\nDid you mean this?\n\tget\n");
+        assert_eq!(
+            suggested("ls"),
+            "error: unknown command \"ls\" for \"kubeupd\"\n\nDid you mean this?\n\tget\n\tlogs\n"
+        );
         assert_eq!(
             suggested("remove"),
             "error: unknown command \"remove\" for \"kubeupd\"\n\nDid you mean this?\n\tdelete\n"

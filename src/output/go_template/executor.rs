@@ -80,7 +80,9 @@ impl Template {
                 };
                 let message = format!(
                     "template: output:{line}:{column}: executing {:?} at <{}>: {}",
-                    state.failed_in.unwrap_or(state.name), failure.context, failure.message
+                    state.failed_in.unwrap_or(state.name),
+                    failure.context,
+                    failure.message
                 );
                 Err(Error::Execute { message, partial: state.out })
             }
