@@ -55,7 +55,10 @@ fn api_versions_lists_what_kubectl_lists() {
     let built_in = |output: &Output| -> String {
         String::from_utf8_lossy(&output.stdout)
             .lines()
-            .filter(|line| !line.contains('/') || line.contains("k8s.io/"))
+            .filter(|line| {
+                let group = line.split('/').next().unwrap_or_default();
+                !line.contains('/') || !group.contains('.') || group.ends_with(".k8s.io")
+            })
             .map(|line| format!("{line}\n"))
             .collect()
     };
