@@ -10,6 +10,7 @@ use clap::Args;
 use serde_json::Value;
 
 use super::args::{AllNamespacesArg, LabelSelectorArg, TargetArgs};
+use super::pflag::{Tristate, tristate};
 use super::{Error, GlobalArgs, Result};
 use crate::client::{Cluster, ListScope, ResourceType, Selectors};
 use crate::resource::{self, Resolved, Resolver, Rules};
@@ -26,21 +27,11 @@ pub struct DescribeArgs {
     /// Show the events of the described objects (by default: for one object, not for several nor
     /// for objects found by name prefix).
     #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true",
-        value_parser = explicit_bool)]
-    pub show_events: Option<ExplicitBool>,
+        value_parser = tristate)]
+    pub show_events: Option<Tristate>,
     /// Read lists in pages of this many objects (0: all at once).
     #[arg(long, value_name = "COUNT", default_value_t = 500, allow_negative_numbers = true, value_parser = super::pflag::int)]
     pub chunk_size: i64,
-}
-
-/// A boolean flag whose absence is told apart from its default (pflag's `Changed`).
-#[derive(Debug, Clone, Copy)]
-pub struct ExplicitBool(pub bool);
-
-fn explicit_bool(text: &str) -> std::result::Result<ExplicitBool, String> {
-    crate::gocompat::strconv::parse_bool(text)
-        .map(ExplicitBool)
-        .map_err(|_| format!("strconv.ParseBool: parsing {text:?}: invalid syntax"))
 }
 
 /// kubectl's words when nothing is named.
@@ -87,7 +78,7 @@ pub async fn run(args: DescribeArgs, global: &GlobalArgs) -> Result {
         }
     }
     let show_events = match args.show_events {
-        Some(ExplicitBool(show)) => show,
+        Some(Tristate(show)) => show,
         None => errors.is_empty() && found.len() <= 1,
     };
     let settings = gather::Settings { show_events, ..settings };
