@@ -148,14 +148,7 @@ pub async fn run(args: GetArgs, global: &GlobalArgs) -> Result {
     };
     let cluster = global.connect().await?;
     let resolver = Resolver::new(&cluster, global.namespace.as_deref(), args.scope.all_namespaces);
-    let resolved = match resolver.resolve(named).await {
-        // kubectl prints an unknown kind in a file without its `error: ` prefix.
-        Err(err @ resource::Error::UnknownKind { .. }) => {
-            eprintln!("{err}");
-            return Err(Error::Reported(1));
-        }
-        resolved => resolved?,
-    };
+    let resolved = resolve_reading(&resolver, named).await?;
     if args.subresource.name.is_some() && resolved.iter().any(|item| matches!(item, Resolved::List { .. })) {
         return Err(Error::msg("subresource cannot be used when bulk resources are specified"));
     }
@@ -598,4 +591,16 @@ fn show(text: &str) -> Result {
 
 fn invalid_table(err: serde_json::Error) -> Error {
     Error::msg(format!("the server sent an invalid Table: {err}"))
+}
+
+/// What the user named, resolved as kubectl's reading verbs (`get`, `describe`) resolve it: an
+/// unknown kind in a file is printed without kubectl's `error: ` prefix.
+pub(super) async fn resolve_reading(resolver: &Resolver<'_>, named: Vec<resource::Named>) -> Result<Vec<Resolved>> {
+    match resolver.resolve(named).await {
+        Err(err @ resource::Error::UnknownKind { .. }) => {
+            eprintln!("{err}");
+            Err(Error::Reported(1))
+        }
+        resolved => Ok(resolved?),
+    }
 }

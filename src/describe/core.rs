@@ -5,7 +5,9 @@ use base64::Engine as _;
 use serde_json::Value;
 
 use super::pod::quantity;
-use super::{Related, Writer, head, integer, list, rfc1123z, scalar, sorted_keys, str_of, text_nonempty};
+use super::{
+    Related, Writer, conditions_table, head, integer, list, rfc1123z, scalar, sorted_keys, str_of, text_nonempty,
+};
 
 /// `describeService`.
 pub(super) fn service(w: &mut Writer, service: &Value, endpoint_slices: &[Value]) {
@@ -512,24 +514,5 @@ pub(super) fn persistent_volume_claim(w: &mut Writer, claim: &Value, related: &R
         }
         w.write(0, &format!("{user}\n"));
     }
-    let conditions = list(&status["conditions"]);
-    if !conditions.is_empty() {
-        w.write(0, "Conditions:\n");
-        w.write(1, "Type\tStatus\tLastProbeTime\tLastTransitionTime\tReason\tMessage\n");
-        w.write(1, "----\t------\t-----------------\t------------------\t------\t-------\n");
-        for c in conditions {
-            w.write(
-                1,
-                &format!(
-                    "{} \t{} \t{} \t{} \t{} \t{}\n",
-                    str_of(&c["type"]),
-                    str_of(&c["status"]),
-                    rfc1123z(str_of(&c["lastProbeTime"])),
-                    rfc1123z(str_of(&c["lastTransitionTime"])),
-                    str_of(&c["reason"]),
-                    str_of(&c["message"])
-                ),
-            );
-        }
-    }
+    conditions_table(w, &status["conditions"], "LastProbeTime");
 }

@@ -204,6 +204,33 @@ fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// The `Conditions:` table of kubectl's PersistentVolumeClaim and Node describers; `first_time`
+/// names the first time column and, first letter lowered, its field (`LastProbeTime`,
+/// `LastHeartbeatTime`). Nothing when there are no conditions.
+pub(crate) fn conditions_table(w: &mut Writer, conditions: &Value, first_time: &str) {
+    let conditions = list(conditions);
+    if conditions.is_empty() {
+        return;
+    }
+    let field = format!("{}{}", first_time[..1].to_lowercase(), &first_time[1..]);
+    w.write(0, "Conditions:\n");
+    w.write(1, &format!("Type\tStatus\t{first_time}\tLastTransitionTime\tReason\tMessage\n"));
+    w.write(1, "----\t------\t-----------------\t------------------\t------\t-------\n");
+    for condition in conditions {
+        let text = |name: &str| str_of(&condition[name]);
+        let row = format!(
+            "{} \t{} \t{} \t{} \t{} \t{}\n",
+            text("type"),
+            text("status"),
+            rfc1123z(text(&field)),
+            rfc1123z(text("lastTransitionTime")),
+            text("reason"),
+            text("message")
+        );
+        w.write(1, &row);
+    }
+}
+
 pub(crate) fn list(value: &Value) -> &[Value] {
     value.as_array().map_or(&[], Vec::as_slice)
 }

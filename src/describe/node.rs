@@ -7,7 +7,9 @@ use std::time::SystemTime;
 use serde_json::Value;
 
 use super::pod::quantity;
-use super::{Related, Writer, annotations, labels, list, rfc1123z, since, sorted_keys, str_of, text_nonempty};
+use super::{
+    Related, Writer, annotations, conditions_table, labels, list, rfc1123z, since, sorted_keys, str_of, text_nonempty,
+};
 
 const NANOS: i128 = 1_000_000_000;
 
@@ -36,25 +38,7 @@ pub(super) fn describe(w: &mut Writer, node: &Value, related: &Related, now: Sys
         Some(Err(err)) => w.write(0, &format!("Lease:\tFailed to get lease: {err}\n")),
         None => {}
     }
-    let conditions = list(&status["conditions"]);
-    if !conditions.is_empty() {
-        w.write(0, "Conditions:\n  Type\tStatus\tLastHeartbeatTime\tLastTransitionTime\tReason\tMessage\n");
-        w.write(1, "----\t------\t-----------------\t------------------\t------\t-------\n");
-        for c in conditions {
-            w.write(
-                1,
-                &format!(
-                    "{} \t{} \t{} \t{} \t{} \t{}\n",
-                    str_of(&c["type"]),
-                    str_of(&c["status"]),
-                    rfc1123z(str_of(&c["lastHeartbeatTime"])),
-                    rfc1123z(str_of(&c["lastTransitionTime"])),
-                    str_of(&c["reason"]),
-                    str_of(&c["message"])
-                ),
-            );
-        }
-    }
+    conditions_table(w, &status["conditions"], "LastHeartbeatTime");
     w.write(0, "Addresses:\n");
     for address in list(&status["addresses"]) {
         w.write(1, &format!("{}:\t{}\n", str_of(&address["type"]), str_of(&address["address"])));

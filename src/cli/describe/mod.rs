@@ -47,13 +47,7 @@ pub async fn run(args: DescribeArgs, global: &GlobalArgs) -> Result {
     let named = args.targets.named(Rules { verb: "describe", types_alone: true, selector: selecting })?;
     let cluster = global.connect().await?;
     let resolver = Resolver::new(&cluster, global.namespace.as_deref(), args.scope.all_namespaces);
-    let resolved = match resolver.resolve(named).await {
-        Err(err @ resource::Error::UnknownKind { .. }) => {
-            eprintln!("{err}");
-            return Err(Error::Reported(1));
-        }
-        resolved => resolved?,
-    };
+    let resolved = super::get::resolve_reading(&resolver, named).await?;
     let settings = gather::Settings { chunk_size: args.chunk_size, show_events: true };
     // kubectl reads the objects first (one GET per name, one list per type).
     let mut found: Vec<(ResourceType, Option<String>, String)> = Vec::new();

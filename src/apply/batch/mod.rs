@@ -2,25 +2,28 @@
 //! stages of [`super::order`], several objects at once.
 
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, HashSet};
-use std::pin::{Pin, pin};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use futures::channel::oneshot;
-use futures::future::{self, Either};
-use futures::stream::{self, FuturesUnordered, StreamExt};
+use futures::stream::{self, StreamExt};
 
-use super::error::ANNOTATIONS_LIMIT;
-use super::live::{self, ListKey, list_key};
+use super::live::{self, list_key};
 use super::object::{self, Live};
 use super::order::{self, Order, Phase};
-use super::validate::{self, InvalidFields, Verdict};
-use super::{Action, ApplyOptions, DryRun, Error, Mode, Outcome, Stop, crd, immutable, last_applied, lost, replace};
+use super::validate::InvalidFields;
+use super::{Action, ApplyOptions, DryRun, Error, Mode, Outcome, Stop, crd, last_applied, lost, replace};
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
-use crate::client::{Cluster, ResourceType};
+use crate::client::Cluster;
 use crate::resource::{Entry, Manifest, ObjectRef, Resolver, Source};
+
+mod checks;
+mod early_reads;
+
+use checks::{Checked, check_documents, confirm_on_server};
+use early_reads::{EarlyReads, ToRead, alongside, answered, read_before_writes};
 
 /// An input checked for applying: nothing in it is known to fail before anything is sent.
 pub struct Batch<'c> {
@@ -298,122 +301,6 @@ async fn resolved(
     manifests
 }
 
-/// What checking the documents themselves found.
-#[derive(Default)]
-struct Checked {
-    failures: Vec<(Source, Error)>,
-    warnings: Vec<(Source, InvalidFields)>,
-    /// The last-applied configuration of each object, by input index.
-    recorded: HashMap<usize, String>,
-    /// The entries (by position) whose fields the schema refuses, on a server that checks
-    /// fields itself: that server decides.
-    suspects: Vec<usize>,
-}
-
-/// Checks each document's fields against the server's schema of its kind (as `options.validation`
-/// asks) and, for client-side apply, the size of its annotations with the last-applied
-/// configuration.
-async fn check_documents(cluster: &Cluster, entries: &[Entry], options: &ApplyOptions) -> Checked {
-    let mut checked = Checked::default();
-    // A dry run on the client sends nothing for such a server to judge: the schema decides.
-    let server_decides = options.dry_run != DryRun::Client && cluster.supports_field_validation().await;
-    for (position, entry) in entries.iter().enumerate() {
-        let source = entry.source().clone();
-        let document = match entry {
-            Entry::Ready(manifest) => &manifest.document,
-            Entry::Pending(pending) => &pending.document,
-        };
-        if matches!(entry, Entry::Ready(_)) {
-            let verdict = match options.mode {
-                Mode::ClientSide { .. } => validate::check(cluster, document, options.validation).await,
-                Mode::ServerSide { .. } => {
-                    validate::check_server_side_apply(cluster, document, options.validation).await
-                }
-            };
-            match verdict {
-                Verdict::Valid => {}
-                Verdict::Warn(errors) => checked.warnings.push((source.clone(), InvalidFields(errors))),
-                Verdict::Refuse(_) if server_decides => checked.suspects.push(position),
-                Verdict::Refuse(errors) => checked.failures.push((source.clone(), InvalidFields(errors).into())),
-            }
-        }
-        // An object whose annotations would be too long is applied server-side instead.
-        if options.record_last_applied
-            && matches!(options.mode, Mode::ClientSide { .. })
-            && let Some(text) = recorded_within_limit(document)
-        {
-            checked.recorded.insert(source.index, text);
-        }
-        // The reads sent beside these checks share this thread: between documents, their requests
-        // go out and their answers come in.
-        tokio::task::yield_now().await;
-    }
-    checked
-}
-
-/// Sends each suspect's apply as a server dry run, one after the other (they are few): a server
-/// that checks fields itself is kubectl's judge (kubectl 1.25 and later check nothing on the
-/// client then), so what it takes goes on and what it refuses stops every document, in its words,
-/// before the first write. Nothing is written.
-async fn confirm_on_server(
-    cluster: &Cluster,
-    entries: &[Entry],
-    suspects: Vec<usize>,
-    options: &ApplyOptions,
-) -> Vec<(Source, Error)> {
-    let dry_run = ApplyOptions { dry_run: DryRun::Server, ..options.clone() };
-    let mut refused = Vec::new();
-    for position in suspects {
-        let Entry::Ready(manifest) = &entries[position] else { continue };
-        if let Err(err) = object::apply(cluster, manifest, Live::Unread, None, &dry_run).await {
-            refused.push((manifest.source.clone(), err));
-        }
-    }
-    refused
-}
-
-/// The objects whose live state is read before the first write, and the types and namespaces
-/// listed for them: none where the apply reads nothing before writing (`--force`, a subresource).
-struct ToRead<'a> {
-    ready: Vec<&'a Manifest>,
-    to_list: HashMap<ListKey, &'a ResourceType>,
-}
-
-impl<'a> ToRead<'a> {
-    fn of(entries: &'a [Entry], options: &ApplyOptions) -> Self {
-        if matches!(options.mode, Mode::ClientSide { force: true, .. }) || options.subresource.is_some() {
-            return ToRead { ready: Vec::new(), to_list: HashMap::new() };
-        }
-        let ready: Vec<&Manifest> = entries
-            .iter()
-            .filter_map(|entry| match entry {
-                Entry::Ready(manifest) => Some(manifest),
-                Entry::Pending(_) => None,
-            })
-            .collect();
-        let to_list = live::to_list(ready.iter().copied());
-        ToRead { ready, to_list }
-    }
-
-    /// How many reads the checks send at once: one per list, and up to `concurrency` of the
-    /// others; at least `concurrency`.
-    fn round(&self, concurrency: usize) -> usize {
-        (self.to_list.len() + self.checked_unlisted().count().min(concurrency)).max(concurrency).max(1)
-    }
-
-    /// The objects read one by one to check them: of kinds with fields that cannot change, and
-    /// not listed.
-    fn checked_unlisted(&self) -> impl Iterator<Item = &&'a Manifest> {
-        (self.ready.iter())
-            .filter(|manifest| immutable::has_immutable_fields(&manifest.object) && !self.is_listed(manifest))
-    }
-
-    /// Whether `manifest`'s object is read by listing its type in its namespace.
-    fn is_listed(&self, manifest: &Manifest) -> bool {
-        self.to_list.contains_key(&list_key(manifest))
-    }
-}
-
 /// What checking the batch made of the objects before the first write, for the apply to use.
 struct Known {
     read: HashMap<Identity, Option<Value>>,
@@ -425,184 +312,6 @@ struct Known {
 
 /// A live object as read (`None`: absent).
 type Read = Result<Option<Value>, crate::client::Error>;
-
-/// The reads of the objects that nothing reads before the first write (cluster-scoped objects,
-/// and namespaced ones too few of a type to list), sent in the places the checks' reads leave
-/// while the round lasts. Each object's apply waits for its own answer only, where it would
-/// otherwise send its read after the round: the write of a large definition starts as soon as
-/// the definition is read. The reads the round had no place for are left to each apply.
-struct EarlyReads<'c> {
-    /// Sends the reads, each in a place the checks' reads leave or free, and hands over each
-    /// answer: polled beside the checks, then beside the apply (for the reads under way).
-    sending: Option<Pin<Box<dyn Future<Output = ()> + 'c>>>,
-    answers: HashMap<Identity, oneshot::Receiver<Read>>,
-    /// The round's places.
-    limit: Arc<Semaphore>,
-    /// Turns to wait for a place, `options.concurrency` of them: the checks' reads, which the
-    /// first write waits for, queue for places behind no more early reads than that.
-    turns: Arc<Semaphore>,
-}
-
-impl<'c> EarlyReads<'c> {
-    /// Sends the reads of the first document of each object of `to_read` that is neither listed
-    /// nor read to be checked, unless its kind is one a definition of the input defines (the
-    /// kind may be served only once the definition is written).
-    fn send(cluster: &'c Cluster, to_read: &ToRead<'_>, options: &ApplyOptions, limit: Arc<Semaphore>) -> Self {
-        let mut answers = HashMap::new();
-        let defined: HashSet<(&str, &str)> =
-            to_read.ready.iter().filter_map(|manifest| manifest.defined_kind()).collect();
-        let mut reads = Vec::new();
-        for manifest in &to_read.ready {
-            let object = &manifest.object;
-            if immutable::has_immutable_fields(object)
-                || to_read.is_listed(manifest)
-                || defined.contains(&(object.rt.group.as_str(), object.rt.kind.as_str()))
-                || answers.contains_key(&identity(manifest))
-            {
-                continue;
-            }
-            let (sender, receiver) = oneshot::channel();
-            answers.insert(identity(manifest), receiver);
-            reads.push((object.rt.clone(), object.namespace.clone(), object.name.clone(), sender));
-        }
-        let turns = Arc::new(Semaphore::new(options.concurrency.max(1)));
-        if reads.is_empty() {
-            return EarlyReads { sending: None, answers, limit, turns };
-        }
-        let sending = (reads.into_iter())
-            .map(|(rt, namespace, name, sender): (_, Option<String>, String, oneshot::Sender<Read>)| {
-                let (places, turns) = (limit.clone(), turns.clone());
-                async move {
-                    // Once the apply starts (both closed), the sender is dropped at once and
-                    // the object's apply reads it.
-                    let Ok(_turn) = turns.acquire().await else { return };
-                    let Ok(_place) = places.acquire().await else { return };
-                    // An object no longer to be applied (the apply stopped) is not read.
-                    if !sender.is_canceled() {
-                        _ = sender.send(read_live(cluster, &rt, namespace.as_deref(), &name).await);
-                    }
-                }
-            })
-            .collect::<FuturesUnordered<_>>()
-            .for_each(|()| future::ready(()));
-        EarlyReads { sending: Some(Box::pin(sending)), answers, limit, turns }
-    }
-
-    /// Starts no more reads: those waiting are left to each object's apply, those under way are
-    /// answered.
-    fn close(&self) {
-        self.turns.close();
-        self.limit.close();
-    }
-}
-
-/// Awaits `work` while `sending` (when there is one) goes on beside it; `sending`, once done, is
-/// left `None`.
-async fn alongside<T>(
-    sending: &mut Option<Pin<Box<dyn Future<Output = ()> + '_>>>,
-    work: impl Future<Output = T>,
-) -> T {
-    let Some(running) = sending else { return work.await };
-    match future::select(pin!(work), running.as_mut()).await {
-        Either::Left((done, _)) => done,
-        Either::Right(((), work)) => {
-            *sending = None;
-            work.await
-        }
-    }
-}
-
-/// The live object when it is sent early, as its read answered: read again by the apply if the
-/// read failed.
-async fn answered(answer: oneshot::Receiver<Read>) -> Live {
-    match answer.await {
-        Ok(Ok(Some(live))) => Live::Read(live),
-        Ok(Ok(None)) => Live::Absent,
-        Ok(Err(_)) | Err(oneshot::Canceled) => Live::Unread,
-    }
-}
-
-/// Reads, in one round of requests, the live objects of every namespaced type and namespace with
-/// several objects (one list each), and one by one the other objects of kinds that have fields
-/// that cannot change; adds to `unchangeable` each object whose configuration changes such a
-/// field, with the changes.
-/// Returns what was read, for the apply to use: reading it all at once here, rather than a part
-/// now and the rest once the apply starts, saves the apply a round trip.
-async fn read_before_writes<'m>(
-    cluster: &Cluster,
-    to_read: &ToRead<'m>,
-    options: &ApplyOptions,
-    limit: &Semaphore,
-    unchangeable: &mut Vec<(&'m Manifest, Vec<immutable::ImmutableChange>)>,
-) -> HashMap<Identity, Option<Value>> {
-    let ready = &to_read.ready;
-    let checked = |manifest: &&&Manifest| immutable::has_immutable_fields(&manifest.object);
-    let (mut listed, mut reads) = futures::join!(
-        live::list(cluster, &to_read.to_list, limit),
-        read_each(cluster, to_read.checked_unlisted(), options, limit)
-    );
-    // Where a list failed, its objects are read one by one.
-    let not_listed = ready
-        .iter()
-        .filter(checked)
-        .filter(|manifest| to_read.is_listed(manifest) && !listed.contains_key(&list_key(manifest)));
-    reads.extend(read_each(cluster, not_listed, options, limit).await);
-    for manifest in ready {
-        if let Some(by_name) = listed.get_mut(&list_key(manifest)) {
-            reads.push((manifest, Ok(by_name.remove(&manifest.object.name))));
-        }
-    }
-    let mut read = HashMap::new();
-    for (manifest, live) in reads {
-        // An object that cannot be read now is read again, and fails, when it is applied.
-        let Ok(live) = live else { continue };
-        if let Some(live) = &live
-            && immutable::has_immutable_fields(&manifest.object)
-        {
-            let changes = immutable::changes(&manifest.object, &manifest.document, live);
-            if !changes.is_empty() {
-                unchangeable.push((manifest, changes));
-            }
-        }
-        read.entry(identity(manifest)).or_insert(live);
-    }
-    read
-}
-
-/// Reads each of `manifests`' live objects (`None`: absent), several at once.
-async fn read_each<'a, 'm: 'a>(
-    cluster: &Cluster,
-    manifests: impl Iterator<Item = &'a &'m Manifest>,
-    options: &ApplyOptions,
-    limit: &Semaphore,
-) -> Vec<(&'m Manifest, Read)> {
-    stream::iter(manifests)
-        .map(|manifest| async move {
-            let _place = live::place(limit).await;
-            let object = &manifest.object;
-            (*manifest, read_live(cluster, &object.rt, object.namespace.as_deref(), &object.name).await)
-        })
-        .buffered(options.concurrency.max(1))
-        .collect()
-        .await
-}
-
-/// Reads one live object (`None`: absent).
-async fn read_live(cluster: &Cluster, rt: &ResourceType, namespace: Option<&str>, name: &str) -> Read {
-    match cluster.get(rt, namespace, name).await {
-        Ok(live) => Ok(Some(live)),
-        Err(crate::client::Error::NotFound(_)) => Ok(None),
-        Err(err) => Err(err),
-    }
-}
-
-/// The last-applied configuration of `document`, when its annotations with it stay within the
-/// server's limit. Only the text is kept: a copy of every document, held until it is applied,
-/// would cost more memory than making the copy again then.
-fn recorded_within_limit(document: &Value) -> Option<String> {
-    let text = last_applied::configuration_text(document);
-    (last_applied::annotations_size(document, &text) <= ANNOTATIONS_LIMIT).then_some(text)
-}
 
 /// Whether `live` is what applying `manifest` makes: for client-side apply, the last-applied
 /// annotation records this configuration (a patch sets it with the rest, or not at all); for
