@@ -96,19 +96,9 @@ pub async fn write_failed(
     WriteError::Failed(cause)
 }
 
-/// Whether `live` holds every field of `wanted` with its value: maps key by key, lists item by
-/// item. What the server adds (defaults, status, metadata) does not count against it.
+/// Whether `live` holds every field of `wanted` with its value ([`client::json_contains`]).
 pub fn contains(live: &Value, wanted: &Value) -> bool {
-    match (live, wanted) {
-        (Value::Object(live), Value::Object(wanted)) => {
-            wanted.iter().all(|(key, value)| live.get(key).is_some_and(|found| contains(found, value)))
-        }
-        (Value::Array(live), Value::Array(wanted)) => {
-            live.len() == wanted.len() && live.iter().zip(wanted).all(|(found, value)| contains(found, value))
-        }
-        (Value::Number(live), Value::Number(wanted)) => live.as_f64() == wanted.as_f64(),
-        _ => live == wanted,
-    }
+    client::json_contains(live, wanted)
 }
 
 /// Whether `live` is what a write of `patch` leaves: sending the patch again would change
