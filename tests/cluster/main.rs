@@ -19,6 +19,7 @@ mod create_generators;
 mod delete;
 mod deploys;
 mod edit;
+mod faults;
 mod fleet;
 mod force;
 mod get;
