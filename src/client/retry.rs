@@ -104,7 +104,11 @@ impl Default for Transient {
     fn default() -> Self {
         Transient {
             attempts: 6,
-            pauses: RetryPolicy { attempts: 6, base_delay: Duration::from_millis(250), max_delay: Duration::from_secs(4) },
+            pauses: RetryPolicy {
+                attempts: 6,
+                base_delay: Duration::from_millis(250),
+                max_delay: Duration::from_secs(4),
+            },
             deadline: Duration::from_secs(30),
         }
     }

@@ -48,7 +48,10 @@ enum Repeat {
 /// Whether `request` is a JSON patch, which need not leave the same object when sent twice (an
 /// `add` to a list adds twice).
 fn is_json_patch(request: &Request<Vec<u8>>) -> bool {
-    request.headers().get(http::header::CONTENT_TYPE).is_some_and(|value| value.as_bytes() == b"application/json-patch+json")
+    request
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .is_some_and(|value| value.as_bytes() == b"application/json-patch+json")
 }
 
 /// A copy of `request`, to send again.
@@ -146,7 +149,9 @@ impl Transport {
                     Ok(Some(_)) => {
                         tracing::info!("{object_path}: the create's answer was lost; another object is there");
                     }
-                    Ok(None) => tracing::info!("{object_path}: the create's answer was lost; not there, creating again"),
+                    Ok(None) => {
+                        tracing::info!("{object_path}: the create's answer was lost; not there, creating again")
+                    }
                     Err(err) => return (Err(err), true),
                 }
             }
@@ -172,7 +177,8 @@ impl Transport {
                     (error, retry_after(&headers))
                 }
                 Err(error) => {
-                    let refused = matches!(&error, Error::Unreachable { cause, .. } if cause == super::error::CONNECTION_REFUSED);
+                    let refused =
+                        matches!(&error, Error::Unreachable { cause, .. } if cause == super::error::CONNECTION_REFUSED);
                     let repeatable = match &error {
                         Error::Unreachable { .. } if refused => attempt < READ_ATTEMPTS,
                         Error::Unreachable { .. } => !matches!(repeat, Repeat::Never),
@@ -193,7 +199,12 @@ impl Transport {
                 tracing::info!("{} {}: {failure}; giving up after {attempt} attempts", request.method(), request.uri());
                 return (Err(failure), lost);
             };
-            tracing::info!("{} {}: {failure}; trying again in {} ms", request.method(), request.uri(), pause.as_millis());
+            tracing::info!(
+                "{} {}: {failure}; trying again in {} ms",
+                request.method(),
+                request.uri(),
+                pause.as_millis()
+            );
             tokio::time::sleep(pause).await;
             attempt += 1;
         }
@@ -203,7 +214,12 @@ impl Transport {
     /// later one may say only that: a DELETE's NotFound (the object went), a 409 (the first write
     /// changed the object's `resourceVersion`, or created it). The object is read back and, when
     /// it is as the write leaves it, that is the answer. `None`: the failure stands as it is.
-    async fn settle_after_lost(&self, request: &Request<Vec<u8>>, repeat: &Repeat, error: &Error) -> Option<Result<Bytes>> {
+    async fn settle_after_lost(
+        &self,
+        request: &Request<Vec<u8>>,
+        repeat: &Repeat,
+        error: &Error,
+    ) -> Option<Result<Bytes>> {
         let path = request.uri().path().to_string();
         match (request.method(), error) {
             (&Method::DELETE, Error::NotFound(status)) => {
@@ -216,7 +232,9 @@ impl Transport {
                 Some(Ok(Bytes::from(serde_json::to_vec(&gone).expect("JSON serializes"))))
             }
             (&Method::DELETE, Error::Conflict(_)) => match self.read_back(&path).await {
-                Ok(None) => Some(Ok(Bytes::from_static(br#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success"}"#))),
+                Ok(None) => Some(Ok(Bytes::from_static(
+                    br#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success"}"#,
+                ))),
                 Ok(Some((live, body))) if !live["metadata"]["deletionTimestamp"].is_null() => Some(Ok(body)),
                 _ => None,
             },
@@ -253,8 +271,10 @@ impl Transport {
             .map_err(|err| Error::InvalidRequest { path: path.to_string(), reason: err.to_string() })?;
         match Box::pin(self.send_repeating(request, Repeat::Freely)).await.0 {
             Ok(body) => {
-                let live = super::json::decode(&body)
-                    .map_err(|err| Error::InvalidResponse { path: path.to_string(), reason: format!("invalid JSON: {err}") })?;
+                let live = super::json::decode(&body).map_err(|err| Error::InvalidResponse {
+                    path: path.to_string(),
+                    reason: format!("invalid JSON: {err}"),
+                })?;
                 Ok(Some((live, body)))
             }
             Err(Error::NotFound(_)) => Ok(None),

@@ -407,7 +407,9 @@ fn diff() {
         resource: "configmaps",
         setup: one_configmap,
         command: |cell| (args(&["diff", "-f", "-"]), cell.configmap("a", "2")),
-        succeeded: |output| output.status.code() == Some(1) && String::from_utf8_lossy(&output.stdout).contains("+  v: \"2\""),
+        succeeded: |output| {
+            output.status.code() == Some(1) && String::from_utf8_lossy(&output.stdout).contains("+  v: \"2\"")
+        },
         // diff changes nothing: the state it is asked for is the state before.
         state: |cell| cell.judge(&[("a", "1")], &[("a", "1")]),
         writes: false,
@@ -466,7 +468,12 @@ fn delete() {
         tools: BOTH,
         methods: WRITES,
         resource: "configmaps",
-        setup: |cell| cell.setup_ok(&["apply", "-f", "-"], &format!("{}---\n{}", cell.configmap("a", "1"), cell.configmap("b", "1"))),
+        setup: |cell| {
+            cell.setup_ok(
+                &["apply", "-f", "-"],
+                &format!("{}---\n{}", cell.configmap("a", "1"), cell.configmap("b", "1")),
+            )
+        },
         command: |cell| (args(&["delete", "configmap", &cell.name("a"), &cell.name("b")]), String::new()),
         succeeded: exit_zero,
         state: |cell| cell.judge(&[("a", "1"), ("b", "1")], &[]),
@@ -544,7 +551,9 @@ fn create() {
         methods: WRITES,
         resource: "configmaps",
         setup: |_| {},
-        command: |cell| (args(&["create", "-f", "-"]), format!("{}---\n{}", cell.configmap("a", "1"), cell.configmap("b", "1"))),
+        command: |cell| {
+            (args(&["create", "-f", "-"]), format!("{}---\n{}", cell.configmap("a", "1"), cell.configmap("b", "1")))
+        },
         succeeded: exit_zero,
         state: |cell| cell.judge(&[], &[("a", "1"), ("b", "1")]),
         writes: true,
@@ -607,4 +616,59 @@ fn edit() {
         state: changed_to_2,
         writes: true,
     });
+}
+
+/// `wait` whose watches are cut mid-stream: the first two watches of the ConfigMap are cut after
+/// a second; once the tool has watched a third time (read from the proxy's log, not timed), the
+/// ConfigMap gets the value waited for. Returns whether the tool ended with exit 0.
+fn wait_through_cut_watches(tool: Tool, namespace: &TestNamespace) -> bool {
+    let cell = Cell { namespace, prefix: format!("{}cut", if tool == Tool::Kubeupd { "u" } else { "k" }) };
+    one_configmap(&cell);
+    let path = format!("/namespaces/{}/configmaps.*watch=", namespace.name);
+    let proxy = FaultRelay::start(&[FaultRule::watch_cut(&path, "1s").first(2)]);
+    let target = format!("configmap/{}", cell.name("a"));
+    let words = args(&["wait", "--for=jsonpath={.data.v}=2", &target, "--timeout=60s"]);
+    let kubeconfig = proxy.kubeconfig().to_path_buf();
+    let mut command = match tool {
+        Tool::Kubeupd => Command::new(assert_cmd::cargo::cargo_bin("kubeupd")),
+        Tool::Kubectl => Command::new("kubectl"),
+    };
+    command
+        .arg("--cache-dir")
+        .arg(kubeconfig.with_file_name("cache"))
+        .arg("--kubeconfig")
+        .arg(&kubeconfig)
+        .args(["-n", &namespace.name])
+        .args(&words)
+        .env_remove("KUBECONFIG")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    let watches = || proxy.log().iter().filter(|line| line.contains("watch=")).count();
+    while watches() < 3 && child.try_wait().unwrap().is_none() {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    if child.try_wait().unwrap().is_none() {
+        cell.setup_ok(&["patch", "configmap", &cell.name("a"), "-p", r#"{"data":{"v":"2"}}"#], "");
+    }
+    let output = child.wait_with_output().unwrap();
+    eprintln!(
+        "wait, watches cut / {tool:?}: {:?} {:?}\n{}",
+        output.status,
+        proxy.log(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output.status.success()
+}
+
+#[test]
+fn wait_watches_again_when_its_watch_is_cut() {
+    let namespace = TestNamespace::new("faults-watch");
+    let (ours, theirs) = std::thread::scope(|scope| {
+        let ours = scope.spawn(|| wait_through_cut_watches(Tool::Kubeupd, &namespace));
+        let theirs = scope.spawn(|| wait_through_cut_watches(Tool::Kubectl, &namespace));
+        (ours.join().unwrap(), theirs.join().unwrap())
+    });
+    assert!(ours, "kubeupd's wait watches again");
+    assert!(theirs, "kubectl's wait watches again (docs/reliability.md says so)");
 }

@@ -500,9 +500,12 @@ fn the_update_verbs_read_back_a_lost_write_and_go_on() {
         let text = stderr(&output);
         assert_eq!(output.status.code(), Some(1), "{args:?}: {text}");
         let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-        let a_or_b = |line: &str| ["a", "b"].iter().any(|name| {
-            line.starts_with(&format!("deployment.apps/{name} ")) || line.starts_with(&format!("deployment.apps \"{name}\" "))
-        });
+        let a_or_b = |line: &str| {
+            ["a", "b"].iter().any(|name| {
+                line.starts_with(&format!("deployment.apps/{name} "))
+                    || line.starts_with(&format!("deployment.apps \"{name}\" "))
+            })
+        };
         assert!(stdout.lines().count() == 2 && stdout.lines().all(a_or_b), "{args:?}: {stdout}");
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 1, "{args:?}: {text} / {stdout}");

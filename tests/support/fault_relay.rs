@@ -175,7 +175,9 @@ fn binary() -> PathBuf {
             let partial = out.with_extension(format!("{}", std::process::id()));
             let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/fault-proxy");
             let modified = |path: &Path| std::fs::metadata(path).and_then(|metadata| metadata.modified()).ok();
-            if modified(&out).is_some_and(|built| modified(&source.join("main.go")).is_some_and(|changed| built > changed)) {
+            if modified(&out)
+                .is_some_and(|built| modified(&source.join("main.go")).is_some_and(|changed| built > changed))
+            {
                 return out;
             }
             let build = || {
