@@ -1,5 +1,7 @@
-//! One request that fails at the transport is not a lost server. A write whose connection was
-//! reset, closed before the whole answer came, or timed out may or may not have happened; the
+//! One request that fails at the transport is not a lost server. The client sends a write again
+//! where that is safe (`client::Transport::send`: creates read back first); a write that still
+//! fails at the transport after its attempts, its connection reset, closed before the whole
+//! answer came, or timed out, may or may not have happened; the
 //! server may have failed that one request (a panicking handler, a dropped stream) and still
 //! answer every other. [`check`] asks the server whether it answers at all and, if it does,
 //! reads the object back to say what is there. Any verb that writes several objects uses it:

@@ -374,7 +374,6 @@ impl Transport {
     }
 }
 
-/// kube's client stack (base URI, gzip, bounded retries on 429/503/504, credentials, extra headers) over a connector with
 /// The environment variable naming a directory where every request is written (method, path,
 /// content type and body, one file each, numbered in the order sent), so that the same requests
 /// can be sent without kubeupd: `scripts/bench.sh` measures the server's floor that way. The
@@ -417,10 +416,11 @@ impl Recorder {
     }
 }
 
-/// `TCP_NODELAY`: without it, the request written right after the TLS handshake waits for the
-/// server's delayed ACK, about 40 ms on every new connection. The connection goes through the
-/// proxy of the kubeconfig's `proxy-url` (or of `$HTTPS_PROXY`) when there is one: `http://` (a
-/// CONNECT tunnel) or `socks5://`, with the credentials of its URL.
+/// kube's client stack (base URI, gzip, credentials, extra headers; no retries: [`Transport::send`]
+/// has the one policy) over a connector with `TCP_NODELAY`: without it, the request written right
+/// after the TLS handshake waits for the server's delayed ACK, about 40 ms on every new connection.
+/// The connection goes through the proxy of the kubeconfig's `proxy-url` (or of `$HTTPS_PROXY`)
+/// when there is one: `http://` (a CONNECT tunnel) or `socks5://`, with the credentials of its URL.
 fn build_client(config: &kube::Config) -> Result<kube::Client> {
     let mut config = config.clone();
     let agent = http::HeaderValue::from_str(&user_agent()).expect("the user agent is ASCII");
