@@ -27,6 +27,13 @@
 //	stall       forward, then hold the answer `stall` (a duration) before sending it
 //	watch-cut   forward a watch, pass `cutAfter` (a duration) of its events on, then cut the stream
 //	tls-fail    (method "TLS", no path) fail the TLS handshake of matching connections
+//	deny        (-webhook) refuse the object: an AdmissionReview with allowed false
+//
+// With -webhook, it is not a proxy but a validating admission webhook the apiserver calls
+// (clientConfig.url https://ADDR/validate, caBundle DIR/ca.crt): it allows every object unless a
+// rule says otherwise, and its rules match the path `/validate/NAMESPACE/NAME OPERATION` (e.g.
+// `/validate/ns/u-a CREATE`); `reset` and `status` make the call fail, `stall` outlasts the
+// webhook's timeout, `deny` refuses. `within` makes a webhook that is down for a while.
 package main
 
 import (
@@ -88,8 +95,9 @@ func main() {
 	upstreamCA := flag.String("upstream-ca", "", "PEM file of the CA the apiserver's certificate is signed by")
 	dir := flag.String("dir", "", "directory for ca.crt and requests.log")
 	rulesFile := flag.String("rules", "", "JSON file of rules (none: forward everything)")
+	webhook := flag.Bool("webhook", false, "be a validating admission webhook instead of a proxy")
 	flag.Parse()
-	if *upstream == "" || *dir == "" {
+	if (*upstream == "" && !*webhook) || *dir == "" {
 		fail(2, "usage: fault-proxy -upstream URL -upstream-ca FILE -dir DIR [-rules FILE] [-listen ADDR]")
 	}
 	p := &proxy{upstream: strings.TrimRight(*upstream, "/")}
@@ -112,7 +120,7 @@ func main() {
 				}
 			}
 			switch r.Fault {
-			case "status", "reset", "reset-after", "stall", "watch-cut", "tls-fail":
+			case "status", "reset", "reset-after", "stall", "watch-cut", "tls-fail", "deny":
 			default:
 				fail(2, fmt.Sprintf("rule %d: unknown fault %q", i+1, r.Fault))
 			}
@@ -150,8 +158,12 @@ func main() {
 			return nil, nil
 		},
 	}
+	var handler http.Handler = p
+	if *webhook {
+		handler = http.HandlerFunc(p.admit)
+	}
 	server := &http.Server{
-		Handler:      p,
+		Handler:      handler,
 		TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){}, // HTTP/1.1 only: connections can be hijacked
 		ErrorLog:     nil,
 	}
@@ -263,6 +275,50 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	copyHead(w, answer)
 	relay(w, answer.Body)
+}
+
+// admit answers the apiserver's AdmissionReview: allowed, unless a rule says otherwise.
+func (p *proxy) admit(w http.ResponseWriter, req *http.Request) {
+	var review struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Request    struct {
+			UID       string `json:"uid"`
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+			Operation string `json:"operation"`
+		} `json:"request"`
+	}
+	if err := json.NewDecoder(req.Body).Decode(&review); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	target := fmt.Sprintf("%s/%s/%s %s", req.URL.Path, review.Request.Namespace, review.Request.Name, review.Request.Operation)
+	r := p.due(req.Method, target)
+	allowed, message := true, ""
+	if r != nil {
+		p.record(fmt.Sprintf("%s %s %s", req.Method, target, r.Fault))
+		switch r.Fault {
+		case "status":
+			http.Error(w, "injected", r.Status)
+			return
+		case "reset":
+			reset(w)
+			return
+		case "stall":
+			time.Sleep(r.stall)
+		case "deny":
+			allowed, message = false, "injected: the webhook refuses "+review.Request.Name
+		}
+	} else {
+		p.record(fmt.Sprintf("%s %s allowed", req.Method, target))
+	}
+	response := map[string]any{"uid": review.Request.UID, "allowed": allowed}
+	if !allowed {
+		response["status"] = map[string]any{"code": 403, "message": message}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"apiVersion": review.APIVersion, "kind": review.Kind, "response": response})
 }
 
 func (p *proxy) forward(req *http.Request, target string, body []byte) (*http.Response, error) {

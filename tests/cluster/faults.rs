@@ -304,16 +304,17 @@ fn editor() -> String {
         .clone()
 }
 
-/// The expected row of `verb` for `tool` in docs/reliability.md: the outcome per fault, in the
-/// order of [`FAULTS`].
-fn documented_row(tool: &str, row: &str) -> Vec<String> {
+/// The expected cells of `row` (named by its first cell) in the table after
+/// `<!-- matrix TABLE -->` in docs/reliability.md: for a verb of the matrix, the outcome per fault
+/// in the order of [`FAULTS`] in the tool's table.
+fn documented_cells(table: &str, row: &str) -> Vec<String> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reliability.md");
     let text = std::fs::read_to_string(path).expect("docs/reliability.md");
-    let table = text.split(&format!("<!-- matrix {tool} -->")).nth(1).expect("the tool's table");
-    let line = table
+    let table_text = text.split(&format!("<!-- matrix {table} -->")).nth(1).expect("the table");
+    let line = table_text
         .lines()
         .find(|line| line.starts_with(&format!("| {row} |")))
-        .unwrap_or_else(|| panic!("no row `{row}` in the {tool} table of docs/reliability.md"));
+        .unwrap_or_else(|| panic!("no row `{row}` in the {table} table of docs/reliability.md"));
     line.trim_matches('|').split('|').skip(1).map(|cell| cell.trim().to_string()).collect()
 }
 
@@ -330,7 +331,7 @@ fn check_verb(verb: Verb) {
                 verb.row
             );
         }
-        let documented = documented_row(tool, verb.row);
+        let documented = documented_cells(tool, verb.row);
         if documented != observed {
             wrong.push(format!("{tool}: | {} | {} |", verb.row, observed.join(" | ")));
         }
@@ -671,4 +672,134 @@ fn wait_watches_again_when_its_watch_is_cut() {
     });
     assert!(ours, "kubeupd's wait watches again");
     assert!(theirs, "kubectl's wait watches again (docs/reliability.md says so)");
+}
+
+/// A validating admission webhook (`scripts/fault-proxy -webhook`) the apiserver calls for the
+/// ConfigMaps of `namespace` labelled `cell`, failing closed within a second; removed when dropped.
+struct Webhook {
+    name: String,
+    server: FaultRelay,
+}
+
+impl Webhook {
+    fn register(namespace: &TestNamespace, rules: &[FaultRule]) -> Self {
+        use base64::Engine as _;
+        let server = FaultRelay::webhook(rules);
+        let name = format!("{}.faults.kubeupd.test", namespace.name);
+        let ca = base64::engine::general_purpose::STANDARD.encode(server.ca_pem());
+        let configuration = format!(
+            "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {{name: {name}}}\n\
+             webhooks:\n- name: {name}\n  clientConfig: {{url: \"{}\", caBundle: {ca}}}\n  rules:\n  - {{operations: \
+             [CREATE, UPDATE, DELETE], apiGroups: [\"\"], apiVersions: [v1], resources: [configmaps]}}\n  \
+             namespaceSelector: {{matchLabels: {{kubernetes.io/metadata.name: {}}}}}\n  objectSelector: \
+             {{matchExpressions: [{{key: cell, operator: Exists}}]}}\n  failurePolicy: Fail\n  sideEffects: None\n  \
+             timeoutSeconds: 1\n  admissionReviewVersions: [v1]\n",
+            server.webhook_url(),
+            namespace.name
+        );
+        let created = support::with_stdin(namespace.kubectl().args(["apply", "-f", "-"]), &configuration);
+        assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
+        let webhook = Webhook { name, server };
+        // The apiserver calls a new webhook once its informer has it: probe with a dry run until
+        // the webhook sees one.
+        let probe = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: probe, labels: {cell: probe}}\n";
+        for probes in 0.. {
+            if webhook.server.log().iter().any(|line| line.contains("/probe ")) {
+                break;
+            }
+            assert!(probes < 300, "the apiserver never called the webhook");
+            let mut command = namespace.kubectl();
+            command.args(["-n", &namespace.name, "create", "--dry-run=server", "-f", "-"]);
+            support::with_stdin(&mut command, probe);
+        }
+        webhook
+    }
+}
+
+impl Drop for Webhook {
+    fn drop(&mut self) {
+        let kubeconfig = support::kubeconfig();
+        let _ = Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(kubeconfig)
+            .args(["delete", "validatingwebhookconfiguration", &self.name, "--ignore-not-found"])
+            .env_remove("KUBECONFIG")
+            .output();
+    }
+}
+
+/// `apply` (a change of `a`, a create of `b`) while the admission webhook fails: its calls for
+/// each object fail twice (down: the connection reset, the apiserver answers 500), stall once
+/// past its one-second timeout (500 again), or it refuses `b` every time (403 with the webhook's
+/// words). kubeupd sends the writes the webhook failed again and converges where it recovers;
+/// a refusal it reports at once, never sent again. Each tool's row is the webhook table of
+/// docs/reliability.md.
+#[test]
+fn apply_while_the_admission_webhook_fails() {
+    let namespace = TestNamespace::new("faults-webhook");
+    let faults = ["down", "stall", "deny"];
+    let cell = |tool: Tool, fault: &str| Cell {
+        namespace: &namespace,
+        prefix: format!("{}{fault}", if tool == Tool::Kubeupd { "u" } else { "k" }),
+    };
+    // Before the webhook is there: it would judge the setup's creates too.
+    for tool in BOTH {
+        for fault in faults {
+            one_configmap(&cell(*tool, fault));
+        }
+    }
+    let rules: Vec<FaultRule> = ["u", "k"]
+        .iter()
+        .flat_map(|letter| {
+            ["a", "b"]
+                .iter()
+                .flat_map(move |object| {
+                    [
+                        FaultRule::reset_before("POST", &format!("/{letter}down-{object} ")).first(2),
+                        FaultRule::stall("POST", &format!("/{letter}stall-{object} "), "3s").first(1),
+                    ]
+                })
+                .chain([FaultRule::deny(&format!("/{letter}deny-b "))])
+        })
+        .collect();
+    let webhook = Webhook::register(&namespace, &rules);
+    let mut outcomes = BTreeMap::new();
+    std::thread::scope(|scope| {
+        let mut running = Vec::new();
+        for &tool in BOTH {
+            for fault in faults {
+                let (namespace, cell) = (&namespace, cell(tool, fault));
+                running.push(scope.spawn(move || {
+                    let proxy = FaultRelay::start(&[]);
+                    let input = format!("{}---\n{}", cell.configmap("a", "2"), cell.configmap("b", "2"));
+                    let output = run_tool(tool, &proxy, &namespace.name, &args(&["apply", "-f", "-"]), &input, false);
+                    let state = cell.judge(&[("a", "1")], &[("a", "2"), ("b", "2")]);
+                    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+                    eprintln!("webhook {fault} / {tool:?}: {state:?}\n{stderr}");
+                    ((tool_name(tool), fault), outcome(output.status.success(), &state).to_string(), stderr)
+                }));
+            }
+        }
+        for cell in running {
+            let (key, result, stderr) = cell.join().expect("the cell ran");
+            outcomes.insert(key, (result, stderr));
+        }
+    });
+    let refused = |letter: &str| {
+        webhook.server.log().iter().filter(|line| line.contains(&format!("/{letter}deny-b CREATE"))).count()
+    };
+    let (ours, theirs) = (&outcomes[&("kubeupd", "deny")].1, &outcomes[&("kubectl", "deny")].1);
+    let words = format!("admission webhook \"{}\" denied the request: injected: the webhook refuses", webhook.name);
+    assert!(ours.contains(&format!("{words} udeny-b")), "kubeupd says the webhook's words: {ours}");
+    assert!(theirs.contains(&format!("{words} kdeny-b")), "kubectl says the webhook's words: {theirs}");
+    assert_eq!(refused("u"), 1, "kubeupd sends a refused create once");
+    drop(webhook);
+    let mut wrong = Vec::new();
+    for tool in ["kubeupd", "kubectl"] {
+        let observed: Vec<&str> = faults.iter().map(|fault| outcomes[&(tool, *fault)].0.as_str()).collect();
+        if documented_cells("webhook", tool) != observed {
+            wrong.push(format!("| {tool} | {} |", observed.join(" | ")));
+        }
+    }
+    assert!(wrong.is_empty(), "rows differing from the webhook table of docs/reliability.md:\n{}", wrong.join("\n"));
 }

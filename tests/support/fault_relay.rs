@@ -53,32 +53,19 @@ impl FaultRule {
         rule
     }
 
+    /// (A webhook's rule) refuse the object.
+    pub fn deny(path: &str) -> Self {
+        Self::new("POST", path, "deny")
+    }
+
     /// Fail the TLS handshake of new connections.
     pub fn tls_fail() -> Self {
         Self::new("TLS", "", "tls-fail")
     }
 
-    /// Let the first `n` matching requests pass.
-    pub fn skip(mut self, n: usize) -> Self {
-        self.0["skip"] = n.into();
-        self
-    }
-
     /// Apply the fault at most `n` times.
     pub fn first(mut self, n: usize) -> Self {
         self.0["first"] = n.into();
-        self
-    }
-
-    /// Apply the fault to every `n`th matching request only.
-    pub fn every(mut self, n: usize) -> Self {
-        self.0["every"] = n.into();
-        self
-    }
-
-    /// Apply the fault only within `duration` (`2s`) of the first matching request.
-    pub fn within(mut self, duration: &str) -> Self {
-        self.0["within"] = duration.into();
         self
     }
 }
@@ -88,6 +75,30 @@ pub struct FaultRelay {
     child: Child,
     dir: tempfile::TempDir,
     kubeconfig: PathBuf,
+    address: String,
+}
+
+/// Starts `command` (the proxy's binary with its mode's flags) on a free port, with `rules` and
+/// `dir`; returns it and the address it listens on.
+fn spawn(mut command: Command, dir: &Path, rules: &[FaultRule]) -> (Child, String) {
+    let rules_file = dir.join("rules.json");
+    let rules: Vec<&Value> = rules.iter().map(|rule| &rule.0).collect();
+    std::fs::write(&rules_file, serde_json::to_vec(&rules).unwrap()).unwrap();
+    let mut child = command
+        .args(["-listen", "127.0.0.1:0"])
+        .arg("-dir")
+        .arg(dir)
+        .arg("-rules")
+        .arg(&rules_file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("scripts/fault-proxy starts");
+    let mut address = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut address).unwrap();
+    let address = address.trim().to_string();
+    assert!(!address.is_empty(), "scripts/fault-proxy did not start");
+    (child, address)
 }
 
 impl FaultRelay {
@@ -97,25 +108,9 @@ impl FaultRelay {
         let credentials = super::credentials();
         let upstream_ca = dir.path().join("upstream.crt");
         std::fs::write(&upstream_ca, &credentials.ca_pem).unwrap();
-        let rules_file = dir.path().join("rules.json");
-        let rules: Vec<&Value> = rules.iter().map(|rule| &rule.0).collect();
-        std::fs::write(&rules_file, serde_json::to_vec(&rules).unwrap()).unwrap();
-        let mut child = Command::new(binary())
-            .args(["-listen", "127.0.0.1:0", "-upstream", &credentials.server])
-            .arg("-upstream-ca")
-            .arg(&upstream_ca)
-            .arg("-dir")
-            .arg(dir.path())
-            .arg("-rules")
-            .arg(&rules_file)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("scripts/fault-proxy starts");
-        let mut address = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut address).unwrap();
-        let address = address.trim().to_string();
-        assert!(!address.is_empty(), "scripts/fault-proxy did not start");
+        let mut command = Command::new(binary());
+        command.args(["-upstream", &credentials.server]).arg("-upstream-ca").arg(&upstream_ca);
+        let (child, address) = spawn(command, dir.path(), rules);
         let kubeconfig = dir.path().join("kubeconfig");
         let ca = dir.path().join("ca.crt");
         std::fs::write(
@@ -129,7 +124,29 @@ impl FaultRelay {
             ),
         )
         .unwrap();
-        FaultRelay { child, dir, kubeconfig }
+        FaultRelay { child, dir, kubeconfig, address }
+    }
+
+    /// Starts `scripts/fault-proxy -webhook`: a validating admission webhook at
+    /// [`FaultRelay::webhook_url`] with [`FaultRelay::ca_pem`], its `rules` matching
+    /// `/validate/NAMESPACE/NAME OPERATION`.
+    pub fn webhook(rules: &[FaultRule]) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let mut command = Command::new(binary());
+        command.arg("-webhook");
+        let (child, address) = spawn(command, dir.path(), rules);
+        let kubeconfig = dir.path().join("no-kubeconfig");
+        FaultRelay { child, dir, kubeconfig, address }
+    }
+
+    /// The URL the apiserver calls a webhook at.
+    pub fn webhook_url(&self) -> String {
+        format!("https://{}/validate", self.address)
+    }
+
+    /// The certificate of the CA that signed the proxy's, as PEM.
+    pub fn ca_pem(&self) -> Vec<u8> {
+        std::fs::read(self.dir.path().join("ca.crt")).unwrap()
     }
 
     /// The kubeconfig that reaches the cluster through the proxy.
@@ -145,17 +162,6 @@ impl FaultRelay {
             .lines()
             .map(String::from)
             .collect()
-    }
-
-    /// How many requests with `method` and a path containing `path` the proxy received.
-    pub fn count(&self, method: &str, path: &str) -> usize {
-        self.log()
-            .iter()
-            .filter(|line| {
-                let mut words = line.split(' ');
-                words.next() == Some(method) && words.next().is_some_and(|target| target.contains(path))
-            })
-            .count()
     }
 }
 
