@@ -125,6 +125,13 @@ impl Transient {
         let pause = retry_after.unwrap_or_else(|| self.pauses.pause(attempt));
         (started.elapsed() + pause <= self.deadline).then_some(pause)
     }
+
+    /// The pause after the `wait`th refused connection (from 1) of a server that answered before:
+    /// it is restarting, which takes as long as it takes, so only the deadline bounds the waits.
+    pub fn pause_while_restarting(&self, wait: u32, started: Instant) -> Option<Duration> {
+        let pause = self.pauses.pause(wait);
+        (started.elapsed() + pause <= self.deadline).then_some(pause)
+    }
 }
 
 /// The seconds of a `Retry-After` header (an HTTP date is not used by the apiserver and is ignored).
@@ -151,6 +158,15 @@ mod tests {
         assert_eq!(retry_after(&headers), Some(Duration::from_secs(2)));
         headers.insert(http::header::RETRY_AFTER, http::HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"));
         assert_eq!(retry_after(&headers), None);
+    }
+
+    #[test]
+    fn a_restarting_server_is_waited_for_until_the_deadline_whatever_the_attempts() {
+        let policy = Transient::default();
+        let now = Instant::now();
+        assert!(policy.pause_while_restarting(20, now).is_some_and(|pause| pause <= Duration::from_secs(4)));
+        let long_ago = now.checked_sub(Duration::from_secs(31)).expect("the clock runs longer than that");
+        assert_eq!(policy.pause_while_restarting(1, long_ago), None, "past the deadline");
     }
 
     fn conflict() -> Error {

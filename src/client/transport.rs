@@ -2,6 +2,7 @@
 
 use std::error::Error as StdError;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
@@ -29,7 +30,8 @@ fn user_agent() -> String {
 }
 
 /// How many times a request is sent while its connection is refused (nothing listens: a server
-/// that is gone is said so soon).
+/// that is gone is said so soon), unless the server answered earlier in the run (then it is
+/// restarting, and waited for: [`Transient::pause_while_restarting`]).
 const READ_ATTEMPTS: u32 = 3;
 
 /// How many times a request is sent while its answer does not come within the request timeout.
@@ -89,6 +91,9 @@ pub(crate) struct Transport {
     pub(crate) warnings: Arc<Warnings>,
     /// Where each request is written, with `KUBEUPD_RECORD_REQUESTS`.
     recorder: Option<Arc<Recorder>>,
+    /// Whether the server answered a request of this run: a connection it refuses afterwards is a
+    /// restart (its port closed until it listens again), not a server that is not there.
+    answered: Arc<AtomicBool>,
 }
 
 impl Transport {
@@ -97,7 +102,7 @@ impl Transport {
         let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
         let client = build_client(config)?;
         let recorder = std::env::var_os(RECORD_REQUESTS).map(|dir| Arc::new(Recorder::new(dir.into())));
-        Ok(Transport { client, server, timeout, warnings: Arc::default(), recorder })
+        Ok(Transport { client, server, timeout, warnings: Arc::default(), recorder, answered: Arc::default() })
     }
 
     /// The server URL without a trailing slash, e.g. `https://127.0.0.1:6443`.
@@ -139,6 +144,8 @@ impl Transport {
         // Whether an earlier attempt may have been carried out without its answer coming back.
         let mut lost = false;
         let mut attempt = 1;
+        // The refused connections met while the server restarts; they do not count as attempts.
+        let mut restart_waits = 0;
         loop {
             if lost && let Repeat::Create { object_path, wanted } = &repeat {
                 match self.read_back(object_path).await {
@@ -179,6 +186,27 @@ impl Transport {
                 Err(error) => {
                     let refused =
                         matches!(&error, Error::Unreachable { cause, .. } if cause == super::error::CONNECTION_REFUSED);
+                    // A refused request never reached the server: whatever it is, it is sent
+                    // again once the server listens, up to the deadline.
+                    if refused && self.answered.load(Ordering::Relaxed) {
+                        restart_waits += 1;
+                        let Some(pause) = policy.pause_while_restarting(restart_waits, started) else {
+                            tracing::info!(
+                                "{} {}: {error}; the server did not come back",
+                                request.method(),
+                                request.uri()
+                            );
+                            return (Err(error), lost);
+                        };
+                        tracing::info!(
+                            "{} {}: {error}; the server is restarting, trying again in {} ms",
+                            request.method(),
+                            request.uri(),
+                            pause.as_millis()
+                        );
+                        tokio::time::sleep(pause).await;
+                        continue;
+                    }
                     let repeatable = match &error {
                         Error::Unreachable { .. } if refused => attempt < READ_ATTEMPTS,
                         Error::Unreachable { .. } => !matches!(repeat, Repeat::Never),
@@ -320,6 +348,7 @@ impl Transport {
         let elapsed = started.elapsed().as_millis();
         match outcome {
             Ok((status, headers, body)) => {
+                self.answered.store(true, Ordering::Relaxed);
                 tracing::debug!("{method} {url} {status} in {elapsed} milliseconds");
                 Ok((status, headers, body))
             }
