@@ -803,3 +803,120 @@ fn apply_while_the_admission_webhook_fails() {
     }
     assert!(wrong.is_empty(), "rows differing from the webhook table of docs/reliability.md:\n{}", wrong.join("\n"));
 }
+
+/// The extra cluster (`scripts/local-cluster.sh extra`) this module restarts: an apiserver of its
+/// own on the test cluster's etcd, so that no other test's server goes away.
+const RESTARTED: &str = "faults-restart";
+
+/// Runs `scripts/local-cluster.sh` with `words` for the 1.37 cluster; returns what it printed.
+fn local_cluster(words: &[&str]) -> String {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/local-cluster.sh");
+    let output = Command::new(script).args(words).env("KUBEUPD_KUBERNETES", "1.37").output().expect("the script runs");
+    assert!(output.status.success(), "local-cluster.sh {words:?}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).trim().to_string()
+}
+
+/// The extra cluster [`RESTARTED`], started for a test and stopped when dropped.
+struct RestartedCluster {
+    kubeconfig: std::path::PathBuf,
+}
+
+impl RestartedCluster {
+    fn start() -> Self {
+        RestartedCluster { kubeconfig: local_cluster(&["extra", RESTARTED]).into() }
+    }
+
+    /// kubectl straight to it.
+    fn kubectl(&self, args: &[&str]) -> Output {
+        let output = Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .args(args)
+            .env_remove("KUBECONFIG")
+            .output()
+            .expect("kubectl runs");
+        assert!(output.status.success(), "kubectl {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        output
+    }
+}
+
+impl Drop for RestartedCluster {
+    fn drop(&mut self) {
+        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/local-cluster.sh");
+        let _ = Command::new(script).args(["extra-down", RESTARTED]).env("KUBEUPD_KUBERNETES", "1.37").output();
+    }
+}
+
+/// `tool` applies 300 ConfigMaps to `cluster`, whose apiserver is restarted once the tool has
+/// printed 100 objects (its port closed, then refusing connections until it listens again).
+/// Returns the outcome, from the tool's exit and the ConfigMaps the server holds afterwards.
+fn apply_through_a_restart(tool: Tool, cluster: &RestartedCluster) -> &'static str {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+    let namespace = format!("faults-restart-{}-{}-{}", tool_name(tool), std::process::id(), nanos % 10_000);
+    cluster.kubectl(&["create", "namespace", &namespace]);
+    let manifests: String = (0..300)
+        .map(|index| {
+            format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{index}}}\ndata: {{v: \"1\"}}\n---\n")
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let (stdout, stderr) = (dir.path().join("stdout"), dir.path().join("stderr"));
+    let mut command = match tool {
+        Tool::Kubeupd => Command::new(assert_cmd::cargo::cargo_bin("kubeupd")),
+        Tool::Kubectl => Command::new("kubectl"),
+    };
+    let mut child = command
+        .arg("--kubeconfig")
+        .arg(&cluster.kubeconfig)
+        .arg("--cache-dir")
+        .arg(dir.path().join("cache"))
+        .args(["-n", &namespace, "apply", "-f", "-"])
+        .env_remove("KUBECONFIG")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::fs::File::create(&stdout).unwrap())
+        .stderr(std::fs::File::create(&stderr).unwrap())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child.stdin.take().unwrap().write_all(manifests.as_bytes()).unwrap();
+    let printed = || std::fs::read_to_string(&stdout).unwrap_or_default().lines().count();
+    while printed() < 100 && child.try_wait().unwrap().is_none() {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(child.try_wait().unwrap().is_none(), "{tool:?} finished before the restart");
+    local_cluster(&["extra-restart", RESTARTED]);
+    let status = child.wait().unwrap();
+    let listed = cluster.kubectl(&["get", "configmaps", "-n", &namespace, "-o", "name"]);
+    let names: Vec<String> = String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .filter(|name| *name != "configmap/kube-root-ca.crt")
+        .map(String::from)
+        .collect();
+    let state = match names.len() {
+        300 => State::Desired,
+        0 => State::Unchanged,
+        _ => State::Partial,
+    };
+    let errors = std::fs::read_to_string(&stderr).unwrap_or_default();
+    eprintln!("restart / {tool:?}: {status:?}, {} objects\n{}", names.len(), errors.lines().last().unwrap_or_default());
+    // The extra cluster runs no namespace controller: its objects go, the namespace stays.
+    cluster.kubectl(&["delete", "configmaps", "--all", "-n", &namespace, "--wait=false"]);
+    outcome(status.success(), &state)
+}
+
+/// `apply` of 300 objects while the apiserver restarts (its own apiserver, an extra cluster on
+/// the test cluster's etcd: the restart reaches no other test). kubeupd waits for a server that
+/// answered earlier and then refuses connections, and converges; kubectl fails the objects it
+/// met the restart with. etcd is shared by every cluster of the machine and is not restarted.
+#[test]
+fn apply_while_the_apiserver_restarts() {
+    let cluster = RestartedCluster::start();
+    let mut wrong = Vec::new();
+    for &tool in BOTH {
+        let observed = apply_through_a_restart(tool, &cluster);
+        if documented_cells("restart", tool_name(tool)) != [observed] {
+            wrong.push(format!("| {} | {observed} |", tool_name(tool)));
+        }
+    }
+    assert!(wrong.is_empty(), "rows differing from the restart table of docs/reliability.md:\n{}", wrong.join("\n"));
+}
