@@ -5,6 +5,7 @@
 // otherwise. Go standard library only.
 //
 //	fault-proxy -listen 127.0.0.1:0 -upstream https://127.0.0.1:26443 -upstream-ca FILE -dir DIR -rules FILE
+//	fault-proxy -webhook -listen 127.0.0.1:0 -dir DIR -rules FILE
 //
 // Prints the address it listens on, then serves until killed. Every request is logged to
 // DIR/requests.log as one line: `METHOD PATH-WITH-QUERY OUTCOME` (the upstream's status, or the
@@ -98,7 +99,8 @@ func main() {
 	webhook := flag.Bool("webhook", false, "be a validating admission webhook instead of a proxy")
 	flag.Parse()
 	if (*upstream == "" && !*webhook) || *dir == "" {
-		fail(2, "usage: fault-proxy -upstream URL -upstream-ca FILE -dir DIR [-rules FILE] [-listen ADDR]")
+		fail(2, "usage: fault-proxy -upstream URL -upstream-ca FILE -dir DIR [-rules FILE] [-listen ADDR]\n"+
+			"       fault-proxy -webhook -dir DIR [-rules FILE] [-listen ADDR]")
 	}
 	p := &proxy{upstream: strings.TrimRight(*upstream, "/")}
 	if *rulesFile != "" {
