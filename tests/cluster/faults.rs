@@ -847,12 +847,14 @@ impl Drop for RestartedCluster {
     }
 }
 
-/// `tool` applies 300 ConfigMaps to `cluster`, whose apiserver is restarted once the tool has
-/// printed 100 objects (its port closed, then refusing connections until it listens again).
-/// Returns the outcome, from the tool's exit and the ConfigMaps the server holds afterwards.
-fn apply_through_a_restart(tool: Tool, cluster: &RestartedCluster) -> &'static str {
+/// `tool` applies 300 ConfigMaps to `cluster` (`server_side`: with `--server-side`), whose
+/// apiserver is restarted once the tool has printed 100 objects (its port closed, then refusing
+/// connections until it listens again). Returns the outcome, from the tool's exit and the
+/// ConfigMaps the server holds afterwards.
+fn apply_through_a_restart(tool: Tool, server_side: bool, cluster: &RestartedCluster) -> &'static str {
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
-    let namespace = format!("faults-restart-{}-{}-{}", tool_name(tool), std::process::id(), nanos % 10_000);
+    let mode = if server_side { "ssa" } else { "csa" };
+    let namespace = format!("faults-restart-{}-{mode}-{}-{}", tool_name(tool), std::process::id(), nanos % 10_000);
     cluster.kubectl(&["create", "namespace", &namespace]);
     let manifests: String = (0..300)
         .map(|index| {
@@ -871,6 +873,7 @@ fn apply_through_a_restart(tool: Tool, cluster: &RestartedCluster) -> &'static s
         .arg("--cache-dir")
         .arg(dir.path().join("cache"))
         .args(["-n", &namespace, "apply", "-f", "-"])
+        .args(server_side.then_some("--server-side"))
         .env_remove("KUBECONFIG")
         .stdin(std::process::Stdio::piped())
         .stdout(std::fs::File::create(&stdout).unwrap())
@@ -898,13 +901,14 @@ fn apply_through_a_restart(tool: Tool, cluster: &RestartedCluster) -> &'static s
         _ => State::Partial,
     };
     let errors = std::fs::read_to_string(&stderr).unwrap_or_default();
-    eprintln!("restart / {tool:?}: {status:?}, {} objects\n{}", names.len(), errors.lines().last().unwrap_or_default());
+    let last = errors.lines().last().unwrap_or_default();
+    eprintln!("restart / {tool:?} / {mode}: {status:?}, {} objects\n{last}", names.len());
     // The extra cluster runs no namespace controller: its objects go, the namespace stays.
     cluster.kubectl(&["delete", "configmaps", "--all", "-n", &namespace, "--wait=false"]);
     outcome(status.success(), &state)
 }
 
-/// `apply` of 300 objects while the apiserver restarts (its own apiserver, an extra cluster on
+/// `apply` (client- and server-side) of 300 objects while the apiserver restarts (its own apiserver, an extra cluster on
 /// the test cluster's etcd: the restart reaches no other test). kubeupd waits for a server that
 /// answered earlier and then refuses connections, and converges; kubectl fails the objects it
 /// met the restart with. etcd is shared by every cluster of the machine and is not restarted.
@@ -913,9 +917,9 @@ fn apply_while_the_apiserver_restarts() {
     let cluster = RestartedCluster::start();
     let mut wrong = Vec::new();
     for &tool in BOTH {
-        let observed = apply_through_a_restart(tool, &cluster);
-        if documented_cells("restart", tool_name(tool)) != [observed] {
-            wrong.push(format!("| {} | {observed} |", tool_name(tool)));
+        let observed = [false, true].map(|server_side| apply_through_a_restart(tool, server_side, &cluster));
+        if documented_cells("restart", tool_name(tool)) != observed {
+            wrong.push(format!("| {} | {} |", tool_name(tool), observed.join(" | ")));
         }
     }
     assert!(wrong.is_empty(), "rows differing from the restart table of docs/reliability.md:\n{}", wrong.join("\n"));
