@@ -675,7 +675,8 @@ fn wait_watches_again_when_its_watch_is_cut() {
 }
 
 /// A validating admission webhook (`scripts/fault-proxy -webhook`) the apiserver calls for the
-/// ConfigMaps of `namespace` labelled `cell`, failing closed within a second; removed when dropped.
+/// ConfigMaps of `namespace` labelled `cell`, failing closed within three seconds; removed when
+/// dropped.
 struct Webhook {
     name: String,
     server: FaultRelay,
@@ -693,7 +694,7 @@ impl Webhook {
              [CREATE, UPDATE, DELETE], apiGroups: [\"\"], apiVersions: [v1], resources: [configmaps]}}\n  \
              namespaceSelector: {{matchLabels: {{kubernetes.io/metadata.name: {}}}}}\n  objectSelector: \
              {{matchExpressions: [{{key: cell, operator: Exists}}]}}\n  failurePolicy: Fail\n  sideEffects: None\n  \
-             timeoutSeconds: 1\n  admissionReviewVersions: [v1]\n",
+             timeoutSeconds: 3\n  admissionReviewVersions: [v1]\n",
             server.webhook_url(),
             namespace.name
         );
@@ -730,7 +731,7 @@ impl Drop for Webhook {
 
 /// `apply` (a change of `a`, a create of `b`) while the admission webhook fails: its calls for
 /// each object fail twice (down: the connection reset, the apiserver answers 500), stall once
-/// past its one-second timeout (500 again), or it refuses `b` every time (403 with the webhook's
+/// past its three-second timeout (500 again), or it refuses `b` every time (403 with the webhook's
 /// words). kubeupd sends the writes the webhook failed again and converges where it recovers;
 /// a refusal it reports at once, never sent again. Each tool's row is the webhook table of
 /// docs/reliability.md.
@@ -756,7 +757,7 @@ fn apply_while_the_admission_webhook_fails() {
                 .flat_map(move |object| {
                     [
                         FaultRule::reset_before("POST", &format!("/{letter}down-{object} ")).first(2),
-                        FaultRule::stall("POST", &format!("/{letter}stall-{object} "), "3s").first(1),
+                        FaultRule::stall("POST", &format!("/{letter}stall-{object} "), "6s").first(1),
                     ]
                 })
                 .chain([FaultRule::deny(&format!("/{letter}deny-b "))])
