@@ -841,6 +841,23 @@ impl RestartedCluster {
     }
 }
 
+impl RestartedCluster {
+    /// Deletes `namespace` and its ConfigMaps; the extra cluster runs no namespace controller, so
+    /// the test finalizes the namespace itself once they are gone.
+    fn remove_namespace(&self, namespace: &str) {
+        self.kubectl(&["delete", "configmaps", "--all", "-n", namespace, "--wait=false"]);
+        self.kubectl(&["delete", "namespace", namespace, "--wait=false"]);
+        let mut object: Value =
+            serde_json::from_slice(&self.kubectl(&["get", "namespace", namespace, "-o", "json"]).stdout).unwrap();
+        object["spec"]["finalizers"] = Value::Array(Vec::new());
+        let finalize = format!("/api/v1/namespaces/{namespace}/finalize");
+        let mut command = Command::new("kubectl");
+        command.arg("--kubeconfig").arg(&self.kubeconfig).args(["replace", "--raw", &finalize, "-f", "-"]);
+        let finalized = support::with_stdin(command.env_remove("KUBECONFIG"), &object.to_string());
+        assert!(finalized.status.success(), "{}", String::from_utf8_lossy(&finalized.stderr));
+    }
+}
+
 impl Drop for RestartedCluster {
     fn drop(&mut self) {
         let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/local-cluster.sh");
@@ -904,8 +921,7 @@ fn apply_through_a_restart(tool: Tool, server_side: bool, cluster: &RestartedClu
     let errors = std::fs::read_to_string(&stderr).unwrap_or_default();
     let last = errors.lines().last().unwrap_or_default();
     eprintln!("restart / {tool:?} / {mode}: {status:?}, {} objects\n{last}", names.len());
-    // The extra cluster runs no namespace controller: its objects go, the namespace stays.
-    cluster.kubectl(&["delete", "configmaps", "--all", "-n", &namespace, "--wait=false"]);
+    cluster.remove_namespace(&namespace);
     outcome(status.success(), &state)
 }
 
