@@ -16,6 +16,8 @@
 #                                    under their own prefix, ready in seconds; prints its kubeconfig
 #                                    (context NAME). No controller manager runs for it.
 #   scripts/local-cluster.sh extra-down NAME   stop that apiserver (its objects stay in etcd)
+#   scripts/local-cluster.sh extra-restart NAME   stop that apiserver and start it again on its
+#                                    port, for tests of what clients do while an apiserver restarts
 #   scripts/local-cluster.sh nodes   the cluster with nodes, for tests of rollouts (1.37 only): the
 #                                    extra cluster `nodes` with the workload controllers,
 #                                    kube-scheduler and kwok's fake nodes, so that pods are
@@ -191,6 +193,17 @@ free_port() {
   die "no free port from $1"
 }
 
+# A free port for an extra cluster from 26500, past those the other extra clusters have: one that
+# restarts (`extra-restart`) does not listen for a moment, and keeps its port.
+free_extra_port() {
+  local port=26500
+  while :; do
+    port=$(free_port "$port")
+    grep -qsxF "$port" "$RUN"/extra-*.port || { echo "$port"; return; }
+    port=$((port + 1))
+  done
+}
+
 alive() { [ -f "$RUN/$1.pid" ] && kill -0 "$(cat "$RUN/$1.pid")" 2>/dev/null; }
 
 # Whether the apiserver NAME (default: the cluster's own) answers /readyz.
@@ -336,13 +349,26 @@ extra() {
   if ! { alive "extra-$name" && ready "extra-$name"; }; then
     stop "extra-$name"
     local port
-    port=$(free_port 26500)
+    rm -f "$RUN/extra-$name.port"
+    port=$(free_extra_port)
     echo "$port" >"$RUN/extra-$name.port"
     start_apiserver "extra-$name" "$(etcd_port)" "$port" "/registry-$name"
     wait_ready "extra-$name"
     write_kubeconfig "$file" "$name" "$port"
   fi
   echo "$file"
+}
+
+# Restarts the extra cluster NAME's apiserver on the port it had: its clients meet a restart
+# (connections closed, then refused, then a server that answers again); ready when this returns.
+# Without the lock of `extra`, so that the stop comes at once: no other extra cluster takes the
+# port meanwhile (free_extra_port).
+extra_restart() {
+  local name=${1:?a name}
+  alive "extra-$name" || die "extra-$name is not running (scripts/local-cluster.sh extra $name)"
+  stop "extra-$name"
+  start_apiserver "extra-$name" "$(etcd_port)" "$(cat "$RUN/extra-$name.port")" "/registry-$name"
+  wait_ready "extra-$name"
 }
 
 # The controllers a cluster with nodes runs: the workloads', and what a namespace needs.
@@ -526,6 +552,7 @@ case "${1:-}" in
   status) ready ;;
   extra) extra "${2:-}" ;;
   extra-down) stop "extra-${2:?a name}" ;;
+  extra-restart) extra_restart "${2:-}" ;;
   nodes) nodes ;;
-  *) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

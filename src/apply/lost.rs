@@ -1,5 +1,7 @@
-//! One request that fails at the transport is not a lost server. A write whose connection was
-//! reset, closed before the whole answer came, or timed out may or may not have happened; the
+//! One request that fails at the transport is not a lost server. The client sends a write again
+//! where that is safe (`client::Transport::send`: creates read back first); a write that still
+//! fails at the transport after its attempts, its connection reset, closed before the whole
+//! answer came, or timed out, may or may not have happened; the
 //! server may have failed that one request (a panicking handler, a dropped stream) and still
 //! answer every other. [`check`] asks the server whether it answers at all and, if it does,
 //! reads the object back to say what is there. Any verb that writes several objects uses it:
@@ -96,19 +98,9 @@ pub async fn write_failed(
     WriteError::Failed(cause)
 }
 
-/// Whether `live` holds every field of `wanted` with its value: maps key by key, lists item by
-/// item. What the server adds (defaults, status, metadata) does not count against it.
+/// Whether `live` holds every field of `wanted` with its value ([`client::json_contains`]).
 pub fn contains(live: &Value, wanted: &Value) -> bool {
-    match (live, wanted) {
-        (Value::Object(live), Value::Object(wanted)) => {
-            wanted.iter().all(|(key, value)| live.get(key).is_some_and(|found| contains(found, value)))
-        }
-        (Value::Array(live), Value::Array(wanted)) => {
-            live.len() == wanted.len() && live.iter().zip(wanted).all(|(found, value)| contains(found, value))
-        }
-        (Value::Number(live), Value::Number(wanted)) => live.as_f64() == wanted.as_f64(),
-        _ => live == wanted,
-    }
+    client::json_contains(live, wanted)
 }
 
 /// Whether `live` is what a write of `patch` leaves: sending the patch again would change

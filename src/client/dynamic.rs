@@ -256,9 +256,40 @@ impl Cluster {
         options: &WriteOptions,
     ) -> Result<Value> {
         let path = resource_path(rt, namespace, None, options.subresource.as_deref());
-        let body = serde_json::to_vec(object).expect("a JSON value always serializes");
         let path = with_query(path, &options.query(None));
-        self.call_json(Method::POST, path, "application/json", Some(body)).await
+        let generated = object["metadata"]["name"].as_str().is_none_or(str::is_empty)
+            && options.subresource.is_none()
+            && object["metadata"]["generateName"].as_str().is_some_and(|prefix| !prefix.is_empty());
+        let mut object = std::borrow::Cow::Borrowed(object);
+        // A name picked here, as the server would pick it, so that a create whose answer is lost
+        // can be read back by its name: never two objects. A name taken already (one in 14
+        // million) is picked again, as the server does, unless an earlier attempt's answer was
+        // lost (then the object there may be this create's own).
+        for attempt in 1.. {
+            if generated {
+                let prefix = object["metadata"]["generateName"].as_str().unwrap_or_default().to_string();
+                object.to_mut()["metadata"]["name"] = Value::String(generate_name(&prefix));
+            }
+            let name = object["metadata"]["name"].as_str().filter(|name| !name.is_empty());
+            let body = serde_json::to_vec(&object).expect("a JSON value always serializes");
+            let (answer, lost) = match (name, &options.subresource) {
+                (Some(name), None) => {
+                    let object_path = resource_path(rt, namespace, Some(name), None);
+                    let request = json_request(Method::POST, &path, "application/json", Some(body))?;
+                    self.transport.send_create(request, object_path).await
+                }
+                _ => return self.call_json(Method::POST, path, "application/json", Some(body)).await,
+            };
+            match answer {
+                Err(Error::AlreadyExists(_)) if generated && !lost && attempt < 3 => continue,
+                answer => {
+                    let response = answer?;
+                    return super::json::decode(&response)
+                        .map_err(|err| Error::InvalidResponse { path, reason: format!("invalid JSON: {err}") });
+                }
+            }
+        }
+        unreachable!("the loop returns")
     }
 
     /// POSTs `body` to the `subresource` of the object `name` (a service account's `token`);
@@ -370,13 +401,7 @@ impl Cluster {
         content_type: &str,
         body: Option<Vec<u8>>,
     ) -> Result<Value> {
-        let mut request = Request::builder().method(method).uri(&path).header(header::ACCEPT, "application/json");
-        if body.is_some() {
-            request = request.header(header::CONTENT_TYPE, content_type);
-        }
-        let request = request
-            .body(body.unwrap_or_default())
-            .map_err(|err| Error::InvalidRequest { path: path.clone(), reason: err.to_string() })?;
+        let request = json_request(method, &path, content_type, body)?;
         let response = self.transport.send(request).await?;
         super::json::decode(&response)
             .map_err(|err| Error::InvalidResponse { path, reason: format!("invalid JSON: {err}") })
@@ -397,6 +422,29 @@ impl Cluster {
     }
 }
 
+/// A request to `path` that accepts JSON, with `body` of `content_type`.
+fn json_request(method: Method, path: &str, content_type: &str, body: Option<Vec<u8>>) -> Result<Request<Vec<u8>>> {
+    let mut request = Request::builder().method(method).uri(path).header(header::ACCEPT, "application/json");
+    if body.is_some() {
+        request = request.header(header::CONTENT_TYPE, content_type);
+    }
+    request
+        .body(body.unwrap_or_default())
+        .map_err(|err| Error::InvalidRequest { path: path.to_string(), reason: err.to_string() })
+}
+
+/// A name for an object with `generateName: prefix`, as the apiserver makes one: the prefix, cut
+/// to 58 characters, and five random characters from its alphabet (no vowels, no look-alikes).
+fn generate_name(prefix: &str) -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let mut cut = prefix.len().min(58);
+    while !prefix.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let suffix: String = (0..5).map(|_| ALPHABET[fastrand::usize(..ALPHABET.len())] as char).collect();
+    format!("{}{suffix}", &prefix[..cut])
+}
+
 /// `includeObject=Object` when a table's rows must carry whole objects (for `--sort-by`).
 fn include_object(whole_objects: bool) -> Vec<(&'static str, String)> {
     if whole_objects { vec![("includeObject", "Object".to_string())] } else { Vec::new() }
@@ -410,6 +458,14 @@ fn delete_path(rt: &ResourceType, namespace: Option<&str>, name: &str, options: 
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn generated_names_are_the_servers_shape() {
+        let name = super::generate_name("web-");
+        assert_eq!(name.len(), 9);
+        assert!(name.starts_with("web-") && name[4..].bytes().all(|b| b"bcdfghjklmnpqrstvwxz2456789".contains(&b)));
+        assert_eq!(super::generate_name(&"a".repeat(70)).len(), 63);
+    }
+
     use super::super::resource::fixture;
     use super::*;
 

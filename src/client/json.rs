@@ -17,6 +17,22 @@ pub fn decode(bytes: &[u8]) -> serde_json::Result<Value> {
     serde_json::from_slice::<Decoded>(bytes).map(|decoded| decoded.0)
 }
 
+/// Whether `live` holds every field of `wanted` with its value: maps key by key, lists item by
+/// item. What the server adds (defaults, status, metadata) does not count against it: an object
+/// read back after its write's answer was lost is judged by it.
+pub fn contains(live: &Value, wanted: &Value) -> bool {
+    match (live, wanted) {
+        (Value::Object(live), Value::Object(wanted)) => {
+            wanted.iter().all(|(key, value)| live.get(key).is_some_and(|found| contains(found, value)))
+        }
+        (Value::Array(live), Value::Array(wanted)) => {
+            live.len() == wanted.len() && live.iter().zip(wanted).all(|(found, value)| contains(found, value))
+        }
+        (Value::Number(live), Value::Number(wanted)) => live.as_f64() == wanted.as_f64(),
+        _ => live == wanted,
+    }
+}
+
 struct Decoded(Value);
 
 impl<'de> Deserialize<'de> for Decoded {

@@ -28,7 +28,7 @@ pub use config::{ConnectOptions, Overrides, context_names};
 pub use discovery::Discovery;
 pub use dynamic::{DeleteParams, FieldValidation, ListScope, Propagation, WriteOptions};
 pub use error::{Error, Result, Status, StatusCause, StatusDetails};
-pub use json::decode as decode_json;
+pub use json::{contains as json_contains, decode as decode_json};
 pub use logs::{ByteStream, LogOptions};
 pub use mapping::MappingError;
 pub use resource::ResourceType;

@@ -1,8 +1,9 @@
-//! Writes that lose a race: how often, and how patiently, a write is tried again after a 409
-//! Conflict (or whatever else the caller counts as worth another attempt).
+//! Trying again: writes that lose a race (a 409 Conflict, or whatever else the caller counts as
+//! worth another attempt), and every request whose failure is transient ([`Transient`]: the server
+//! asked to come back later, was briefly unavailable, or the connection failed).
 
 use std::fmt::Display;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::error::Error;
 
@@ -81,10 +82,92 @@ impl RetryPolicy {
     }
 }
 
+/// How a request that met a transient fault is sent again: 429 (after the server's `Retry-After`),
+/// 500, 502, 503 and 504 answers, and connections that failed. Pauses grow exponentially with full
+/// jitter, as [`RetryPolicy`]'s; a `Retry-After` is honoured as it is. The attempts and the total
+/// time are both bounded: a pause that would end past the deadline is not taken, and the last
+/// failure is the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Transient {
+    /// Attempts in all, the first included.
+    pub attempts: u32,
+    /// The pauses between them (without a `Retry-After`).
+    pub pauses: RetryPolicy,
+    /// No attempt starts this long after the first.
+    pub deadline: Duration,
+}
+
+impl Default for Transient {
+    /// Six attempts, pauses up to 250 ms, 500 ms, 1 s, 2 s and 4 s, all within 30 s: a server
+    /// that restarts or loses its etcd leader answers again within that, one that keeps failing
+    /// ends in one clear error soon.
+    fn default() -> Self {
+        Transient {
+            attempts: 6,
+            pauses: RetryPolicy {
+                attempts: 6,
+                base_delay: Duration::from_millis(250),
+                max_delay: Duration::from_secs(4),
+            },
+            deadline: Duration::from_secs(30),
+        }
+    }
+}
+
+impl Transient {
+    /// The pause before the attempt after failed attempt `attempt` (from 1), which started the
+    /// run at `started`; `None` when no attempt is left or the pause would end past the deadline.
+    /// `retry_after` is the server's `Retry-After`, when it sent one.
+    pub fn pause(&self, attempt: u32, started: Instant, retry_after: Option<Duration>) -> Option<Duration> {
+        if attempt >= self.attempts {
+            return None;
+        }
+        let pause = retry_after.unwrap_or_else(|| self.pauses.pause(attempt));
+        (started.elapsed() + pause <= self.deadline).then_some(pause)
+    }
+
+    /// The pause after the `wait`th refused connection (from 1) of a server that answered before:
+    /// it is restarting, which takes as long as it takes, so only the deadline bounds the waits.
+    pub fn pause_while_restarting(&self, wait: u32, started: Instant) -> Option<Duration> {
+        let pause = self.pauses.pause(wait);
+        (started.elapsed() + pause <= self.deadline).then_some(pause)
+    }
+}
+
+/// The seconds of a `Retry-After` header (an HTTP date is not used by the apiserver and is ignored).
+pub(crate) fn retry_after(headers: &http::HeaderMap) -> Option<Duration> {
+    let value = headers.get(http::header::RETRY_AFTER)?.to_str().ok()?;
+    value.trim().parse::<u64>().ok().map(Duration::from_secs)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::cell::Cell;
+
+    #[test]
+    fn transient_faults_are_tried_again_within_the_attempts_and_the_deadline() {
+        let policy = Transient::default();
+        let now = Instant::now();
+        assert!(policy.pause(1, now, None).is_some_and(|pause| pause <= Duration::from_millis(250)));
+        assert_eq!(policy.pause(1, now, Some(Duration::from_secs(3))), Some(Duration::from_secs(3)));
+        assert_eq!(policy.pause(6, now, None), None, "six attempts in all");
+        assert_eq!(policy.pause(1, now, Some(Duration::from_secs(31))), None, "past the deadline");
+        let mut headers = http::HeaderMap::new();
+        headers.insert(http::header::RETRY_AFTER, http::HeaderValue::from_static("2"));
+        assert_eq!(retry_after(&headers), Some(Duration::from_secs(2)));
+        headers.insert(http::header::RETRY_AFTER, http::HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"));
+        assert_eq!(retry_after(&headers), None);
+    }
+
+    #[test]
+    fn a_restarting_server_is_waited_for_until_the_deadline_whatever_the_attempts() {
+        let policy = Transient::default();
+        let now = Instant::now();
+        assert!(policy.pause_while_restarting(20, now).is_some_and(|pause| pause <= Duration::from_secs(4)));
+        let long_ago = now.checked_sub(Duration::from_secs(31)).expect("the clock runs longer than that");
+        assert_eq!(policy.pause_while_restarting(1, long_ago), None, "past the deadline");
+    }
 
     fn conflict() -> Error {
         Error::from_response(

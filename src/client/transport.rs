@@ -2,6 +2,7 @@
 
 use std::error::Error as StdError;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
@@ -14,13 +15,12 @@ use hyper::rt::{Read, Write};
 use hyper_util::client::legacy::connect::proxy::{SocksV5, Tunnel};
 use hyper_util::client::legacy::connect::{Connection, HttpConnector};
 use hyper_util::rt::TokioExecutor;
-use kube::client::retry::RetryPolicy;
 use kube::client::{Body, ConfigExt as _};
-use tower::retry::RetryLayer;
 use tower::{Service, ServiceBuilder};
 use tower_http::decompression::DecompressionLayer;
 
 use super::error::{Error, Result};
+use super::retry::{Transient, retry_after};
 use super::warnings::Warnings;
 
 /// The `User-Agent` of every request: the server derives the default field manager from its first
@@ -29,8 +29,57 @@ fn user_agent() -> String {
     format!("kubeupd/{} ({}/{})", env!("CARGO_PKG_VERSION"), std::env::consts::OS, std::env::consts::ARCH)
 }
 
-/// How many times a read is sent when the connection fails.
+/// How many times a request is sent while its connection is refused (nothing listens: a server
+/// that is gone is said so soon), unless the server answered earlier in the run (then it is
+/// restarting, and waited for: [`Transient::pause_while_restarting`]).
 const READ_ATTEMPTS: u32 = 3;
+
+/// How many times a request is sent while its answer does not come within the request timeout.
+const TIMED_OUT_ATTEMPTS: u32 = 2;
+
+/// What may be done again with a request that met a transient fault.
+enum Repeat {
+    /// Send it again: it leaves the same object however often it is sent.
+    Freely,
+    /// A create of the object at `object_path`: read it back first.
+    Create { object_path: String, wanted: serde_json::Value },
+    /// Send it again only when it cannot have reached the server (a 429, a refused connection).
+    Never,
+}
+
+/// Whether `request` is a JSON patch, which need not leave the same object when sent twice (an
+/// `add` to a list adds twice).
+fn is_json_patch(request: &Request<Vec<u8>>) -> bool {
+    request
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .is_some_and(|value| value.as_bytes() == b"application/json-patch+json")
+}
+
+/// A copy of `request`, to send again.
+fn copy(request: &Request<Vec<u8>>) -> Request<Vec<u8>> {
+    let mut copy = Request::builder().method(request.method()).uri(request.uri());
+    if let Some(headers) = copy.headers_mut() {
+        headers.extend(request.headers().clone());
+    }
+    copy.body(request.body().clone()).expect("a copy of a valid request is valid")
+}
+
+/// `object` without what the server sets and changes on every write (`resourceVersion`,
+/// `managedFields`, `generation`, the times) and without `status`: what a write of it leaves in
+/// the object read back.
+fn without_server_fields(object: &serde_json::Value) -> serde_json::Value {
+    let mut object = object.clone();
+    if let Some(map) = object.as_object_mut() {
+        map.remove("status");
+        if let Some(metadata) = map.get_mut("metadata").and_then(serde_json::Value::as_object_mut) {
+            for field in ["resourceVersion", "managedFields", "generation", "creationTimestamp", "uid"] {
+                metadata.remove(field);
+            }
+        }
+    }
+    object
+}
 
 /// A kube client plus what is needed to log and time requests the way kubectl does.
 #[derive(Clone)]
@@ -42,6 +91,9 @@ pub(crate) struct Transport {
     pub(crate) warnings: Arc<Warnings>,
     /// Where each request is written, with `KUBEUPD_RECORD_REQUESTS`.
     recorder: Option<Arc<Recorder>>,
+    /// Whether the server answered a request of this run: a connection it refuses afterwards is a
+    /// restart (its port closed until it listens again), not a server that is not there.
+    answered: Arc<AtomicBool>,
 }
 
 impl Transport {
@@ -50,7 +102,7 @@ impl Transport {
         let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
         let client = build_client(config)?;
         let recorder = std::env::var_os(RECORD_REQUESTS).map(|dir| Arc::new(Recorder::new(dir.into())));
-        Ok(Transport { client, server, timeout, warnings: Arc::default(), recorder })
+        Ok(Transport { client, server, timeout, warnings: Arc::default(), recorder, answered: Arc::default() })
     }
 
     /// The server URL without a trailing slash, e.g. `https://127.0.0.1:6443`.
@@ -59,15 +111,203 @@ impl Transport {
     }
 
     /// Sends `request` (its URI is a path on the server) and returns the body of a 2xx answer.
-    /// Other answers become the [`Error`] for their status. Reads are sent again when the
-    /// connection fails; writes are not (the caller decides).
+    /// Other answers become the [`Error`] for their status. A transient fault (429, 5xx, a failed
+    /// connection) is met by sending again, per [`Transient`], where that is safe: a read, or a
+    /// write that leaves the same object however often it is sent (a PUT, a DELETE, a merge,
+    /// strategic or apply patch); see [`Transport::send_create`] for creates. Anything else is sent
+    /// again only after a 429 or a refused connection, which it never got past.
     pub(crate) async fn send(&self, request: Request<Vec<u8>>) -> Result<Bytes> {
-        let (status, body) = if request.method() == Method::GET {
-            self.exchange_retrying(request).await?
-        } else {
-            self.exchange(request).await?
+        let repeat = match request.method() {
+            &Method::GET | &Method::HEAD | &Method::PUT | &Method::DELETE => Repeat::Freely,
+            &Method::PATCH if !is_json_patch(&request) => Repeat::Freely,
+            _ => Repeat::Never,
         };
-        if status.is_success() { Ok(body) } else { Err(Error::from_response(status, &body)) }
+        self.send_repeating(request, repeat).await.0
+    }
+
+    /// Sends the create `request` of the object at `object_path`. When its answer is lost (the
+    /// connection failed, or a 5xx answer may hide a write that happened), the object is read back
+    /// before the create is sent again: there, and holding every field of the create, it is the
+    /// answer; so a create is never carried out twice. Also says whether an answer was lost on the
+    /// way (an `AlreadyExists` then may be this very create's object, changed since).
+    pub(crate) async fn send_create(&self, request: Request<Vec<u8>>, object_path: String) -> (Result<Bytes>, bool) {
+        let wanted = serde_json::from_slice(request.body()).unwrap_or(serde_json::Value::Null);
+        self.send_repeating(request, Repeat::Create { object_path, wanted }).await
+    }
+
+    /// The loop of [`Transport::send`] and [`Transport::send_create`]; also says whether an
+    /// attempt's answer was lost.
+    async fn send_repeating(&self, request: Request<Vec<u8>>, repeat: Repeat) -> (Result<Bytes>, bool) {
+        let policy = Transient::default();
+        let started = Instant::now();
+        let write = !matches!(request.method(), &Method::GET | &Method::HEAD);
+        // Whether an earlier attempt may have been carried out without its answer coming back.
+        let mut lost = false;
+        let mut attempt = 1;
+        // The refused connections met while the server restarts; they do not count as attempts.
+        let mut restart_waits = 0;
+        loop {
+            if lost && let Repeat::Create { object_path, wanted } = &repeat {
+                match self.read_back(object_path).await {
+                    Ok(Some((live, body))) if super::json_contains(&live, &without_server_fields(wanted)) => {
+                        tracing::info!("{object_path}: the create's answer was lost; read back, it is there");
+                        return (Ok(body), true);
+                    }
+                    Ok(Some(_)) => {
+                        tracing::info!("{object_path}: the create's answer was lost; another object is there");
+                    }
+                    Ok(None) => {
+                        tracing::info!("{object_path}: the create's answer was lost; not there, creating again")
+                    }
+                    Err(err) => return (Err(err), true),
+                }
+            }
+            let outcome = self.exchange(copy(&request)).await;
+            let (failure, retry_after) = match outcome {
+                Ok((status, _, body)) if status.is_success() => return (Ok(body), lost),
+                Ok((status, headers, body)) => {
+                    let error = Error::from_response(status, &body);
+                    if lost && let Some(settled) = self.settle_after_lost(&request, &repeat, &error).await {
+                        return (settled, true);
+                    }
+                    let transient = match status.as_u16() {
+                        429 => true,
+                        500 | 502 | 503 | 504 => !matches!(repeat, Repeat::Never),
+                        _ => false,
+                    };
+                    if !transient {
+                        return (Err(error), lost);
+                    }
+                    // A 5xx answer to a write may come after the write was carried out (a timeout in
+                    // the server, a failing webhook after a mutation); a 429 never does.
+                    lost |= write && status.as_u16() != 429;
+                    (error, retry_after(&headers))
+                }
+                Err(error) => {
+                    let refused =
+                        matches!(&error, Error::Unreachable { cause, .. } if cause == super::error::CONNECTION_REFUSED);
+                    // A refused request never reached the server: whatever it is, it is sent
+                    // again once the server listens, up to the deadline.
+                    if refused && self.answered.load(Ordering::Relaxed) {
+                        restart_waits += 1;
+                        let Some(pause) = policy.pause_while_restarting(restart_waits, started) else {
+                            tracing::info!(
+                                "{} {}: {error}; the server did not come back",
+                                request.method(),
+                                request.uri()
+                            );
+                            return (Err(error), lost);
+                        };
+                        tracing::info!(
+                            "{} {}: {error}; the server is restarting, trying again in {} ms",
+                            request.method(),
+                            request.uri(),
+                            pause.as_millis()
+                        );
+                        tokio::time::sleep(pause).await;
+                        continue;
+                    }
+                    let repeatable = match &error {
+                        Error::Unreachable { .. } if refused => attempt < READ_ATTEMPTS,
+                        Error::Unreachable { .. } => !matches!(repeat, Repeat::Never),
+                        // A stalled answer is waited for once more: the user's `--request-timeout`
+                        // bounds each attempt, and two of them bound the whole.
+                        Error::Timeout { .. } => !matches!(repeat, Repeat::Never) && attempt < TIMED_OUT_ATTEMPTS,
+                        // TLS and credentials: sending again cannot help.
+                        _ => false,
+                    };
+                    if !repeatable {
+                        return (Err(error), lost);
+                    }
+                    lost |= write && !refused;
+                    (error, None)
+                }
+            };
+            let Some(pause) = policy.pause(attempt, started, retry_after) else {
+                tracing::info!("{} {}: {failure}; giving up after {attempt} attempts", request.method(), request.uri());
+                return (Err(failure), lost);
+            };
+            tracing::info!(
+                "{} {}: {failure}; trying again in {} ms",
+                request.method(),
+                request.uri(),
+                pause.as_millis()
+            );
+            tokio::time::sleep(pause).await;
+            attempt += 1;
+        }
+    }
+
+    /// After an earlier attempt of a write may have been carried out, the failure `error` of a
+    /// later one may say only that: a DELETE's NotFound (the object went), a 409 (the first write
+    /// changed the object's `resourceVersion`, or created it). The object is read back and, when
+    /// it is as the write leaves it, that is the answer. `None`: the failure stands as it is.
+    async fn settle_after_lost(
+        &self,
+        request: &Request<Vec<u8>>,
+        repeat: &Repeat,
+        error: &Error,
+    ) -> Option<Result<Bytes>> {
+        let path = request.uri().path().to_string();
+        match (request.method(), error) {
+            (&Method::DELETE, Error::NotFound(status)) => {
+                tracing::info!("{path}: the delete's answer was lost; read back, the object is gone");
+                let details = status.details.as_ref();
+                let gone = serde_json::json!({
+                    "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                    "details": details.map(|details| serde_json::json!({"name": details.name, "kind": details.kind})),
+                });
+                Some(Ok(Bytes::from(serde_json::to_vec(&gone).expect("JSON serializes"))))
+            }
+            (&Method::DELETE, Error::Conflict(_)) => match self.read_back(&path).await {
+                Ok(None) => Some(Ok(Bytes::from_static(
+                    br#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success"}"#,
+                ))),
+                Ok(Some((live, body))) if !live["metadata"]["deletionTimestamp"].is_null() => Some(Ok(body)),
+                _ => None,
+            },
+            (&Method::PUT, Error::Conflict(_)) => {
+                let wanted = serde_json::from_slice(request.body()).ok()?;
+                match self.read_back(&path).await {
+                    Ok(Some((live, body))) if super::json_contains(&live, &without_server_fields(&wanted)) => {
+                        tracing::info!("{path}: the replace's answer was lost; read back, it is applied");
+                        Some(Ok(body))
+                    }
+                    _ => None,
+                }
+            }
+            (&Method::POST, Error::AlreadyExists(_)) => {
+                let Repeat::Create { object_path, wanted } = repeat else { return None };
+                match self.read_back(object_path).await {
+                    Ok(Some((live, body))) if super::json_contains(&live, &without_server_fields(wanted)) => {
+                        tracing::info!("{object_path}: the create's answer was lost; read back, it is there");
+                        Some(Ok(body))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// GETs the object at `path` (retrying as reads are): the object and its bytes, or `None` when
+    /// it is not there.
+    async fn read_back(&self, path: &str) -> Result<Option<(serde_json::Value, Bytes)>> {
+        let request = Request::get(path)
+            .header(http::header::ACCEPT, "application/json")
+            .body(Vec::new())
+            .map_err(|err| Error::InvalidRequest { path: path.to_string(), reason: err.to_string() })?;
+        match Box::pin(self.send_repeating(request, Repeat::Freely)).await.0 {
+            Ok(body) => {
+                let live = super::json::decode(&body).map_err(|err| Error::InvalidResponse {
+                    path: path.to_string(),
+                    reason: format!("invalid JSON: {err}"),
+                })?;
+                Ok(Some((live, body)))
+            }
+            Err(Error::NotFound(_)) => Ok(None),
+            Err(err) => Err(err),
+        }
     }
 
     /// GETs `path`, accepting `accept`, and returns the body of a 2xx answer.
@@ -79,28 +319,8 @@ impl Transport {
         self.send(request).await
     }
 
-    /// [`Transport::exchange`], tried up to [`READ_ATTEMPTS`] times while the connection fails.
-    async fn exchange_retrying(&self, request: Request<Vec<u8>>) -> Result<(StatusCode, Bytes)> {
-        let mut attempt = 1;
-        loop {
-            let mut copy = Request::builder().method(request.method()).uri(request.uri());
-            if let Some(headers) = copy.headers_mut() {
-                headers.extend(request.headers().clone());
-            }
-            let copy = copy.body(request.body().clone()).expect("a copy of a valid request is valid");
-            match self.exchange(copy).await {
-                Err(err) if err.is_unreachable() && attempt < READ_ATTEMPTS => {
-                    tracing::debug!("{err:#}; reading again");
-                    tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
-                    attempt += 1;
-                }
-                outcome => return outcome,
-            }
-        }
-    }
-
-    /// Sends `request` and returns the status and body whatever the status is.
-    pub(crate) async fn exchange(&self, request: Request<Vec<u8>>) -> Result<(StatusCode, Bytes)> {
+    /// Sends `request` once and returns the status, headers and body whatever the status is.
+    async fn exchange(&self, request: Request<Vec<u8>>) -> Result<(StatusCode, http::HeaderMap, Bytes)> {
         if let Some(recorder) = &self.recorder {
             recorder.record(&request);
         }
@@ -111,8 +331,9 @@ impl Transport {
             let response = self.client.send(request.map(Body::from)).await?;
             self.warnings.record(response.headers());
             let status = response.status();
+            let headers = response.headers().clone();
             let body = response.into_body().collect_bytes().await?;
-            Ok::<_, kube::Error>((status, body))
+            Ok::<_, kube::Error>((status, headers, body))
         };
         let outcome = match self.timeout {
             Some(limit) => match tokio::time::timeout(limit, call).await {
@@ -126,9 +347,10 @@ impl Transport {
         };
         let elapsed = started.elapsed().as_millis();
         match outcome {
-            Ok((status, body)) => {
+            Ok((status, headers, body)) => {
+                self.answered.store(true, Ordering::Relaxed);
                 tracing::debug!("{method} {url} {status} in {elapsed} milliseconds");
-                Ok((status, body))
+                Ok((status, headers, body))
             }
             Err(err) => {
                 tracing::debug!("{method} {url}  in {elapsed} milliseconds");
@@ -234,11 +456,11 @@ impl Recorder {
     }
 }
 
-/// kube's client stack (base URI, gzip, bounded retries on 429/503/504, credentials, extra headers) over a connector with
-/// `TCP_NODELAY`: without it, the request written right after the TLS handshake waits for the
-/// server's delayed ACK, about 40 ms on every new connection. The connection goes through the
-/// proxy of the kubeconfig's `proxy-url` (or of `$HTTPS_PROXY`) when there is one: `http://` (a
-/// CONNECT tunnel) or `socks5://`, with the credentials of its URL.
+/// kube's client stack (base URI, gzip, credentials, extra headers; no retries: [`Transport::send`]
+/// has the one policy) over a connector with `TCP_NODELAY`: without it, the request written right
+/// after the TLS handshake waits for the server's delayed ACK, about 40 ms on every new connection.
+/// The connection goes through the proxy of the kubeconfig's `proxy-url` (or of `$HTTPS_PROXY`)
+/// when there is one: `http://` (a CONNECT tunnel) or `socks5://`, with the credentials of its URL.
 fn build_client(config: &kube::Config) -> Result<kube::Client> {
     let mut config = config.clone();
     let agent = http::HeaderValue::from_str(&user_agent()).expect("the user agent is ASCII");
@@ -295,7 +517,6 @@ where
     let service = ServiceBuilder::new()
         .layer(config.base_uri_layer())
         .layer(DecompressionLayer::new().gzip(!config.disable_compression))
-        .option_layer(config.default_retry.then(bounded_server_retry))
         .option_layer(config.auth_layer()?)
         .layer(config.extra_headers_layer()?)
         .map_err(tower::BoxError::from)
@@ -309,14 +530,6 @@ fn proxy_credentials(proxy: &http::Uri) -> Option<(String, String)> {
     let decode = |text: &str| percent_encoding::percent_decode_str(text).decode_utf8_lossy().into_owned();
     let (user, password) = userinfo.split_once(':').unwrap_or((userinfo, ""));
     Some((decode(user), decode(password)))
-}
-
-/// Answers of 429, 503 and 504 are retried at most four times, 100 ms to 2 s apart (or after the
-/// server's `Retry-After`), so that an overloaded server ends in a clear error soon.
-fn bounded_server_retry() -> RetryLayer<RetryPolicy> {
-    RetryLayer::new(
-        RetryPolicy::new(Duration::from_millis(100), Duration::from_secs(2), 4, true).expect("valid backoff"),
-    )
 }
 
 /// The TLS handshake's failure in `err`'s chain, if that is what failed, in Go's words where

@@ -22,6 +22,7 @@ mod deploys;
 mod describe;
 mod discovery_verbs;
 mod edit;
+mod faults;
 mod fleet;
 mod force;
 mod get;

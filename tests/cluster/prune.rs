@@ -184,7 +184,7 @@ fn a_failure_before_the_prune_prunes_nothing_and_the_next_run_does() {
     rig.proxy.inject(
         "GET",
         "labelSelector=applyset",
-        Fault::Status { code: 500, reason: "InternalError", retry_after: None },
+        Fault::Status { code: 403, reason: "Forbidden", retry_after: None },
         10,
     );
     let (failed, _) = rig.kubeupd(&set, &configmaps(&["a"], ""));

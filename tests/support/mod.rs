@@ -12,6 +12,7 @@ use serde_json::Value;
 
 pub mod fake_server;
 pub mod fault_proxy;
+pub mod fault_relay;
 
 /// The test cluster's kubeconfig; panics with instructions when it is not usable.
 pub fn kubeconfig() -> PathBuf {

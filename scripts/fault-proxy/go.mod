@@ -1,0 +1,3 @@
+module kubeupd.local/fault-proxy
+
+go 1.26
