@@ -15,6 +15,9 @@
 //! - [`output`]: printers of objects, tables and diffs, matching kubectl's bytes.
 //! - [`kustomize`]: kustomize built in (`-k`, `kubeupd kustomize`): a kustomization in, objects
 //!   out; pure, on top of [`merge`] and [`manifest`], files through a loader trait.
+//! - [`remote`]: what the streaming verbs (exec, cp, attach, port-forward, run) need that does no
+//!   I/O: the channel framing and exit statuses, port specifications, the pod and container
+//!   chosen, copy specifications and tar paths.
 //! - [`manifest`]: reading `-f` inputs, and label selectors.
 //! - [`generate`]: kubectl's `create` generators (deployment, job, roles, ...): options in, the
 //!   object out, pure.
@@ -35,6 +38,7 @@ pub mod manifest;
 pub mod merge;
 pub mod output;
 pub mod parallel;
+pub mod remote;
 pub mod resource;
 pub mod schema;
 pub mod status;

@@ -6,11 +6,12 @@
 use clap::Command;
 
 /// The verbs by kind, in kubectl's groups and order (kubectl's groups kubeupd has no verb of,
-/// cluster management and troubleshooting, are left out).
+/// cluster management, is left out).
 const GROUPS: &[(&str, &[&str])] = &[
     ("Basic Commands (Beginner)", &["create", "set"]),
     ("Basic Commands (Intermediate)", &["get", "edit", "delete"]),
     ("Deploy Commands", &["rollout", "scale"]),
+    ("Troubleshooting and Debugging Commands", &["exec", "cp"]),
     ("Advanced Commands", &["diff", "apply", "patch", "replace", "update", "wait", "kustomize"]),
     ("Settings Commands", &["label", "annotate", "completion"]),
     ("Other Commands", &["version"]),
@@ -420,6 +421,31 @@ pub const COMPLETION: &str = "Examples:
 
   # Write the script for zsh where zsh looks for completions
   kubeupd completion zsh > \"${fpath[1]}/_kubeupd\"";
+
+pub const EXEC: &str = "Examples:
+  # Run 'date' in pod web, in its default container (the first, unless annotated)
+  kubeupd exec web -- date
+
+  # Run 'ls /' in container nginx of pod web
+  kubeupd exec web -c nginx -- ls /
+
+  # Send stdin to 'sh' in pod web, and run an interactive shell with a terminal
+  kubeupd exec -i web -- sh < script.sh
+  kubeupd exec -it web -- sh
+
+  # Run 'date' in the first pod of deployment web, or of service web
+  kubeupd exec deploy/web -- date
+  kubeupd exec svc/web -- date";
+
+pub const CP: &str = "Examples:
+  # Copy the local directory /tmp/foo to /tmp/bar in pod web of namespace ns
+  kubeupd cp /tmp/foo ns/web:/tmp/bar
+
+  # Copy /tmp/foo from pod web of the current namespace to the local /tmp/bar
+  kubeupd cp web:/tmp/foo /tmp/bar
+
+  # Copy into container nginx of pod web
+  kubeupd cp /tmp/foo web:/tmp/bar -c nginx";
 
 #[cfg(test)]
 mod tests {

@@ -19,6 +19,8 @@ mod delete;
 mod diff;
 mod edit;
 mod error;
+mod exec;
+mod cp;
 mod flags;
 mod fleet;
 mod get;
@@ -295,6 +297,12 @@ pub enum Command {
     /// Build a kustomization directory and print the objects, as `kubectl kustomize` does.
     #[command(after_help = help::KUSTOMIZE)]
     Kustomize(kustomize::KustomizeArgs),
+    /// Execute a command in a container.
+    #[command(after_help = help::EXEC)]
+    Exec(exec::ExecArgs),
+    /// Copy files and directories to and from containers.
+    #[command(after_help = help::CP)]
+    Cp(cp::CpArgs),
     /// Print the client and server versions.
     #[command(after_help = help::VERSION)]
     Version(version::VersionArgs),
@@ -438,6 +446,8 @@ async fn dispatch(command: Command, global: GlobalArgs) -> Result {
         Command::Annotate(args) => label::run(args, change::metadata::MetadataMap::Annotations, &global).await,
         Command::Wait(args) => wait::run(args, &global).await,
         Command::Version(args) => version::run(args, &global).await,
+        Command::Exec(args) => exec::run(args, &global).await,
+        Command::Cp(args) => cp::run(args, &global).await,
         Command::Completion(_) | Command::Kustomize(_) => unreachable!("runs without a runtime"),
     }
 }

@@ -13,6 +13,7 @@ mod mapping;
 mod openapi;
 pub(crate) mod resource;
 mod retry;
+mod stream;
 mod transport;
 mod version;
 mod warnings;
@@ -30,6 +31,7 @@ pub use json::decode as decode_json;
 pub use mapping::MappingError;
 pub use resource::ResourceType;
 pub use retry::RetryPolicy;
+pub use stream::{Channels, Output, Session};
 pub use version::VersionInfo;
 pub use watch::{Selectors, WatchEvent, WatchOptions, WatchStream};
 
