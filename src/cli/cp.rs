@@ -140,10 +140,11 @@ async fn from_pod(cluster: &Cluster, namespace: &str, src: &FileSpec, dest: &Fil
     };
     let (pod, container) = pod_and_container(cluster, namespace, src, args, &mut |note| print(note)).await?;
     let prefix = copy::strip_path_shortcuts(&copy::clean(copy::strip_leading_slash(&src.file)));
-    let pod_namespace = pod["metadata"]["namespace"].as_str().unwrap_or_default().to_string();
-    let pod_name = pod["metadata"]["name"].as_str().unwrap_or_default().to_string();
+    // As kubectl words it: the namespace and pod as the specification gives them.
     let hint = format!(
-        "(consider using \"kubectl exec -n {pod_namespace:?} {pod_name:?} -- tar cf - {:?} | tar xf -\")",
+        "(consider using \"kubeupd exec -n {:?} {:?} -- tar cf - {:?} | tar xf -\")",
+        src.namespace.as_deref().unwrap_or_default(),
+        src.pod.as_deref().unwrap_or_default(),
         src.file
     );
     let (chunks, received) = std::sync::mpsc::sync_channel::<Vec<u8>>(8);

@@ -11,15 +11,41 @@ use std::path::Path;
 
 use super::copy;
 
+/// A tar record: the stream is padded to a whole number of them, so that a `tar` that reads
+/// whole records (GNU tar) ends at the end of the archive even when its stdin is never closed,
+/// as on nodes that do not pass stdin's end on (kwok's).
+const RECORD: u64 = 10240;
+
 /// Writes `src` (a local path) as a tar stream whose names place it at `dest` (a path in the
 /// pod, relative to the directory `tar -C` is given: `dir(dest)`).
 pub fn write_tar(src: &str, dest: &str, out: impl Write) -> io::Result<()> {
-    let mut builder = tar::Builder::new(out);
+    let mut builder = tar::Builder::new(Counting { inner: out, count: 0 });
     builder.follow_symlinks(false);
     let src = copy::clean(src);
     let dest = copy::clean(dest);
     add(&mut builder, &copy::dir(&src), &copy::base(&src), &copy::base(&dest))?;
-    builder.into_inner()?.flush()
+    let mut out = builder.into_inner()?;
+    let padding = (RECORD - out.count % RECORD) % RECORD;
+    out.write_all(&vec![0u8; padding as usize])?;
+    out.flush()
+}
+
+/// A writer that counts what it wrote.
+struct Counting<W> {
+    inner: W,
+    count: u64,
+}
+
+impl<W: Write> Write for Counting<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let written = self.inner.write(buf)?;
+        self.count += written as u64;
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 fn header_for(meta: &fs::Metadata, kind: tar::EntryType) -> tar::Header {
