@@ -11,7 +11,7 @@ const GROUPS: &[(&str, &[&str])] = &[
     ("Basic Commands (Beginner)", &["create", "set"]),
     ("Basic Commands (Intermediate)", &["get", "edit", "delete"]),
     ("Deploy Commands", &["rollout", "scale"]),
-    ("Troubleshooting and Debugging Commands", &["exec", "cp"]),
+    ("Troubleshooting and Debugging Commands", &["exec", "port-forward", "cp"]),
     ("Advanced Commands", &["diff", "apply", "patch", "replace", "update", "wait", "kustomize"]),
     ("Settings Commands", &["label", "annotate", "completion"]),
     ("Other Commands", &["version"]),
@@ -446,6 +446,22 @@ pub const CP: &str = "Examples:
 
   # Copy into container nginx of pod web
   kubeupd cp /tmp/foo web:/tmp/bar -c nginx";
+
+pub const PORT_FORWARD: &str = "Examples:
+  # Listen on ports 5000 and 6000 locally, forwarding to ports 5000 and 6000 of pod web
+  kubeupd port-forward pod/web 5000 6000
+
+  # Listen on ports 5000 and 6000 locally, forwarding to a pod of deployment web
+  kubeupd port-forward deployment/web 5000 6000
+
+  # Listen on port 8443 locally, forwarding to the pod port of service web's port named https
+  kubeupd port-forward service/web 8443:https
+
+  # Listen on a random local port, forwarding to port 5000 of pod web
+  kubeupd port-forward pod/web :5000
+
+  # Listen on port 8888 on all addresses, forwarding to port 5000 of pod web
+  kubeupd port-forward --address 0.0.0.0 pod/web 8888:5000";
 
 #[cfg(test)]
 mod tests {

@@ -21,6 +21,7 @@ mod edit;
 mod error;
 mod exec;
 mod cp;
+mod port_forward;
 mod flags;
 mod fleet;
 mod get;
@@ -303,6 +304,9 @@ pub enum Command {
     /// Copy files and directories to and from containers.
     #[command(after_help = help::CP)]
     Cp(cp::CpArgs),
+    /// Forward one or more local ports to a pod.
+    #[command(name = "port-forward", after_help = help::PORT_FORWARD)]
+    PortForward(port_forward::PortForwardArgs),
     /// Print the client and server versions.
     #[command(after_help = help::VERSION)]
     Version(version::VersionArgs),
@@ -448,6 +452,7 @@ async fn dispatch(command: Command, global: GlobalArgs) -> Result {
         Command::Version(args) => version::run(args, &global).await,
         Command::Exec(args) => exec::run(args, &global).await,
         Command::Cp(args) => cp::run(args, &global).await,
+        Command::PortForward(args) => port_forward::run(args, &global).await,
         Command::Completion(_) | Command::Kustomize(_) => unreachable!("runs without a runtime"),
     }
 }
