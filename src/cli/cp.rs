@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::Args;
 use tokio::sync::mpsc;
 
-use super::exec::{choose_container, finish, stderr, stdout, subresource_path};
+use super::exec::{Wanted, choose_container, finish, stderr, stdout, subresource_path};
 use super::{Error, GlobalArgs, Result};
 use crate::client::{Cluster, Output, Session};
 use crate::remote::channel::Outcome;
@@ -93,7 +93,13 @@ async fn to_pod(cluster: &Cluster, namespace: &str, src: &FileSpec, dest: &FileS
     // Whether the destination is a directory: `test -d`, everything it prints discarded.
     let (pod, container) = pod_and_container(cluster, namespace, dest, args, &mut |_| {}).await?;
     let test = ["test".to_string(), "-d".to_string(), dest.file.clone()];
-    let path = subresource_path(&pod, "exec", &container, &test, false, true, true, false);
+    let path = subresource_path(
+        &pod,
+        "exec",
+        &container,
+        &test,
+        Wanted { stdin: false, stdout: true, stderr: true, tty: false },
+    );
     let session = Session { stdin: None, stdout: discard(), stderr: Some(discard()), resize: None };
     let mut dest_file = dest.file.clone();
     match tokio::time::timeout(Duration::from_secs(30), exec(cluster, &path, session)).await {
@@ -112,7 +118,13 @@ async fn to_pod(cluster: &Cluster, namespace: &str, src: &FileSpec, dest: &FileS
         }
     });
     let command = copy::tar_into_pod(&copy::dir(&dest_file), args.no_preserve);
-    let path = subresource_path(&pod, "exec", &container, &command, true, true, true, false);
+    let path = subresource_path(
+        &pod,
+        "exec",
+        &container,
+        &command,
+        Wanted { stdin: true, stdout: true, stderr: true, tty: false },
+    );
     let session = Session { stdin: Some(receiver), stdout: stdout(), stderr: Some(stderr()), resize: None };
     finish(exec(cluster, &path, session).await?)
 }
@@ -150,10 +162,18 @@ async fn from_pod(cluster: &Cluster, namespace: &str, src: &FileSpec, dest: &Fil
     let (chunks, received) = std::sync::mpsc::sync_channel::<Vec<u8>>(8);
     let dest_file = dest.file.clone();
     let unpacking = std::thread::spawn(move || {
-        tarball::unpack(tarball::ChunkReader::new(received), &prefix, &dest_file, Some(&hint), &mut |line| eprintln!("{line}"))
+        tarball::unpack(tarball::ChunkReader::new(received), &prefix, &dest_file, Some(&hint), &mut |line| {
+            eprintln!("{line}")
+        })
     });
     let command = copy::tar_from_pod(&src.file, args.retries, 0);
-    let path = subresource_path(&pod, "exec", &container, &command, false, true, true, false);
+    let path = subresource_path(
+        &pod,
+        "exec",
+        &container,
+        &command,
+        Wanted { stdin: false, stdout: true, stderr: true, tty: false },
+    );
     let tar_stream: Output = Box::new(move |bytes| {
         chunks.send(bytes.to_vec()).map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))
     });

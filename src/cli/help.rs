@@ -8,10 +8,10 @@ use clap::Command;
 /// The verbs by kind, in kubectl's groups and order (kubectl's groups kubeupd has no verb of,
 /// cluster management, is left out).
 const GROUPS: &[(&str, &[&str])] = &[
-    ("Basic Commands (Beginner)", &["create", "set"]),
+    ("Basic Commands (Beginner)", &["create", "run", "set"]),
     ("Basic Commands (Intermediate)", &["get", "edit", "delete"]),
     ("Deploy Commands", &["rollout", "scale"]),
-    ("Troubleshooting and Debugging Commands", &["exec", "port-forward", "cp"]),
+    ("Troubleshooting and Debugging Commands", &["attach", "exec", "port-forward", "cp"]),
     ("Advanced Commands", &["diff", "apply", "patch", "replace", "update", "wait", "kustomize"]),
     ("Settings Commands", &["label", "annotate", "completion"]),
     ("Other Commands", &["version"]),
@@ -447,6 +447,33 @@ pub const CP: &str = "Examples:
   # Copy into container nginx of pod web
   kubeupd cp /tmp/foo web:/tmp/bar -c nginx";
 
+pub const ATTACH: &str = "Examples:
+  # Print what pod web's default container writes, as it runs
+  kubeupd attach web
+
+  # Attach to container nginx of pod web, with stdin and a terminal
+  kubeupd attach web -c nginx -i -t
+
+  # Attach to the first pod of deployment web
+  kubeupd attach deploy/web";
+
+pub const RUN: &str = "Examples:
+  # Start an nginx pod
+  kubeupd run nginx --image=nginx
+
+  # Start a pod with a port, environment variables and labels
+  kubeupd run web --image=nginx --port=80 --env=A=1 --env=B=2 --labels=app=web,env=prod
+
+  # Print the pod instead of creating it
+  kubeupd run nginx --image=nginx --dry-run=client -o yaml
+
+  # Run a command once, print its output, exit with its code and delete the pod
+  kubeupd run probe --rm -i --restart=Never --image=busybox -- wget -qO- http://web
+
+  # Start a pod with custom arguments for the image's command, or with a command of your own
+  kubeupd run web --image=nginx -- --arg1 --arg2
+  kubeupd run web --image=nginx --command -- nginx -g 'daemon off;'";
+
 pub const PORT_FORWARD: &str = "Examples:
   # Listen on ports 5000 and 6000 locally, forwarding to ports 5000 and 6000 of pod web
   kubeupd port-forward pod/web 5000 6000
@@ -500,6 +527,10 @@ mod tests {
         for (path, command) in commands() {
             for arg in flags(&command).filter(|arg| arg.get_short().is_some_and(|short| "flRAno".contains(short))) {
                 let short = arg.get_short().unwrap();
+                // kubectl's own exception: `run -l` gives the pod's labels, not a selector.
+                if path == "kubeupd run" && short == 'l' {
+                    continue;
+                }
                 let long = arg.get_long().unwrap_or_default().to_string();
                 let value_name = arg.get_value_names().map(|names| names.join(" "));
                 let takes_value = arg.get_num_args().is_some_and(|range| range.min_values() > 0);
@@ -574,6 +605,6 @@ mod tests {
         sorted.sort();
         assert_eq!(sorted, verbs);
         let help = command().render_help().to_string();
-        assert!(help.contains("Deploy Commands:\n  rollout     Manage the rollout"), "{help}");
+        assert!(help.contains("Deploy Commands:\n  rollout       Manage the rollout"), "{help}");
     }
 }

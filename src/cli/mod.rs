@@ -12,7 +12,9 @@ mod apply;
 mod apply_input;
 mod apply_last_applied;
 mod apply_report;
+mod attach;
 mod completion;
+mod cp;
 mod create;
 mod create_generators;
 mod delete;
@@ -20,8 +22,6 @@ mod diff;
 mod edit;
 mod error;
 mod exec;
-mod cp;
-mod port_forward;
 mod flags;
 mod fleet;
 mod get;
@@ -32,9 +32,11 @@ mod kustomize;
 mod label;
 mod patch;
 mod pflag;
+mod port_forward;
 mod prune;
 mod replace;
 mod rollout;
+mod run;
 mod scale;
 mod set;
 mod update;
@@ -304,6 +306,12 @@ pub enum Command {
     /// Copy files and directories to and from containers.
     #[command(after_help = help::CP)]
     Cp(cp::CpArgs),
+    /// Attach to a running container.
+    #[command(after_help = help::ATTACH)]
+    Attach(attach::AttachArgs),
+    /// Run a particular image on the cluster.
+    #[command(after_help = help::RUN)]
+    Run(Box<run::RunArgs>),
     /// Forward one or more local ports to a pod.
     #[command(name = "port-forward", after_help = help::PORT_FORWARD)]
     PortForward(port_forward::PortForwardArgs),
@@ -453,6 +461,8 @@ async fn dispatch(command: Command, global: GlobalArgs) -> Result {
         Command::Exec(args) => exec::run(args, &global).await,
         Command::Cp(args) => cp::run(args, &global).await,
         Command::PortForward(args) => port_forward::run(args, &global).await,
+        Command::Attach(args) => attach::run(args, &global).await,
+        Command::Run(args) => run::run(*args, &global).await,
         Command::Completion(_) | Command::Kustomize(_) => unreachable!("runs without a runtime"),
     }
 }

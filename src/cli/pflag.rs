@@ -319,14 +319,19 @@ pub fn usage_error(err: &clap::Error, command: &Command, args: &[OsString]) -> O
 
 /// The order in which kubectl 1.37 adds the commands kubeupd has, which cobra suggests in; cobra
 /// adds `help` last. kubeupd's own commands follow.
-const KUBECTL_ORDER: [&str; 18] = [
+const KUBECTL_ORDER: [&str; 23] = [
     "create",
+    "run",
     "set",
     "get",
     "edit",
     "delete",
     "rollout",
     "scale",
+    "attach",
+    "exec",
+    "port-forward",
+    "cp",
     "diff",
     "apply",
     "patch",
@@ -633,27 +638,59 @@ pub fn change_cause(command: &Command, args: &[OsString]) -> String {
     words.join(" ")
 }
 
-/// kubectl's deprecated flags, by long name, with pflag's message for them (the same wherever the
-/// flag is defined).
-const DEPRECATED: &[(&str, &str)] = &[("record", "--record will be removed in the future")];
+/// A flag kubectl marks deprecated, with pflag's message for it.
+struct Deprecated {
+    /// The verb it is deprecated on; `None`: wherever it is defined.
+    verb: Option<&'static str>,
+    name: &'static str,
+    /// Its shorthand, deprecated with it.
+    shorthand: Option<char>,
+    message: &'static str,
+}
+
+/// kubectl's deprecated flags.
+const DEPRECATED: &[Deprecated] = &[
+    Deprecated { verb: None, name: "record", shorthand: None, message: "--record will be removed in the future" },
+    Deprecated {
+        verb: Some("run"),
+        name: "filename",
+        shorthand: Some('f'),
+        message: "it is ignored by kubectl run and will be removed in a future release",
+    },
+];
 
 /// pflag's warning for each deprecated flag `args` give, in order, as pflag prints them when it
-/// sets the flag (`--record=false` too): `Flag --record has been deprecated, ...`.
+/// sets the flag (`--record=false` too): `Flag --record has been deprecated, ...`, after
+/// `Flag shorthand -f has been deprecated, ...` when the shorthand was used.
 pub fn deprecations(root: &Command, args: &[OsString]) -> Vec<String> {
     let command = CommandWords::of(root, args).command(root);
-    let given = |name: &str| {
+    let words: Vec<&str> = args.iter().filter_map(|arg| arg.to_str()).take_while(|arg| *arg != "--").collect();
+    let given_long = |name: &str| {
         let long = format!("--{name}");
-        args.iter()
-            .filter_map(|arg| arg.to_str())
-            .take_while(|arg| *arg != "--")
+        words
+            .iter()
             .any(|arg| arg.strip_prefix(long.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with('=')))
     };
+    let given_short = |letter: char| {
+        words.iter().any(|arg| {
+            arg.strip_prefix('-').filter(|rest| !rest.starts_with('-')).is_some_and(|rest| rest.starts_with(letter))
+        })
+    };
     let defined = |name: &str| command.get_arguments().any(|arg| arg.get_long() == Some(name));
-    DEPRECATED
-        .iter()
-        .filter(|(name, _)| defined(name) && given(name))
-        .map(|(name, message)| format!("Flag --{name} has been deprecated, {message}"))
-        .collect()
+    let mut warnings = Vec::new();
+    for flag in DEPRECATED {
+        if !defined(flag.name) || flag.verb.is_some_and(|verb| verb != command.get_name()) {
+            continue;
+        }
+        let short = flag.shorthand.filter(|letter| given_short(*letter));
+        if let Some(letter) = short {
+            warnings.push(format!("Flag shorthand -{letter} has been deprecated, {}", flag.message));
+        }
+        if short.is_some() || given_long(flag.name) {
+            warnings.push(format!("Flag --{} has been deprecated, {}", flag.name, flag.message));
+        }
+    }
+    warnings
 }
 
 /// The flag in pflag's naming: `--selector`, or `-l, --selector` for a flag with a shorthand.
@@ -895,7 +932,10 @@ mod suggestion_tests {
     fn unknown_commands_get_cobras_suggestions() {
         // By distance, by prefix, and kubectl 1.37's SuggestFor words.
         let suggested = |typed: &str| crate::cli::parse(["kubeupd", typed]).err().unwrap();
-        assert_eq!(suggested("ls"), "error: unknown command \"ls\" for \"kubeupd\"\n\nDid you mean this?\n\tget\n");
+        assert_eq!(
+            suggested("ls"),
+            "error: unknown command \"ls\" for \"kubeupd\"\n\nDid you mean this?\n\tget\n\tcp\n"
+        );
         assert_eq!(
             suggested("remove"),
             "error: unknown command \"remove\" for \"kubeupd\"\n\nDid you mean this?\n\tdelete\n"

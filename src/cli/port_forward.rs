@@ -64,22 +64,28 @@ pub async fn run(args: PortForwardArgs, global: &GlobalArgs) -> Result {
     let pod = cluster.get(&pods, Some(&namespace), &pod_name).await?;
     let phase = pod["status"]["phase"].as_str().unwrap_or_default();
     if phase != "Running" {
-        return Err(Error::msg(format!(
-            "unable to forward port because pod is not running. Current status={phase}"
-        )));
+        return Err(Error::msg(format!("unable to forward port because pod is not running. Current status={phase}")));
     }
-    let segment = |text: &str| percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC).to_string();
+    let segment =
+        |text: &str| percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC).to_string();
     let base = format!("/api/v1/namespaces/{}/pods/{}/portforward", segment(&namespace), segment(&pod_name));
     forward(cluster, &base, &addresses, forwards).await
 }
 
 fn usage() -> Error {
-    Error::msg("TYPE/NAME and list of ports are required for port-forward\nSee 'kubeupd port-forward -h' for help and examples")
+    Error::msg(
+        "TYPE/NAME and list of ports are required for port-forward\nSee 'kubeupd port-forward -h' for help and examples",
+    )
 }
 
 /// Listens on each port and address, then carries each connection until interrupted; a failure
 /// the pod's side reports ends the command, as kubectl's lost connection does.
-async fn forward(cluster: Cluster, base: &str, addresses: &[ports::ListenAddress], mut forwards: Vec<ForwardedPort>) -> Result {
+async fn forward(
+    cluster: Cluster,
+    base: &str,
+    addresses: &[ports::ListenAddress],
+    mut forwards: Vec<ForwardedPort>,
+) -> Result {
     let cluster = std::sync::Arc::new(cluster);
     let (lost_sender, mut lost) = mpsc::channel::<String>(1);
     let mut any = false;
@@ -101,7 +107,10 @@ async fn forward(cluster: Cluster, base: &str, addresses: &[ports::ListenAddress
                 }
                 Err(err) => {
                     let family = if address.address.contains(':') { "tcp6" } else { "tcp4" };
-                    failures.push(format!("unable to create listener: Error listen {family} {spot}: {}", go_listen_error(&err)));
+                    failures.push(format!(
+                        "unable to create listener: Error listen {family} {spot}: {}",
+                        go_listen_error(&err)
+                    ));
                     match address.all_must_fail {
                         true => all_failed += 1,
                         false => any_failed += 1,
@@ -162,7 +171,12 @@ async fn accept(
             let forwarded = async { cluster.open_channels(&path).await?.forward(connection).await }.await;
             if let Err(err) = forwarded {
                 let _ = lost
-                    .send(format!("error: an error occurred forwarding {} -> {}: {}", port.local, port.remote, err.line().trim_start_matches("error: ")))
+                    .send(format!(
+                        "error: an error occurred forwarding {} -> {}: {}",
+                        port.local,
+                        port.remote,
+                        err.line().trim_start_matches("error: ")
+                    ))
                     .await;
             }
         });

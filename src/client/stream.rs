@@ -70,9 +70,10 @@ impl super::transport::Transport {
                 let code = http::StatusCode::from_u16(status.code).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
                 Err(Error::from_response(code, body.to_string().as_bytes()))
             }
-            Err(kube::Error::UpgradeConnection(err)) => {
-                Err(Error::InvalidResponse { path: path.to_string(), reason: format!("unable to upgrade connection: {err}") })
-            }
+            Err(kube::Error::UpgradeConnection(err)) => Err(Error::InvalidResponse {
+                path: path.to_string(),
+                reason: format!("unable to upgrade connection: {err}"),
+            }),
             Err(err) => Err(self.failure(err)),
         }
     }
@@ -83,7 +84,8 @@ impl Channels {
     /// come, and the outcome the error channel gives when the command ends.
     pub async fn run(self, mut session: Session) -> Result<Outcome> {
         let Channels { socket, closes_channels, path } = self;
-        let broken = |err: &dyn std::fmt::Display| Error::InvalidResponse { path: path.clone(), reason: err.to_string() };
+        let broken =
+            |err: &dyn std::fmt::Display| Error::InvalidResponse { path: path.clone(), reason: err.to_string() };
         let (mut sink, mut stream) = socket.split();
         let mut status = Vec::new();
         let mut stdin_open = session.stdin.is_some();
@@ -145,7 +147,8 @@ impl Channels {
         let mut remote_error = Vec::new();
         let mut buffer = vec![0u8; 32 * 1024];
         let path = self.path;
-        let broken = |err: &dyn std::fmt::Display| Error::InvalidResponse { path: path.clone(), reason: err.to_string() };
+        let broken =
+            |err: &dyn std::fmt::Display| Error::InvalidResponse { path: path.clone(), reason: err.to_string() };
         loop {
             tokio::select! {
                 message = stream.next() => match message {
@@ -158,11 +161,7 @@ impl Channels {
                         *prefix -= skip;
                         bytes = &bytes[skip..];
                         match index {
-                            0 if !bytes.is_empty() => {
-                                if writer.write_all(bytes).await.is_err() {
-                                    break;
-                                }
-                            }
+                            0 if !bytes.is_empty() && writer.write_all(bytes).await.is_err() => break,
                             1 => remote_error.extend_from_slice(bytes),
                             _ => {}
                         }

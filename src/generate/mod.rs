@@ -1,11 +1,12 @@
 //! kubectl's `kubectl create` generators for workloads, access rules, services, ingresses,
-//! policies and tokens: typed options in, the
+//! policies and tokens, and `kubectl run`'s pod: typed options in, the
 //! object kubectl's generator would send out (as JSON, fields as kubectl's Go types write them,
 //! empty structs included), or kubectl's words for what is wrong with the options. Pure: what
 //! needs the server (discovery for `role`, the CronJob of `job --from`) is looked up by the caller
 //! and handed in.
 
 pub mod network;
+pub mod pod;
 pub mod policy;
 pub mod rbac;
 pub mod token;
@@ -108,6 +109,20 @@ pub enum Error {
     BoundKind(String),
     #[error("--bound-object-name is required if --bound-object-kind is provided")]
     BoundKindWithoutName,
+    /// `run --labels`: a pair without exactly one `=`.
+    #[error("unexpected label spec: {0}")]
+    LabelSpec(String),
+    #[error("unexpected empty label key")]
+    EmptyLabelKey,
+    /// `run --annotations`: the pairs that do not read, listed.
+    #[error("invalid annotations format: {0}")]
+    AnnotationPairs(String),
+    #[error("invalid env: {0}")]
+    Env(String),
+    #[error("invalid restart policy: {0}, valid values are: Always, OnFailure, Never")]
+    RestartPolicy(String),
+    #[error("invalid image pull policy: {0}, valid values are: Always, IfNotPresent, Never")]
+    ImagePullPolicy(String),
 }
 
 fn in_group(group: &str) -> String {

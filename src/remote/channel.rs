@@ -190,6 +190,8 @@ mod tests {
             Outcome::from_status(br#"{"status":"Weird"}"#),
             Outcome::Failed("error stream protocol error: unknown error".into())
         );
-        assert!(matches!(Outcome::from_status(b"{"), Outcome::Failed(text) if text.starts_with("error stream protocol error: ")));
+        assert!(
+            matches!(Outcome::from_status(b"{"), Outcome::Failed(text) if text.starts_with("error stream protocol error: "))
+        );
     }
 }

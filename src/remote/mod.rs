@@ -7,5 +7,5 @@
 pub mod channel;
 pub mod copy;
 pub mod pods;
-pub mod tarball;
 pub mod ports;
+pub mod tarball;

@@ -21,9 +21,7 @@ pub fn selector_for(object: &Value) -> Result<String, String> {
     let version = api_version.rsplit('/').next().unwrap_or_default();
     let go_type = format!("*{version}.{kind}");
     let selector = match kind {
-        "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Deployment" | "Job" => {
-            selector_text(&object["spec"]["selector"])
-        }
+        "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Deployment" | "Job" => selector_text(&object["spec"]["selector"]),
         "ReplicationController" => map_selector(&object["spec"]["selector"]),
         "Service" => {
             let selector = &object["spec"]["selector"];
@@ -131,17 +129,28 @@ pub struct Chosen {
 /// (`FindOrDefaultContainerByName`).
 pub fn container(pod: &Value, flag: Option<&str>) -> Result<Chosen, String> {
     let pod_name = pod["metadata"]["name"].as_str().unwrap_or_default();
-    let invalid = |name: &str| format!("container {name} is not valid for pod {pod_name} out of: {}", all_container_names(pod));
+    let invalid =
+        |name: &str| format!("container {name} is not valid for pod {pod_name} out of: {}", all_container_names(pod));
     if let Some(name) = flag.filter(|name| !name.is_empty()) {
-        return if has_container(pod, name) { Ok(Chosen { name: name.into(), note: None }) } else { Err(invalid(name)) };
+        return if has_container(pod, name) {
+            Ok(Chosen { name: name.into(), note: None })
+        } else {
+            Err(invalid(name))
+        };
     }
     let containers = pod["spec"]["containers"].as_array().cloned().unwrap_or_default();
     if containers.is_empty() {
         let namespace = pod["metadata"]["namespace"].as_str().unwrap_or_default();
         return Err(format!("pod {namespace}/{pod_name} does not have any containers"));
     }
-    if let Some(name) = pod["metadata"]["annotations"][DEFAULT_CONTAINER_ANNOTATION].as_str().filter(|name| !name.is_empty()) {
-        return if has_container(pod, name) { Ok(Chosen { name: name.into(), note: None }) } else { Err(invalid(name)) };
+    if let Some(name) =
+        pod["metadata"]["annotations"][DEFAULT_CONTAINER_ANNOTATION].as_str().filter(|name| !name.is_empty())
+    {
+        return if has_container(pod, name) {
+            Ok(Chosen { name: name.into(), note: None })
+        } else {
+            Err(invalid(name))
+        };
     }
     let first = containers[0]["name"].as_str().unwrap_or_default().to_string();
     let others = |field: &str| pod["spec"][field].as_array().is_some_and(|list| !list.is_empty());
@@ -168,7 +177,10 @@ mod tests {
             "cannot attach to *v1.Service: invalid service 's': Service is defined without a selector"
         );
         let map = json!({"apiVersion": "v1", "kind": "ConfigMap"});
-        assert_eq!(selector_for(&map).unwrap_err(), "cannot attach to *v1.ConfigMap: selector for *v1.ConfigMap not implemented");
+        assert_eq!(
+            selector_for(&map).unwrap_err(),
+            "cannot attach to *v1.ConfigMap: selector for *v1.ConfigMap not implemented"
+        );
     }
 
     #[test]
@@ -199,7 +211,10 @@ mod tests {
         );
         assert_eq!(container(&pod, Some("b")).unwrap(), Chosen { name: "b".into(), note: None });
         assert_eq!(container(&pod, Some("setup")).unwrap().name, "setup");
-        assert_eq!(container(&pod, Some("z")).unwrap_err(), "container z is not valid for pod p out of: a, b, setup (init)");
+        assert_eq!(
+            container(&pod, Some("z")).unwrap_err(),
+            "container z is not valid for pod p out of: a, b, setup (init)"
+        );
         let one = json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "only"}]}});
         assert_eq!(container(&one, None).unwrap(), Chosen { name: "only".into(), note: None });
         let annotated = json!({"metadata": {"name": "p", "annotations": {DEFAULT_CONTAINER_ANNOTATION: "b"}},

@@ -133,10 +133,7 @@ fn container_port_by_name(pod: &Value, name: &str) -> Result<i64, String> {
             }
         }
     }
-    Err(format!(
-        "Pod '{}' does not have a named port '{name}'",
-        pod["metadata"]["name"].as_str().unwrap_or_default()
-    ))
+    Err(format!("Pod '{}' does not have a named port '{name}'", pod["metadata"]["name"].as_str().unwrap_or_default()))
 }
 
 /// kubectl's `convertPodNamedPortToNumber`: remote ports named after a container's port become
@@ -235,7 +232,11 @@ pub fn check_udp(specs: &[String], object: &Value, is_service: bool) -> Result<(
         let number = match remote.parse::<i64>() {
             Ok(number) => number,
             Err(_) if is_service => {
-                let found = object["spec"]["ports"].as_array().into_iter().flatten().find(|port| port["name"].as_str() == Some(remote));
+                let found = object["spec"]["ports"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .find(|port| port["name"].as_str() == Some(remote));
                 let name = object["metadata"]["name"].as_str().unwrap_or_default();
                 found
                     .and_then(|port| port["port"].as_i64())

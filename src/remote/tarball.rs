@@ -92,7 +92,13 @@ pub type Warn<'a> = &'a mut dyn FnMut(String);
 /// Unpacks the pod's tar stream into `dest`: each member's name without `prefix`, below `dest`.
 /// `symlink_hint` is kubectl's advice printed with the first skipped symbolic link
 /// (`(consider using "kubectl exec -n "ns" "pod" -- tar cf - "src" | tar xf -")`).
-pub fn unpack(input: impl Read, prefix: &str, dest: &str, symlink_hint: Option<&str>, warn: Warn) -> Result<(), String> {
+pub fn unpack(
+    input: impl Read,
+    prefix: &str,
+    dest: &str,
+    symlink_hint: Option<&str>,
+    warn: Warn,
+) -> Result<(), String> {
     let mut archive = tar::Archive::new(input);
     let entries = archive.entries().map_err(|err| err.to_string())?;
     let mut hinted = false;
@@ -100,7 +106,10 @@ pub fn unpack(input: impl Read, prefix: &str, dest: &str, symlink_hint: Option<&
         let mut entry = entry.map_err(|err| err.to_string())?;
         let name = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
         let Some(target) = copy::member_destination(&name, prefix, dest)? else {
-            warn(format!("warning: file {target:?} is outside target destination, skipping", target = copy::join(dest, &name[prefix.len()..])));
+            warn(format!(
+                "warning: file {target:?} is outside target destination, skipping",
+                target = copy::join(dest, &name[prefix.len()..])
+            ));
             continue;
         };
         let parent = copy::dir(&target);
@@ -111,7 +120,8 @@ pub fn unpack(input: impl Read, prefix: &str, dest: &str, symlink_hint: Option<&
             continue;
         }
         if kind.is_symlink() {
-            let link = entry.link_name_bytes().map(|bytes| String::from_utf8_lossy(&bytes).into_owned()).unwrap_or_default();
+            let link =
+                entry.link_name_bytes().map(|bytes| String::from_utf8_lossy(&bytes).into_owned()).unwrap_or_default();
             match symlink_hint.filter(|_| !hinted) {
                 Some(hint) => {
                     warn(format!("warning: skipping symlink: {target:?} -> {link:?} {hint}"));
@@ -199,7 +209,10 @@ mod tests {
         assert_eq!(fs::read_to_string(dest.join("sub/b.txt")).unwrap(), "b\n");
         assert!(dest.join("empty").is_dir());
         assert!(!dest.join("link").exists());
-        assert_eq!(warnings, [format!("warning: skipping symlink: {:?} -> \"a.txt\"", dest.join("link").to_str().unwrap())]);
+        assert_eq!(
+            warnings,
+            [format!("warning: skipping symlink: {:?} -> \"a.txt\"", dest.join("link").to_str().unwrap())]
+        );
     }
 
     #[test]

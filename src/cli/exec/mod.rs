@@ -51,7 +51,8 @@ pub struct ExecArgs {
     pub tty: bool,
 }
 
-/// How a stream is run: the pod's container and the streams wanted.
+/// The streams a session wants: stdin (`-i`), a terminal (`-t`), and quiet (`-q`).
+#[derive(Debug, Clone, Copy)]
 pub(super) struct Streams {
     pub stdin: bool,
     pub tty: bool,
@@ -80,13 +81,11 @@ pub async fn run(args: ExecArgs, global: &GlobalArgs) -> Result {
     };
     let phase = pod["status"]["phase"].as_str().unwrap_or_default();
     if phase == "Succeeded" || phase == "Failed" {
-        return Err(Error::msg(format!(
-            "cannot exec into a container in a completed pod; current phase is {phase}"
-        )));
+        return Err(Error::msg(format!("cannot exec into a container in a completed pod; current phase is {phase}")));
     }
     let streams = Streams { stdin: args.stdin, tty: args.tty, quiet: args.quiet };
     let container = choose_container(&pod, args.container.as_deref(), args.quiet, &mut |note| eprintln!("{note}"))?;
-    let outcome = interactive(&cluster, &pod, &container, "exec", &args.command, &streams).await?;
+    let (outcome, _) = interactive(&cluster, &pod, &container, "exec", &args.command, &streams).await?;
     finish(outcome)
 }
 
@@ -108,7 +107,12 @@ async fn pod_from_files(cluster: &Cluster, namespace: &str, files: &[PathBuf], t
 
 /// The container `-c` names or the pod's default; the note about a default picked among several
 /// goes to `note` unless `quiet`.
-pub(super) fn choose_container(pod: &Value, flag: Option<&str>, quiet: bool, note: &mut dyn FnMut(&str)) -> Result<String> {
+pub(super) fn choose_container(
+    pod: &Value,
+    flag: Option<&str>,
+    quiet: bool,
+    note: &mut dyn FnMut(&str),
+) -> Result<String> {
     let chosen = pods::container(pod, flag).map_err(Error::msg)?;
     if let Some(text) = chosen.note.filter(|_| !quiet) {
         note(&text);
@@ -129,8 +133,24 @@ pub(super) fn finish(outcome: Outcome) -> Result {
     }
 }
 
+/// The streams a request to a pod's `exec` or `attach` asks for.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Wanted {
+    pub stdin: bool,
+    pub stdout: bool,
+    pub stderr: bool,
+    pub tty: bool,
+}
+
 /// The path of a pod's `exec` (with `command`) or `attach` subresource and its query.
-pub(super) fn subresource_path(pod: &Value, subresource: &str, container: &str, command: &[String], stdin: bool, stdout: bool, stderr: bool, tty: bool) -> String {
+pub(super) fn subresource_path(
+    pod: &Value,
+    subresource: &str,
+    container: &str,
+    command: &[String],
+    wanted: Wanted,
+) -> String {
+    let Wanted { stdin, stdout, stderr, tty } = wanted;
     let namespace = pod["metadata"]["namespace"].as_str().unwrap_or_default();
     let name = pod["metadata"]["name"].as_str().unwrap_or_default();
     let mut query = form_urlencoded::Serializer::new(String::new());
@@ -143,7 +163,8 @@ pub(super) fn subresource_path(pod: &Value, subresource: &str, container: &str, 
             query.append_pair(key, "true");
         }
     }
-    let segment = |text: &str| percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC).to_string();
+    let segment =
+        |text: &str| percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC).to_string();
     format!("/api/v1/namespaces/{}/pods/{}/{subresource}?{}", segment(namespace), segment(name), query.finish())
 }
 
@@ -189,7 +210,7 @@ pub(super) fn stdin_chunks() -> mpsc::Receiver<Vec<u8>> {
 
 /// Runs `command` (exec) or attaches (`subresource` attach) with this process's stdin, stdout
 /// and stderr, and a terminal as kubectl sets one up (`-t` with `-i` on a terminal: raw mode, no
-/// separate stderr).
+/// separate stderr); also says whether the terminal was in raw mode.
 pub(super) async fn interactive(
     cluster: &Cluster,
     pod: &Value,
@@ -197,7 +218,7 @@ pub(super) async fn interactive(
     subresource: &str,
     command: &[String],
     streams: &Streams,
-) -> Result<Outcome> {
+) -> Result<(Outcome, bool)> {
     let mut tty = streams.stdin && streams.tty;
     if tty && !terminal::stdin_is_terminal() {
         tty = false;
@@ -206,7 +227,13 @@ pub(super) async fn interactive(
         }
     }
     let raw = if tty { terminal::Raw::enter() } else { None };
-    let path = subresource_path(pod, subresource, container, command, streams.stdin, true, !tty, tty);
+    let path = subresource_path(
+        pod,
+        subresource,
+        container,
+        command,
+        Wanted { stdin: streams.stdin, stdout: true, stderr: !tty, tty },
+    );
     let resize = tty.then(|| {
         let (sender, receiver) = mpsc::channel(1);
         if let Some(size) = terminal::size() {
@@ -214,13 +241,10 @@ pub(super) async fn interactive(
         }
         receiver
     });
-    let session = Session {
-        stdin: streams.stdin.then(stdin_chunks),
-        stdout: stdout(),
-        stderr: (!tty).then(stderr),
-        resize,
-    };
+    let session =
+        Session { stdin: streams.stdin.then(stdin_chunks), stdout: stdout(), stderr: (!tty).then(stderr), resize };
     let outcome = async { cluster.open_channels(&path).await?.run(session).await }.await;
+    let was_raw = raw.is_some();
     drop(raw);
-    Ok(outcome?)
+    Ok((outcome?, was_raw))
 }
