@@ -172,7 +172,9 @@ fn plan(args: &RunArgs) -> Result<Plan> {
     if let Some(warning) = warning {
         eprintln!("{warning}");
     }
-    let Some(name) = args.words.first() else {
+    // kubectl 1.37 takes the words after `--` as the name too when none comes before.
+    let mut words = args.words.iter().chain(&args.after_dash);
+    let Some(name) = words.next() else {
         return Err(Error::msg("NAME is required for run"));
     };
     if image.is_empty() {
@@ -199,7 +201,7 @@ fn plan(args: &RunArgs) -> Result<Plan> {
             "--dry-run=[server|client] can't be used with attached containers options (--attach, --stdin, or --tty)",
         ));
     }
-    let arguments = args.words[1..].iter().chain(&args.after_dash).cloned().collect();
+    let arguments = words.cloned().collect();
     let pod = PodOptions {
         name: name.clone(),
         image: image.clone(),
@@ -293,8 +295,12 @@ pub async fn run(args: RunArgs, global: &GlobalArgs) -> Result {
 /// The objects as `-o` prints them, else kubectl's `pod/NAME created` lines.
 fn print_all(objects: &[Value], args: &RunArgs) -> Result {
     let printer = args.output.printer(Verb::Write)?;
-    for object in objects {
+    for (at, object) in objects.iter().enumerate() {
         match printer {
+            // kubectl's YAML printer starts each document after the first with `---`.
+            Some(printer @ output::Printer::Yaml) if at > 0 => {
+                write_stdout(&format!("---\n{}", args.output.render_typed(printer, object)?))?
+            }
             Some(printer) => write_stdout(&args.output.render_typed(printer, object)?)?,
             None => write_stdout(&format!("{} created{}\n", output::object_name(object), args.dry_run.suffix()))?,
         }
