@@ -130,7 +130,7 @@ pub fn split_slices(root: &Command, args: Vec<OsString>) -> Result<Vec<OsString>
             format!(
                 "error: invalid argument {} for {:?} flag: {reason}\nSee '{path} --help' for usage.\n",
                 gocompat::fmt::quote(value),
-                pflag_names(arg)
+                pflag_names(arg, command)
             )
         })?;
         let long = arg.get_long().unwrap_or(arg.get_id().as_str());
@@ -218,8 +218,15 @@ pub fn split_slices(root: &Command, args: Vec<OsString>) -> Result<Vec<OsString>
 }
 
 /// A flag as pflag names it in errors: `--selector`, or `-l, --selector` with a shorthand.
-fn pflag_names(arg: &Arg) -> String {
-    match (arg.get_short(), arg.get_long()) {
+fn pflag_names(arg: &Arg, verb: &Command) -> String {
+    // pflag leaves out a shorthand that is deprecated (`run -f`).
+    let deprecated_short = DEPRECATED.iter().any(|flag| {
+        flag.shorthand.is_some()
+            && flag.shorthand == arg.get_short()
+            && Some(flag.name) == arg.get_long()
+            && flag.verb.is_none_or(|name| name == verb.get_name())
+    });
+    match (arg.get_short().filter(|_| !deprecated_short), arg.get_long()) {
         (Some(short), Some(long)) => format!("-{short}, --{long}"),
         (None, Some(long)) => format!("--{long}"),
         (Some(short), None) => format!("-{short}"),
@@ -703,7 +710,7 @@ fn flag_name(err: &clap::Error, verb: &Command) -> String {
         None => word.chars().nth(1).and_then(|letter| verb.get_arguments().find(|arg| arg.get_short() == Some(letter))),
     };
     match arg {
-        Some(arg) if arg.get_long().is_some() => pflag_names(arg),
+        Some(arg) if arg.get_long().is_some() => pflag_names(arg, verb),
         _ => word.to_string(),
     }
 }
