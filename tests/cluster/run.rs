@@ -160,7 +160,8 @@ fn run_creates_the_pod_kubectl_creates() {
     twins.assert_same("service/web2", "run --expose -l");
 }
 
-/// A kwok `Logs` object serving `text` as the log of every container of the pod `name`.
+/// A kwok `Logs` object serving `text` (in the CRI's log format, as a kubelet reads it) as the
+/// log of every container of the pod `name`.
 fn logs_for(twins: &Twins, name: &str, dir: &Path, text: &str) {
     for namespace in [&twins.ours, &twins.theirs] {
         let file = dir.join(format!("{}.log", namespace.name));
@@ -176,7 +177,8 @@ fn logs_for(twins: &Twins, name: &str, dir: &Path, text: &str) {
 fn run_attached_to_a_failing_pod_exits_with_its_code() {
     let twins = Twins::with_nodes("run-attach");
     let dir = tempfile::tempdir().unwrap();
-    logs_for(&twins, "fails", dir.path(), "starting\nfailed\n");
+    let cri = "2026-01-01T00:00:00.000000000Z stdout F starting\n2026-01-01T00:00:01.000000000Z stdout F failed\n";
+    logs_for(&twins, "fails", dir.path(), cri);
     // kwok fails pods of this image at once, their container exiting 1: run prints the pod's
     // logs, says how it ended, exits 1 and (--rm) deletes it.
     let ours = assert_both(

@@ -365,7 +365,7 @@ async fn attach_and_wait(cluster: &Cluster, pod: &Value, plan: &Plan, quiet: boo
 }
 
 /// kubectl's verdict on an ended pod: success, or its first container's exit code after
-/// `pod NS/NAME terminated (REASON)` and the container's message.
+/// `pod NS/NAME terminated (REASON)` and the container's message on stderr.
 fn exit_of(pod: &Value) -> Result {
     let namespace = pod["metadata"]["namespace"].as_str().unwrap_or_default();
     let name = pod["metadata"]["name"].as_str().unwrap_or_default();
@@ -379,7 +379,8 @@ fn exit_of(pod: &Value) -> Result {
             }
             let reason = terminated["reason"].as_str().unwrap_or_default();
             let message = terminated["message"].as_str().unwrap_or_default();
-            let mut text = format!("error: pod {namespace}/{name} terminated ({reason})\n{message}");
+            // An exit code's error, which kubectl prints as it is, without `error: `.
+            let mut text = format!("pod {namespace}/{name} terminated ({reason})\n{message}");
             if !text.ends_with('\n') {
                 text.push('\n');
             }
