@@ -1,7 +1,8 @@
 //! `run` and `attach` beside kubectl 1.37: the pod `run` prints (`--dry-run=client`, every
 //! printer) byte for byte, its checks and words, the pod it creates with its field ownership on
 //! twins; on the cluster with nodes, where kwok plays the kubelet, `run -i --rm` of a pod that
-//! fails (its logs, its exit code, its deletion) and `attach` to a running pod.
+//! fails (its logs, its exit code, its deletion) and `attach` to a running pod (kubectl's notes
+//! and refusals; kwok's attach sends nothing here, to either).
 
 use std::io::{BufRead as _, BufReader};
 use std::path::Path;
@@ -192,39 +193,53 @@ fn run_attached_to_a_failing_pod_exits_with_its_code() {
     twins.assert_same("pods", "run --attach");
 }
 
-/// Starts `command` (an attach), reads `lines` lines of its stdout, stops it; the lines.
-fn attached_lines(mut command: Command, lines: usize) -> Vec<String> {
-    let mut child = command.stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
-    let read: Vec<String> =
-        BufReader::new(child.stdout.take().unwrap()).lines().take(lines).map(|line| line.unwrap()).collect();
+/// Starts `command` (an attach), reads its stderr until kubectl's note on the prompt, stops it;
+/// the lines read.
+fn attach_notes(mut command: Command) -> Vec<String> {
+    let mut child = command.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut read = Vec::new();
+    for line in BufReader::new(child.stderr.take().unwrap()).lines() {
+        let line = line.unwrap();
+        read.push(line.clone());
+        if line.starts_with("If you don't see a command prompt") {
+            break;
+        }
+    }
     child.kill().unwrap();
     child.wait().unwrap();
     read
 }
 
 #[test]
-fn attach_follows_the_container_as_kubectl_does() {
+fn attach_says_and_refuses_what_kubectl_does() {
     let twins = Twins::with_nodes("attach");
     let dir = tempfile::tempdir().unwrap();
     for namespace in [&twins.ours, &twins.theirs] {
         let file = dir.path().join(format!("{}.out", namespace.name));
-        std::fs::write(&file, "one\ntwo\n").unwrap();
+        let cri = "2026-01-01T00:00:00.000000000Z stdout F one\n2026-01-01T00:00:01.000000000Z stdout F two\n";
+        std::fs::write(&file, cri).unwrap();
         namespace.apply(&format!(
             "apiVersion: v1\nkind: Pod\nmetadata: {{name: p, labels: {{app: p}}}}\nspec:\n  containers:\n  - {{name: a, image: busybox}}\n  - {{name: b, image: busybox}}\n---\n\
+             apiVersion: v1\nkind: Service\nmetadata: {{name: s}}\nspec: {{selector: {{app: p}}, ports: [{{port: 80}}]}}\n---\n\
              apiVersion: kwok.x-k8s.io/v1alpha1\nkind: Attach\nmetadata: {{name: p}}\nspec:\n  attaches: [{{containers: [a], logsFile: {}}}]\n",
             file.display()
         ));
         namespace.kubectl_ok(&["wait", "-n", &namespace.name, "--for=condition=Ready", "pod/p", "--timeout=60s"]);
     }
-    // kwok follows the file for ever: the first lines, then the command is stopped.
-    for what in [&["p"][..], &["pod", "p"], &["pod/p", "-c", "a", "-q"]] {
+    // kwok's attach here sends nothing of its file, to kubectl as to kubeupd, and ends only when
+    // stopped: kubectl's notes before the session are compared, then the command is stopped.
+    let notes = [
+        "All commands and output from this session will be recorded in container logs, including credentials and sensitive information passed through the command prompt.",
+        "If you don't see a command prompt, try pressing enter.",
+    ];
+    for what in [&["p"][..], &["pod", "p"], &["pod/p", "-c", "a"], &["svc/s"]] {
         let mut ours = twins.ours.kubeupd_process();
         ours.args(["-n", &twins.ours.name, "attach"]).args(what);
         let mut theirs = twins.theirs.kubectl();
         theirs.args(["-n", &twins.theirs.name, "attach"]).args(what);
-        let (ours, theirs) = (attached_lines(ours, 2), attached_lines(theirs, 2));
+        let (ours, theirs) = (attach_notes(ours), attach_notes(theirs));
         assert_eq!(ours, theirs, "attach {what:?}");
-        assert_eq!(ours, ["one", "two"]);
+        assert_eq!(ours[ours.len() - 2..], notes, "attach {what:?}");
     }
     for args in [
         &["attach"][..],
@@ -233,6 +248,7 @@ fn attach_follows_the_container_as_kubectl_does() {
         &["attach", "p", "-c", "zz"],
         &["attach", "missing"],
         &["attach", "p", "--pod-running-timeout=0s"],
+        &["attach", "--pod-running-timeout=0s"],
     ] {
         assert_both(&twins, args);
     }

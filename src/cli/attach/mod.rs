@@ -43,6 +43,12 @@ pub struct AttachArgs {
 
 /// Runs `kubeupd attach`.
 pub async fn run(args: AttachArgs, global: &GlobalArgs) -> Result {
+    // kubectl reads the timeout (a usage error) before it counts the arguments.
+    if args.pod_running_timeout.is_zero() {
+        return Err(Error::msg(
+            "--pod-running-timeout must be higher than zero\nSee 'kubeupd attach -h' for help and examples",
+        ));
+    }
     let target = match args.targets.as_slice() {
         [] => return Err(Error::msg("at least 1 argument is required for attach")),
         [target] => target.clone(),
@@ -55,9 +61,6 @@ pub async fn run(args: AttachArgs, global: &GlobalArgs) -> Result {
             )));
         }
     };
-    if args.pod_running_timeout.is_zero() {
-        return Err(Error::msg("--pod-running-timeout must be higher than zero"));
-    }
     let cluster = global.connect().await?;
     let namespace = global.namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
     let pod = resource::pod::attachable(&cluster, &namespace, &target, args.pod_running_timeout).await?;
