@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes src/output/go_fields.rs: the JSON fields of the Go structs of the kinds kubectl's
-generators make (`create configmap|secret|deployment|...`), in the structs' order, which is the
+generators make (`create configmap|secret|deployment|...`, `run`'s Pod), in the structs' order, which is the
 order kubectl's JSON printer writes a typed object's keys in (`kind` before `apiVersion`).
 
 Read from the Go sources of k8s.io/api and k8s.io/apimachinery at the version of the reference
@@ -38,6 +38,7 @@ KINDS = [
     ("v1", "Namespace", "core/v1.Namespace"),
     ("v1", "ServiceAccount", "core/v1.ServiceAccount"),
     ("v1", "Service", "core/v1.Service"),
+    ("v1", "Pod", "core/v1.Pod"),
     ("v1", "ResourceQuota", "core/v1.ResourceQuota"),
     ("apps/v1", "Deployment", "apps/v1.Deployment"),
     ("batch/v1", "Job", "batch/v1.Job"),

@@ -17,6 +17,9 @@
 //!   out; pure, on top of [`merge`] and [`manifest`], files through a loader trait.
 //! - [`pods`]: which pods and containers `logs` reads (a workload's selector, kubectl's order of
 //!   preference, the default container) and its lines; pure.
+//! - [`remote`]: what the streaming verbs (exec, cp, attach, port-forward, run) need that does no
+//!   I/O: the channel framing and exit statuses, port specifications, the pod and container
+//!   chosen, copy specifications and tar paths.
 //! - [`manifest`]: reading `-f` inputs, and label selectors.
 //! - [`kubeconfig`]: kubeconfig files as `kubectl config` reads, changes and writes them (client-go's
 //!   model, merging and serialization; which file each change goes to), pure: texts in, texts out.
@@ -42,6 +45,7 @@ pub mod merge;
 pub mod output;
 pub mod parallel;
 pub mod pods;
+pub mod remote;
 pub mod resource;
 pub mod schema;
 pub mod status;

@@ -7,11 +7,14 @@ use clap::Command;
 
 /// The verbs by kind, in kubectl's groups and order (a group kubeupd has no verb of is left out).
 const GROUPS: &[(&str, &[&str])] = &[
-    ("Basic Commands (Beginner)", &["create", "set"]),
+    ("Basic Commands (Beginner)", &["create", "run", "set"]),
     ("Basic Commands (Intermediate)", &["get", "edit", "delete"]),
     ("Deploy Commands", &["rollout", "scale"]),
     ("Cluster Management Commands", &["cluster-info"]),
-    ("Troubleshooting and Debugging Commands", &["describe", "logs", "proxy", "events"]),
+    (
+        "Troubleshooting and Debugging Commands",
+        &["describe", "logs", "attach", "exec", "port-forward", "proxy", "cp", "events"],
+    ),
     ("Advanced Commands", &["diff", "apply", "patch", "replace", "update", "wait", "kustomize"]),
     ("Settings Commands", &["label", "annotate", "completion"]),
     ("Other Commands", &["api-resources", "api-versions", "config", "version"]),
@@ -576,6 +579,74 @@ pub const COMPLETION: &str = "Examples:
   # Write the script for zsh where zsh looks for completions
   kubeupd completion zsh > \"${fpath[1]}/_kubeupd\"";
 
+pub const EXEC: &str = "Examples:
+  # Run 'date' in pod web, in its default container (the first, unless annotated)
+  kubeupd exec web -- date
+
+  # Run 'ls /' in container nginx of pod web
+  kubeupd exec web -c nginx -- ls /
+
+  # Send stdin to 'sh' in pod web, and run an interactive shell with a terminal
+  kubeupd exec -i web -- sh < script.sh
+  kubeupd exec -it web -- sh
+
+  # Run 'date' in the first pod of deployment web, or of service web
+  kubeupd exec deploy/web -- date
+  kubeupd exec svc/web -- date";
+
+pub const CP: &str = "Examples:
+  # Copy the local directory /tmp/foo to /tmp/bar in pod web of namespace ns
+  kubeupd cp /tmp/foo ns/web:/tmp/bar
+
+  # Copy /tmp/foo from pod web of the current namespace to the local /tmp/bar
+  kubeupd cp web:/tmp/foo /tmp/bar
+
+  # Copy into container nginx of pod web
+  kubeupd cp /tmp/foo web:/tmp/bar -c nginx";
+
+pub const ATTACH: &str = "Examples:
+  # Print what pod web's default container writes, as it runs
+  kubeupd attach web
+
+  # Attach to container nginx of pod web, with stdin and a terminal
+  kubeupd attach web -c nginx -i -t
+
+  # Attach to the first pod of deployment web
+  kubeupd attach deploy/web";
+
+pub const RUN: &str = "Examples:
+  # Start an nginx pod
+  kubeupd run nginx --image=nginx
+
+  # Start a pod with a port, environment variables and labels
+  kubeupd run web --image=nginx --port=80 --env=A=1 --env=B=2 --labels=app=web,env=prod
+
+  # Print the pod instead of creating it
+  kubeupd run nginx --image=nginx --dry-run=client -o yaml
+
+  # Run a command once, print its output, exit with its code and delete the pod
+  kubeupd run probe --rm -i --restart=Never --image=busybox -- wget -qO- http://web
+
+  # Start a pod with custom arguments for the image's command, or with a command of your own
+  kubeupd run web --image=nginx -- --arg1 --arg2
+  kubeupd run web --image=nginx --command -- nginx -g 'daemon off;'";
+
+pub const PORT_FORWARD: &str = "Examples:
+  # Listen on ports 5000 and 6000 locally, forwarding to ports 5000 and 6000 of pod web
+  kubeupd port-forward pod/web 5000 6000
+
+  # Listen on ports 5000 and 6000 locally, forwarding to a pod of deployment web
+  kubeupd port-forward deployment/web 5000 6000
+
+  # Listen on port 8443 locally, forwarding to the pod port of service web's port named https
+  kubeupd port-forward service/web 8443:https
+
+  # Listen on a random local port, forwarding to port 5000 of pod web
+  kubeupd port-forward pod/web :5000
+
+  # Listen on port 8888 on all addresses, forwarding to port 5000 of pod web
+  kubeupd port-forward --address 0.0.0.0 pod/web 8888:5000";
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
@@ -607,7 +678,7 @@ mod tests {
     }
 
     /// Where kubectl 1.37 itself gives one of these shorthands another meaning.
-    const KUBECTLS_OWN_MEANINGS: &[(&str, char)] = &[("kubeupd logs", 'f')];
+    const KUBECTLS_OWN_MEANINGS: &[(&str, char)] = &[("kubeupd logs", 'f'), ("kubeupd run", 'l')];
 
     #[test]
     fn a_shorthand_means_the_same_flag_in_every_verb() {

@@ -11,9 +11,11 @@
 mod api_resources;
 mod apply;
 mod args;
+mod attach;
 mod cluster_info;
 mod completion;
 mod config;
+mod cp;
 mod create;
 mod delete;
 mod describe;
@@ -21,6 +23,7 @@ mod diff;
 mod edit;
 mod error;
 mod events;
+mod exec;
 mod fallback;
 mod fleet;
 mod get;
@@ -32,9 +35,11 @@ mod label;
 mod logs;
 mod patch;
 mod pflag;
+mod port_forward;
 mod proxy;
 mod replace;
 mod rollout;
+mod run;
 mod scale;
 mod set;
 mod update;
@@ -309,6 +314,21 @@ pub enum Command {
     /// Serve the API server on a local port (or Unix socket), with the kubeconfig's credentials.
     #[command(after_help = help::PROXY)]
     Proxy(proxy::ProxyArgs),
+    /// Execute a command in a container.
+    #[command(after_help = help::EXEC)]
+    Exec(exec::ExecArgs),
+    /// Copy files and directories to and from containers.
+    #[command(after_help = help::CP)]
+    Cp(cp::CpArgs),
+    /// Attach to a running container.
+    #[command(after_help = help::ATTACH)]
+    Attach(attach::AttachArgs),
+    /// Run a particular image on the cluster.
+    #[command(after_help = help::RUN)]
+    Run(Box<run::RunArgs>),
+    /// Forward one or more local ports to a pod.
+    #[command(name = "port-forward", after_help = help::PORT_FORWARD)]
+    PortForward(port_forward::PortForwardArgs),
     /// Print the client and server versions.
     #[command(after_help = help::VERSION)]
     Version(version::VersionArgs),
@@ -511,6 +531,11 @@ async fn dispatch(command: Command, global: GlobalArgs) -> Result {
         Command::Logs(args) => logs::run(args, &global).await,
         Command::Events(args) => events::run(args, &global).await,
         Command::Proxy(args) => proxy::run(args, &global).await,
+        Command::Exec(args) => exec::run(args, &global).await,
+        Command::Cp(args) => cp::run(args, &global).await,
+        Command::PortForward(args) => port_forward::run(args, &global).await,
+        Command::Attach(args) => attach::run(args, &global).await,
+        Command::Run(args) => run::run(*args, &global).await,
         Command::Completion(_) | Command::Kustomize(_) | Command::Config(_) => {
             unreachable!("runs without a runtime")
         }

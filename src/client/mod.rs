@@ -15,6 +15,7 @@ mod mapping;
 mod openapi;
 pub(crate) mod resource;
 mod retry;
+mod stream;
 mod transport;
 mod version;
 mod warnings;
@@ -33,6 +34,7 @@ pub use logs::{ByteStream, LogOptions};
 pub use mapping::MappingError;
 pub use resource::ResourceType;
 pub use retry::RetryPolicy;
+pub use stream::{Channels, Output, Session};
 pub use version::VersionInfo;
 pub use watch::{Selectors, WatchEvent, WatchOptions, WatchStream};
 

@@ -403,7 +403,12 @@ impl Transport {
         Ok(response)
     }
 
-    fn failure(&self, err: kube::Error) -> Error {
+    /// The kube client under this transport (for upgrades to WebSocket).
+    pub(crate) fn client(&self) -> &kube::Client {
+        &self.client
+    }
+
+    pub(crate) fn failure(&self, err: kube::Error) -> Error {
         match err {
             kube::Error::Auth(auth) => Error::Credentials { server: self.server.clone(), message: auth.to_string() },
             other => match tls_failure(&other) {

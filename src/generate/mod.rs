@@ -1,5 +1,5 @@
 //! kubectl's `kubectl create` generators for workloads, access rules, services, ingresses,
-//! policies, tokens, ConfigMaps and Secrets: typed options in, the
+//! policies, tokens, ConfigMaps and Secrets, and `kubectl run`'s pod: typed options in, the
 //! object kubectl's generator would send out (as JSON, fields as kubectl's Go types write them,
 //! empty structs included), or kubectl's words for what is wrong with the options. Pure: what
 //! needs the server (discovery for `role`, the CronJob of `job --from`) is looked up by the caller
@@ -7,6 +7,7 @@
 
 pub mod data;
 pub mod network;
+pub mod pod;
 pub mod policy;
 pub mod rbac;
 pub mod token;
@@ -130,6 +131,20 @@ pub enum Error {
     /// The certificate and key of a TLS Secret, refused in Go's `tls.X509KeyPair`'s words.
     #[error("{0}")]
     KeyPair(String),
+    /// `run --labels`: a pair without exactly one `=`.
+    #[error("unexpected label spec: {0}")]
+    LabelSpec(String),
+    #[error("unexpected empty label key")]
+    EmptyLabelKey,
+    /// `run --annotations`: the pairs that do not read, listed.
+    #[error("invalid annotations format: {0}")]
+    AnnotationPairs(String),
+    #[error("invalid env: {0}")]
+    Env(String),
+    #[error("invalid restart policy: {0}, valid values are: Always, OnFailure, Never")]
+    RestartPolicy(String),
+    #[error("invalid image pull policy: {0}, valid values are: Always, IfNotPresent, Never")]
+    ImagePullPolicy(String),
 }
 
 fn in_group(group: &str) -> String {

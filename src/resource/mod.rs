@@ -8,6 +8,7 @@
 //! until that definition is applied.
 
 mod args;
+pub mod pod;
 mod resolve;
 
 use serde_json::Value;

@@ -30,7 +30,7 @@ pub fn split_slices(root: &Command, args: Vec<OsString>) -> Result<Vec<OsString>
             format!(
                 "error: invalid argument {} for {:?} flag: {reason}\nSee '{path} --help' for usage.\n",
                 gocompat::fmt::quote(value),
-                pflag_names(arg)
+                pflag_names(arg, command)
             )
         })?;
         let long = arg.get_long().unwrap_or(arg.get_id().as_str());

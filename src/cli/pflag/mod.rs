@@ -118,9 +118,16 @@ pub fn module_spec(text: &str) -> Result<String, String> {
     Ok(text.to_string())
 }
 
-/// A flag as pflag names it in errors: `--selector`, or `-l, --selector` with a shorthand.
-fn pflag_names(arg: &Arg) -> String {
-    match (arg.get_short(), arg.get_long()) {
+/// A flag as pflag names it in errors: `--selector`, or `-l, --selector` with a shorthand (left
+/// out when it is deprecated, as `run -f`'s).
+fn pflag_names(arg: &Arg, verb: &Command) -> String {
+    let deprecated_short = DEPRECATED.iter().any(|flag| {
+        flag.shorthand.is_some()
+            && flag.shorthand == arg.get_short()
+            && Some(flag.name) == arg.get_long()
+            && flag.verb.is_none_or(|name| name == verb.get_name())
+    });
+    match (arg.get_short().filter(|_| !deprecated_short), arg.get_long()) {
         (Some(short), Some(long)) => format!("-{short}, --{long}"),
         (None, Some(long)) => format!("--{long}"),
         (Some(short), None) => format!("-{short}"),
@@ -128,27 +135,59 @@ fn pflag_names(arg: &Arg) -> String {
     }
 }
 
-/// kubectl's deprecated flags, by long name, with pflag's message for them (the same wherever the
-/// flag is defined).
-const DEPRECATED: &[(&str, &str)] = &[("record", "--record will be removed in the future")];
+/// A flag kubectl marks deprecated, with pflag's message for it.
+struct Deprecated {
+    /// The verb it is deprecated on; `None`: wherever it is defined.
+    verb: Option<&'static str>,
+    name: &'static str,
+    /// Its shorthand, deprecated with it.
+    shorthand: Option<char>,
+    message: &'static str,
+}
+
+/// kubectl's deprecated flags.
+const DEPRECATED: &[Deprecated] = &[
+    Deprecated { verb: None, name: "record", shorthand: None, message: "--record will be removed in the future" },
+    Deprecated {
+        verb: Some("run"),
+        name: "filename",
+        shorthand: Some('f'),
+        message: "it is ignored by kubectl run and will be removed in a future release",
+    },
+];
 
 /// pflag's warning for each deprecated flag `args` give, in order, as pflag prints them when it
-/// sets the flag (`--record=false` too): `Flag --record has been deprecated, ...`.
+/// sets the flag (`--record=false` too): `Flag --record has been deprecated, ...`, after
+/// `Flag shorthand -f has been deprecated, ...` when the shorthand was used.
 pub fn deprecations(root: &Command, args: &[OsString]) -> Vec<String> {
     let command = CommandWords::of(root, args).command(root);
-    let given = |name: &str| {
+    let words: Vec<&str> = args.iter().filter_map(|arg| arg.to_str()).take_while(|arg| *arg != "--").collect();
+    let given_long = |name: &str| {
         let long = format!("--{name}");
-        args.iter()
-            .filter_map(|arg| arg.to_str())
-            .take_while(|arg| *arg != "--")
+        words
+            .iter()
             .any(|arg| arg.strip_prefix(long.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with('=')))
     };
+    let given_short = |letter: char| {
+        words.iter().any(|arg| {
+            arg.strip_prefix('-').filter(|rest| !rest.starts_with('-')).is_some_and(|rest| rest.starts_with(letter))
+        })
+    };
     let defined = |name: &str| command.get_arguments().any(|arg| arg.get_long() == Some(name));
-    DEPRECATED
-        .iter()
-        .filter(|(name, _)| defined(name) && given(name))
-        .map(|(name, message)| format!("Flag --{name} has been deprecated, {message}"))
-        .collect()
+    let mut warnings = Vec::new();
+    for flag in DEPRECATED {
+        if !defined(flag.name) || flag.verb.is_some_and(|verb| verb != command.get_name()) {
+            continue;
+        }
+        let short = flag.shorthand.filter(|letter| given_short(*letter));
+        if let Some(letter) = short {
+            warnings.push(format!("Flag shorthand -{letter} has been deprecated, {}", flag.message));
+        }
+        if short.is_some() || given_long(flag.name) {
+            warnings.push(format!("Flag --{} has been deprecated, {}", flag.name, flag.message));
+        }
+    }
+    warnings
 }
 
 #[cfg(test)]

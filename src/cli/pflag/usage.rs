@@ -250,7 +250,7 @@ fn flag_name(err: &clap::Error, verb: &Command) -> String {
         None => word.chars().nth(1).and_then(|letter| verb.get_arguments().find(|arg| arg.get_short() == Some(letter))),
     };
     match arg {
-        Some(arg) if arg.get_long().is_some() => pflag_names(arg),
+        Some(arg) if arg.get_long().is_some() => pflag_names(arg, verb),
         _ => word.to_string(),
     }
 }
@@ -284,7 +284,7 @@ mod suggestion_tests {
         let suggested = |typed: &str| crate::cli::parse(["kubeupd", typed]).err().unwrap();
         assert_eq!(
             suggested("ls"),
-            "error: unknown command \"ls\" for \"kubeupd\"\n\nDid you mean this?\n\tget\n\tlogs\n"
+            "error: unknown command \"ls\" for \"kubeupd\"\n\nDid you mean this?\n\tget\n\tlogs\n\tcp\n"
         );
         assert_eq!(
             suggested("remove"),

@@ -1,0 +1,190 @@
+//! `kubeupd cp`: copy files and directories to and from containers, as kubectl does: a tar
+//! stream over exec (`tar cf - SRC` in the container, unpacked here; or packed here and
+//! `tar -xmf - -C DIR` in the container), kubectl's messages included (the container's `tar`
+//! messages of a copy from it are printed on stdout, as kubectl prints them).
+
+use std::time::Duration;
+
+use clap::Args;
+use tokio::sync::mpsc;
+
+use super::exec::{Wanted, choose_container, finish, stderr, stdout, subresource_path};
+use super::{Error, GlobalArgs, Result};
+use crate::client::{Cluster, Output, Session};
+use crate::remote::channel::Outcome;
+use crate::remote::copy::{self, FileSpec};
+use crate::remote::tarball;
+
+/// Options of `kubeupd cp`.
+#[derive(Debug, Args)]
+pub struct CpArgs {
+    /// The source and the destination: a local path, or `[[NAMESPACE/]POD:]PATH`.
+    #[arg(value_name = "FILE-SPEC")]
+    pub specs: Vec<String>,
+    /// Container name; without it, the pod's default container (or its first).
+    #[arg(short = 'c', long, value_name = "NAME")]
+    pub container: Option<String>,
+    /// Do not keep the ownership and permissions of the copied files in the container.
+    #[arg(long)]
+    pub no_preserve: bool,
+    /// Retries of a copy from a container that broke off (negative: without end; 0: none).
+    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true, value_parser = super::pflag::int)]
+    pub retries: i64,
+}
+
+/// Runs `kubeupd cp`.
+pub async fn run(args: CpArgs, global: &GlobalArgs) -> Result {
+    let [src, dest] = args.specs.as_slice() else {
+        return Err(Error::msg("source and destination are required"));
+    };
+    let src = copy::parse_spec(src).map_err(Error::msg)?;
+    let dest = copy::parse_spec(dest).map_err(Error::msg)?;
+    if src.pod.is_some() && dest.pod.is_some() {
+        return Err(Error::msg("one of src or dest must be a local file specification"));
+    }
+    if src.file.is_empty() || dest.file.is_empty() {
+        return Err(Error::msg("filepath can not be empty"));
+    }
+    if src.pod.is_none() && dest.pod.is_none() {
+        return Err(Error::msg("one of src or dest must be a remote file specification"));
+    }
+    let cluster = global.connect().await?;
+    let namespace = global.namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
+    match src.pod.is_some() {
+        true => from_pod(&cluster, &namespace, &src, &dest, &args).await,
+        false => to_pod(&cluster, &namespace, &src, &dest, &args).await,
+    }
+}
+
+/// The pod of `spec`, read, and the container to use; the note about a default container goes
+/// to `note`.
+async fn pod_and_container(
+    cluster: &Cluster,
+    namespace: &str,
+    spec: &FileSpec,
+    args: &CpArgs,
+    note: &mut dyn FnMut(&str),
+) -> Result<(serde_json::Value, String)> {
+    let namespace = spec.namespace.as_deref().unwrap_or(namespace);
+    let pods = cluster.resolve("pods").await?;
+    let pod = cluster.get(&pods, Some(namespace), spec.pod.as_deref().unwrap_or_default()).await?;
+    let phase = pod["status"]["phase"].as_str().unwrap_or_default();
+    if phase == "Succeeded" || phase == "Failed" {
+        return Err(Error::msg(format!("cannot exec into a container in a completed pod; current phase is {phase}")));
+    }
+    let container = choose_container(&pod, args.container.as_deref(), false, note)?;
+    Ok((pod, container))
+}
+
+async fn exec(cluster: &Cluster, path: &str, session: Session) -> Result<Outcome> {
+    Ok(cluster.open_channels(path).await?.run(session).await?)
+}
+
+fn discard() -> Output {
+    Box::new(|_| Ok(()))
+}
+
+/// kubectl's `copyToPod`: `dest` names a directory in the pod (then the source keeps its name
+/// inside it) or the path to write.
+async fn to_pod(cluster: &Cluster, namespace: &str, src: &FileSpec, dest: &FileSpec, args: &CpArgs) -> Result {
+    if std::fs::metadata(&src.file).is_err() {
+        return Err(Error::msg(format!("{} doesn't exist in local filesystem", src.file)));
+    }
+    // Whether the destination is a directory: `test -d`, everything it prints discarded.
+    let (pod, container) = pod_and_container(cluster, namespace, dest, args, &mut |_| {}).await?;
+    let test = ["test".to_string(), "-d".to_string(), dest.file.clone()];
+    let path = subresource_path(
+        &pod,
+        "exec",
+        &container,
+        &test,
+        Wanted { stdin: false, stdout: true, stderr: true, tty: false },
+    );
+    let session = Session { stdin: None, stdout: discard(), stderr: Some(discard()), resize: None };
+    let mut dest_file = dest.file.clone();
+    match tokio::time::timeout(Duration::from_secs(30), exec(cluster, &path, session)).await {
+        Err(_) => return Err(Error::msg("context deadline exceeded")),
+        Ok(Ok(Outcome::Success)) => dest_file = copy::join(&dest_file, &copy::base(&copy::clean(&src.file))),
+        Ok(_) => {}
+    }
+    let (pod, container) = pod_and_container(cluster, namespace, dest, args, &mut |note| eprintln!("{note}")).await?;
+    let (sender, receiver) = mpsc::channel(4);
+    let source = src.file.clone();
+    let target = dest_file.clone();
+    std::thread::spawn(move || {
+        let writer = ChunkWriter(sender);
+        if let Err(err) = tarball::write_tar(&source, &target, writer) {
+            eprintln!("error: {err}");
+        }
+    });
+    let command = copy::tar_into_pod(&copy::dir(&dest_file), args.no_preserve);
+    let path = subresource_path(
+        &pod,
+        "exec",
+        &container,
+        &command,
+        Wanted { stdin: true, stdout: true, stderr: true, tty: false },
+    );
+    let session = Session { stdin: Some(receiver), stdout: stdout(), stderr: Some(stderr()), resize: None };
+    finish(exec(cluster, &path, session).await?)
+}
+
+/// A writer sending its bytes as chunks to the session's stdin.
+struct ChunkWriter(mpsc::Sender<Vec<u8>>);
+
+impl std::io::Write for ChunkWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.blocking_send(buf.to_vec()).map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// kubectl's `copyFromPod`: the container's `tar cf - SRC`, unpacked into `dest` without the
+/// source's leading path. The container's stderr (and kubectl's note) go to stdout, as kubectl
+/// writes them.
+async fn from_pod(cluster: &Cluster, namespace: &str, src: &FileSpec, dest: &FileSpec, args: &CpArgs) -> Result {
+    let print = |text: &str| {
+        let _ = stdout()(format!("{text}\n").as_bytes());
+    };
+    let (pod, container) = pod_and_container(cluster, namespace, src, args, &mut |note| print(note)).await?;
+    let prefix = copy::strip_path_shortcuts(&copy::clean(copy::strip_leading_slash(&src.file)));
+    // As kubectl words it: the namespace and pod as the specification gives them.
+    let hint = format!(
+        "(consider using \"kubeupd exec -n {:?} {:?} -- tar cf - {:?} | tar xf -\")",
+        src.namespace.as_deref().unwrap_or_default(),
+        src.pod.as_deref().unwrap_or_default(),
+        src.file
+    );
+    let (chunks, received) = std::sync::mpsc::sync_channel::<Vec<u8>>(8);
+    let dest_file = dest.file.clone();
+    let unpacking = std::thread::spawn(move || {
+        tarball::unpack(tarball::ChunkReader::new(received), &prefix, &dest_file, Some(&hint), &mut |line| {
+            eprintln!("{line}")
+        })
+    });
+    let command = copy::tar_from_pod(&src.file, args.retries, 0);
+    let path = subresource_path(
+        &pod,
+        "exec",
+        &container,
+        &command,
+        Wanted { stdin: false, stdout: true, stderr: true, tty: false },
+    );
+    let tar_stream: Output = Box::new(move |bytes| {
+        chunks.send(bytes.to_vec()).map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+    });
+    let session = Session { stdin: None, stdout: tar_stream, stderr: Some(stdout()), resize: None };
+    let outcome = exec(cluster, &path, session).await?;
+    if outcome != Outcome::Success {
+        return finish(outcome);
+    }
+    match unpacking.join() {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(err)) => Err(Error::msg(err)),
+        Err(_) => Err(Error::msg("unpacking the copy failed")),
+    }
+}

@@ -1,0 +1,250 @@
+//! `kubeupd exec`: run a command in a container, as kubectl 1.37 does: over WebSocket
+//! (`v5.channel.k8s.io`), with stdin (`-i`), a terminal (`-t`), the container `-c` names or the
+//! pod's default (and kubectl's note when it picked one among several), `TYPE/NAME` choosing a
+//! pod, and the remote command's exit code as kubeupd's own. `cp`, `attach` and `run` stream
+//! through the same [`stream`].
+
+mod terminal;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::{Error, GlobalArgs, Result};
+use crate::client::{Cluster, Output, Session};
+use crate::remote::channel::Outcome;
+use crate::remote::pods;
+use crate::resource;
+
+/// Options of `kubeupd exec`.
+#[derive(Debug, Args)]
+pub struct ExecArgs {
+    /// The pod, or TYPE/NAME of a workload or Service whose first pod is used.
+    #[arg(value_name = "POD | TYPE/NAME")]
+    pub target: Option<String>,
+    /// Words after the pod without `--`: refused, as kubectl refuses them.
+    #[arg(value_name = "WORDS", hide = true)]
+    pub extra: Vec<String>,
+    /// The command and its arguments, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+    /// Container name; without it, the pod's default container (or its first).
+    #[arg(short = 'c', long, value_name = "NAME")]
+    pub container: Option<String>,
+    /// A file naming the object whose pod to use.
+    #[arg(short = 'f', long = "filename", value_name = "PATH", value_delimiter = ',')]
+    pub filename: Vec<PathBuf>,
+    /// How long to wait for a pod of a workload to appear (e.g. 5s, 2m).
+    #[arg(long, value_name = "DURATION", default_value = "1m0s", value_parser = super::pflag::duration, allow_hyphen_values = true)]
+    pub pod_running_timeout: Duration,
+    /// Print nothing but what the remote command prints.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+    /// Pass stdin to the container.
+    #[arg(short = 'i', long)]
+    pub stdin: bool,
+    /// Stdin is a terminal.
+    #[arg(short = 't', long)]
+    pub tty: bool,
+}
+
+/// The streams a session wants: stdin (`-i`), a terminal (`-t`), and quiet (`-q`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Streams {
+    pub stdin: bool,
+    pub tty: bool,
+    pub quiet: bool,
+}
+
+/// Runs `kubeupd exec`.
+pub async fn run(args: ExecArgs, global: &GlobalArgs) -> Result {
+    // kubectl's words for a command given without `--` (or words between the pod and `--`).
+    if !args.extra.is_empty() || (args.command.is_empty() && args.target.is_some() && !args.filename.is_empty()) {
+        return Err(Error::msg(
+            "exec [POD] [COMMAND] is not supported anymore. Use exec [POD] -- [COMMAND] instead\nSee 'kubeupd exec -h' for help and examples",
+        ));
+    }
+    if args.target.is_none() && args.filename.is_empty() {
+        return Err(Error::msg("pod, type/name or --filename must be specified"));
+    }
+    if args.command.is_empty() {
+        return Err(Error::msg("you must specify at least one command for the container"));
+    }
+    let cluster = global.connect().await?;
+    let namespace = global.namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
+    let pod = match &args.target {
+        Some(target) => resource::pod::attachable(&cluster, &namespace, target, args.pod_running_timeout).await?,
+        None => pod_from_files(&cluster, &namespace, &args.filename, args.pod_running_timeout).await?,
+    };
+    let phase = pod["status"]["phase"].as_str().unwrap_or_default();
+    if phase == "Succeeded" || phase == "Failed" {
+        return Err(Error::msg(format!("cannot exec into a container in a completed pod; current phase is {phase}")));
+    }
+    let streams = Streams { stdin: args.stdin, tty: args.tty, quiet: args.quiet };
+    let container = choose_container(&pod, args.container.as_deref(), args.quiet, &mut |note| eprintln!("{note}"))?;
+    let (outcome, _) = interactive(&cluster, &pod, &container, "exec", &args.command, &streams).await?;
+    finish(outcome)
+}
+
+/// The object of `-f` files (one), and the pod it is or selects.
+async fn pod_from_files(cluster: &Cluster, namespace: &str, files: &[PathBuf], timeout: Duration) -> Result<Value> {
+    let objects = crate::manifest::read_paths(files, false).map_err(resource::Error::from)?;
+    let [object] = objects.as_slice() else {
+        return Err(Error::msg("cannot exec into multiple objects at a time"));
+    };
+    let object = &object.object;
+    let name = object["metadata"]["name"].as_str().unwrap_or_default();
+    let namespace = object["metadata"]["namespace"].as_str().unwrap_or(namespace);
+    let type_arg = match resource::group_of(object["apiVersion"].as_str().unwrap_or_default()) {
+        "" => object["kind"].as_str().unwrap_or_default().to_string(),
+        group => format!("{}.{group}", object["kind"].as_str().unwrap_or_default()),
+    };
+    Ok(resource::pod::attachable(cluster, namespace, &format!("{type_arg}/{name}"), timeout).await?)
+}
+
+/// The container `-c` names or the pod's default; the note about a default picked among several
+/// goes to `note` unless `quiet`.
+pub(super) fn choose_container(
+    pod: &Value,
+    flag: Option<&str>,
+    quiet: bool,
+    note: &mut dyn FnMut(&str),
+) -> Result<String> {
+    let chosen = pods::container(pod, flag).map_err(Error::msg)?;
+    if let Some(text) = chosen.note.filter(|_| !quiet) {
+        note(&text);
+    }
+    Ok(chosen.name)
+}
+
+/// kubectl's end of a remote command: its exit code as ours (after `command terminated with exit
+/// code N`), its failure in the server's words.
+pub(super) fn finish(outcome: Outcome) -> Result {
+    match outcome {
+        Outcome::Success => Ok(()),
+        Outcome::Exited(code) => {
+            eprintln!("command terminated with exit code {code}");
+            Err(Error::Reported(code))
+        }
+        Outcome::Failed(message) => Err(Error::msg(message)),
+    }
+}
+
+/// The streams a request to a pod's `exec` or `attach` asks for.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Wanted {
+    pub stdin: bool,
+    pub stdout: bool,
+    pub stderr: bool,
+    pub tty: bool,
+}
+
+/// The path of a pod's `exec` (with `command`) or `attach` subresource and its query.
+pub(super) fn subresource_path(
+    pod: &Value,
+    subresource: &str,
+    container: &str,
+    command: &[String],
+    wanted: Wanted,
+) -> String {
+    let Wanted { stdin, stdout, stderr, tty } = wanted;
+    let namespace = pod["metadata"]["namespace"].as_str().unwrap_or_default();
+    let name = pod["metadata"]["name"].as_str().unwrap_or_default();
+    let mut query = form_urlencoded::Serializer::new(String::new());
+    query.append_pair("container", container);
+    for word in command {
+        query.append_pair("command", word);
+    }
+    for (key, on) in [("stdin", stdin), ("stdout", stdout), ("stderr", stderr), ("tty", tty)] {
+        if on {
+            query.append_pair(key, "true");
+        }
+    }
+    let segment =
+        |text: &str| percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC).to_string();
+    format!("/api/v1/namespaces/{}/pods/{}/{subresource}?{}", segment(namespace), segment(name), query.finish())
+}
+
+/// Stdout as the session writes it: each chunk at once.
+pub(super) fn stdout() -> Output {
+    Box::new(|bytes| {
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        out.write_all(bytes).and_then(|()| out.flush())
+    })
+}
+
+/// Stderr as the session writes it.
+pub(super) fn stderr() -> Output {
+    Box::new(|bytes| {
+        use std::io::Write as _;
+        let mut err = std::io::stderr().lock();
+        err.write_all(bytes).and_then(|()| err.flush())
+    })
+}
+
+/// Chunks of this process's stdin, read by a thread of their own (a blocking read must not hold
+/// the runtime when the remote command ends first).
+pub(super) fn stdin_chunks() -> mpsc::Receiver<Vec<u8>> {
+    let (sender, receiver) = mpsc::channel(4);
+    std::thread::spawn(move || {
+        use std::io::Read as _;
+        let mut stdin = std::io::stdin().lock();
+        let mut buffer = vec![0u8; 32 * 1024];
+        loop {
+            match stdin.read(&mut buffer) {
+                Ok(0) | Err(_) => break,
+                Ok(count) => {
+                    if sender.blocking_send(buffer[..count].to_vec()).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    receiver
+}
+
+/// Runs `command` (exec) or attaches (`subresource` attach) with this process's stdin, stdout
+/// and stderr, and a terminal as kubectl sets one up (`-t` with `-i` on a terminal: raw mode, no
+/// separate stderr); also says whether the terminal was in raw mode.
+pub(super) async fn interactive(
+    cluster: &Cluster,
+    pod: &Value,
+    container: &str,
+    subresource: &str,
+    command: &[String],
+    streams: &Streams,
+) -> Result<(Outcome, bool)> {
+    let mut tty = streams.stdin && streams.tty;
+    if tty && !terminal::stdin_is_terminal() {
+        tty = false;
+        if !streams.quiet {
+            eprintln!("Unable to use a TTY - input is not a terminal or the right kind of file");
+        }
+    }
+    let raw = if tty { terminal::Raw::enter() } else { None };
+    let path = subresource_path(
+        pod,
+        subresource,
+        container,
+        command,
+        Wanted { stdin: streams.stdin, stdout: true, stderr: !tty, tty },
+    );
+    let resize = tty.then(|| {
+        let (sender, receiver) = mpsc::channel(1);
+        if let Some(size) = terminal::size() {
+            let _ = sender.try_send(size);
+        }
+        receiver
+    });
+    let session =
+        Session { stdin: streams.stdin.then(stdin_chunks), stdout: stdout(), stderr: (!tty).then(stderr), resize };
+    let outcome = async { cluster.open_channels(&path).await?.run(session).await }.await;
+    let was_raw = raw.is_some();
+    drop(raw);
+    Ok((outcome?, was_raw))
+}
