@@ -99,6 +99,40 @@ pub fn log_container(
     }
 }
 
+/// The pod has no container at all (podcmd's check, which should never fail).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChoiceError {
+    #[error(transparent)]
+    NotInPod(#[from] ContainerError),
+    #[error("pod {namespace}/{pod} does not have any containers")]
+    NoContainers { namespace: String, pod: String },
+}
+
+/// The container exec, attach and cp use: the one `requested` (from `-c`) names, which the pod
+/// must have, else podcmd's `FindOrDefaultContainerByName`: the annotation's container when the
+/// pod has it, else the first, with kubectl's note (for stderr) when there were several.
+pub fn command_container(pod: &Value, requested: Option<&str>) -> Result<(Container, Option<String>), ChoiceError> {
+    let pod_name = pod["metadata"]["name"].as_str().unwrap_or_default();
+    if let Some(name) = requested.filter(|name| !name.is_empty()) {
+        let missing =
+            || ContainerError { name: name.to_string(), pod: pod_name.to_string(), names: all_container_names(pod) };
+        return Ok((find(pod, name).ok_or_else(missing)?, None));
+    }
+    let Some(first) = names(pod, "containers").next() else {
+        let namespace = pod["metadata"]["namespace"].as_str().unwrap_or_default().to_string();
+        return Err(ChoiceError::NoContainers { namespace, pod: pod_name.to_string() });
+    };
+    let annotated = pod["metadata"]["annotations"][DEFAULT_CONTAINER_ANNOTATION].as_str().unwrap_or_default();
+    if let Some(container) = find(pod, annotated).filter(|_| !annotated.is_empty()) {
+        return Ok((container, None));
+    }
+    let several = names(pod, "containers").count() > 1
+        || names(pod, "initContainers").next().is_some()
+        || names(pod, "ephemeralContainers").next().is_some();
+    let note = several.then(|| format!("Defaulted container {first:?} out of: {}", all_container_names(pod)));
+    Ok((Container { name: first.to_string(), field_path: format!("spec.containers{{{first}}}") }, note))
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -150,5 +184,34 @@ mod tests {
     fn all_containers_come_init_first() {
         let names: Vec<String> = all_containers(&pod(None)).into_iter().map(|container| container.name).collect();
         assert_eq!(names, ["setup", "app", "side", "debug"]);
+    }
+
+    #[test]
+    fn commands_take_the_named_the_annotated_or_the_first_container() {
+        let name = |chosen: Result<(Container, Option<String>), ChoiceError>| {
+            chosen.map(|(container, note)| (container.name, note))
+        };
+        let pod = json!({"metadata": {"name": "p", "namespace": "ns"}, "spec": {
+            "containers": [{"name": "a"}, {"name": "b"}], "initContainers": [{"name": "setup"}]}});
+        let note = r#"Defaulted container "a" out of: a, b, setup (init)"#.to_string();
+        assert_eq!(name(command_container(&pod, None)), Ok(("a".into(), Some(note.clone()))));
+        assert_eq!(name(command_container(&pod, Some("b"))), Ok(("b".into(), None)));
+        assert_eq!(name(command_container(&pod, Some("setup"))), Ok(("setup".into(), None)));
+        assert_eq!(
+            command_container(&pod, Some("z")).unwrap_err().to_string(),
+            "container z is not valid for pod p out of: a, b, setup (init)"
+        );
+        let one = json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "only"}]}});
+        assert_eq!(name(command_container(&one, None)), Ok(("only".into(), None)));
+        let annotated = |container: &str| {
+            json!({"metadata": {"name": "p", "annotations": {DEFAULT_CONTAINER_ANNOTATION: container}},
+                   "spec": {"containers": [{"name": "a"}, {"name": "b"}]}})
+        };
+        assert_eq!(name(command_container(&annotated("b"), None)), Ok(("b".into(), None)));
+        // An annotation naming no container of the pod is passed over, as podcmd does.
+        let passed_over = r#"Defaulted container "a" out of: a, b"#.to_string();
+        assert_eq!(name(command_container(&annotated("zz"), None)), Ok(("a".into(), Some(passed_over))));
+        let empty = json!({"metadata": {"name": "p", "namespace": "ns"}, "spec": {"containers": []}});
+        assert_eq!(command_container(&empty, None).unwrap_err().to_string(), "pod ns/p does not have any containers");
     }
 }

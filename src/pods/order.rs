@@ -1,5 +1,5 @@
-//! kubectl's `podutils.ByLogging` (k8s.io/kubectl pkg/util/podutils): the pod whose log is most
-//! worth showing first.
+//! kubectl's orders of pods (k8s.io/kubectl pkg/util/podutils): `ByLogging`, the pod whose log is
+//! most worth showing first, and `ActivePods`, the pod exec, attach and port-forward use.
 
 use std::cmp::Ordering;
 
@@ -11,6 +11,50 @@ use serde_json::Value;
 /// before newer. The sort is stable, as Go's is for the few pods a workload has.
 pub fn sort_for_logging(pods: &mut [Value]) {
     pods.sort_by(compare);
+}
+
+/// The pod kubectl's exec, attach and port-forward use among `pods`: the most active one (kubectl
+/// sorts by `sort.Reverse(podutils.ActivePods)` and takes the first).
+pub fn most_active(pods: &[Value]) -> Option<&Value> {
+    pods.iter().max_by(|a, b| less_active(a, b))
+}
+
+/// podutils' `ActivePods.Less`: whether `a` is less active than `b`, as an ordering: unassigned
+/// before assigned; Pending, Unknown, Running; not ready before ready; ready for less time before
+/// longer (an unknown time least); more restarts before fewer; newer before older (an unknown
+/// creation time first).
+fn less_active(a: &Value, b: &Value) -> Ordering {
+    let node = |pod: &Value| pod["spec"]["nodeName"].as_str().unwrap_or_default().to_string();
+    let (node_a, node_b) = (node(a), node(b));
+    if node_a != node_b && (node_a.is_empty() || node_b.is_empty()) {
+        return if node_a.is_empty() { Ordering::Less } else { Ordering::Greater };
+    }
+    let phase = |pod: &Value| match pod["status"]["phase"].as_str().unwrap_or_default() {
+        "Pending" => 0,
+        "Unknown" => 1,
+        "Running" => 2,
+        _ => 0,
+    };
+    let by_phase = phase(a).cmp(&phase(b));
+    if by_phase != Ordering::Equal {
+        return by_phase;
+    }
+    let (ready_a, ready_b) = (ready_since(a), ready_since(b));
+    if ready_a.is_some() != ready_b.is_some() {
+        return if ready_a.is_some() { Ordering::Greater } else { Ordering::Less };
+    }
+    if let (Some(since_a), Some(since_b)) = (&ready_a, &ready_b)
+        && since_a != since_b
+    {
+        // `afterOrZero(a, b)`: ready since later (or an unknown time) is less active.
+        return earlier_or_known_first(since_a, since_b).reverse();
+    }
+    let (restarts_a, restarts_b) = (restarts(a), restarts(b));
+    if restarts_a != restarts_b {
+        return restarts_b.cmp(&restarts_a);
+    }
+    let created = |pod: &Value| pod["metadata"]["creationTimestamp"].as_str().unwrap_or_default().to_string();
+    earlier_or_known_first(&created(a), &created(b)).reverse()
 }
 
 fn compare(a: &Value, b: &Value) -> Ordering {
@@ -135,5 +179,21 @@ mod tests {
             ["b", "a", "c"].iter().map(|name| pod(name, "n", "Running", None, 0, "2026-01-01T00:00:00Z")).collect();
         sort_for_logging(&mut pods);
         assert_eq!(names(&pods), ["b", "a", "c"]);
+    }
+
+    #[test]
+    fn the_most_active_pod_is_the_one_exec_uses() {
+        let pods = [
+            pod("pending", "", "Pending", None, 0, "2026-01-01T00:00:00Z"),
+            pod("running-not-ready", "n", "Running", None, 0, "2026-01-01T00:00:00Z"),
+            pod("ready-late", "n", "Running", Some("2026-01-01T00:05:00Z"), 0, "2026-01-01T00:00:00Z"),
+            pod("ready-early", "n", "Running", Some("2026-01-01T00:01:00Z"), 0, "2026-01-01T00:00:00Z"),
+            pod("ready-early-restarting", "n", "Running", Some("2026-01-01T00:01:00Z"), 4, "2026-01-01T00:00:00Z"),
+        ];
+        let name = |pod: Option<&Value>| pod.map(|pod| pod["metadata"]["name"].as_str().unwrap().to_string());
+        assert_eq!(name(most_active(&pods)), Some("ready-early".into()));
+        assert_eq!(name(most_active(&pods[..2])), Some("running-not-ready".into()));
+        assert_eq!(name(most_active(&pods[..1])), Some("pending".into()));
+        assert!(most_active(&[]).is_none());
     }
 }

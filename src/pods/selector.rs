@@ -4,15 +4,16 @@
 
 use serde_json::Value;
 
-/// Why an object gives no selector, in kubectl's words.
+/// Why an object gives no selector, in kubectl's words after the command's own (`cannot get the
+/// logs from ` for `logs`, `cannot attach to ` for exec, attach and port-forward).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SelectorError {
     /// kubectl has no selector for this kind: `*v1.ConfigMap`, as Go names the type it decoded.
-    #[error("cannot get the logs from {go_type}: selector for {go_type} not implemented")]
+    #[error("{go_type}: selector for {go_type} not implemented")]
     NotImplemented { go_type: String },
-    #[error("cannot get the logs from *v1.Service: invalid service '{name}': Service is defined without a selector")]
+    #[error("*v1.Service: invalid service '{name}': Service is defined without a selector")]
     ServiceWithoutSelector { name: String },
-    #[error("cannot get the logs from {go_type}: invalid label selector: {reason}")]
+    #[error("{go_type}: invalid label selector: {reason}")]
     Invalid { go_type: String, reason: String },
 }
 
@@ -111,14 +112,14 @@ mod tests {
         let config_map = json!({"apiVersion": "v1", "kind": "ConfigMap"});
         assert_eq!(
             pod_selector(&config_map).unwrap_err().to_string(),
-            "cannot get the logs from *v1.ConfigMap: selector for *v1.ConfigMap not implemented"
+            "*v1.ConfigMap: selector for *v1.ConfigMap not implemented"
         );
         let custom = json!({"apiVersion": "example.com/v1", "kind": "Thing"});
         assert!(pod_selector(&custom).unwrap_err().to_string().contains("*unstructured.Unstructured"));
         let headless = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "db"}, "spec": {}});
         assert_eq!(
             pod_selector(&headless).unwrap_err().to_string(),
-            "cannot get the logs from *v1.Service: invalid service 'db': Service is defined without a selector"
+            "*v1.Service: invalid service 'db': Service is defined without a selector"
         );
     }
 }

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::Error;
 use crate::client::{Cluster, ListScope, Selectors, WatchEvent, WatchOptions};
-use crate::remote::pods;
+use crate::pods;
 
 /// The pod `target` (`POD` or `TYPE/NAME`) names or selects in `namespace`.
 pub async fn attachable(cluster: &Cluster, namespace: &str, target: &str, timeout: Duration) -> Result<Value, Error> {
@@ -31,7 +31,7 @@ pub async fn attachable(cluster: &Cluster, namespace: &str, target: &str, timeou
 
 /// The most active pod `object` (a workload or a Service) selects.
 pub async fn from_object(cluster: &Cluster, object: &Value, timeout: Duration) -> Result<Value, Error> {
-    let selector = pods::selector_for(object).map_err(Error::Usage)?;
+    let selector = pods::pod_selector(object).map_err(|err| Error::Usage(format!("cannot attach to {err}")))?;
     let namespace = object["metadata"]["namespace"].as_str().unwrap_or_default();
     let rt = cluster.resolve("pods").await?;
     let selectors = Selectors { label: Some(&selector), field: None };

@@ -15,8 +15,8 @@ use tokio::sync::mpsc;
 
 use super::{Error, GlobalArgs, Result};
 use crate::client::{Cluster, Output, Session};
+use crate::pods;
 use crate::remote::channel::Outcome;
-use crate::remote::pods;
 use crate::resource;
 
 /// Options of `kubeupd exec`.
@@ -113,11 +113,11 @@ pub(super) fn choose_container(
     quiet: bool,
     note: &mut dyn FnMut(&str),
 ) -> Result<String> {
-    let chosen = pods::container(pod, flag).map_err(Error::msg)?;
-    if let Some(text) = chosen.note.filter(|_| !quiet) {
+    let (container, default_note) = pods::command_container(pod, flag).map_err(Error::msg)?;
+    if let Some(text) = default_note.filter(|_| !quiet) {
         note(&text);
     }
-    Ok(chosen.name)
+    Ok(container.name)
 }
 
 /// kubectl's end of a remote command: its exit code as ours (after `command terminated with exit

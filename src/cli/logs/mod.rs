@@ -207,7 +207,8 @@ pub async fn run(args: LogsArgs, global: &GlobalArgs) -> Result {
             match object["kind"].as_str() {
                 Some("Pod") if object["apiVersion"] == "v1" => requests_of_pods(&[object], &options, options.all_pods)?,
                 _ => {
-                    let selector = pods::pod_selector(&object).map_err(Error::msg)?;
+                    let selector = pods::pod_selector(&object)
+                        .map_err(|err| Error::msg(format!("cannot get the logs from {err}")))?;
                     let pods = pods_of(&cluster, &pods_type, &namespace, &selector, options.timeout).await?;
                     match (pods.len(), options.all_pods) {
                         (1, _) | (_, true) => requests_of_pods(&pods, &options, options.all_pods)?,

@@ -10,8 +10,8 @@ use std::time::Duration;
 use clap::Args;
 use serde_json::Value;
 
-use super::exec::Streams;
 use super::args::{DeletionArgs, DryRunArg, FieldManagerArg, OutputArgs, RecordArg};
+use super::exec::Streams;
 use super::{Error, GlobalArgs, Result, write_stdout};
 use crate::apply::{DryRun, last_applied};
 use crate::change::metadata;
