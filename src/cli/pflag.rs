@@ -635,7 +635,14 @@ pub fn change_cause(command: &Command, args: &[OsString]) -> String {
 
 /// kubectl's deprecated flags, by long name, with pflag's message for them (the same wherever the
 /// flag is defined).
-const DEPRECATED: &[(&str, &str)] = &[("record", "--record will be removed in the future")];
+const DEPRECATED: &[(&str, &str)] = &[
+    ("record", "--record will be removed in the future"),
+    ("reorder", "use the new 'sortOptions' field in kustomization.yaml instead."),
+    (
+        "enable-managedby-label",
+        "The flag `enable-managedby-label` has been deprecated. Use the `managedByLabel` option in the `buildMetadata` field instead.",
+    ),
+];
 
 /// pflag's warning for each deprecated flag `args` give, in order, as pflag prints them when it
 /// sets the flag (`--record=false` too): `Flag --record has been deprecated, ...`.

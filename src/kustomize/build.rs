@@ -35,13 +35,46 @@ pub struct Options<'a> {
     pub environment: &'a dyn Fn(&str) -> String,
     /// `--enable-helm`: `None` when not given.
     pub helm: Option<&'a Helm>,
+    /// `--reorder`: the output's order when the kustomization has no `sortOptions`.
+    pub reorder: Reorder,
+    /// `--enable-managedby-label`: every object labelled as made by kustomize, as
+    /// `buildMetadata: [managedByLabel]` asks.
+    pub managed_by_label: bool,
 }
 
 impl Default for Options<'_> {
     fn default() -> Self {
-        Options { load_restrictor: LoadRestrictor::default(), environment: &|_| String::new(), helm: None }
+        Options {
+            load_restrictor: LoadRestrictor::default(),
+            environment: &|_| String::new(),
+            helm: None,
+            reorder: Reorder::default(),
+            managed_by_label: false,
+        }
     }
 }
+
+/// The value of the process's environment variable `key`, empty when unset: [`Options`]'
+/// `environment` for a build on the command line.
+pub fn process_environment(key: &str) -> String {
+    std::env::var(key).unwrap_or_default()
+}
+
+/// kustomize's `ReorderOption` (`--reorder`, hidden and deprecated): how the objects come out
+/// when the kustomization has no `sortOptions`, which wins over it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Reorder {
+    /// Not given (`kubectl kustomize` without the flag): the legacy order.
+    #[default]
+    Unspecified,
+    /// `legacy` (and every verb's `-k`): the legacy order.
+    Legacy,
+    /// `none`: the order the resources were accumulated in.
+    None,
+}
+
+/// kustomize's log line when the flag and the kustomization both choose an order.
+const SORT_SET_TWICE: &str = "Warning: Sorting order is set both in 'kustomization.yaml' ('sortOptions') and in a CLI flag ('--reorder'). Using the kustomization file over the CLI flag.";
 
 /// What a build makes.
 #[derive(Debug, Clone, Default)]
@@ -96,8 +129,18 @@ fn build_root(builder: &mut Builder, root: &Path) -> Result<Vec<Value>, Error> {
         builder.logs.push(format!("well-defined vars that were never replaced: {}", unused.join(",")));
     }
     resources.retain(|resource| !is_local_config(&resource.object));
-    order::sort(&mut resources, kustomization.sort_options.as_ref())?;
+    match (&kustomization.sort_options, builder.options.reorder) {
+        (Some(options), reorder) => {
+            if reorder != Reorder::Unspecified {
+                builder.logs.push(SORT_SET_TWICE.to_string());
+            }
+            order::sort(&mut resources, Some(options))?;
+        }
+        (None, Reorder::None) => {}
+        (None, Reorder::Legacy | Reorder::Unspecified) => order::sort(&mut resources, None)?,
+    }
     let asked = |option: &str| kustomization.build_metadata.iter().any(|asked| asked == option);
+    let managed_by_label = builder.options.managed_by_label || asked("managedByLabel");
     let mut objects: Vec<Value> = resources
         .into_iter()
         .map(|mut resource| {
@@ -106,7 +149,7 @@ fn build_root(builder: &mut Builder, root: &Path) -> Result<Vec<Value>, Error> {
         })
         .collect();
     for object in &mut objects {
-        if asked("managedByLabel") {
+        if managed_by_label {
             object["metadata"]["labels"][origin::MANAGED_BY] = Value::String(origin::MANAGED_BY_VALUE.into());
         }
         origin::strip(object, asked("originAnnotations"), asked("transformerAnnotations"));
