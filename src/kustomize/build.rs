@@ -88,6 +88,10 @@ pub struct Built {
     pub logs: Vec<String>,
 }
 
+/// The apiVersions a kustomization and a component must have, when they name one.
+const KUSTOMIZATION_VERSION: &str = "kustomize.config.k8s.io/v1beta1";
+const COMPONENT_VERSION: &str = "kustomize.config.k8s.io/v1alpha1";
+
 const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
 /// What the kustomization in `dir` makes.
@@ -118,7 +122,7 @@ fn build_root(builder: &mut Builder, root: &Path) -> Result<Vec<Value>, Error> {
     let (accumulated, kustomization) = builder.target(root, Accumulated::default(), false, None)?;
     let mut resources = accumulated.resources;
     names::add_hashes(&mut resources);
-    names::fix_references(&mut resources, &accumulated.config.name_reference);
+    names::fix_references(&mut resources, &accumulated.config.name_reference)?;
     // With every name final, vars take their values, in the fields of the merged varReference table.
     let unused =
         vars::substitute(&mut resources, &accumulated.vars, &accumulated.config.var_reference).map_err(|message| {
@@ -271,6 +275,10 @@ impl Builder<'_> {
                 .map(|path| path.display().to_string())
                 .collect();
             return Err(Error::Cycle(cycle));
+        }
+        let found = KUSTOMIZATION_FILES.iter().filter(|name| self.loader.entry(&dir.join(name)) == Some(Entry::File));
+        if found.count() > 1 {
+            return Err(Error::MultipleKustomizations(dir.to_path_buf()));
         }
         let file = self.kustomization_file(dir).ok_or_else(|| Error::NoKustomization(dir.to_path_buf()))?;
         let place = Place { file: &file };
@@ -492,7 +500,25 @@ impl Builder<'_> {
             .into_iter()
             .find(|document| !document.is_null())
             .unwrap_or_else(|| Value::Object(Default::default()));
-        kustomization::parse(document).map_err(|source| place.error(Error::InvalidKustomization { source }))
+        let kustomization =
+            kustomization::parse(document).map_err(|source| place.error(Error::InvalidKustomization { source }))?;
+        // kustomize's EnforceFields, on the kind and apiVersion its defaults fill in.
+        let kind = kustomization.kind.as_deref().filter(|kind| !kind.is_empty()).unwrap_or("Kustomization");
+        let required = if kind == "Component" { COMPONENT_VERSION } else { KUSTOMIZATION_VERSION };
+        let mut problems = Vec::new();
+        if kind != "Kustomization" && kind != "Component" {
+            problems.push("kind should be Kustomization or Component".to_string());
+        }
+        if let Some(api_version) = kustomization.api_version.as_deref().filter(|version| !version.is_empty())
+            && api_version != required
+        {
+            problems.push(format!("apiVersion for {kind} should be {required}"));
+        }
+        if !problems.is_empty() {
+            let dir = file.parent().unwrap_or(file).to_path_buf();
+            return Err(Error::KustomizationFields { dir, problems });
+        }
+        Ok(kustomization)
     }
 
     /// Where `entry` of a kustomization in `dir` is: in a repository fetched for it when it is a

@@ -64,7 +64,19 @@ pub enum Error {
     #[error(transparent)]
     KyamlMerge(Box<super::kyaml_merge::Error>),
 
+    // Name references.
+    #[error("updating name reference in '{path}' field of '{referrer}': {source}")]
+    NameReference { path: String, referrer: String, source: Box<Error> },
+    #[error("found multiple possible referrals: {ids}\n{details}")]
+    ManyReferrals { ids: String, details: String },
+    #[error("Invalid Input: namespace is blank for resource \"{0}\"\n")]
+    BlankNamespace(String),
+
     // Reading the kustomization and the files it names.
+    #[error("Found multiple kustomization files under: {}\n", .0.display())]
+    MultipleKustomizations(PathBuf),
+    #[error("Failed to read kustomization file under {}:\n{}", dir.display(), problems.join("\n"))]
+    KustomizationFields { dir: PathBuf, problems: Vec<String> },
     #[error("cycle detected: {}", .0.join(" -> "))]
     Cycle(Vec<String>),
     #[error(

@@ -183,7 +183,19 @@ fn patch(
                     if !entry.options.allow_kind_change && patch.get("kind").is_some() {
                         patch["kind"] = resource.object["kind"].clone();
                     }
-                    if allow_name_change {
+                    // The patch takes the target's apiVersion (kustomize sets its gvk to the
+                    // target's, then its own kind back): a Service patched as `apps/v1` stays `v1`.
+                    if let Some(object) = patch.as_object_mut() {
+                        match resource.object.get("apiVersion") {
+                            Some(api_version) => {
+                                object.insert("apiVersion".into(), api_version.clone());
+                            }
+                            None => {
+                                object.remove("apiVersion");
+                            }
+                        }
+                    }
+                    if allow_name_change || entry.options.allow_kind_change {
                         resource.store_previous_id();
                     }
                     strategic_in_place(resource, &patch, schema)?;
@@ -501,6 +513,8 @@ fn add_prefix_and_suffix(
             }
             if selected().any(is_name) {
                 renamed = if before { format!("{affix}{renamed}") } else { format!("{renamed}{affix}") };
+                let affixes = if before { &mut resource.prefixes } else { &mut resource.suffixes };
+                affixes.push(affix.to_string());
             }
             let others: Vec<FieldSpec> = selected().filter(|spec| !is_name(spec)).cloned().collect();
             for spec in others {

@@ -306,7 +306,12 @@ mod tests {
         let mut renamed = Resource::new(
             json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "p-web", "namespace": "prod"}}),
         );
-        renamed.previous_ids.push(PreviousId { name: "web".into(), namespace: String::new() });
+        renamed.previous_ids.push(PreviousId {
+            api_version: "apps/v1".into(),
+            kind: "Deployment".into(),
+            name: "web".into(),
+            namespace: String::new(),
+        });
         let labelled = Resource::new(
             json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "db", "labels": {"tier": "data"}}}),
         );
