@@ -165,14 +165,16 @@ fn write_files(dir: &Path, objects: &[&serde_json::Value]) -> Result {
         }
         Some(object["metadata"]["namespace"].as_str().filter(|ns| !ns.is_empty()).unwrap_or("default").to_string())
     };
-    let namespaces: std::collections::BTreeSet<String> = objects.iter().filter_map(|object| namespace(object)).collect();
+    let namespaces: std::collections::BTreeSet<String> =
+        objects.iter().filter_map(|object| namespace(object)).collect();
     for object in objects {
         let name = match namespace(object) {
             Some(ns) if namespaces.len() > 1 => format!("{}_{}", ns.to_lowercase(), file_name(object)),
             _ => file_name(object),
         };
         let path = dir.join(name);
-        std::fs::write(&path, output::to_yaml(object)).map_err(|cause| Error::msg(format!("{}: {cause}", path.display())))?;
+        std::fs::write(&path, output::to_yaml(object))
+            .map_err(|cause| Error::msg(format!("{}: {cause}", path.display())))?;
     }
     Ok(())
 }

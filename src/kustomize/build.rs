@@ -494,7 +494,8 @@ impl Builder<'_> {
         let text = String::from_utf8(bytes).map_err(|_| place.error(Error::KustomizationNotUtf8))?;
         // kustomize reads its own file with sigs.k8s.io/yaml's go-yaml v2, as kubectl reads `-f`
         // (YAML 1.1: `y` and `on` are booleans), not with kyaml's v3 as it reads resources.
-        let documents = manifest::parse_documents(&text, &file.display().to_string(), Dialect::Kubectl)?;
+        // A repeated key keeps its last value there (sigs.k8s.io/yaml's non-strict decoding).
+        let documents = manifest::parse_documents(&text, &file.display().to_string(), Dialect::KustomizationFile)?;
         // The first document go-yaml reads: a leading `---` starts it rather than ending an empty one.
         let document = documents
             .into_iter()

@@ -198,6 +198,8 @@ pub enum Error {
     Json6902WithoutTargetName(String),
     #[error("a JSON 6902 patch in 'patches' needs a target")]
     Json6902WithoutTarget,
+    #[error("patch appears to be empty; files=[{}], Patch=", .0.join(" "))]
+    EmptyPatches(Vec<String>),
     #[error("a patch needs exactly one of 'path' and 'patch'")]
     PathAndPatch,
     /// kustomize's search for the one resource with a strategic merge patch's id.
@@ -245,7 +247,7 @@ pub enum Error {
     // Sorting.
     #[error("the field 'sortOptions.legacySortOptions' is set but the selected sort order is 'fifo', not 'legacy'")]
     FifoWithLegacyOptions,
-    #[error("the sort order '{0}' is not one of 'legacy' and 'fifo'")]
+    #[error("the field 'sortOptions.order' must be one of [fifo, legacy]")]
     UnknownSortOrder(String),
 
     // Replacements and vars.

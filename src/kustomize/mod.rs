@@ -40,5 +40,5 @@ pub use build::{Built, Options, Reorder, build, process_environment};
 pub use error::{Error, Failure};
 pub use generate::content_hash;
 pub use helm::Helm;
-pub use resource::is_cluster_scoped;
 pub use loader::{DiskLoader, Entry, GitLoader, LoadRestrictor, Loader, MemoryLoader};
+pub use resource::is_cluster_scoped;

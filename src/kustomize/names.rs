@@ -222,9 +222,7 @@ fn referred<'a>(
 /// kustomize's `PrefixesSuffixesEquals`: whether the prefixes and the suffixes added to `a` and
 /// to `b` end alike (with `allow_empty`, none added to one of them agrees with anything).
 fn affixes_agree(a: &Resource, b: &Resource, allow_empty: bool) -> bool {
-    let agree = |x: &[String], y: &[String]| {
-        (allow_empty && (x.is_empty() || y.is_empty())) || same_ending(x, y)
-    };
+    let agree = |x: &[String], y: &[String]| (allow_empty && (x.is_empty() || y.is_empty())) || same_ending(x, y);
     agree(&a.prefixes, &b.prefixes) && agree(&a.suffixes, &b.suffixes)
 }
 

@@ -33,13 +33,19 @@ pub fn run(
     record: &mut Record,
     schema: Option<&Arc<OpenApiSchema>>,
 ) -> Result<(), Error> {
+    let mut loaded = 0;
     for entry in &kustomization.patches_strategic_merge {
         // An entry is a file, or (when it is not one) the patch itself.
         let text =
             if entry.contains('\n') || entry.trim_start().starts_with('{') { entry.clone() } else { read(entry)? };
         for patch in documents(&text, entry, Dialect::Kustomize)? {
+            loaded += 1;
             strategic_by_id(resources, &patch, schema)?;
         }
+    }
+    // Entries that hold no patch at all (empty files, comments) are kustomize's error.
+    if loaded == 0 && !kustomization.patches_strategic_merge.is_empty() {
+        return Err(Error::EmptyPatches(kustomization.patches_strategic_merge.clone()));
     }
     if !kustomization.patches_strategic_merge.is_empty() {
         record(resources, "PatchStrategicMergeTransformer");
