@@ -22,6 +22,24 @@ pub enum Error {
     InEntry { entry: String, source: Box<Error> },
     #[error("accumulating resources from '{entry}': {source}")]
     Accumulating { entry: String, source: Box<Error> },
+    /// An entry of `resources` that could be read neither as a file nor as a base.
+    #[error("accumulation err='{file}': {base}")]
+    AccumulationFailed { file: String, base: Box<Error> },
+    /// What put an entry of `resources` in the kustomization fails: the entry's failure.
+    #[error("accumulating resources: {0}")]
+    AccumulatingResources(Box<Error>),
+    #[error("merging resources from '{entry}': {source}")]
+    MergingResources { entry: String, source: Box<Error> },
+    #[error("accumulating components: {0}")]
+    AccumulatingComponents(Box<Error>),
+    /// A component that could not be loaded, quoted as Go's `%q` quotes.
+    #[error("loader.New {0:?}")]
+    ComponentLoader(String),
+    /// A component's directory that could not be built, quoted as Go's `%q` quotes.
+    #[error("accumulateDirectory: {0:?}")]
+    ComponentDirectory(String),
+    #[error("couldn't make target for path '{}': {source}", path.display())]
+    CouldNotMakeTarget { path: PathBuf, source: Box<Error> },
     #[error("recursed merging from path '{}': {source}", path.display())]
     RecursedMerging { path: PathBuf, source: Box<Error> },
     #[error("merging vars [{vars}]: {source}")]
@@ -96,18 +114,37 @@ pub enum Error {
     CannotFetch { entry: String, source: FetchError },
     #[error("URL is a git repository")]
     UrlIsGitRepository,
+    /// A repository that could not be fetched, in the words of kustomize's git runner.
+    #[error(transparent)]
+    Clone(io::Error),
+    #[error("'{}' refers to file '{file}'; expecting directory", path.display())]
+    RepoPathIsFile { path: PathBuf, file: String },
+    #[error("'{}' must resolve to a file", .0.display())]
+    MustResolveToAFile(PathBuf),
+    /// A path that does not exist, as Go's `filepath.EvalSymlinks` reports it.
+    #[error("evalsymlink failure on '{}' : lstat {}: {reason}", path.display(), missing.display())]
+    EvalSymlink { path: PathBuf, missing: PathBuf, reason: &'static str },
+    #[error("must build at directory: not a valid directory: {0}")]
+    NotAValidDirectory(Box<Error>),
+    #[error("must build at directory: '{}': file is not directory", .0.display())]
+    FileIsNotDirectory(PathBuf),
+    #[error("new root '{0}' cannot be absolute")]
+    AbsoluteRoot(String),
+    #[error("read {}: is a directory", .0.display())]
+    IsADirectory(PathBuf),
+    #[error("open {}: no such file or directory", .0.display())]
+    NoSuchFile(PathBuf),
+    /// A resource file that is not YAML, in kyaml's words (the parser's message is ours).
+    #[error("MalformedYAMLError: yaml: {message} in File: {file}")]
+    MalformedYaml { message: String, file: String },
     #[error("security; file '{}' is not in or below '{}'", path.display(), dir.display())]
     OutsideRoot { path: PathBuf, dir: PathBuf },
     #[error("cannot read '{entry}': {source}")]
     CannotRead { entry: String, source: io::Error },
-    #[error("'{}' does not exist", .0.display())]
-    DoesNotExist(PathBuf),
-    #[error("expected kind 'Component' for a component, found '{0}'")]
-    NotAComponent(String),
-    #[error("a Component can only be listed under 'components', not as a resource")]
-    ComponentAsResource,
-    #[error("component '{0}' is not a directory")]
-    ComponentNotADirectory(String),
+    #[error("expected kind 'Component' for path '{}' but got '{kind}'", path.display())]
+    NotAComponent { path: PathBuf, kind: String },
+    #[error("expected kind != 'Component' for path '{}'", .0.display())]
+    ComponentAsResource(PathBuf),
     #[error("builtin version and custom schema provided, cannot use both")]
     BuiltinAndCustomSchema,
     #[error("the specified OpenAPI version is not built in")]
