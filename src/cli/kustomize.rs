@@ -122,6 +122,7 @@ pub fn run(args: &KustomizeArgs) -> Result {
         helm: helm.as_ref(),
         reorder,
         managed_by_label,
+        alpha_plugins: args.enable_alpha_plugins,
     };
     // kustomize's warnings come first, before the objects or the error, as kubectl prints them.
     let built = match crate::resource::build_kustomization(&args.dir, options) {

@@ -40,6 +40,9 @@ pub struct Options<'a> {
     /// `--enable-managedby-label`: every object labelled as made by kustomize, as
     /// `buildMetadata: [managedByLabel]` asks.
     pub managed_by_label: bool,
+    /// `--enable-alpha-plugins`: plugins other than the built-in ones are loaded (and checked as
+    /// kustomize checks them), though never run.
+    pub alpha_plugins: bool,
 }
 
 impl Default for Options<'_> {
@@ -50,6 +53,7 @@ impl Default for Options<'_> {
             helm: None,
             reorder: Reorder::default(),
             managed_by_label: false,
+            alpha_plugins: false,
         }
     }
 }
@@ -390,9 +394,14 @@ impl Builder<'_> {
         for (object, plugin_origin) in
             self.plugin_configs(dir, &place, &file_name, &kustomization.generators, &origin)?
         {
-            let plugin = plugins::plugin(&object, Role::Generator).map_err(|message| place.error(message))?;
+            let plugin = plugins::plugin(&object, Role::Generator, self.options.alpha_plugins)
+                .map_err(|message| place.error(message))?;
             let configured_by = |_: &str| plugin_origin.clone();
             self.generate(dir, &place, &plugin.kustomization, "", &mut accumulated.resources, &configured_by)?;
+            for object in plugin.generated {
+                let found = with_origin(vec![Resource::new(object)], plugin_origin.as_ref());
+                append_resources(&mut accumulated, found).map_err(|message| place.error(message))?;
+            }
         }
         for entry in &kustomization.components {
             // kustomize's words: the loader's failure, or the directory's, quoted.
@@ -448,7 +457,8 @@ impl Builder<'_> {
         let mut read = |path: &str| self.read_text(dir, path);
         let schema = self.schema.custom();
         for (object, plugin_origin) in transformers {
-            let plugin = plugins::plugin(&object, Role::Transformer).map_err(|message| place.error(message))?;
+            let plugin = plugins::plugin(&object, Role::Transformer, self.options.alpha_plugins)
+                .map_err(|message| place.error(message))?;
             transform::run(&plugin.kustomization, &plugin.config, resources, &mut read, &mut |_, _| {}, schema)
                 .map_err(|message| place.error(message))?;
             replacements::run(&plugin.kustomization.replacements, resources, &mut read)
@@ -466,7 +476,8 @@ impl Builder<'_> {
             }
         }
         for (object, _) in validators {
-            plugins::plugin(&object, Role::Validator).map_err(|message| place.error(message))?;
+            plugins::plugin(&object, Role::Validator, self.options.alpha_plugins)
+                .map_err(|message| place.error(message))?;
             // kustomize compares the objects before and after a validator as YAML nodes, which a
             // built-in transformer never leaves equal, whatever it changes.
             if let Some(first) = resources.first() {

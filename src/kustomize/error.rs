@@ -185,6 +185,12 @@ pub enum Error {
     LoadingGenerator(Box<Error>),
     #[error("external plugins disabled; unable to load external plugin '{0}'")]
     ExternalPlugin(String),
+    #[error(
+        "plugin {id} with mount path '{path}' is not permitted; mount paths must be {rule} the current kustomization directory"
+    )]
+    FunctionMount { id: String, path: String, rule: &'static str },
+    #[error("plugin {0}: kubeupd's kustomize runs no plugins but kustomize's built-in ones")]
+    PluginNotRun(String),
     #[error("plugin {id} not a {wanted}")]
     WrongRole { id: String, wanted: &'static str },
     #[error(
@@ -201,8 +207,8 @@ pub enum Error {
         "replacement target {0:?}: kubeupd's kustomize cannot yet write back a YAML document held in a string that has comments, anchors, aliases or tags"
     )]
     StructuredYamlNotKept(String),
-    #[error("the built-in plugin {0} is not supported by kubeupd's kustomize")]
-    UnsupportedPlugin(String),
+    #[error("cloud provider {0} not supported yet")]
+    CloudNotSupported(String),
     #[error("unable to load builtin {0}.builtin.[noGrp]")]
     UnknownBuiltin(String),
     #[error("validator shouldn't modify the resource map: nodes unequal: {0}")]
