@@ -304,6 +304,8 @@ pub enum Error {
     ValueAndSource,
     #[error("target must specify resources to select")]
     TargetWithoutSelect,
+    #[error("error creating target selector: {0}")]
+    TargetSelector(Box<Error>),
     #[error("nothing selected by {0}")]
     NothingSelected(String),
     #[error("multiple matches for selector {0}")]
