@@ -261,9 +261,10 @@ fn strategic_by_id(
         }
         [index] => {
             let mut patch = patch.clone();
-            // The patch may name its target by an earlier id; the target keeps the name and the
-            // namespace it has now.
+            // The patch may name its target by an earlier id; the target keeps the kind, the name
+            // and the namespace it has now.
             let target = &resources[*index];
+            patch["kind"] = Value::String(target.kind().to_string());
             patch["metadata"]["name"] = Value::String(target.name().to_string());
             let metadata = patch["metadata"].as_object_mut().expect("a patch found by its name has metadata");
             match target.namespace() {
@@ -553,7 +554,12 @@ fn set_namespace(resources: &mut [Resource], namespace: &str, specs: &[FieldSpec
         resource.store_previous_id();
         let object = &mut resource.object;
         set_object_namespace(object, namespace);
-        for spec in specs {
+        // As kustomize's namespace filter: its own namespace is set above, and a name only on
+        // the core group's kind (a `Namespace` of another group keeps its name).
+        let core = object["apiVersion"] == "v1";
+        let wanted =
+            |spec: &&FieldSpec| spec.path != ["metadata", "namespace"] && (core || spec.path != ["metadata", "name"]);
+        for spec in specs.iter().filter(wanted) {
             spec.apply(object, &mut |value| *value = Value::String(namespace.to_string()));
         }
         let same_id: Vec<String> = resources
