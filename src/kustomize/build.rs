@@ -558,14 +558,20 @@ impl Builder<'_> {
         place: &Place,
         kustomization: &Kustomization,
     ) -> Result<Cow<'static, Config>, Error> {
-        let mut config = Cow::Borrowed(builtin());
+        if kustomization.configurations.is_empty() {
+            return Ok(Cow::Borrowed(builtin()));
+        }
+        // As kustomize merges them: the files together first, then into the built-in tables.
+        let mut files = Config::default();
         for entry in &kustomization.configurations {
             let text = self.read_text(dir, entry).map_err(|message| place.error(message))?;
             let file = Config::parse(&text)
                 .map_err(|source| place.error(Error::InEntry { entry: entry.clone(), source: Box::new(source) }))?;
-            config.to_mut().merge(&file).map_err(|message| place.error(message))?;
+            files.merge(&file).map_err(|message| place.error(message))?;
         }
-        Ok(config)
+        let mut config = builtin().clone();
+        config.merge(&files).map_err(|message| place.error(message))?;
+        Ok(Cow::Owned(config))
     }
 
     fn read_kustomization(&self, file: &Path) -> Result<Kustomization, Error> {
