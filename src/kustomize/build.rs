@@ -113,6 +113,7 @@ pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Bu
         logs: Vec::new(),
         schema: PatchSchema::Unset,
         compiling_kyaml_schema: false,
+        resources_read: false,
         helm_namespace: String::new(),
     };
     match build_root(&mut builder, &root) {
@@ -186,6 +187,9 @@ struct Builder<'a> {
     /// Whether kyaml's built-in schema, which strategic merge patches need, is being compiled on
     /// another core: from the first kustomization with patches on, while resources are read.
     compiling_kyaml_schema: bool,
+    /// Whether resources have been read: kustomize has then consulted (and loaded) kyaml's
+    /// built-in schema, to which a custom schema set later is added rather than replacing it.
+    resources_read: bool,
     /// The namespace a chart without one takes when its kustomization sets none: the nearest one
     /// set above the kustomization being built, as kustomize hands it down.
     helm_namespace: String,
@@ -197,7 +201,8 @@ enum PatchSchema {
     Unset,
     /// Kubernetes' built-in kinds.
     Builtin,
-    /// A custom schema: its kinds, and no others.
+    /// A custom schema: its kinds, and no others unless resources were read before it was set
+    /// (then kyaml's built-in kinds too, as kustomize's global schema holds them).
     Custom(Arc<OpenApiSchema>),
 }
 
@@ -541,7 +546,7 @@ impl Builder<'_> {
                 return Err(Error::BuiltinAndCustomSchema);
             }
             (Some(text), None) => PatchSchema::Custom(Arc::new(
-                custom_schema(&text)
+                custom_schema(&text, self.resources_read)
                     .map_err(|source| place.error(Error::InvalidSchema { source: Box::new(source) }))?,
             )),
             (None, None | Some("")) => PatchSchema::Unset,
@@ -712,6 +717,7 @@ impl Builder<'_> {
     ) -> Result<(), Error> {
         let file_failure = match self.file_resources(dir, entry, ahead, origin) {
             Ok(found) => {
+                self.resources_read = true;
                 let Err(source) = append_resources(accumulated, found) else { return Ok(()) };
                 let merging = Error::MergingResources { entry: entry.to_string(), source: Box::new(source) };
                 let base = match Path::new(entry).is_absolute() {
@@ -845,13 +851,23 @@ impl Builder<'_> {
 
 /// A custom OpenAPI schema (JSON or YAML) compiled for patches. Its objects keep fields it does
 /// not declare (kustomize merges them without a schema rather than refusing them).
-fn custom_schema(text: &str) -> Result<OpenApiSchema, Error> {
+fn custom_schema(text: &str, over_builtin: bool) -> Result<OpenApiSchema, Error> {
     let mut document: Value =
         if text.starts_with('{') { serde_json::from_str(text)? } else { serde_saphyr::from_str(text)? };
     if document.get("definitions").is_none() {
         document["definitions"] = Value::Object(Default::default());
     }
     open_objects(&mut document["definitions"]);
+    if over_builtin {
+        // kyaml adds a schema's definitions to those it holds (kustomize's global schema).
+        let mut builtin = kyaml_merge::builtin_document();
+        if let (Some(definitions), Some(added)) =
+            (builtin["definitions"].as_object_mut(), document["definitions"].as_object())
+        {
+            definitions.extend(added.clone());
+        }
+        return Ok(OpenApiSchema::from_document(&builtin)?);
+    }
     Ok(OpenApiSchema::from_document(&document)?)
 }
 
@@ -1029,8 +1045,12 @@ mod tests {
                     \x20   properties:\n      spec:\n        properties:\n          items:\n            type: array\n\
                     \x20           x-kubernetes-patch-merge-key: name\n            x-kubernetes-patch-strategy: merge\n\
                     \x20           items: {properties: {name: {type: string}}}\n";
-        let schema = Arc::new(custom_schema(text).unwrap());
+        let schema = Arc::new(custom_schema(text, false).unwrap());
         assert!(crate::schema::KindSchema::for_kind(schema.clone(), "apps/v1", "Deployment").is_none());
+        // Set once resources were read, it is added to kyaml's built-in schema.
+        let over_builtin = Arc::new(custom_schema(text, true).unwrap());
+        assert!(crate::schema::KindSchema::for_kind(over_builtin.clone(), "apps/v1", "Deployment").is_some());
+        assert!(crate::schema::KindSchema::for_kind(over_builtin, "x.io/v1", "Thing").is_some());
         let object = serde_json::json!({"apiVersion": "x.io/v1", "kind": "Thing", "metadata": {"name": "t"},
             "spec": {"items": [{"name": "a", "v": 1}, {"name": "b"}]}});
         let patch = serde_json::json!({"spec": {"items": [{"name": "a", "v": 2}], "other": true}});
