@@ -459,7 +459,9 @@ mod tests {
             for arg in flags(&command).filter(|arg| arg.get_short().is_some_and(|short| "flRAno".contains(short))) {
                 let short = arg.get_short().unwrap();
                 let long = arg.get_long().unwrap_or_default().to_string();
-                let value_name = arg.get_value_names().map(|names| names.join(" "));
+                // kubectl's own `kustomize -o` writes to a path, where every other verb's `-o`
+                // names a format: the same flag, with another kind of value.
+                let value_name = arg.get_value_names().map(|names| names.join(" ")).filter(|_| short != 'o');
                 let takes_value = arg.get_num_args().is_some_and(|range| range.min_values() > 0);
                 let meaning = (long, value_name, takes_value);
                 let (first, first_meaning) = seen.entry(short).or_insert_with(|| (path.clone(), meaning.clone()));
