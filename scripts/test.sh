@@ -8,6 +8,8 @@
 #      and kubeupd against kubectl's outputs recorded in testdata/golden) and the `cluster` tests;
 #      the goldens whose inputs or kubectl version changed are recorded again with the reference
 #      kubectl, and the run fails if any did (scripts/golden.sh records them all);
+#      then kustomize's own krusty tests run by `kubeupd kustomize` (scripts/krusty.sh, offline:
+#      Go and the binary);
 #   2. against Kubernetes 1.20, the tests of what only an old server exercises: validation on the
 #      client where the server cannot validate, OpenAPI v2 only, ownership after /scale as 1.20
 #      keeps it, servers without ApplySet.
@@ -58,6 +60,7 @@ case "${KUBEUPD_KUBERNETES:-}:$#" in
   1.20:*) job 1.20 - "$@" ;;
   *:0)
     job1 --all-targets
+    scripts/krusty.sh
     job 1.20 - "${OLD_SERVER_TESTS[@]}"
     ;;
   *) job1 "$@" ;;

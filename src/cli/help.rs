@@ -678,7 +678,9 @@ mod tests {
     }
 
     /// Where kubectl 1.37 itself gives one of these shorthands another meaning.
-    const KUBECTLS_OWN_MEANINGS: &[(&str, char)] = &[("kubeupd logs", 'f'), ("kubeupd run", 'l')];
+    /// (`kustomize -o` names a file to write, where every other verb's `-o` names a format.)
+    const KUBECTLS_OWN_MEANINGS: &[(&str, char)] =
+        &[("kubeupd logs", 'f'), ("kubeupd run", 'l'), ("kubeupd kustomize", 'o')];
 
     #[test]
     fn a_shorthand_means_the_same_flag_in_every_verb() {

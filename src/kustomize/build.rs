@@ -35,13 +35,50 @@ pub struct Options<'a> {
     pub environment: &'a dyn Fn(&str) -> String,
     /// `--enable-helm`: `None` when not given.
     pub helm: Option<&'a Helm>,
+    /// `--reorder`: the output's order when the kustomization has no `sortOptions`.
+    pub reorder: Reorder,
+    /// `--enable-managedby-label`: every object labelled as made by kustomize, as
+    /// `buildMetadata: [managedByLabel]` asks.
+    pub managed_by_label: bool,
+    /// `--enable-alpha-plugins`: plugins other than the built-in ones are loaded (and checked as
+    /// kustomize checks them), though never run.
+    pub alpha_plugins: bool,
 }
 
 impl Default for Options<'_> {
     fn default() -> Self {
-        Options { load_restrictor: LoadRestrictor::default(), environment: &|_| String::new(), helm: None }
+        Options {
+            load_restrictor: LoadRestrictor::default(),
+            environment: &|_| String::new(),
+            helm: None,
+            reorder: Reorder::default(),
+            managed_by_label: false,
+            alpha_plugins: false,
+        }
     }
 }
+
+/// The value of the process's environment variable `key`, empty when unset: [`Options`]'
+/// `environment` for a build on the command line.
+pub fn process_environment(key: &str) -> String {
+    std::env::var(key).unwrap_or_default()
+}
+
+/// kustomize's `ReorderOption` (`--reorder`, hidden and deprecated): how the objects come out
+/// when the kustomization has no `sortOptions`, which wins over it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Reorder {
+    /// Not given (`kubectl kustomize` without the flag): the legacy order.
+    #[default]
+    Unspecified,
+    /// `legacy` (and every verb's `-k`): the legacy order.
+    Legacy,
+    /// `none`: the order the resources were accumulated in.
+    None,
+}
+
+/// kustomize's log line when the flag and the kustomization both choose an order.
+const SORT_SET_TWICE: &str = "Warning: Sorting order is set both in 'kustomization.yaml' ('sortOptions') and in a CLI flag ('--reorder'). Using the kustomization file over the CLI flag.";
 
 /// What a build makes.
 #[derive(Debug, Clone, Default)]
@@ -54,6 +91,10 @@ pub struct Built {
     /// warnings.
     pub logs: Vec<String>,
 }
+
+/// The apiVersions a kustomization and a component must have, when they name one.
+const KUSTOMIZATION_VERSION: &str = "kustomize.config.k8s.io/v1beta1";
+const COMPONENT_VERSION: &str = "kustomize.config.k8s.io/v1alpha1";
 
 const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
@@ -72,6 +113,7 @@ pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Bu
         logs: Vec::new(),
         schema: PatchSchema::Unset,
         compiling_kyaml_schema: false,
+        resources_read: false,
         helm_namespace: String::new(),
     };
     match build_root(&mut builder, &root) {
@@ -82,10 +124,10 @@ pub fn build(loader: &dyn Loader, dir: &Path, options: Options<'_>) -> Result<Bu
 
 /// The objects the kustomization at `root` makes; the builder keeps the warnings.
 fn build_root(builder: &mut Builder, root: &Path) -> Result<Vec<Value>, Error> {
-    let (accumulated, kustomization) = builder.target(root, Accumulated::default(), false, None)?;
+    let (accumulated, kustomization) = builder.target(root, Accumulated::default(), None)?;
     let mut resources = accumulated.resources;
     names::add_hashes(&mut resources);
-    names::fix_references(&mut resources, &accumulated.config.name_reference);
+    names::fix_references(&mut resources, &accumulated.config.name_reference)?;
     // With every name final, vars take their values, in the fields of the merged varReference table.
     let unused =
         vars::substitute(&mut resources, &accumulated.vars, &accumulated.config.var_reference).map_err(|message| {
@@ -96,8 +138,18 @@ fn build_root(builder: &mut Builder, root: &Path) -> Result<Vec<Value>, Error> {
         builder.logs.push(format!("well-defined vars that were never replaced: {}", unused.join(",")));
     }
     resources.retain(|resource| !is_local_config(&resource.object));
-    order::sort(&mut resources, kustomization.sort_options.as_ref())?;
+    match (&kustomization.sort_options, builder.options.reorder) {
+        (Some(options), reorder) => {
+            if reorder != Reorder::Unspecified {
+                builder.logs.push(SORT_SET_TWICE.to_string());
+            }
+            order::sort(&mut resources, Some(options))?;
+        }
+        (None, Reorder::None) => {}
+        (None, Reorder::Legacy | Reorder::Unspecified) => order::sort(&mut resources, None)?,
+    }
     let asked = |option: &str| kustomization.build_metadata.iter().any(|asked| asked == option);
+    let managed_by_label = builder.options.managed_by_label || asked("managedByLabel");
     let mut objects: Vec<Value> = resources
         .into_iter()
         .map(|mut resource| {
@@ -106,7 +158,7 @@ fn build_root(builder: &mut Builder, root: &Path) -> Result<Vec<Value>, Error> {
         })
         .collect();
     for object in &mut objects {
-        if asked("managedByLabel") {
+        if managed_by_label {
             object["metadata"]["labels"][origin::MANAGED_BY] = Value::String(origin::MANAGED_BY_VALUE.into());
         }
         origin::strip(object, asked("originAnnotations"), asked("transformerAnnotations"));
@@ -135,6 +187,9 @@ struct Builder<'a> {
     /// Whether kyaml's built-in schema, which strategic merge patches need, is being compiled on
     /// another core: from the first kustomization with patches on, while resources are read.
     compiling_kyaml_schema: bool,
+    /// Whether resources have been read: kustomize has then consulted (and loaded) kyaml's
+    /// built-in schema, to which a custom schema set later is added rather than replacing it.
+    resources_read: bool,
     /// The namespace a chart without one takes when its kustomization sets none: the nearest one
     /// set above the kustomization being built, as kustomize hands it down.
     helm_namespace: String,
@@ -146,7 +201,8 @@ enum PatchSchema {
     Unset,
     /// Kubernetes' built-in kinds.
     Builtin,
-    /// A custom schema: its kinds, and no others.
+    /// A custom schema: its kinds, and no others unless resources were read before it was set
+    /// (then kyaml's built-in kinds too, as kustomize's global schema holds them).
     Custom(Arc<OpenApiSchema>),
 }
 
@@ -163,11 +219,11 @@ impl PatchSchema {
 /// kustomize's only built-in OpenAPI version.
 const BUILTIN_OPENAPI_VERSION: &str = "v1.21.2";
 
-/// The resources in `text`, read from `name`.
-fn resources_in(text: &str, name: &str) -> Result<Vec<Resource>, Error> {
+/// The resources in `text`, read from `name`, which the kustomization names `entry`.
+fn resources_in(text: &str, name: &str, entry: &str) -> Result<Vec<Resource>, Error> {
     let text = empty_nulls::mark(text);
     let has_marks = matches!(text, Cow::Owned(_));
-    let objects = manifest::parse_as(&text, name, Dialect::Kustomize)?;
+    let objects = manifest::parse_as(&text, name, Dialect::Kustomize).map_err(|error| malformed(error, entry))?;
     Ok(objects
         .into_iter()
         .map(|mut object| {
@@ -175,6 +231,36 @@ fn resources_in(text: &str, name: &str) -> Result<Vec<Resource>, Error> {
             Resource { empty_nulls: places, ..Resource::new(object.object) }
         })
         .collect())
+}
+
+/// A document that is not YAML (nor JSON) as kyaml reports it; other errors as they are.
+fn malformed(error: manifest::Error, entry: &str) -> Error {
+    if let manifest::Error::Invalid { message, .. } = &error
+        && let Some(parser) = message.strip_prefix("invalid YAML: ").or_else(|| message.strip_prefix("invalid JSON: "))
+    {
+        return Error::MalformedYaml { message: parser.to_string(), file: entry.to_string() };
+    }
+    Error::Manifest(error)
+}
+
+/// Whether kustomize would take `error` for a file that is not YAML (its test is the word).
+fn is_malformed(error: &Error) -> bool {
+    error.to_string().contains("MalformedYAMLError")
+}
+
+/// Whether `error` is a fetch that ran out of time.
+fn is_timeout(error: &Error) -> bool {
+    matches!(error, Error::Clone(source) if source.kind() == std::io::ErrorKind::TimedOut)
+}
+
+/// Whether a kustomization is a component.
+fn is_component(kustomization: &Kustomization) -> bool {
+    kind_of(kustomization) == "Component"
+}
+
+/// A kustomization's kind, `Kustomization` when it names none.
+fn kind_of(kustomization: &Kustomization) -> &str {
+    kustomization.kind.as_deref().filter(|kind| !kind.is_empty()).unwrap_or("Kustomization")
 }
 
 /// `found`, annotated with `origin` when there is one.
@@ -212,36 +298,64 @@ impl Builder<'_> {
         KUSTOMIZATION_FILES.iter().map(|name| dir.join(name)).find(|path| self.loader.entry(path) == Some(Entry::File))
     }
 
-    /// Builds the kustomization (or component) in `dir` on top of `input`. `origin` is where
-    /// `dir` is, when the top kustomization asks for `buildMetadata` (and only its own counts).
+    /// Builds the kustomization in `dir` on top of `input`. `origin` is where `dir` is, when the
+    /// top kustomization asks for `buildMetadata` (and only its own counts).
     fn target(
         &mut self,
         dir: &Path,
         input: Accumulated,
-        component: bool,
         origin: Option<Origin>,
     ) -> Result<(Accumulated, Kustomization), Error> {
-        if let Some(position) = self.stack.iter().position(|visited| visited == dir) {
-            let cycle: Vec<String> = self.stack[position..]
-                .iter()
-                .chain([&dir.to_path_buf()])
-                .map(|path| path.display().to_string())
-                .collect();
-            return Err(Error::Cycle(cycle));
+        self.check_cycle(dir)?;
+        let (file, kustomization) = self.load(dir)?;
+        self.build_loaded(dir, &file, kustomization, input, origin)
+    }
+
+    /// Refuses to enter `dir` again while it is being built.
+    fn check_cycle(&self, dir: &Path) -> Result<(), Error> {
+        match self.stack.iter().position(|visited| visited == dir) {
+            Some(position) => {
+                let cycle = self.stack[position..].iter().map(|path| path.as_path()).chain([dir]);
+                Err(Error::Cycle(cycle.map(|path| path.display().to_string()).collect()))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// kustomize's `KustTarget.Load`: the one kustomization file of `dir`, read.
+    fn load(&self, dir: &Path) -> Result<(PathBuf, Kustomization), Error> {
+        let found = KUSTOMIZATION_FILES.iter().filter(|name| self.loader.entry(&dir.join(name)) == Some(Entry::File));
+        if found.count() > 1 {
+            return Err(Error::MultipleKustomizations(dir.to_path_buf()));
         }
         let file = self.kustomization_file(dir).ok_or_else(|| Error::NoKustomization(dir.to_path_buf()))?;
-        let place = Place { file: &file };
         let kustomization = self.read_kustomization(&file)?;
+        Ok((file, kustomization))
+    }
+
+    /// Loads the kustomization of a base or a component at `path`: the errors of its own file pass
+    /// through (they name it), the others are kustomize's `couldn't make target`, which `failed`
+    /// puts in the words of the entry that names `path`.
+    fn load_below(&self, path: &Path, failed: impl Fn(Error) -> Error) -> Result<(PathBuf, Kustomization), Error> {
+        self.check_cycle(path).map_err(&failed)?;
+        self.load(path).map_err(|source| match source {
+            inner @ Error::InFile { .. } => inner,
+            source => failed(Error::CouldNotMakeTarget { path: path.to_path_buf(), source: Box::new(source) }),
+        })
+    }
+
+    /// Builds the kustomization (or component) `kustomization`, read from `file` in `dir`, on top
+    /// of `input`.
+    fn build_loaded(
+        &mut self,
+        dir: &Path,
+        file: &Path,
+        kustomization: Kustomization,
+        input: Accumulated,
+        origin: Option<Origin>,
+    ) -> Result<(Accumulated, Kustomization), Error> {
+        let place = Place { file };
         self.warnings.extend(kustomization.deprecation_warnings());
-        let is_component = kustomization.kind.as_deref() == Some("Component");
-        if component && !is_component {
-            let kind = kustomization.kind.as_deref().unwrap_or("Kustomization");
-            return Err(place.error(Error::NotAComponent(kind.to_string())));
-        }
-        // A component built on its own is built as a kustomization, as kustomize builds it.
-        if !component && is_component && !self.stack.is_empty() {
-            return Err(place.error(Error::ComponentAsResource));
-        }
         let origin = match self.stack.is_empty() {
             true => (!kustomization.build_metadata.is_empty()).then(Origin::default),
             false => origin,
@@ -263,7 +377,10 @@ impl Builder<'_> {
         let entries: Vec<&String> = kustomization.resources.iter().chain(&kustomization.bases).collect();
         let read_ahead = self.read_files_ahead(dir, &entries);
         for (entry, ahead) in entries.into_iter().zip(read_ahead) {
-            self.accumulate(dir, &place, entry, ahead, &mut accumulated, origin.as_ref())?;
+            self.accumulate(dir, entry, ahead, &mut accumulated, origin.as_ref()).map_err(|error| match error {
+                inner @ Error::InFile { .. } => inner,
+                failure => place.error(Error::AccumulatingResources(Box::new(failure))),
+            })?;
         }
         let config = self.own_config(dir, &place, &kustomization)?;
         accumulated.config.merge(&config).map_err(|message| place.error(message))?;
@@ -282,17 +399,30 @@ impl Builder<'_> {
         for (object, plugin_origin) in
             self.plugin_configs(dir, &place, &file_name, &kustomization.generators, &origin)?
         {
-            let plugin = plugins::plugin(&object, Role::Generator).map_err(|message| place.error(message))?;
+            let plugin = plugins::plugin(&object, Role::Generator, self.options.alpha_plugins)
+                .map_err(|message| place.error(message))?;
             let configured_by = |_: &str| plugin_origin.clone();
             self.generate(dir, &place, &plugin.kustomization, "", &mut accumulated.resources, &configured_by)?;
+            for object in plugin.generated {
+                let found = with_origin(vec![Resource::new(object)], plugin_origin.as_ref());
+                append_resources(&mut accumulated, found).map_err(|message| place.error(message))?;
+            }
         }
         for entry in &kustomization.components {
-            let (path, remote) = self.locate(dir, &place, entry, &format!("component '{entry}'"))?;
-            if self.loader.entry(&path) != Some(Entry::Dir) {
-                return Err(place.error(Error::ComponentNotADirectory(entry.clone())));
+            // kustomize's words: the loader's failure, or the directory's, quoted.
+            let (path, remote) = self.new_root(dir, entry).map_err(|source| {
+                place.error(Error::AccumulatingComponents(Box::new(Error::ComponentLoader(source.to_string()))))
+            })?;
+            let failed = |source: Error| {
+                place.error(Error::AccumulatingComponents(Box::new(Error::ComponentDirectory(source.to_string()))))
+            };
+            let (file, component) = self.load_below(&path, failed)?;
+            if !is_component(&component) {
+                let kind = kind_of(&component).to_string();
+                return Err(failed(Error::NotAComponent { path, kind }));
             }
             let below = origin.as_ref().map(|origin| origin.append(entry, remote.as_ref()));
-            accumulated = self.target(&path, accumulated, true, below)?.0;
+            accumulated = self.build_loaded(&path, &file, component, accumulated, below)?.0;
         }
         let transformers = self.plugin_configs(dir, &place, &file_name, &kustomization.transformers, &origin)?;
         let validators = self.plugin_configs(dir, &place, &file_name, &kustomization.validators, &origin)?;
@@ -332,7 +462,8 @@ impl Builder<'_> {
         let mut read = |path: &str| self.read_text(dir, path);
         let schema = self.schema.custom();
         for (object, plugin_origin) in transformers {
-            let plugin = plugins::plugin(&object, Role::Transformer).map_err(|message| place.error(message))?;
+            let plugin = plugins::plugin(&object, Role::Transformer, self.options.alpha_plugins)
+                .map_err(|message| place.error(message))?;
             transform::run(&plugin.kustomization, &plugin.config, resources, &mut read, &mut |_, _| {}, schema)
                 .map_err(|message| place.error(message))?;
             replacements::run(&plugin.kustomization.replacements, resources, &mut read)
@@ -350,7 +481,8 @@ impl Builder<'_> {
             }
         }
         for (object, _) in validators {
-            plugins::plugin(&object, Role::Validator).map_err(|message| place.error(message))?;
+            plugins::plugin(&object, Role::Validator, self.options.alpha_plugins)
+                .map_err(|message| place.error(message))?;
             // kustomize compares the objects before and after a validator as YAML nodes, which a
             // built-in transformer never leaves equal, whatever it changes.
             if let Some(first) = resources.first() {
@@ -384,7 +516,10 @@ impl Builder<'_> {
         }
         for entry in paths {
             let mut accumulated = Accumulated::default();
-            self.accumulate(dir, place, entry, None, &mut accumulated, origin.as_ref())?;
+            self.accumulate(dir, entry, None, &mut accumulated, origin.as_ref()).map_err(|error| match error {
+                inner @ Error::InFile { .. } => inner,
+                failure => place.error(failure),
+            })?;
             for resource in accumulated.resources {
                 let plugin_origin = origin.as_ref().map(|_| Origin::of(&resource.object).plugin(&resource.object));
                 configs.push((resource.object, plugin_origin));
@@ -407,10 +542,11 @@ impl Builder<'_> {
         let version = openapi.get("version");
         self.schema = match (custom, version.map(String::as_str)) {
             (Some(_), Some(_)) => {
-                return Err(place.error(Error::BuiltinAndCustomSchema));
+                // kustomize names no file here.
+                return Err(Error::BuiltinAndCustomSchema);
             }
             (Some(text), None) => PatchSchema::Custom(Arc::new(
-                custom_schema(&text)
+                custom_schema(&text, self.resources_read)
                     .map_err(|source| place.error(Error::InvalidSchema { source: Box::new(source) }))?,
             )),
             (None, None | Some("")) => PatchSchema::Unset,
@@ -427,14 +563,20 @@ impl Builder<'_> {
         place: &Place,
         kustomization: &Kustomization,
     ) -> Result<Cow<'static, Config>, Error> {
-        let mut config = Cow::Borrowed(builtin());
+        if kustomization.configurations.is_empty() {
+            return Ok(Cow::Borrowed(builtin()));
+        }
+        // As kustomize merges them: the files together first, then into the built-in tables.
+        let mut files = Config::default();
         for entry in &kustomization.configurations {
             let text = self.read_text(dir, entry).map_err(|message| place.error(message))?;
             let file = Config::parse(&text)
                 .map_err(|source| place.error(Error::InEntry { entry: entry.clone(), source: Box::new(source) }))?;
-            config.to_mut().merge(&file).map_err(|message| place.error(message))?;
+            files.merge(&file).map_err(|message| place.error(message))?;
         }
-        Ok(config)
+        let mut config = builtin().clone();
+        config.merge(&files).map_err(|message| place.error(message))?;
+        Ok(Cow::Owned(config))
     }
 
     fn read_kustomization(&self, file: &Path) -> Result<Kustomization, Error> {
@@ -443,35 +585,79 @@ impl Builder<'_> {
         let text = String::from_utf8(bytes).map_err(|_| place.error(Error::KustomizationNotUtf8))?;
         // kustomize reads its own file with sigs.k8s.io/yaml's go-yaml v2, as kubectl reads `-f`
         // (YAML 1.1: `y` and `on` are booleans), not with kyaml's v3 as it reads resources.
-        let documents = manifest::parse_documents(&text, &file.display().to_string(), Dialect::Kubectl)?;
+        // A repeated key keeps its last value there (sigs.k8s.io/yaml's non-strict decoding).
+        let documents = manifest::parse_documents(&text, &file.display().to_string(), Dialect::KustomizationFile)?;
         // The first document go-yaml reads: a leading `---` starts it rather than ending an empty one.
         let document = documents
             .into_iter()
             .find(|document| !document.is_null())
             .unwrap_or_else(|| Value::Object(Default::default()));
-        kustomization::parse(document).map_err(|source| place.error(Error::InvalidKustomization { source }))
+        let kustomization =
+            kustomization::parse(document).map_err(|source| place.error(Error::InvalidKustomization { source }))?;
+        // kustomize's EnforceFields, on the kind and apiVersion its defaults fill in.
+        let kind = kustomization.kind.as_deref().filter(|kind| !kind.is_empty()).unwrap_or("Kustomization");
+        let required = if kind == "Component" { COMPONENT_VERSION } else { KUSTOMIZATION_VERSION };
+        let mut problems = Vec::new();
+        if kind != "Kustomization" && kind != "Component" {
+            problems.push("kind should be Kustomization or Component".to_string());
+        }
+        if let Some(api_version) = kustomization.api_version.as_deref().filter(|version| !version.is_empty())
+            && api_version != required
+        {
+            problems.push(format!("apiVersion for {kind} should be {required}"));
+        }
+        if !problems.is_empty() {
+            let dir = file.parent().unwrap_or(file).to_path_buf();
+            return Err(Error::KustomizationFields { dir, problems });
+        }
+        Ok(kustomization)
     }
 
-    /// Where `entry` of a kustomization in `dir` is: in a repository fetched for it when it is a
-    /// remote target (and no local file has its name), else a local path. `context` starts the
-    /// message of a failed fetch.
-    fn locate(
-        &self,
-        dir: &Path,
-        place: &Place,
-        entry: &str,
-        context: &str,
-    ) -> Result<(PathBuf, Option<remote::RepoSpec>), Error> {
-        match remote::parse(entry).filter(|_| self.loader.entry(&normalize(&dir.join(entry))).is_none()) {
-            Some(repo) => {
-                let root = self
-                    .loader
-                    .checkout(&repo)
-                    .map_err(|source| place.error(Error::Fetch { what: context.to_string(), source }))?;
-                Ok((normalize(&root.join(&repo.path)), Some(repo)))
+    /// The directory `entry` of a kustomization in `dir` names as a base or a component
+    /// (kustomize's `loader.New`): a repository's, fetched, when it is a remote target (and no
+    /// local path has its name), else a local directory.
+    fn new_root(&self, dir: &Path, entry: &str) -> Result<(PathBuf, Option<remote::RepoSpec>), Error> {
+        let local = normalize(&dir.join(entry));
+        if let Some(repo) = remote::parse(entry).filter(|_| self.loader.entry(&local).is_none()) {
+            let root = self.loader.checkout(&repo).map_err(Error::Clone)?;
+            let path = normalize(&root.join(&repo.path));
+            if self.loader.entry(&path) == Some(Entry::File) {
+                let file = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+                return Err(Error::RepoPathIsFile { path, file });
             }
-            None => Ok((normalize(&dir.join(entry)), None)),
+            return Ok((path, Some(repo)));
         }
+        if Path::new(entry).is_absolute() {
+            return Err(Error::AbsoluteRoot(entry.to_string()));
+        }
+        match self.loader.entry(&local) {
+            Some(Entry::Dir) => Ok((local, None)),
+            Some(Entry::File) => Err(Error::FileIsNotDirectory(local)),
+            None => Err(Error::NotAValidDirectory(Box::new(self.missing(&local)))),
+        }
+    }
+
+    /// Why `path`, which does not exist, cannot be resolved: Go's `filepath.EvalSymlinks` on the
+    /// first part of it that is missing.
+    fn missing(&self, path: &Path) -> Error {
+        let ancestors: Vec<&Path> = path.ancestors().collect();
+        let mut reason = "no such file or directory";
+        let mut missing = path;
+        for ancestor in ancestors.into_iter().rev() {
+            match self.loader.entry(ancestor) {
+                Some(Entry::Dir) => continue,
+                Some(Entry::File) if ancestor != path => reason = "not a directory",
+                _ => {}
+            }
+            missing = ancestor;
+            break;
+        }
+        let missing = match reason {
+            // lstat of what lies below a file.
+            "not a directory" => path.ancestors().find(|below| below.parent() == Some(missing)).unwrap_or(path),
+            _ => missing,
+        };
+        Error::EvalSymlink { path: path.to_path_buf(), missing: missing.to_path_buf(), reason }
     }
 
     /// Reads a file a kustomization in `dir` names: fetched when it is an http(s) URL (which the
@@ -502,7 +688,7 @@ impl Builder<'_> {
     /// [`Builder::accumulate`] reads in turn. A file's error waits there for its turn too, so
     /// that the first one in the kustomization's order is the one reported.
     fn read_files_ahead(&self, dir: &Path, entries: &[&String]) -> Vec<Option<Result<Vec<Resource>, Error>>> {
-        let texts: Vec<Option<(String, String)>> = entries
+        let texts: Vec<Option<(String, String, &str)>> = entries
             .iter()
             .map(|entry| {
                 let path = normalize(&dir.join(entry));
@@ -510,89 +696,99 @@ impl Builder<'_> {
                     return None;
                 }
                 let text = self.read_text(dir, entry).ok()?;
-                Some((text, path.display().to_string()))
+                Some((text, path.display().to_string(), entry.as_str()))
             })
             .collect();
-        let size = |file: &Option<(String, String)>| file.as_ref().map_or(0, |(text, _)| text.len());
-        parallel::map(&texts, size, |file| file.as_ref().map(|(text, name)| resources_in(text, name)))
+        let size = |file: &Option<(String, String, &str)>| file.as_ref().map_or(0, |(text, ..)| text.len());
+        parallel::map(&texts, size, |file| file.as_ref().map(|(text, name, entry)| resources_in(text, name, entry)))
     }
 
-    /// Adds the resources `entry` names: a file's (already parsed when `ahead` has them), a
-    /// kustomization's built, or a remote file's fetched.
+    /// Adds the resources `entry` names, as kustomize's `accumulateResources` does: read as a file
+    /// (already parsed when `ahead` has it, fetched when it is a URL), else built as a base (a
+    /// directory, or a repository fetched). When both fail, the error is kustomize's, both
+    /// failures in it; an error of a kustomization below passes through (it names its file).
     fn accumulate(
         &mut self,
         dir: &Path,
-        place: &Place,
         entry: &str,
         ahead: Option<Result<Vec<Resource>, Error>>,
         accumulated: &mut Accumulated,
         origin: Option<&Origin>,
     ) -> Result<(), Error> {
-        let accumulating =
-            |source: Error| place.error(Error::Accumulating { entry: entry.to_string(), source: Box::new(source) });
-        let fetched = match fetch::is_remote_file(entry) {
-            true => self.fetch_resources(entry, origin).map_err(accumulating)?,
-            false => None,
+        let file_failure = match self.file_resources(dir, entry, ahead, origin) {
+            Ok(found) => {
+                self.resources_read = true;
+                let Err(source) = append_resources(accumulated, found) else { return Ok(()) };
+                let merging = Error::MergingResources { entry: entry.to_string(), source: Box::new(source) };
+                let base = match Path::new(entry).is_absolute() {
+                    true => Error::AbsoluteRoot(entry.to_string()),
+                    false => Error::FileIsNotDirectory(normalize(&dir.join(entry))),
+                };
+                return Err(Error::AccumulationFailed { file: merging.to_string(), base: Box::new(base) });
+            }
+            Err(source) => Error::Accumulating { entry: entry.to_string(), source: Box::new(source) },
         };
-        if let Some(found) = fetched {
-            return append_resources(accumulated, found).map_err(accumulating);
+        // An answer over HTTP that is not a repository's: no base to try.
+        if matches!(&file_failure, Error::Accumulating { source, .. } if matches!(**source, Error::Fetching(FetchError::Status(_))))
+        {
+            return Err(file_failure);
         }
-        let (path, remote) = self.locate(dir, place, entry, &format!("accumulating resources from '{entry}'"))?;
-        let (found, found_vars) = match self.loader.entry(&path) {
-            Some(Entry::Dir) => {
-                let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
-                let below = self.target(&path, Accumulated::default(), false, origin)?.0;
-                accumulated.config.merge(&below.config).map_err(|source| {
-                    place.error(Error::RecursedMerging { path: path.clone(), source: Box::new(source) })
-                })?;
-                (below.resources, Some(below.vars))
-            }
-            Some(Entry::File) if remote.is_none() && ahead.is_some() => {
-                let origin = origin.map(|origin| origin.append(entry, None));
-                let found = ahead.expect("checked to be there")?;
-                (with_origin(found, origin.as_ref()), None)
-            }
-            Some(Entry::File) => {
-                let text = match remote {
-                    // A file of a fetched repository: the repository is its own root.
-                    Some(_) => self
-                        .loader
-                        .read(&path)
-                        .map_err(Error::from)
-                        .and_then(|bytes| String::from_utf8(bytes).map_err(|_| Error::NotUtf8(entry.to_string()))),
-                    None => self.read_text(dir, entry),
-                }
-                .map_err(accumulating)?;
-                let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
-                (with_origin(resources_in(&text, &path.display().to_string())?, origin.as_ref()), None)
-            }
-            None => {
-                return Err(accumulating(Error::DoesNotExist(path)));
-            }
+        let failed = |base: Error| Error::AccumulationFailed { file: file_failure.to_string(), base: Box::new(base) };
+        let (path, remote) = match self.new_root(dir, entry) {
+            Ok(found) => found,
+            // A file that is not YAML is reported alone, unless its name is a repository that
+            // could not be fetched in time.
+            Err(base) if is_malformed(&file_failure) && !is_timeout(&base) => return Err(file_failure),
+            Err(base) => return Err(failed(base)),
         };
-        append_resources(accumulated, found).map_err(accumulating)?;
-        if let Some(vars) = found_vars {
-            accumulated.vars.merge(vars).map_err(accumulating)?;
+        let (file, kustomization) = self.load_below(&path, failed)?;
+        if is_component(&kustomization) {
+            return Err(failed(Error::ComponentAsResource(path)));
         }
-        Ok(())
+        let origin = origin.map(|origin| origin.append(entry, remote.as_ref()));
+        let below = self.build_loaded(&path, &file, kustomization, Accumulated::default(), origin)?.0;
+        let recursed = |source: Error| failed(Error::RecursedMerging { path: path.clone(), source: Box::new(source) });
+        accumulated.config.merge(&below.config).map_err(recursed)?;
+        append_resources(accumulated, below.resources).map_err(recursed)?;
+        accumulated.vars.merge(below.vars).map_err(recursed)
     }
 
-    /// The resources of an http(s) `entry`, which kustomize reads as a file first: the body of a
-    /// GET. `None` when kustomize goes on to read it as a base instead: a repository's URL that
-    /// did not answer with resources (a status kustomize calls "URL is a git repository").
-    fn fetch_resources(&self, entry: &str, origin: Option<&Origin>) -> Result<Option<Vec<Resource>>, Error> {
-        let is_repository = remote::parse(entry).is_some();
-        let found = self
-            .loader
-            .fetch(entry)
-            .map_err(Error::from)
-            .and_then(|bytes| String::from_utf8(bytes).map_err(|_| Error::NotUtf8(entry.to_string())))
-            .and_then(|text| resources_in(&text, entry))
-            .map(|found| with_origin(found, origin.map(|origin| origin.append(entry, None)).as_ref()));
-        match found {
-            Err(_) if is_repository => Ok(None),
-            found => found.map(Some),
+    /// The resources of `entry` read as kustomize's file loader reads a file: fetched when it is
+    /// an http(s) URL, else within the load restrictor's bounds.
+    fn file_resources(
+        &self,
+        dir: &Path,
+        entry: &str,
+        ahead: Option<Result<Vec<Resource>, Error>>,
+        origin: Option<&Origin>,
+    ) -> Result<Vec<Resource>, Error> {
+        let origin = origin.map(|origin| origin.append(entry, None));
+        if let Some(found) = ahead {
+            return found.map(|found| with_origin(found, origin.as_ref()));
         }
+        let path = normalize(&dir.join(entry));
+        let restricted = self.options.load_restrictor == LoadRestrictor::RootOnly;
+        let name = match fetch::is_remote_file(entry) {
+            true => entry.to_string(),
+            false => match self.loader.entry(&path) {
+                Some(Entry::File) => path.display().to_string(),
+                Some(Entry::Dir) if restricted => return Err(Error::MustResolveToAFile(path)),
+                Some(Entry::Dir) => return Err(Error::IsADirectory(path)),
+                None if restricted => return Err(self.missing(&path)),
+                None => return Err(Error::NoSuchFile(path)),
+            },
+        };
+        let text = match fetch::is_remote_file(entry) {
+            true => {
+                let bytes = self.loader.fetch(entry).map_err(|source| match source {
+                    FetchError::Status(_) if remote::parse(entry).is_some() => Error::UrlIsGitRepository,
+                    source => Error::Fetching(source),
+                })?;
+                String::from_utf8(bytes).map_err(|_| Error::NotUtf8(entry.to_string()))?
+            }
+            false => self.read_text(dir, entry)?,
+        };
+        Ok(with_origin(resources_in(&text, &name, entry)?, origin.as_ref()))
     }
 
     fn generate(
@@ -655,13 +851,23 @@ impl Builder<'_> {
 
 /// A custom OpenAPI schema (JSON or YAML) compiled for patches. Its objects keep fields it does
 /// not declare (kustomize merges them without a schema rather than refusing them).
-fn custom_schema(text: &str) -> Result<OpenApiSchema, Error> {
+fn custom_schema(text: &str, over_builtin: bool) -> Result<OpenApiSchema, Error> {
     let mut document: Value =
         if text.starts_with('{') { serde_json::from_str(text)? } else { serde_saphyr::from_str(text)? };
     if document.get("definitions").is_none() {
         document["definitions"] = Value::Object(Default::default());
     }
     open_objects(&mut document["definitions"]);
+    if over_builtin {
+        // kyaml adds a schema's definitions to those it holds (kustomize's global schema).
+        let mut builtin = kyaml_merge::builtin_document();
+        if let (Some(definitions), Some(added)) =
+            (builtin["definitions"].as_object_mut(), document["definitions"].as_object())
+        {
+            definitions.extend(added.clone());
+        }
+        return Ok(OpenApiSchema::from_document(&builtin)?);
+    }
     Ok(OpenApiSchema::from_document(&document)?)
 }
 
@@ -839,8 +1045,12 @@ mod tests {
                     \x20   properties:\n      spec:\n        properties:\n          items:\n            type: array\n\
                     \x20           x-kubernetes-patch-merge-key: name\n            x-kubernetes-patch-strategy: merge\n\
                     \x20           items: {properties: {name: {type: string}}}\n";
-        let schema = Arc::new(custom_schema(text).unwrap());
+        let schema = Arc::new(custom_schema(text, false).unwrap());
         assert!(crate::schema::KindSchema::for_kind(schema.clone(), "apps/v1", "Deployment").is_none());
+        // Set once resources were read, it is added to kyaml's built-in schema.
+        let over_builtin = Arc::new(custom_schema(text, true).unwrap());
+        assert!(crate::schema::KindSchema::for_kind(over_builtin.clone(), "apps/v1", "Deployment").is_some());
+        assert!(crate::schema::KindSchema::for_kind(over_builtin, "x.io/v1", "Thing").is_some());
         let object = serde_json::json!({"apiVersion": "x.io/v1", "kind": "Thing", "metadata": {"name": "t"},
             "spec": {"items": [{"name": "a", "v": 1}, {"name": "b"}]}});
         let patch = serde_json::json!({"spec": {"items": [{"name": "a", "v": 2}], "other": true}});
@@ -873,8 +1083,18 @@ mod tests {
             .with("/k/c/kustomization.yaml", "resources: [gone.yaml]\n")
             .with("/k/d/kustomization.yaml", "resources: [../shared.yaml]\n")
             .with("/k/shared.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\n");
-        assert_eq!(built(&loader, "/k/a").unwrap_err().to_string(), "cycle detected: /k/a -> /k/b -> /k/a");
-        assert!(built(&loader, "/k/c").unwrap_err().to_string().contains("'/k/c/gone.yaml' does not exist"));
+        assert_eq!(
+            built(&loader, "/k/a").unwrap_err().to_string(),
+            "/k/b/kustomization.yaml: accumulating resources: accumulation err='accumulating resources from '../a': \
+             '/k/a' must resolve to a file': cycle detected: /k/a -> /k/b -> /k/a"
+        );
+        assert_eq!(
+            built(&loader, "/k/c").unwrap_err().to_string(),
+            "/k/c/kustomization.yaml: accumulating resources: accumulation err='accumulating resources from 'gone.yaml': \
+             evalsymlink failure on '/k/c/gone.yaml' : lstat /k/c/gone.yaml: no such file or directory': must build at \
+             directory: not a valid directory: evalsymlink failure on '/k/c/gone.yaml' : lstat /k/c/gone.yaml: no such file \
+             or directory"
+        );
         assert!(built(&loader, "/k/d").unwrap_err().to_string().contains("security; file '/k/shared.yaml'"));
         let deprecated =
             MemoryLoader::default().with("/k/kustomization.yaml", "commonLabels: {a: b}\nresources: [gone.yaml]\n");

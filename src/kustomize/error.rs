@@ -22,6 +22,24 @@ pub enum Error {
     InEntry { entry: String, source: Box<Error> },
     #[error("accumulating resources from '{entry}': {source}")]
     Accumulating { entry: String, source: Box<Error> },
+    /// An entry of `resources` that could be read neither as a file nor as a base.
+    #[error("accumulation err='{file}': {base}")]
+    AccumulationFailed { file: String, base: Box<Error> },
+    /// What put an entry of `resources` in the kustomization fails: the entry's failure.
+    #[error("accumulating resources: {0}")]
+    AccumulatingResources(Box<Error>),
+    #[error("merging resources from '{entry}': {source}")]
+    MergingResources { entry: String, source: Box<Error> },
+    #[error("accumulating components: {0}")]
+    AccumulatingComponents(Box<Error>),
+    /// A component that could not be loaded, quoted as Go's `%q` quotes.
+    #[error("loader.New {0:?}")]
+    ComponentLoader(String),
+    /// A component's directory that could not be built, quoted as Go's `%q` quotes.
+    #[error("accumulateDirectory: {0:?}")]
+    ComponentDirectory(String),
+    #[error("couldn't make target for path '{}': {source}", path.display())]
+    CouldNotMakeTarget { path: PathBuf, source: Box<Error> },
     #[error("recursed merging from path '{}': {source}", path.display())]
     RecursedMerging { path: PathBuf, source: Box<Error> },
     #[error("merging vars [{vars}]: {source}")]
@@ -64,7 +82,19 @@ pub enum Error {
     #[error(transparent)]
     KyamlMerge(Box<super::kyaml_merge::Error>),
 
+    // Name references.
+    #[error("updating name reference in '{path}' field of '{referrer}': {source}")]
+    NameReference { path: String, referrer: String, source: Box<Error> },
+    #[error("found multiple possible referrals: {ids}\n{details}")]
+    ManyReferrals { ids: String, details: String },
+    #[error("Invalid Input: namespace is blank for resource \"{0}\"\n")]
+    BlankNamespace(String),
+
     // Reading the kustomization and the files it names.
+    #[error("Found multiple kustomization files under: {}\n", .0.display())]
+    MultipleKustomizations(PathBuf),
+    #[error("Failed to read kustomization file under {}:\n{}", dir.display(), problems.join("\n"))]
+    KustomizationFields { dir: PathBuf, problems: Vec<String> },
     #[error("cycle detected: {}", .0.join(" -> "))]
     Cycle(Vec<String>),
     #[error(
@@ -84,18 +114,37 @@ pub enum Error {
     CannotFetch { entry: String, source: FetchError },
     #[error("URL is a git repository")]
     UrlIsGitRepository,
+    /// A repository that could not be fetched, in the words of kustomize's git runner.
+    #[error(transparent)]
+    Clone(io::Error),
+    #[error("'{}' refers to file '{file}'; expecting directory", path.display())]
+    RepoPathIsFile { path: PathBuf, file: String },
+    #[error("'{}' must resolve to a file", .0.display())]
+    MustResolveToAFile(PathBuf),
+    /// A path that does not exist, as Go's `filepath.EvalSymlinks` reports it.
+    #[error("evalsymlink failure on '{}' : lstat {}: {reason}", path.display(), missing.display())]
+    EvalSymlink { path: PathBuf, missing: PathBuf, reason: &'static str },
+    #[error("must build at directory: not a valid directory: {0}")]
+    NotAValidDirectory(Box<Error>),
+    #[error("must build at directory: '{}': file is not directory", .0.display())]
+    FileIsNotDirectory(PathBuf),
+    #[error("new root '{0}' cannot be absolute")]
+    AbsoluteRoot(String),
+    #[error("read {}: is a directory", .0.display())]
+    IsADirectory(PathBuf),
+    #[error("open {}: no such file or directory", .0.display())]
+    NoSuchFile(PathBuf),
+    /// A resource file that is not YAML, in kyaml's words (the parser's message is ours).
+    #[error("MalformedYAMLError: yaml: {message} in File: {file}")]
+    MalformedYaml { message: String, file: String },
     #[error("security; file '{}' is not in or below '{}'", path.display(), dir.display())]
     OutsideRoot { path: PathBuf, dir: PathBuf },
     #[error("cannot read '{entry}': {source}")]
     CannotRead { entry: String, source: io::Error },
-    #[error("'{}' does not exist", .0.display())]
-    DoesNotExist(PathBuf),
-    #[error("expected kind 'Component' for a component, found '{0}'")]
-    NotAComponent(String),
-    #[error("a Component can only be listed under 'components', not as a resource")]
-    ComponentAsResource,
-    #[error("component '{0}' is not a directory")]
-    ComponentNotADirectory(String),
+    #[error("expected kind 'Component' for path '{}' but got '{kind}'", path.display())]
+    NotAComponent { path: PathBuf, kind: String },
+    #[error("expected kind != 'Component' for path '{}'", .0.display())]
+    ComponentAsResource(PathBuf),
     #[error("builtin version and custom schema provided, cannot use both")]
     BuiltinAndCustomSchema,
     #[error("the specified OpenAPI version is not built in")]
@@ -136,6 +185,12 @@ pub enum Error {
     LoadingGenerator(Box<Error>),
     #[error("external plugins disabled; unable to load external plugin '{0}'")]
     ExternalPlugin(String),
+    #[error(
+        "plugin {id} with mount path '{path}' is not permitted; mount paths must be {rule} the current kustomization directory"
+    )]
+    FunctionMount { id: String, path: String, rule: &'static str },
+    #[error("plugin {0}: kubeupd's kustomize runs no plugins but kustomize's built-in ones")]
+    PluginNotRun(String),
     #[error("plugin {id} not a {wanted}")]
     WrongRole { id: String, wanted: &'static str },
     #[error(
@@ -152,8 +207,8 @@ pub enum Error {
         "replacement target {0:?}: kubeupd's kustomize cannot yet write back a YAML document held in a string that has comments, anchors, aliases or tags"
     )]
     StructuredYamlNotKept(String),
-    #[error("the built-in plugin {0} is not supported by kubeupd's kustomize")]
-    UnsupportedPlugin(String),
+    #[error("cloud provider {0} not supported yet")]
+    CloudNotSupported(String),
     #[error("unable to load builtin {0}.builtin.[noGrp]")]
     UnknownBuiltin(String),
     #[error("validator shouldn't modify the resource map: nodes unequal: {0}")]
@@ -186,6 +241,8 @@ pub enum Error {
     Json6902WithoutTargetName(String),
     #[error("a JSON 6902 patch in 'patches' needs a target")]
     Json6902WithoutTarget,
+    #[error("patch appears to be empty; files=[{}], Patch=", .0.join(" "))]
+    EmptyPatches(Vec<String>),
     #[error("a patch needs exactly one of 'path' and 'patch'")]
     PathAndPatch,
     /// kustomize's search for the one resource with a strategic merge patch's id.
@@ -233,7 +290,7 @@ pub enum Error {
     // Sorting.
     #[error("the field 'sortOptions.legacySortOptions' is set but the selected sort order is 'fifo', not 'legacy'")]
     FifoWithLegacyOptions,
-    #[error("the sort order '{0}' is not one of 'legacy' and 'fifo'")]
+    #[error("the field 'sortOptions.order' must be one of [fifo, legacy]")]
     UnknownSortOrder(String),
 
     // Replacements and vars.
@@ -247,6 +304,8 @@ pub enum Error {
     ValueAndSource,
     #[error("target must specify resources to select")]
     TargetWithoutSelect,
+    #[error("error creating target selector: {0}")]
+    TargetSelector(Box<Error>),
     #[error("nothing selected by {0}")]
     NothingSelected(String),
     #[error("multiple matches for selector {0}")]

@@ -72,24 +72,25 @@ impl Loader for GitLoader {
         DiskLoader.entry(path)
     }
 
-    /// As kustomize does: a new repository, a shallow fetch of the ref (or HEAD), a checkout of
-    /// what was fetched, then the submodules; all within the spec's timeout.
+    /// As kustomize's git cloner does: a new repository, a shallow fetch of the ref (or HEAD), a
+    /// checkout of what was fetched, then the submodules; each step within the spec's timeout.
+    /// A failed step is told in kustomize's words: `failed to run '/usr/bin/git fetch ...': OUTPUT: exit status 128`.
     fn checkout(&self, repo: &RepoSpec) -> io::Result<PathBuf> {
+        let program = git_program()?;
         let dir = tempfile::Builder::new().prefix("kustomize-").tempdir()?;
         let root = dir.path().to_path_buf();
-        let deadline = Instant::now() + repo.timeout;
         let reference = repo.reference.as_deref().unwrap_or("HEAD");
         let mut steps = vec![
-            vec!["init", "--quiet"],
+            vec!["init"],
             vec!["remote", "add", "origin", &repo.clone_url],
-            vec!["fetch", "--quiet", "--depth=1", "origin", reference],
-            vec!["checkout", "--quiet", "FETCH_HEAD"],
+            vec!["fetch", "--depth=1", &repo.clone_url, reference],
+            vec!["checkout", "FETCH_HEAD"],
         ];
         if repo.submodules {
-            steps.push(vec!["submodule", "update", "--quiet", "--init", "--recursive"]);
+            steps.push(vec!["submodule", "update", "--init", "--recursive"]);
         }
         for step in steps {
-            git(&root, &step, deadline)?;
+            git(&program, &root, &step, repo.timeout)?;
         }
         self.clones.borrow_mut().push(dir);
         Ok(root)
@@ -100,18 +101,42 @@ impl Loader for GitLoader {
     }
 }
 
-/// Runs `git ARGS` in `dir`, killed at `deadline`; its first line of errors when it fails.
-fn git(dir: &Path, args: &[&str], deadline: Instant) -> io::Result<()> {
-    let mut child = Command::new("git")
-        .arg("-C")
-        .arg(dir)
+/// The `git` of the search path, as Go's `exec.LookPath` finds it.
+fn git_program() -> io::Result<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path).map(|dir| dir.join("git")).find(|candidate| candidate.is_file()).ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::NotFound,
+            "no 'git' program on path: exec: \"git\": executable file not found in $PATH",
+        )
+    })
+}
+
+/// Runs `program ARGS` in `dir`, killed after `timeout`; kustomize's words when it fails.
+fn git(program: &Path, dir: &Path, args: &[&str], timeout: Duration) -> io::Result<()> {
+    let command_line = format!("{} {}", program.display(), args.join(" "));
+    let mut child = Command::new(program)
         .args(args)
+        .current_dir(dir)
         .env("GIT_TERMINAL_PROMPT", "0")
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|err| io::Error::new(err.kind(), format!("cannot run git: {err}")))?;
+        .map_err(|err| io::Error::new(err.kind(), format!("failed to run '{command_line}': {err}")))?;
+    // Both pipes drained on threads of their own, so that a chatty git never blocks on them.
+    let drain = |pipe: Option<Box<dyn io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_string(&mut text);
+            }
+            text
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|pipe| Box::new(pipe) as Box<dyn io::Read + Send>));
+    let stderr = drain(child.stderr.take().map(|pipe| Box::new(pipe) as Box<dyn io::Read + Send>));
+    let deadline = Instant::now() + timeout;
     let status = loop {
         if let Some(status) = child.try_wait()? {
             break status;
@@ -119,19 +144,23 @@ fn git(dir: &Path, args: &[&str], deadline: Instant) -> io::Result<()> {
         if Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(io::Error::new(io::ErrorKind::TimedOut, format!("git {} timed out", args[0])));
+            let seconds = timeout.as_secs_f64();
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!("hit {seconds}s timeout running '{command_line}'"),
+            ));
         }
         std::thread::sleep(Duration::from_millis(20));
     };
     if status.success() {
         return Ok(());
     }
-    let mut errors = String::new();
-    if let Some(mut stderr) = child.stderr.take() {
-        let _ = stderr.read_to_string(&mut errors);
-    }
-    let reason = errors.lines().find(|line| !line.trim().is_empty()).unwrap_or("failed").trim().to_string();
-    Err(io::Error::other(format!("git {}: {reason}", args[0])))
+    let output = stdout.join().unwrap_or_default() + &stderr.join().unwrap_or_default();
+    let exit = match status.code() {
+        Some(code) => format!("exit status {code}"),
+        None => "signal: killed".to_string(),
+    };
+    Err(io::Error::other(format!("failed to run '{command_line}': {output}: {exit}")))
 }
 
 /// Files held in memory, for tests: directories are implied by the files' paths.

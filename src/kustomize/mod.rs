@@ -36,8 +36,9 @@ mod transform;
 mod types;
 mod value_add;
 
-pub use build::{Built, Options, build};
+pub use build::{Built, Options, Reorder, build, process_environment};
 pub use error::{Error, Failure};
 pub use generate::content_hash;
 pub use helm::Helm;
 pub use loader::{DiskLoader, Entry, GitLoader, LoadRestrictor, Loader, MemoryLoader};
+pub use resource::is_cluster_scoped;

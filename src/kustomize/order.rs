@@ -36,7 +36,11 @@ const ORDER_LAST: &[&str] = &["MutatingWebhookConfiguration", "ValidatingWebhook
 
 /// Sorts `resources` as the kustomization's `sortOptions` say.
 pub fn sort(resources: &mut [Resource], options: Option<&SortOptions>) -> Result<(), Error> {
-    let order = options.and_then(|options| options.order.as_deref()).unwrap_or("legacy");
+    // No sortOptions is the legacy order; sortOptions without an order is kustomize's error.
+    let order = match options {
+        None => "legacy",
+        Some(options) => options.order.as_deref().unwrap_or_default(),
+    };
     let legacy = options.and_then(|options| options.legacy_sort_options.as_ref());
     match order {
         "fifo" if legacy.is_some() => Err(Error::FifoWithLegacyOptions),

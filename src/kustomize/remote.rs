@@ -4,7 +4,7 @@
 //! `file:///srv/repo//dir`, with the query parameters `ref` (or `version`), `timeout` and
 //! `submodules`. Parsing is pure; fetching is the loader's ([`super::Loader::checkout`]).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// A repository, the ref to check out, and the directory (or file) in it.
@@ -24,82 +24,135 @@ pub struct RepoSpec {
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(27);
 
-/// Hosts whose URLs kustomize reads as `host/org/repo/path` without `//`.
-const ORG_REPO_HOSTS: [&str; 3] = ["github.com", "gitlab.com", "bitbucket.org"];
-
-/// `entry` as a remote target, or `None` when it is a local path.
+/// `entry` as a remote target, or `None` when it is not one: kustomize's `NewRepoSpecFromURL`.
+/// The host (a scheme, a user, a host) comes first; then the repository's path is split from the
+/// path in it at `_git/REPO`, `//` or `.git`, else after two segments (all of a `file://` path).
 pub fn parse(entry: &str) -> Option<RepoSpec> {
-    let entry = entry.strip_prefix("git::").unwrap_or(entry);
-    let (location, query) = entry.split_once('?').unwrap_or((entry, ""));
-    let (scheme, rest) = if let Some((scheme, rest)) = location.split_once("://") {
-        if !["https", "http", "ssh", "file", "git"].contains(&scheme) {
-            return None;
-        }
-        (Some(scheme), rest)
-    } else if location.starts_with("git@")
-        || ORG_REPO_HOSTS.iter().any(|host| location.starts_with(&format!("{host}/")))
-    {
-        (None, location)
-    } else {
-        return None;
-    };
-    // A YAML or JSON file over HTTP is a remote file, not a repository.
-    let file_suffix = [".yaml", ".yml", ".json"].iter().any(|suffix| location.ends_with(suffix));
-    if matches!(scheme, Some("http" | "https")) && file_suffix && !rest.contains("//") && !rest.contains(".git/") {
+    if entry.starts_with('/') {
         return None;
     }
-    let (repo, path) = split_repo(scheme, rest);
-    let clone_url = match scheme {
-        Some(scheme) => format!("{scheme}://{repo}"),
-        None if repo.starts_with("git@") => repo.to_string(),
-        // kustomize fetches `github.com/org/repo` over HTTPS.
-        None => format!("https://{repo}"),
-    };
+    let (location, query) = entry.split_once('?').unwrap_or((entry, ""));
+    let (host, rest) = split_host(location)?;
+    let all_segments = host.starts_with(FILE_SCHEME);
+    let (repo, path) = split_repo_path(rest, all_segments)?;
     let mut spec = RepoSpec {
-        clone_url,
-        path: PathBuf::from(path.trim_matches('/')),
+        clone_url: format!("{host}{repo}"),
+        path: PathBuf::from(path.trim_start_matches('/')),
         reference: None,
         submodules: true,
         timeout: DEFAULT_TIMEOUT,
     };
-    let mut version = None;
+    let (mut reference, mut version) = (None, None);
     for pair in query.split('&').filter(|pair| !pair.is_empty()) {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        // url.Values.Get: the first value of a key.
         match key {
-            "ref" => spec.reference = Some(value.to_string()),
-            "version" => version = Some(value.to_string()),
-            "submodules" => spec.submodules = value.parse().unwrap_or(true),
-            "timeout" => spec.timeout = parse_timeout(value).unwrap_or(DEFAULT_TIMEOUT),
+            "ref" if reference.is_none() => reference = Some(value.to_string()),
+            "version" if version.is_none() => version = Some(value.to_string()),
+            "submodules" if !value.is_empty() => spec.submodules = parse_go_bool(value).unwrap_or(true),
+            "timeout" if !value.is_empty() => {
+                spec.timeout = parse_timeout(value).filter(|timeout| !timeout.is_zero()).unwrap_or(DEFAULT_TIMEOUT);
+            }
             _ => {}
         }
     }
-    spec.reference = spec.reference.or(version).filter(|reference| !reference.is_empty());
+    let reference = reference.filter(|reference| !reference.is_empty());
+    spec.reference = reference.or(version).filter(|reference| !reference.is_empty());
     Some(spec)
 }
 
-/// The repository and the path in it: split at `//`, else after `.git`, else (on the hosts that
-/// have them) after `org/repo`; otherwise the whole is the repository.
-fn split_repo(scheme: Option<&str>, rest: &str) -> (String, String) {
-    // `file:///srv/repo//dir`: the path of a file URL starts with `/`, which is not the separator.
-    let (lead, search) = match scheme {
-        Some("file") if rest.starts_with('/') => ("/", &rest[1..]),
-        _ => ("", rest),
+const FILE_SCHEME: &str = "file://";
+
+/// The host part (`https://user@host/`, `git@github.com:`, `file://`) and the rest, as
+/// kustomize's `extractHost` splits them; `None` when `location` has no scheme kustomize takes and
+/// is not SCP-like (a user, or GitHub's host).
+fn split_host(location: &str) -> Option<(String, &str)> {
+    let location = strip_prefix_ignoring_case(location, "git::").unwrap_or(location);
+    let (mut scheme, rest) = ["ssh://", "https://", "http://", FILE_SCHEME]
+        .iter()
+        .find_map(|scheme| strip_prefix_ignoring_case(location, scheme).map(|rest| (*scheme, rest)))
+        .unwrap_or(("", location));
+    let user_length = user_length(rest);
+    let (mut user, rest) = rest.split_at(user_length);
+    let lower = rest.to_ascii_lowercase();
+    let github = lower.starts_with("github.com/") || lower.starts_with("github.com:");
+    let scp_like = scheme.is_empty() && (!user.is_empty() || github);
+    if scheme.is_empty() && !scp_like {
+        return None;
+    }
+    if scheme == FILE_SCHEME {
+        return Some((FILE_SCHEME.to_string(), &location[location.len() - rest.len() - user.len()..]));
+    }
+    let slash = rest.find('/');
+    let separator = match (slash, rest.find(':').filter(|_| scp_like)) {
+        (None, colon) => colon,
+        (Some(slash), Some(colon)) if colon > 0 && colon < slash => Some(colon),
+        (slash, _) => slash,
     };
-    if let Some(at) = search.find("//") {
-        return (format!("{lead}{}", &search[..at]), search[at + 2..].to_string());
-    }
-    if let Some(at) = search.find(".git/") {
-        return (format!("{lead}{}", &search[..at + 4]), search[at + 5..].to_string());
-    }
-    let host = search.split(['/', ':']).next().unwrap_or_default();
-    let host = host.rsplit('@').next().unwrap_or(host);
-    if ORG_REPO_HOSTS.contains(&host) {
-        let parts: Vec<&str> = search.splitn(4, ['/']).collect();
-        if parts.len() == 4 {
-            return (format!("{lead}{}", parts[..3].join("/")), parts[3].to_string());
+    let (mut host, rest) = match separator {
+        Some(at) => (&rest[..=at], &rest[at + 1..]),
+        None => (rest, ""),
+    };
+    if github {
+        // GitHub's URLs are normalized: SSH keeps the user and takes `github.com:`, else HTTPS.
+        if scheme == "ssh://" || !user.is_empty() {
+            (scheme, host) = ("", "github.com:");
+        } else {
+            (scheme, user, host) = ("https://", "", "github.com/");
         }
     }
-    (format!("{lead}{search}"), String::new())
+    if host.is_empty() {
+        return None;
+    }
+    Some((format!("{scheme}{user}{host}"), rest))
+}
+
+/// The length of a leading `user@` (a letter, then letters, digits and dashes), 0 when none.
+fn user_length(text: &str) -> usize {
+    let name = text.bytes().take_while(|byte| byte.is_ascii_alphanumeric() || *byte == b'-').count();
+    let starts_with_letter = text.bytes().next().is_some_and(|byte| byte.is_ascii_alphabetic());
+    if starts_with_letter && text.as_bytes().get(name) == Some(&b'@') { name + 1 } else { 0 }
+}
+
+fn strip_prefix_ignoring_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = text.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix).then(|| &text[prefix.len()..])
+}
+
+/// The repository's path and the path in it (kustomize's `parsePathParts`); `None` when the
+/// repository's path is empty or the path in it leaves the repository.
+fn split_repo_path(rest: &str, all_segments: bool) -> Option<(String, String)> {
+    let (repo, path) = if let Some(at) = rest.find("_git/") {
+        let after = &rest[at + "_git/".len()..];
+        let (repo, path) = after.split_once('/').unwrap_or((after, ""));
+        (format!("{}{repo}", &rest[..at + "_git/".len()]), path.to_string())
+    } else if let Some(at) = rest.find("//") {
+        (rest[..at].to_string(), rest[at + 2..].to_string())
+    } else if let Some(at) = rest.find(".git") {
+        (rest[..at + 4].to_string(), rest[at + 4..].to_string())
+    } else if all_segments {
+        (rest.to_string(), String::new())
+    } else {
+        let segments: Vec<&str> = rest.split('/').collect();
+        if segments.len() < 2 {
+            return None;
+        }
+        (segments[..2].join("/"), segments[2..].join("/"))
+    };
+    let cleaned = super::loader::normalize(Path::new(path.trim_start_matches('/')));
+    if repo.is_empty() || cleaned.components().next() == Some(std::path::Component::ParentDir) {
+        return None;
+    }
+    Some((repo, path))
+}
+
+/// Go's `strconv.ParseBool`.
+fn parse_go_bool(text: &str) -> Option<bool> {
+    match text {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
+        _ => None,
+    }
 }
 
 /// A timeout as kustomize takes it: whole seconds, or a Go duration in seconds or minutes.
@@ -146,6 +199,18 @@ mod tests {
             ("ssh://git@host.example/repo//base?ref=main", spec("ssh://git@host.example/repo", "base", Some("main"))),
             ("file:///srv/repo//base?ref=v1", spec("file:///srv/repo", "base", Some("v1"))),
             ("file:///srv/repo", spec("file:///srv/repo", "", None)),
+            // A user makes a host of what has no scheme; a URL of a file is a repository too (its
+            // file is fetched first).
+            ("package@v1.28.0.example/configs/base", spec("package@v1.28.0.example/configs/base", "", None)),
+            (
+                "https://raw.githubusercontent.com/org/repo/main/deploy.yaml",
+                spec("https://raw.githubusercontent.com/org/repo", "main/deploy.yaml", None),
+            ),
+            (
+                "https://dev.azure.com/org/project/_git/repo/dir",
+                spec("https://dev.azure.com/org/project/_git/repo", "dir", None),
+            ),
+            ("ssh://github.com/org/repo", spec("github.com:org/repo", "", None)),
         ] {
             assert_eq!(parse(entry), Some(expected), "{entry}");
         }
@@ -164,7 +229,9 @@ mod tests {
             "deployment.yaml",
             "./github.com-notes/x",
             "s3://bucket/x",
-            "https://raw.githubusercontent.com/org/repo/main/deploy.yaml",
+            // Fewer than two segments after the host: not a repository.
+            "https://host.example/one-segment",
+            "https://host.example/repo//../outside",
         ] {
             assert_eq!(parse(entry), None, "{entry}");
         }

@@ -27,11 +27,17 @@ pub struct Resource {
     /// The fields its file wrote with no value (JSON pointers): a strategic merge patch drops
     /// those it leaves `null` (see [`empty_nulls`]).
     pub empty_nulls: Vec<String>,
+    /// The name prefixes and suffixes added to it, innermost first (kustomize's build
+    /// annotations): name references prefer objects whose affixes end as the referrer's.
+    pub prefixes: Vec<String>,
+    pub suffixes: Vec<String>,
 }
 
-/// A name and namespace a resource had.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// An id a resource had: its apiVersion, kind, name and namespace then.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PreviousId {
+    pub api_version: String,
+    pub kind: String,
     pub name: String,
     pub namespace: String,
 }
@@ -45,6 +51,8 @@ impl Resource {
             needs_hash: false,
             var_names: Vec::new(),
             empty_nulls: Vec::new(),
+            prefixes: Vec::new(),
+            suffixes: Vec::new(),
         }
     }
 
@@ -101,7 +109,12 @@ impl Resource {
 
     /// Remembers its name and namespace before they change.
     pub fn store_previous_id(&mut self) {
-        let id = PreviousId { name: self.name().to_string(), namespace: self.namespace().to_string() };
+        let id = PreviousId {
+            api_version: self.api_version().to_string(),
+            kind: self.kind().to_string(),
+            name: self.name().to_string(),
+            namespace: self.namespace().to_string(),
+        };
         self.previous_ids.push(id);
     }
 
@@ -189,10 +202,11 @@ impl Resource {
         }
         let (api_version, kind) = (self.api_version(), self.kind());
         let names: Vec<&str> = self.previous_ids.iter().map(|id| id.name.as_str()).collect();
+        let kinds: Vec<&str> = self.previous_ids.iter().map(|id| id.kind.as_str()).collect();
         let namespaces: Vec<&str> =
             self.previous_ids.iter().map(|id| effective_namespace(api_version, kind, &id.namespace)).collect();
         let annotations = [
-            ("previousKinds", vec![kind; names.len()].join(",")),
+            ("previousKinds", kinds.join(",")),
             ("previousNames", names.join(",")),
             ("previousNamespaces", namespaces.join(",")),
         ];
@@ -211,16 +225,21 @@ impl Resource {
 
     /// Its ids: the one it has now, then the ones it had before.
     pub fn ids(&self) -> Vec<Id> {
-        let (group, version) = group_version(&self.object);
-        let id = |name: &str, namespace: &str| Id {
-            group: group.to_string(),
-            version: version.to_string(),
-            kind: self.kind().to_string(),
-            name: name.to_string(),
-            namespace: namespace.to_string(),
+        let id = |api_version: &str, kind: &str, name: &str, namespace: &str| {
+            let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+            Id {
+                group: group.to_string(),
+                version: version.to_string(),
+                kind: kind.to_string(),
+                name: name.to_string(),
+                namespace: namespace.to_string(),
+            }
         };
-        let current = id(self.name(), self.namespace());
-        let previous = self.previous_ids.iter().map(|previous| id(&previous.name, &previous.namespace));
+        let current = id(self.api_version(), self.kind(), self.name(), self.namespace());
+        let previous = self
+            .previous_ids
+            .iter()
+            .map(|previous| id(&previous.api_version, &previous.kind, &previous.name, &previous.namespace));
         [current].into_iter().chain(previous).collect()
     }
 }

@@ -33,13 +33,19 @@ pub fn run(
     record: &mut Record,
     schema: Option<&Arc<OpenApiSchema>>,
 ) -> Result<(), Error> {
+    let mut loaded = 0;
     for entry in &kustomization.patches_strategic_merge {
         // An entry is a file, or (when it is not one) the patch itself.
         let text =
             if entry.contains('\n') || entry.trim_start().starts_with('{') { entry.clone() } else { read(entry)? };
         for patch in documents(&text, entry, Dialect::Kustomize)? {
+            loaded += 1;
             strategic_by_id(resources, &patch, schema)?;
         }
+    }
+    // Entries that hold no patch at all (empty files, comments) are kustomize's error.
+    if loaded == 0 && !kustomization.patches_strategic_merge.is_empty() {
+        return Err(Error::EmptyPatches(kustomization.patches_strategic_merge.clone()));
     }
     if !kustomization.patches_strategic_merge.is_empty() {
         record(resources, "PatchStrategicMergeTransformer");
@@ -183,7 +189,19 @@ fn patch(
                     if !entry.options.allow_kind_change && patch.get("kind").is_some() {
                         patch["kind"] = resource.object["kind"].clone();
                     }
-                    if allow_name_change {
+                    // The patch takes the target's apiVersion (kustomize sets its gvk to the
+                    // target's, then its own kind back): a Service patched as `apps/v1` stays `v1`.
+                    if let Some(object) = patch.as_object_mut() {
+                        match resource.object.get("apiVersion") {
+                            Some(api_version) => {
+                                object.insert("apiVersion".into(), api_version.clone());
+                            }
+                            None => {
+                                object.remove("apiVersion");
+                            }
+                        }
+                    }
+                    if allow_name_change || entry.options.allow_kind_change {
                         resource.store_previous_id();
                     }
                     strategic_in_place(resource, &patch, schema)?;
@@ -243,9 +261,10 @@ fn strategic_by_id(
         }
         [index] => {
             let mut patch = patch.clone();
-            // The patch may name its target by an earlier id; the target keeps the name and the
-            // namespace it has now.
+            // The patch may name its target by an earlier id; the target keeps the kind, the name
+            // and the namespace it has now.
             let target = &resources[*index];
+            patch["kind"] = Value::String(target.kind().to_string());
             patch["metadata"]["name"] = Value::String(target.name().to_string());
             let metadata = patch["metadata"].as_object_mut().expect("a patch found by its name has metadata");
             match target.namespace() {
@@ -501,6 +520,8 @@ fn add_prefix_and_suffix(
             }
             if selected().any(is_name) {
                 renamed = if before { format!("{affix}{renamed}") } else { format!("{renamed}{affix}") };
+                let affixes = if before { &mut resource.prefixes } else { &mut resource.suffixes };
+                affixes.push(affix.to_string());
             }
             let others: Vec<FieldSpec> = selected().filter(|spec| !is_name(spec)).cloned().collect();
             for spec in others {
@@ -533,7 +554,12 @@ fn set_namespace(resources: &mut [Resource], namespace: &str, specs: &[FieldSpec
         resource.store_previous_id();
         let object = &mut resource.object;
         set_object_namespace(object, namespace);
-        for spec in specs {
+        // As kustomize's namespace filter: its own namespace is set above, and a name only on
+        // the core group's kind (a `Namespace` of another group keeps its name).
+        let core = object["apiVersion"] == "v1";
+        let wanted =
+            |spec: &&FieldSpec| spec.path != ["metadata", "namespace"] && (core || spec.path != ["metadata", "name"]);
+        for spec in specs.iter().filter(wanted) {
             spec.apply(object, &mut |value| *value = Value::String(namespace.to_string()));
         }
         let same_id: Vec<String> = resources

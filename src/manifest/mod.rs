@@ -181,6 +181,9 @@ pub enum Dialect {
     /// (`y:` is the key `true`), `0777` is 511, `1_000` is 1000. kubectl's `-f` reader, and
     /// kustomize's for its own files (kustomizations, replacements, JSON patches).
     Kubectl,
+    /// [`Dialect::Kubectl`], except that a key repeated in a mapping keeps its last value (go-yaml
+    /// v2's non-strict decoding): how kustomize reads a kustomization file.
+    KustomizationFile,
     /// kyaml's (go-yaml v3, YAML 1.2), kustomize's for resources, strategic merge patches and
     /// plugin configurations: only `true` and `false` are booleans, and plain timestamps are
     /// written as Go writes a time.
@@ -353,6 +356,11 @@ fn yaml_options(dialect: Dialect) -> serde_saphyr::Options {
         emit_comments: false,
         strict_booleans: dialect == Dialect::Kustomize,
         legacy_octal_numbers: true,
+        duplicate_keys: if dialect == Dialect::KustomizationFile {
+            serde_saphyr::DuplicateKeyPolicy::LastWins
+        } else {
+            serde_saphyr::DuplicateKeyPolicy::Error
+        },
     }
 }
 

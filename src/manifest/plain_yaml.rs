@@ -81,7 +81,8 @@ pub(super) fn value(text: &str, dialect: Dialect) -> Option<Read> {
     if text.len() > MAX_BYTES {
         return None;
     }
-    let kubectl = dialect == Dialect::Kubectl;
+    let kubectl = dialect != Dialect::Kustomize;
+    let last_key_wins = dialect == Dialect::KustomizationFile;
     let mut options = Options::default();
     options.emit_comments = false;
     let mut open: Vec<Open> = Vec::new();
@@ -216,6 +217,11 @@ pub(super) fn value(text: &str, dialect: Dialect) -> Option<Read> {
                     };
                     if duplicate && !kubectl {
                         return None;
+                    }
+                    if duplicate && last_key_wins {
+                        // go-yaml v2 keeps the later value, where the earlier key was.
+                        map.insert(name, value);
+                        continue;
                     }
                     if duplicate {
                         let read_as = spelt.map(|spelt| format!(" (`{spelt}` is read as {name})")).unwrap_or_default();
@@ -443,6 +449,19 @@ mod tests {
             "line 3 column 3: duplicate mapping key: true (`yes` is read as true)"
         );
         assert_eq!(refused("a: 1\nb: 2\na: 3\n"), "line 3 column 1: duplicate mapping key: a");
+    }
+
+    /// kustomize reads its kustomization with go-yaml v2's non-strict decoding: a repeated key
+    /// keeps its last value, in the place of the first.
+    #[test]
+    fn a_kustomization_file_keeps_a_repeated_keys_last_value() {
+        let text = "a: 1\nb: on\na: 3\n";
+        match value(text, Dialect::KustomizationFile) {
+            Some(Read::Value(value, _)) => {
+                assert_eq!(serde_json::to_string(&value).unwrap(), r#"{"a":3,"b":true}"#);
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     /// Each as `kubectl patch --local -o json` read it (kubectl 1.37.1).

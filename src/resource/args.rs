@@ -55,7 +55,14 @@ impl Files<'_> {
         match *self {
             Files::Paths { paths, recursive } => Ok(manifest::read_paths(paths, recursive)?),
             Files::Kustomization { dir, load_restrictor, notices } => {
-                match build_kustomization(dir, load_restrictor, None) {
+                // kubectl's -k asks for the legacy order (cli-runtime's KustomizeVisitor).
+                let options = kustomize::Options {
+                    load_restrictor,
+                    environment: &kustomize::process_environment,
+                    reorder: kustomize::Reorder::Legacy,
+                    ..kustomize::Options::default()
+                };
+                match build_kustomization(dir, options) {
                     Ok(built) => {
                         notices(&built.warnings, &built.logs);
                         Ok(built.objects)
@@ -72,13 +79,8 @@ impl Files<'_> {
 }
 
 /// The objects the kustomization in `dir` builds, each with where it came from
-/// (`DIR (kustomization)`, its place in the output), and kustomize's warnings. `helm` is
-/// `--enable-helm`'s.
-pub fn build_kustomization(
-    dir: &Path,
-    load_restrictor: kustomize::LoadRestrictor,
-    helm: Option<&kustomize::Helm>,
-) -> Result<Kustomized, Error> {
+/// (`DIR (kustomization)`, its place in the output), and kustomize's warnings.
+pub fn build_kustomization(dir: &Path, options: kustomize::Options<'_>) -> Result<Kustomized, Error> {
     let loader = kustomize::GitLoader::default();
     // A URL of a repository (`https://github.com/org/repo//overlays/prod?ref=v1`), unless a local
     // path by that name exists, as kustomize decides.
@@ -93,8 +95,6 @@ pub fn build_kustomization(
         None => std::path::absolute(dir)
             .map_err(|cause| manifest::Error::Read { path: dir.display().to_string(), cause })?,
     };
-    let environment = |key: &str| std::env::var(key).unwrap_or_default();
-    let options = kustomize::Options { load_restrictor, environment: &environment, helm };
     let built = kustomize::build(&loader, &absolute, options)?;
     let source = format!("{} (kustomization)", dir.display());
     let objects = built

@@ -186,10 +186,9 @@ fn base(path: &str) -> Vec<String> {
     line
 }
 
-/// Flags that belong to an open issue of their own: the kustomize issue (`kustomize`'s other helm
-/// flags, plugin and function flags, `-o`).
-fn pending(path: &str, flag: &Flag) -> bool {
-    path == "kustomize" && !["load-restrictor", "enable-helm", "helm-command"].contains(&flag.name.as_str())
+/// Flags that belong to an open issue of their own (none left).
+fn pending(_path: &str, _flag: &Flag) -> bool {
+    false
 }
 
 /// Whether docs/command-line.md lists `--name` as refused, alone (a global flag) or after `path`.

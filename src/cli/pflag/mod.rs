@@ -149,6 +149,19 @@ struct Deprecated {
 const DEPRECATED: &[Deprecated] = &[
     Deprecated { verb: None, name: "record", shorthand: None, message: "--record will be removed in the future" },
     Deprecated {
+        verb: None,
+        name: "reorder",
+        shorthand: None,
+        message: "use the new 'sortOptions' field in kustomization.yaml instead.",
+    },
+    Deprecated {
+        verb: None,
+        name: "enable-managedby-label",
+        shorthand: None,
+        message: "The flag `enable-managedby-label` has been deprecated. Use the `managedByLabel` option in the \
+                  `buildMetadata` field instead.",
+    },
+    Deprecated {
         verb: Some("run"),
         name: "filename",
         shorthand: Some('f'),

@@ -38,6 +38,11 @@ pub fn merge(object: Value, patch: Value, custom: Option<&Arc<OpenApiSchema>>) -
     walker.walk(Some(object), Origin::Value(patch), None)
 }
 
+/// kyaml's built-in OpenAPI document, to which a custom schema's definitions may be added.
+pub fn builtin_document() -> serde_json::Value {
+    schema::document()
+}
+
 /// Compiles kyaml's built-in schema now, on the calling thread, so that it is ready (or nearly)
 /// when the first patch needs it.
 pub fn compile_builtin_schema() {

@@ -14,13 +14,16 @@ const DOCUMENT: &str = include_str!("../kyaml-openapi.json");
 /// kyaml's built-in schema, compiled on first use. Regenerate with `scripts/gen-kyaml-schema.sh`.
 pub(super) fn builtin() -> &'static OpenApiSchema {
     static SCHEMA: OnceLock<OpenApiSchema> = OnceLock::new();
-    SCHEMA.get_or_init(|| {
-        let document = serde_json::from_str(DOCUMENT).expect("kyaml's schema is valid JSON");
-        OpenApiSchema::from_document(&document).expect("kyaml's schema is an OpenAPI document")
-    })
+    SCHEMA.get_or_init(|| OpenApiSchema::from_document(&document()).expect("kyaml's schema is an OpenAPI document"))
 }
 
-/// The document the walk reads: the build's custom schema (its kinds and no others), or kyaml's.
+/// kyaml's built-in schema as a document.
+pub(super) fn document() -> Value {
+    serde_json::from_str(DOCUMENT).expect("kyaml's schema is valid JSON")
+}
+
+/// The document the walk reads: the build's custom schema (its kinds, and kyaml's when it was set
+/// after resources were read), or kyaml's.
 #[derive(Clone, Copy)]
 pub(super) struct Document<'a>(&'a OpenApiSchema);
 

@@ -10,7 +10,8 @@ use super::structured;
 use crate::gocompat::unmarshal;
 use crate::kustomize::error::Error;
 use crate::kustomize::loader::Read;
-use crate::kustomize::resource::Resource;
+use crate::kustomize::pattern::{self, Pattern};
+use crate::kustomize::resource::{Id, Resource};
 use crate::kustomize::transform::selector_matches;
 use crate::kustomize::types::go_types;
 use crate::kustomize::types::replacement::{Entry, FieldOptions, Selector, Source, Target};
@@ -96,8 +97,12 @@ fn apply(replacement: &Replacement, resources: &mut [Resource]) -> Result<(), Er
     };
     for target in targets {
         let select = target.select.as_ref().ok_or(Error::TargetWithoutSelect)?;
+        // kustomize compiles the target's patterns first, whatever the resources.
+        for selector in std::iter::once(select).chain(&target.reject) {
+            id_patterns(selector).map_err(|source| Error::TargetSelector(Box::new(source)))?;
+        }
         for resource in resources.iter_mut() {
-            if is_selected(resource, select, &target.reject) {
+            if is_selected(resource, select, &target.reject)? {
                 resource.change_in_place(|object, replaced| copy_to(object, &value, target, replaced))?;
             }
         }
@@ -106,24 +111,42 @@ fn apply(replacement: &Replacement, resources: &mut [Resource]) -> Result<(), Er
 }
 
 /// Whether a target's `select` takes `resource` and no `reject` drops it. A reject drops by its
-/// id fields, or (separately, as in kustomize) by its label and annotation selectors.
-fn is_selected(resource: &Resource, select: &Selector, rejects: &[Selector]) -> bool {
+/// id fields, or (separately, as in kustomize) by its label and annotation selectors. The id
+/// fields are kustomize's `TargetSelectorRegex`: anchored patterns, the namespace as written.
+fn is_selected(resource: &Resource, select: &Selector, rejects: &[Selector]) -> Result<bool, Error> {
     let object = &resource.object;
     let rejected_by_labels = rejects.iter().any(|reject| {
         (!reject.label_selector.is_empty() || !reject.annotation_selector.is_empty())
             && matches_labels_and_annotations(reject, object)
     });
     if !matches_labels_and_annotations(select, object) || rejected_by_labels {
-        return false;
+        return Ok(false);
     }
-    let ids = resource.ids();
-    let rejected = rejects
-        .iter()
-        .map(Selector::id)
-        .filter(|reject| !reject.is_empty())
-        .any(|reject| ids.iter().any(|id| reject.selects(id)));
-    let select = select.id();
-    !rejected && ids.iter().any(|id| select.selects(id))
+    // Previous ids keep the namespace kustomize records for them: `default` when unset.
+    let mut ids = resource.ids();
+    for previous in ids.iter_mut().skip(1) {
+        previous.namespace = previous.effective_namespace().to_string();
+    }
+    for reject in rejects.iter().filter(|reject| !reject.id().is_empty()) {
+        let patterns = id_patterns(reject)?;
+        if ids.iter().any(|id| patterns_select(&patterns, id)) {
+            return Ok(false);
+        }
+    }
+    let patterns = id_patterns(select)?;
+    Ok(ids.iter().any(|id| patterns_select(&patterns, id)))
+}
+
+/// A selector's group, version, kind, name and namespace as anchored patterns (`None`: any).
+fn id_patterns(selector: &Selector) -> Result<[Option<Pattern>; 5], Error> {
+    let id = selector.id();
+    let compile = |field: &str| (!field.is_empty()).then(|| pattern::anchored(field)).transpose();
+    Ok([compile(&id.group)?, compile(&id.version)?, compile(&id.kind)?, compile(&id.name)?, compile(&id.namespace)?])
+}
+
+fn patterns_select(patterns: &[Option<Pattern>; 5], id: &Id) -> bool {
+    let values = [&id.group, &id.version, &id.kind, &id.name, &id.namespace];
+    patterns.iter().zip(values).all(|(pattern, value)| pattern.as_ref().is_none_or(|pattern| pattern.is_match(value)))
 }
 
 /// Whether `selector`'s label and annotation selectors match `object`.
@@ -306,18 +329,23 @@ mod tests {
         let mut renamed = Resource::new(
             json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "p-web", "namespace": "prod"}}),
         );
-        renamed.previous_ids.push(PreviousId { name: "web".into(), namespace: String::new() });
+        renamed.previous_ids.push(PreviousId {
+            api_version: "apps/v1".into(),
+            kind: "Deployment".into(),
+            name: "web".into(),
+            namespace: String::new(),
+        });
         let labelled = Resource::new(
             json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "db", "labels": {"tier": "data"}}}),
         );
         let select: Selector = serde_saphyr::from_str("{name: web, namespace: default}").unwrap();
-        assert!(is_selected(&renamed, &select, &[]));
+        assert!(is_selected(&renamed, &select, &[]).unwrap());
         let by_kind: Selector = serde_saphyr::from_str("{kind: Deployment}").unwrap();
         let reject_prefixed: Selector = serde_saphyr::from_str("{name: p-web}").unwrap();
         let reject_labelled: Selector = serde_saphyr::from_str("{labelSelector: tier=data}").unwrap();
-        assert!(!is_selected(&renamed, &by_kind, std::slice::from_ref(&reject_prefixed)));
-        assert!(is_selected(&labelled, &by_kind, std::slice::from_ref(&reject_prefixed)));
-        assert!(!is_selected(&labelled, &by_kind, &[reject_labelled]));
+        assert!(!is_selected(&renamed, &by_kind, std::slice::from_ref(&reject_prefixed)).unwrap());
+        assert!(is_selected(&labelled, &by_kind, std::slice::from_ref(&reject_prefixed)).unwrap());
+        assert!(!is_selected(&labelled, &by_kind, &[reject_labelled]).unwrap());
     }
 
     #[test]

@@ -206,6 +206,13 @@ impl FieldSpec {
     }
 }
 
+/// `specs` in kustomize's order of a merged table (its `sortFields`): by group, version and kind
+/// as it sorts objects. Which specs a later merge skips depends on it: a spec of every kind
+/// comes after those of one kind, and is skipped when merged after them.
+fn sort_specs(specs: &mut [FieldSpec]) {
+    specs.sort_by(|a, b| crate::kustomize::order::compare_default_gvks(a.gvk(), b.gvk()));
+}
+
 /// `incoming` added to `specs`, skipping those already there (kustomize's `FsSlice.MergeAll`).
 pub fn merge_specs(specs: &mut Vec<FieldSpec>, incoming: &[FieldSpec]) -> Result<(), Conflict> {
     // Only a spec with the same path covers another: the specs are found by path, in order
@@ -236,7 +243,24 @@ impl Config {
     /// Parses a `configurations` file.
     pub fn parse(text: &str) -> Result<Config, Error> {
         let document: Value = serde_saphyr::from_str(text)?;
-        unmarshal::sigs_yaml(document, unmarshal::STRICT_TARGET).map_err(Error::ConfigurationJson)
+        let mut config: Config =
+            unmarshal::sigs_yaml(document, unmarshal::STRICT_TARGET).map_err(Error::ConfigurationJson)?;
+        // Sorted as kustomize sorts what it reads, before it merges it.
+        for specs in [
+            &mut config.name_prefix,
+            &mut config.name_suffix,
+            &mut config.namespace,
+            &mut config.common_annotations,
+            &mut config.common_labels,
+            &mut config.labels,
+            &mut config.template_labels,
+            &mut config.var_reference,
+            &mut config.images,
+            &mut config.replicas,
+        ] {
+            sort_specs(specs);
+        }
+        Ok(config)
     }
 
     /// `other` merged into this configuration, in kustomize's words when two specs conflict.
@@ -255,6 +279,7 @@ impl Config {
         ];
         for (table, specs, incoming) in tables {
             merge_specs(specs, incoming).map_err(|source| Error::MergeTable { table, source })?;
+            sort_specs(specs);
         }
         for reference in &other.name_reference {
             self.add_name_reference(reference)
@@ -349,7 +374,7 @@ mod tests {
         assert!(config_map.unwrap().field_specs.iter().any(|spec| spec.kind == "Foo" && spec.path == ["spec", "cm"]));
         let added = FieldSpec { kind: "Foo".into(), ..FieldSpec::any_kind("spec/args", false) };
         assert_eq!(config.var_reference.len(), builtin().var_reference.len() + 1);
-        assert_eq!(config.var_reference.last(), Some(&added));
+        assert!(config.var_reference.contains(&added));
         let err = Config::parse("nameReferences: []\n").unwrap_err();
         assert_eq!(
             err.to_string(),

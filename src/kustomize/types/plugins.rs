@@ -4,6 +4,7 @@
 //! kubectl refuses them without `--enable-alpha-plugins`.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -15,7 +16,9 @@ use super::kustomization::{Generator, Image, Kustomization, PatchEntry, PatchOpt
 use super::replacement;
 use crate::gocompat::unmarshal;
 use crate::kustomize::error::Error;
+use crate::kustomize::loader::normalize;
 use crate::kustomize::resource::id_text;
+use crate::manifest::Dialect;
 
 /// What a plugin configuration is listed as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,29 +40,57 @@ pub struct Plugin {
     /// A HashTransformer: the hash suffixes that generated names get at the end of the build,
     /// added now (and then once more at the end, as kustomize does).
     pub adds_hashes: bool,
+    /// The objects a generator that no kustomization field configures makes (IAMPolicyGenerator).
+    pub generated: Vec<Value>,
 }
 
 /// The built-in plugin `object` configures, for `role`; kustomize's words for what it refuses.
-pub fn plugin(object: &Value, role: Role) -> Result<Plugin, Error> {
-    load(object, role).map_err(|err| match role {
+/// `external` is `--enable-alpha-plugins`: other plugins are loaded (and refused only then).
+pub fn plugin(object: &Value, role: Role, external: bool) -> Result<Plugin, Error> {
+    load(object, role, external).map_err(|err| match role {
         Role::Generator => Error::LoadingGenerator(Box::new(err)),
         Role::Transformer | Role::Validator => err,
     })
 }
 
 /// As kustomize loads a plugin: made by its kind, configured, then checked for its role.
-fn load(object: &Value, role: Role) -> Result<Plugin, Error> {
+fn load(object: &Value, role: Role, external: bool) -> Result<Plugin, Error> {
     let kind = object["kind"].as_str().unwrap_or_default();
     if object["apiVersion"].as_str() != Some("builtin") {
-        return Err(Error::ExternalPlugin(kind.to_string()));
+        if !external {
+            return Err(Error::ExternalPlugin(kind.to_string()));
+        }
+        check_function_mounts(object)?;
+        return Err(Error::PluginNotRun(id_text(object)));
     }
     let plugin = configure(object, kind)?;
-    let generator = matches!(kind, "ConfigMapGenerator" | "SecretGenerator");
+    let generator = matches!(kind, "ConfigMapGenerator" | "SecretGenerator" | "IAMPolicyGenerator");
     if role != Role::Validator && generator != (role == Role::Generator) {
         let wanted = if role == Role::Generator { "generator" } else { "transformer" };
         return Err(Error::WrongRole { id: id_text(object), wanted });
     }
     Ok(plugin)
+}
+
+/// kustomize's check of a container function's mounts, before it would run it: each source a
+/// path relative to the kustomization's directory and under it.
+fn check_function_mounts(object: &Value) -> Result<(), Error> {
+    let annotations = &object["metadata"]["annotations"];
+    let spec = annotations["config.kubernetes.io/function"].as_str().or(annotations["config.k8s.io/function"].as_str());
+    let Some(spec) = spec else { return Ok(()) };
+    let documents = crate::manifest::parse_documents(spec, "config.kubernetes.io/function", Dialect::Kustomize)?;
+    let mounts = documents.first().and_then(|spec| spec["container"]["mounts"].as_array().cloned()).unwrap_or_default();
+    for mount in mounts {
+        let source = mount["src"].as_str().unwrap_or_default();
+        let cleaned = normalize(Path::new(source));
+        if Path::new(source).is_absolute() {
+            return Err(Error::FunctionMount { id: id_text(object), path: source.to_string(), rule: "relative to" });
+        }
+        if cleaned.to_string_lossy().starts_with("..") {
+            return Err(Error::FunctionMount { id: id_text(object), path: source.to_string(), rule: "under" });
+        }
+    }
+    Ok(())
 }
 
 /// The built-in plugin of `kind` that `object` configures.
@@ -129,10 +160,50 @@ fn configure(object: &Value, kind: &str) -> Result<Plugin, Error> {
         "ReplacementTransformer" => kustomization.replacements = args::<Replacements>(object, kind)?.replacements,
         "ValueAddTransformer" => plugin.value_add = Some(args(object, kind)?),
         "HashTransformer" => plugin.adds_hashes = true,
-        "IAMPolicyGenerator" => return Err(Error::UnsupportedPlugin(kind.to_string())),
+        "IAMPolicyGenerator" => plugin.generated.push(iam_policy_service_account(args(object, kind)?)?),
         other => return Err(Error::UnknownBuiltin(other.to_string())),
     }
     Ok(plugin)
+}
+
+/// The GKE service account an IAMPolicyGenerator makes, bound to a Google service account by
+/// Workload Identity's annotation; the only cloud kustomize knows.
+fn iam_policy_service_account(policy: IamPolicy) -> Result<Value, Error> {
+    if policy.cloud != "gke" {
+        return Err(Error::CloudNotSupported(policy.cloud));
+    }
+    let account = &policy.service_account;
+    let mut metadata = serde_json::Map::new();
+    let google_account = format!("{}@{}.iam.gserviceaccount.com", account.name, account.project_id);
+    metadata.insert("annotations".into(), serde_json::json!({ "iam.gke.io/gcp-service-account": google_account }));
+    metadata.insert("name".into(), Value::String(policy.kubernetes_service.name));
+    if !policy.kubernetes_service.namespace.is_empty() {
+        metadata.insert("namespace".into(), Value::String(policy.kubernetes_service.namespace));
+    }
+    Ok(serde_json::json!({ "apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata }))
+}
+
+/// An IAMPolicyGenerator's configuration (kustomize's `IAMPolicyGeneratorArgs`).
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct IamPolicy {
+    cloud: String,
+    kubernetes_service: KubernetesService,
+    service_account: GoogleServiceAccount,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct KubernetesService {
+    name: String,
+    namespace: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct GoogleServiceAccount {
+    name: String,
+    project_id: String,
 }
 
 /// The configuration of the plugin `kind`, read as the plugin reads it: `sigs.k8s.io/yaml`'s
@@ -279,17 +350,17 @@ mod tests {
     fn built_in_configurations_become_kustomization_fields_with_their_own_field_specs() {
         let prefixer = json!({"apiVersion": "builtin", "kind": "PrefixSuffixTransformer", "metadata": {"name": "p"},
             "prefix": "a-", "fieldSpecs": [{"path": "metadata/name"}]});
-        let prefixing = plugin(&prefixer, Role::Transformer).unwrap();
+        let prefixing = plugin(&prefixer, Role::Transformer, false).unwrap();
         assert_eq!(prefixing.kustomization.name_prefix.as_deref(), Some("a-"));
         assert_eq!(prefixing.config.name_prefix, [FieldSpec::any_kind("metadata/name", false)]);
         assert!(prefixing.config.common_labels.is_empty());
         let generator = json!({"apiVersion": "builtin", "kind": "ConfigMapGenerator", "metadata": {"name": "cm", "namespace": "ns"},
             "literals": ["a=1"]});
-        let generated = plugin(&generator, Role::Generator).unwrap().kustomization.config_map_generator;
+        let generated = plugin(&generator, Role::Generator, false).unwrap().kustomization.config_map_generator;
         assert_eq!((generated[0].name.as_str(), generated[0].namespace.as_deref()), ("cm", Some("ns")));
         let replacer = json!({"apiVersion": "builtin", "kind": "ReplacementTransformer", "metadata": {"name": "r"},
             "replacements": [{"path": "r.yaml"}, {"source": {"kind": "ConfigMap"}, "targets": []}]});
-        let replacing = plugin(&replacer, Role::Transformer).unwrap().kustomization.replacements;
+        let replacing = plugin(&replacer, Role::Transformer, false).unwrap().kustomization.replacements;
         assert_eq!(
             (replacing[0].path.as_str(), replacing[1].source.as_ref().map(|source| source.kind.as_str())),
             ("r.yaml", Some("ConfigMap"))
@@ -300,12 +371,40 @@ mod tests {
     fn other_plugins_are_refused_in_kustomizes_words() {
         let external = json!({"apiVersion": "example.com/v1", "kind": "ChartInflator", "metadata": {"name": "x"}});
         assert_eq!(
-            plugin(&external, Role::Generator).unwrap_err().to_string(),
+            plugin(&external, Role::Generator, false).unwrap_err().to_string(),
             "loading generator plugins: failed to load generator: external plugins disabled; unable to load external plugin 'ChartInflator'"
         );
         assert_eq!(
-            plugin(&external, Role::Transformer).unwrap_err().to_string(),
+            plugin(&external, Role::Transformer, false).unwrap_err().to_string(),
             "external plugins disabled; unable to load external plugin 'ChartInflator'"
+        );
+        let function = |source: &str| {
+            let spec = format!(
+                "container:\n  image: example.com/fn\n  mounts:\n  - {{type: bind, src: '{source}', dst: /d}}\n"
+            );
+            json!({"apiVersion": "v1", "kind": "Fn", "metadata": {"name": "f", "annotations": {"config.kubernetes.io/function": spec}}})
+        };
+        let refused = |source: &str| plugin(&function(source), Role::Transformer, true).unwrap_err().to_string();
+        assert_eq!(
+            refused("/abs"),
+            "plugin Fn.v1.[noGrp]/f.[noNs] with mount path '/abs' is not permitted; mount paths must be relative to the current kustomization directory"
+        );
+        assert!(refused("./a/../../b").ends_with("mount paths must be under the current kustomization directory"));
+        assert!(refused("./charts").contains("runs no plugins"));
+        let iam = json!({"apiVersion": "builtin", "kind": "IAMPolicyGenerator", "metadata": {"name": "g"}, "cloud": "gke",
+            "kubernetesService": {"name": "k"}, "serviceAccount": {"name": "gsa", "projectId": "p"}});
+        let generated = plugin(&iam, Role::Generator, false).unwrap().generated;
+        assert_eq!(
+            generated[0]["metadata"]["annotations"]["iam.gke.io/gcp-service-account"],
+            "gsa@p.iam.gserviceaccount.com"
+        );
+        let aws =
+            json!({"apiVersion": "builtin", "kind": "IAMPolicyGenerator", "metadata": {"name": "g"}, "cloud": "aws"});
+        assert!(
+            plugin(&aws, Role::Generator, false)
+                .unwrap_err()
+                .to_string()
+                .ends_with("cloud provider aws not supported yet")
         );
     }
 }
