@@ -23,8 +23,11 @@ use kubeupd::output::{Printer, Verb};
 use kubeupd::schema::{KindSchema, builtin};
 use serde_json::{Value, json};
 
+/// A target's body: arbitrary bytes in, a panic when something is wrong.
+pub type Target = fn(&[u8]);
+
 /// Every target, by name: the name of its `fuzz_targets/NAME.rs` and of `testdata/fuzz/NAME`.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("manifest", manifest),
     ("strategic_merge", strategic_merge),
     ("json_patch", json_patch),
@@ -251,10 +254,10 @@ pub fn set_path(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let mut object = sample_object();
     for line in text.lines() {
-        for change in [FieldChange::set(line), FieldChange::set_string(line), FieldChange::unset(line)] {
-            if let Ok(change) = change {
-                let _ = change.apply(&mut object);
-            }
+        for change in
+            [FieldChange::set(line), FieldChange::set_string(line), FieldChange::unset(line)].into_iter().flatten()
+        {
+            let _ = change.apply(&mut object);
         }
     }
 }

@@ -113,12 +113,11 @@ impl Files {
         let mut configs = Vec::new();
         let mut errors = Vec::new();
         for path in access.precedence() {
-            match self.texts.get(&path) {
-                Some(Some(text)) => match super::parse(text, &location(&path)) {
+            if let Some(Some(text)) = self.texts.get(&path) {
+                match super::parse(text, &location(&path)) {
                     Ok(config) => configs.push(config),
                     Err(err) => errors.push(loading(&path, err).to_string()),
-                },
-                _ => {}
+                }
             }
         }
         if !errors.is_empty() {

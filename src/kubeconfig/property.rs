@@ -61,7 +61,7 @@ enum Slot<'a> {
 
 /// The map key at the start of `parts`: up to (not including) the next part after the first
 /// that names a field of the entry's type (`findNameStep`).
-fn name_step<'p>(parts: &[&'p str], fields: &[&str]) -> (String, usize) {
+fn name_step(parts: &[&str], fields: &[&str]) -> (String, usize) {
     let count = parts.iter().skip(1).position(|part| fields.contains(part)).map_or(parts.len(), |at| at + 1);
     (parts[..count].join("."), count)
 }
@@ -206,14 +206,29 @@ fn cluster_field<'a>(cluster: &'a mut Cluster, after: &[&str], path: &str, clear
 fn user_field<'a>(user: &'a mut AuthInfo, after: &[&str], path: &str, clear: bool) -> Result<Slot<'a>> {
     if clear {
         let cleared = match after[0] {
-            "exec" => user.exec.take().map(drop),
-            "auth-provider" => user.auth_provider.take().map(drop),
-            "as-groups" => Some(user.impersonate_groups.clear()),
-            "as-user-extra" => Some(user.impersonate_user_extra.clear()),
-            "extensions" => Some(user.extensions.clear()),
-            _ => None,
+            "exec" => {
+                user.exec = None;
+                true
+            }
+            "auth-provider" => {
+                user.auth_provider = None;
+                true
+            }
+            "as-groups" => {
+                user.impersonate_groups.clear();
+                true
+            }
+            "as-user-extra" => {
+                user.impersonate_user_extra.clear();
+                true
+            }
+            "extensions" => {
+                user.extensions.clear();
+                true
+            }
+            _ => false,
         };
-        if cleared.is_some() || matches!(after[0], "exec" | "auth-provider") {
+        if cleared {
             return Ok(Slot::Cleared);
         }
     }

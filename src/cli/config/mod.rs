@@ -540,9 +540,12 @@ fn absolute_flag_path(path: &str, cwd: &Path) -> String {
     kubeconfig::absolute(cwd, Path::new(path)).to_string_lossy().into_owned()
 }
 
+/// What `key=value` pairs and `key-` removals ask for: the pairs to set, the keys to remove.
+type PairChanges = (Vec<(String, String)>, Vec<String>);
+
 /// `key=value` pairs and `key-` removals, as kubectl's `cmdutil.ParsePairs` reads them (a key
 /// given twice: the last value).
-fn key_values(flag: &str, items: &[String]) -> Result<(Vec<(String, String)>, Vec<String>)> {
+fn key_values(flag: &str, items: &[String]) -> Result<PairChanges> {
     let (mut set, mut remove, mut invalid) = (Vec::<(String, String)>::new(), Vec::new(), Vec::new());
     for item in items {
         match item.split_once('=') {
@@ -759,8 +762,8 @@ fn delete_context(args: NameArgs, global: &GlobalArgs) -> Result {
         return Err(Error::msg(format!("cannot delete context {name}, not in {}", file.display())));
     }
     if starting.current_context == *name {
-        eprint!(
-            "warning: this removed your active context, use \"kubectl config use-context\" to select a different one\n"
+        eprintln!(
+            "warning: this removed your active context, use \"kubectl config use-context\" to select a different one"
         );
     }
     let mut changed = starting.clone();
