@@ -102,12 +102,13 @@ fn a_ref_that_does_not_exist_fails_naming_the_entry() {
     let ours = run(assert_cmd::cargo::cargo_bin("kubeupd").to_str().unwrap(), &["kustomize", "."], temp.path());
     assert_eq!(ours.status.code(), Some(1));
     let message = String::from_utf8_lossy(&ours.stderr);
-    assert!(
-        message.contains(&format!("accumulating resources from '{url}': cannot fetch it: git fetch: "))
-            && message.contains("nope"),
-        "{message}"
-    );
-    assert!(!run("kubectl", &["kustomize", "."], temp.path()).status.success(), "kubectl refuses it too");
+    // kubectl's words (kustomize's chain down to git's), after the file kubeupd names.
+    let theirs = run("kubectl", &["kustomize", "."], temp.path());
+    assert_eq!(theirs.status.code(), Some(1), "kubectl refuses it too");
+    let theirs = String::from_utf8_lossy(&theirs.stderr);
+    let words = theirs.strip_prefix("error: ").unwrap_or(&theirs);
+    assert!(words.contains(&format!("accumulating resources from '{url}'")) && words.contains("nope"), "{theirs}");
+    assert!(message.starts_with("error: ") && message.ends_with(words), "ours: {message}\ntheirs: {theirs}");
 }
 
 /// `buildMetadata` on a remote base: the origins name the repository and ref, and paths inside
