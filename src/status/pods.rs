@@ -67,7 +67,15 @@ pub fn rollout_failure(
     }
     let uid = workload["metadata"]["uid"].as_str()?;
     let owner = match through_replica_sets(group, kind) {
-        true => newest_replica_set(uid, replica_sets)?,
+        true => {
+            let (revision, newest) = newest_replica_set(uid, replica_sets)?;
+            // The ReplicaSets read may lag the Deployment: until its current revision's is among
+            // them, the newest known is the last rollout's.
+            if revision_of(workload).is_some_and(|current| current != revision) {
+                return None;
+            }
+            newest
+        }
         false => uid,
     };
     // A StatefulSet's pods of an older revision are not this rollout's.
@@ -82,14 +90,18 @@ pub fn rollout_failure(
     failing.into_iter().next().map(|(name, why)| format!("pod {name}: {why}"))
 }
 
-/// The UID of the ReplicaSet of the Deployment `uid` with the highest revision.
-fn newest_replica_set<'a>(uid: &str, replica_sets: &'a [Value]) -> Option<&'a str> {
-    let revision = |set: &Value| {
-        set["metadata"]["annotations"]["deployment.kubernetes.io/revision"].as_str().and_then(|r| r.parse::<i64>().ok())
-    };
+/// The deployment controller's revision of a Deployment or ReplicaSet (its
+/// `deployment.kubernetes.io/revision` annotation).
+fn revision_of(object: &Value) -> Option<i64> {
+    object["metadata"]["annotations"]["deployment.kubernetes.io/revision"].as_str().and_then(|r| r.parse().ok())
+}
+
+/// The revision and UID of the ReplicaSet of the Deployment `uid` with the highest revision.
+fn newest_replica_set<'a>(uid: &str, replica_sets: &'a [Value]) -> Option<(i64, &'a str)> {
     let owned = replica_sets.iter().filter(|set| controlled_by(set, uid));
-    let newest = owned.filter_map(|set| Some((revision(set)?, set))).max_by_key(|(revision, _)| *revision)?;
-    newest.1["metadata"]["uid"].as_str()
+    let (revision, newest) =
+        owned.filter_map(|set| Some((revision_of(set)?, set))).max_by_key(|(revision, _)| *revision)?;
+    Some((revision, newest["metadata"]["uid"].as_str()?))
 }
 
 /// Whether `object`'s controller (its owner reference marked `controller`) has the UID `uid`.
@@ -159,6 +171,13 @@ mod tests {
         );
         // Before the controller has seen the new spec, the pods may be the last rollout's.
         assert_eq!(rollout_failure("apps", "Deployment", &workload("deploy-uid", 3, 2), &sets, &pods), None);
+        // ReplicaSets read before the new revision's was made: its crashing pods are the last
+        // rollout's, not this one's.
+        let mut revised = workload("deploy-uid", 3, 3);
+        revised["metadata"]["annotations"] = json!({"deployment.kubernetes.io/revision": "3"});
+        assert_eq!(rollout_failure("apps", "Deployment", &revised, &sets, &pods), None);
+        revised["metadata"]["annotations"] = json!({"deployment.kubernetes.io/revision": "2"});
+        assert!(rollout_failure("apps", "Deployment", &revised, &sets, &pods).is_some());
         // A pod being deleted is on its way out.
         let mut leaving = pod("web-b", "new-rs", crash);
         leaving["metadata"]["deletionTimestamp"] = json!("2026-01-01T00:00:00Z");

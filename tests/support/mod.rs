@@ -506,9 +506,9 @@ impl Twins {
 }
 
 /// What differs between twins made the same way in two namespaces, and is never compared: the
-/// metadata the server sets per object, the cluster IPs and node ports it allocates, and the times
-/// of `managedFields` entries.
-const NOT_COMPARED: [&str; 8] = [
+/// metadata the server sets per object, the cluster IPs and node ports it allocates, the node the
+/// scheduler picks for a pod, and the times of `managedFields` entries.
+const NOT_COMPARED: [&str; 9] = [
     "/metadata/uid",
     "/metadata/resourceVersion",
     "/metadata/creationTimestamp",
@@ -517,6 +517,7 @@ const NOT_COMPARED: [&str; 8] = [
     "/spec/clusterIP",
     "/spec/clusterIPs",
     "/spec/ports/*/nodePort",
+    "/spec/nodeName",
 ];
 
 /// An object (or a List of them) as it compares with its twin in another namespace: the
