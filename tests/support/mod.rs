@@ -165,10 +165,18 @@ impl TestNamespace {
         let namespace = TestNamespace { name, cluster, cache: tempfile::tempdir().expect("a temporary directory") };
         namespace.kubectl_ok(&["create", "namespace", &namespace.name]);
         if controllers {
-            let made = ["configmap/kube-root-ca.crt", "serviceaccount/default"];
-            namespace.kubectl_ok(
-                &[&["wait", "--for=create", "--timeout=60s", "-n", &namespace.name][..], &made[..]].concat(),
-            );
+            // Read until both are there: kubectl 1.37's `wait --for=create` fails at once with
+            // NotFound when an object is still missing at its first read.
+            let made = ["get", "-n", &namespace.name, "configmap/kube-root-ca.crt", "serviceaccount/default"];
+            let started = std::time::Instant::now();
+            while !namespace.kubectl().args(made).output().expect("kubectl runs").status.success() {
+                assert!(
+                    started.elapsed() < std::time::Duration::from_secs(60),
+                    "the namespace controllers never filled {}",
+                    namespace.name
+                );
+                std::thread::sleep(std::time::Duration::from_millis(200));
+            }
         }
         namespace
     }
