@@ -515,8 +515,9 @@ impl Twins {
 
 /// What differs between twins made the same way in two namespaces, and is never compared: the
 /// metadata the server sets per object, the cluster IPs and node ports it allocates, the node the
-/// scheduler picks for a pod, and the times of `managedFields` entries.
-const NOT_COMPARED: [&str; 9] = [
+/// scheduler picks for a pod, the times the node and controllers write into status, and the
+/// times of `managedFields` entries.
+const NOT_COMPARED: [&str; 14] = [
     "/metadata/uid",
     "/metadata/resourceVersion",
     "/metadata/creationTimestamp",
@@ -526,6 +527,11 @@ const NOT_COMPARED: [&str; 9] = [
     "/spec/clusterIPs",
     "/spec/ports/*/nodePort",
     "/spec/nodeName",
+    "/status/startTime",
+    "/status/conditions/*/lastTransitionTime",
+    "/status/containerStatuses/*/state/terminated/startedAt",
+    "/status/containerStatuses/*/state/terminated/finishedAt",
+    "/status/containerStatuses/*/state/running/startedAt",
 ];
 
 /// An object (or a List of them) as it compares with its twin in another namespace: the
