@@ -4,11 +4,10 @@
 //! forces one, as kubectl forces it), kubectl's notes before and after. `run -i` attaches
 //! through [`attach_to`].
 
-use std::time::Duration;
-
 use clap::Args;
 use serde_json::Value;
 
+use super::args::{ContainerArg, PodRunningTimeoutArg, StreamArgs};
 use super::exec::{self, Streams};
 use super::{Error, GlobalArgs, Result};
 use crate::client::Cluster;
@@ -21,21 +20,12 @@ pub struct AttachArgs {
     /// The pod (`POD`, `TYPE/NAME` or `TYPE NAME`; a workload's or Service's most active pod).
     #[arg(value_name = "POD | TYPE/NAME")]
     pub targets: Vec<String>,
-    /// Container name; without it, the pod's default container (or its first).
-    #[arg(short = 'c', long, value_name = "NAME")]
-    pub container: Option<String>,
-    /// How long to wait for a pod of a workload to appear (e.g. 5s, 2m).
-    #[arg(long, value_name = "DURATION", default_value = "1m0s", value_parser = super::pflag::duration, allow_hyphen_values = true)]
-    pub pod_running_timeout: Duration,
-    /// Print nothing but what the remote session prints.
-    #[arg(short = 'q', long)]
-    pub quiet: bool,
-    /// Pass stdin to the container.
-    #[arg(short = 'i', long)]
-    pub stdin: bool,
-    /// Stdin is a terminal.
-    #[arg(short = 't', long)]
-    pub tty: bool,
+    #[command(flatten)]
+    pub container: ContainerArg,
+    #[command(flatten)]
+    pub timeout: PodRunningTimeoutArg,
+    #[command(flatten)]
+    pub streams: StreamArgs,
     /// Taken for kubectl's sake: kubeupd does not detach on a key sequence.
     #[arg(long, value_name = "KEYS", default_value = "ctrl-p,ctrl-q")]
     pub detach_keys: String,
@@ -44,7 +34,7 @@ pub struct AttachArgs {
 /// Runs `kubeupd attach`.
 pub async fn run(args: AttachArgs, global: &GlobalArgs) -> Result {
     // kubectl reads the timeout (a usage error) before it counts the arguments.
-    if args.pod_running_timeout.is_zero() {
+    if args.timeout.pod_running_timeout.is_zero() {
         return Err(Error::msg(
             "--pod-running-timeout must be higher than zero\nSee 'kubeupd attach -h' for help and examples",
         ));
@@ -63,13 +53,13 @@ pub async fn run(args: AttachArgs, global: &GlobalArgs) -> Result {
     };
     let cluster = global.connect().await?;
     let namespace = global.namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
-    let pod = resource::pod::attachable(&cluster, &namespace, &target, args.pod_running_timeout).await?;
+    let pod = resource::pod::attachable(&cluster, &namespace, &target, args.timeout.pod_running_timeout).await?;
     let phase = pod["status"]["phase"].as_str().unwrap_or_default();
     if phase == "Succeeded" || phase == "Failed" {
         return Err(Error::msg(format!("cannot attach a container in a completed pod; current phase is {phase}")));
     }
-    let streams = Streams { stdin: args.stdin, tty: args.tty, quiet: args.quiet };
-    exec::finish(attach_to(&cluster, &pod, args.container.as_deref(), &streams).await?)
+    let streams = Streams { stdin: args.streams.stdin, tty: args.streams.tty, quiet: args.streams.quiet };
+    exec::finish(attach_to(&cluster, &pod, args.container.container.as_deref(), &streams).await?)
 }
 
 /// Attaches to the container `container` names (or the default one) of the running `pod`:

@@ -13,6 +13,7 @@ use clap::Args;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use super::args::{ContainerArg, PodRunningTimeoutArg, StreamArgs};
 use super::{Error, GlobalArgs, Result};
 use crate::client::{Cluster, Output, Session};
 use crate::pods;
@@ -31,24 +32,15 @@ pub struct ExecArgs {
     /// The command and its arguments, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
-    /// Container name; without it, the pod's default container (or its first).
-    #[arg(short = 'c', long, value_name = "NAME")]
-    pub container: Option<String>,
+    #[command(flatten)]
+    pub container: ContainerArg,
     /// A file naming the object whose pod to use.
     #[arg(short = 'f', long = "filename", value_name = "PATH", value_delimiter = ',')]
     pub filename: Vec<PathBuf>,
-    /// How long to wait for a pod of a workload to appear (e.g. 5s, 2m).
-    #[arg(long, value_name = "DURATION", default_value = "1m0s", value_parser = super::pflag::duration, allow_hyphen_values = true)]
-    pub pod_running_timeout: Duration,
-    /// Print nothing but what the remote command prints.
-    #[arg(short = 'q', long)]
-    pub quiet: bool,
-    /// Pass stdin to the container.
-    #[arg(short = 'i', long)]
-    pub stdin: bool,
-    /// Stdin is a terminal.
-    #[arg(short = 't', long)]
-    pub tty: bool,
+    #[command(flatten)]
+    pub timeout: PodRunningTimeoutArg,
+    #[command(flatten)]
+    pub streams: StreamArgs,
 }
 
 /// The streams a session wants: stdin (`-i`), a terminal (`-t`), and quiet (`-q`).
@@ -76,15 +68,19 @@ pub async fn run(args: ExecArgs, global: &GlobalArgs) -> Result {
     let cluster = global.connect().await?;
     let namespace = global.namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
     let pod = match &args.target {
-        Some(target) => resource::pod::attachable(&cluster, &namespace, target, args.pod_running_timeout).await?,
-        None => pod_from_files(&cluster, &namespace, &args.filename, args.pod_running_timeout).await?,
+        Some(target) => {
+            resource::pod::attachable(&cluster, &namespace, target, args.timeout.pod_running_timeout).await?
+        }
+        None => pod_from_files(&cluster, &namespace, &args.filename, args.timeout.pod_running_timeout).await?,
     };
     let phase = pod["status"]["phase"].as_str().unwrap_or_default();
     if phase == "Succeeded" || phase == "Failed" {
         return Err(Error::msg(format!("cannot exec into a container in a completed pod; current phase is {phase}")));
     }
-    let streams = Streams { stdin: args.stdin, tty: args.tty, quiet: args.quiet };
-    let container = choose_container(&pod, args.container.as_deref(), args.quiet, &mut |note| eprintln!("{note}"))?;
+    let streams = Streams { stdin: args.streams.stdin, tty: args.streams.tty, quiet: args.streams.quiet };
+    let container = choose_container(&pod, args.container.container.as_deref(), args.streams.quiet, &mut |note| {
+        eprintln!("{note}")
+    })?;
     let (outcome, _) = interactive(&cluster, &pod, &container, "exec", &args.command, &streams).await?;
     finish(outcome)
 }

@@ -4,11 +4,10 @@
 //! connection for ...` lines. Each local connection is carried by a WebSocket of the kubelet's
 //! port-forward protocol (see docs/differences.md); the process runs until interrupted.
 
-use std::time::Duration;
-
 use clap::Args;
 use tokio::sync::mpsc;
 
+use super::args::PodRunningTimeoutArg;
 use super::{Error, GlobalArgs, Result};
 use crate::client::Cluster;
 use crate::remote::ports::{self, ForwardedPort};
@@ -23,9 +22,8 @@ pub struct PortForwardArgs {
     /// Addresses to listen on (comma separated): IP addresses, or localhost (127.0.0.1 and ::1).
     #[arg(long, value_name = "ADDRESS", value_delimiter = ',', default_value = "localhost")]
     pub address: Vec<String>,
-    /// How long to wait for a pod of a workload to appear (e.g. 5s, 2m).
-    #[arg(long, value_name = "DURATION", default_value = "1m0s", value_parser = super::pflag::duration, allow_hyphen_values = true)]
-    pub pod_running_timeout: Duration,
+    #[command(flatten)]
+    pub timeout: PodRunningTimeoutArg,
 }
 
 /// Runs `kubeupd port-forward` until interrupted.
@@ -44,7 +42,7 @@ pub async fn run(args: PortForwardArgs, global: &GlobalArgs) -> Result {
     let is_pod = rt.group.is_empty() && rt.kind == "Pod";
     let pod = match is_pod {
         true => object.clone(),
-        false => resource::pod::from_object(&cluster, &object, args.pod_running_timeout).await?,
+        false => resource::pod::from_object(&cluster, &object, args.timeout.pod_running_timeout).await?,
     };
     let is_service = rt.group.is_empty() && rt.kind == "Service";
     let specs = match is_service {
