@@ -30,11 +30,13 @@ pub fn fix_references(resources: &mut [Resource], table: &[NameReference]) -> Re
         }
         let referrer = &resources[index];
         let subject_namespaces = role_binding_subject_namespaces(referrer)?;
-        // kustomize's subset of objects the referrer could refer to at all.
+        // kustomize's subset of objects the referrer could refer to at all (the namespaces are
+        // compared first: asking whether a kind is cluster-scoped costs a lookup per pair).
+        let referrer_cluster_scoped = referrer.is_cluster_scoped();
         let could_refer = |candidate: &Resource| {
-            referrer.is_cluster_scoped()
+            effective(candidate.namespace()) == effective(referrer.namespace())
+                || referrer_cluster_scoped
                 || candidate.is_cluster_scoped()
-                || effective(candidate.namespace()) == effective(referrer.namespace())
                 || subject_namespaces.contains(&candidate.namespace())
         };
         let candidates: Vec<&Resource> = resources.iter().filter(|candidate| could_refer(candidate)).collect();
