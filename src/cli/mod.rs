@@ -376,11 +376,8 @@ enum Parsed {
 /// [`parse`]; with `hand_over`, a verb kubeupd does not have is [`Parsed::Unknown`] (not when
 /// kubeupd runs as kubectl's plugin: kubectl called it for its own verbs).
 fn parse_line(args: Vec<std::ffi::OsString>, hand_over: bool) -> std::result::Result<Parsed, String> {
-    let mut command = command();
     let plugin = args.first().and_then(|argv0| plugin_name(argv0));
-    if let Some(plugin) = &plugin {
-        command = command.display_name(format!("kubectl-{plugin}")).bin_name(format!("kubectl {plugin}"));
-    }
+    let command = root_command(plugin.as_deref());
     let args = kuberc::apply(&command, args).map_err(|err| format!("{err}\n"))?;
     if let Some(verb) = unknown_verb(&command, &args).filter(|_| hand_over && plugin.is_none()) {
         std::mem::forget(command);
@@ -389,9 +386,25 @@ fn parse_line(args: Vec<std::ffi::OsString>, hand_over: bool) -> std::result::Re
     let args = pflag::command_first(&command, args)?;
     let args = pflag::unshadow(&command, args);
     let split = pflag::split_slices(&command, args.clone())?;
-    // clap builds only the subcommands a command line names: a short-lived CLI does not pay for
-    // the whole tree, except to explain a usage error.
-    let matches = match command.try_get_matches_from_mut(&split) {
+    // clap builds only the subcommands a command line names, and the verb named is the only one
+    // parsed with its flags: a short-lived CLI does not pay for the whole tree, except to explain
+    // a usage error.
+    let (mut command, parsed) = match only_verb_named(command, &args) {
+        (mut command, Some(verb)) => match command.try_get_matches_from_mut(&split) {
+            Ok(matches) if matches.subcommand_name() == Some(verb.as_str()) => (command, Ok(matches)),
+            _ => {
+                std::mem::forget(command);
+                let mut command = root_command(plugin.as_deref());
+                let parsed = command.try_get_matches_from_mut(&split);
+                (command, parsed)
+            }
+        },
+        (mut command, None) => {
+            let parsed = command.try_get_matches_from_mut(&split);
+            (command, parsed)
+        }
+    };
+    let matches = match parsed {
         Ok(matches) => matches,
         Err(err) => {
             command.build();
@@ -411,6 +424,35 @@ fn parse_line(args: Vec<std::ffi::OsString>, hand_over: bool) -> std::result::Re
     // The process ends with the verb: freeing the command tree would cost more than parsing.
     std::mem::forget(command);
     Ok(Parsed::Cli(Box::new(cli)))
+}
+
+/// kubeupd's command tree, named as kubectl names a plugin when kubeupd runs as one.
+fn root_command(plugin: Option<&str>) -> clap::Command {
+    let command = command();
+    match plugin {
+        Some(plugin) => command.display_name(format!("kubectl-{plugin}")).bin_name(format!("kubectl {plugin}")),
+        None => command,
+    }
+}
+
+/// `command` with every verb but the one `args` name left as an empty command of the same name,
+/// and that verb's name; `command` as it was when `args` name none (or `help`, which shows the
+/// others). clap gives each verb a copy of every global flag when it parses, and copying them
+/// into the dozens of verbs a line does not name cost more than the rest of the parse.
+fn only_verb_named(command: clap::Command, args: &[std::ffi::OsString]) -> (clap::Command, Option<String>) {
+    let named =
+        pflag::CommandWords::of(&command, args).subcommands.first().map(|(_, verb)| verb.get_name().to_string());
+    let Some(verb) = named.filter(|verb| verb != "help") else { return (command, None) };
+    let command = command.mut_subcommands(|subcommand| {
+        if subcommand.get_name() == verb {
+            return subcommand;
+        }
+        let name = subcommand.get_name().to_string();
+        // Not freed: the process ends with the verb, and freeing a tree costs more than parsing.
+        std::mem::forget(subcommand);
+        clap::Command::new(name)
+    });
+    (command, Some(verb))
 }
 
 /// The verb of a line whose first word is no command kubeupd has but one of kubectl's (`top`) or
