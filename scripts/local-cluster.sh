@@ -22,7 +22,9 @@
 #                                    extra cluster `nodes` with the workload controllers,
 #                                    kube-scheduler and kwok's fake nodes, so that pods are
 #                                    scheduled and become Ready (or fail, for the images of
-#                                    scripts/control-plane/kwok/failing-pods.yaml); prints its
+#                                    scripts/control-plane/kwok/failing-pods.yaml), and the
+#                                    node kubeupd-exec-node, whose exec endpoint is
+#                                    scripts/exec-node's (exit codes as a kubelet's); prints its
 #                                    kubeconfig. Needs the cluster up.
 #
 # KUBEUPD_KUBERNETES picks the version: 1.37 (the default) is kube-apiserver 1.37, etcd 3.6,
@@ -139,6 +141,20 @@ build_kwok() {
 # The directory of kwok's module, whose Stages for nodes and ready pods `nodes` uses as they are.
 kwok_module() {
   (cd "$CACHE" && GOWORK=off go mod download -json "sigs.k8s.io/kwok@$KWOK_VERSION") | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p'
+}
+
+# scripts/exec-node, the node whose exec endpoint answers as a kubelet's (the command's exit code
+# included), built with `go build` from its module when its sources change.
+build_exec_node() {
+  local dir=$ROOT/scripts/exec-node from
+  from=$( (cd "$dir" && cat go.mod go.sum ./*.go) | sha256sum | cut -d' ' -f1)
+  [ -x "$BIN/exec-node" ] && [ "$(cat "$BIN/exec-node.from" 2>/dev/null)" = "$from" ] && return
+  check_go
+  local started=$SECONDS
+  (cd "$dir" && GOWORK=off CGO_ENABLED=0 go build -trimpath -o "$BIN/exec-node" . >"$BIN/build-exec-node.log" 2>&1) \
+    || { tail -n 30 "$BIN/build-exec-node.log" >&2; die "scripts/exec-node did not build"; }
+  echo "$from" >"$BIN/exec-node.from"
+  log "built exec-node in $((SECONDS - started))s"
 }
 
 # ---- 1.20: Debian's source package ------------------------------------------------------------
@@ -388,6 +404,7 @@ nodes() {
   alive etcd && alive apiserver || die "not running (scripts/local-cluster.sh up)"
   build_137 kube-controller-manager kube-scheduler
   build_kwok
+  build_exec_node
   # One start at a time (the lock is closed in every process `start` starts).
   exec 9>"$RUN/nodes.lock"
   flock 9
@@ -420,7 +437,48 @@ nodes() {
       --enable-crds "$(IFS=,; echo "${KWOK_SERVED_KINDS[*]}")"
   fi
   add_nodes "$file"
+  if ! alive nodes-exec-node; then
+    local exec_port
+    exec_port=$(free_port 10290)
+    mkdir -p "$RUN/exec-node"
+    echo "$exec_port" >"$RUN/nodes-exec-node.port"
+    start nodes-exec-node "$BIN/exec-node" -listen "127.0.0.1:$exec_port" -dir "$RUN/exec-node"
+  fi
+  add_exec_node
   echo "$file"
+}
+
+# The Node of scripts/exec-node, which kwok does not manage (it lacks kwok's annotation): tainted
+# so that neither the scheduler nor the DaemonSet controller puts pods there (a test binds its
+# pods by spec.nodeName), its kubelet endpoint the port exec-node serves on. Nobody reports its
+# pods' status or its own conditions, nor ends a graceful deletion: its pods are to have
+# terminationGracePeriodSeconds 0.
+EXEC_NODE_NAME=kubeupd-exec-node
+
+add_exec_node() {
+  local port exec_port i
+  port=$(cat "$RUN/extra-nodes.port")
+  exec_port=$(cat "$RUN/nodes-exec-node.port")
+  api() {
+    curl -fsS --max-time 5 --cacert "$RUN/certs/apiserver.crt" -H "Authorization: Bearer $TOKEN" \
+      -A local-cluster "$@"
+  }
+  for i in $(seq 1 50); do
+    curl -fsSk --max-time 1 -o /dev/null "https://127.0.0.1:$exec_port/healthz" 2>/dev/null && break
+    alive nodes-exec-node || { tail -n 20 "$RUN/nodes-exec-node.log" >&2; die "exec-node exited"; }
+    sleep 0.1
+  done
+  api -o /dev/null "https://127.0.0.1:$port/api/v1/nodes/$EXEC_NODE_NAME" 2>/dev/null ||
+    api -o /dev/null -X POST -H 'Content-Type: application/json' "https://127.0.0.1:$port/api/v1/nodes" -d @- <<NODE || die "node $EXEC_NODE_NAME not created"
+{"apiVersion": "v1", "kind": "Node",
+ "metadata": {"name": "$EXEC_NODE_NAME",
+              "labels": {"kubernetes.io/hostname": "$EXEC_NODE_NAME", "kubernetes.io/os": "linux", "type": "exec-node"}},
+ "spec": {"taints": [{"key": "kubeupd.test/exec-node", "effect": "NoSchedule"}]}}
+NODE
+  api -o /dev/null -X PATCH -H 'Content-Type: application/merge-patch+json' \
+    "https://127.0.0.1:$port/api/v1/nodes/$EXEC_NODE_NAME/status" \
+    -d "{\"status\": {\"addresses\": [{\"type\": \"InternalIP\", \"address\": \"127.0.0.1\"}], \"daemonEndpoints\": {\"kubeletEndpoint\": {\"Port\": $exec_port}}}}" \
+    || die "node $EXEC_NODE_NAME's address not set"
 }
 
 # What kwok's server does for the node agent's API (logs, exec, attach, port-forward), each read
@@ -508,7 +566,7 @@ stop() {
 
 down() {
   local name pid
-  for name in nodes-kwok nodes-scheduler nodes-controller-manager; do
+  for name in nodes-exec-node nodes-kwok nodes-scheduler nodes-controller-manager; do
     stop "$name"
   done
   for pid in "$RUN"/extra-*.pid; do
@@ -554,5 +612,5 @@ case "${1:-}" in
   extra-down) stop "extra-${2:?a name}" ;;
   extra-restart) extra_restart "${2:-}" ;;
   nodes) nodes ;;
-  *) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

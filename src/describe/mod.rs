@@ -7,6 +7,7 @@
 //! escapes made visible) into Go's `text/tabwriter` (minimum width 0, padding 2), flushed before
 //! the events table; [`Writer`] does the same.
 
+mod autoscaling;
 mod core;
 mod generic;
 mod node;
@@ -116,6 +117,7 @@ pub fn describe(object: &Value, related: &Related, now: SystemTime) -> String {
         ("", "LimitRange") => core::limit_range(&mut w, object),
         ("", "PersistentVolumeClaim") => core::persistent_volume_claim(&mut w, object, related, now),
         ("networking.k8s.io", "Ingress") => core::ingress(&mut w, object, related),
+        ("autoscaling", "HorizontalPodAutoscaler") => autoscaling::horizontal_pod_autoscaler(&mut w, object),
         _ => generic::describe(&mut w, object),
     }
     if let Some(events) = events {
@@ -143,6 +145,7 @@ pub fn has_own_describer(group: &str, kind: &str) -> bool {
         ) | ("networking.k8s.io", "Ingress")
             | ("apps", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet")
             | ("batch", "Job" | "CronJob")
+            | ("autoscaling", "HorizontalPodAutoscaler")
     )
 }
 

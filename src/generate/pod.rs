@@ -91,6 +91,26 @@ pub fn pod(options: &PodOptions) -> Value {
     })
 }
 
+/// What kubectl's decoding of an overridden pod into its Go type writes back where a patch took
+/// it away: the structs Go always writes, each container's `resources` and the pod's `status`.
+pub fn with_go_structs(mut pod: Value) -> Value {
+    for field in ["initContainers", "containers", "ephemeralContainers"] {
+        if let Some(containers) = pod.pointer_mut(&format!("/spec/{field}")).and_then(Value::as_array_mut) {
+            for container in containers.iter_mut().filter_map(Value::as_object_mut) {
+                if container.get("resources").is_none_or(Value::is_null) {
+                    container.insert("resources".into(), json!({}));
+                }
+            }
+        }
+    }
+    if let Some(object) = pod.as_object_mut()
+        && object.get("status").is_none_or(Value::is_null)
+    {
+        object.insert("status".into(), json!({}));
+    }
+    pod
+}
+
 /// The ClusterIP Service of `--expose`: the pod's labels as selector, `--labels` (only) as its
 /// own labels, the port to the same port of the pod.
 pub fn service(options: &PodOptions, port: i32) -> Value {
@@ -304,5 +324,17 @@ mod tests {
         for bad in ["", "Nginx", "nginx:", "a b", "-a", "a/", "nginx:"] {
             assert!(!valid_image(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn an_overridden_pod_gets_the_structs_go_writes() {
+        let pod = json!({"kind": "Pod", "spec": {"containers": [{"name": "a", "resources": null}, {"name": "b"},
+            {"name": "c", "resources": {"limits": {"cpu": "1"}}}], "initContainers": [{"name": "i"}]}, "status": null});
+        assert_eq!(
+            with_go_structs(pod),
+            json!({"kind": "Pod", "spec": {"containers": [{"name": "a", "resources": {}}, {"name": "b", "resources": {}},
+                {"name": "c", "resources": {"limits": {"cpu": "1"}}}], "initContainers": [{"name": "i", "resources": {}}]},
+                "status": {}})
+        );
     }
 }

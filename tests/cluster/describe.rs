@@ -70,6 +70,54 @@ fn workloads_and_their_objects_match_kubectl() {
     ns.assert_same_as_kubectl(&namespace);
 }
 
+/// The status the autoscaler controller would write for `testdata/describe/hpa.yaml`'s `web`:
+/// current values for its first five metrics (the others unknown), replicas and conditions.
+const HPA_STATUS: &str = r#"{"status": {"currentReplicas": 3, "desiredReplicas": 4, "currentMetrics": [
+  {"type": "Resource", "resource": {"name": "cpu", "current": {"averageUtilization": 75, "averageValue": "75m"}}},
+  {"type": "Resource", "resource": {"name": "memory", "current": {"averageValue": "300Mi"}}},
+  {"type": "ContainerResource", "containerResource": {"name": "cpu", "container": "app", "current": {"averageUtilization": 40, "averageValue": "40m"}}},
+  {"type": "Pods", "pods": {"metric": {"name": "packets-per-second"}, "current": {"averageValue": "800"}}},
+  {"type": "Object", "object": {"metric": {"name": "requests-per-second"},
+    "describedObject": {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "name": "main"}, "current": {"value": "12k"}}}],
+  "conditions": [
+  {"type": "AbleToScale", "status": "True", "reason": "ReadyForNewScale", "message": "recommended size matches current size",
+   "lastTransitionTime": "2026-01-02T03:04:05Z"},
+  {"type": "ScalingActive", "status": "True", "reason": "ValidMetricFound",
+   "message": "the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)",
+   "lastTransitionTime": "2026-01-02T03:04:05Z"},
+  {"type": "ScalingLimited", "status": "False", "reason": "DesiredWithinRange", "message": "the desired count is within the acceptable range",
+   "lastTransitionTime": "2026-01-02T03:04:05Z"}]}}"#;
+
+#[test]
+fn horizontal_pod_autoscalers_match_kubectl() {
+    let ns = TestNamespace::new("describe-hpa");
+    ns.apply_testdata("describe/hpa.yaml");
+    let n = ns.name.as_str();
+    // The test plays the autoscaler controller (none runs here): its status and an event.
+    ns.kubectl_ok(&["patch", "hpa", "web", "-n", n, "--subresource=status", "--type=merge", "-p", HPA_STATUS]);
+    let uid = ns.kubectl_ok(&["get", "hpa", "web", "-n", n, "-o", "jsonpath={.metadata.uid}"]);
+    ns.apply(&format!(
+        "apiVersion: v1\nkind: Event\nmetadata: {{name: web.rescale}}\n\
+         involvedObject: {{kind: HorizontalPodAutoscaler, apiVersion: autoscaling/v2, name: web, namespace: {n}, uid: {uid}}}\n\
+         type: Normal\nreason: SuccessfulRescale\nmessage: \"New size: 4; reason: cpu resource utilization (percentage of request) above target\"\n\
+         firstTimestamp: \"2026-01-02T03:04:05Z\"\nlastTimestamp: \"2026-01-02T03:04:05Z\"\ncount: 1\n\
+         source: {{component: horizontal-pod-autoscaler}}\n"
+    ));
+    assert_cases(
+        &ns,
+        &[
+            vec!["describe", "hpa", "web"],
+            vec!["describe", "hpa", "plain"],
+            vec!["describe", "horizontalpodautoscaler", "bare"],
+            // Read as autoscaling/v2 whatever version is named, as kubectl reads it.
+            vec!["describe", "horizontalpodautoscalers.v1.autoscaling", "plain"],
+            vec!["describe", "hpa"],
+            vec!["describe", "hpa/web", "--show-events=false"],
+            vec!["describe", "all"],
+        ],
+    );
+}
+
 #[test]
 fn custom_resources_get_the_generic_description() {
     let ns = TestNamespace::new("describe-crd");

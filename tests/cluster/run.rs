@@ -100,6 +100,50 @@ fn run_prints_the_pod_kubectl_prints() {
 }
 
 #[test]
+fn run_overrides_the_pod_as_kubectl_does() {
+    let twins = Twins::new("run-override");
+    let run = ["run", "x", "--image=nginx", "--env=A=1", "--env=C=3", "--dry-run=client"];
+    for (override_type, overrides) in [
+        // Lists merge by their keys: the container by name, its variables by name.
+        (
+            "strategic",
+            r#"{"spec":{"containers":[{"name":"x","env":[{"name":"B","value":"2"}],"resources":{"limits":{"cpu":"1"}}}]}}"#,
+        ),
+        (
+            "strategic",
+            r#"{"spec":{"containers":[{"name":"x","env":[{"name":"A","$patch":"delete"}]}],"tolerations":[{"key":"k","operator":"Exists"}]}}"#,
+        ),
+        // New containers, and a list replaced: each container gets the `resources: {}` of Go's type.
+        (
+            "strategic",
+            r#"{"spec":{"initContainers":[{"name":"i","image":"busybox"}],"containers":[{"name":"y","image":"busybox"}]}}"#,
+        ),
+        ("strategic", r#"{"spec":{"$patch":"replace","containers":[{"name":"x","image":"busybox"}]},"status":null}"#),
+        ("strategic", "null"),
+        ("merge", r#"{"spec":{"containers":[{"name":"y","image":"busybox"}]}}"#),
+        // What is not an object.
+        ("strategic", "[1]"),
+        ("strategic", "{bad"),
+        ("merge", "{bad"),
+        ("merge", "[1]"),
+        ("merge", "3"),
+    ] {
+        for output in ["yaml", "json"] {
+            let override_type = format!("--override-type={override_type}");
+            let flags = [override_type.as_str(), "--overrides", overrides, "-o", output];
+            assert_both(&twins, &[&run[..], &flags[..]].concat());
+        }
+    }
+    // Created on the server: the same pod.
+    let strategic = r#"{"spec":{"containers":[{"name":"web","env":[{"name":"B","value":"2"}]}]}}"#;
+    assert_both(
+        &twins,
+        &["run", "web", "--image=nginx", "--env=A=1", "--override-type=strategic", "--overrides", strategic],
+    );
+    twins.assert_same("pod/web", "run --override-type=strategic");
+}
+
+#[test]
 fn run_refuses_what_kubectl_refuses() {
     let twins = Twins::new("run-refuse");
     for args in [

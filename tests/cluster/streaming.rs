@@ -1,7 +1,8 @@
 //! `exec`, `cp` and `port-forward` end to end on the cluster with nodes, where kwok plays the
 //! kubelet: each twin pod gets kwok's `Exec` object (commands run on this machine, in a directory
 //! of the test's own). kubectl 1.37 runs beside kubeupd on twin pods; stdout, stderr and exit
-//! codes are compared, the namespace and the program's name in usage lines masked.
+//! codes are compared, the namespace and the program's name in usage lines masked. Exit codes,
+//! which kwok does not report, are tested on pods bound to the node of `scripts/exec-node`.
 
 use std::io::{BufRead as _, BufReader};
 use std::path::Path;
@@ -74,6 +75,40 @@ fn exec_prints_and_fails_as_kubectl_does() {
     ] {
         assert_both(&twins, args, dirs);
     }
+}
+
+/// The node whose exec endpoint is `scripts/exec-node`'s (registered by `scripts/local-cluster.sh
+/// nodes`): a command's exit code comes back as a kubelet sends it. Nobody plays its pods' status,
+/// nor confirms their graceful deletion: pods there end at once (terminationGracePeriodSeconds 0),
+/// so that their namespace goes.
+const EXEC_NODE: &str = "kubeupd-exec-node";
+
+#[test]
+fn exec_exits_with_the_commands_code() {
+    let twins = Twins::with_nodes("exec-code");
+    let pod = format!(
+        "apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  nodeName: {EXEC_NODE}\n  terminationGracePeriodSeconds: 0\n  containers: [{{name: a, image: busybox}}]\n"
+    );
+    twins.ours.apply(&pod);
+    twins.theirs.apply(&pod);
+    for (args, code, stdout) in [
+        (&["exec", "p", "--", "sh", "-c", "echo out; echo err >&2; exit 3"][..], 3, "out\n"),
+        (&["exec", "p", "-c", "a", "--", "sh", "-c", "exit 255"], 255, ""),
+        (&["exec", "pod/p", "--", "sh", "-c", "echo printed; echo warned >&2"], 0, "printed\n"),
+        (&["exec", "p", "--", "false"], 1, ""),
+    ] {
+        let (ours, _) = twins.assert_both(args);
+        assert_eq!(ours.status.code(), Some(code), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&ours.stdout), stdout, "{args:?}");
+    }
+    // stdin to its end, then the code.
+    let script = ["p", "--", "sh", "-c", "cat; exit 7"];
+    let ours =
+        with_stdin(twins.ours.kubeupd_process().args(["exec", "-i", "-n", &twins.ours.name]).args(script), "a\nb\n");
+    let theirs =
+        with_stdin(twins.theirs.kubectl().args(["exec", "-i", "-n", &twins.theirs.name]).args(script), "a\nb\n");
+    assert_same_output(&ours, &theirs, "exec -i");
+    assert_eq!((ours.status.code(), String::from_utf8_lossy(&ours.stdout).as_ref()), (Some(7), "a\nb\n"));
 }
 
 #[test]

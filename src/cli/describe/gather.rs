@@ -62,6 +62,24 @@ pub async fn list_all(
     }
 }
 
+/// The object to describe, read again. kubectl reads a HorizontalPodAutoscaler as autoscaling/v2
+/// whatever version was named, and as autoscaling/v1 when that read fails (a server without v2).
+pub async fn object(
+    cluster: &Cluster,
+    rt: &ResourceType,
+    namespace: Option<&str>,
+    name: &str,
+) -> client::Result<Value> {
+    if rt.group != "autoscaling" || rt.kind != "HorizontalPodAutoscaler" {
+        return cluster.get(rt, namespace, name).await;
+    }
+    let as_version = |version: &str| builtin("autoscaling", version, "horizontalpodautoscalers", &rt.kind, true);
+    match cluster.get(&as_version("v2"), namespace, name).await {
+        Ok(object) => Ok(object),
+        Err(_) => cluster.get(&as_version("v1"), namespace, name).await,
+    }
+}
+
 /// What the describer of `object`'s kind reads beside it. Only a failure kubectl reports fails:
 /// most of these reads are best effort in kubectl too.
 pub async fn related(cluster: &Cluster, object: &Value, settings: &Settings) -> client::Result<Related> {

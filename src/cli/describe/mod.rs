@@ -141,7 +141,7 @@ async fn describe_one(
     name: &str,
     settings: &gather::Settings,
 ) -> Result<String> {
-    let object = cluster.get(rt, namespace, name).await?;
+    let object = gather::object(cluster, rt, namespace, name).await?;
     let related = gather::related(cluster, &object, settings).await?;
     Ok(crate::describe::describe(&object, &related, std::time::SystemTime::now()))
 }

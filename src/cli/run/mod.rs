@@ -20,6 +20,7 @@ use crate::generate::pod::{self, PodOptions};
 use crate::output::{self, Verb};
 use crate::remote::channel::Outcome;
 use crate::resource::pod::{PodState, log, wait_for};
+use crate::schema::KindSchema;
 
 /// Options of `kubeupd run`.
 #[derive(Debug, Args)]
@@ -88,7 +89,8 @@ pub struct RunArgs {
     /// A JSON patch of the generated pod (see --override-type).
     #[arg(long, value_name = "JSON", default_value = "")]
     overrides: String,
-    /// How --overrides applies: merge (a JSON merge patch) or json (a JSON patch).
+    /// How --overrides applies: merge (a JSON merge patch), json (a JSON patch) or strategic (a
+    /// strategic merge patch).
     #[arg(long, value_name = "TYPE", default_value = "merge")]
     override_type: String,
     /// Record the pod in the last-applied annotation, so that `apply` can follow.
@@ -234,19 +236,41 @@ fn overridden(object: Value, args: &RunArgs) -> Result<Value> {
     if args.overrides.is_empty() {
         return Ok(object);
     }
-    let patch: Value = serde_json::from_str(&args.overrides).map_err(|err| Error::msg(err.to_string()))?;
-    match args.override_type.as_str() {
-        "merge" => Ok(crate::merge::json_merge::apply(object, &patch)),
+    let parsed: std::result::Result<Value, _> = serde_json::from_str(&args.overrides);
+    let overridden = match args.override_type.as_str() {
+        "merge" => match parsed {
+            Ok(patch @ Value::Object(_)) => Ok(crate::merge::json_merge::apply(object, &patch)),
+            // The array itself, which kubectl then fails to read as an object.
+            Ok(Value::Array(_)) => Err(Error::msg(ARRAY_AS_OBJECT)),
+            _ => Err(Error::msg("Invalid JSON Patch")),
+        },
         "json" => {
+            let patch = parsed.map_err(|err| Error::msg(err.to_string()))?;
             let patch = crate::merge::json_patch::parse(&patch).map_err(|err| Error::msg(err.to_string()))?;
             let mut object = object;
             crate::merge::json_patch::apply(&mut object, &patch).map_err(|err| Error::msg(err.to_string()))?;
             Ok(object)
         }
-        "strategic" => Err(Error::msg("--override-type=strategic is not implemented by kubeupd: use merge or json")),
+        "strategic" => {
+            // Go reads `null` as an empty patch.
+            let patch = match parsed {
+                Ok(patch @ Value::Object(_)) => patch,
+                Ok(Value::Null) => Value::Object(serde_json::Map::new()),
+                _ => return Err(Error::msg("invalid JSON document")),
+            };
+            // kubectl merges by the patch metadata of its Go type for pods: the built-in schema's.
+            let schema = KindSchema::for_builtin(None, "v1", "Pod").expect("Pod is a built-in kind");
+            crate::merge::strategic::apply(object, patch, &schema.node()).map_err(|err| Error::msg(err.to_string()))
+        }
         other => Err(Error::msg(format!("invalid override type: {other}"))),
-    }
+    };
+    overridden.map(pod::with_go_structs)
 }
+
+/// kubectl's words for a merge override that is a JSON array (which replaces the whole pod).
+const ARRAY_AS_OBJECT: &str = "couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value \
+                               of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \
+                               \"json:\\\"kind,omitempty\\\"\" }";
 
 /// Runs `kubeupd run`.
 pub async fn run(args: RunArgs, global: &GlobalArgs) -> Result {
