@@ -296,26 +296,29 @@ fn port_forward_matches_kubectl() {
     }
 }
 
-/// Twins holding the pod `p` (container `a`) bound to [`EXEC_NODE`], Running as its node would
+/// The pod `p` (container `a`) bound to [`EXEC_NODE`] in `namespace`, Running as its node would
 /// report it (nobody else does), so that `port-forward` and `attach` take it.
+fn pod_on_the_exec_node(namespace: &TestNamespace) {
+    namespace.apply(&format!(
+        "apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  nodeName: {EXEC_NODE}\n  terminationGracePeriodSeconds: 0\n  containers: [{{name: a, image: busybox}}]\n"
+    ));
+    namespace.kubectl_ok(&[
+        "patch",
+        "-n",
+        &namespace.name,
+        "pod/p",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        r#"{"status": {"phase": "Running"}}"#,
+    ]);
+}
+
+/// Twins, each holding the pod of [`pod_on_the_exec_node`].
 fn twins_on_the_exec_node(prefix: &str) -> Twins {
     let twins = Twins::with_nodes(prefix);
-    let pod = format!(
-        "apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  nodeName: {EXEC_NODE}\n  terminationGracePeriodSeconds: 0\n  containers: [{{name: a, image: busybox}}]\n"
-    );
-    for namespace in [&twins.ours, &twins.theirs] {
-        namespace.apply(&pod);
-        namespace.kubectl_ok(&[
-            "patch",
-            "-n",
-            &namespace.name,
-            "pod/p",
-            "--subresource=status",
-            "--type=merge",
-            "-p",
-            r#"{"status": {"phase": "Running"}}"#,
-        ]);
-    }
+    pod_on_the_exec_node(&twins.ours);
+    pod_on_the_exec_node(&twins.theirs);
     twins
 }
 
@@ -535,5 +538,36 @@ fn attach_carries_stdin_to_the_containers_process_and_back() {
     assert_eq!(
         (outputs[0].status.code(), String::from_utf8_lossy(&outputs[0].stdout).as_ref()),
         (Some(0), "one\ntwo\n")
+    );
+}
+
+#[test]
+fn port_forward_ends_when_the_pod_is_gone() {
+    // kubeupd alone: kubeupd opens each connection through the API server, which no longer finds
+    // the pod; kubectl's streams share the connection it opened at the start, and exec-node, which
+    // knows nothing of pods, would go on forwarding them (a kubelet's runtime reports the pod
+    // missing, and kubectl ends the same way).
+    let namespace = TestNamespace::with_nodes("port-forward-gone");
+    pod_on_the_exec_node(&namespace);
+    let (remote, local) = (echo_port(), free_port());
+    let mut command = namespace.kubeupd_process();
+    command.args(["-n", &namespace.name, "port-forward", "pod/p", &format!("{local}:{remote}")]);
+    let forwarding = Forwarding::start(command);
+    converse(local, b"before\n");
+    namespace.kubectl_ok(&["delete", "-n", &namespace.name, "pod/p"]);
+    let mut connection = std::net::TcpStream::connect(("127.0.0.1", local)).unwrap();
+    let mut read = Vec::new();
+    assert!(connection.read_to_end(&mut read).map_or(true, |_| read.is_empty()));
+    let (lines, stderr, code) = forwarding.finish();
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert_eq!(
+        (stderr.as_str(), code),
+        (
+            format!(
+                "error: an error occurred forwarding {local} -> {remote}: Error from server (NotFound): pods \"p\" not found\nerror: lost connection to pod\n"
+            )
+            .as_str(),
+            Some(1)
+        )
     );
 }
