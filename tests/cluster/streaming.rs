@@ -360,10 +360,10 @@ struct Forwarding {
 }
 
 impl Forwarding {
-    /// Starts `command` (a port-forward of one port to `localhost`) and waits until it listens on
-    /// both of its addresses, 127.0.0.1 then ::1 (kubectl handles a connection to the first while
-    /// it opens the second).
-    fn start(mut command: Command) -> Forwarding {
+    /// Starts `command` (a port-forward of `ports` ports to `localhost`) and waits until it listens
+    /// on both of its addresses, 127.0.0.1 then ::1, for every port (kubectl handles a connection
+    /// to the first while it opens the others).
+    fn start(mut command: Command, ports: usize) -> Forwarding {
         let mut child = command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         let (sender, lines) = std::sync::mpsc::channel();
         let stdout = child.stdout.take().unwrap();
@@ -379,7 +379,7 @@ impl Forwarding {
             text
         });
         let mut listening = Vec::new();
-        for address in ["127.0.0.1", "[::1]"] {
+        for address in ["127.0.0.1", "[::1]"].repeat(ports) {
             let line = lines.recv_timeout(std::time::Duration::from_secs(60)).expect("a Forwarding line");
             assert!(line.starts_with(&format!("Forwarding from {address}:")), "{line}");
             listening.push(line);
@@ -418,25 +418,26 @@ fn converse(port: u16, message: &[u8]) {
 #[test]
 fn port_forward_carries_bytes_as_kubectl_does() {
     let twins = twins_on_the_exec_node("port-forward-data");
-    let remote = echo_port();
+    let remotes = [echo_port(), echo_port()];
     let large: Vec<u8> = (0..1_000_000u32).map(|index| (index % 251) as u8).collect();
     let mut outcomes = Vec::new();
     for (namespace, mut command) in
         [(&twins.ours, twins.ours.kubeupd_process()), (&twins.theirs, twins.theirs.kubectl())]
     {
-        let local = free_port();
-        command.args(["-n", &namespace.name, "port-forward", "pod/p", &format!("{local}:{remote}")]);
-        let forwarding = Forwarding::start(command);
-        // One after another, then three at once, one of them large.
-        converse(local, b"one\n");
-        converse(local, b"two\n");
+        let locals = [free_port(), free_port()];
+        let specs = [0, 1].map(|index| format!("{}:{}", locals[index], remotes[index]));
+        command.args(["-n", &namespace.name, "port-forward", "pod/p"]).args(&specs);
+        let forwarding = Forwarding::start(command, 2);
+        // One after another on either port, then three at once, one of them large.
+        converse(locals[0], b"one\n");
+        converse(locals[1], b"two\n");
         std::thread::scope(|scope| {
-            scope.spawn(|| converse(local, b"three\n"));
-            scope.spawn(|| converse(local, &large));
-            scope.spawn(|| converse(local, b"five\n"));
+            scope.spawn(|| converse(locals[0], b"three\n"));
+            scope.spawn(|| converse(locals[0], &large));
+            scope.spawn(|| converse(locals[0], b"five\n"));
         });
-        // An open connection ends with the interrupted command, and the port is no more.
-        let mut open = std::net::TcpStream::connect(("127.0.0.1", local)).unwrap();
+        // An open connection ends with the interrupted command, and the ports are no more.
+        let mut open = std::net::TcpStream::connect(("127.0.0.1", locals[1])).unwrap();
         let mut greeting = vec![0; GREETING.len()];
         open.read_exact(&mut greeting).unwrap();
         let killed = Command::new("kill").args(["-INT", &forwarding.child.id().to_string()]).status().unwrap();
@@ -444,17 +445,30 @@ fn port_forward_carries_bytes_as_kubectl_does() {
         let (lines, stderr, code) = forwarding.finish();
         let mut rest = Vec::new();
         assert!(open.read_to_end(&mut rest).map_or(true, |_| rest.is_empty()));
-        assert!(std::net::TcpStream::connect(("127.0.0.1", local)).is_err());
+        for local in locals {
+            assert!(std::net::TcpStream::connect(("127.0.0.1", local)).is_err());
+        }
+        let masks = [(locals[0], "LOCAL1"), (locals[1], "LOCAL2"), (remotes[0], "REMOTE1"), (remotes[1], "REMOTE2")];
         let lines: Vec<String> = lines
             .iter()
-            .map(|line| line.replace(&local.to_string(), "LOCAL").replace(&remote.to_string(), "REMOTE"))
+            .map(|line| masks.iter().fold(line.clone(), |line, (port, mask)| line.replace(&port.to_string(), mask)))
             .collect();
         outcomes.push((lines, stderr, code));
     }
     assert_eq!(outcomes[0], outcomes[1], "kubeupd, then kubectl");
-    let mut expected = vec!["Forwarding from 127.0.0.1:LOCAL -> REMOTE", "Forwarding from [::1]:LOCAL -> REMOTE"];
-    expected.extend(["Handling connection for LOCAL"; 6]);
-    assert_eq!(outcomes[0], (expected.into_iter().map(String::from).collect(), String::new(), Some(0)));
+    let expected = [
+        "Forwarding from 127.0.0.1:LOCAL1 -> REMOTE1",
+        "Forwarding from [::1]:LOCAL1 -> REMOTE1",
+        "Forwarding from 127.0.0.1:LOCAL2 -> REMOTE2",
+        "Forwarding from [::1]:LOCAL2 -> REMOTE2",
+        "Handling connection for LOCAL1",
+        "Handling connection for LOCAL2",
+        "Handling connection for LOCAL1",
+        "Handling connection for LOCAL1",
+        "Handling connection for LOCAL1",
+        "Handling connection for LOCAL2",
+    ];
+    assert_eq!(outcomes[0], (expected.map(String::from).to_vec(), String::new(), Some(0)));
 }
 
 #[test]
@@ -470,7 +484,7 @@ fn port_forward_ends_when_the_pods_port_refuses() {
         // Not the port just freed, which the lines mask apart.
         let local = std::iter::repeat_with(free_port).find(|port| *port != remote).unwrap();
         command.args(["-n", &namespace.name, "port-forward", "pod/p", &format!("{local}:{remote}")]);
-        let forwarding = Forwarding::start(command);
+        let forwarding = Forwarding::start(command, 1);
         let mut connection = std::net::TcpStream::connect(("127.0.0.1", local)).unwrap();
         connection.set_read_timeout(Some(std::time::Duration::from_secs(60))).unwrap();
         let mut read = Vec::new();
@@ -552,7 +566,7 @@ fn port_forward_ends_when_the_pod_is_gone() {
     let (remote, local) = (echo_port(), free_port());
     let mut command = namespace.kubeupd_process();
     command.args(["-n", &namespace.name, "port-forward", "pod/p", &format!("{local}:{remote}")]);
-    let forwarding = Forwarding::start(command);
+    let forwarding = Forwarding::start(command, 1);
     converse(local, b"before\n");
     namespace.kubectl_ok(&["delete", "-n", &namespace.name, "pod/p"]);
     let mut connection = std::net::TcpStream::connect(("127.0.0.1", local)).unwrap();
