@@ -296,11 +296,11 @@ fn port_forward_matches_kubectl() {
     }
 }
 
-/// The pod `p` (container `a`) bound to [`EXEC_NODE`] in `namespace`, Running as its node would
+/// The pod `p` (container `a`, label `app: p`) bound to [`EXEC_NODE`] in `namespace`, Running as its node would
 /// report it (nobody else does), so that `port-forward` and `attach` take it.
 fn pod_on_the_exec_node(namespace: &TestNamespace) {
     namespace.apply(&format!(
-        "apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  nodeName: {EXEC_NODE}\n  terminationGracePeriodSeconds: 0\n  containers: [{{name: a, image: busybox}}]\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {{name: p, labels: {{app: p}}}}\nspec:\n  nodeName: {EXEC_NODE}\n  terminationGracePeriodSeconds: 0\n  containers: [{{name: a, image: busybox}}]\n"
     ));
     namespace.kubectl_ok(&[
         "patch",
@@ -467,6 +467,40 @@ fn port_forward_carries_bytes_as_kubectl_does() {
         "Handling connection for LOCAL1",
         "Handling connection for LOCAL1",
         "Handling connection for LOCAL2",
+    ];
+    assert_eq!(outcomes[0], (expected.map(String::from).to_vec(), String::new(), Some(0)));
+}
+
+#[test]
+fn port_forward_through_a_service_carries_bytes_as_kubectl_does() {
+    let twins = twins_on_the_exec_node("port-forward-service");
+    let remote = echo_port();
+    let service = format!(
+        "apiVersion: v1\nkind: Service\nmetadata: {{name: s}}\nspec:\n  selector: {{app: p}}\n  ports: [{{name: web, port: 80, targetPort: {remote}}}]\n"
+    );
+    let mut outcomes = Vec::new();
+    for (namespace, mut command) in
+        [(&twins.ours, twins.ours.kubeupd_process()), (&twins.theirs, twins.theirs.kubectl())]
+    {
+        namespace.apply(&service);
+        let local = free_port();
+        command.args(["-n", &namespace.name, "port-forward", "svc/s", &format!("{local}:web")]);
+        let forwarding = Forwarding::start(command, 1);
+        converse(local, b"through the service\n");
+        let killed = Command::new("kill").args(["-INT", &forwarding.child.id().to_string()]).status().unwrap();
+        assert!(killed.success());
+        let (lines, stderr, code) = forwarding.finish();
+        let lines: Vec<String> = lines
+            .iter()
+            .map(|line| line.replace(&local.to_string(), "LOCAL").replace(&remote.to_string(), "REMOTE"))
+            .collect();
+        outcomes.push((lines, stderr, code));
+    }
+    assert_eq!(outcomes[0], outcomes[1], "kubeupd, then kubectl");
+    let expected = [
+        "Forwarding from 127.0.0.1:LOCAL -> REMOTE",
+        "Forwarding from [::1]:LOCAL -> REMOTE",
+        "Handling connection for LOCAL",
     ];
     assert_eq!(outcomes[0], (expected.map(String::from).to_vec(), String::new(), Some(0)));
 }
