@@ -23,8 +23,8 @@
 #                                    kube-scheduler and kwok's fake nodes, so that pods are
 #                                    scheduled and become Ready (or fail, for the images of
 #                                    scripts/control-plane/kwok/failing-pods.yaml), and the
-#                                    node kubeupd-exec-node, whose exec endpoint is
-#                                    scripts/exec-node's (exit codes as a kubelet's); prints its
+#                                    node kubeupd-exec-node, whose streaming endpoints (exec,
+#                                    attach, port-forward) are scripts/exec-node's; prints its
 #                                    kubeconfig. Needs the cluster up.
 #
 # KUBEUPD_KUBERNETES picks the version: 1.37 (the default) is kube-apiserver 1.37, etcd 3.6,
@@ -143,8 +143,8 @@ kwok_module() {
   (cd "$CACHE" && GOWORK=off go mod download -json "sigs.k8s.io/kwok@$KWOK_VERSION") | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p'
 }
 
-# scripts/exec-node, the node whose exec endpoint answers as a kubelet's (the command's exit code
-# included), built with `go build` from its module when its sources change.
+# scripts/exec-node, the node whose exec, attach and port-forward endpoints answer as a kubelet's
+# (exit codes, bytes), built with `go build` from its module when its sources change.
 build_exec_node() {
   local dir=$ROOT/scripts/exec-node from
   from=$( (cd "$dir" && cat go.mod go.sum ./*.go) | sha256sum | cut -d' ' -f1)

@@ -1,17 +1,26 @@
-// exec-node: the node agent's exec endpoint, as a kubelet serves it, for a Node of the test
-// cluster (scripts/local-cluster.sh nodes registers it) whose pods run their commands on this
-// machine. kwok, which plays the other nodes, reports a command's non-zero exit as an internal
-// error without its code; this node answers as a kubelet over a container runtime does: the
-// command's exit status as an exit error, which Kubernetes' own streaming server
-// (k8s.io/cri-streaming, what the kubelet and the runtimes serve exec with) writes as the
-// NonZeroExitCode Status, with the code, on the error channel.
+// exec-node: the node agent's streaming endpoints (exec, attach, port-forward), as a kubelet
+// serves them, for a Node of the test cluster (scripts/local-cluster.sh nodes registers it) whose
+// pods run on this machine. kwok, which plays the other nodes, reports a command's non-zero exit
+// as an internal error without its code and carries no bytes through attach or port-forward;
+// this node answers as a kubelet over a container runtime does, with Kubernetes' own streaming
+// server (k8s.io/cri-streaming, what the kubelet and the runtimes serve these with). Exec runs the
+// command here; its exit status comes back as an exit error, which the server writes as the
+// NonZeroExitCode Status, with the code, on the error channel. Port-forward carries a pod's port N
+// to 127.0.0.1:N of this machine, over SPDY (what the apiserver translates kubectl's tunnelled
+// WebSocket to) and over the WebSocket `v4.channel.k8s.io` protocol (passed on as it is). Attach
+// reaches a process exec-node starts for the container on its first attach, `cat`, so that what
+// one writes to its stdin comes back on its stdout, to every session attached; it ends with its
+// last session. A session ends with its stdin, as a container runtime ends the attach to a
+// container not started with stdinOnce.
 //
 //	exec-node -listen 127.0.0.1:10260 -dir DIR
 //
 // Serves HTTPS (a certificate made at start: the apiserver verifies a kubelet's certificate only
-// with --kubelet-certificate-authority) on `/exec/NAMESPACE/POD[/UID]/CONTAINER?command=...`,
-// until killed. Every pod's commands run in DIR; with a terminal asked for, stdout and stderr
-// both go to the terminal's stream (no pseudo-terminal is made).
+// with --kubelet-certificate-authority) on the kubelet's paths
+// `/exec/NAMESPACE/POD[/UID]/CONTAINER?command=...`, `/attach/NAMESPACE/POD[/UID]/CONTAINER` and
+// `/portForward/NAMESPACE/POD[/UID]`, until killed. Every pod's commands run in DIR; with a
+// terminal asked for, stdout and stderr both go to the terminal's stream (no pseudo-terminal is
+// made).
 package main
 
 import (
@@ -31,8 +40,11 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
+	"strconv"
+	"sync"
 	"time"
 
+	"k8s.io/cri-streaming/pkg/streaming/portforward"
 	"k8s.io/cri-streaming/pkg/streaming/remotecommand"
 	utilexec "k8s.io/utils/exec"
 )
@@ -46,7 +58,8 @@ const (
 
 // localRuntime runs a pod's commands as processes of this machine, in dir.
 type localRuntime struct {
-	dir string
+	dir       string
+	attachees *attachees
 }
 
 func (r localRuntime) ExecInContainer(ctx context.Context, _ string, _ string, _ string, command []string,
@@ -91,6 +104,139 @@ func (r localRuntime) ExecInContainer(ctx context.Context, _ string, _ string, _
 	return err
 }
 
+// drain reads the terminal sizes a client sends, which nothing here uses.
+func drain(resize <-chan remotecommand.TerminalSize) {
+	if resize != nil {
+		go func() {
+			for range resize {
+			}
+		}()
+	}
+}
+
+// PortForward carries the pod's port to the same port of this machine's loopback until the port's
+// side ends: the client's end of data is passed on as the end of what the port reads (a half
+// close, as the runtimes' socat did).
+func (r localRuntime) PortForward(ctx context.Context, _ string, _ string, port int32, stream io.ReadWriteCloser) error {
+	var dialer net.Dialer
+	conn, err := dialer.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(int(port))))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	go func() {
+		_, _ = io.Copy(conn, stream)
+		_ = conn.(*net.TCPConn).CloseWrite()
+	}()
+	// The client going away is no failure of the pod's port.
+	_, _ = io.Copy(stream, conn)
+	return nil
+}
+
+// AttachContainer attaches to the container's process (started by the first session): stdin
+// written to it until the session's stdin ends, its output to the session meanwhile.
+func (r localRuntime) AttachContainer(_ context.Context, name string, _ string, container string, in io.Reader,
+	out, _ io.WriteCloser, _ bool, resize <-chan remotecommand.TerminalSize) error {
+	drain(resize)
+	session, err := r.attachees.join(name+"/"+container, r.dir, out)
+	if err != nil {
+		return err
+	}
+	defer r.attachees.leave(session)
+	if in == nil {
+		// Without stdin a session lasts until its client goes, which its output's failing tells.
+		<-session.gone
+		return nil
+	}
+	_, _ = io.Copy(session.process.stdin, in)
+	return nil
+}
+
+// attachees are the processes sessions are attached to, by pod and container.
+type attachees struct {
+	lock      sync.Mutex
+	processes map[string]*attachee
+}
+
+// attachee is one container's process: `cat`, its output copied to every session attached.
+type attachee struct {
+	key      string
+	process  *exec.Cmd
+	stdin    io.WriteCloser
+	sessions map[*session]struct{}
+}
+
+// session is one attach: where the process's output goes (nil: nowhere), and a channel closed
+// when writing there fails.
+type session struct {
+	process *attachee
+	out     io.Writer
+	gone    chan struct{}
+}
+
+// join attaches a session writing to out to key's process, started if it does not run.
+func (a *attachees) join(key, dir string, out io.Writer) (*session, error) {
+	a.lock.Lock()
+	defer a.lock.Unlock()
+	process, ok := a.processes[key]
+	if !ok {
+		process = &attachee{key: key, process: exec.Command("cat"), sessions: map[*session]struct{}{}}
+		process.process.Dir = dir
+		stdin, err := process.process.StdinPipe()
+		if err != nil {
+			return nil, err
+		}
+		stdout, err := process.process.StdoutPipe()
+		if err != nil {
+			return nil, err
+		}
+		if err := process.process.Start(); err != nil {
+			return nil, err
+		}
+		process.stdin = stdin
+		a.processes[key] = process
+		go a.copyOut(process, stdout)
+	}
+	joined := &session{process: process, out: out, gone: make(chan struct{})}
+	process.sessions[joined] = struct{}{}
+	return joined, nil
+}
+
+// copyOut writes what the process prints to every session attached.
+func (a *attachees) copyOut(process *attachee, stdout io.Reader) {
+	buffer := make([]byte, 32*1024)
+	for {
+		count, err := stdout.Read(buffer)
+		a.lock.Lock()
+		for session := range process.sessions {
+			if count == 0 || session.out == nil {
+				continue
+			}
+			if _, writeErr := session.out.Write(buffer[:count]); writeErr != nil {
+				close(session.gone)
+				delete(process.sessions, session)
+			}
+		}
+		a.lock.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+// leave detaches the session; the process ends with its last session.
+func (a *attachees) leave(session *session) {
+	a.lock.Lock()
+	defer a.lock.Unlock()
+	process := session.process
+	delete(process.sessions, session)
+	if len(process.sessions) == 0 && a.processes[process.key] == process {
+		delete(a.processes, process.key)
+		_ = process.stdin.Close()
+		go func() { _ = process.process.Wait() }()
+	}
+}
+
 // certificate is a self-signed serving certificate for 127.0.0.1.
 func certificate() (tls.Certificate, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -118,7 +264,7 @@ func main() {
 	dir := flag.String("dir", ".", "the directory commands run in")
 	flag.Parse()
 
-	runtime := localRuntime{dir: *dir}
+	runtime := localRuntime{dir: *dir, attachees: &attachees{processes: map[string]*attachee{}}}
 	serveExec := func(w http.ResponseWriter, req *http.Request) {
 		options, err := remotecommand.NewOptions(req)
 		if err != nil {
@@ -130,9 +276,33 @@ func main() {
 			req.URL.Query()["command"], options, idleTimeout, streamCreationTimeout,
 			remotecommand.SupportedStreamingProtocols)
 	}
+	serveAttach := func(w http.ResponseWriter, req *http.Request) {
+		options, err := remotecommand.NewOptions(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		pod := req.PathValue("pod") + "/" + req.PathValue("namespace")
+		remotecommand.ServeAttach(w, req, runtime, pod, req.PathValue("uid"), req.PathValue("container"),
+			options, idleTimeout, streamCreationTimeout, remotecommand.SupportedStreamingProtocols)
+	}
+	servePortForward := func(w http.ResponseWriter, req *http.Request) {
+		options, err := portforward.NewV4Options(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		pod := req.PathValue("pod") + "/" + req.PathValue("namespace")
+		portforward.ServePortForward(w, req, runtime, pod, req.PathValue("uid"), options, idleTimeout,
+			streamCreationTimeout, portforward.SupportedProtocols)
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/exec/{namespace}/{pod}/{container}", serveExec)
 	mux.HandleFunc("/exec/{namespace}/{pod}/{uid}/{container}", serveExec)
+	mux.HandleFunc("/attach/{namespace}/{pod}/{container}", serveAttach)
+	mux.HandleFunc("/attach/{namespace}/{pod}/{uid}/{container}", serveAttach)
+	mux.HandleFunc("/portForward/{namespace}/{pod}", servePortForward)
+	mux.HandleFunc("/portForward/{namespace}/{pod}/{uid}", servePortForward)
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
 
 	cert, err := certificate()

@@ -247,6 +247,9 @@ pub enum Error {
     /// The request could not be made, e.g. an object name that cannot be part of a URL.
     #[error("cannot make the request for {path}: {reason}")]
     InvalidRequest { path: String, reason: String },
+    /// The node's words on a forwarded connection's error stream (its port refused, say).
+    #[error("{0}")]
+    ForwardingFailed(String),
 }
 
 /// The cause of [`Error::Unreachable`] when nothing listens at the server's address.

@@ -137,7 +137,8 @@ impl Channels {
     }
 
     /// Forwards one local connection through this port-forward WebSocket (opened for one port):
-    /// bytes both ways until either side ends. An error the kubelet reports is returned.
+    /// bytes both ways until either side ends. An error the kubelet reports on the port's error
+    /// channel is returned as [`Error::ForwardingFailed`].
     pub async fn forward(self, local: tokio::net::TcpStream) -> Result<()> {
         use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
         let (mut sink, mut stream) = self.socket.split();
@@ -182,7 +183,7 @@ impl Channels {
         let _ = sink.close().await;
         match remote_error.is_empty() {
             true => Ok(()),
-            false => Err(broken(&String::from_utf8_lossy(&remote_error))),
+            false => Err(Error::ForwardingFailed(String::from_utf8_lossy(&remote_error).into_owned())),
         }
     }
 }

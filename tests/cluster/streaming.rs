@@ -1,10 +1,11 @@
-//! `exec`, `cp` and `port-forward` end to end on the cluster with nodes, where kwok plays the
-//! kubelet: each twin pod gets kwok's `Exec` object (commands run on this machine, in a directory
-//! of the test's own). kubectl 1.37 runs beside kubeupd on twin pods; stdout, stderr and exit
-//! codes are compared, the namespace and the program's name in usage lines masked. Exit codes,
-//! which kwok does not report, are tested on pods bound to the node of `scripts/exec-node`.
+//! `exec`, `cp`, `port-forward` and `attach` end to end on the cluster with nodes, where kwok
+//! plays the kubelet: each twin pod gets kwok's `Exec` object (commands run on this machine, in a
+//! directory of the test's own). kubectl 1.37 runs beside kubeupd on twin pods; stdout, stderr and
+//! exit codes are compared, the namespace and the program's name in usage lines masked. Exit
+//! codes, which kwok does not report, and the bytes of `port-forward` and `attach`, which kwok
+//! does not carry, are tested on pods bound to the node of `scripts/exec-node`.
 
-use std::io::{BufRead as _, BufReader};
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -273,7 +274,7 @@ fn forwarding_lines(mut command: Command) -> Vec<String> {
 fn port_forward_matches_kubectl() {
     // kwok v0.8.0 here carries no bytes through a forwarded connection, for kubectl as for
     // kubeupd (its PortForward's target and command alike): the lines printed until it listens,
-    // and the refusals, are compared.
+    // and the refusals, are compared (bytes: on exec-node's pods, below).
     let (twins, _ours, _theirs) = twins_with_pods("port-forward");
     for what in [["p", ":8080"], ["svc/s", ":web"], ["pod/p", "0:8080"]] {
         let mut ours = twins.ours.kubeupd_process();
@@ -293,4 +294,328 @@ fn port_forward_matches_kubectl() {
     ] {
         assert_both(&twins, args, [("", ""), ("", "")]);
     }
+}
+
+/// The pod `p` (container `a`, label `app: p`) bound to [`EXEC_NODE`] in `namespace`, Running as its node would
+/// report it (nobody else does), so that `port-forward` and `attach` take it.
+fn pod_on_the_exec_node(namespace: &TestNamespace) {
+    namespace.apply(&format!(
+        "apiVersion: v1\nkind: Pod\nmetadata: {{name: p, labels: {{app: p}}}}\nspec:\n  nodeName: {EXEC_NODE}\n  terminationGracePeriodSeconds: 0\n  containers: [{{name: a, image: busybox}}]\n"
+    ));
+    namespace.kubectl_ok(&[
+        "patch",
+        "-n",
+        &namespace.name,
+        "pod/p",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        r#"{"status": {"phase": "Running"}}"#,
+    ]);
+}
+
+/// Twins, each holding the pod of [`pod_on_the_exec_node`].
+fn twins_on_the_exec_node(prefix: &str) -> Twins {
+    let twins = Twins::with_nodes(prefix);
+    pod_on_the_exec_node(&twins.ours);
+    pod_on_the_exec_node(&twins.theirs);
+    twins
+}
+
+/// What the pod's port says first on every connection; then it echoes what it reads, and closes
+/// at the end of what it reads.
+const GREETING: &[u8] = b"the pod's port says hello\n";
+
+/// A port of this machine, which exec-node's pods forward to: [`GREETING`], then an echo, on
+/// every connection, until the test ends.
+fn echo_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for connection in listener.incoming() {
+            let Ok(mut connection) = connection else { continue };
+            std::thread::spawn(move || {
+                let mut reader = connection.try_clone().unwrap();
+                // The client may be gone before the end: nothing to say then.
+                let _ = connection.write_all(GREETING);
+                let _ = std::io::copy(&mut reader, &mut connection);
+            });
+        }
+    });
+    port
+}
+
+/// A local port free at the moment.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// A running port-forward: its stdout's lines as they come.
+struct Forwarding {
+    child: std::process::Child,
+    /// The lines read until it listened.
+    listening: Vec<String>,
+    lines: std::sync::mpsc::Receiver<String>,
+    stderr: std::thread::JoinHandle<String>,
+}
+
+impl Forwarding {
+    /// Starts `command` (a port-forward of `ports` ports to `localhost`) and waits until it listens
+    /// on both of its addresses, 127.0.0.1 then ::1, for every port (kubectl handles a connection
+    /// to the first while it opens the others).
+    fn start(mut command: Command, ports: usize) -> Forwarding {
+        let mut child = command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let (sender, lines) = std::sync::mpsc::channel();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let _ = sender.send(line.unwrap());
+            }
+        });
+        let mut stderr = child.stderr.take().unwrap();
+        let stderr = std::thread::spawn(move || {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut stderr, &mut text).unwrap();
+            text
+        });
+        let mut listening = Vec::new();
+        for address in ["127.0.0.1", "[::1]"].repeat(ports) {
+            let line = lines.recv_timeout(std::time::Duration::from_secs(60)).expect("a Forwarding line");
+            assert!(line.starts_with(&format!("Forwarding from {address}:")), "{line}");
+            listening.push(line);
+        }
+        Forwarding { child, listening, lines, stderr }
+    }
+
+    /// Waits for the process to end (after its interruption, or on its own): the lines it printed
+    /// (with the Forwarding lines), its stderr and its exit code.
+    fn finish(self) -> (Vec<String>, String, Option<i32>) {
+        let status = self.child.wait_with_output().unwrap().status;
+        let lines = self.listening.into_iter().chain(self.lines.iter()).collect();
+        (lines, self.stderr.join().unwrap(), status.code())
+    }
+}
+
+/// One connection to `port` through the forwarding: the greeting read, `message` sent and read
+/// back, then closed. (Not half-closed: over kubeupd's WebSocket the end of what is sent ends the
+/// connection, see docs/differences.md.)
+fn converse(port: u16, message: &[u8]) {
+    let mut connection = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    connection.set_read_timeout(Some(std::time::Duration::from_secs(60))).unwrap();
+    let mut greeting = vec![0; GREETING.len()];
+    connection.read_exact(&mut greeting).unwrap();
+    assert_eq!(greeting, GREETING);
+    // Written as it is read back: a large message does not fit in the connections' buffers.
+    let mut writer = connection.try_clone().unwrap();
+    let sent = message.to_vec();
+    let writing = std::thread::spawn(move || writer.write_all(&sent).unwrap());
+    let mut echoed = vec![0; message.len()];
+    connection.read_exact(&mut echoed).unwrap();
+    writing.join().unwrap();
+    assert!(echoed == message, "the echo differs from what was sent");
+}
+
+#[test]
+fn port_forward_carries_bytes_as_kubectl_does() {
+    let twins = twins_on_the_exec_node("port-forward-data");
+    let remotes = [echo_port(), echo_port()];
+    let large: Vec<u8> = (0..1_000_000u32).map(|index| (index % 251) as u8).collect();
+    let mut outcomes = Vec::new();
+    for (namespace, mut command) in
+        [(&twins.ours, twins.ours.kubeupd_process()), (&twins.theirs, twins.theirs.kubectl())]
+    {
+        let locals = [free_port(), free_port()];
+        let specs = [0, 1].map(|index| format!("{}:{}", locals[index], remotes[index]));
+        command.args(["-n", &namespace.name, "port-forward", "pod/p"]).args(&specs);
+        let forwarding = Forwarding::start(command, 2);
+        // One after another on either port, then three at once, one of them large.
+        converse(locals[0], b"one\n");
+        converse(locals[1], b"two\n");
+        std::thread::scope(|scope| {
+            scope.spawn(|| converse(locals[0], b"three\n"));
+            scope.spawn(|| converse(locals[0], &large));
+            scope.spawn(|| converse(locals[0], b"five\n"));
+        });
+        // An open connection ends with the interrupted command, and the ports are no more.
+        let mut open = std::net::TcpStream::connect(("127.0.0.1", locals[1])).unwrap();
+        let mut greeting = vec![0; GREETING.len()];
+        open.read_exact(&mut greeting).unwrap();
+        let killed = Command::new("kill").args(["-INT", &forwarding.child.id().to_string()]).status().unwrap();
+        assert!(killed.success());
+        let (lines, stderr, code) = forwarding.finish();
+        let mut rest = Vec::new();
+        assert!(open.read_to_end(&mut rest).map_or(true, |_| rest.is_empty()));
+        for local in locals {
+            assert!(std::net::TcpStream::connect(("127.0.0.1", local)).is_err());
+        }
+        let masks = [(locals[0], "LOCAL1"), (locals[1], "LOCAL2"), (remotes[0], "REMOTE1"), (remotes[1], "REMOTE2")];
+        let lines: Vec<String> = lines
+            .iter()
+            .map(|line| masks.iter().fold(line.clone(), |line, (port, mask)| line.replace(&port.to_string(), mask)))
+            .collect();
+        outcomes.push((lines, stderr, code));
+    }
+    assert_eq!(outcomes[0], outcomes[1], "kubeupd, then kubectl");
+    let expected = [
+        "Forwarding from 127.0.0.1:LOCAL1 -> REMOTE1",
+        "Forwarding from [::1]:LOCAL1 -> REMOTE1",
+        "Forwarding from 127.0.0.1:LOCAL2 -> REMOTE2",
+        "Forwarding from [::1]:LOCAL2 -> REMOTE2",
+        "Handling connection for LOCAL1",
+        "Handling connection for LOCAL2",
+        "Handling connection for LOCAL1",
+        "Handling connection for LOCAL1",
+        "Handling connection for LOCAL1",
+        "Handling connection for LOCAL2",
+    ];
+    assert_eq!(outcomes[0], (expected.map(String::from).to_vec(), String::new(), Some(0)));
+}
+
+#[test]
+fn port_forward_through_a_service_carries_bytes_as_kubectl_does() {
+    let twins = twins_on_the_exec_node("port-forward-service");
+    let remote = echo_port();
+    let service = format!(
+        "apiVersion: v1\nkind: Service\nmetadata: {{name: s}}\nspec:\n  selector: {{app: p}}\n  ports: [{{name: web, port: 80, targetPort: {remote}}}]\n"
+    );
+    let mut outcomes = Vec::new();
+    for (namespace, mut command) in
+        [(&twins.ours, twins.ours.kubeupd_process()), (&twins.theirs, twins.theirs.kubectl())]
+    {
+        namespace.apply(&service);
+        let local = free_port();
+        command.args(["-n", &namespace.name, "port-forward", "svc/s", &format!("{local}:web")]);
+        let forwarding = Forwarding::start(command, 1);
+        converse(local, b"through the service\n");
+        let killed = Command::new("kill").args(["-INT", &forwarding.child.id().to_string()]).status().unwrap();
+        assert!(killed.success());
+        let (lines, stderr, code) = forwarding.finish();
+        let lines: Vec<String> = lines
+            .iter()
+            .map(|line| line.replace(&local.to_string(), "LOCAL").replace(&remote.to_string(), "REMOTE"))
+            .collect();
+        outcomes.push((lines, stderr, code));
+    }
+    assert_eq!(outcomes[0], outcomes[1], "kubeupd, then kubectl");
+    let expected = [
+        "Forwarding from 127.0.0.1:LOCAL -> REMOTE",
+        "Forwarding from [::1]:LOCAL -> REMOTE",
+        "Handling connection for LOCAL",
+    ];
+    assert_eq!(outcomes[0], (expected.map(String::from).to_vec(), String::new(), Some(0)));
+}
+
+#[test]
+fn port_forward_ends_when_the_pods_port_refuses() {
+    let twins = twins_on_the_exec_node("port-forward-refused");
+    // A port nothing listens on: the node reports the refusal on the connection's error stream,
+    // and both tools give up the whole forwarding.
+    let remote = free_port();
+    let mut outcomes = Vec::new();
+    for (namespace, mut command) in
+        [(&twins.ours, twins.ours.kubeupd_process()), (&twins.theirs, twins.theirs.kubectl())]
+    {
+        // Not the port just freed, which the lines mask apart.
+        let local = std::iter::repeat_with(free_port).find(|port| *port != remote).unwrap();
+        command.args(["-n", &namespace.name, "port-forward", "pod/p", &format!("{local}:{remote}")]);
+        let forwarding = Forwarding::start(command, 1);
+        let mut connection = std::net::TcpStream::connect(("127.0.0.1", local)).unwrap();
+        connection.set_read_timeout(Some(std::time::Duration::from_secs(60))).unwrap();
+        let mut read = Vec::new();
+        assert!(connection.read_to_end(&mut read).map_or(true, |_| read.is_empty()));
+        let (lines, stderr, code) = forwarding.finish();
+        let lines: Vec<String> = lines
+            .iter()
+            .map(|line| line.replace(&local.to_string(), "LOCAL").replace(&remote.to_string(), "REMOTE"))
+            .collect();
+        // kubectl logs the node's words through klog (a time and a source line first).
+        let last = stderr.lines().last().unwrap_or_default().to_string();
+        assert!(stderr.contains("connection refused"), "{stderr}");
+        outcomes.push((lines, last, code));
+    }
+    assert_eq!(outcomes[0], outcomes[1], "kubeupd, then kubectl");
+    assert_eq!(
+        outcomes[0],
+        (
+            [
+                "Forwarding from 127.0.0.1:LOCAL -> REMOTE",
+                "Forwarding from [::1]:LOCAL -> REMOTE",
+                "Handling connection for LOCAL"
+            ]
+            .map(String::from)
+            .to_vec(),
+            "error: lost connection to pod".into(),
+            Some(1)
+        )
+    );
+}
+
+#[test]
+fn attach_carries_stdin_to_the_containers_process_and_back() {
+    let twins = twins_on_the_exec_node("attach-data");
+    let mut outputs = Vec::new();
+    for (namespace, mut command) in
+        [(&twins.ours, twins.ours.kubeupd_process()), (&twins.theirs, twins.theirs.kubectl())]
+    {
+        command.args(["-n", &namespace.name, "attach", "-i", "p"]);
+        let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        // The container's process (exec-node's `cat`) answers each line before the next is sent.
+        let mut echoed = String::new();
+        for line in ["one\n", "two\n"] {
+            stdin.write_all(line.as_bytes()).unwrap();
+            stdin.flush().unwrap();
+            let mut answer = String::new();
+            stdout.read_line(&mut answer).unwrap();
+            assert_eq!(answer, line);
+            echoed.push_str(&answer);
+        }
+        // The end of stdin ends the session.
+        drop(stdin);
+        let mut rest = Vec::new();
+        stdout.read_to_end(&mut rest).unwrap();
+        let output = child.wait_with_output().unwrap();
+        outputs.push(Output {
+            status: output.status,
+            stdout: [echoed.as_bytes(), &rest].concat(),
+            stderr: output.stderr,
+        });
+    }
+    assert_same_output(&outputs[0], &outputs[1], "attach -i p");
+    assert_eq!(
+        (outputs[0].status.code(), String::from_utf8_lossy(&outputs[0].stdout).as_ref()),
+        (Some(0), "one\ntwo\n")
+    );
+}
+
+#[test]
+fn port_forward_ends_when_the_pod_is_gone() {
+    // kubeupd alone: kubeupd opens each connection through the API server, which no longer finds
+    // the pod; kubectl's streams share the connection it opened at the start, and exec-node, which
+    // knows nothing of pods, would go on forwarding them (a kubelet's runtime reports the pod
+    // missing, and kubectl ends the same way).
+    let namespace = TestNamespace::with_nodes("port-forward-gone");
+    pod_on_the_exec_node(&namespace);
+    let (remote, local) = (echo_port(), free_port());
+    let mut command = namespace.kubeupd_process();
+    command.args(["-n", &namespace.name, "port-forward", "pod/p", &format!("{local}:{remote}")]);
+    let forwarding = Forwarding::start(command, 1);
+    converse(local, b"before\n");
+    namespace.kubectl_ok(&["delete", "-n", &namespace.name, "pod/p"]);
+    let mut connection = std::net::TcpStream::connect(("127.0.0.1", local)).unwrap();
+    let mut read = Vec::new();
+    assert!(connection.read_to_end(&mut read).map_or(true, |_| read.is_empty()));
+    let (lines, stderr, code) = forwarding.finish();
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert_eq!(
+        (stderr.as_str(), code),
+        (
+            format!(
+                "error: an error occurred forwarding {local} -> {remote}: Error from server (NotFound): pods \"p\" not found\nerror: lost connection to pod\n"
+            )
+            .as_str(),
+            Some(1)
+        )
+    );
 }
