@@ -178,7 +178,7 @@ mod tests {
     }
 
     #[test]
-    fn a_server_that_timed_out_is_tried_once_more_past_the_deadline() {
+    fn the_servers_own_timeouts_are_tried_again_twice_past_the_deadline() {
         let policy = Transient::default();
         let long_ago = Instant::now().checked_sub(Duration::from_secs(35)).expect("the clock runs longer than that");
         assert!(
