@@ -38,8 +38,15 @@ pub fn number_text(number: &Number) -> String {
 }
 
 /// Go's `%v` of a float64: the shortest digits that round-trip, in exponent form when the decimal
-/// exponent is below -4 or at least 6 (`1e+06`, `1.5e-05`), otherwise plain (`123456`, `0.25`).
+/// exponent is below -4 or at least 6 (`1e+06`, `1.5e-05`), otherwise plain (`123456`, `0.25`);
+/// `+Inf`, `-Inf` and `NaN` as Go spells them.
 pub fn float_text(float: f64) -> String {
+    if float.is_nan() {
+        return "NaN".into();
+    }
+    if float.is_infinite() {
+        return if float > 0.0 { "+Inf" } else { "-Inf" }.into();
+    }
     let scientific = format!("{float:e}");
     let (mantissa, exponent) = scientific.split_once('e').expect("{:e} always has an exponent");
     let exponent: i32 = exponent.parse().expect("{:e} exponents are integers");
@@ -339,6 +346,9 @@ mod tests {
             (0.0, "0"),
             (-0.0, "-0"),
             (f64::MAX, "1.7976931348623157e+308"),
+            (f64::INFINITY, "+Inf"),
+            (f64::NEG_INFINITY, "-Inf"),
+            (f64::NAN, "NaN"),
         ];
         for (float, text) in cases {
             assert_eq!(float_text(float), text, "{float}");
