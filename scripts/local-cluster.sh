@@ -15,9 +15,17 @@
 #                                    only): a second kube-apiserver on the same etcd, its objects
 #                                    under their own prefix, ready in seconds; prints its kubeconfig
 #                                    (context NAME). No controller manager runs for it.
-#   scripts/local-cluster.sh extra-down NAME   stop that apiserver (its objects stay in etcd)
+#   scripts/local-cluster.sh extra NAME --own-etcd   the same on an etcd of its own (free ports,
+#                                    a fresh data directory), started and stopped with it, so
+#                                    that a test can restart that etcd without stopping the others
+#   scripts/local-cluster.sh extra-down NAME   stop that apiserver (its objects stay in etcd), and
+#                                    its own etcd if it has one (its data removed)
 #   scripts/local-cluster.sh extra-restart NAME   stop that apiserver and start it again on its
 #                                    port, for tests of what clients do while an apiserver restarts
+#   scripts/local-cluster.sh extra-restart-etcd NAME [SECONDS]   stop the own etcd of the extra
+#                                    cluster NAME, wait SECONDS (default 0), start it again on its
+#                                    data and ports (ready when this returns): its apiserver
+#                                    meets an etcd that goes away
 #   scripts/local-cluster.sh nodes   the cluster with nodes, for tests of rollouts (1.37 only): the
 #                                    extra cluster `nodes` with the workload controllers,
 #                                    kube-scheduler and kwok's fake nodes, so that pods are
@@ -209,13 +217,14 @@ free_port() {
   die "no free port from $1"
 }
 
-# A free port for an extra cluster from 26500, past those the other extra clusters have: one that
-# restarts (`extra-restart`) does not listen for a moment, and keeps its port.
+# A free port for an extra cluster from BASE (default 26500), past those the other extra clusters
+# and their own etcds have: one that restarts (`extra-restart`, `extra-restart-etcd`) does not
+# listen for a moment, and keeps its ports.
 free_extra_port() {
-  local port=26500
+  local port=${1:-26500}
   while :; do
     port=$(free_port "$port")
-    grep -qsxF "$port" "$RUN"/extra-*.port || { echo "$port"; return; }
+    grep -qsxF "$port" "$RUN"/extra-*.port "$RUN"/extra-*.peer || { echo "$port"; return; }
     port=$((port + 1))
   done
 }
@@ -353,8 +362,15 @@ KC
 # Another cluster: an apiserver on the running etcd whose objects live under /registry-NAME, so
 # that it sees none of the others'. Several of them cost little: they share the etcd, the
 # binaries and the certificates (the serving certificate names 127.0.0.1, whatever the port).
+# With --own-etcd, its etcd is its own (the process extra-NAME.etcd, its data in
+# extra-NAME.etcd-data), so that restarting that etcd reaches no other cluster.
 extra() {
-  local name=${1:?a name}
+  local name=${1:?a name} own_etcd=0
+  case "${2:-}" in
+    '') ;;
+    --own-etcd) own_etcd=1 ;;
+    *) die "extra $name: unknown flag ${2}" ;;
+  esac
   [ "$VERSION" = 1.37 ] || die "extra clusters are 1.37 only"
   [[ $name =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ ]] || die "$name: a lower-case DNS label"
   alive etcd && alive apiserver || die "not running (scripts/local-cluster.sh up)"
@@ -362,17 +378,57 @@ extra() {
   # One start at a time: two would pick the same free port.
   exec 9>"$RUN/extra.lock"
   flock 9
-  if ! { alive "extra-$name" && ready "extra-$name"; }; then
+  # A running one is kept when it has the etcd asked for (its own, or the shared one).
+  if ! { alive "extra-$name" && ready "extra-$name" && [ "$(alive "extra-$name.etcd" && echo 1 || echo 0)" = $own_etcd ]; }; then
     stop "extra-$name"
-    local port
+    stop_own_etcd "$name"
+    local port etcd=$(etcd_port) prefix=/registry-$name
     rm -f "$RUN/extra-$name.port"
+    if [ $own_etcd -eq 1 ]; then
+      etcd=$(free_extra_port 24790)
+      echo "$etcd" >"$RUN/extra-$name.etcd.port"
+      free_extra_port $((etcd + 1)) >"$RUN/extra-$name.etcd.peer"
+      rm -rf "$RUN/extra-$name.etcd-data"
+      start_own_etcd "$name"
+      prefix=/registry
+    fi
     port=$(free_extra_port)
     echo "$port" >"$RUN/extra-$name.port"
-    start_apiserver "extra-$name" "$(etcd_port)" "$port" "/registry-$name"
+    start_apiserver "extra-$name" "$etcd" "$port" "$prefix"
     wait_ready "extra-$name"
     write_kubeconfig "$file" "$name" "$port"
   fi
   echo "$file"
+}
+
+# Starts the own etcd of the extra cluster NAME on its ports and data (kept from an earlier start);
+# returns once it answers /health.
+start_own_etcd() {
+  local name=$1 client peer i
+  client=$(cat "$RUN/extra-$name.etcd.port")
+  peer=$(cat "$RUN/extra-$name.etcd.peer")
+  start "extra-$name.etcd" "$BIN/etcd" --name "$name" --data-dir "$RUN/extra-$name.etcd-data" --unsafe-no-fsync \
+    --listen-client-urls "http://127.0.0.1:$client" --advertise-client-urls "http://127.0.0.1:$client" \
+    --listen-peer-urls "http://127.0.0.1:$peer" --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
+    --initial-cluster "$name=http://127.0.0.1:$peer"
+  for i in $(seq 1 120); do
+    curl -fsS --max-time 2 "http://127.0.0.1:$client/health" >/dev/null 2>&1 && return
+    alive "extra-$name.etcd" || { tail -n 20 "$RUN/extra-$name.etcd.log" >&2; die "the etcd of extra-$name exited"; }
+    sleep 0.25
+  done
+  die "the etcd of extra-$name not healthy after 30s"
+}
+
+# Stops the own etcd of the extra cluster NAME, if it has one, and removes its data and ports.
+stop_own_etcd() {
+  local name=$1
+  stop "extra-$name.etcd"
+  rm -rf "$RUN/extra-$name.etcd-data" "$RUN/extra-$name.etcd.port" "$RUN/extra-$name.etcd.peer"
+}
+
+# The etcd port of the extra cluster NAME: its own, or the shared one.
+extra_etcd_port() {
+  if alive "extra-$1.etcd"; then cat "$RUN/extra-$1.etcd.port"; else etcd_port; fi
 }
 
 # Restarts the extra cluster NAME's apiserver on the port it had: its clients meet a restart
@@ -382,9 +438,32 @@ extra() {
 extra_restart() {
   local name=${1:?a name}
   alive "extra-$name" || die "extra-$name is not running (scripts/local-cluster.sh extra $name)"
+  local etcd
+  etcd=$(extra_etcd_port "$name")
   stop "extra-$name"
-  start_apiserver "extra-$name" "$(etcd_port)" "$(cat "$RUN/extra-$name.port")" "/registry-$name"
+  start_apiserver "extra-$name" "$etcd" "$(cat "$RUN/extra-$name.port")" \
+    "$(alive "extra-$name.etcd" && echo /registry || echo "/registry-$name")"
   wait_ready "extra-$name"
+}
+
+# Restarts the own etcd of the extra cluster NAME on its data and ports: its apiserver meets an
+# etcd that goes away (its requests to it fail or wait) and comes back with every object it had.
+# With SECONDS, etcd stays away that long. Returns once etcd answers again; the apiserver
+# reconnects by itself.
+extra_restart_etcd() {
+  local name=${1:?a name} away=${2:-0}
+  [[ $away =~ ^[0-9]+$ ]] || die "extra-restart-etcd $name: $away is not a number of seconds"
+  alive "extra-$name.etcd" || die "extra-$name has no etcd of its own (scripts/local-cluster.sh extra $name --own-etcd)"
+  stop "extra-$name.etcd"
+  sleep "$away"
+  start_own_etcd "$name"
+}
+
+# Stops the extra cluster NAME: its apiserver, and its own etcd if it has one.
+extra_down() {
+  local name=${1:?a name}
+  stop "extra-$name"
+  stop_own_etcd "$name"
 }
 
 # The controllers a cluster with nodes runs: the workloads', and what a namespace needs.
@@ -608,9 +687,10 @@ case "${1:-}" in
   down) down ;;
   env) [ -f "$KUBECONFIG_FILE" ] && ready || die "not running (scripts/local-cluster.sh up)"; echo "export KUBECONFIG=$KUBECONFIG_FILE" ;;
   status) ready ;;
-  extra) extra "${2:-}" ;;
-  extra-down) stop "extra-${2:?a name}" ;;
+  extra) extra "${2:-}" "${3:-}" ;;
+  extra-down) extra_down "${2:-}" ;;
   extra-restart) extra_restart "${2:-}" ;;
+  extra-restart-etcd) extra_restart_etcd "${2:-}" "${3:-}" ;;
   nodes) nodes ;;
-  *) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) awk 'NR > 1 && /^# KUBEUPD_KUBERNETES/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -126,6 +126,19 @@ impl Transient {
         (started.elapsed() + pause <= self.deadline).then_some(pause)
     }
 
+    /// The pause after failed attempt `attempt` (from 1), the `timeouts`th the server itself timed
+    /// out (a 504: its storage did not answer within the server's own request timeout, about 34 s
+    /// for kube-apiserver, as while etcd restarts or elects a leader). That wait is the server's,
+    /// bounded by the server: the first [`SERVER_TIMEOUTS_PAST_DEADLINE`] such answers are tried
+    /// again even past the deadline, so that an etcd away for about a minute (and the apiserver's
+    /// reconnection to it, which backs off as long again) is waited for; the attempts still bound
+    /// it, and the next one past the deadline is the answer.
+    pub fn pause_after_server_timeout(&self, attempt: u32, started: Instant, timeouts: u32) -> Option<Duration> {
+        self.pause(attempt, started, None).or_else(|| {
+            (timeouts <= SERVER_TIMEOUTS_PAST_DEADLINE && attempt < self.attempts).then(|| self.pauses.pause(attempt))
+        })
+    }
+
     /// The pause after the `wait`th refused connection (from 1) of a server that answered before:
     /// it is restarting, which takes as long as it takes, so only the deadline bounds the waits.
     pub fn pause_while_restarting(&self, wait: u32, started: Instant) -> Option<Duration> {
@@ -133,6 +146,10 @@ impl Transient {
         (started.elapsed() + pause <= self.deadline).then_some(pause)
     }
 }
+
+/// How many of the server's own timeouts (504) are tried again past [`Transient::deadline`]:
+/// three attempts of about 34 s each outlast an etcd away for a minute.
+const SERVER_TIMEOUTS_PAST_DEADLINE: u32 = 2;
 
 /// The seconds of a `Retry-After` header (an HTTP date is not used by the apiserver and is ignored).
 pub(crate) fn retry_after(headers: &http::HeaderMap) -> Option<Duration> {
@@ -158,6 +175,19 @@ mod tests {
         assert_eq!(retry_after(&headers), Some(Duration::from_secs(2)));
         headers.insert(http::header::RETRY_AFTER, http::HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"));
         assert_eq!(retry_after(&headers), None);
+    }
+
+    #[test]
+    fn the_servers_own_timeouts_are_tried_again_twice_past_the_deadline() {
+        let policy = Transient::default();
+        let long_ago = Instant::now().checked_sub(Duration::from_secs(35)).expect("the clock runs longer than that");
+        assert!(
+            policy.pause_after_server_timeout(1, long_ago, 1).is_some_and(|pause| pause <= Duration::from_millis(250))
+        );
+        assert!(policy.pause_after_server_timeout(2, long_ago, 2).is_some(), "the second one too");
+        assert_eq!(policy.pause_after_server_timeout(3, long_ago, 3), None, "the third timeout is the answer");
+        assert_eq!(policy.pause_after_server_timeout(6, long_ago, 1), None, "six attempts in all");
+        assert!(policy.pause_after_server_timeout(3, Instant::now(), 3).is_some(), "within the deadline as any 5xx");
     }
 
     #[test]

@@ -146,6 +146,8 @@ impl Transport {
         let mut attempt = 1;
         // The refused connections met while the server restarts; they do not count as attempts.
         let mut restart_waits = 0;
+        // The answers the server itself timed out (504).
+        let mut server_timeouts = 0;
         loop {
             if lost && let Repeat::Create { object_path, wanted } = &repeat {
                 match self.read_back(object_path).await {
@@ -181,6 +183,9 @@ impl Transport {
                     // A 5xx answer to a write may come after the write was carried out (a timeout in
                     // the server, a failing webhook after a mutation); a 429 never does.
                     lost |= write && status.as_u16() != 429;
+                    if status == StatusCode::GATEWAY_TIMEOUT {
+                        server_timeouts += 1;
+                    }
                     (error, retry_after(&headers))
                 }
                 Err(error) => {
@@ -223,7 +228,13 @@ impl Transport {
                     (error, None)
                 }
             };
-            let Some(pause) = policy.pause(attempt, started, retry_after) else {
+            let pause = match failure.status() {
+                Some(status) if status.code == 504 => {
+                    policy.pause_after_server_timeout(attempt, started, server_timeouts)
+                }
+                _ => policy.pause(attempt, started, retry_after),
+            };
+            let Some(pause) = pause else {
                 tracing::info!("{} {}: {failure}; giving up after {attempt} attempts", request.method(), request.uri());
                 return (Err(failure), lost);
             };

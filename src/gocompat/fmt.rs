@@ -38,8 +38,15 @@ pub fn number_text(number: &Number) -> String {
 }
 
 /// Go's `%v` of a float64: the shortest digits that round-trip, in exponent form when the decimal
-/// exponent is below -4 or at least 6 (`1e+06`, `1.5e-05`), otherwise plain (`123456`, `0.25`).
+/// exponent is below -4 or at least 6 (`1e+06`, `1.5e-05`), otherwise plain (`123456`, `0.25`);
+/// `+Inf`, `-Inf` and `NaN` as Go spells them.
 pub fn float_text(float: f64) -> String {
+    if float.is_nan() {
+        return "NaN".into();
+    }
+    if float.is_infinite() {
+        return if float > 0.0 { "+Inf" } else { "-Inf" }.into();
+    }
     let scientific = format!("{float:e}");
     let (mantissa, exponent) = scientific.split_once('e').expect("{:e} always has an exponent");
     let exponent: i32 = exponent.parse().expect("{:e} exponents are integers");
@@ -165,6 +172,22 @@ pub fn sprint(args: &[GoValue]) -> String {
     out
 }
 
+/// A width or precision in a format (0 when there are no digits), as Go's `fmt` reads it: a number
+/// that grows past a million before its last digit is `None`, and Go then takes the rest of the
+/// format for it (`%!(NOVERB)`), so that no format asks for gigabytes of padding.
+fn format_number(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<usize> {
+    let mut number: usize = 0;
+    while let Some(digit) = chars.peek().and_then(|c| c.to_digit(10)) {
+        if number > 1_000_000 {
+            chars.by_ref().for_each(drop);
+            return None;
+        }
+        number = number * 10 + digit as usize;
+        chars.next();
+    }
+    Some(number)
+}
+
 /// Go's `fmt.Sprintf` for the verbs templates use: `%v %s %d %q %x %X %f %e %g %t %%`, with
 /// flags, width and precision; a verb the value does not take prints `%!d(string=web)`.
 pub fn sprintf(format: &str, args: &[GoValue]) -> String {
@@ -181,20 +204,18 @@ pub fn sprintf(format: &str, args: &[GoValue]) -> String {
             flags.push(flag);
             chars.next();
         }
-        let mut width = String::new();
-        while let Some(&digit) = chars.peek().filter(|d| d.is_ascii_digit()) {
-            width.push(digit);
-            chars.next();
-        }
+        let Some(width) = format_number(&mut chars) else {
+            out.push_str("%!(NOVERB)");
+            break;
+        };
         let mut precision: Option<usize> = None;
         if chars.peek() == Some(&'.') {
             chars.next();
-            let mut digits = String::new();
-            while let Some(&digit) = chars.peek().filter(|d| d.is_ascii_digit()) {
-                digits.push(digit);
-                chars.next();
-            }
-            precision = Some(digits.parse().unwrap_or(0));
+            let Some(digits) = format_number(&mut chars) else {
+                out.push_str("%!(NOVERB)");
+                break;
+            };
+            precision = Some(digits);
         }
         let Some(verb) = chars.next() else {
             out.push_str("%!(NOVERB)");
@@ -216,7 +237,6 @@ pub fn sprintf(format: &str, args: &[GoValue]) -> String {
                 continue;
             }
         };
-        let width: usize = width.parse().unwrap_or(0);
         let pad = width.saturating_sub(text.chars().count());
         if flags.contains('-') {
             out.push_str(&text);
@@ -322,6 +342,11 @@ mod tests {
         assert_eq!(sprintf("hi%d", &[]), "hi%!d(MISSING)");
         assert_eq!(sprintf("hi", &[text("guys")]), "hi%!(EXTRA string=guys)");
         assert_eq!(sprintf("%d%%", &[int(5)]), "5%");
+        // Widths and precisions as far as Go takes them (Go 1.26 printed these).
+        assert_eq!(sprintf("%99999999d|", &[int(1)]), "%!(NOVERB)%!(EXTRA int=1)");
+        assert_eq!(sprintf("%.99999999f|", &[GoValue::Float(1.5)]), "%!(NOVERB)%!(EXTRA float64=1.5)");
+        assert_eq!(sprintf("%9999999d", &[int(1)]).len(), 9_999_999);
+        assert_eq!(sprintf("%1000001s|%d", &[text("a"), int(2)]).len(), 1_000_003);
         assert_eq!(sprint(&[text("a"), int(1), int(2), text("b")]), "a1 2b");
     }
     use serde_json::json;
@@ -339,6 +364,9 @@ mod tests {
             (0.0, "0"),
             (-0.0, "-0"),
             (f64::MAX, "1.7976931348623157e+308"),
+            (f64::INFINITY, "+Inf"),
+            (f64::NEG_INFINITY, "-Inf"),
+            (f64::NAN, "NaN"),
         ];
         for (float, text) in cases {
             assert_eq!(float_text(float), text, "{float}");

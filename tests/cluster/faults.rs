@@ -805,9 +805,49 @@ fn apply_while_the_admission_webhook_fails() {
     assert!(wrong.is_empty(), "rows differing from the webhook table of docs/reliability.md:\n{}", wrong.join("\n"));
 }
 
-/// The extra cluster (`scripts/local-cluster.sh extra`) this module restarts: an apiserver of its
-/// own on the test cluster's etcd, so that no other test's server goes away.
-const RESTARTED: &str = "faults-restart";
+/// What a test restarts under a 300-object apply, each on an extra cluster of its own
+/// (`scripts/local-cluster.sh extra`), so that no other test's server goes away.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Restarted {
+    /// The apiserver (`extra-restart`), on the test cluster's etcd.
+    Apiserver,
+    /// The etcd of an apiserver that has one of its own (`extra NAME --own-etcd`,
+    /// `extra-restart-etcd`).
+    Etcd,
+}
+
+impl Restarted {
+    /// The extra cluster's name.
+    fn cluster(self) -> &'static str {
+        match self {
+            Restarted::Apiserver => "faults-restart",
+            Restarted::Etcd => "faults-etcd",
+        }
+    }
+
+    /// The table of docs/reliability.md that holds the outcomes.
+    fn table(self) -> &'static str {
+        match self {
+            Restarted::Apiserver => "restart",
+            Restarted::Etcd => "etcd-restart",
+        }
+    }
+
+    /// The columns of its table: whether the apply is server-side, and the seconds the restarted
+    /// process stays away. An etcd away longer than the apiserver's own timeout for a write (about
+    /// 34 s) makes it answer 504 to the writes it holds; server-side only, where every request
+    /// is a write (kubectl's client-side apply meets it with a read or a write, by chance, and a
+    /// read is held 60 s).
+    fn columns(self) -> &'static [(bool, u32)] {
+        match self {
+            Restarted::Apiserver => &[(false, 0), (true, 0)],
+            Restarted::Etcd => &[(false, 0), (true, 0), (true, ETCD_AWAY)],
+        }
+    }
+}
+
+/// How long etcd stays away in the last columns of the etcd-restart table.
+const ETCD_AWAY: u32 = 40;
 
 /// Runs `scripts/local-cluster.sh` with `words` for the 1.37 cluster; returns what it printed.
 fn local_cluster(words: &[&str]) -> String {
@@ -817,14 +857,30 @@ fn local_cluster(words: &[&str]) -> String {
     String::from_utf8_lossy(&output.stdout).trim().to_string()
 }
 
-/// The extra cluster [`RESTARTED`], started for a test and stopped when dropped.
+/// The extra cluster whose apiserver or etcd a test restarts, started for the test and stopped
+/// when dropped.
 struct RestartedCluster {
+    restarted: Restarted,
     kubeconfig: std::path::PathBuf,
 }
 
 impl RestartedCluster {
-    fn start() -> Self {
-        RestartedCluster { kubeconfig: local_cluster(&["extra", RESTARTED]).into() }
+    fn start(restarted: Restarted) -> Self {
+        let name = restarted.cluster();
+        let started = match restarted {
+            Restarted::Apiserver => local_cluster(&["extra", name]),
+            Restarted::Etcd => local_cluster(&["extra", name, "--own-etcd"]),
+        };
+        RestartedCluster { restarted, kubeconfig: started.into() }
+    }
+
+    /// Restarts its apiserver or its etcd (that one away for `away` seconds); returns once it
+    /// answers again.
+    fn restart(&self, away: u32) {
+        match self.restarted {
+            Restarted::Apiserver => local_cluster(&["extra-restart", self.restarted.cluster()]),
+            Restarted::Etcd => local_cluster(&["extra-restart-etcd", self.restarted.cluster(), &away.to_string()]),
+        };
     }
 
     /// kubectl straight to it.
@@ -861,22 +917,26 @@ impl RestartedCluster {
 impl Drop for RestartedCluster {
     fn drop(&mut self) {
         let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/local-cluster.sh");
-        let _ = Command::new(script).args(["extra-down", RESTARTED]).env("KUBEUPD_KUBERNETES", "1.37").output();
+        let _ = Command::new(script)
+            .args(["extra-down", self.restarted.cluster()])
+            .env("KUBEUPD_KUBERNETES", "1.37")
+            .output();
     }
 }
 
 /// `tool` applies 300 ConfigMaps to `cluster` (`server_side`: with `--server-side`), whose
-/// apiserver is restarted once the tool has printed 100 objects (its port closed, then refusing
-/// connections until it listens again). Returns the outcome, from the tool's exit and the
-/// ConfigMaps the server holds afterwards.
-fn apply_through_a_restart(tool: Tool, server_side: bool, cluster: &RestartedCluster) -> &'static str {
+/// apiserver or etcd is restarted once the tool has printed 100 objects (etcd away for `away`
+/// seconds). Returns the outcome, from
+/// the tool's exit and the ConfigMaps the server holds afterwards: all 300 as applied, none, or
+/// some (a ConfigMap missing, extra or not as applied).
+fn apply_through_a_restart(tool: Tool, server_side: bool, away: u32, cluster: &RestartedCluster) -> &'static str {
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
     let mode = if server_side { "ssa" } else { "csa" };
     let namespace = format!("faults-restart-{}-{mode}-{}-{}", tool_name(tool), std::process::id(), nanos % 10_000);
     cluster.kubectl(&["create", "namespace", &namespace]);
     let manifests: String = (0..300)
         .map(|index| {
-            format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{index}}}\ndata: {{v: \"1\"}}\n---\n")
+            format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{index}}}\ndata: {{v: \"{index}\"}}\n---\n")
         })
         .collect();
     let dir = tempfile::tempdir().unwrap();
@@ -905,39 +965,76 @@ fn apply_through_a_restart(tool: Tool, server_side: bool, cluster: &RestartedClu
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     assert!(child.try_wait().unwrap().is_none(), "{tool:?} finished before the restart");
-    local_cluster(&["extra-restart", RESTARTED]);
+    cluster.restart(away);
     let status = child.wait().unwrap();
-    let listed = cluster.kubectl(&["get", "configmaps", "-n", &namespace, "-o", "name"]);
-    let names: Vec<String> = String::from_utf8_lossy(&listed.stdout)
-        .lines()
-        .filter(|name| *name != "configmap/kube-root-ca.crt")
-        .map(String::from)
+    let listed = cluster.kubectl(&["get", "configmaps", "-n", &namespace, "-o", "json"]);
+    let items =
+        serde_json::from_slice::<Value>(&listed.stdout).unwrap()["items"].as_array().cloned().unwrap_or_default();
+    let found: BTreeMap<String, String> = items
+        .iter()
+        .filter(|item| item["metadata"]["name"] != "kube-root-ca.crt")
+        .map(|item| {
+            let name = item["metadata"]["name"].as_str().unwrap_or_default().to_string();
+            (name, item["data"]["v"].as_str().unwrap_or_default().to_string())
+        })
         .collect();
-    let state = match names.len() {
-        300 => State::Desired,
-        0 => State::Unchanged,
-        _ => State::Partial,
+    let desired: BTreeMap<String, String> = (0..300).map(|index| (format!("c{index}"), index.to_string())).collect();
+    let state = if found == desired {
+        State::Desired
+    } else if found.is_empty() {
+        State::Unchanged
+    } else if found.keys().any(|name| !desired.contains_key(name)) {
+        State::Duplicated
+    } else {
+        State::Partial
     };
     let errors = std::fs::read_to_string(&stderr).unwrap_or_default();
     let last = errors.lines().last().unwrap_or_default();
-    eprintln!("restart / {tool:?} / {mode}: {status:?}, {} objects\n{last}", names.len());
+    eprintln!(
+        "{:?} restart, away {away} s / {tool:?} / {mode}: {status:?}, {} objects\n{last}",
+        cluster.restarted,
+        found.len()
+    );
     cluster.remove_namespace(&namespace);
     outcome(status.success(), &state)
 }
 
-/// `apply` (client- and server-side) of 300 objects while the apiserver restarts (its own apiserver, an extra cluster on
-/// the test cluster's etcd: the restart reaches no other test). kubeupd waits for a server that
-/// answered earlier and then refuses connections, and converges; kubectl fails the objects it
-/// met the restart with. etcd is shared by every cluster of the machine and is not restarted.
-#[test]
-fn apply_while_the_apiserver_restarts() {
-    let cluster = RestartedCluster::start();
+/// Each tool applies 300 ConfigMaps, in each column of `restarted`'s table, while `restarted`
+/// restarts; each tool's row is that table of docs/reliability.md.
+fn check_apply_through_restarts(restarted: Restarted) {
+    let cluster = RestartedCluster::start(restarted);
     let mut wrong = Vec::new();
     for &tool in BOTH {
-        let observed = [false, true].map(|server_side| apply_through_a_restart(tool, server_side, &cluster));
-        if documented_cells("restart", tool_name(tool)) != observed {
+        let observed: Vec<&str> = (restarted.columns().iter())
+            .map(|&(server_side, away)| apply_through_a_restart(tool, server_side, away, &cluster))
+            .collect();
+        if documented_cells(restarted.table(), tool_name(tool)) != observed {
             wrong.push(format!("| {} | {} |", tool_name(tool), observed.join(" | ")));
         }
     }
-    assert!(wrong.is_empty(), "rows differing from the restart table of docs/reliability.md:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "rows differing from the {} table of docs/reliability.md:\n{}",
+        restarted.table(),
+        wrong.join("\n")
+    );
+}
+
+/// `apply` (client- and server-side) of 300 objects while the apiserver restarts (its own
+/// apiserver, an extra cluster on the test cluster's etcd: the restart reaches no other test).
+/// kubeupd waits for a server that answered earlier and then refuses connections, and converges;
+/// kubectl fails the objects it met the restart with.
+#[test]
+fn apply_while_the_apiserver_restarts() {
+    check_apply_through_restarts(Restarted::Apiserver);
+}
+
+/// `apply` (client- and server-side) of 300 objects while etcd restarts: an extra cluster on an
+/// etcd of its own, stopped and started again on its data after 100 objects (at once, then, for
+/// `--server-side`, after [`ETCD_AWAY`] seconds), so that no other test's etcd goes away. The apiserver holds the
+/// requests it cannot carry out meanwhile, and answers 504 to writes held past its own timeout:
+/// kubeupd sends those once more, kubectl fails them.
+#[test]
+fn apply_while_etcd_restarts() {
+    check_apply_through_restarts(Restarted::Etcd);
 }

@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+use crate::support::fault_relay::{FaultRelay, FaultRule};
 use crate::support::{TestNamespace, kubeconfig, parse_json, twin_view, with_stdin};
 
 /// The other two clusters every test of this module shares.
@@ -72,6 +73,22 @@ impl Fleet {
         for context in &fleet.contexts[1..] {
             fleet.kubectl_ok(context, &["create", "namespace", &fleet.namespace]);
         }
+        fleet
+    }
+
+    /// The test cluster reached through `proxy` (its kubeconfig's context `faults`) and the shared
+    /// `fleet-two` directly.
+    fn through_proxy(prefix: &str, proxy: &FaultRelay) -> Fleet {
+        let main = TestNamespace::new(prefix);
+        let files = [proxy.kubeconfig().to_path_buf(), shared_clusters()[0].clone()];
+        let fleet = Fleet {
+            namespace: main.name.clone(),
+            _main: main,
+            contexts: vec!["faults".to_string(), SHARED[0].to_string()],
+            kubeconfigs: std::env::join_paths(files).unwrap(),
+            cache: tempfile::tempdir().unwrap(),
+        };
+        fleet.kubectl_ok(SHARED[0], &["create", "namespace", &fleet.namespace]);
         fleet
     }
 
@@ -352,4 +369,85 @@ fn one_plan_over_every_cluster_is_applied_whole_or_not_at_all() {
     let alone = fleet.run(&["apply", "--context", &fleet.contexts[0], "--plan", plan, "-f", "-"], &changed);
     assert_eq!(alone.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&alone.stderr).contains("covers several contexts"));
+}
+
+/// The faults of [`a_context_behind_faults_converges_with_the_others`] on the writes in the test
+/// namespace named after `prefix`:
+/// the first create of a ConfigMap answered 429 with `Retry-After: 1`, the first three creates of
+/// a Deployment 503, the first change of a ConfigMap reset before it reaches the server.
+fn fleet_faults(prefix: &str) -> Vec<FaultRule> {
+    let path = |resource: &str| format!("/namespaces/{prefix}-[0-9-]+/{resource}");
+    vec![
+        FaultRule::status("POST", &path("configmaps"), 429, Some(1)).first(1),
+        FaultRule::status("POST", &path("deployments"), 503, None).first(3),
+        FaultRule::reset_before("PATCH", &path("configmaps")).first(1),
+    ]
+}
+
+/// The outcome on `context` of the two applies (`APP`, then its change), in the words of
+/// docs/reliability.md: `converged` when both succeeded there and the context holds exactly the
+/// two objects, changed; `failed` when it holds them as before the change; `failed, half-applied`
+/// otherwise; `LOST` or `DUPLICATED` when an object is missing or there twice.
+fn fleet_outcome(fleet: &Fleet, context: &str, succeeded: bool) -> &'static str {
+    let names = |kind: &str| -> Vec<String> {
+        let listed = fleet.kubectl_ok(context, &["get", kind, "-o", "name"]);
+        listed.lines().filter(|name| !name.ends_with("kube-root-ca.crt")).map(String::from).collect()
+    };
+    let (configmaps, deployments) = (names("configmaps"), names("deployments"));
+    if configmaps.len() > 1 || deployments.len() > 1 {
+        return "DUPLICATED";
+    }
+    let color = fleet.object(context, "configmap/settings").map(|settings| settings["data"]["color"].clone());
+    match (succeeded, color.as_ref().and_then(Value::as_str), deployments.len()) {
+        (true, Some("green"), 1) => "converged",
+        (true, _, _) => "LOST",
+        (false, Some("blue"), 1) => "failed",
+        (false, _, _) => "failed, half-applied",
+    }
+}
+
+/// The fleet mode under faults: one context goes through `scripts/fault-proxy` (a 429 with
+/// `Retry-After`, a burst of 503, a reset before the request reaches the server), the other does
+/// not. kubeupd's one run per apply converges on both, exit 0, nothing lost or duplicated.
+/// kubectl has no fleet mode: it runs once per context, through the same faults, and its row
+/// shows what that does. Each row is the fleet table of docs/reliability.md.
+#[test]
+fn a_context_behind_faults_converges_with_the_others() {
+    let changed = APP.replace("color: blue", "color: green");
+    // kubeupd: one run per apply over both contexts.
+    let ours_proxy = FaultRelay::start(&fleet_faults("fleet-faults-u"));
+    let ours = Fleet::through_proxy("fleet-faults-u", &ours_proxy);
+    let runs = [APP, &changed].map(|input| ours.run(&["apply", "--context", &ours.all(), "-f", "-"], input));
+    let mut observed = Vec::new();
+    for context in &ours.contexts {
+        let succeeded = runs.iter().all(|run| run.status.success() && table_row(&run.stderr, context)[1] == "ok");
+        observed.push(fleet_outcome(&ours, context, succeeded));
+    }
+    let faults_met =
+        ours_proxy.log().iter().filter(|line| line.ends_with("injected") || line.ends_with(" reset")).count();
+    assert_eq!(faults_met, 5, "every fault met once: {:?}", ours_proxy.log());
+    for run in &runs {
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    }
+    // kubectl: once per context, each apply run on its own.
+    let theirs_proxy = FaultRelay::start(&fleet_faults("fleet-faults-k"));
+    let theirs = Fleet::through_proxy("fleet-faults-k", &theirs_proxy);
+    let mut theirs_observed = Vec::new();
+    for context in &theirs.contexts {
+        let succeeded = [APP, &changed].iter().fold(true, |all, input| {
+            let output = with_stdin(theirs.kubectl(context).args(["apply", "-f", "-"]), input);
+            eprintln!("kubectl on {context}: {}", String::from_utf8_lossy(&output.stderr));
+            all && output.status.success()
+        });
+        theirs_observed.push(fleet_outcome(&theirs, context, succeeded));
+    }
+    let documented = |row: &str| -> Vec<String> {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/reliability.md");
+        let text = std::fs::read_to_string(path).expect("docs/reliability.md");
+        let table = text.split("<!-- matrix fleet -->").nth(1).expect("the fleet table");
+        let line = table.lines().find(|line| line.starts_with(&format!("| {row} |"))).expect("the row");
+        line.trim_matches('|').split('|').skip(1).map(|cell| cell.trim().to_string()).collect()
+    };
+    assert_eq!(documented("kubeupd"), observed, "kubeupd's row of the fleet table");
+    assert_eq!(documented("kubectl"), theirs_observed, "kubectl's row of the fleet table");
 }

@@ -452,7 +452,7 @@ impl Parser<'_> {
                 .map(|(_, c)| c)
                 .collect();
             self.pos += text.len();
-            let value = number(&text).ok_or_else(|| self.error_at(start, &format!("bad number syntax: {text:?}")))?;
+            let value = number(&text).map_err(|words| self.error_at(start, &format!("{words}: {text:?}")))?;
             Arg::Literal(value, text)
         } else if first.is_alphabetic() || first == '_' {
             let word = self.peek_word();
@@ -518,18 +518,22 @@ impl Parser<'_> {
 }
 
 /// A number constant: an integer as `strconv.ParseInt(text, 0, 64)` reads it (decimal, hex,
-/// octal, binary, `_` between digits), else a float.
-fn number(text: &str) -> Option<V> {
+/// octal, binary, `_` between digits), else a float; Go's words when it is neither (a float out
+/// of float64's range, `1e400`, is no number to Go's parser either).
+fn number(text: &str) -> Result<V, &'static str> {
     if let Ok(int) = crate::gocompat::strconv::parse_int(text, 64) {
-        return Some(V::Count(int));
+        return Ok(V::Count(int));
     }
     let clean = text.replace('_', "");
     let (negative, digits) = match clean.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, clean.strip_prefix('+').unwrap_or(&clean)),
     };
-    let float: f64 = digits.to_ascii_lowercase().parse().ok()?;
-    Some(V::Float(if negative { -float } else { float }))
+    let float: f64 = digits.to_ascii_lowercase().parse().map_err(|_| "bad number syntax")?;
+    if !float.is_finite() {
+        return Err("illegal number syntax");
+    }
+    Ok(V::Float(if negative { -float } else { float }))
 }
 
 #[cfg(test)]
@@ -539,13 +543,14 @@ mod tests {
     // Expectations from Go's text/template and strconv documentation.
     #[test]
     fn constants_are_read_with_gos_syntax() {
-        assert_eq!(number("0x1F"), Some(V::Count(31)));
-        assert_eq!(number("0o17"), Some(V::Count(15)));
-        assert_eq!(number("0b101"), Some(V::Count(5)));
-        assert_eq!(number("1_000"), Some(V::Count(1000)));
-        assert_eq!(number("-7"), Some(V::Count(-7)));
-        assert_eq!(number("1.5e3"), Some(V::Float(1500.0)));
-        assert_eq!(number("x"), None);
+        assert_eq!(number("0x1F"), Ok(V::Count(31)));
+        assert_eq!(number("0o17"), Ok(V::Count(15)));
+        assert_eq!(number("0b101"), Ok(V::Count(5)));
+        assert_eq!(number("1_000"), Ok(V::Count(1000)));
+        assert_eq!(number("-7"), Ok(V::Count(-7)));
+        assert_eq!(number("1.5e3"), Ok(V::Float(1500.0)));
+        assert_eq!(number("x"), Err("bad number syntax"));
+        assert_eq!(number("1e400"), Err("illegal number syntax"), "out of float64's range");
     }
 
     #[test]
