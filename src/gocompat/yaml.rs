@@ -10,6 +10,8 @@
 //!   unsigned one beyond `int64`, else a float of the form `[-+]?(\.d+|d+(\.d*)?)([eE][-+]?d+)?`
 //!   (`08` is 8.0), else text; one that starts with `.` is a float (`.5`, `.inf`, `.nan`);
 //! - base 60 (`1:20`) and timestamps stay text.
+//!
+//! And the other way, which strings go-yaml v2's encoder quotes ([`must_quote`]).
 
 use serde_json::Value;
 
@@ -181,6 +183,90 @@ pub fn json_value(plain: Plain, text: &str) -> Result<Value, &'static str> {
     })
 }
 
+/// Whether go-yaml v2's encoder writes the string `text` quoted (as kubectl's `-o yaml` does):
+/// unquoted, go-yaml would read it as null, a bool, a number or a timestamp.
+pub fn must_quote(text: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "", "~", "null", "Null", "NULL", "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True",
+        "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", ".nan", ".NaN", ".NAN", ".inf",
+        ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", "<<",
+    ];
+    if WORDS.contains(&text) {
+        return true;
+    }
+    match text.chars().next() {
+        Some('.') => text.parse::<f64>().is_ok(),
+        Some('0'..='9' | '+' | '-') => {
+            let plain = text.replace('_', "");
+            is_timestamp(text) || go_parse_int(&plain).is_some() || is_yaml_float(&plain) || is_base60_float(text)
+        }
+        _ => false,
+    }
+}
+
+/// `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`, e.g. `1:20`.
+fn is_base60_float(text: &str) -> bool {
+    let rest = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let (body, fraction) = rest.split_once('.').unwrap_or((rest, ""));
+    let mut parts = body.split(':');
+    let head = parts.next().unwrap_or("");
+    let head_ok =
+        head.starts_with(|c: char| c.is_ascii_digit()) && head.bytes().all(|b| b.is_ascii_digit() || b == b'_');
+    let sexagesimal: Vec<&str> = parts.collect();
+    let parts_ok = !sexagesimal.is_empty()
+        && sexagesimal.iter().all(|part| {
+            let bytes = part.as_bytes();
+            match bytes {
+                [d] => d.is_ascii_digit(),
+                [t, d] => (b'0'..=b'5').contains(t) && d.is_ascii_digit(),
+                _ => false,
+            }
+        });
+    head_ok && parts_ok && fraction.bytes().all(|b| b.is_ascii_digit() || b == b'_')
+}
+
+/// go-yaml's timestamps: `YYYY-M-D`, optionally with a `T`, `t` or space and `h:m:s[.frac]`, the
+/// first two forms then needing `Z` or an offset.
+fn is_timestamp(text: &str) -> bool {
+    let Some(rest) = text.get(4..).filter(|_| text.as_bytes()[..4].iter().all(u8::is_ascii_digit)) else {
+        return false;
+    };
+    let Some(rest) = rest.strip_prefix('-') else { return false };
+    let (Some(month), rest) = leading_number(rest) else { return false };
+    let Some(rest) = rest.strip_prefix('-') else { return false };
+    let (Some(day), rest) = leading_number(rest) else { return false };
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return false;
+    }
+    let Some(separator) = rest.chars().next() else { return true };
+    if !matches!(separator, 'T' | 't' | ' ') {
+        return false;
+    }
+    let time = &rest[1..];
+    let (clock, zone) = time.find(['Z', '+', '-']).map_or((time, ""), |at| time.split_at(at));
+    let (hms, fraction) = clock.split_once('.').unwrap_or((clock, ""));
+    let fields: Vec<&str> = hms.split(':').collect();
+    let clock_ok = fields.len() == 3
+        && fields.iter().all(|field| (1..=2).contains(&field.len()) && field.bytes().all(|b| b.is_ascii_digit()))
+        && fraction.bytes().all(|b| b.is_ascii_digit());
+    let zone_ok = match (separator, zone.as_bytes()) {
+        (' ', offset) => offset.is_empty(),
+        (_, b"Z") => true,
+        (_, [b'+' | b'-', h1, h2, b':', m1, m2]) => [h1, h2, m1, m2].iter().all(|b| b.is_ascii_digit()),
+        _ => false,
+    };
+    clock_ok && zone_ok
+}
+
+/// The one- or two-digit number `text` starts with, and what follows it.
+fn leading_number(text: &str) -> (Option<u32>, &str) {
+    let len = text.bytes().take_while(u8::is_ascii_digit).count();
+    if !(1..=2).contains(&len) {
+        return (None, text);
+    }
+    (text[..len].parse().ok(), &text[len..])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,5 +361,17 @@ mod tests {
         assert_eq!(json_value(resolve(".NaN"), ".NaN"), Err("NaN"));
         assert_eq!(json_value(resolve("1e3"), "1e3"), Ok(serde_json::json!(1000.0)));
         assert_eq!(json_value(resolve("yes"), "yes"), Ok(Value::Bool(true)));
+    }
+
+    #[test]
+    fn strings_that_would_read_as_another_type_are_quoted() {
+        for text in
+            ["2026-01-02T03:04:05Z", "2026-01-02", "123", "0x1F", "1.5", "1e3", "1:20", "true", "yes", "null", ""]
+        {
+            assert!(must_quote(text), "{text:?}");
+        }
+        for text in ["plain", "25%", "1.2.3", "v1", "-", "a#b", "k:{}"] {
+            assert!(!must_quote(text), "{text:?}");
+        }
     }
 }
