@@ -184,24 +184,11 @@ pub fn json_value(plain: Plain, text: &str) -> Result<Value, &'static str> {
 }
 
 /// Whether go-yaml v2's encoder writes the string `text` quoted (as kubectl's `-o yaml` does):
-/// unquoted, go-yaml would read it as null, a bool, a number or a timestamp.
+/// unquoted, go-yaml would read it as something else ([`resolve`], or a timestamp), or it is a
+/// base-60 float, which go-yaml quotes though it reads it as text.
 pub fn must_quote(text: &str) -> bool {
-    const WORDS: &[&str] = &[
-        "", "~", "null", "Null", "NULL", "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True",
-        "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", ".nan", ".NaN", ".NAN", ".inf",
-        ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", "<<",
-    ];
-    if WORDS.contains(&text) {
-        return true;
-    }
-    match text.chars().next() {
-        Some('.') => text.parse::<f64>().is_ok(),
-        Some('0'..='9' | '+' | '-') => {
-            let plain = text.replace('_', "");
-            is_timestamp(text) || go_parse_int(&plain).is_some() || is_yaml_float(&plain) || is_base60_float(text)
-        }
-        _ => false,
-    }
+    // A time first: most texts are refused at their first bytes, and a time is no number.
+    super::time::go_yaml_time(text).is_some() || resolve(text) != Plain::Text || is_base60_float(text)
 }
 
 /// `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`, e.g. `1:20`.
@@ -223,48 +210,6 @@ fn is_base60_float(text: &str) -> bool {
             }
         });
     head_ok && parts_ok && fraction.bytes().all(|b| b.is_ascii_digit() || b == b'_')
-}
-
-/// go-yaml's timestamps: `YYYY-M-D`, optionally with a `T`, `t` or space and `h:m:s[.frac]`, the
-/// first two forms then needing `Z` or an offset.
-fn is_timestamp(text: &str) -> bool {
-    let Some(rest) = text.get(4..).filter(|_| text.as_bytes()[..4].iter().all(u8::is_ascii_digit)) else {
-        return false;
-    };
-    let Some(rest) = rest.strip_prefix('-') else { return false };
-    let (Some(month), rest) = leading_number(rest) else { return false };
-    let Some(rest) = rest.strip_prefix('-') else { return false };
-    let (Some(day), rest) = leading_number(rest) else { return false };
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return false;
-    }
-    let Some(separator) = rest.chars().next() else { return true };
-    if !matches!(separator, 'T' | 't' | ' ') {
-        return false;
-    }
-    let time = &rest[1..];
-    let (clock, zone) = time.find(['Z', '+', '-']).map_or((time, ""), |at| time.split_at(at));
-    let (hms, fraction) = clock.split_once('.').unwrap_or((clock, ""));
-    let fields: Vec<&str> = hms.split(':').collect();
-    let clock_ok = fields.len() == 3
-        && fields.iter().all(|field| (1..=2).contains(&field.len()) && field.bytes().all(|b| b.is_ascii_digit()))
-        && fraction.bytes().all(|b| b.is_ascii_digit());
-    let zone_ok = match (separator, zone.as_bytes()) {
-        (' ', offset) => offset.is_empty(),
-        (_, b"Z") => true,
-        (_, [b'+' | b'-', h1, h2, b':', m1, m2]) => [h1, h2, m1, m2].iter().all(|b| b.is_ascii_digit()),
-        _ => false,
-    };
-    clock_ok && zone_ok
-}
-
-/// The one- or two-digit number `text` starts with, and what follows it.
-fn leading_number(text: &str) -> (Option<u32>, &str) {
-    let len = text.bytes().take_while(u8::is_ascii_digit).count();
-    if !(1..=2).contains(&len) {
-        return (None, text);
-    }
-    (text[..len].parse().ok(), &text[len..])
 }
 
 #[cfg(test)]
@@ -371,6 +316,18 @@ mod tests {
             assert!(must_quote(text), "{text:?}");
         }
         for text in ["plain", "25%", "1.2.3", "v1", "-", "a#b", "k:{}"] {
+            assert!(!must_quote(text), "{text:?}");
+        }
+    }
+
+    /// As kubectl 1.37.1 printed them (`create configmap --from-literal --dry-run=client -o yaml`):
+    /// what go-yaml cannot read as a number or a time (out of range, no such day) is plain.
+    #[test]
+    fn strings_quoted_as_kubectl_quotes_them() {
+        for text in ["2001-1-2", "2001-02-28", "1_0", "0b101", "-0b101", "0x_1F", "+0x1F", "1:20"] {
+            assert!(must_quote(text), "{text:?}");
+        }
+        for text in ["1e400", ".1e400", "2001-02-30", "<<"] {
             assert!(!must_quote(text), "{text:?}");
         }
     }
