@@ -321,13 +321,13 @@ mod tests {
     }
 
     /// As kubectl 1.37.1 printed them (`create configmap --from-literal --dry-run=client -o yaml`):
-    /// what go-yaml cannot read as a number or a time (out of range, no such day) is plain.
+    /// what go-yaml cannot read as a number or a time (out of range, no such day or hour) is plain.
     #[test]
     fn strings_quoted_as_kubectl_quotes_them() {
         for text in ["2001-1-2", "2001-02-28", "1_0", "0b101", "-0b101", "0x_1F", "+0x1F", "1:20"] {
             assert!(must_quote(text), "{text:?}");
         }
-        for text in ["1e400", ".1e400", "2001-02-30", "<<"] {
+        for text in ["1e400", ".1e400", "2001-02-30", "2001-01-01T25:00:00Z", "<<"] {
             assert!(!must_quote(text), "{text:?}");
         }
     }
