@@ -105,8 +105,8 @@ fn go_parse_int(s: &str) -> Option<Plain> {
     }
 }
 
-/// go-yaml v2's `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
-fn is_yaml_float(text: &str) -> bool {
+/// go-yaml's float syntax, `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$` (v2's and v3's).
+pub fn is_yaml_float(text: &str) -> bool {
     let digits = |s: &str| s.bytes().take_while(u8::is_ascii_digit).count();
     let s = text.strip_prefix(['+', '-']).unwrap_or(text);
     let rest = match s.strip_prefix('.') {

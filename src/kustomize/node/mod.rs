@@ -135,6 +135,11 @@ mod tests {
         assert_eq!(resolve("12345678901234567890"), ("!!int", json!(12345678901234567890u64)));
         assert_eq!(resolve("1.0"), ("!!float", json!(1.0)));
         assert_eq!(resolve("1e3"), ("!!float", json!(1000.0)));
+        assert_eq!(resolve("0777"), ("!!int", json!(511)));
+        assert_eq!(resolve("-0b101"), ("!!int", json!(-5)));
+        assert_eq!(resolve("08"), ("!!float", json!(8.0)));
+        assert_eq!(resolve("+9223372036854775808"), ("!!float", json!(9223372036854775808.0)));
+        assert_eq!(resolve("1.5.5").0, "!!str");
         assert_eq!(resolve("yes").0, "!!str");
         assert_eq!(go_yaml_time("2001-12-14").as_deref(), Some("2001-12-14T00:00:00Z"));
         assert_eq!(go_yaml_time("2001-2-3T4:05:06Z").as_deref(), Some("2001-02-03T04:05:06Z"));

@@ -4,6 +4,7 @@
 use serde_json::{Map, Number, Value};
 
 use crate::gocompat::time::go_yaml_time;
+use crate::gocompat::{strconv, yaml as go_yaml};
 
 use super::{Kind, Node, Style};
 
@@ -25,69 +26,20 @@ pub fn resolve(text: &str) -> (&'static str, Value) {
     if go_yaml_time(text).is_some() {
         return ("!!timestamp", Value::String(text.to_string()));
     }
+    // Go's `strconv.ParseInt(plain, 0, 64)`, then `ParseUint`, then go-yaml's float syntax.
     let plain = text.replace('_', "");
-    if let Some(integer) = parse_int(&plain) {
-        return ("!!int", integer);
+    if let Ok(integer) = strconv::parse_int(&plain, 64) {
+        return ("!!int", Value::from(integer));
     }
-    let float_like = {
-        let digits = plain.trim_start_matches(['-', '+']);
-        let (mantissa, exponent) = match digits.find(['e', 'E']) {
-            Some(at) => (&digits[..at], Some(&digits[at + 1..])),
-            None => (digits, None),
-        };
-        let mantissa_ok = match mantissa.split_once('.') {
-            Some(("", fraction)) => !fraction.is_empty() && fraction.bytes().all(|b| b.is_ascii_digit()),
-            Some((whole, fraction)) => {
-                !whole.is_empty()
-                    && whole.bytes().all(|b| b.is_ascii_digit())
-                    && fraction.bytes().all(|b| b.is_ascii_digit())
-            }
-            None => !mantissa.is_empty() && mantissa.bytes().all(|b| b.is_ascii_digit()),
-        };
-        let exponent_ok = exponent.is_none_or(|exponent| {
-            let exponent = exponent.strip_prefix(['-', '+']).unwrap_or(exponent);
-            !exponent.is_empty() && exponent.bytes().all(|b| b.is_ascii_digit())
-        });
-        mantissa_ok && exponent_ok
-    };
-    if float_like && let Ok(float) = plain.parse::<f64>() {
+    if let Ok(integer) = strconv::parse_uint(&plain) {
+        return ("!!int", Value::from(integer));
+    }
+    if go_yaml::is_yaml_float(&plain)
+        && let Ok(float) = plain.parse::<f64>()
+    {
         return ("!!float", Number::from_f64(float).map_or(Value::Null, Value::Number));
     }
     ("!!str", Value::String(text.to_string()))
-}
-
-/// Go's `strconv.ParseInt(text, 0, 64)`, then `ParseUint`, then the `0b` and `0o` forms go-yaml
-/// adds.
-fn parse_int(text: &str) -> Option<Value> {
-    let (negative, digits) = match text.as_bytes().first()? {
-        b'-' => (true, &text[1..]),
-        b'+' => (false, &text[1..]),
-        _ => (false, text),
-    };
-    let (radix, digits) = if let Some(rest) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
-        (16, rest)
-    } else if let Some(rest) = digits.strip_prefix("0b").or_else(|| digits.strip_prefix("0B")) {
-        (2, rest)
-    } else if let Some(rest) = digits.strip_prefix("0o").or_else(|| digits.strip_prefix("0O")) {
-        (8, rest)
-    } else if digits.len() > 1 && digits.starts_with('0') {
-        (8, &digits[1..])
-    } else {
-        (10, digits)
-    };
-    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-        return None;
-    }
-    let magnitude = u128::from_str_radix(digits, radix).ok()?;
-    if negative {
-        i64::try_from(-(magnitude as i128)).ok().map(Value::from)
-    } else if let Ok(small) = i64::try_from(magnitude) {
-        Some(Value::from(small))
-    } else if text.starts_with('+') {
-        None
-    } else {
-        u64::try_from(magnitude).ok().map(Value::from)
-    }
 }
 
 /// `node` as a JSON value, with no regard for Go's rules: what a path can be matched in.
