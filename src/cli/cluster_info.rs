@@ -5,6 +5,7 @@
 use clap::{Args, Subcommand};
 use serde_json::Value;
 
+use super::args::OutputArgs;
 use super::{Error, GlobalArgs, Result, write_stdout};
 
 /// Options of `kubeupd cluster-info`.
@@ -34,18 +35,10 @@ pub struct DumpArgs {
     /// Where to write files; empty or `-` writes to stdout.
     #[arg(long, value_name = "DIR")]
     pub output_directory: Option<String>,
-    /// Output format: json (default), yaml, ...
-    #[arg(short = 'o', long, value_name = "FORMAT", default_value = "json")]
-    pub output: String,
-    /// The template of -o go-template or jsonpath.
-    #[arg(long, value_name = "TEMPLATE")]
-    pub template: Option<String>,
-    /// With a template: a missing field prints nothing.
-    #[arg(long, value_name = "BOOL", default_value_t = true)]
-    pub allow_missing_template_keys: bool,
-    /// Keep managedFields in JSON and YAML output.
-    #[arg(long)]
-    pub show_managed_fields: bool,
+    /// `-o` (kubectl's dump writes JSON without it), `--template`, `--allow-missing-template-keys`,
+    /// `--show-managed-fields`.
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// How long to wait for a pod to be running before reading its logs.
     #[arg(long, value_name = "DURATION", default_value = "20s", value_parser = super::pflag::duration)]
     pub pod_running_timeout: std::time::Duration,

@@ -63,8 +63,7 @@ pub fn parse_timestamp(text: &str) -> Option<SystemTime> {
     })
 }
 
-/// How long ago `then` was at `now`, as apimachinery's `HumanDuration` says it (`45s`, `5m30s`,
-/// A plain scalar that go-yaml v3 decodes as a `time.Time` (`2001-12-14`,
+/// A plain scalar that go-yaml (v2 and v3 alike) decodes as a `time.Time` (`2001-12-14`,
 /// `2001-12-14T21:59:43.10-05:00`), as Go's `encoding/json` then writes the time (RFC 3339, the
 /// fraction without trailing zeros); `None` for any other text.
 pub fn go_yaml_time(text: &str) -> Option<String> {
@@ -105,7 +104,8 @@ pub fn go_yaml_time(text: &str) -> Option<String> {
     Some(full.replace("+00:00", "Z"))
 }
 
-/// `15:4:5.5Z` with each field in two digits.
+/// `15:4:5.5Z` with each field in two digits; `None` for a field out of Go's range (`time.Parse`
+/// refuses an hour past 23, a minute or a second past 59, a zone's hour past 24 or minute past 60).
 fn pad_time(time: &str) -> Option<String> {
     let zone_at = time.find(['Z', 'z', '+', '-'])?;
     let (clock, zone) = time.split_at(zone_at);
@@ -117,11 +117,21 @@ fn pad_time(time: &str) -> Option<String> {
     if fields.len() != 3 || fields.iter().any(|field| !(1..=2).contains(&field.len())) {
         return None;
     }
+    let in_range = |field: &str, limit: u32| field.parse::<u32>().is_ok_and(|value| value < limit);
+    if !(in_range(fields[0], 24) && in_range(fields[1], 60) && in_range(fields[2], 60)) {
+        return None;
+    }
+    if let Some((hours, minutes)) = zone.get(1..).and_then(|offset| offset.split_once(':'))
+        && !(in_range(hours, 25) && in_range(minutes, 61))
+    {
+        return None;
+    }
     let fraction = fraction.trim_end_matches('0').trim_end_matches('.');
     let zone = if zone == "z" { "Z" } else { zone };
     Some(format!("{:0>2}:{:0>2}:{:0>2}{fraction}{zone}", fields[0], fields[1], fields[2]))
 }
 
+/// How long ago `then` was at `now`, as apimachinery's `HumanDuration` says it (`45s`, `5m30s`,
 /// `3h20m`, `2d5h`, `1y20d`); `<invalid>` for more than a second in the future.
 pub fn human_duration_since(then: SystemTime, now: SystemTime) -> String {
     let seconds: i64 = match now.duration_since(then) {
@@ -310,6 +320,21 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// As `kubectl kustomize` 1.37.1 wrote them: a time out of Go's ranges is no time, and stays text.
+    #[test]
+    fn go_yaml_times_are_in_gos_ranges() {
+        assert_eq!(go_yaml_time("2001-1-2 3:4:5").as_deref(), Some("2001-01-02T03:04:05Z"));
+        for text in [
+            "2001-01-01T25:00:00Z",
+            "2001-01-01T23:60:00Z",
+            "2001-01-01T23:00:60Z",
+            "2001-01-01 24:00:00",
+            "2001-01-01T23:00:00+25:00",
+        ] {
+            assert_eq!(go_yaml_time(text), None, "{text:?}");
+        }
+    }
 
     #[test]
     fn timestamps_are_rfc3339_utc_and_read_back() {

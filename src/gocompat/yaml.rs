@@ -10,6 +10,8 @@
 //!   unsigned one beyond `int64`, else a float of the form `[-+]?(\.d+|d+(\.d*)?)([eE][-+]?d+)?`
 //!   (`08` is 8.0), else text; one that starts with `.` is a float (`.5`, `.inf`, `.nan`);
 //! - base 60 (`1:20`) and timestamps stay text.
+//!
+//! And the other way, which strings go-yaml v2's encoder quotes ([`must_quote`]).
 
 use serde_json::Value;
 
@@ -103,8 +105,8 @@ fn go_parse_int(s: &str) -> Option<Plain> {
     }
 }
 
-/// go-yaml v2's `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
-fn is_yaml_float(text: &str) -> bool {
+/// go-yaml's float syntax, `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$` (v2's and v3's).
+pub fn is_yaml_float(text: &str) -> bool {
     let digits = |s: &str| s.bytes().take_while(u8::is_ascii_digit).count();
     let s = text.strip_prefix(['+', '-']).unwrap_or(text);
     let rest = match s.strip_prefix('.') {
@@ -179,6 +181,35 @@ pub fn json_value(plain: Plain, text: &str) -> Result<Value, &'static str> {
         Plain::Float(float) => serde_json::Number::from_f64(float).map(Value::Number).unwrap_or_default(),
         Plain::Text => Value::String(text.to_string()),
     })
+}
+
+/// Whether go-yaml v2's encoder writes the string `text` quoted (as kubectl's `-o yaml` does):
+/// unquoted, go-yaml would read it as something else ([`resolve`], or a timestamp), or it is a
+/// base-60 float, which go-yaml quotes though it reads it as text.
+pub fn must_quote(text: &str) -> bool {
+    // A time first: most texts are refused at their first bytes, and a time is no number.
+    super::time::go_yaml_time(text).is_some() || resolve(text) != Plain::Text || is_base60_float(text)
+}
+
+/// `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`, e.g. `1:20`.
+fn is_base60_float(text: &str) -> bool {
+    let rest = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let (body, fraction) = rest.split_once('.').unwrap_or((rest, ""));
+    let mut parts = body.split(':');
+    let head = parts.next().unwrap_or("");
+    let head_ok =
+        head.starts_with(|c: char| c.is_ascii_digit()) && head.bytes().all(|b| b.is_ascii_digit() || b == b'_');
+    let sexagesimal: Vec<&str> = parts.collect();
+    let parts_ok = !sexagesimal.is_empty()
+        && sexagesimal.iter().all(|part| {
+            let bytes = part.as_bytes();
+            match bytes {
+                [d] => d.is_ascii_digit(),
+                [t, d] => (b'0'..=b'5').contains(t) && d.is_ascii_digit(),
+                _ => false,
+            }
+        });
+    head_ok && parts_ok && fraction.bytes().all(|b| b.is_ascii_digit() || b == b'_')
 }
 
 #[cfg(test)]
@@ -275,5 +306,29 @@ mod tests {
         assert_eq!(json_value(resolve(".NaN"), ".NaN"), Err("NaN"));
         assert_eq!(json_value(resolve("1e3"), "1e3"), Ok(serde_json::json!(1000.0)));
         assert_eq!(json_value(resolve("yes"), "yes"), Ok(Value::Bool(true)));
+    }
+
+    #[test]
+    fn strings_that_would_read_as_another_type_are_quoted() {
+        for text in
+            ["2026-01-02T03:04:05Z", "2026-01-02", "123", "0x1F", "1.5", "1e3", "1:20", "true", "yes", "null", ""]
+        {
+            assert!(must_quote(text), "{text:?}");
+        }
+        for text in ["plain", "25%", "1.2.3", "v1", "-", "a#b", "k:{}"] {
+            assert!(!must_quote(text), "{text:?}");
+        }
+    }
+
+    /// As kubectl 1.37.1 printed them (`create configmap --from-literal --dry-run=client -o yaml`):
+    /// what go-yaml cannot read as a number or a time (out of range, no such day or hour) is plain.
+    #[test]
+    fn strings_quoted_as_kubectl_quotes_them() {
+        for text in ["2001-1-2", "2001-02-28", "1_0", "0b101", "-0b101", "0x_1F", "+0x1F", "1:20"] {
+            assert!(must_quote(text), "{text:?}");
+        }
+        for text in ["1e400", ".1e400", "2001-02-30", "2001-01-01T25:00:00Z", "<<"] {
+            assert!(!must_quote(text), "{text:?}");
+        }
     }
 }

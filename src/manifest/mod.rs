@@ -8,6 +8,7 @@ mod plain_times;
 mod plain_yaml;
 mod resource_field;
 mod selector;
+pub(crate) mod yaml_events;
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -308,7 +309,14 @@ fn yaml_document(
         let message = describe_yaml_error(message, first_line);
         invalid(source, number, format!("invalid YAML: {message}"))
     };
-    let (mut value, truthy) = match plain_yaml::value(&document, dialect) {
+    // kustomize's times are found on the same walk as the value (which stops at the first of them).
+    let (read, times) = if dialect == Dialect::Kustomize && plain_times::may_hold_a_time(&document) {
+        let (read, times) = plain_yaml::value_watched(&document, dialect, plain_times::PlainTimes::default());
+        (read, Some(times))
+    } else {
+        (plain_yaml::value(&document, dialect), None)
+    };
+    let (mut value, truthy) = match read {
         Some(plain_yaml::Read::Value(value, truthy)) => (value, truthy),
         Some(plain_yaml::Read::Refused(message)) => return Err(refused(&message)),
         None => {
@@ -317,8 +325,8 @@ fn yaml_document(
             (value, Vec::new())
         }
     };
-    if dialect == Dialect::Kustomize {
-        plain_times::as_kyaml_writes(&document, &mut value);
+    if let Some(times) = times {
+        times.write_as_kyaml(&mut value);
     }
     let warnings = truthy
         .into_iter()

@@ -2,29 +2,17 @@
 //! `encoding/json`, so a plain scalar that go-yaml reads as a timestamp comes out as Go writes a
 //! `time.Time` (`2001-12-14` becomes `2001-12-14T00:00:00Z`). Quoted or tagged scalars stay
 //! text, and so do an object's own `metadata.annotations`, which kustomize writes back as strings.
+//! They are found on the walk that reads the document's value ([`super::plain_yaml::value_watched`]).
 
 use serde_json::Value;
-use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, StructureStyle};
+use serde_saphyr::granit_parser::{ScalarStyle, StructureStyle};
 
+use super::yaml_events::{Collection as Start, Flow, GO_ON, STOP, Scalar, Visitor};
 use crate::gocompat::time::go_yaml_time;
 
-/// `document` (read from the YAML `text`) with its plain timestamps as kyaml writes them.
-pub fn as_kyaml_writes(text: &str, document: &mut Value) {
-    if !may_hold_a_time(text) {
-        return;
-    }
-    for (path, time) in plain_times(text) {
-        if !is_own_annotation(&path, document)
-            && let Some(value @ Value::String(_)) = find(document, &path)
-        {
-            *value = Value::String(time);
-        }
-    }
-}
-
 /// Whether `text` has four digits, a `-` and a digit somewhere: what every go-yaml timestamp
-/// starts with. Most documents have none, and are not read a second time.
-fn may_hold_a_time(text: &str) -> bool {
+/// starts with. Most documents have none, and their events are not watched for times.
+pub(super) fn may_hold_a_time(text: &str) -> bool {
     let bytes = text.as_bytes();
     text.match_indices('-').any(|(at, _)| {
         at >= 4 && bytes[at - 4..at].iter().all(u8::is_ascii_digit) && bytes.get(at + 1).is_some_and(u8::is_ascii_digit)
@@ -50,49 +38,77 @@ struct Collection {
     flow: bool,
 }
 
-/// Where the plain scalars that go-yaml reads as times are, with the times as Go writes them.
-fn plain_times(text: &str) -> Vec<(Vec<Step>, String)> {
-    let mut open: Vec<Collection> = Vec::new();
-    let mut found = Vec::new();
-    for event in Parser::new_from_str(text) {
-        let Ok((event, _)) = event else { break };
-        match event {
-            Event::Scalar(value, style, _, tag) => {
-                if let Some(Collection { open: Open::Mapping(key @ None), .. }) = open.last_mut() {
-                    *key = Some(value.into_owned());
-                    continue;
-                }
-                // In flow style, kyaml writes a time with a space back quoted, as text.
-                let in_flow = open.last().is_some_and(|collection| collection.flow);
-                if style == ScalarStyle::Plain
-                    && tag.is_none()
-                    && !(in_flow && value.contains(' '))
-                    && let Some(time) = go_yaml_time(&value)
-                {
-                    found.push((path(&open), time));
-                }
-                value_done(&mut open);
+/// A visitor of a document's events that finds where the plain scalars that go-yaml reads as
+/// times are, with the times as Go writes them.
+#[derive(Default)]
+pub(super) struct PlainTimes {
+    open: Vec<Collection>,
+    found: Vec<(Vec<Step>, String)>,
+}
+
+impl PlainTimes {
+    /// `document` (read from the text walked) with its plain timestamps as kyaml writes them.
+    pub(super) fn write_as_kyaml(self, document: &mut Value) {
+        for (path, time) in self.found {
+            if !is_own_annotation(&path, document)
+                && let Some(value @ Value::String(_)) = find(document, &path)
+            {
+                *value = Value::String(time);
             }
-            Event::Alias(_) => value_done(&mut open),
-            Event::MappingStart(style, ..) | Event::SequenceStart(style, ..) => {
-                // A collection used as a key has no path a JSON value could have.
-                if let Some(Collection { open: Open::Mapping(key @ None), .. }) = open.last_mut() {
-                    *key = Some(String::from("\0"));
-                }
-                let flow = style == StructureStyle::Flow;
-                let started =
-                    if matches!(event, Event::MappingStart(..)) { Open::Mapping(None) } else { Open::Sequence(0) };
-                open.push(Collection { open: started, flow });
-            }
-            Event::MappingEnd | Event::SequenceEnd => {
-                open.pop();
-                value_done(&mut open);
-            }
-            Event::DocumentEnd | Event::StreamEnd => break,
-            _ => {}
         }
     }
-    found
+}
+
+impl<'input> Visitor<'input> for PlainTimes {
+    fn scalar(&mut self, scalar: &mut Scalar<'input>) -> Flow {
+        let open = &mut self.open;
+        if let Some(Collection { open: Open::Mapping(key @ None), .. }) = open.last_mut() {
+            *key = Some(scalar.text.to_string());
+            return GO_ON;
+        }
+        // In flow style, kyaml writes a time with a space back quoted, as text.
+        let in_flow = open.last().is_some_and(|collection| collection.flow);
+        if scalar.style == ScalarStyle::Plain
+            && scalar.tag.is_none()
+            && !(in_flow && scalar.text.contains(' '))
+            && let Some(time) = go_yaml_time(&scalar.text)
+        {
+            self.found.push((path(open), time));
+        }
+        value_done(open);
+        GO_ON
+    }
+
+    fn alias(&mut self, _id: usize, _key: bool) -> Flow {
+        value_done(&mut self.open);
+        GO_ON
+    }
+
+    fn collection_start(&mut self, start: &mut Start<'input>) -> Flow {
+        // A collection used as a key has no path a JSON value could have.
+        if let Some(Collection { open: Open::Mapping(key @ None), .. }) = self.open.last_mut() {
+            *key = Some(String::from("\0"));
+        }
+        let flow = start.style == StructureStyle::Flow;
+        let started = if start.sequence { Open::Sequence(0) } else { Open::Mapping(None) };
+        self.open.push(Collection { open: started, flow });
+        GO_ON
+    }
+
+    fn collection_end(&mut self, _sequence: bool) -> Flow {
+        self.open.pop();
+        value_done(&mut self.open);
+        GO_ON
+    }
+
+    /// The first document only.
+    fn document_end(&mut self) -> Flow {
+        STOP
+    }
+
+    fn stream_end(&mut self) -> Flow {
+        STOP
+    }
 }
 
 fn value_done(open: &mut [Collection]) {
@@ -132,12 +148,15 @@ fn find<'a>(document: &'a mut Value, path: &[Step]) -> Option<&'a mut Value> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::yaml_events::{Comments, walk};
     use super::*;
     use serde_json::json;
 
     fn written(text: &str) -> Value {
         let mut document: Value = serde_saphyr::from_str(text).unwrap();
-        as_kyaml_writes(text, &mut document);
+        let mut times = PlainTimes::default();
+        walk(text, Comments::Skipped, &mut times);
+        times.write_as_kyaml(&mut document);
         document
     }
 

@@ -20,9 +20,12 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
-use serde_saphyr::granit_parser::{Event, Options, Parser, ScalarStyle, Tag};
+use serde_saphyr::granit_parser::{ScalarStyle, Tag, YamlVersion};
 
 use super::Dialect;
+use super::yaml_events::{
+    Both, Collection as YamlCollection, Comments, Flow, GO_ON, STOP, Scalar, Visitor, Walked, walk,
+};
 use crate::gocompat::yaml::{self as go_yaml};
 
 /// Deeper, larger or longer documents (counted in parser events, at least one per node, and the
@@ -81,159 +84,240 @@ pub(super) fn value(text: &str, dialect: Dialect) -> Option<Read> {
     if text.len() > MAX_BYTES {
         return None;
     }
-    let kubectl = dialect != Dialect::Kustomize;
-    let last_key_wins = dialect == Dialect::KustomizationFile;
-    let mut options = Options::default();
-    options.emit_comments = false;
-    let mut open: Vec<Open> = Vec::new();
-    let mut root = None;
-    let mut documents = 0;
-    let mut nodes = 0;
-    let mut anchors: HashMap<usize, (Value, usize)> = HashMap::new();
-    let mut truthy = Vec::new();
-    for event in Parser::new_from_str_with_options(text, options) {
-        let (event, span) = event.ok()?;
-        nodes += 1;
-        if nodes > MAX_NODES {
-            return None;
+    let mut reader = Reader::new(dialect);
+    let walked = walk(text, Comments::Skipped, &mut reader);
+    reader.read(walked)
+}
+
+/// [`value`], with `watcher` seeing the same walk first (it goes on to the end when the reading
+/// stops): one reading of the text for both.
+pub(super) fn value_watched<'input, W: Visitor<'input>>(
+    text: &'input str,
+    dialect: Dialect,
+    watcher: W,
+) -> (Option<Read>, W) {
+    if text.len() > MAX_BYTES {
+        let mut watcher = watcher;
+        walk(text, Comments::Skipped, &mut watcher);
+        return (None, watcher);
+    }
+    let mut both = Both::new(watcher, Reader::new(dialect));
+    let walked = walk(text, Comments::Skipped, &mut both);
+    let walked = both.second_walked(walked);
+    (both.second.read(walked), both.first)
+}
+
+/// The reader: the collections open, the root once read, and what it counts.
+struct Reader {
+    kubectl: bool,
+    last_key_wins: bool,
+    open: Vec<Open>,
+    root: Option<Value>,
+    documents: usize,
+    nodes: usize,
+    anchors: HashMap<usize, (Value, usize)>,
+    truthy: Vec<Truthy>,
+    /// Why kubectl refuses the document, once it does.
+    refused: Option<String>,
+}
+
+impl Reader {
+    fn new(dialect: Dialect) -> Self {
+        Reader {
+            kubectl: dialect != Dialect::Kustomize,
+            last_key_wins: dialect == Dialect::KustomizationFile,
+            open: Vec::new(),
+            root: None,
+            documents: 0,
+            nodes: 0,
+            anchors: HashMap::new(),
+            truthy: Vec::new(),
+            refused: None,
         }
-        let awaits_key = matches!(open.last(), Some(Open { collection: Collection::Mapping(_, None, _), .. }));
-        let (line, column) = (span.start.line(), span.start.col() + 1);
-        let (value, anchor) = match event {
-            Event::StreamStart | Event::StreamEnd | Event::DocumentEnd => continue,
-            Event::DocumentStart(_, version) => {
-                documents += 1;
-                if version.is_some() || documents > 1 {
-                    return None;
-                }
-                continue;
-            }
-            Event::Scalar(text, style, anchor, tag) if kubectl => {
-                let plain = style == ScalarStyle::Plain && tag.is_none();
-                if plain && let Some(flag) = go_yaml::yaml11_only_bool(&text) {
-                    truthy.push(Truthy { line, word: text.to_string(), value: flag });
-                }
-                let read = match tag {
-                    None if plain => go_yaml::resolve(&text),
-                    None => go_yaml::Plain::Text,
-                    Some(tag) => match tagged(&tag, &text)? {
-                        Ok(read) => read,
-                        Err(message) => return Some(Read::Refused(format!("line {line} column {column}: {message}"))),
-                    },
-                };
-                if awaits_key {
-                    if anchor != 0 {
-                        return None;
-                    }
-                    let key = if plain && text == "<<" {
-                        Key::Merge
-                    } else {
-                        // Text is moved, not copied: most keys and values are text.
-                        let (name, written) = match read {
-                            go_yaml::Plain::Text => (text.into_owned(), None),
-                            read => match go_yaml::key_name(read, &text) {
-                                Ok(name) => {
-                                    let name = name.into_owned();
-                                    let written = (name != text).then(|| text.into_owned());
-                                    (name, written)
-                                }
-                                Err(err) => {
-                                    return Some(Read::Refused(format!("line {line} column {column}: {err}")));
-                                }
-                            },
-                        };
-                        Key::Name { name, written, line, column }
-                    };
-                    set_next_key(&mut open, key);
-                    continue;
-                }
-                if read == go_yaml::Plain::Text {
-                    (Value::String(text.into_owned()), anchor)
-                } else {
-                    match go_yaml::json_value(read, &text) {
-                        Ok(value) => (value, anchor),
-                        Err(float) => {
-                            let message = format!(
-                                "line {line} column {column}: {text} is read as {float}, which JSON cannot hold"
-                            );
-                            return Some(Read::Refused(message));
-                        }
-                    }
-                }
-            }
-            Event::Scalar(text, style, anchor, tag) => {
-                if anchor != 0 || tag.is_some() {
-                    return None;
-                }
-                if awaits_key {
-                    let name = key(text, style)?;
-                    set_next_key(&mut open, Key::Name { name, written: None, line, column });
-                    continue;
-                }
-                (scalar(text, style)?, 0)
-            }
-            Event::Alias(id) if kubectl && !awaits_key => {
-                let (value, size) = anchors.get(&id)?;
-                nodes += size;
-                (value.clone(), 0)
-            }
-            Event::SequenceStart(_, anchor, ref tag) | Event::MappingStart(_, anchor, ref tag) => {
-                let is_sequence = matches!(event, Event::SequenceStart(..));
-                let core = if is_sequence { "seq" } else { "map" };
-                let tag_read = tag.as_ref().is_none_or(|tag| kubectl && (is_core(tag, core) || !is_core_handle(tag)));
-                if (anchor != 0 && !kubectl) || !tag_read || awaits_key || open.len() >= MAX_DEPTH {
-                    return None;
-                }
-                let collection = match is_sequence {
-                    true => Collection::Sequence(Vec::new()),
-                    false => Collection::Mapping(Map::new(), None, None),
-                };
-                open.push(Open { collection, anchor });
-                continue;
-            }
-            Event::SequenceEnd => match open.pop()? {
-                Open { collection: Collection::Sequence(items), anchor } => (Value::Array(items), anchor),
-                _ => return None,
-            },
-            Event::MappingEnd => match open.pop()? {
-                Open { collection: Collection::Mapping(map, None, _), anchor } => (Value::Object(map), anchor),
-                _ => return None,
-            },
-            _ => return None,
-        };
+    }
+
+    /// What the walk read: `None` when it stopped short of a value, for serde-saphyr to read.
+    fn read(self, walked: Walked) -> Option<Read> {
+        match walked {
+            Walked::Failed => None,
+            Walked::Stopped => self.refused.map(Read::Refused),
+            Walked::Ended => self.root.map(|root| Read::Value(root, self.truthy)),
+        }
+    }
+
+    /// kubectl refuses the document, with `message` at `line` and `column`.
+    fn refuse(&mut self, line: usize, column: usize, message: impl std::fmt::Display) -> Flow {
+        self.refused = Some(format!("line {line} column {column}: {message}"));
+        STOP
+    }
+
+    /// A node read: into its collection (or the root), and its anchor remembered.
+    fn add(&mut self, value: Value, anchor: usize) -> Flow {
         if anchor != 0 {
-            anchors.insert(anchor, (value.clone(), size(&value)));
+            self.anchors.insert(anchor, (value.clone(), size(&value)));
         }
-        match open.last_mut().map(|open| &mut open.collection) {
-            None if root.is_none() => root = Some(value),
-            None => return None,
+        match self.open.last_mut().map(|open| &mut open.collection) {
+            None if self.root.is_none() => self.root = Some(value),
+            None => return STOP,
             Some(Collection::Sequence(items)) => items.push(value),
-            Some(Collection::Mapping(map, next, written)) => match next.take()? {
-                Key::Merge => merge(map, written, value)?,
-                Key::Name { name, written: spelt, line, column } => {
+            Some(Collection::Mapping(map, next, written)) => match next.take() {
+                None => return STOP,
+                Some(Key::Merge) => {
+                    if merge(map, written, value).is_none() {
+                        return STOP;
+                    }
+                }
+                Some(Key::Name { name, written: spelt, line, column }) => {
                     let duplicate = match written {
                         Some(written) => !written.insert(name.clone()),
                         None => map.contains_key(&name),
                     };
-                    if duplicate && !kubectl {
-                        return None;
+                    if duplicate && !self.kubectl {
+                        return STOP;
                     }
-                    if duplicate && last_key_wins {
+                    if duplicate && self.last_key_wins {
                         // go-yaml v2 keeps the later value, where the earlier key was.
                         map.insert(name, value);
-                        continue;
+                        return GO_ON;
                     }
                     if duplicate {
                         let read_as = spelt.map(|spelt| format!(" (`{spelt}` is read as {name})")).unwrap_or_default();
-                        let message = format!("line {line} column {column}: duplicate mapping key: {name}{read_as}");
-                        return Some(Read::Refused(message));
+                        return self.refuse(line, column, format_args!("duplicate mapping key: {name}{read_as}"));
                     }
                     map.insert(name, value);
                 }
             },
         }
+        GO_ON
     }
-    root.map(|root| Read::Value(root, truthy))
+
+    /// A scalar as kubectl reads it.
+    fn kubectl_scalar(&mut self, scalar: &mut Scalar<'_>) -> Flow {
+        let (line, column) = (scalar.span.start.line(), scalar.span.start.col() + 1);
+        let text = std::mem::take(&mut scalar.text);
+        let plain = scalar.style == ScalarStyle::Plain && scalar.tag.is_none();
+        if plain && let Some(flag) = go_yaml::yaml11_only_bool(&text) {
+            self.truthy.push(Truthy { line, word: text.to_string(), value: flag });
+        }
+        let read = match &scalar.tag {
+            None if plain => go_yaml::resolve(&text),
+            None => go_yaml::Plain::Text,
+            Some(tag) => match tagged(tag, &text) {
+                None => return STOP,
+                Some(Ok(read)) => read,
+                Some(Err(message)) => return self.refuse(line, column, message),
+            },
+        };
+        if scalar.key {
+            if scalar.anchor != 0 {
+                return STOP;
+            }
+            let key = if plain && text == "<<" {
+                Key::Merge
+            } else {
+                // Text is moved, not copied: most keys and values are text.
+                let (name, written) = match read {
+                    go_yaml::Plain::Text => (text.into_owned(), None),
+                    read => match go_yaml::key_name(read, &text) {
+                        Ok(name) => {
+                            let name = name.into_owned();
+                            let written = (name != text).then(|| text.into_owned());
+                            (name, written)
+                        }
+                        Err(err) => return self.refuse(line, column, err),
+                    },
+                };
+                Key::Name { name, written, line, column }
+            };
+            set_next_key(&mut self.open, key);
+            return GO_ON;
+        }
+        if read == go_yaml::Plain::Text {
+            self.add(Value::String(text.into_owned()), scalar.anchor)
+        } else {
+            match go_yaml::json_value(read, &text) {
+                Ok(value) => self.add(value, scalar.anchor),
+                Err(float) => {
+                    self.refuse(line, column, format_args!("{text} is read as {float}, which JSON cannot hold"))
+                }
+            }
+        }
+    }
+
+    /// A scalar as kustomize's kyaml reads the usual manifest.
+    fn kustomize_scalar(&mut self, scalar: &mut Scalar<'_>) -> Flow {
+        if scalar.anchor != 0 || scalar.tag.is_some() {
+            return STOP;
+        }
+        let text = std::mem::take(&mut scalar.text);
+        if scalar.key {
+            let Some(name) = key(text, scalar.style) else { return STOP };
+            let (line, column) = (scalar.span.start.line(), scalar.span.start.col() + 1);
+            set_next_key(&mut self.open, Key::Name { name, written: None, line, column });
+            return GO_ON;
+        }
+        match self::scalar(text, scalar.style) {
+            Some(value) => self.add(value, 0),
+            None => STOP,
+        }
+    }
+}
+
+impl<'input> Visitor<'input> for Reader {
+    fn event(&mut self) -> Flow {
+        self.nodes += 1;
+        if self.nodes > MAX_NODES { STOP } else { GO_ON }
+    }
+
+    fn document_start(&mut self, version: Option<YamlVersion>) -> Flow {
+        self.documents += 1;
+        if version.is_some() || self.documents > 1 { STOP } else { GO_ON }
+    }
+
+    fn scalar(&mut self, scalar: &mut Scalar<'input>) -> Flow {
+        if self.kubectl { self.kubectl_scalar(scalar) } else { self.kustomize_scalar(scalar) }
+    }
+
+    fn alias(&mut self, id: usize, key: bool) -> Flow {
+        if !self.kubectl || key {
+            return STOP;
+        }
+        let Some((value, size)) = self.anchors.get(&id) else { return STOP };
+        self.nodes += size;
+        let value = value.clone();
+        self.add(value, 0)
+    }
+
+    fn collection_start(&mut self, start: &mut YamlCollection<'input>) -> Flow {
+        let core = if start.sequence { "seq" } else { "map" };
+        let kubectl = self.kubectl;
+        let tag_read = start.tag.as_ref().is_none_or(|tag| kubectl && (is_core(tag, core) || !is_core_handle(tag)));
+        if (start.anchor != 0 && !kubectl) || !tag_read || start.key || self.open.len() >= MAX_DEPTH {
+            return STOP;
+        }
+        let collection = match start.sequence {
+            true => Collection::Sequence(Vec::new()),
+            false => Collection::Mapping(Map::new(), None, None),
+        };
+        self.open.push(Open { collection, anchor: start.anchor });
+        GO_ON
+    }
+
+    fn collection_end(&mut self, sequence: bool) -> Flow {
+        let (value, anchor) = match (self.open.pop(), sequence) {
+            (Some(Open { collection: Collection::Sequence(items), anchor }), true) => (Value::Array(items), anchor),
+            (Some(Open { collection: Collection::Mapping(map, None, _), anchor }), false) => {
+                (Value::Object(map), anchor)
+            }
+            _ => return STOP,
+        };
+        self.add(value, anchor)
+    }
+
+    /// A comment or an unresolved alias: left to serde-saphyr.
+    fn other(&mut self) -> Flow {
+        STOP
+    }
 }
 
 fn set_next_key(open: &mut [Open], key: Key) {

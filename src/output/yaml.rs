@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::gocompat::fmt::number_text;
 use crate::gocompat::order::yaml_key_order;
+use crate::gocompat::yaml as go_yaml;
 
 /// go-yaml's preferred line width: past it, a space in a string becomes a line break.
 const BEST_WIDTH: usize = 80;
@@ -275,7 +276,7 @@ fn choose_style(text: &str, simple_key: bool) -> Style {
         return if block_allowed && !simple_key { Style::Literal } else { Style::DoubleQuoted };
     }
     let analysis = Analysis::of(text);
-    match reads_as_non_string(text) {
+    match go_yaml::must_quote(text) {
         false if analysis.plain_allowed => Style::Plain,
         false if analysis.single_quoted_allowed => Style::SingleQuoted,
         _ => Style::DoubleQuoted,
@@ -346,111 +347,6 @@ fn is_break(c: char) -> bool {
 /// YAML's printable set as go-yaml implements it (no characters beyond the Basic Multilingual Plane).
 fn is_printable(c: char) -> bool {
     matches!(c, '\n' | '\u{20}'..='\u{7e}' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}') && c != '\u{feff}'
-}
-
-/// Whether go-yaml would read `text`, unquoted, as null, a bool, a number or a timestamp.
-fn reads_as_non_string(text: &str) -> bool {
-    const WORDS: &[&str] = &[
-        "", "~", "null", "Null", "NULL", "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True",
-        "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", ".nan", ".NaN", ".NAN", ".inf",
-        ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", "<<",
-    ];
-    if WORDS.contains(&text) {
-        return true;
-    }
-    match text.chars().next() {
-        Some('.') => text.parse::<f64>().is_ok(),
-        Some('0'..='9' | '+' | '-') => {
-            let plain = text.replace('_', "");
-            is_timestamp(text) || is_go_integer(&plain) || is_yaml_float(&plain) || is_base60_float(text)
-        }
-        _ => false,
-    }
-}
-
-/// Go's `strconv.ParseInt(s, 0, 64)` or `ParseUint` acceptance: decimal, `0x`, `0o`, `0b`, leading-0 octal.
-fn is_go_integer(text: &str) -> bool {
-    crate::gocompat::strconv::parse_int(text, 64).is_ok() || crate::gocompat::strconv::parse_uint(text).is_ok()
-}
-
-/// `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`
-fn is_yaml_float(text: &str) -> bool {
-    let rest = text.strip_prefix(['+', '-']).unwrap_or(text);
-    let (mantissa, exponent) = match rest.find(['e', 'E']) {
-        Some(at) => (&rest[..at], Some(&rest[at + 1..])),
-        None => (rest, None),
-    };
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    let mantissa_ok = match mantissa.split_once('.') {
-        Some(("", fraction)) => digits(fraction),
-        Some((whole, fraction)) => digits(whole) && (fraction.is_empty() || digits(fraction)),
-        None => digits(mantissa),
-    };
-    let exponent_ok = exponent.is_none_or(|e| digits(e.strip_prefix(['+', '-']).unwrap_or(e)));
-    mantissa_ok && exponent_ok
-}
-
-/// `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`, e.g. `1:20`.
-fn is_base60_float(text: &str) -> bool {
-    let rest = text.strip_prefix(['+', '-']).unwrap_or(text);
-    let (body, fraction) = rest.split_once('.').unwrap_or((rest, ""));
-    let mut parts = body.split(':');
-    let head = parts.next().unwrap_or("");
-    let head_ok =
-        head.starts_with(|c: char| c.is_ascii_digit()) && head.bytes().all(|b| b.is_ascii_digit() || b == b'_');
-    let sexagesimal: Vec<&str> = parts.collect();
-    let parts_ok = !sexagesimal.is_empty()
-        && sexagesimal.iter().all(|part| {
-            let bytes = part.as_bytes();
-            match bytes {
-                [d] => d.is_ascii_digit(),
-                [t, d] => (b'0'..=b'5').contains(t) && d.is_ascii_digit(),
-                _ => false,
-            }
-        });
-    head_ok && parts_ok && fraction.bytes().all(|b| b.is_ascii_digit() || b == b'_')
-}
-
-/// go-yaml's timestamps: `YYYY-M-D`, optionally with a `T`, `t` or space and `h:m:s[.frac]`, the
-/// first two forms then needing `Z` or an offset.
-fn is_timestamp(text: &str) -> bool {
-    let Some(rest) = text.get(4..).filter(|_| text.as_bytes()[..4].iter().all(u8::is_ascii_digit)) else {
-        return false;
-    };
-    let Some(rest) = rest.strip_prefix('-') else { return false };
-    let (Some(month), rest) = leading_number(rest) else { return false };
-    let Some(rest) = rest.strip_prefix('-') else { return false };
-    let (Some(day), rest) = leading_number(rest) else { return false };
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return false;
-    }
-    let Some(separator) = rest.chars().next() else { return true };
-    if !matches!(separator, 'T' | 't' | ' ') {
-        return false;
-    }
-    let time = &rest[1..];
-    let (clock, zone) = time.find(['Z', '+', '-']).map_or((time, ""), |at| time.split_at(at));
-    let (hms, fraction) = clock.split_once('.').unwrap_or((clock, ""));
-    let fields: Vec<&str> = hms.split(':').collect();
-    let clock_ok = fields.len() == 3
-        && fields.iter().all(|field| (1..=2).contains(&field.len()) && field.bytes().all(|b| b.is_ascii_digit()))
-        && fraction.bytes().all(|b| b.is_ascii_digit());
-    let zone_ok = match (separator, zone.as_bytes()) {
-        (' ', offset) => offset.is_empty(),
-        (_, b"Z") => true,
-        (_, [b'+' | b'-', h1, h2, b':', m1, m2]) => [h1, h2, m1, m2].iter().all(|b| b.is_ascii_digit()),
-        _ => false,
-    };
-    clock_ok && zone_ok
-}
-
-/// The one- or two-digit number `text` starts with, and what follows it.
-fn leading_number(text: &str) -> (Option<u32>, &str) {
-    let len = text.bytes().take_while(u8::is_ascii_digit).count();
-    if !(1..=2).contains(&len) {
-        return (None, text);
-    }
-    (text[..len].parse().ok(), &text[len..])
 }
 
 #[cfg(test)]

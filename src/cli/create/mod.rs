@@ -195,8 +195,12 @@ pub struct SecretArgs {
 /// Runs `kubeupd create`.
 pub async fn run(args: CreateArgs, global: &GlobalArgs) -> Result {
     let Some(command) = &args.command else {
-        args.extra.refuse("create")?;
-        return create_files(&args, global).await;
+        let options = options(&args)?;
+        return match options.source {
+            Source::Raw { path, file } => create_raw(path, file, global).await,
+            Source::Edit => edit_then_create(&args, &options, global).await,
+            Source::Files => create_files(&args, &options, global).await,
+        };
     };
     let (object, common) = match command {
         CreateCommand::Configmap(data) => (config_map(data)?, &data.common),
@@ -219,20 +223,54 @@ pub async fn run(args: CreateArgs, global: &GlobalArgs) -> Result {
 
 const RULES: Rules = Rules { verb: "create", types_alone: false, selector: false };
 
+/// The checked options of `kubeupd create -f`.
+struct Options<'a> {
+    source: Source<'a>,
+    dry_run: DryRun,
+    write: WriteOptions,
+}
+
+/// Where `create -f` takes its objects.
+enum Source<'a> {
+    /// `--raw PATH`: the one file's bytes, POSTed to the path.
+    Raw { path: &'a str, file: &'a Path },
+    /// `--edit`: each object, as saved in the editor.
+    Edit,
+    /// The objects of the files.
+    Files,
+}
+
+/// Checks `create -f`'s flags as kubectl does; nothing is read, from the files or the server,
+/// before this succeeds.
+fn options(args: &CreateArgs) -> Result<Options<'_>> {
+    args.extra.refuse("create")?;
+    args.files.require()?;
+    let source = match &args.raw.path {
+        Some(path) => Source::Raw { path, file: raw_file(args, path)? },
+        None => {
+            args.common.output.printer(Verb::Write)?;
+            if args.edit { Source::Edit } else { Source::Files }
+        }
+    };
+    Ok(Options { source, dry_run: args.common.dry_run.mode(), write: write_options(&args.common) })
+}
+
+/// How `create` writes: kubectl's field manager `kubectl-create` unless `--field-manager` names
+/// another.
+fn write_options(common: &CommonArgs) -> WriteOptions {
+    WriteOptions {
+        dry_run: common.dry_run.mode() == DryRun::Server,
+        field_manager: Some(common.field_manager.or("kubectl-create")),
+        field_validation: Some(common.validate.directive),
+        ..WriteOptions::default()
+    }
+}
+
 /// `create -f`: each object of the files created (checked first, all of them), kubectl's line
 /// for each, the server's refusal of one object in kubectl's words; the others go on.
-async fn create_files(args: &CreateArgs, global: &GlobalArgs) -> Result {
-    let (files, common) = (&args.files, &args.common);
-    files.require()?;
-    if let Some(path) = &args.raw.path {
-        return create_raw(args, path, global).await;
-    }
-    common.output.printer(Verb::Write)?;
-    let mut named = resource::parse(&[], &files.files(), RULES)?;
-    if args.edit {
-        // kubectl's edit-before-create reads the files alone: -l does not apply.
-        return edit_then_create(args, named, global).await;
-    }
+async fn create_files(args: &CreateArgs, options: &Options<'_>, global: &GlobalArgs) -> Result {
+    let common = &args.common;
+    let mut named = resource::parse(&[], &args.files.files(), RULES)?;
     if let Some(selector) = &args.label.selector {
         named.retain(|named| match named {
             resource::Named::Manifest(manifest) => selector.matches(&manifest.object),
@@ -245,15 +283,9 @@ async fn create_files(args: &CreateArgs, global: &GlobalArgs) -> Result {
     let cluster = global.connect().await?;
     let resolved = Resolver::new(&cluster, global.namespace.as_deref(), false).resolve(named).await?;
     validation::check_files(&cluster, &resolved, common.validate.directive).await?;
-    let dry_run = common.dry_run.mode();
-    let write = WriteOptions {
-        dry_run: dry_run == DryRun::Server,
-        field_manager: Some(common.field_manager.or("kubectl-create")),
-        field_validation: Some(common.validate.directive),
-        ..WriteOptions::default()
-    };
+    let dry_run = options.dry_run;
     // As many creates at once as apply sends writes by default, not every object at once.
-    let (cluster, write) = (&cluster, &write);
+    let (cluster, write) = (&cluster, &options.write);
     let creates = stream::iter(&resolved).map(|item| async move {
         let Resolved::Manifest(manifest) = item else { unreachable!("create reads its objects from files") };
         let mut document = match common.save_config {
@@ -293,9 +325,8 @@ async fn create_files(args: &CreateArgs, global: &GlobalArgs) -> Result {
     super::print_results(super::yaml_documents(common.output.printer(Verb::Write)?, printed))
 }
 
-/// `create --raw PATH -f FILE`, checked as kubectl checks it: the file's bytes POSTed to PATH, the
-/// answer printed as it came.
-async fn create_raw(args: &CreateArgs, path: &str, global: &GlobalArgs) -> Result {
+/// The one file of `create --raw PATH -f FILE`, its flags checked as kubectl checks them.
+fn raw_file<'a>(args: &'a CreateArgs, path: &str) -> Result<&'a Path> {
     let files = &args.files;
     if args.edit {
         return Err(Error::msg("--raw and --edit are mutually exclusive"));
@@ -319,6 +350,12 @@ async fn create_raw(args: &CreateArgs, path: &str, global: &GlobalArgs) -> Resul
     if !path.starts_with('/') && !path.contains("://") {
         return Err(Error::msg(format!("--raw must be a valid URL path: parse {path:?}: invalid URI for request")));
     }
+    Ok(file)
+}
+
+/// `create --raw PATH -f FILE`: the file's bytes POSTed to PATH, the answer printed as it came.
+async fn create_raw(path: &str, file: &Path, global: &GlobalArgs) -> Result {
+    let name = file.to_string_lossy();
     let body = if name == "-" {
         let mut body = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut body).map_err(|err| Error::Other(err.into()))?;
@@ -334,7 +371,9 @@ async fn create_raw(args: &CreateArgs, path: &str, global: &GlobalArgs) -> Resul
 
 /// `create --edit`: each object opened in the editor, then what was saved created with
 /// kubectl-create (recorded in the last-applied annotation with `--save-config`).
-async fn edit_then_create(args: &CreateArgs, named: Vec<resource::Named>, global: &GlobalArgs) -> Result {
+async fn edit_then_create(args: &CreateArgs, options: &Options<'_>, global: &GlobalArgs) -> Result {
+    // kubectl's edit-before-create reads the files alone: -l does not apply.
+    let named = resource::parse(&[], &args.files.files(), RULES)?;
     let cluster = global.connect().await?;
     // Resolved as kubectl's builder does: the editor shows each object with its namespace.
     let resolved = Resolver::new(&cluster, global.namespace.as_deref(), false).resolve(named).await?;
@@ -347,13 +386,7 @@ async fn edit_then_create(args: &CreateArgs, named: Vec<resource::Named>, global
     });
     let common = &args.common;
     let format = EditFormat::from_output(common.output.output.as_deref()).map_err(Error::msg)?.unwrap_or_default();
-    let dry_run = common.dry_run.mode();
-    let write = WriteOptions {
-        dry_run: dry_run == DryRun::Server,
-        field_manager: Some(common.field_manager.or("kubectl-create")),
-        field_validation: Some(common.validate.directive),
-        ..WriteOptions::default()
-    };
+    let (dry_run, write) = (options.dry_run, &options.write);
     let create = async |edited: Vec<Value>| {
         for object in edited {
             let mut object = if common.save_config { last_applied::with_annotation(&object) } else { object };
@@ -371,7 +404,7 @@ async fn edit_then_create(args: &CreateArgs, named: Vec<resource::Named>, global
             });
             let created = match dry_run {
                 DryRun::Client => object,
-                _ => cluster.create(&rt, namespace.as_deref(), &object, &write).await?,
+                _ => cluster.create(&rt, namespace.as_deref(), &object, write).await?,
             };
             write_stdout(&common.output.written(&created, "created", true, common.dry_run.suffix())?)?;
         }
@@ -403,13 +436,7 @@ async fn create(mut object: Value, common: &CommonArgs, global: &GlobalArgs) -> 
         let rt = cluster.resolve_kind(object["apiVersion"].as_str().unwrap_or_default(), &kind).await?;
         let namespace =
             namespaced.then(|| global.namespace.clone().unwrap_or_else(|| cluster.default_namespace().into()));
-        let write = WriteOptions {
-            dry_run: dry_run == DryRun::Server,
-            field_manager: Some(common.field_manager.or("kubectl-create")),
-            field_validation: Some(common.validate.directive),
-            ..WriteOptions::default()
-        };
-        cluster.create(&rt, namespace.as_deref(), &object, &write).await.map_err(|err| {
+        cluster.create(&rt, namespace.as_deref(), &object, &write_options(common)).await.map_err(|err| {
             // kubectl's generators wrap the server's refusal, each in its own words.
             let reason = err.status().map_or_else(|| err.to_string(), |status| status.message.clone());
             match crate::generate::creation_failure(&object) {

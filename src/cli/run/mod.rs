@@ -10,7 +10,7 @@ use std::time::Duration;
 use clap::Args;
 use serde_json::Value;
 
-use super::args::{DeletionArgs, DryRunArg, FieldManagerArg, OutputArgs, RecordArg};
+use super::args::{DeletionArgs, DryRunArg, FieldManagerArg, OutputArgs, PodRunningTimeoutArg, RecordArg, StreamArgs};
 use super::exec::Streams;
 use super::{Error, GlobalArgs, Result, write_stdout};
 use crate::apply::{DryRun, last_applied};
@@ -55,12 +55,10 @@ pub struct RunArgs {
     /// The words after NAME are the container's command, not its arguments.
     #[arg(long)]
     command: bool,
-    /// Keep stdin open on the container, and attach to it (unless --attach=false).
-    #[arg(short = 'i', long)]
-    stdin: bool,
-    /// Allocate a terminal for the container (needs -i).
-    #[arg(short = 't', long)]
-    tty: bool,
+    /// `-i` keeps stdin open on the container and attaches to it (unless --attach=false); `-t`
+    /// needs it; `-q` prints nothing but what the pod prints.
+    #[command(flatten)]
+    streams: StreamArgs,
     /// Wait for the pod to run, then attach to it (default: with -i).
     #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true",
           value_parser = given_bool)]
@@ -77,15 +75,12 @@ pub struct RunArgs {
     /// Run the container privileged.
     #[arg(long)]
     privileged: bool,
-    /// Print nothing but what the pod prints.
-    #[arg(short = 'q', long)]
-    quiet: bool,
     /// Taken for kubectl's sake: kubeupd does not detach on a key sequence.
     #[arg(long, value_name = "KEYS", default_value = "ctrl-p,ctrl-q")]
     detach_keys: String,
-    /// How long to wait for the pod to run, and to end (e.g. 5s, 2m).
-    #[arg(long, value_name = "DURATION", default_value = "1m0s", value_parser = super::pflag::duration, allow_hyphen_values = true)]
-    pod_running_timeout: Duration,
+    /// How long to wait for the pod to run, and to end.
+    #[command(flatten)]
+    timeout: PodRunningTimeoutArg,
     /// A JSON patch of the generated pod (see --override-type).
     #[arg(long, value_name = "JSON", default_value = "")]
     overrides: String,
@@ -163,12 +158,12 @@ fn plan(args: &RunArgs) -> Result<Plan> {
     let annotations = pod::annotations(&args.annotations)?;
     let labels = pod::labels(&args.labels)?;
     let env = pod::env(&args.env)?;
-    let restart_policy = pod::restart_policy(&args.restart, args.stdin)?;
+    let restart_policy = pod::restart_policy(&args.restart, args.streams.stdin)?;
     let image_pull_policy = pod::image_pull_policy(&args.image_pull_policy)?;
-    if args.pod_running_timeout.is_zero() {
+    if args.timeout.pod_running_timeout.is_zero() {
         return Err(Error::msg("--pod-running-timeout must be higher than zero"));
     }
-    let attach = args.attach.map_or(args.stdin, |GivenBool(given)| given);
+    let attach = args.attach.map_or(args.streams.stdin, |GivenBool(given)| given);
     args.output.printer(Verb::Write)?;
     let (deletion, warning) = args.deletion.options()?;
     if let Some(warning) = warning {
@@ -185,7 +180,7 @@ fn plan(args: &RunArgs) -> Result<Plan> {
     if !pod::valid_image(image) {
         return Err(Error::msg(format!("invalid image name {image:?}: invalid reference format")));
     }
-    if args.tty && !args.stdin {
+    if args.streams.tty && !args.streams.stdin {
         return Err(Error::msg("-i/--stdin is required for containers with -t/--tty=true"));
     }
     if args.expose && args.port.is_empty() {
@@ -211,8 +206,8 @@ fn plan(args: &RunArgs) -> Result<Plan> {
         annotations,
         env,
         port,
-        stdin: args.stdin,
-        tty: args.tty,
+        stdin: args.streams.stdin,
+        tty: args.streams.tty,
         leave_stdin_open: args.leave_stdin_open,
         restart_policy,
         image_pull_policy,
@@ -227,7 +222,7 @@ fn plan(args: &RunArgs) -> Result<Plan> {
         attach,
         rm: args.rm,
         deletion,
-        running_timeout: args.pod_running_timeout,
+        running_timeout: args.timeout.pod_running_timeout,
     })
 }
 
@@ -309,9 +304,9 @@ pub async fn run(args: RunArgs, global: &GlobalArgs) -> Result {
         print_all(&created, &args)?;
         return failure.map_or(Ok(()), Err);
     }
-    let result = attach_and_wait(&cluster, &created[0], &plan, args.quiet).await;
+    let result = attach_and_wait(&cluster, &created[0], &plan, args.streams.quiet).await;
     if plan.rm {
-        remove(&cluster, &created, &plan.deletion, args.quiet).await;
+        remove(&cluster, &created, &plan.deletion, args.streams.quiet).await;
     }
     result
 }
