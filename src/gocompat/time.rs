@@ -104,6 +104,42 @@ pub fn go_yaml_time(text: &str) -> Option<String> {
     Some(full.replace("+00:00", "Z"))
 }
 
+/// Whether go-yaml reads `text` as a timestamp: [`go_yaml_time`] without building its text where
+/// it can. The form every server time has (`2024-01-02T03:04:05Z`, in each object's metadata an
+/// encoder writes) is checked in place.
+pub fn is_go_yaml_time(text: &str) -> bool {
+    is_utc_seconds(text) || go_yaml_time(text).is_some()
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ` with every field in Go's range.
+fn is_utc_seconds(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let Ok(bytes) = <&[u8; 20]>::try_from(bytes) else { return false };
+    let digits = |at: usize, len: usize| -> Option<u32> {
+        bytes[at..at + len]
+            .iter()
+            .try_fold(0, |value, byte| byte.is_ascii_digit().then(|| value * 10 + u32::from(byte - b'0')))
+    };
+    let separators = [(4, b'-'), (7, b'-'), (10, b'T'), (13, b':'), (16, b':'), (19, b'Z')];
+    if separators.iter().any(|&(at, separator)| bytes[at] != separator) {
+        return false;
+    }
+    let (Some(year), Some(month), Some(day), Some(hour), Some(minute), Some(second)) =
+        (digits(0, 4), digits(5, 2), digits(8, 2), digits(11, 2), digits(14, 2), digits(17, 2))
+    else {
+        return false;
+    };
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days_in_month = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days_in_month).contains(&day) && hour < 24 && minute < 60 && second < 60
+}
+
 /// `15:4:5.5Z` with each field in two digits; `None` for a field out of Go's range (`time.Parse`
 /// refuses an hour past 23, a minute or a second past 59, a zone's hour past 24 or minute past 60).
 fn pad_time(time: &str) -> Option<String> {
@@ -320,6 +356,32 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The in-place check of a server time answers as the whole reading does.
+    #[test]
+    fn a_server_time_is_a_time_as_go_yaml_reads_one() {
+        for text in [
+            "2024-01-02T03:04:05Z",
+            "2000-02-29T23:59:59Z",
+            "1900-02-29T00:00:00Z",
+            "2023-02-29T00:00:00Z",
+            "2024-04-31T00:00:00Z",
+            "2024-13-01T00:00:00Z",
+            "2024-00-01T00:00:00Z",
+            "2024-01-00T00:00:00Z",
+            "2024-01-01T24:00:00Z",
+            "2024-01-01T23:60:00Z",
+            "2024-01-01T23:59:60Z",
+            "2024-01-01t00:00:00Z",
+            "2024-01-01T00:00:00z",
+            "2024-01-01T00:00:0aZ",
+            "2024-01-01 00:00:00Z",
+        ] {
+            assert_eq!(is_go_yaml_time(text), go_yaml_time(text).is_some(), "{text}");
+        }
+        assert!(is_utc_seconds("2024-01-02T03:04:05Z"));
+        assert!(!is_utc_seconds("2024-01-02T03:04:05.5Z"));
+    }
 
     /// As `kubectl kustomize` 1.37.1 wrote them: a time out of Go's ranges is no time, and stays text.
     #[test]

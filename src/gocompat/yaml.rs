@@ -188,11 +188,14 @@ pub fn json_value(plain: Plain, text: &str) -> Result<Value, &'static str> {
 /// base-60 float, which go-yaml quotes though it reads it as text.
 pub fn must_quote(text: &str) -> bool {
     // A time first: most texts are refused at their first bytes, and a time is no number.
-    super::time::go_yaml_time(text).is_some() || resolve(text) != Plain::Text || is_base60_float(text)
+    super::time::is_go_yaml_time(text) || resolve(text) != Plain::Text || is_base60_float(text)
 }
 
 /// `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`, e.g. `1:20`.
 fn is_base60_float(text: &str) -> bool {
+    if !text.contains(':') {
+        return false;
+    }
     let rest = text.strip_prefix(['+', '-']).unwrap_or(text);
     let (body, fraction) = rest.split_once('.').unwrap_or((rest, ""));
     let mut parts = body.split(':');
