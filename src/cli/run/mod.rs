@@ -139,7 +139,7 @@ fn given_bool(text: &str) -> std::result::Result<GivenBool, crate::gocompat::str
 }
 
 /// What `run` does, checked before any request.
-struct Plan {
+struct Options {
     pod: PodOptions,
     /// `--expose`: the Service's port.
     expose: Option<i32>,
@@ -150,8 +150,9 @@ struct Plan {
     running_timeout: Duration,
 }
 
-/// kubectl's checks, in its order (`Complete`, then `Validate`), and the pod they describe.
-fn plan(args: &RunArgs) -> Result<Plan> {
+/// kubectl's checks, in its order (`Complete`, then `Validate`), and the pod they describe;
+/// `warnings` gets what kubectl warns of on the way, which it prints even when a later check fails.
+fn options(args: &RunArgs, warnings: &mut Vec<String>) -> Result<Options> {
     let Some(image) = &args.image else {
         return Err(Error::msg(r#"required flag(s) "image" not set"#));
     };
@@ -166,9 +167,7 @@ fn plan(args: &RunArgs) -> Result<Plan> {
     let attach = args.attach.map_or(args.streams.stdin, |GivenBool(given)| given);
     args.output.printer(Verb::Write)?;
     let (deletion, warning) = args.deletion.options()?;
-    if let Some(warning) = warning {
-        eprintln!("{warning}");
-    }
+    warnings.extend(warning);
     // kubectl 1.37 takes the words after `--` as the name too when none comes before.
     let mut words = args.words.iter().chain(&args.after_dash);
     let Some(name) = words.next() else {
@@ -216,7 +215,7 @@ fn plan(args: &RunArgs) -> Result<Plan> {
         command: args.command,
     };
     let deletion = DeleteParams { grace_period: None, ..deletion };
-    Ok(Plan {
+    Ok(Options {
         pod,
         expose: port.filter(|_| args.expose),
         attach,
@@ -269,15 +268,20 @@ const ARRAY_AS_OBJECT: &str = "couldn't get version/kind; json parse error: json
 
 /// Runs `kubeupd run`.
 pub async fn run(args: RunArgs, global: &GlobalArgs) -> Result {
-    let plan = plan(&args)?;
+    let mut warnings = Vec::new();
+    let checked = options(&args, &mut warnings);
+    for warning in warnings {
+        eprintln!("{warning}");
+    }
+    let options = checked?;
     let dry_run = args.dry_run.mode();
-    let mut pod = overridden(pod::pod(&plan.pod), &args)?;
+    let mut pod = overridden(pod::pod(&options.pod), &args)?;
     if let Some(cause) = args.record.cause(global) {
         metadata::record_change_cause(&mut pod, cause);
     }
     let mut objects = vec![pod];
-    if let Some(port) = plan.expose {
-        objects.push(pod::service(&plan.pod, port));
+    if let Some(port) = options.expose {
+        objects.push(pod::service(&options.pod, port));
     }
     if dry_run == DryRun::Client {
         // kubectl names the namespace in the object only when -n names it.
@@ -300,13 +304,13 @@ pub async fn run(args: RunArgs, global: &GlobalArgs) -> Result {
             Err(err) => failure = Some(err),
         }
     }
-    if !plan.attach {
+    if !options.attach {
         print_all(&created, &args)?;
         return failure.map_or(Ok(()), Err);
     }
-    let result = attach_and_wait(&cluster, &created[0], &plan, args.streams.quiet).await;
-    if plan.rm {
-        remove(&cluster, &created, &plan.deletion, args.streams.quiet).await;
+    let result = attach_and_wait(&cluster, &created[0], &options, args.streams.quiet).await;
+    if options.rm {
+        remove(&cluster, &created, &options.deletion, args.streams.quiet).await;
     }
     result
 }
@@ -345,10 +349,10 @@ async fn create(cluster: &Cluster, namespace: &str, mut object: Value, args: &Ru
 /// kubectl's `run` after the pod is created: wait for it to run (or end), show its logs so far,
 /// attach, then, for a pod that is not restarted for ever, wait for its end and take its
 /// container's exit code.
-async fn attach_and_wait(cluster: &Cluster, pod: &Value, plan: &Plan, quiet: bool) -> Result {
+async fn attach_and_wait(cluster: &Cluster, pod: &Value, options: &Options, quiet: bool) -> Result {
     let namespace = pod["metadata"]["namespace"].as_str().unwrap_or_default().to_string();
     let name = pod["metadata"]["name"].as_str().unwrap_or_default().to_string();
-    let running_timeout = plan.running_timeout;
+    let running_timeout = options.running_timeout;
     let pod = wait_for(cluster, &namespace, &name, PodState::RunningAndReady, running_timeout).await?;
     let container = super::exec::choose_container(&pod, None, quiet, &mut |note| eprintln!("{note}"))?;
     let phase = pod["status"]["phase"].as_str().unwrap_or_default();
@@ -360,7 +364,7 @@ async fn attach_and_wait(cluster: &Cluster, pod: &Value, plan: &Plan, quiet: boo
             Ok(logged) => write_stdout(&String::from_utf8_lossy(&logged))?,
             Err(err) => eprintln!("warning: couldn't fetch pre-attach logs: {}", Error::from(err).message()),
         }
-        let streams = Streams { stdin: plan.pod.stdin, tty: plan.pod.tty, quiet };
+        let streams = Streams { stdin: options.pod.stdin, tty: options.pod.tty, quiet };
         let failure = match super::attach::attach_to(cluster, &pod, Some(&container), &streams).await {
             Ok(Outcome::Success) => None,
             Ok(Outcome::Exited(code)) => Some(format!("command terminated with exit code {code}")),
@@ -373,8 +377,8 @@ async fn attach_and_wait(cluster: &Cluster, pod: &Value, plan: &Plan, quiet: boo
             write_stdout(&String::from_utf8_lossy(&logged))?;
         }
     }
-    let ending = match plan.pod.restart_policy.as_str() {
-        _ if plan.pod.leave_stdin_open => return Ok(()),
+    let ending = match options.pod.restart_policy.as_str() {
+        _ if options.pod.leave_stdin_open => return Ok(()),
         "Never" => PodState::Completed,
         "OnFailure" => PodState::Succeeded,
         _ => return Ok(()),
