@@ -4,17 +4,17 @@
 //! thousands of keys (a big ConfigMap) collecting the entries first and building the map in bulk
 //! is about twice as fast. Small objects are still inserted directly.
 
-use std::fmt;
+use serde::de::MapAccess;
+use serde_json::{Map, Value};
 
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Number, Value};
+use crate::manifest::json::{Entries, JsonValue};
 
 /// Objects with more keys than this are built in bulk.
 const BULK_FROM: usize = 32;
 
 /// Parses a JSON document. Repeated keys keep the last value, as with serde_json and Go.
 pub fn decode(bytes: &[u8]) -> serde_json::Result<Value> {
-    serde_json::from_slice::<Decoded>(bytes).map(|decoded| decoded.0)
+    serde_json::from_slice::<JsonValue<InBulk>>(bytes).map(|decoded| decoded.0)
 }
 
 /// Whether `live` holds every field of `wanted` with its value: maps key by key, lists item by
@@ -33,73 +33,24 @@ pub fn contains(live: &Value, wanted: &Value) -> bool {
     }
 }
 
-struct Decoded(Value);
+/// Objects built in bulk past [`BULK_FROM`] keys; a repeated key keeps its last value.
+struct InBulk;
 
-impl<'de> Deserialize<'de> for Decoded {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(ValueVisitor).map(Decoded)
-    }
-}
-
-struct ValueVisitor;
-
-impl<'de> Visitor<'de> for ValueVisitor {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
-        Ok(Value::Bool(value))
-    }
-
-    fn visit_i64<E>(self, value: i64) -> Result<Value, E> {
-        Ok(Value::Number(value.into()))
-    }
-
-    fn visit_u64<E>(self, value: u64) -> Result<Value, E> {
-        Ok(Value::Number(value.into()))
-    }
-
-    fn visit_f64<E>(self, value: f64) -> Result<Value, E> {
-        Ok(Number::from_f64(value).map_or(Value::Null, Value::Number))
-    }
-
-    fn visit_str<E>(self, value: &str) -> Result<Value, E> {
-        Ok(Value::String(value.to_owned()))
-    }
-
-    fn visit_string<E>(self, value: String) -> Result<Value, E> {
-        Ok(Value::String(value))
-    }
-
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::new();
-        while let Some(Decoded(item)) = seq.next_element()? {
-            items.push(item);
-        }
-        Ok(Value::Array(items))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut entries: A) -> Result<Value, A::Error> {
+impl Entries for InBulk {
+    fn collect<'de, A: MapAccess<'de>>(mut entries: A) -> Result<Map<String, Value>, A::Error> {
         let mut map = Map::new();
-        while let Some((key, Decoded(value))) = entries.next_entry::<String, Decoded>()? {
-            map.insert(key, value);
+        while let Some((key, value)) = entries.next_entry::<String, JsonValue<Self>>()? {
+            map.insert(key, value.0);
             if map.len() == BULK_FROM {
                 let mut collected: Vec<(String, Value)> = std::mem::take(&mut map).into_iter().collect();
-                while let Some((key, Decoded(value))) = entries.next_entry::<String, Decoded>()? {
-                    collected.push((key, value));
+                while let Some((key, value)) = entries.next_entry::<String, JsonValue<Self>>()? {
+                    collected.push((key, value.0));
                 }
                 // Bulk building sorts stably and keeps the last of repeated keys.
-                return Ok(Value::Object(collected.into_iter().collect()));
+                return Ok(collected.into_iter().collect());
             }
         }
-        Ok(Value::Object(map))
+        Ok(map)
     }
 }
 

@@ -1,77 +1,96 @@
-//! JSON documents read strictly: a key given twice in one object is an error, as it is in YAML,
-//! instead of the last one silently winning.
+//! JSON values read with serde, each reader saying only how an object's entries become a map:
+//! manifests read strictly (a key given twice in one object is an error, as it is in YAML,
+//! instead of the last one silently winning), the server's answers in bulk (`client::json`).
 
 use std::fmt;
+use std::marker::PhantomData;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
-/// A JSON value whose objects have no repeated keys.
-pub(super) struct Strict(pub Value);
+/// How a JSON object's entries become a map, its values read as [`JsonValue<Self>`].
+pub(crate) trait Entries: Sized {
+    fn collect<'de, A: MapAccess<'de>>(entries: A) -> Result<Map<String, Value>, A::Error>;
+}
 
-impl<'de> Deserialize<'de> for Strict {
+/// A JSON value whose objects are built as `E` builds them.
+pub(crate) struct JsonValue<E>(pub Value, PhantomData<E>);
+
+impl<'de, E: Entries> Deserialize<'de> for JsonValue<E> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(StrictVisitor).map(Strict)
+        deserializer.deserialize_any(ValueVisitor::<E>(PhantomData)).map(|value| JsonValue(value, PhantomData))
     }
 }
 
-struct StrictVisitor;
+struct ValueVisitor<E>(PhantomData<E>);
 
-impl<'de> Visitor<'de> for StrictVisitor {
+impl<'de, E: Entries> Visitor<'de> for ValueVisitor<E> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON value")
     }
 
-    fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
+    fn visit_bool<Er>(self, value: bool) -> Result<Value, Er> {
         Ok(Value::Bool(value))
     }
 
-    fn visit_i64<E>(self, value: i64) -> Result<Value, E> {
+    fn visit_i64<Er>(self, value: i64) -> Result<Value, Er> {
         Ok(Value::Number(value.into()))
     }
 
-    fn visit_u64<E>(self, value: u64) -> Result<Value, E> {
+    fn visit_u64<Er>(self, value: u64) -> Result<Value, Er> {
         Ok(Value::Number(value.into()))
     }
 
-    fn visit_f64<E>(self, value: f64) -> Result<Value, E> {
+    fn visit_f64<Er>(self, value: f64) -> Result<Value, Er> {
         Ok(Number::from_f64(value).map_or(Value::Null, Value::Number))
     }
 
-    fn visit_str<E>(self, value: &str) -> Result<Value, E> {
+    fn visit_str<Er>(self, value: &str) -> Result<Value, Er> {
         Ok(Value::String(value.to_owned()))
     }
 
-    fn visit_string<E>(self, value: String) -> Result<Value, E> {
+    fn visit_string<Er>(self, value: String) -> Result<Value, Er> {
         Ok(Value::String(value))
     }
 
-    fn visit_unit<E>(self) -> Result<Value, E> {
+    fn visit_unit<Er>(self) -> Result<Value, Er> {
         Ok(Value::Null)
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
-        while let Some(Strict(item)) = seq.next_element()? {
+        while let Some(JsonValue(item, _)) = seq.next_element::<JsonValue<E>>()? {
             items.push(item);
         }
         Ok(Value::Array(items))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut entries: A) -> Result<Value, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, entries: A) -> Result<Value, A::Error> {
+        E::collect(entries).map(Value::Object)
+    }
+}
+
+/// Objects without repeated keys: one is an error naming the key.
+pub(crate) struct NoRepeatedKeys;
+
+impl Entries for NoRepeatedKeys {
+    fn collect<'de, A: MapAccess<'de>>(mut entries: A) -> Result<Map<String, Value>, A::Error> {
         let mut map = Map::new();
         while let Some(key) = entries.next_key::<String>()? {
-            let Strict(value) = entries.next_value()?;
+            let JsonValue(value, _) = entries.next_value::<JsonValue<Self>>()?;
             if map.contains_key(&key) {
                 return Err(de::Error::custom(format_args!("duplicate field {key:?}")));
             }
             map.insert(key, value);
         }
-        Ok(Value::Object(map))
+        Ok(map)
     }
 }
+
+/// A JSON value whose objects have no repeated keys.
+pub(super) type Strict = JsonValue<NoRepeatedKeys>;
 
 #[cfg(test)]
 mod tests {

@@ -3,7 +3,7 @@
 //! selectors, matched against objects read here (and by kustomize's patch targets), live here too.
 
 mod block_scalar_end;
-mod json;
+pub(crate) mod json;
 mod plain_times;
 mod plain_yaml;
 mod resource_field;
