@@ -34,6 +34,36 @@ fn generators_print_what_kubectl_prints() {
         vec!["configmap".into(), "app".into(), format!("--from-env-file={bad}")],
         vec!["configmap".into(), "app".into(), format!("--from-env-file={env}"), "--from-literal=a=b".into()],
         vec!["configmap".into(), "app".into(), "--from-file=/nonexistent".into()],
+        // kubectl reads the NAME, then -o, before its own checks and the sources (a missing NAME:
+        // create_generators.rs, which reads kubectl's usage hint as kubeupd's).
+        vec!["configmap".into(), "app".into(), "--from-file=/nonexistent".into(), "-o".into(), "bogus".into()],
+        vec![
+            "configmap".into(),
+            "app".into(),
+            format!("--from-env-file={env}"),
+            "--from-literal=a=b".into(),
+            "-o".into(),
+            "bogus".into(),
+        ],
+        vec![
+            "secret".into(),
+            "generic".into(),
+            "db".into(),
+            "--from-file=/nonexistent".into(),
+            "-o".into(),
+            "bogus".into(),
+        ],
+        vec!["secret".into(), "tls".into(), "t".into(), "-o".into(), "bogus".into()],
+        vec![
+            "secret".into(),
+            "tls".into(),
+            "t".into(),
+            "--cert=/nope".into(),
+            "--key=/nope".into(),
+            "-o".into(),
+            "bogus".into(),
+        ],
+        vec!["secret".into(), "docker-registry".into(), "d".into(), "-o".into(), "bogus".into()],
         // A key given twice, first to binary data: kubectl names BinaryData.
         vec![
             "configmap".into(),

@@ -124,6 +124,33 @@ fn deployments_print_as_kubectl_prints_them() {
     );
 }
 
+/// kubectl's generators read the NAME, then `-o`, before their own checks, the server or a file:
+/// a bad `-o` is the error even where a later check would fail too.
+#[test]
+fn a_bad_output_format_is_refused_before_the_generators_own_checks() {
+    let twins = Twins::new("gen-output");
+    same_dry_runs(
+        &twins,
+        &[
+            &["deployment", "web", "--image=a", "--image=b", "-o", "bogus", "--", "sleep"],
+            &["deployment", "--image=a", "-o", "bogus"],
+            &["configmap", "--from-file=/nonexistent", "-o", "bogus"],
+            &["namespace", "-o", "bogus"],
+            &["job", "j", "-o", "bogus"],
+            &["job", "j", "--from=cronjob/not-there", "-o", "bogus"],
+            &["cronjob", "c", "--image=x", "--schedule=x", "--restart=Sometimes", "-o", "bogus"],
+            &["role", "r", "-o", "bogus"],
+            &["role", "r", "--verb=get", "--resource=nothings", "-o", "bogus"],
+            &["rolebinding", "rb", "-o", "bogus"],
+            &["service", "clusterip", "s", "--tcp=abc", "-o", "bogus"],
+            &["ingress", "i", "--rule=bad", "-o", "bogus"],
+            &["pdb", "p", "--min-available=1", "--max-unavailable=1", "-o", "bogus"],
+            &["quota", "q", "--hard=cpu=x", "-o", "bogus"],
+            &["priorityclass", "pc", "--value=1", "--preemption-policy=bad", "-o", "bogus"],
+        ],
+    );
+}
+
 #[test]
 fn jobs_and_cron_jobs_print_as_kubectl_prints_them() {
     let twins = Twins::new("gen-job");

@@ -388,7 +388,7 @@ impl GeneratorCommand {
         match self {
             GeneratorCommand::Deployment(args) => {
                 let images = required(&[("image", args.image.as_ref())])?;
-                let name = one_name(&args.positional.names, "deployment")?;
+                let name = args.common.named(&args.positional.names, "deployment")?;
                 let options = workload::DeploymentOptions {
                     name,
                     images: images.into_iter().next().cloned().unwrap_or_default(),
@@ -400,7 +400,7 @@ impl GeneratorCommand {
             }
             GeneratorCommand::Job(args) => {
                 let options = workload::JobOptions {
-                    name: one_name(&args.positional.names, "job")?,
+                    name: args.common.named(&args.positional.names, "job")?,
                     image: args.image.clone(),
                     from: args.from.clone(),
                     command: args.positional.command.clone(),
@@ -415,7 +415,7 @@ impl GeneratorCommand {
             GeneratorCommand::Cronjob(args) => {
                 let given = required(&[("image", args.image.as_ref()), ("schedule", args.schedule.as_ref())])?;
                 let options = workload::CronJobOptions {
-                    name: one_name(&args.positional.names, "cronjob")?,
+                    name: args.common.named(&args.positional.names, "cronjob")?,
                     image: given[0].clone(),
                     schedule: given[1].clone(),
                     restart: args.restart.clone(),
@@ -436,7 +436,7 @@ impl GeneratorCommand {
                 with_lookup(&options, global, |lookup, warn| rbac::cluster_role(&options, lookup, warn)).await
             }
             GeneratorCommand::Rolebinding(args) => Ok(rbac::role_binding(&binding_options(
-                one_name(&args.name.names, "rolebinding")?,
+                args.common.named(&args.name.names, "rolebinding")?,
                 &args.role,
                 &args.clusterrole,
                 &args.subjects,
@@ -445,13 +445,13 @@ impl GeneratorCommand {
                 let [cluster_role] = required(&[("clusterrole", args.clusterrole.as_ref())])?[..] else {
                     unreachable!("one flag asked for")
                 };
-                let name = one_name(&args.name.names, "clusterrolebinding")?;
+                let name = args.common.named(&args.name.names, "clusterrolebinding")?;
                 Ok(rbac::cluster_role_binding(&binding_options(name, "", cluster_role, &args.subjects))?)
             }
             GeneratorCommand::Service(command) => service(command),
             GeneratorCommand::Ingress(args) => {
                 let options = network::IngressOptions {
-                    name: one_name(&args.name.names, "ingress")?,
+                    name: args.common.named(&args.name.names, "ingress")?,
                     class: args.class.clone(),
                     rules: args.rule.clone(),
                     default_backend: args.default_backend.clone(),
@@ -462,7 +462,7 @@ impl GeneratorCommand {
             }
             GeneratorCommand::Poddisruptionbudget(args) => {
                 let options = policy::PodDisruptionBudgetOptions {
-                    name: one_name(&args.name.names, "poddisruptionbudget")?,
+                    name: args.common.named(&args.name.names, "poddisruptionbudget")?,
                     selector: args.selector.clone(),
                     min_available: args.min_available.clone(),
                     max_unavailable: args.max_unavailable.clone(),
@@ -473,14 +473,14 @@ impl GeneratorCommand {
                 Ok(policy::pod_disruption_budget(&options, selector))
             }
             GeneratorCommand::Priorityclass(args) => Ok(policy::priority_class(&policy::PriorityClassOptions {
-                name: one_name(&args.name.names, "priorityclass")?,
+                name: args.common.named(&args.name.names, "priorityclass")?,
                 value: args.value,
                 global_default: args.global_default,
                 description: args.description.clone(),
                 preemption_policy: args.preemption_policy.clone(),
             })),
             GeneratorCommand::Quota(args) => Ok(policy::quota(&policy::QuotaOptions {
-                name: one_name(&args.name.names, "quota")?,
+                name: args.common.named(&args.name.names, "quota")?,
                 hard: args.hard.clone(),
                 scopes: args.scopes.clone(),
             })?),
@@ -521,7 +521,7 @@ fn service(command: &ServiceCommand) -> Result<Value> {
         }
         ServiceCommand::Loadbalancer(_) => {}
     }
-    options.name = one_name(&args.name.names, generator)?;
+    options.name = args.common.named(&args.name.names, generator)?;
     network::check_service(&options)?;
     Ok(network::service(&options)?)
 }
@@ -597,7 +597,7 @@ pub(in crate::cli) fn one_name(names: &[String], generator: &str) -> Result<Stri
 
 fn role_options(args: &RoleArgs, generator: &str) -> Result<rbac::RoleOptions> {
     Ok(rbac::RoleOptions {
-        name: one_name(&args.name.names, generator)?,
+        name: args.common.named(&args.name.names, generator)?,
         verbs: args.verb.clone(),
         resources: rbac::resource_refs(&args.resource),
         resource_names: args.resource_name.clone(),

@@ -150,6 +150,16 @@ pub struct CommonArgs {
     save_config: bool,
 }
 
+impl CommonArgs {
+    /// The one NAME, then the printer `-o` asks for: what kubectl's generators read first (their
+    /// `Complete`), before their own checks and any source is read.
+    fn named(&self, names: &[String], generator: &str) -> Result<String> {
+        let name = one_name(names, generator)?;
+        self.output.printer(Verb::Write)?;
+        Ok(name)
+    }
+}
+
 /// `create namespace` and `create serviceaccount`.
 #[derive(Debug, Args)]
 pub struct NameArgs {
@@ -208,11 +218,11 @@ pub async fn run(args: CreateArgs, global: &GlobalArgs) -> Result {
         CreateCommand::Secret(SecretCommand::DockerRegistry(docker)) => (docker_secret(docker)?, &docker.common),
         CreateCommand::Secret(SecretCommand::Tls(tls)) => (tls_secret(tls)?, &tls.common),
         CreateCommand::Namespace(named) => (
-            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": one_name(&named.name.names, "namespace")?}, "spec": {}, "status": {}}),
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": named.common.named(&named.name.names, "namespace")?}, "spec": {}, "status": {}}),
             &named.common,
         ),
         CreateCommand::Serviceaccount(named) => {
-            let name = one_name(&named.name.names, "serviceaccount")?;
+            let name = named.common.named(&named.name.names, "serviceaccount")?;
             (json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name}}), &named.common)
         }
         CreateCommand::Generator(generator) => (generator.object(global).await?, generator.common()),
@@ -474,13 +484,13 @@ fn data_entries(args: &DataArgs) -> Result<Vec<data::Entry>> {
 
 /// `create configmap`.
 fn config_map(args: &DataArgs) -> Result<Value> {
-    let name = one_name(&args.name.names, "configmap")?;
+    let name = args.common.named(&args.name.names, "configmap")?;
     Ok(data::config_map(&name, data_entries(args)?, args.append_hash)?)
 }
 
 /// `create secret generic`.
 fn generic_secret(args: &SecretArgs) -> Result<Value> {
-    let name = one_name(&args.data.name.names, "secret generic")?;
+    let name = args.data.common.named(&args.data.name.names, "secret generic")?;
     let entries = data_entries(&args.data)?;
     Ok(data::generic_secret(&name, entries, args.secret_type.as_deref(), args.data.append_hash)?)
 }
@@ -488,7 +498,7 @@ fn generic_secret(args: &SecretArgs) -> Result<Value> {
 /// `create secret docker-registry`: the files given (each keyed `.dockerconfigjson` unless the
 /// user names its key), else the login of the flags.
 fn docker_secret(args: &DockerArgs) -> Result<Value> {
-    let name = one_name(&args.name.names, "secret docker-registry")?;
+    let name = args.common.named(&args.name.names, "secret docker-registry")?;
     let login = data::DockerLogin {
         server: &args.docker_server,
         username: &args.docker_username,
@@ -514,7 +524,7 @@ fn docker_secret(args: &DockerArgs) -> Result<Value> {
 
 /// `create secret tls`.
 fn tls_secret(args: &TlsArgs) -> Result<Value> {
-    let name = one_name(&args.name.names, "secret tls")?;
+    let name = args.common.named(&args.name.names, "secret tls")?;
     if args.key.is_empty() || args.cert.is_empty() {
         return Err(Error::msg("key and cert must be specified"));
     }
