@@ -12,9 +12,15 @@ fn git(args: &[&str]) -> Option<String> {
 fn main() {
     println!("cargo:rerun-if-changed=src");
     println!("cargo:rerun-if-changed=Cargo.toml");
-    for path in ["HEAD", "refs/heads", "packed-refs"] {
+    // This work tree's HEAD and the branch it names, not every branch: a commit in a sibling
+    // work tree (which shares `refs/heads`) would otherwise rebuild this one's binaries.
+    let branch = git(&["symbolic-ref", "-q", "HEAD"]);
+    for path in ["HEAD", "packed-refs"].into_iter().chain(branch.as_deref()) {
         if let Some(found) = git(&["rev-parse", "--git-path", path]) {
-            println!("cargo:rerun-if-changed={found}");
+            // A branch kept only in packed-refs has no file of its own; packed-refs is watched.
+            if std::path::Path::new(&found).exists() {
+                println!("cargo:rerun-if-changed={found}");
+            }
         }
     }
     let commit = git(&["rev-parse", "HEAD"]).unwrap_or_default();
