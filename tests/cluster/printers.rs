@@ -573,6 +573,22 @@ fn go_templates_match_kubectl() {
     }
 }
 
+/// Go's `fmt` through `-o go-template`'s `printf`, against kubectl: each template of
+/// testdata/printers/printf-templates.txt (widths and precisions, `*` and operand indexes, flags,
+/// every verb on every kind of value, lists and maps element by element, Go's words for its
+/// mistakes) on testdata/printers/printf-object.json.
+#[test]
+fn printf_prints_as_gos_fmt_prints() {
+    let ns = TestNamespace::new("printers-printf");
+    let file = testdata("printers/printf-object.json");
+    let file = file.to_str().unwrap();
+    let templates = std::fs::read_to_string(testdata("printers/printf-templates.txt")).unwrap();
+    for template in templates.lines() {
+        let output = format!("go-template={template}");
+        ns.assert_same_as_kubectl(&["annotate", "-f", file, "--local", "x=y", "-o", &output]);
+    }
+}
+
 /// `get -w --request-timeout`: the watch is one request, which the timeout ends quietly (exit 0),
 /// as kubectl's ends.
 #[test]
