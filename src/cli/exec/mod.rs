@@ -72,6 +72,12 @@ fn options(args: &ExecArgs) -> Result<Options> {
             "exec [POD] [COMMAND] is not supported anymore. Use exec [POD] -- [COMMAND] instead\nSee 'kubeupd exec -h' for help and examples",
         ));
     }
+    // kubectl reads the timeout (a usage error) before it checks what is named.
+    if args.timeout.pod_running_timeout.is_zero() {
+        return Err(Error::msg(
+            "--pod-running-timeout must be higher than zero\nSee 'kubeupd exec -h' for help and examples",
+        ));
+    }
     if args.target.is_none() && args.filename.is_empty() {
         return Err(Error::msg("pod, type/name or --filename must be specified"));
     }
@@ -300,6 +306,9 @@ mod tests {
         assert_eq!(refusal(&["web", "ls"]), not_supported);
         assert_eq!(refusal(&["web", "ls", "--", "ls"]), not_supported);
         assert_eq!(refusal(&["web", "-f", "pod.yaml"]), not_supported);
+        let zero = "error: --pod-running-timeout must be higher than zero\nSee 'kubeupd exec -h' for help and examples";
+        assert_eq!(refusal(&["--pod-running-timeout=0"]), zero);
+        assert_eq!(refusal(&["web", "ls", "--pod-running-timeout=0"]), not_supported);
         assert_eq!(refusal(&["--", "ls"]), "error: pod, type/name or --filename must be specified");
         assert_eq!(refusal(&["web"]), "error: you must specify at least one command for the container");
         // The files are read only once the words pass.
