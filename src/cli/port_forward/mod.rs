@@ -48,6 +48,11 @@ fn options(args: &PortForwardArgs) -> Result<Options> {
     if port_specs.is_empty() {
         return Err(usage());
     }
+    if args.timeout.pod_running_timeout.is_zero() {
+        return Err(Error::msg(
+            "--pod-running-timeout must be higher than zero\nSee 'kubeupd port-forward -h' for help and examples",
+        ));
+    }
     let (type_arg, name) = target.split_once('/').unwrap_or(("pods", target));
     Ok(Options {
         type_arg: type_arg.to_string(),
@@ -238,9 +243,15 @@ mod tests {
         // The ports and addresses are read once the pod is: kubectl's order.
         assert!(parse(&["web", "http", "--address=nowhere"]).is_ok());
         let usage = "error: TYPE/NAME and list of ports are required for port-forward\nSee 'kubeupd port-forward -h' for help and examples";
-        for line in [&[][..], &["pod/web"]] {
+        let zero = "error: --pod-running-timeout must be higher than zero\nSee 'kubeupd port-forward -h' for help and examples";
+        for (line, expected) in [
+            (&[][..], usage),
+            (&["pod/web"], usage),
+            (&["pod/web", "--pod-running-timeout=0"], usage),
+            (&["pod/web", "80", "--pod-running-timeout=0"], zero),
+        ] {
             let said = parse(line).err().unwrap_or_else(|| panic!("{line:?} is accepted")).line();
-            assert_eq!(said, usage, "{line:?}");
+            assert_eq!(said, expected, "{line:?}");
         }
     }
 }
