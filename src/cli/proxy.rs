@@ -215,8 +215,27 @@ fn listen_error(network: &str, address: &str, err: &std::io::Error) -> Error {
     Error::msg(format!("listen {network} {address}: {reason}"))
 }
 
-/// Runs `kubeupd proxy` until it is interrupted.
-pub async fn run(args: ProxyArgs, global: &GlobalArgs) -> Result {
+/// Where the proxy listens.
+#[derive(Debug, PartialEq)]
+enum Listen {
+    /// `--unix-socket`.
+    Unix(std::path::PathBuf),
+    /// `--address` and `--port`, as `HOST:PORT` (`[HOST]:PORT` for IPv6).
+    Tcp(String),
+}
+
+/// The checked options.
+struct Options {
+    /// `--api-prefix`, ending with `/`.
+    prefix: String,
+    filter: Option<Filter>,
+    listen: Listen,
+}
+
+/// kubeupd's refusals of what it does not serve, then kubectl's checks (`Complete`, then
+/// `Validate`); `warnings` gets kubectl's warnings of a filter relaxed or off, which it prints
+/// even when a later check fails. Nothing is sent before they pass.
+fn options(args: &ProxyArgs, warnings: &mut Vec<String>) -> Result<Options> {
     if args.www.as_deref().is_some_and(|dir| !dir.is_empty()) {
         return Err(Error::msg("--www is not supported: kubeupd's proxy serves the API only, not static files"));
     }
@@ -225,7 +244,6 @@ pub async fn run(args: ProxyArgs, global: &GlobalArgs) -> Result {
             "--append-server-path is not supported: kubeupd always puts the server URL's path before each request's",
         ));
     }
-    let cluster = global.connect().await?;
     let mut prefix = args.api_prefix.clone();
     if !prefix.ends_with('/') {
         prefix.push('/');
@@ -233,16 +251,18 @@ pub async fn run(args: ProxyArgs, global: &GlobalArgs) -> Result {
     let filter = match args.disable_filter {
         true => {
             if args.unix_socket.is_none() {
-                eprintln!(
+                warnings.push(
                     "Warning: Request filter disabled, your proxy is vulnerable to XSRF attacks, please be cautious"
+                        .into(),
                 );
             }
             None
         }
         false => {
             if args.reject_paths.is_empty() || args.reject_methods.is_empty() {
-                eprintln!(
+                warnings.push(
                     "Warning: Request filter has been relaxed, your proxy may be vulnerable to attacks, please be cautious"
+                        .into(),
                 );
             }
             Some(Filter {
@@ -256,16 +276,35 @@ pub async fn run(args: ProxyArgs, global: &GlobalArgs) -> Result {
     if args.port != DEFAULT_PORT && args.unix_socket.is_some() {
         return Err(Error::msg("cannot set --unix-socket and --port at the same time"));
     }
+    let listen = match &args.unix_socket {
+        Some(path) => Listen::Unix(path.clone()),
+        None if args.address.contains(':') => Listen::Tcp(format!("[{}]:{}", args.address, args.port)),
+        None => Listen::Tcp(format!("{}:{}", args.address, args.port)),
+    };
+    Ok(Options { prefix, filter, listen })
+}
+
+/// Runs `kubeupd proxy` until it is interrupted.
+pub async fn run(args: ProxyArgs, global: &GlobalArgs) -> Result {
+    let mut warnings = Vec::new();
+    let checked = options(&args, &mut warnings);
+    // kubectl reads its configuration before it warns or checks the port: a configuration that
+    // cannot be read is the only error it reports.
+    let cluster = global.connect().await?;
+    for warning in warnings {
+        eprintln!("{warning}");
+    }
+    let Options { prefix, filter, listen } = checked?;
     let proxy = Arc::new(Proxy { cluster, prefix, filter });
-    match &args.unix_socket {
-        Some(path) => {
+    match listen {
+        Listen::Unix(path) => {
             use std::os::unix::fs::{FileTypeExt as _, PermissionsExt as _};
-            if std::fs::metadata(path).is_ok_and(|meta| meta.file_type().is_socket()) {
-                let _ = std::fs::remove_file(path);
+            if std::fs::metadata(&path).is_ok_and(|meta| meta.file_type().is_socket()) {
+                let _ = std::fs::remove_file(&path);
             }
-            let listener = tokio::net::UnixListener::bind(path)
+            let listener = tokio::net::UnixListener::bind(&path)
                 .map_err(|err| listen_error("unix", &path.display().to_string(), &err))?;
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
                 .map_err(|err| Error::Other(err.into()))?;
             super::write_stdout(&format!("Starting to serve on {}\n", path.display()))?;
             loop {
@@ -273,11 +312,7 @@ pub async fn run(args: ProxyArgs, global: &GlobalArgs) -> Result {
                 serve(TokioIo::new(stream), proxy.clone());
             }
         }
-        None => {
-            let address = match args.address.contains(':') {
-                true => format!("[{}]:{}", args.address, args.port),
-                false => format!("{}:{}", args.address, args.port),
-            };
+        Listen::Tcp(address) => {
             let listener =
                 tokio::net::TcpListener::bind(&address).await.map_err(|err| listen_error("tcp", &address, &err))?;
             let bound = listener.local_addr().map_err(|err| Error::Other(err.into()))?;
@@ -330,5 +365,57 @@ mod tests {
         assert_eq!(host_of("127.0.0.1:8001"), "127.0.0.1");
         assert_eq!(host_of("[::1]:8001"), "::1");
         assert_eq!(host_of("localhost"), "localhost");
+    }
+
+    fn parse(line: &[&str]) -> (Result<Options>, Vec<String>) {
+        let cli = crate::cli::parse(["kubeupd", "proxy"].iter().chain(line)).unwrap();
+        let mut warnings = Vec::new();
+        match cli.command {
+            crate::cli::Command::Proxy(args) => (options(&args, &mut warnings), warnings),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn options_are_checked_as_kubectl_checks_them() {
+        let (options, warnings) = parse(&["--api-prefix=/k8s", "--address=::1", "-p", "0"]);
+        let options = options.unwrap();
+        assert_eq!((options.prefix.as_str(), options.listen), ("/k8s/", Listen::Tcp("[::1]:0".into())));
+        let filter = options.filter.unwrap();
+        assert!(filter.accepts("GET", "/api", "localhost") && !filter.accepts("GET", "/api", "example.com"));
+        assert!(warnings.is_empty());
+        let (options, warnings) = parse(&["--disable-filter", "-u", "/tmp/proxy.sock"]);
+        let options = options.unwrap();
+        assert!(options.filter.is_none() && warnings.is_empty());
+        assert_eq!(options.listen, Listen::Unix("/tmp/proxy.sock".into()));
+        let (options, warnings) = parse(&["--disable-filter"]);
+        assert_eq!(options.unwrap().listen, Listen::Tcp("127.0.0.1:8001".into()));
+        assert_eq!(
+            warnings,
+            ["Warning: Request filter disabled, your proxy is vulnerable to XSRF attacks, please be cautious"]
+        );
+        // The warning is kubectl's even when a later check fails.
+        let (options, warnings) = parse(&["--reject-methods=", "-u", "/tmp/proxy.sock", "-p", "9000"]);
+        let said = options.err().expect("--unix-socket with --port is accepted").line();
+        assert_eq!(said, "error: cannot set --unix-socket and --port at the same time");
+        assert_eq!(
+            warnings,
+            ["Warning: Request filter has been relaxed, your proxy may be vulnerable to attacks, please be cautious"]
+        );
+        for (line, expected) in [
+            (
+                &["--www=/srv"][..],
+                "error: --www is not supported: kubeupd's proxy serves the API only, not static files",
+            ),
+            (
+                &["--append-server-path"],
+                "error: --append-server-path is not supported: kubeupd always puts the server URL's path before each request's",
+            ),
+        ] {
+            let said = parse(line).0.err().unwrap_or_else(|| panic!("{line:?} is accepted")).line();
+            assert_eq!(said, expected, "{line:?}");
+        }
+        let said = parse(&["--accept-paths=("]).0.err().expect("a bad expression is accepted").line();
+        assert!(said.starts_with("error: Error compiling re: "), "{said}");
     }
 }

@@ -4,6 +4,8 @@
 //! forces one, as kubectl forces it), kubectl's notes before and after. `run -i` attaches
 //! through [`attach_to`].
 
+use std::time::Duration;
+
 use clap::Args;
 use serde_json::Value;
 
@@ -31,8 +33,18 @@ pub struct AttachArgs {
     pub detach_keys: String,
 }
 
-/// Runs `kubeupd attach`.
-pub async fn run(args: AttachArgs, global: &GlobalArgs) -> Result {
+/// The checked options.
+struct Options {
+    /// `POD` or `TYPE/NAME` (kubectl's `TYPE NAME` joined).
+    target: String,
+    container: Option<String>,
+    pod_running_timeout: Duration,
+    streams: Streams,
+}
+
+/// kubectl's checks of the flags and arguments, in its order (`Complete`, then `Validate`);
+/// nothing is sent before they pass.
+fn options(args: &AttachArgs) -> Result<Options> {
     // kubectl reads the timeout (a usage error) before it counts the arguments.
     if args.timeout.pod_running_timeout.is_zero() {
         return Err(Error::msg(
@@ -51,15 +63,26 @@ pub async fn run(args: AttachArgs, global: &GlobalArgs) -> Result {
             )));
         }
     };
+    Ok(Options {
+        target,
+        container: args.container.container.clone(),
+        pod_running_timeout: args.timeout.pod_running_timeout,
+        streams: Streams { stdin: args.streams.stdin, tty: args.streams.tty, quiet: args.streams.quiet },
+    })
+}
+
+/// Runs `kubeupd attach`: the pod it names, once running, then the session.
+pub async fn run(args: AttachArgs, global: &GlobalArgs) -> Result {
+    let options = options(&args)?;
     let cluster = global.connect().await?;
     let namespace = global.namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
-    let pod = resource::pod::attachable(&cluster, &namespace, &target, args.timeout.pod_running_timeout).await?;
+    let pod = resource::pod::attachable(&cluster, &namespace, &options.target, options.pod_running_timeout).await?;
+    // The pod's phase is the server's: kubectl checks it once it has the pod.
     let phase = pod["status"]["phase"].as_str().unwrap_or_default();
     if phase == "Succeeded" || phase == "Failed" {
         return Err(Error::msg(format!("cannot attach a container in a completed pod; current phase is {phase}")));
     }
-    let streams = Streams { stdin: args.streams.stdin, tty: args.streams.tty, quiet: args.streams.quiet };
-    exec::finish(attach_to(&cluster, &pod, args.container.container.as_deref(), &streams).await?)
+    exec::finish(attach_to(&cluster, &pod, options.container.as_deref(), &options.streams).await?)
 }
 
 /// Attaches to the container `container` names (or the default one) of the running `pod`:
@@ -105,4 +128,41 @@ pub(super) async fn attach_to(
         }
     }
     Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &[&str]) -> Result<Options> {
+        let cli = crate::cli::parse(["kubeupd", "attach"].iter().chain(line)).map_err(anyhow::Error::msg)?;
+        match cli.command {
+            crate::cli::Command::Attach(args) => options(&args),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn options_are_checked_as_kubectl_checks_them() {
+        let options = parse(&["web", "-c", "app", "-it", "--pod-running-timeout=5s"]).unwrap();
+        assert_eq!(options.target, "web");
+        assert_eq!(options.container.as_deref(), Some("app"));
+        assert_eq!(options.pod_running_timeout, Duration::from_secs(5));
+        assert!(options.streams.stdin && options.streams.tty && !options.streams.quiet);
+        let options = parse(&["deploy", "web", "-q"]).unwrap();
+        assert_eq!(options.target, "deploy/web");
+        assert_eq!(options.pod_running_timeout, Duration::from_secs(60));
+        assert!(options.streams.quiet && !options.streams.stdin);
+        for (line, expected) in [
+            (
+                &["--pod-running-timeout=0"][..],
+                "error: --pod-running-timeout must be higher than zero\nSee 'kubeupd attach -h' for help and examples",
+            ),
+            (&[], "error: at least 1 argument is required for attach"),
+            (&["a", "b", "c"], "error: expected POD, TYPE/NAME, or TYPE NAME, (at most 2 arguments) saw 3: [a b c]"),
+        ] {
+            let said = parse(line).err().unwrap_or_else(|| panic!("{line:?} is accepted")).line();
+            assert_eq!(said, expected, "{line:?}");
+        }
+    }
 }

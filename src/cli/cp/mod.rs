@@ -32,8 +32,19 @@ pub struct CpArgs {
     pub retries: i64,
 }
 
-/// Runs `kubeupd cp`.
-pub async fn run(args: CpArgs, global: &GlobalArgs) -> Result {
+/// The checked options.
+struct Options {
+    src: FileSpec,
+    dest: FileSpec,
+    container: Option<String>,
+    no_preserve: bool,
+    retries: i64,
+}
+
+/// kubectl's checks of the arguments, in its order (those of its `Run` that come before its first
+/// request included: the specifications, then a local source that must exist); nothing is sent
+/// before they pass.
+fn options(args: &CpArgs) -> Result<Options> {
     let [src, dest] = args.specs.as_slice() else {
         return Err(Error::msg("source and destination are required"));
     };
@@ -48,21 +59,30 @@ pub async fn run(args: CpArgs, global: &GlobalArgs) -> Result {
     if src.pod.is_none() && dest.pod.is_none() {
         return Err(Error::msg("one of src or dest must be a remote file specification"));
     }
+    if src.pod.is_none() && std::fs::metadata(&src.file).is_err() {
+        return Err(Error::msg(format!("{} doesn't exist in local filesystem", src.file)));
+    }
+    Ok(Options { src, dest, container: args.container.clone(), no_preserve: args.no_preserve, retries: args.retries })
+}
+
+/// Runs `kubeupd cp`: the copy from the pod or to it.
+pub async fn run(args: CpArgs, global: &GlobalArgs) -> Result {
+    let options = options(&args)?;
     let cluster = global.connect().await?;
     let namespace = global.namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
-    match src.pod.is_some() {
-        true => from_pod(&cluster, &namespace, &src, &dest, &args).await,
-        false => to_pod(&cluster, &namespace, &src, &dest, &args).await,
+    match options.src.pod.is_some() {
+        true => from_pod(&cluster, &namespace, &options).await,
+        false => to_pod(&cluster, &namespace, &options).await,
     }
 }
 
-/// The pod of `spec`, read, and the container to use; the note about a default container goes
-/// to `note`.
+/// The pod of `spec`, read, and the container to use (`named` by `-c`, or the pod's default);
+/// the note about a default container goes to `note`.
 async fn pod_and_container(
     cluster: &Cluster,
     namespace: &str,
     spec: &FileSpec,
-    args: &CpArgs,
+    named: Option<&str>,
     note: &mut dyn FnMut(&str),
 ) -> Result<(serde_json::Value, String)> {
     let namespace = spec.namespace.as_deref().unwrap_or(namespace);
@@ -72,7 +92,7 @@ async fn pod_and_container(
     if phase == "Succeeded" || phase == "Failed" {
         return Err(Error::msg(format!("cannot exec into a container in a completed pod; current phase is {phase}")));
     }
-    let container = choose_container(&pod, args.container.as_deref(), false, note)?;
+    let container = choose_container(&pod, named, false, note)?;
     Ok((pod, container))
 }
 
@@ -86,12 +106,10 @@ fn discard() -> Output {
 
 /// kubectl's `copyToPod`: `dest` names a directory in the pod (then the source keeps its name
 /// inside it) or the path to write.
-async fn to_pod(cluster: &Cluster, namespace: &str, src: &FileSpec, dest: &FileSpec, args: &CpArgs) -> Result {
-    if std::fs::metadata(&src.file).is_err() {
-        return Err(Error::msg(format!("{} doesn't exist in local filesystem", src.file)));
-    }
+async fn to_pod(cluster: &Cluster, namespace: &str, options: &Options) -> Result {
+    let (src, dest, named) = (&options.src, &options.dest, options.container.as_deref());
     // Whether the destination is a directory: `test -d`, everything it prints discarded.
-    let (pod, container) = pod_and_container(cluster, namespace, dest, args, &mut |_| {}).await?;
+    let (pod, container) = pod_and_container(cluster, namespace, dest, named, &mut |_| {}).await?;
     let test = ["test".to_string(), "-d".to_string(), dest.file.clone()];
     let path = subresource_path(
         &pod,
@@ -107,7 +125,7 @@ async fn to_pod(cluster: &Cluster, namespace: &str, src: &FileSpec, dest: &FileS
         Ok(Ok(Outcome::Success)) => dest_file = copy::join(&dest_file, &copy::base(&copy::clean(&src.file))),
         Ok(_) => {}
     }
-    let (pod, container) = pod_and_container(cluster, namespace, dest, args, &mut |note| eprintln!("{note}")).await?;
+    let (pod, container) = pod_and_container(cluster, namespace, dest, named, &mut |note| eprintln!("{note}")).await?;
     let (sender, receiver) = mpsc::channel(4);
     let source = src.file.clone();
     let target = dest_file.clone();
@@ -117,7 +135,7 @@ async fn to_pod(cluster: &Cluster, namespace: &str, src: &FileSpec, dest: &FileS
             eprintln!("error: {err}");
         }
     });
-    let command = copy::tar_into_pod(&copy::dir(&dest_file), args.no_preserve);
+    let command = copy::tar_into_pod(&copy::dir(&dest_file), options.no_preserve);
     let path = subresource_path(
         &pod,
         "exec",
@@ -146,11 +164,12 @@ impl std::io::Write for ChunkWriter {
 /// kubectl's `copyFromPod`: the container's `tar cf - SRC`, unpacked into `dest` without the
 /// source's leading path. The container's stderr (and kubectl's note) go to stdout, as kubectl
 /// writes them.
-async fn from_pod(cluster: &Cluster, namespace: &str, src: &FileSpec, dest: &FileSpec, args: &CpArgs) -> Result {
+async fn from_pod(cluster: &Cluster, namespace: &str, options: &Options) -> Result {
+    let (src, dest, named) = (&options.src, &options.dest, options.container.as_deref());
     let print = |text: &str| {
         let _ = stdout()(format!("{text}\n").as_bytes());
     };
-    let (pod, container) = pod_and_container(cluster, namespace, src, args, &mut |note| print(note)).await?;
+    let (pod, container) = pod_and_container(cluster, namespace, src, named, &mut |note| print(note)).await?;
     let prefix = copy::strip_path_shortcuts(&copy::clean(copy::strip_leading_slash(&src.file)));
     // As kubectl words it: the namespace and pod as the specification gives them.
     let hint = format!(
@@ -166,7 +185,7 @@ async fn from_pod(cluster: &Cluster, namespace: &str, src: &FileSpec, dest: &Fil
             eprintln!("{line}")
         })
     });
-    let command = copy::tar_from_pod(&src.file, args.retries, 0);
+    let command = copy::tar_from_pod(&src.file, options.retries, 0);
     let path = subresource_path(
         &pod,
         "exec",
@@ -186,5 +205,48 @@ async fn from_pod(cluster: &Cluster, namespace: &str, src: &FileSpec, dest: &Fil
         Ok(Ok(())) => Ok(()),
         Ok(Err(err)) => Err(Error::msg(err)),
         Err(_) => Err(Error::msg("unpacking the copy failed")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &[&str]) -> Result<Options> {
+        let cli = crate::cli::parse(["kubeupd", "cp"].iter().chain(line)).map_err(anyhow::Error::msg)?;
+        match cli.command {
+            crate::cli::Command::Cp(args) => options(&args),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn options_are_checked_as_kubectl_checks_them() {
+        let options = parse(&["shop/web:/etc/hosts/", "hosts", "-c", "app", "--retries=-1"]).unwrap();
+        let remote = |namespace: Option<&str>, pod: &str, file: &str| FileSpec {
+            namespace: namespace.map(String::from),
+            pod: Some(pod.into()),
+            file: file.into(),
+        };
+        assert_eq!(options.src, remote(Some("shop"), "web", "/etc/hosts"));
+        assert_eq!(options.dest, FileSpec { namespace: None, pod: None, file: "hosts".into() });
+        assert_eq!((options.container.as_deref(), options.retries, options.no_preserve), (Some("app"), -1, false));
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().to_str().unwrap();
+        let options = parse(&[source, "web:/tmp", "--no-preserve"]).unwrap();
+        assert_eq!((options.dest, options.no_preserve), (remote(None, "web", "/tmp"), true));
+        for (line, expected) in [
+            (&["web:/tmp"][..], "error: source and destination are required".to_string()),
+            (&["a", "b", "c"], "error: source and destination are required".into()),
+            (&[":/tmp", "x"], format!("error: {}", copy::BAD_SPEC)),
+            (&["x", "a/b/c:/tmp"], format!("error: {}", copy::BAD_SPEC)),
+            (&["a:/x", "b:/y"], "error: one of src or dest must be a local file specification".into()),
+            (&["web:", "/tmp"], "error: filepath can not be empty".into()),
+            (&["x", "y"], "error: one of src or dest must be a remote file specification".into()),
+            (&["/no/such/file", "web:/tmp"], "error: /no/such/file doesn't exist in local filesystem".into()),
+        ] {
+            let said = parse(line).err().unwrap_or_else(|| panic!("{line:?} is accepted")).line();
+            assert_eq!(said, expected, "{line:?}");
+        }
     }
 }

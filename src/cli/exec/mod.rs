@@ -51,12 +51,31 @@ pub(super) struct Streams {
     pub quiet: bool,
 }
 
-/// Runs `kubeupd exec`.
-pub async fn run(args: ExecArgs, global: &GlobalArgs) -> Result {
+/// The checked options.
+struct Options {
+    /// The pod or `TYPE/NAME` to run the command in; an `-f` object names it as `KIND[.GROUP]/NAME`.
+    target: String,
+    /// The namespace the `-f` object names, if it names one.
+    namespace: Option<String>,
+    command: Vec<String>,
+    container: Option<String>,
+    pod_running_timeout: Duration,
+    streams: Streams,
+}
+
+/// kubectl's checks of the flags and arguments, in its order (`Complete`, then `Validate`), then
+/// the `-f` files read; nothing is sent before they pass.
+fn options(args: &ExecArgs) -> Result<Options> {
     // kubectl's words for a command given without `--` (or words between the pod and `--`).
     if !args.extra.is_empty() || (args.command.is_empty() && args.target.is_some() && !args.filename.is_empty()) {
         return Err(Error::msg(
             "exec [POD] [COMMAND] is not supported anymore. Use exec [POD] -- [COMMAND] instead\nSee 'kubeupd exec -h' for help and examples",
+        ));
+    }
+    // kubectl reads the timeout (a usage error) before it checks what is named.
+    if args.timeout.pod_running_timeout.is_zero() {
+        return Err(Error::msg(
+            "--pod-running-timeout must be higher than zero\nSee 'kubeupd exec -h' for help and examples",
         ));
     }
     if args.target.is_none() && args.filename.is_empty() {
@@ -65,40 +84,54 @@ pub async fn run(args: ExecArgs, global: &GlobalArgs) -> Result {
     if args.command.is_empty() {
         return Err(Error::msg("you must specify at least one command for the container"));
     }
-    let cluster = global.connect().await?;
-    let namespace = global.namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
-    let pod = match &args.target {
-        Some(target) => {
-            resource::pod::attachable(&cluster, &namespace, target, args.timeout.pod_running_timeout).await?
-        }
-        None => pod_from_files(&cluster, &namespace, &args.filename, args.timeout.pod_running_timeout).await?,
+    let (target, namespace) = match &args.target {
+        Some(target) => (target.clone(), None),
+        None => object_of_files(&args.filename)?,
     };
-    let phase = pod["status"]["phase"].as_str().unwrap_or_default();
-    if phase == "Succeeded" || phase == "Failed" {
-        return Err(Error::msg(format!("cannot exec into a container in a completed pod; current phase is {phase}")));
-    }
-    let streams = Streams { stdin: args.streams.stdin, tty: args.streams.tty, quiet: args.streams.quiet };
-    let container = choose_container(&pod, args.container.container.as_deref(), args.streams.quiet, &mut |note| {
-        eprintln!("{note}")
-    })?;
-    let (outcome, _) = interactive(&cluster, &pod, &container, "exec", &args.command, &streams).await?;
-    finish(outcome)
+    Ok(Options {
+        target,
+        namespace,
+        command: args.command.clone(),
+        container: args.container.container.clone(),
+        pod_running_timeout: args.timeout.pod_running_timeout,
+        streams: Streams { stdin: args.streams.stdin, tty: args.streams.tty, quiet: args.streams.quiet },
+    })
 }
 
-/// The object of `-f` files (one), and the pod it is or selects.
-async fn pod_from_files(cluster: &Cluster, namespace: &str, files: &[PathBuf], timeout: Duration) -> Result<Value> {
+/// The object of `-f` files (one) as `KIND[.GROUP]/NAME`, and the namespace it names.
+fn object_of_files(files: &[PathBuf]) -> Result<(String, Option<String>)> {
     let objects = crate::manifest::read_paths(files, false).map_err(resource::Error::from)?;
     let [object] = objects.as_slice() else {
         return Err(Error::msg("cannot exec into multiple objects at a time"));
     };
     let object = &object.object;
     let name = object["metadata"]["name"].as_str().unwrap_or_default();
-    let namespace = object["metadata"]["namespace"].as_str().unwrap_or(namespace);
+    let namespace = object["metadata"]["namespace"].as_str().map(String::from);
     let type_arg = match resource::group_of(object["apiVersion"].as_str().unwrap_or_default()) {
         "" => object["kind"].as_str().unwrap_or_default().to_string(),
         group => format!("{}.{group}", object["kind"].as_str().unwrap_or_default()),
     };
-    Ok(resource::pod::attachable(cluster, namespace, &format!("{type_arg}/{name}"), timeout).await?)
+    Ok((format!("{type_arg}/{name}"), namespace))
+}
+
+/// Runs `kubeupd exec`: the pod named, once running, then the command in its container.
+pub async fn run(args: ExecArgs, global: &GlobalArgs) -> Result {
+    let options = options(&args)?;
+    let cluster = global.connect().await?;
+    let namespace = match options.namespace {
+        Some(namespace) => namespace,
+        None => global.namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string()),
+    };
+    let pod = resource::pod::attachable(&cluster, &namespace, &options.target, options.pod_running_timeout).await?;
+    // The pod's phase and containers are the server's: kubectl checks them once it has the pod.
+    let phase = pod["status"]["phase"].as_str().unwrap_or_default();
+    if phase == "Succeeded" || phase == "Failed" {
+        return Err(Error::msg(format!("cannot exec into a container in a completed pod; current phase is {phase}")));
+    }
+    let container =
+        choose_container(&pod, options.container.as_deref(), options.streams.quiet, &mut |note| eprintln!("{note}"))?;
+    let (outcome, _) = interactive(&cluster, &pod, &container, "exec", &options.command, &options.streams).await?;
+    finish(outcome)
 }
 
 /// The container `-c` names or the pod's default; the note about a default picked among several
@@ -243,4 +276,61 @@ pub(super) async fn interactive(
     let was_raw = raw.is_some();
     drop(raw);
     Ok((outcome?, was_raw))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &[&str]) -> Result<Options> {
+        let cli = crate::cli::parse(["kubeupd", "exec"].iter().chain(line)).map_err(anyhow::Error::msg)?;
+        match cli.command {
+            crate::cli::Command::Exec(args) => options(&args),
+            _ => unreachable!(),
+        }
+    }
+
+    fn refusal(line: &[&str]) -> String {
+        parse(line).err().unwrap_or_else(|| panic!("{line:?} is accepted")).line()
+    }
+
+    #[test]
+    fn options_are_checked_as_kubectl_checks_them() {
+        let options = parse(&["web", "-c", "app", "-i", "--", "ls", "-l"]).unwrap();
+        assert_eq!((options.target.as_str(), options.namespace), ("web", None));
+        assert_eq!(options.command, ["ls", "-l"]);
+        assert_eq!(options.container.as_deref(), Some("app"));
+        assert_eq!(options.pod_running_timeout, Duration::from_secs(60));
+        assert!(options.streams.stdin && !options.streams.tty);
+        let not_supported = "error: exec [POD] [COMMAND] is not supported anymore. Use exec [POD] -- [COMMAND] instead\nSee 'kubeupd exec -h' for help and examples";
+        assert_eq!(refusal(&["web", "ls"]), not_supported);
+        assert_eq!(refusal(&["web", "ls", "--", "ls"]), not_supported);
+        assert_eq!(refusal(&["web", "-f", "pod.yaml"]), not_supported);
+        let zero = "error: --pod-running-timeout must be higher than zero\nSee 'kubeupd exec -h' for help and examples";
+        assert_eq!(refusal(&["--pod-running-timeout=0"]), zero);
+        assert_eq!(refusal(&["web", "ls", "--pod-running-timeout=0"]), not_supported);
+        assert_eq!(refusal(&["--", "ls"]), "error: pod, type/name or --filename must be specified");
+        assert_eq!(refusal(&["web"]), "error: you must specify at least one command for the container");
+        // The files are read only once the words pass.
+        assert_eq!(
+            refusal(&["-f", "/no/such/file.yaml"]),
+            "error: you must specify at least one command for the container"
+        );
+    }
+
+    #[test]
+    fn one_object_of_the_files_names_the_pod_and_its_namespace() {
+        let dir = tempfile::tempdir().unwrap();
+        let one = dir.path().join("one.yaml");
+        std::fs::write(&one, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\n")
+            .unwrap();
+        let options = parse(&["-f", one.to_str().unwrap(), "--", "date"]).unwrap();
+        assert_eq!((options.target.as_str(), options.namespace.as_deref()), ("Deployment.apps/web", Some("shop")));
+        let pod = dir.path().join("pod.yaml");
+        std::fs::write(&pod, "apiVersion: v1\nkind: Pod\nmetadata: {name: db}\n").unwrap();
+        let options = parse(&["-f", pod.to_str().unwrap(), "--", "date"]).unwrap();
+        assert_eq!((options.target.as_str(), options.namespace), ("Pod/db", None));
+        let both = format!("{},{}", one.display(), pod.display());
+        assert_eq!(refusal(&["-f", &both, "--", "date"]), "error: cannot exec into multiple objects at a time");
+    }
 }

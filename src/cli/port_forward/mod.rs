@@ -4,6 +4,8 @@
 //! connection for ...` lines. Each local connection is carried by a WebSocket of the kubelet's
 //! port-forward protocol (see docs/differences.md); the process runs until interrupted.
 
+use std::time::Duration;
+
 use clap::Args;
 use tokio::sync::mpsc;
 
@@ -26,24 +28,56 @@ pub struct PortForwardArgs {
     pub timeout: PodRunningTimeoutArg,
 }
 
-/// Runs `kubeupd port-forward` until interrupted.
-pub async fn run(args: PortForwardArgs, global: &GlobalArgs) -> Result {
+/// The checked options.
+struct Options {
+    /// The type of the object named (`pods` when only a name is given) and its name.
+    type_arg: String,
+    name: String,
+    /// The ports as given: `[LOCAL:]REMOTE`, the remote one a number or a name.
+    port_specs: Vec<String>,
+    /// `--address` as given: kubectl reads it only once it has the pod.
+    addresses: Vec<String>,
+    pod_running_timeout: Duration,
+}
+
+/// kubectl's checks of the arguments, in its order; nothing is sent before they pass.
+fn options(args: &PortForwardArgs) -> Result<Options> {
     let [target, port_specs @ ..] = args.args.as_slice() else {
         return Err(usage());
     };
     if port_specs.is_empty() {
         return Err(usage());
     }
+    if args.timeout.pod_running_timeout.is_zero() {
+        return Err(Error::msg(
+            "--pod-running-timeout must be higher than zero\nSee 'kubeupd port-forward -h' for help and examples",
+        ));
+    }
+    let (type_arg, name) = target.split_once('/').unwrap_or(("pods", target));
+    Ok(Options {
+        type_arg: type_arg.to_string(),
+        name: name.to_string(),
+        port_specs: port_specs.to_vec(),
+        addresses: args.address.clone(),
+        pod_running_timeout: args.timeout.pod_running_timeout,
+    })
+}
+
+/// Runs `kubeupd port-forward` until interrupted: the object named and its pod read, the ports
+/// translated to the pod's, then the listeners.
+pub async fn run(args: PortForwardArgs, global: &GlobalArgs) -> Result {
+    let options = options(&args)?;
     let cluster = global.connect().await?;
     let namespace = global.namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
-    let (type_arg, name) = target.split_once('/').unwrap_or(("pods", target));
-    let rt = cluster.resolve(type_arg).await?;
-    let object = cluster.get(&rt, Some(&namespace), name).await?;
+    let rt = cluster.resolve(&options.type_arg).await?;
+    let object = cluster.get(&rt, Some(&namespace), &options.name).await?;
     let is_pod = rt.group.is_empty() && rt.kind == "Pod";
     let pod = match is_pod {
         true => object.clone(),
-        false => resource::pod::from_object(&cluster, &object, args.timeout.pod_running_timeout).await?,
+        false => resource::pod::from_object(&cluster, &object, options.pod_running_timeout).await?,
     };
+    // The ports are checked against the object's and the pod's, as kubectl checks them once read.
+    let port_specs = &options.port_specs;
     let is_service = rt.group.is_empty() && rt.kind == "Service";
     let specs = match is_service {
         true => {
@@ -55,7 +89,7 @@ pub async fn run(args: PortForwardArgs, global: &GlobalArgs) -> Result {
             ports::pod_ports(port_specs, &pod).map_err(Error::msg)?
         }
     };
-    let addresses = ports::parse_addresses(&args.address).map_err(Error::msg)?;
+    let addresses = ports::parse_addresses(&options.addresses).map_err(Error::msg)?;
     let forwards = ports::parse_ports(&specs).map_err(Error::msg)?;
     let pod_name = pod["metadata"]["name"].as_str().unwrap_or_default().to_string();
     let pods = cluster.resolve("pods").await?;
@@ -178,5 +212,46 @@ async fn accept(
                     .await;
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &[&str]) -> Result<Options> {
+        let cli = crate::cli::parse(["kubeupd", "port-forward"].iter().chain(line)).map_err(anyhow::Error::msg)?;
+        match cli.command {
+            crate::cli::Command::PortForward(args) => options(&args),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn options_are_checked_as_kubectl_checks_them() {
+        let options = parse(&["svc/web", "8080:http", ":9090", "--address", "0.0.0.0,::"]).unwrap();
+        assert_eq!((options.type_arg.as_str(), options.name.as_str()), ("svc", "web"));
+        assert_eq!(options.port_specs, ["8080:http", ":9090"]);
+        assert_eq!(options.addresses, ["0.0.0.0", "::"]);
+        assert_eq!(options.pod_running_timeout, Duration::from_secs(60));
+        let options = parse(&["web", "80", "--pod-running-timeout=5s"]).unwrap();
+        assert_eq!((options.type_arg.as_str(), options.name.as_str()), ("pods", "web"));
+        assert_eq!(
+            (options.addresses, options.pod_running_timeout),
+            (vec!["localhost".into()], Duration::from_secs(5))
+        );
+        // The ports and addresses are read once the pod is: kubectl's order.
+        assert!(parse(&["web", "http", "--address=nowhere"]).is_ok());
+        let usage = "error: TYPE/NAME and list of ports are required for port-forward\nSee 'kubeupd port-forward -h' for help and examples";
+        let zero = "error: --pod-running-timeout must be higher than zero\nSee 'kubeupd port-forward -h' for help and examples";
+        for (line, expected) in [
+            (&[][..], usage),
+            (&["pod/web"], usage),
+            (&["pod/web", "--pod-running-timeout=0"], usage),
+            (&["pod/web", "80", "--pod-running-timeout=0"], zero),
+        ] {
+            let said = parse(line).err().unwrap_or_else(|| panic!("{line:?} is accepted")).line();
+            assert_eq!(said, expected, "{line:?}");
+        }
     }
 }
