@@ -105,8 +105,8 @@ struct Options {
     printer: Option<Printer>,
 }
 
-/// kubectl's checks in its order, then the variables read (from the standard input too, for a
-/// `-`, as kubectl reads it before its first request).
+/// kubectl's checks, then the variables read (from the standard input too, for a `-`, as kubectl
+/// reads it before its first request).
 fn options(args: &EnvArgs) -> Result<Options> {
     if args.common.selection.all && args.common.selection.selector.is_some() {
         return Err(Error::msg("cannot set --all and --selector at the same time"));

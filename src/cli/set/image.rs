@@ -57,7 +57,8 @@ struct Options {
     printer: Option<Printer>,
 }
 
-/// kubectl's checks in its order: the pairs read, an object named, the shared flags, `-o`.
+/// The checks made before anything is read: the pairs read, an object named, the shared
+/// flags, `-o`.
 fn options(args: &ImageArgs) -> Result<Options> {
     let (objects, pairs) = split_pairs(&args.targets.targets, "image").map_err(Error::msg)?;
     let updates = ImageUpdates::parse(&pairs).map_err(|err| Error::Other(anyhow!(err)))?;

@@ -67,8 +67,8 @@ struct Options {
     printer: Option<Printer>,
 }
 
-/// kubectl's checks in its order: an object named, the shared flags, an update given, the
-/// quantities read, `-o`.
+/// The checks made before anything is read: an object named, the shared flags, an update
+/// given, the quantities read, `-o`.
 fn options(args: &ResourcesArgs) -> Result<Options> {
     args.targets.require_some()?;
     args.common.validate()?;
@@ -127,8 +127,8 @@ struct ServiceAccountOptions {
     printer: Option<Printer>,
 }
 
-/// kubectl's checks in its order: the account (the last argument), the shared flags, `-o`, an
-/// object named.
+/// The checks made before anything is read: the account (the last argument), the shared
+/// flags, `-o`, an object named.
 fn service_account_options(args: &ServiceAccountArgs) -> Result<ServiceAccountOptions> {
     let mut targets = args.targets.clone();
     let Some(account) = targets.targets.pop() else {

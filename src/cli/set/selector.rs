@@ -63,7 +63,8 @@ struct Options {
     printer: Option<Printer>,
 }
 
-/// kubectl's checks in its order: the selector (the last argument) read, `-o`, an object named.
+/// The checks made before anything is read: the selector (the last argument) read, `-o`, an
+/// object named.
 fn options(args: &SelectorArgs) -> Result<Options> {
     let mut targets = args.targets.clone();
     let selector = match targets.targets.pop() {
