@@ -48,8 +48,19 @@ enum Row {
     },
 }
 
-/// Runs `command` (given as `args`) on every context of `contexts`.
-pub(super) async fn run(command: &Command, args: &[OsString], contexts: Vec<String>, global: &GlobalArgs) -> Result {
+/// What a run over several contexts does, checked before any context is started.
+struct Options<'a> {
+    /// The flags of an apply of files (not of its subcommands).
+    apply: Option<&'a ApplyFlags>,
+    /// How many contexts are the canaries (0: none).
+    canary: usize,
+    /// `apply --plan`: its file, and the plan read from it, which covers the contexts selected.
+    plan: Option<(&'a Path, FleetPlan)>,
+}
+
+/// The commands that work on one context refused, `--canary` within the contexts, and
+/// `apply --plan`'s file read and matched with the contexts selected.
+fn options<'a>(command: &'a Command, contexts: &[String]) -> Result<Options<'a>> {
     let apply = match command {
         Command::Apply(apply) if apply.command.is_none() => Some(&apply.flags),
         Command::Edit(_) => return Err(Error::msg("edit works on one context at a time: --context names several")),
@@ -64,6 +75,16 @@ pub(super) async fn run(command: &Command, args: &[OsString], contexts: Vec<Stri
             contexts.len()
         )));
     }
+    let plan = match apply.and_then(|flags| flags.plan.as_deref()) {
+        Some(path) => Some((path, read_fleet_plan(path, contexts)?)),
+        None => None,
+    };
+    Ok(Options { apply, canary, plan })
+}
+
+/// Runs `command` (given as `args`) on every context of `contexts`.
+pub(super) async fn run(command: &Command, args: &[OsString], contexts: Vec<String>, global: &GlobalArgs) -> Result {
+    let Options { apply, canary, plan } = options(command, &contexts)?;
     let work = tempfile::tempdir().map_err(|err| Error::msg(format!("cannot make a working directory: {err}")))?;
     let part_file =
         |context: &str| work.path().join(format!("{}.plan", contexts.iter().position(|c| c == context).unwrap_or(0)));
@@ -77,9 +98,8 @@ pub(super) async fn run(command: &Command, args: &[OsString], contexts: Vec<Stri
         None
     };
     if let Some(flags) = apply
-        && let Some(path) = &flags.plan
+        && let Some((path, plan)) = &plan
     {
-        let plan = read_fleet_plan(path, &contexts)?;
         let mut flags = flags.clone();
         if let Some(bytes) = &stdin {
             // Each context's check reads the input: the standard input, read once, as a file.
@@ -94,7 +114,7 @@ pub(super) async fn run(command: &Command, args: &[OsString], contexts: Vec<Stri
                 .filter(|name| name.as_os_str() == "-")
                 .for_each(|name| *name = file.clone());
         }
-        check_plan_everywhere(&plan, path, &flags, global).await?;
+        check_plan_everywhere(plan, path, &flags, global).await?;
         for (context, part) in &plan.contexts {
             std::fs::write(part_file(context), part.to_text())
                 .map_err(|err| Error::msg(format!("cannot write {}: {err}", part_file(context).display())))?;
@@ -346,4 +366,52 @@ fn print_table(rows: &[Row]) {
 
 fn seconds(elapsed: Duration) -> String {
     format!("{:.1}s", elapsed.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn command(line: &[&str]) -> Command {
+        crate::cli::parse(["kubeupd"].iter().chain(line)).unwrap().command
+    }
+
+    fn refusal(line: &[&str], contexts: &[&str]) -> String {
+        let contexts: Vec<String> = contexts.iter().map(|context| context.to_string()).collect();
+        match options(&command(line), &contexts) {
+            Ok(_) => panic!("{line:?} is accepted"),
+            Err(err) => err.line(),
+        }
+    }
+
+    #[test]
+    fn options_are_checked_before_any_context_is_started() {
+        let contexts = ["a".to_string(), "b".to_string(), "c".to_string()];
+        let apply = command(&["apply", "-f", "web.yaml", "--canary", "2"]);
+        let checked = options(&apply, &contexts).unwrap();
+        assert_eq!(checked.canary, 2);
+        assert!(checked.apply.is_some() && checked.plan.is_none());
+        let get = command(&["get", "pods"]);
+        let checked = options(&get, &contexts).unwrap();
+        assert!(checked.apply.is_none() && checked.canary == 0);
+        for (line, expected) in [
+            (&["edit", "deployment/web"][..], "error: edit works on one context at a time: --context names several"),
+            (&["proxy"], "error: proxy serves one context at a time: --context names several"),
+            (
+                &["apply", "-f", "web.yaml", "--canary", "2"],
+                "error: --canary 2: from 1 to 1 for 2 contexts (the canaries, then the rest)",
+            ),
+            (
+                &["apply", "-f", "web.yaml", "--canary", "0"],
+                "error: --canary 0: from 1 to 1 for 2 contexts (the canaries, then the rest)",
+            ),
+            (
+                &["apply", "-f", "web.yaml", "--plan", "/nonexistent/kubeupd.plan"],
+                "error: cannot read the plan /nonexistent/kubeupd.plan: ",
+            ),
+        ] {
+            let refused = refusal(line, &["a", "b"]);
+            assert!(refused.starts_with(expected), "{line:?}: {refused}");
+        }
+    }
 }

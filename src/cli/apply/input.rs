@@ -160,27 +160,33 @@ pub const COMPARE_FAILED: u8 = 2;
 
 /// What applying the input would do: `diff`'s question, which `apply --plan` asks again.
 pub struct Preview<'a> {
-    pub input: &'a InputArgs,
-    pub mode: Mode,
-    pub shown: Shown,
+    input: &'a InputArgs,
+    mode: Mode,
+    shown: Shown,
+    /// The engine's options for a server dry run that keeps the objects as they were.
+    options: ApplyOptions,
+    pruning: Pruning<'a>,
 }
 
-impl Preview<'_> {
+impl<'a> Preview<'a> {
+    /// The preview of applying `input` with `mode`, its flags checked before any request, the
+    /// same way for `diff` and `apply --plan`.
+    pub fn new(input: &'a InputArgs, mode: Mode, shown: Shown) -> Result<Preview<'a>> {
+        let options =
+            ApplyOptions { record_last_applied: false, keep_live: true, ..input.apply_options(mode, DryRun::Server)? };
+        input.files.require()?;
+        let pruning = input.prune.pruning()?;
+        Ok(Preview { input, mode, shown, options, pruning })
+    }
+
     /// Each object's change, in input order, then the objects pruning would delete. The apply
     /// engine runs as a server dry run; an object that fails is printed and fails the whole.
     pub async fn run(&self, global: &GlobalArgs) -> Result<Vec<Change>> {
-        let input = self.input;
-        let options = ApplyOptions {
-            record_last_applied: false,
-            keep_live: true,
-            ..input.apply_options(self.mode, DryRun::Server)?
-        };
-        input.files.require()?;
-        let pruning = input.prune.pruning()?;
+        let (input, options, pruning) = (self.input, &self.options, &self.pruning);
         let cluster = global.connect().await?;
         let resolver = Resolver::new(&cluster, global.namespace.as_deref(), false);
         let Input { batch, applyset, members } =
-            open(&cluster, &resolver, input, &pruning, &options, "compared", global).await?;
+            open(&cluster, &resolver, input, pruning, options, "compared", global).await?;
         let configurations: HashMap<usize, String> = batch
             .entries()
             .iter()
@@ -202,7 +208,7 @@ impl Preview<'_> {
         };
         let mut results: BTreeMap<usize, Result<Outcome, apply::Error>> = BTreeMap::new();
         batch
-            .run(&cluster, &resolver, &options, &Stop::default(), &mut apply::NoGate, |index, result| {
+            .run(&cluster, &resolver, options, &Stop::default(), &mut apply::NoGate, |index, result| {
                 results.insert(index, result);
             })
             .await;

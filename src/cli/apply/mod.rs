@@ -324,7 +324,7 @@ pub(super) async fn plan_differences(
 ) -> Result<Vec<String>> {
     // Computed as `diff` computes it, which has no --force.
     let mode = flags.input.mode(flags.overwrite, false);
-    let preview = Preview { input: &flags.input, mode, shown: Shown { managed_fields: false, secrets: false } };
+    let preview = Preview::new(&flags.input, mode, Shown { managed_fields: false, secrets: false })?;
     let now = preview.saved_plan(&preview.run(global).await?);
     Ok(planned.differences(&now))
 }

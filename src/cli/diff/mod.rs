@@ -51,8 +51,30 @@ pub struct DiffArgs {
     extra: ExtraArgs,
 }
 
+/// What `diff` compares and how it shows it, checked before any request.
+struct Options<'a> {
+    preview: Preview<'a>,
+    /// The program `KUBECTL_EXTERNAL_DIFF` names, which compares the objects instead.
+    external: Option<external::Program>,
+}
+
+/// kubectl's checks (no words after the verb, then those of the input as `apply --plan` checks
+/// them: see [`Preview::new`]), and the program of the environment.
+fn options(args: &DiffArgs) -> Result<Options<'_>> {
+    args.extra.refuse("diff")?;
+    let external = external::Program::from_env();
+    let shown = Shown { managed_fields: args.show_managed_fields, secrets: args.show_secrets };
+    let preview = Preview::new(&args.input, args.input.mode(true, false), shown)?;
+    Ok(Options { preview, external })
+}
+
+/// Runs `kubeupd diff`; any failure, its options' too, is exit status 2.
 pub async fn run(args: DiffArgs, global: &GlobalArgs) -> Result {
-    match compare_all(&args, global).await {
+    let compared = match options(&args) {
+        Ok(options) => compare_all(options, &args, global).await,
+        Err(err) => Err(err),
+    };
+    match compared {
         Ok(true) => Err(Error::Reported(1)),
         Ok(false) => Ok(()),
         Err(Error::Reported(_)) => Err(Error::Reported(COMPARE_FAILED)),
@@ -67,11 +89,8 @@ pub async fn run(args: DiffArgs, global: &GlobalArgs) -> Result {
 /// names, with headers naming files in the folders kubectl would make), or the summary or the JSON
 /// change set (in input order, then the objects that would be pruned); `true` when something
 /// differs.
-async fn compare_all(args: &DiffArgs, global: &GlobalArgs) -> Result<bool> {
-    args.extra.refuse("diff")?;
-    let external = external::Program::from_env();
-    let shown = Shown { managed_fields: args.show_managed_fields, secrets: args.show_secrets };
-    let preview = Preview { input: &args.input, mode: args.input.mode(true, false), shown };
+async fn compare_all(options: Options<'_>, args: &DiffArgs, global: &GlobalArgs) -> Result<bool> {
+    let Options { preview, external } = options;
     let changes = preview.run(global).await?;
     if let Some(path) = &args.plan_out {
         let text = preview.saved_plan(&changes).to_text();
@@ -183,4 +202,40 @@ fn change_set(changes: &[Change]) -> Value {
         })
         .collect();
     json!({"objects": objects, "totals": totals})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn diff_args(line: &[&str]) -> DiffArgs {
+        match crate::cli::parse(["kubeupd", "diff"].iter().chain(line)).unwrap().command {
+            crate::cli::Command::Diff(args) => args,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn options_are_checked_as_kubectl_checks_them() {
+        assert!(options(&diff_args(&["-f", "web.yaml"])).is_ok());
+        assert!(options(&diff_args(&["-f", "web.yaml", "--prune", "-l", "app=web", "--server-side"])).is_ok());
+        for (line, expected) in [
+            (&["-f", "web.yaml", "configmap"][..], "error: Unexpected args: [configmap]\nSee 'kubeupd diff -h'"),
+            (&[], "error: must specify one of -f and -k"),
+            (&["-f", "web.yaml", "-k", "dir"], "error: only one of -f or -k can be specified"),
+            (&["-f", "web.yaml", "--applyset=set"], "error: --applyset requires --prune"),
+            (
+                &["-f", "web.yaml", "--prune"],
+                "error: all resources selected for prune without explicitly passing --all.",
+            ),
+            (
+                &["-f", "web.yaml", "--prune", "--all", "-l", "a=b"],
+                "error: cannot set --all and --selector at the same time",
+            ),
+        ] {
+            let args = diff_args(line);
+            let refused = options(&args).err().unwrap_or_else(|| panic!("{line:?} is accepted")).line();
+            assert!(refused.starts_with(expected), "{line:?}: {refused}");
+        }
+    }
 }

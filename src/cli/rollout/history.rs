@@ -48,7 +48,8 @@ pub struct UndoArgs {
     pub output: OutputArgs,
 }
 
-/// Reads the objects named, in kubectl's order; one that cannot be read is its error.
+/// Reads the objects named, in kubectl's order; one that cannot be read is its error. That some
+/// are named is checked here, once the kubeconfig is read, as kubectl checks it.
 async fn objects(
     cluster: &Cluster,
     global: &GlobalArgs,
@@ -56,7 +57,7 @@ async fn objects(
     selector: &Option<LabelSelector>,
 ) -> Result<Vec<Result<Visited>>> {
     if targets.targets.is_empty() && !targets.files.given() {
-        return Err(Error::msg("required resource not specified"));
+        return Err(Error::msg(super::NOTHING_NAMED));
     }
     let selection = SelectionArgs { selector: selector.clone(), ..SelectionArgs::default() };
     let (resolved, single) = visit::resolve(cluster, global, "rollout", targets, &selection).await?;
@@ -161,12 +162,23 @@ fn group_kind(object: &Visited) -> String {
 /// kubectl's words for a `--revision` the history does not have.
 const NO_SUCH_REVISION: &str = "unable to find the specified revision";
 
-/// Runs `rollout history`.
-pub async fn run_history(args: HistoryArgs, global: &GlobalArgs) -> Result {
+/// What `rollout history` shows, checked before anything is read (that objects are named is
+/// checked once the kubeconfig is read: see [`objects`]).
+struct HistoryOptions {
+    printer: Option<Printer>,
+}
+
+/// The revision asked for not negative, then `-o`.
+fn history_options(args: &HistoryArgs) -> Result<HistoryOptions> {
     if args.revision < 0 {
         return Err(Error::msg(format!("revision must be a positive integer: {}", args.revision)));
     }
-    let printer = args.output.printer(Verb::Write)?.cloned();
+    Ok(HistoryOptions { printer: args.output.printer(Verb::Write)?.cloned() })
+}
+
+/// Runs `rollout history`.
+pub async fn run_history(args: HistoryArgs, global: &GlobalArgs) -> Result {
+    let HistoryOptions { printer } = history_options(&args)?;
     let cluster = global.connect().await?;
     let mut results = Vec::new();
     let mut errors = Vec::new();
@@ -278,9 +290,21 @@ fn render_each(output: &OutputArgs, printer: &Printer, objects: &[&Value]) -> Re
     Ok(text)
 }
 
+/// What `rollout undo` prints, checked before anything is read (that objects are named is
+/// checked once the kubeconfig is read, as kubectl checks it; `--to-revision` for each object
+/// once it is read, as kubectl's rollbacker checks it).
+struct UndoOptions {
+    printer: Option<Printer>,
+}
+
+/// `-o`, the only flag kubectl checks before it reads the kubeconfig.
+fn undo_options(args: &UndoArgs) -> Result<UndoOptions> {
+    Ok(UndoOptions { printer: args.output.printer(Verb::Write)?.cloned() })
+}
+
 /// Runs `rollout undo`: as kubectl, the first object that fails ends the run.
 pub async fn run_undo(args: UndoArgs, global: &GlobalArgs) -> Result {
-    let printer = args.output.printer(Verb::Write)?.cloned();
+    let UndoOptions { printer } = undo_options(&args)?;
     let cluster = global.connect().await?;
     for object in objects(&cluster, global, &args.targets, &args.selector.selector).await? {
         let object = object?;
@@ -385,5 +409,46 @@ async fn restore(
             Err(Error::msg(format!("failed restoring revision {}: {reason}", args.to_revision)))
         }
         Err(lost) => Err(visit::write_error(target, None, lost)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{RolloutCommand, parsed, refusal};
+    use super::*;
+
+    fn history(line: &[&str]) -> Result<HistoryOptions> {
+        match parsed(&[&["history"], line].concat())? {
+            RolloutCommand::History(args) => history_options(&args),
+            _ => unreachable!(),
+        }
+    }
+
+    fn undo(line: &[&str]) -> Result<UndoOptions> {
+        match parsed(&[&["undo"], line].concat())? {
+            RolloutCommand::Undo(args) => undo_options(&args),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn history_options_are_checked_as_kubectl_checks_them() {
+        assert!(history(&["deployment/web", "--revision=3"]).unwrap().printer.is_none());
+        assert!(history(&["deployment/web", "-o", "yaml"]).unwrap().printer.is_some());
+        for (line, expected) in [
+            (&["deployment/web", "--revision=-2"][..], "error: revision must be a positive integer: -2"),
+            (&["deployment/web", "-o", "wide"], "error: unable to match a printer"),
+        ] {
+            let refused = refusal(history(line));
+            assert!(refused.starts_with(expected), "{line:?}: {refused}");
+        }
+    }
+
+    #[test]
+    fn undo_options_are_checked_as_kubectl_checks_them() {
+        assert!(undo(&["deployment/web", "-o", "json"]).unwrap().printer.is_some());
+        // A negative revision is the rollbacker's to refuse, once the object is read.
+        assert!(undo(&["deployment/web", "--to-revision=-1"]).unwrap().printer.is_none());
+        assert!(refusal(undo(&["deployment/web", "-o", "wide"])).starts_with("error: unable to match a printer"));
     }
 }

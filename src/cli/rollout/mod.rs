@@ -21,7 +21,7 @@ use crate::apply::{self, Landed};
 use crate::change::rollout;
 use crate::client::{Cluster, WriteOptions};
 use crate::merge::KindPatcher;
-use crate::output::{self, Verb};
+use crate::output::{self, Printer, Verb};
 
 /// Options of `kubeupd rollout`.
 #[derive(Debug, Args)]
@@ -103,14 +103,30 @@ pub async fn run(args: RolloutArgs, global: &GlobalArgs) -> Result {
     }
 }
 
-/// Reads the objects, changes each, and sends the changes; as in kubectl, objects that cannot be
-/// read are reported first, then the objects that cannot take the change, then failed writes.
-async fn run_action(action: Action, args: ActionArgs, global: &GlobalArgs) -> Result {
+/// kubectl's refusal of a rollout command that names no object.
+const NOTHING_NAMED: &str = "required resource not specified";
+
+/// What `rollout restart`, `pause` or `resume` does, checked before anything is read.
+struct ActionOptions {
+    /// The objects `-l` selects.
+    selection: SelectionArgs,
+    printer: Option<Printer>,
+}
+
+/// kubectl's checks: an object named, then `-o`.
+fn action_options(args: &ActionArgs) -> Result<ActionOptions> {
     if args.targets.targets.is_empty() && !args.targets.files.given() {
-        return Err(Error::msg("required resource not specified"));
+        return Err(Error::msg(NOTHING_NAMED));
     }
     let printer = args.output.printer(Verb::Write)?.cloned();
     let selection = SelectionArgs { selector: args.selector.selector.clone(), ..SelectionArgs::default() };
+    Ok(ActionOptions { selection, printer })
+}
+
+/// Reads the objects, changes each, and sends the changes; as in kubectl, objects that cannot be
+/// read are reported first, then the objects that cannot take the change, then failed writes.
+async fn run_action(action: Action, args: ActionArgs, global: &GlobalArgs) -> Result {
+    let ActionOptions { selection, printer } = action_options(&args)?;
     let cluster = global.connect().await?;
     let (resolved, single) = visit::resolve(&cluster, global, "rollout", &args.targets, &selection).await?;
     let (read, unreadable): (Vec<_>, Vec<_>) =
@@ -179,4 +195,54 @@ async fn send(cluster: &Cluster, args: &ActionArgs, object: Visited, after: Valu
     apply::send_patch(cluster, target, &patch, &write, landed)
         .await
         .map_err(|err| visit::write_error(target, Some("failed to patch"), err))
+}
+
+/// The `rollout` command of a line (the words after `kubeupd rollout`), for the tests of the
+/// options steps.
+#[cfg(test)]
+fn parsed(line: &[&str]) -> Result<RolloutCommand> {
+    let cli = crate::cli::parse(["kubeupd", "rollout"].iter().chain(line)).map_err(Error::msg)?;
+    match cli.command {
+        crate::cli::Command::Rollout(args) => Ok(args.command),
+        _ => unreachable!("a `rollout` line"),
+    }
+}
+
+/// kubectl's line for what an options step refused; a panic when it accepted the line.
+#[cfg(test)]
+fn refusal<T>(checked: Result<T>) -> String {
+    match checked {
+        Ok(_) => panic!("accepted"),
+        Err(err) => err.line(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checked(line: &[&str]) -> Result<ActionOptions> {
+        match parsed(line)? {
+            RolloutCommand::Restart(args) | RolloutCommand::Pause(args) | RolloutCommand::Resume(args) => {
+                action_options(&args)
+            }
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn action_options_are_checked_as_kubectl_checks_them() {
+        let options = checked(&["restart", "deployments", "-l", "app=web", "-o", "name"]).unwrap();
+        assert_eq!(options.selection.selector, Some("app=web".parse().unwrap()));
+        assert!(options.printer.is_some());
+        assert!(checked(&["pause", "-f", "web.yaml"]).unwrap().printer.is_none());
+        for (line, expected) in [
+            (&["restart"][..], "error: required resource not specified"),
+            (&["resume", "-o", "wide"], "error: required resource not specified"),
+            (&["pause", "deployment/web", "-o", "wide"], "error: unable to match a printer"),
+        ] {
+            let refused = refusal(checked(line));
+            assert!(refused.starts_with(expected), "{line:?}: {refused}");
+        }
+    }
 }

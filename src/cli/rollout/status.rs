@@ -35,15 +35,26 @@ pub struct StatusArgs {
 /// The longest a single watch is kept open before it is opened again.
 const LONGEST_WATCH: Duration = Duration::from_secs(300);
 
-/// Runs `kubeupd rollout status`.
-pub async fn run(args: StatusArgs, global: &GlobalArgs) -> Result {
+/// What `rollout status` watches, checked before anything is read.
+struct Options {
+    /// The objects `-l` selects.
+    selection: SelectionArgs,
+}
+
+/// kubectl's checks in its order: an object named, a revision not negative.
+fn options(args: &StatusArgs) -> Result<Options> {
     if args.targets.targets.is_empty() && !args.targets.files.given() {
-        return Err(Error::msg("required resource not specified"));
+        return Err(Error::msg(super::NOTHING_NAMED));
     }
     if args.revision < 0 {
         return Err(Error::msg(format!("revision must be a positive integer: {}", args.revision)));
     }
-    let selection = SelectionArgs { selector: args.selector.selector.clone(), ..SelectionArgs::default() };
+    Ok(Options { selection: SelectionArgs { selector: args.selector.selector.clone(), ..SelectionArgs::default() } })
+}
+
+/// Runs `kubeupd rollout status`.
+pub async fn run(args: StatusArgs, global: &GlobalArgs) -> Result {
+    let Options { selection } = options(&args)?;
     let cluster = global.connect().await?;
     let (resolved, single) = visit::resolve(&cluster, global, "rollout", &args.targets, &selection).await?;
     // As kubectl: one object after the other; the first that fails ends the run.
@@ -133,6 +144,33 @@ async fn watch_until_done(
                 WatchEvent::Deleted(_) => return Err(Error::msg("object has been deleted")),
                 _ => {}
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{RolloutCommand, parsed, refusal};
+    use super::*;
+
+    fn checked(line: &[&str]) -> Result<Options> {
+        match parsed(&[&["status"], line].concat())? {
+            RolloutCommand::Status(args) => options(&args),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn options_are_checked_as_kubectl_checks_them() {
+        let options = checked(&["deployments", "-l", "app=web", "--revision=2"]).unwrap();
+        assert_eq!(options.selection.selector, Some("app=web".parse().unwrap()));
+        assert!(checked(&["deployment/web", "--revision=0"]).is_ok());
+        for (line, expected) in [
+            (&["--revision=-1"][..], "error: required resource not specified"),
+            (&["deployment/web", "--revision=-1"], "error: revision must be a positive integer: -1"),
+        ] {
+            let refused = refusal(checked(line));
+            assert!(refused.starts_with(expected), "{line:?}: {refused}");
         }
     }
 }

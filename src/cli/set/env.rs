@@ -14,6 +14,7 @@ use crate::cli::args::TargetArgs;
 use crate::cli::visit;
 use crate::cli::{Error, GlobalArgs, Result};
 use crate::client::Cluster;
+use crate::output::Printer;
 
 pub const EXAMPLES: &str = "Examples:
   # Set a variable in every container of deployment web
@@ -95,8 +96,18 @@ fn kind_and_name(object: &Value) -> (String, String) {
     (text(&object["kind"]), text(&object["metadata"]["name"]))
 }
 
-/// Runs `set env`, its options checked as kubectl checks them before anything is read.
-pub async fn run(args: EnvArgs, global: &GlobalArgs) -> Result {
+/// What `set env` does, checked before anything is read from the server.
+struct Options {
+    /// The objects, the variables taken off.
+    targets: TargetArgs,
+    /// The variables of the arguments and `-e` (`--from`'s are added once read).
+    setter: EnvSetter,
+    printer: Option<Printer>,
+}
+
+/// kubectl's checks, then the variables read (from the standard input too, for a `-`, as kubectl
+/// reads it before its first request).
+fn options(args: &EnvArgs) -> Result<Options> {
     if args.common.selection.all && args.common.selection.selector.is_some() {
         return Err(Error::msg("cannot set --all and --selector at the same time"));
     }
@@ -117,14 +128,21 @@ pub async fn run(args: EnvArgs, global: &GlobalArgs) -> Result {
     if !args.keys.is_empty() && args.from.is_none() {
         return Err(Error::msg("when specifying --keys, a configmap or secret must be provided with --from"));
     }
-    args.common.output.printer(crate::output::Verb::Write)?;
+    let printer = args.common.printer()?;
     let specs: Vec<String> = args.env.iter().chain(&variables).cloned().collect();
     let read_stdin = || {
         let mut text = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(|err| err.to_string())?;
         Ok(text)
     };
-    let (mut changes, _) = env::parse(&specs, read_stdin).map_err(Error::msg)?;
+    let (changes, _) = env::parse(&specs, read_stdin).map_err(Error::msg)?;
+    let setter = EnvSetter { changes, containers: args.containers.clone(), overwrite: args.overwrite };
+    Ok(Options { targets, setter, printer })
+}
+
+/// Runs `set env`: the objects read, then `--from`'s sources, whose variables join the others.
+pub async fn run(args: EnvArgs, global: &GlobalArgs) -> Result {
+    let Options { targets, mut setter, printer } = options(&args)?;
     let (cluster, objects) = super::objects(&targets, &args.common, global, "set env").await?;
     if let Some(from) = &args.from {
         let cluster = match &cluster {
@@ -134,22 +152,21 @@ pub async fn run(args: EnvArgs, global: &GlobalArgs) -> Result {
         let mut warnings = Vec::new();
         for source in sources(cluster, global, from, &args).await? {
             let (variables, renamed) = env::from_source(&source, &args.keys).map_err(Error::msg)?;
-            changes.set.extend(variables);
+            setter.changes.set.extend(variables);
             warnings.extend(renamed);
         }
         for warning in warnings {
             eprintln!("Warning: {warning}");
         }
     }
-    for variable in &mut changes.set {
+    for variable in &mut setter.changes.set {
         let name = format!("{}{}", args.prefix, variable["name"].as_str().unwrap_or_default());
         variable["name"] = Value::String(name);
     }
-    let setter = EnvSetter { changes, containers: args.containers.clone(), overwrite: args.overwrite };
     if args.list {
         return list(&setter, cluster.as_ref(), objects, args.resolve).await;
     }
-    super::run_setter(&setter, cluster, objects, &args.common, None).await
+    super::run_setter(&setter, printer.as_ref(), cluster, objects, &args.common, None).await
 }
 
 /// The objects `--from` names (with `-l`/`--all`, every one of the type), read from the server.
@@ -312,5 +329,54 @@ fn field_value(object: &Value, path: &str) -> std::result::Result<String, String
         "metadata.namespace" => Ok(text(&metadata["namespace"])),
         "metadata.uid" => Ok(text(&metadata["uid"])),
         _ => Err(format!("unsupported fieldPath: {path}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{SetCommand, parsed, refusal};
+    use super::*;
+
+    fn checked(line: &[&str]) -> Result<Options> {
+        match parsed(&[&["env"], line].concat())? {
+            SetCommand::Env(args) => options(&args),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn options_are_checked_as_kubectl_checks_them() {
+        let options = checked(&["deployment", "web", "A=1", "B-", "-e", "C=3", "-c", "app"]).unwrap();
+        assert_eq!(options.targets.targets, ["deployment", "web"]);
+        let names: Vec<&str> = options.setter.changes.set.iter().map(|v| v["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["C", "A"]);
+        assert_eq!(options.setter.changes.remove, ["B"]);
+        assert_eq!(options.setter.containers, "app");
+        assert!(options.setter.overwrite);
+        for (line, expected) in [
+            (
+                &["deployment", "--all", "-l", "a=b", "A=1"][..],
+                "error: cannot set --all and --selector at the same time",
+            ),
+            (
+                &["deployment/web", "A=1", "deployment/db"],
+                "error: all resources must be specified before environment changes: deployment/web A=1 deployment/db",
+            ),
+            (
+                &["deployment/web", "A=1", "--local", "--dry-run=server"],
+                "error: cannot specify --local and --dry-run=server - did you mean --dry-run=client?",
+            ),
+            (&["A=1"], "error: one or more resources must be specified as <resource> <name> or <resource>/<name>"),
+            (&["deployment/web", "--list", "-o", "yaml"], "error: --list and --output may not be specified together"),
+            (
+                &["deployment/web", "--keys=a"],
+                "error: when specifying --keys, a configmap or secret must be provided with --from",
+            ),
+            (&["deployment/web", "A=1", "-o", "wide"], "error: unable to match a printer"),
+            (&["deployment/web", "1A=x"], "error: \"1A\" is not a valid key name: "),
+        ] {
+            let refused = refusal(checked(line));
+            assert!(refused.starts_with(expected), "{line:?}: {refused}");
+        }
     }
 }

@@ -9,6 +9,7 @@ use crate::change::image::{self, ImageUpdates};
 use crate::change::split_pairs;
 use crate::cli::args::{RecordArg, TargetArgs};
 use crate::cli::{Error, GlobalArgs, Result};
+use crate::output::Printer;
 
 pub const EXAMPLES: &str = "Examples:
   # Set the image of container app of deployment web
@@ -48,14 +49,76 @@ impl Setter for ImageUpdates {
     }
 }
 
-/// Runs `set image`: the options checked in kubectl's order before anything is read.
-pub async fn run(args: ImageArgs, global: &GlobalArgs) -> Result {
+/// What `set image` does, checked before anything is read.
+struct Options {
+    /// The objects, the pairs taken off.
+    targets: TargetArgs,
+    updates: ImageUpdates,
+    printer: Option<Printer>,
+}
+
+/// The checks made before anything is read: the pairs read, an object named, the shared
+/// flags, `-o`.
+fn options(args: &ImageArgs) -> Result<Options> {
     let (objects, pairs) = split_pairs(&args.targets.targets, "image").map_err(Error::msg)?;
     let updates = ImageUpdates::parse(&pairs).map_err(|err| Error::Other(anyhow!(err)))?;
     let targets = TargetArgs { targets: objects, files: args.targets.files.clone() };
     targets.require_some()?;
     args.common.validate()?;
-    args.common.output.printer(crate::output::Verb::Write)?;
-    let (cluster, objects) = super::objects(&targets, &args.common, global, "set image").await?;
-    super::run_setter(&updates, cluster, objects, &args.common, args.record.cause(global)).await
+    Ok(Options { targets, updates, printer: args.common.printer()? })
+}
+
+/// Runs `set image`.
+pub async fn run(args: ImageArgs, global: &GlobalArgs) -> Result {
+    let options = options(&args)?;
+    let (cluster, objects) = super::objects(&options.targets, &args.common, global, "set image").await?;
+    let (setter, printer) = (&options.updates, options.printer.as_ref());
+    super::run_setter(setter, printer, cluster, objects, &args.common, args.record.cause(global)).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{SetCommand, parsed, refusal};
+    use super::*;
+
+    fn checked(line: &[&str]) -> Result<Options> {
+        match parsed(&[&["image"], line].concat())? {
+            SetCommand::Image(args) => options(&args),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn options_are_checked_as_kubectl_checks_them() {
+        let options = checked(&["deployment", "web", "app=nginx:1", "app=nginx:2"]).unwrap();
+        assert_eq!(options.targets.targets, ["deployment", "web"]);
+        assert_eq!(options.updates.images, [("app".to_string(), "nginx:2".to_string())]);
+        assert!(options.printer.is_none());
+        assert!(checked(&["-f", "web.yaml", "app=nginx", "--local", "-o", "yaml"]).unwrap().printer.is_some());
+        for (line, expected) in [
+            (
+                &["deployment/web", "app=x", "deployment/db"][..],
+                "error: all resources must be specified before image changes: deployment/db",
+            ),
+            (&["deployment/web"], "error: at least one image update is required"),
+            (
+                &["deployment/web", "app=x", "*=y"],
+                "error: all containers are already specified by *, but saw more than one \
+                 container_name=container_image pairs",
+            ),
+            (&["app=nginx"], "error: You must provide one or more resources by argument or filename."),
+            (
+                &["deployment/web", "app=x", "--local", "--dry-run=server"],
+                "error: cannot specify --local and --dry-run=server - did you mean --dry-run=client?",
+            ),
+            (&["deployment", "--all", "-l", "a=b", "app=x"], "error: cannot set --all and --selector at the same time"),
+            (
+                &["deployment/web", "app=x", "-o", "wide"],
+                "error: unable to match a printer suitable for the output format",
+            ),
+        ] {
+            let refused = refusal(checked(line));
+            assert!(refused.starts_with(expected), "{line:?}: {refused}");
+        }
+    }
 }

@@ -92,6 +92,11 @@ impl CommonArgs {
         }
         self.selection.validate()
     }
+
+    /// The printer `-o` asks for, made in a setter's options step.
+    fn printer(&self) -> Result<Option<Printer>> {
+        Ok(self.output.printer(Verb::Write)?.cloned())
+    }
 }
 
 /// Why an object cannot take a setter's change.
@@ -132,14 +137,13 @@ struct Changed {
 }
 
 /// The objects named, read from the server or (with `--local`) from the files; `verb` names the
-/// command in messages.
+/// command in messages. Each setter's options step has checked that `targets` names some.
 async fn objects(
     targets: &TargetArgs,
     common: &CommonArgs,
     global: &GlobalArgs,
     verb: &'static str,
 ) -> Result<(Option<Cluster>, Vec<(Option<ObjectRef>, Value)>)> {
-    targets.require_some()?;
     let mut objects = Vec::new();
     if common.local.local {
         let rules = Rules { verb, types_alone: false, selector: false };
@@ -165,16 +169,17 @@ async fn objects(
     Ok((Some(cluster), objects))
 }
 
-/// Changes each object with `setter` and sends what changed; kubectl's lines, then its errors.
-/// With `record`, the change cause is written into each object changed (`--record`).
+/// Changes each object with `setter` and sends what changed; kubectl's lines (or the objects as
+/// `printer`, made by the setter's options step, prints them), then its errors. With `record`,
+/// the change cause is written into each object changed (`--record`).
 async fn run_setter<S: Setter>(
     setter: &S,
+    printer: Option<&Printer>,
     cluster: Option<Cluster>,
     objects: Vec<(Option<ObjectRef>, Value)>,
     common: &CommonArgs,
     record: Option<&str>,
 ) -> Result {
-    let printer = common.output.printer(Verb::Write)?.cloned();
     let mut findings = Findings::default();
     let mut changed = Vec::new();
     for (target, before) in objects {
@@ -193,7 +198,7 @@ async fn run_setter<S: Setter>(
     for warning in &findings.warnings {
         eprintln!("Warning: {warning}");
     }
-    let sends = changed.into_iter().map(|object| send::<S>(cluster.as_ref(), printer.as_ref(), common, object));
+    let sends = changed.into_iter().map(|object| send::<S>(cluster.as_ref(), printer, common, object));
     let mut texts = Vec::new();
     for result in join_all(sends).await {
         match result {
@@ -202,7 +207,7 @@ async fn run_setter<S: Setter>(
         }
     }
     texts.push(if findings.errors.is_empty() { Ok(String::new()) } else { Err(findings.errors) });
-    super::print_visited(super::yaml_documents(printer.as_ref(), texts))
+    super::print_visited(super::yaml_documents(printer, texts))
 }
 
 /// kubectl's words for an object that cannot take the change: `error: deployments/web REASON`,
@@ -262,5 +267,25 @@ async fn send<S: Setter>(
     match printer {
         Some(printer) => common.output.render(printer, &shown),
         None => Ok(format!("{} {}{}\n", output::object_name(&shown), S::DONE, common.dry_run.suffix())),
+    }
+}
+
+/// The `set` command of a line (the words after `kubeupd set`), for the setters' tests of their
+/// options step.
+#[cfg(test)]
+fn parsed(line: &[&str]) -> std::result::Result<SetCommand, Error> {
+    let cli = crate::cli::parse(["kubeupd", "set"].iter().chain(line)).map_err(Error::msg)?;
+    match cli.command {
+        crate::cli::Command::Set(args) => Ok(args.command),
+        _ => unreachable!("a `set` line"),
+    }
+}
+
+/// kubectl's line for what an options step refused; a panic when it accepted the line.
+#[cfg(test)]
+fn refusal<T>(checked: Result<T>) -> String {
+    match checked {
+        Ok(_) => panic!("accepted"),
+        Err(err) => err.line(),
     }
 }

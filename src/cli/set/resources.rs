@@ -8,6 +8,7 @@ use super::{CommonArgs, Findings, ObjectError, Setter};
 use crate::change::pod_template::{self, pod_spec_mut};
 use crate::cli::args::{RecordArg, TargetArgs};
 use crate::cli::{Error, GlobalArgs, Result};
+use crate::output::Printer;
 
 pub const EXAMPLES: &str = "Examples:
   # Set the limits of container app of deployment web
@@ -60,8 +61,15 @@ impl Setter for ResourcesSetter {
     }
 }
 
-/// Runs `set resources`.
-pub async fn run(args: ResourcesArgs, global: &GlobalArgs) -> Result {
+/// What `set resources` does, checked before anything is read.
+struct Options {
+    setter: ResourcesSetter,
+    printer: Option<Printer>,
+}
+
+/// The checks made before anything is read: an object named, the shared flags, an update
+/// given, the quantities read, `-o`.
+fn options(args: &ResourcesArgs) -> Result<Options> {
     args.targets.require_some()?;
     args.common.validate()?;
     if args.limits.is_empty() && args.requests.is_empty() {
@@ -74,9 +82,15 @@ pub async fn run(args: ResourcesArgs, global: &GlobalArgs) -> Result {
         limits: pod_template::resource_list(&args.limits).map_err(Error::msg)?,
         requests: pod_template::resource_list(&args.requests).map_err(Error::msg)?,
     };
-    args.common.output.printer(crate::output::Verb::Write)?;
+    Ok(Options { setter, printer: args.common.printer()? })
+}
+
+/// Runs `set resources`.
+pub async fn run(args: ResourcesArgs, global: &GlobalArgs) -> Result {
+    let options = options(&args)?;
     let (cluster, objects) = super::objects(&args.targets, &args.common, global, "set resources").await?;
-    super::run_setter(&setter, cluster, objects, &args.common, args.record.cause(global)).await
+    let (setter, printer) = (&options.setter, options.printer.as_ref());
+    super::run_setter(setter, printer, cluster, objects, &args.common, args.record.cause(global)).await
 }
 
 /// Options of `kubeupd set serviceaccount`.
@@ -105,14 +119,95 @@ impl Setter for ServiceAccountSetter {
     }
 }
 
-/// Runs `set serviceaccount`: the last argument is the account.
-pub async fn run_service_account(args: ServiceAccountArgs, global: &GlobalArgs) -> Result {
+/// What `set serviceaccount` does, checked before anything is read.
+struct ServiceAccountOptions {
+    /// The objects, the account taken off.
+    targets: TargetArgs,
+    setter: ServiceAccountSetter,
+    printer: Option<Printer>,
+}
+
+/// The checks made before anything is read: the account (the last argument), the shared
+/// flags, `-o`, an object named.
+fn service_account_options(args: &ServiceAccountArgs) -> Result<ServiceAccountOptions> {
     let mut targets = args.targets.clone();
     let Some(account) = targets.targets.pop() else {
         return Err(Error::msg("serviceaccount is required"));
     };
     args.common.validate()?;
-    args.common.output.printer(crate::output::Verb::Write)?;
-    let (cluster, objects) = super::objects(&targets, &args.common, global, "set serviceaccount").await?;
-    super::run_setter(&ServiceAccountSetter(account), cluster, objects, &args.common, args.record.cause(global)).await
+    let printer = args.common.printer()?;
+    targets.require_some()?;
+    Ok(ServiceAccountOptions { targets, setter: ServiceAccountSetter(account), printer })
+}
+
+/// Runs `set serviceaccount`.
+pub async fn run_service_account(args: ServiceAccountArgs, global: &GlobalArgs) -> Result {
+    let options = service_account_options(&args)?;
+    let (cluster, objects) = super::objects(&options.targets, &args.common, global, "set serviceaccount").await?;
+    let (setter, printer) = (&options.setter, options.printer.as_ref());
+    super::run_setter(setter, printer, cluster, objects, &args.common, args.record.cause(global)).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{SetCommand, parsed, refusal};
+    use super::*;
+
+    fn resources(line: &[&str]) -> Result<Options> {
+        match parsed(&[&["resources"], line].concat())? {
+            SetCommand::Resources(args) => options(&args),
+            _ => unreachable!(),
+        }
+    }
+
+    fn service_account(line: &[&str]) -> Result<ServiceAccountOptions> {
+        match parsed(&[&["serviceaccount"], line].concat())? {
+            SetCommand::Serviceaccount(args) => service_account_options(&args),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn resources_options_are_checked_as_kubectl_checks_them() {
+        let options = resources(&["deployment/web", "-c", "app", "--limits=cpu=200m,memory=512Mi"]).unwrap();
+        assert_eq!(options.setter.containers, "app");
+        assert_eq!(options.setter.limits["cpu"], "200m");
+        assert_eq!(options.setter.limits["memory"], "512Mi");
+        assert!(options.setter.requests.is_empty());
+        for (line, expected) in [
+            (&["--limits=cpu=1"][..], "error: You must provide one or more resources by argument or filename."),
+            (
+                &["deployment/web", "--local", "--dry-run=server", "--limits=cpu=1"],
+                "error: cannot specify --local and --dry-run=server - did you mean --dry-run=client?",
+            ),
+            (
+                &["deployment/web"],
+                "error: you must specify an update to requests or limits (in the form of --requests/--limits)",
+            ),
+            (&["deployment/web", "--requests=cpu"], "error: invalid argument syntax cpu, expected <resource>=<value>"),
+            (&["deployment/web", "--limits=cpu=1", "-o", "wide"], "error: unable to match a printer"),
+        ] {
+            let refused = refusal(resources(line));
+            assert!(refused.starts_with(expected), "{line:?}: {refused}");
+        }
+    }
+
+    #[test]
+    fn service_account_options_are_checked_as_kubectl_checks_them() {
+        let options = service_account(&["deployment", "web", "builder"]).unwrap();
+        assert_eq!(options.targets.targets, ["deployment", "web"]);
+        assert_eq!(options.setter.0, "builder");
+        for (line, expected) in [
+            (&[][..], "error: serviceaccount is required"),
+            (
+                &["deployment/web", "builder", "--local", "--dry-run=server"],
+                "error: cannot specify --local and --dry-run=server - did you mean --dry-run=client?",
+            ),
+            (&["builder"], "error: You must provide one or more resources by argument or filename."),
+            (&["deployment/web", "builder", "-o", "wide"], "error: unable to match a printer"),
+        ] {
+            let refused = refusal(service_account(line));
+            assert!(refused.starts_with(expected), "{line:?}: {refused}");
+        }
+    }
 }

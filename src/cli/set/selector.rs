@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use super::{CommonArgs, Findings, ObjectError, Setter};
 use crate::cli::args::{RecordArg, TargetArgs};
 use crate::cli::{Error, GlobalArgs, Result};
+use crate::output::Printer;
 use crate::resource::LabelSelector;
 
 pub const SELECTOR_EXAMPLES: &str = "Examples:
@@ -54,19 +55,35 @@ impl Setter for SelectorSetter {
     }
 }
 
-/// Runs `set selector`: as kubectl, one object after the other, each sent even when unchanged;
-/// the failures are told at the end.
-pub async fn run_selector(args: SelectorArgs, global: &GlobalArgs) -> Result {
+/// What `set selector` does, checked before anything is read.
+struct Options {
+    /// The objects, the selector taken off.
+    targets: TargetArgs,
+    setter: SelectorSetter,
+    printer: Option<Printer>,
+}
+
+/// The checks made before anything is read: the selector (the last argument) read, `-o`, an
+/// object named.
+fn options(args: &SelectorArgs) -> Result<Options> {
     let mut targets = args.targets.clone();
     let selector = match targets.targets.pop() {
         Some(text) => Some(text.parse::<LabelSelector>().map_err(|err| Error::msg(err.to_string()))?),
         None => None,
     };
     let Some(selector) = selector else { return Err(Error::msg("one selector is required")) };
-    args.common.output.printer(crate::output::Verb::Write)?;
-    let (cluster, objects) = super::objects(&targets, &args.common, global, "set selector").await?;
+    let printer = args.common.printer()?;
+    targets.require_some()?;
     let setter = SelectorSetter { selector, resource_version: args.resource_version.clone() };
-    let printer = args.common.output.printer(crate::output::Verb::Write)?;
+    Ok(Options { targets, setter, printer })
+}
+
+/// Runs `set selector`: as kubectl, one object after the other, each sent even when unchanged;
+/// the failures are told at the end.
+pub async fn run_selector(args: SelectorArgs, global: &GlobalArgs) -> Result {
+    let Options { targets, setter, printer } = options(&args)?;
+    let printer = printer.as_ref();
+    let (cluster, objects) = super::objects(&targets, &args.common, global, "set selector").await?;
     let mut results = Vec::new();
     for (target, mut before) in objects {
         let mut after = before.clone();
@@ -152,15 +169,29 @@ fn sorted_unique(names: &[String]) -> Vec<String> {
     names
 }
 
-/// Runs `set subject`; as kubectl, the bindings are read before the subjects are checked.
-pub async fn run_subject(args: SubjectArgs, global: &GlobalArgs) -> Result {
+/// What `set subject` checks before anything is read; the subjects are checked once the
+/// bindings are read, as kubectl checks them.
+struct SubjectOptions {
+    printer: Option<Printer>,
+}
+
+/// kubectl's checks before its first request: `--local` takes no objects by argument, `-o`, an
+/// object named.
+fn subject_options(args: &SubjectArgs) -> Result<SubjectOptions> {
     if args.common.local.local && !args.targets.targets.is_empty() {
         return Err(Error::msg(
             "error: you must specify resources by --filename when --local is set.\nExample resource specifications \
              include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'",
         ));
     }
-    args.common.output.printer(crate::output::Verb::Write)?;
+    let printer = args.common.printer()?;
+    args.targets.require_some()?;
+    Ok(SubjectOptions { printer })
+}
+
+/// Runs `set subject`; as kubectl, the bindings are read before the subjects are checked.
+pub async fn run_subject(args: SubjectArgs, global: &GlobalArgs) -> Result {
+    let options = subject_options(&args)?;
     let (cluster, objects) = super::objects(&args.targets, &args.common, global, "set subject").await?;
     args.common.validate()?;
     if args.user.is_empty() && args.group.is_empty() && args.serviceaccount.is_empty() {
@@ -195,5 +226,61 @@ pub async fn run_subject(args: SubjectArgs, global: &GlobalArgs) -> Result {
         let account_namespace = if account_namespace.is_empty() { namespace.as_str() } else { account_namespace };
         subjects.push(json!({"kind": "ServiceAccount", "namespace": account_namespace, "name": name}));
     }
-    super::run_setter(&SubjectSetter(subjects), cluster, objects, &args.common, None).await
+    let setter = SubjectSetter(subjects);
+    super::run_setter(&setter, options.printer.as_ref(), cluster, objects, &args.common, None).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{SetCommand, parsed, refusal};
+    use super::*;
+
+    fn selector(line: &[&str]) -> Result<Options> {
+        match parsed(&[&["selector"], line].concat())? {
+            SetCommand::Selector(args) => options(&args),
+            _ => unreachable!(),
+        }
+    }
+
+    fn subject(line: &[&str]) -> Result<SubjectOptions> {
+        match parsed(&[&["subject"], line].concat())? {
+            SetCommand::Subject(args) => subject_options(&args),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn selector_options_are_checked_as_kubectl_checks_them() {
+        let options = selector(&["service", "web", "app=web,track=canary", "--resource-version=7"]).unwrap();
+        assert_eq!(options.targets.targets, ["service", "web"]);
+        assert_eq!(options.setter.selector, "app=web,track=canary".parse().unwrap());
+        assert_eq!(options.setter.resource_version, "7");
+        for (line, expected) in [
+            (&[][..], "error: one selector is required"),
+            (&["service/web", "app=web", "-o", "wide"], "error: unable to match a printer"),
+            (&["app=web"], "error: You must provide one or more resources by argument or filename."),
+        ] {
+            let refused = refusal(selector(line));
+            assert!(refused.starts_with(expected), "{line:?}: {refused}");
+        }
+        assert!(selector(&["service/web", "a in (b"]).is_err());
+    }
+
+    #[test]
+    fn subject_options_are_checked_as_kubectl_checks_them() {
+        assert!(subject(&["rolebinding/admin", "--user=alice", "-o", "yaml"]).unwrap().printer.is_some());
+        // The subjects are checked once the bindings are read.
+        assert!(subject(&["rolebinding/admin"]).is_ok());
+        for (line, expected) in [
+            (
+                &["rolebinding/admin", "--local", "--user=alice"][..],
+                "error: you must specify resources by --filename when --local is set.\nExample resource",
+            ),
+            (&["rolebinding/admin", "-o", "wide"], "error: unable to match a printer"),
+            (&["--user=alice"], "error: You must provide one or more resources by argument or filename."),
+        ] {
+            let refused = refusal(subject(line));
+            assert!(refused.starts_with(expected), "{line:?}: {refused}");
+        }
+    }
 }
