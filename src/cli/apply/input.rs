@@ -175,6 +175,10 @@ impl<'a> Preview<'a> {
         let options =
             ApplyOptions { record_last_applied: false, keep_live: true, ..input.apply_options(mode, DryRun::Server)? };
         input.files.require()?;
+        // kubectl's diff checks this once the files are named (apply, among its first checks).
+        if input.force_conflicts && !input.server_side {
+            return Err(Error::msg("--force-conflicts only works with --server-side"));
+        }
         let pruning = input.prune.pruning()?;
         Ok(Preview { input, mode, shown, options, pruning })
     }

@@ -223,6 +223,7 @@ mod tests {
             (&["-f", "web.yaml", "configmap"][..], "error: Unexpected args: [configmap]\nSee 'kubeupd diff -h'"),
             (&[], "error: must specify one of -f and -k"),
             (&["-f", "web.yaml", "-k", "dir"], "error: only one of -f or -k can be specified"),
+            (&["-f", "web.yaml", "--force-conflicts"], "error: --force-conflicts only works with --server-side"),
             (&["-f", "web.yaml", "--applyset=set"], "error: --applyset requires --prune"),
             (
                 &["-f", "web.yaml", "--prune"],
