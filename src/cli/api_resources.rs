@@ -192,8 +192,19 @@ fn table(resources: &[&ResourceType], format: Format, no_headers: bool) -> Strin
     text
 }
 
+/// kubectl's one check of `api-versions` (its `Complete`), before it asks the server: no words.
+fn versions_options(args: &ApiVersionsArgs) -> Result {
+    match args.words.as_slice() {
+        [] => Ok(()),
+        words => Err(Error::msg(format!(
+            "unexpected arguments: [{}]\nSee 'kubectl api-versions -h' for help and examples",
+            words.join(" ")
+        ))),
+    }
+}
+
 pub async fn run_versions(args: ApiVersionsArgs, global: &GlobalArgs) -> Result {
-    let _ = args;
+    versions_options(&args)?;
     let cluster = global.connect().await?;
     cluster.rediscover().await?;
     let discovery = cluster.discovery().await?;
@@ -253,6 +264,22 @@ mod tests {
             let refused = parse(line).err().unwrap_or_else(|| panic!("{line:?} is accepted")).line();
             assert_eq!(refused, expected, "{line:?}");
         }
+    }
+
+    #[test]
+    fn api_versions_takes_no_words_as_kubectl() {
+        let versions_options = |line: &[&str]| {
+            let cli = crate::cli::parse(["kubeupd", "api-versions"].iter().chain(line)).unwrap();
+            match cli.command {
+                crate::cli::Command::ApiVersions(args) => versions_options(&args),
+                _ => unreachable!(),
+            }
+        };
+        assert!(versions_options(&[]).is_ok());
+        assert_eq!(
+            versions_options(&["apps", "v1"]).unwrap_err().line(),
+            "error: unexpected arguments: [apps v1]\nSee 'kubectl api-versions -h' for help and examples"
+        );
     }
 
     #[test]
