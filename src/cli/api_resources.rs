@@ -56,15 +56,42 @@ pub struct ApiVersionsArgs {
 /// The formats kubectl's api-resources takes, for its error.
 const FORMATS: &str = "json,kyaml,name,wide,yaml";
 
-pub async fn run(args: ApiResourcesArgs, global: &GlobalArgs) -> Result {
+/// How the resources are printed (`-o`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Table,
+    Wide,
+    Name,
+}
+
+/// What the resources are sorted by before their name (`--sort-by`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SortBy {
+    Group,
+    Name,
+    Kind,
+}
+
+/// The checked options.
+#[derive(Debug)]
+struct Options {
+    format: Format,
+    sort_by: SortBy,
+}
+
+/// kubectl's checks, in its order: no words, the printer (`Complete`), then `--sort-by`
+/// (`Validate`); all before it asks the server.
+fn options(args: &ApiResourcesArgs) -> Result<Options> {
     if !args.words.is_empty() {
         return Err(Error::msg(format!(
             "unexpected arguments: [{}]\nSee 'kubectl api-resources -h' for help and examples",
             args.words.join(" ")
         )));
     }
-    match args.output.as_str() {
-        "" | "wide" | "name" => {}
+    let format = match args.output.as_str() {
+        "" => Format::Table,
+        "wide" => Format::Wide,
+        "name" => Format::Name,
         "json" | "yaml" | "kyaml" => {
             return Err(Error::msg(format!(
                 "kubeupd api-resources does not print -o {}: use -o wide or -o name",
@@ -76,22 +103,30 @@ pub async fn run(args: ApiResourcesArgs, global: &GlobalArgs) -> Result {
                 "unable to match a printer suitable for the output format {other:?}, allowed formats are: {FORMATS}"
             )));
         }
-    }
-    if !matches!(args.sort_by.as_str(), "" | "name" | "kind") {
-        return Err(Error::msg("--sort-by accepts only name or kind"));
-    }
+    };
+    let sort_by = match args.sort_by.as_str() {
+        "" => SortBy::Group,
+        "name" => SortBy::Name,
+        "kind" => SortBy::Kind,
+        _ => return Err(Error::msg("--sort-by accepts only name or kind")),
+    };
+    Ok(Options { format, sort_by })
+}
+
+pub async fn run(args: ApiResourcesArgs, global: &GlobalArgs) -> Result {
+    let options = options(&args)?;
     let cluster = global.connect().await?;
     if !args.cached {
         cluster.rediscover().await?;
     }
     let discovery = cluster.discovery().await?;
-    let resources = selected(&discovery.resources, &args);
-    write_stdout(&table(&resources, &args))
+    let resources = selected(&discovery.resources, &args, options.sort_by);
+    write_stdout(&table(&resources, options.format, args.no_headers))
 }
 
 /// What kubectl's `ServerPreferredResources` gives, filtered by the flags and sorted: each
 /// resource once, in the first version that has it (the group's preferred one first).
-fn selected<'a>(all: &'a [ResourceType], args: &ApiResourcesArgs) -> Vec<&'a ResourceType> {
+fn selected<'a>(all: &'a [ResourceType], args: &ApiResourcesArgs, sort_by: SortBy) -> Vec<&'a ResourceType> {
     let mut seen = HashSet::new();
     let mut resources: Vec<&ResourceType> = all
         .iter()
@@ -103,10 +138,10 @@ fn selected<'a>(all: &'a [ResourceType], args: &ApiResourcesArgs) -> Vec<&'a Res
         .filter(|resource| args.categories.iter().all(|category| resource.categories.contains(category)))
         .collect();
     let key = |resource: &&ResourceType| -> String {
-        match args.sort_by.as_str() {
-            "name" => resource.resource.clone(),
-            "kind" => resource.kind.clone(),
-            _ => resource.group.clone(),
+        match sort_by {
+            SortBy::Name => resource.resource.clone(),
+            SortBy::Kind => resource.kind.clone(),
+            SortBy::Group => resource.group.clone(),
         }
     };
     // kubectl's stable sort by the field, then the name.
@@ -121,8 +156,8 @@ fn api_version(resource: &ResourceType) -> String {
     }
 }
 
-fn table(resources: &[&ResourceType], args: &ApiResourcesArgs) -> String {
-    if args.output == "name" {
+fn table(resources: &[&ResourceType], format: Format, no_headers: bool) -> String {
+    if format == Format::Name {
         return resources
             .iter()
             .map(|resource| match resource.group.as_str() {
@@ -131,10 +166,10 @@ fn table(resources: &[&ResourceType], args: &ApiResourcesArgs) -> String {
             })
             .collect();
     }
-    let wide = args.output == "wide";
+    let wide = format == Format::Wide;
     let mut writer = TabWriter::kubectl();
     let mut text = String::new();
-    if !args.no_headers {
+    if !no_headers {
         let extra = if wide { "\tVERBS\tCATEGORIES" } else { "" };
         text.push_str(&writer.write(&format!("NAME\tSHORTNAMES\tAPIVERSION\tNAMESPACED\tKIND{extra}\n")));
     }
@@ -157,8 +192,19 @@ fn table(resources: &[&ResourceType], args: &ApiResourcesArgs) -> String {
     text
 }
 
+/// kubectl's one check of `api-versions` (its `Complete`), before it asks the server: no words.
+fn versions_options(args: &ApiVersionsArgs) -> Result {
+    match args.words.as_slice() {
+        [] => Ok(()),
+        words => Err(Error::msg(format!(
+            "unexpected arguments: [{}]\nSee 'kubectl api-versions -h' for help and examples",
+            words.join(" ")
+        ))),
+    }
+}
+
 pub async fn run_versions(args: ApiVersionsArgs, global: &GlobalArgs) -> Result {
-    let _ = args;
+    versions_options(&args)?;
     let cluster = global.connect().await?;
     cluster.rediscover().await?;
     let discovery = cluster.discovery().await?;
@@ -185,6 +231,57 @@ mod tests {
         }
     }
 
+    fn parse(line: &[&str]) -> Result<Options> {
+        let cli = crate::cli::parse(["kubeupd", "api-resources"].iter().chain(line)).map_err(anyhow::Error::msg)?;
+        match cli.command {
+            crate::cli::Command::ApiResources(args) => options(&args),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn options_are_checked_as_kubectl_checks_them() {
+        let options = parse(&[]).unwrap();
+        assert_eq!((options.format, options.sort_by), (Format::Table, SortBy::Group));
+        let options = parse(&["-o", "wide", "--sort-by", "kind"]).unwrap();
+        assert_eq!((options.format, options.sort_by), (Format::Wide, SortBy::Kind));
+        let options = parse(&["-o=name", "--sort-by=name"]).unwrap();
+        assert_eq!((options.format, options.sort_by), (Format::Name, SortBy::Name));
+        // The words first, then the printer, then --sort-by.
+        for (line, expected) in [
+            (
+                &["pods", "-o", "bad", "--sort-by", "age"][..],
+                "error: unexpected arguments: [pods]\nSee 'kubectl api-resources -h' for help and examples",
+            ),
+            (
+                &["-o", "bad", "--sort-by", "age"],
+                "error: unable to match a printer suitable for the output format \"bad\", allowed formats are: \
+                 json,kyaml,name,wide,yaml",
+            ),
+            (&["-o", "json"], "error: kubeupd api-resources does not print -o json: use -o wide or -o name"),
+            (&["--sort-by", "age"], "error: --sort-by accepts only name or kind"),
+        ] {
+            let refused = parse(line).err().unwrap_or_else(|| panic!("{line:?} is accepted")).line();
+            assert_eq!(refused, expected, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn api_versions_takes_no_words_as_kubectl() {
+        let versions_options = |line: &[&str]| {
+            let cli = crate::cli::parse(["kubeupd", "api-versions"].iter().chain(line)).unwrap();
+            match cli.command {
+                crate::cli::Command::ApiVersions(args) => versions_options(&args),
+                _ => unreachable!(),
+            }
+        };
+        assert!(versions_options(&[]).is_ok());
+        assert_eq!(
+            versions_options(&["apps", "v1"]).unwrap_err().line(),
+            "error: unexpected arguments: [apps v1]\nSee 'kubectl api-versions -h' for help and examples"
+        );
+    }
+
     #[test]
     fn each_resource_once_in_its_first_version_sorted_by_group_then_name() {
         let all = vec![
@@ -207,9 +304,9 @@ mod tests {
             words: Vec::new(),
         };
         let names: Vec<String> =
-            selected(&all, &args).iter().map(|r| format!("{}/{}", api_version(r), r.resource)).collect();
+            selected(&all, &args, SortBy::Group).iter().map(|r| format!("{}/{}", api_version(r), r.resource)).collect();
         assert_eq!(names, ["v1/configmaps", "v1/pods", "apps/v1/deployments", "apps/v1beta1/old"]);
         let args = ApiResourcesArgs { namespaced: Some(Tristate(false)), ..args };
-        assert_eq!(selected(&all, &args).len(), 1);
+        assert_eq!(selected(&all, &args, SortBy::Group).len(), 1);
     }
 }

@@ -12,15 +12,47 @@ pub struct CompletionArgs {
     pub shells: Vec<String>,
 }
 
-pub fn run(args: &CompletionArgs) -> super::Result {
-    // kubectl's checks of its words, with its usage errors.
+/// kubectl's checks of its words, with its usage errors: the one shell the script is for.
+fn options(args: &CompletionArgs) -> super::Result<Shell> {
     let usage = |reason: &str| Error::msg(format!("{reason}\nSee 'kubeupd completion -h' for help and examples"));
-    let shell = match args.shells.as_slice() {
-        [] => return Err(usage("Shell not specified.")),
-        [shell] => Shell::from_str(shell, false).map_err(|_| usage(&format!("Unsupported shell type {shell:?}.")))?,
-        _ => return Err(usage("Too many arguments. Expected only the shell type.")),
-    };
+    match args.shells.as_slice() {
+        [] => Err(usage("Shell not specified.")),
+        [shell] => Shell::from_str(shell, false).map_err(|_| usage(&format!("Unsupported shell type {shell:?}."))),
+        _ => Err(usage("Too many arguments. Expected only the shell type.")),
+    }
+}
+
+pub fn run(args: &CompletionArgs) -> super::Result {
+    let shell = options(args)?;
     let mut command = super::command();
     clap_complete::generate(shell, &mut command, "kubeupd", &mut std::io::stdout());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &[&str]) -> super::super::Result<Shell> {
+        let cli = crate::cli::parse(["kubeupd", "completion"].iter().chain(line)).map_err(anyhow::Error::msg)?;
+        match cli.command {
+            crate::cli::Command::Completion(args) => options(&args),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn options_are_checked_as_kubectl_checks_them() {
+        assert_eq!(parse(&["zsh"]).unwrap(), Shell::Zsh);
+        assert_eq!(parse(&["bash"]).unwrap(), Shell::Bash);
+        let see = "\nSee 'kubeupd completion -h' for help and examples";
+        for (line, expected) in [
+            (&[][..], "Shell not specified."),
+            (&["tcsh"], "Unsupported shell type \"tcsh\"."),
+            (&["bash", "zsh"], "Too many arguments. Expected only the shell type."),
+        ] {
+            let refused = parse(line).err().unwrap_or_else(|| panic!("{line:?} is accepted")).line();
+            assert_eq!(refused, format!("error: {expected}{see}"), "{line:?}");
+        }
+    }
 }

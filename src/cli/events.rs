@@ -44,20 +44,63 @@ pub struct EventsArgs {
     pub output: OutputArgs,
 }
 
-/// Runs `kubeupd events`.
-pub async fn run(args: EventsArgs, global: &GlobalArgs) -> Result {
-    let printer = args.output.printer(Verb::Write)?.cloned();
+/// `--for`'s object: its type as the user wrote it, and its name.
+struct ForObject {
+    type_arg: String,
+    name: String,
+}
+
+/// What is shown: the `-o` printer (`None`: kubectl's table) and the event types kept (empty:
+/// all), sorted and each once.
+struct Shown {
+    printer: Option<Printer>,
+    types: Vec<String>,
+}
+
+/// The checked options.
+struct Options {
+    for_object: Option<ForObject>,
+    /// The printer and the types, or kubectl's error for them. kubectl checks them after it has
+    /// asked the server for `--for`'s type, so with `--for` that error waits for the answer.
+    shown: Result<Shown>,
+}
+
+/// kubectl's checks, in its order: `--for`'s form, then the printer, then the types. Without
+/// `--for` no request comes between them and all are reported here.
+fn options(args: &EventsArgs) -> Result<Options> {
     let for_object = match args.for_object.as_deref().filter(|text| !text.is_empty()) {
         None => None,
         Some(text) => match text.split('/').collect::<Vec<_>>().as_slice() {
             [_] => return Err(Error::msg("--for must be in resource/name form")),
-            [type_arg, name] => Some((type_arg.to_string(), name.to_string())),
+            [type_arg, name] => Some(ForObject { type_arg: type_arg.to_string(), name: name.to_string() }),
             _ => return Err(Error::msg("arguments in resource/name form may not have more than one slash")),
         },
     };
+    let shown = shown(args);
+    match (for_object, shown) {
+        (None, Err(err)) => Err(err),
+        (for_object, shown) => Ok(Options { for_object, shown }),
+    }
+}
+
+/// The printer, then the types, checked as kubectl checks them.
+fn shown(args: &EventsArgs) -> Result<Shown> {
+    let printer = args.output.printer(Verb::Write)?.cloned();
+    let mut types: Vec<String> = args.types.clone();
+    types.sort();
+    types.dedup();
+    if types.iter().any(|kind| !kind.eq_ignore_ascii_case("Normal") && !kind.eq_ignore_ascii_case("Warning")) {
+        return Err(Error::msg("valid --types are Normal or Warning"));
+    }
+    Ok(Shown { printer, types })
+}
+
+/// Runs `kubeupd events`.
+pub async fn run(args: EventsArgs, global: &GlobalArgs) -> Result {
+    let options = options(&args)?;
     let cluster = global.connect().await?;
-    let field_selector = match &for_object {
-        Some((type_arg, name)) => {
+    let field_selector = match &options.for_object {
+        Some(ForObject { type_arg, name }) => {
             // kubectl prints the mapper's error as it is, without `error: `.
             let rt = match cluster.resolve(type_arg).await {
                 Err(err @ crate::client::Error::Mapping(_)) => {
@@ -74,12 +117,7 @@ pub async fn run(args: EventsArgs, global: &GlobalArgs) -> Result {
         }
         None => None,
     };
-    let mut types: Vec<String> = args.types.clone();
-    types.sort();
-    types.dedup();
-    if types.iter().any(|kind| !kind.eq_ignore_ascii_case("Normal") && !kind.eq_ignore_ascii_case("Warning")) {
-        return Err(Error::msg("valid --types are Normal or Warning"));
-    }
+    let Shown { printer, types } = options.shown?;
     let wanted = |event: &Value| {
         let kind = event["type"].as_str().unwrap_or_default();
         types.is_empty() || types.iter().any(|wanted| wanted.eq_ignore_ascii_case(kind))
@@ -205,4 +243,56 @@ async fn watch(
         let _ = std::io::Write::flush(&mut std::io::stdout());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &[&str]) -> Result<Options> {
+        let cli = crate::cli::parse(["kubeupd", "events"].iter().chain(line)).map_err(anyhow::Error::msg)?;
+        match cli.command {
+            crate::cli::Command::Events(args) => options(&args),
+            _ => unreachable!(),
+        }
+    }
+
+    fn refusal(line: &[&str]) -> String {
+        parse(line).err().unwrap_or_else(|| panic!("{line:?} is accepted")).line()
+    }
+
+    #[test]
+    fn options_are_checked_as_kubectl_checks_them() {
+        let options = parse(&["--for", "pod/web", "--types", "warning,Normal,warning", "-o", "name"]).unwrap();
+        let for_object = options.for_object.unwrap();
+        assert_eq!((for_object.type_arg.as_str(), for_object.name.as_str()), ("pod", "web"));
+        let shown = options.shown.unwrap();
+        assert_eq!(shown.types, ["Normal", "warning"]);
+        assert!(matches!(shown.printer, Some(Printer::Name)));
+        let options = parse(&[]).unwrap();
+        assert!(options.for_object.is_none());
+        assert!(options.shown.is_ok_and(|shown| shown.printer.is_none() && shown.types.is_empty()));
+        // The form of --for first, then the printer, then the types.
+        for (line, expected) in [
+            (&["--for", "web", "-o", "bad"][..], "error: --for must be in resource/name form"),
+            (
+                &["--for", "a/b/c", "-o", "bad"],
+                "error: arguments in resource/name form may not have more than one slash",
+            ),
+            (&["-o", "bad", "--types", "X"], "error: unable to match a printer suitable for the output format \"bad\""),
+            (&["--types", "Normal,X"], "error: valid --types are Normal or Warning"),
+        ] {
+            let refused = refusal(line);
+            assert!(refused.starts_with(expected), "{line:?}: {refused}");
+        }
+    }
+
+    #[test]
+    fn with_for_the_printer_and_types_are_refused_after_its_type_is_read() {
+        let options = parse(&["--for", "pods/web", "-o", "bad", "--types", "X"]).unwrap();
+        let refused = options.shown.err().expect("refused").line();
+        assert!(refused.starts_with("error: unable to match a printer"), "{refused}");
+        let options = parse(&["--for", "pods/web", "--types", "X"]).unwrap();
+        assert_eq!(options.shown.err().expect("refused").line(), "error: valid --types are Normal or Warning");
+    }
 }

@@ -44,20 +44,35 @@ struct Versions {
 /// that read `.clientVersion.minor` to choose what to run get kubectl 1.37's answer.
 const KUBECTL_RELEASE: (&str, &str, &str) = ("1", "37", "1");
 
+/// The checked options.
+#[derive(Debug, PartialEq, Eq)]
+struct Options {
+    /// Not `--client`: the server's version is asked for too.
+    ask_server: bool,
+    format: Option<VersionFormat>,
+}
+
+/// kubectl's check before it asks the server: no words, which it reads only when it asks
+/// (`-o`'s values are clap's).
+fn options(args: &VersionArgs) -> Result<Options> {
+    let ask_server = !args.client;
+    if ask_server && !args.extra.words.is_empty() {
+        return Err(Error::msg(format!("extra arguments: [{}]", args.extra.words.join(" "))));
+    }
+    Ok(Options { ask_server, format: args.output })
+}
+
 /// Runs `kubeupd version`. When the server cannot be asked, the client version is still printed,
 /// then the error, and the exit status is 1, as with kubectl.
 pub async fn run(args: VersionArgs, global: &GlobalArgs) -> Result {
-    // kubectl reads the words only when it asks the server.
-    if !args.client && !args.extra.words.is_empty() {
-        return Err(Error::msg(format!("extra arguments: [{}]", args.extra.words.join(" "))));
-    }
-    let server = if args.client { Ok(None) } else { server_version(global).await.map(Some) };
+    let options = options(&args)?;
+    let server = if options.ask_server { server_version(global).await.map(Some) } else { Ok(None) };
     let versions = Versions {
         client_version: client_version(),
         kustomize_version: crate::kustomize::kustomize_version(),
         server_version: server.as_ref().ok().cloned().flatten(),
     };
-    let text = match args.output {
+    let text = match options.format {
         Some(VersionFormat::Json) => serde_json::to_string_pretty(&versions).expect("versions always serialize") + "\n",
         Some(VersionFormat::Yaml) => {
             output::to_yaml(&serde_json::to_value(&versions).expect("versions always serialize")) + "\n"
@@ -140,6 +155,26 @@ fn client_version() -> VersionInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse(line: &[&str]) -> Result<Options> {
+        let cli = crate::cli::parse(["kubeupd", "version"].iter().chain(line)).map_err(anyhow::Error::msg)?;
+        match cli.command {
+            crate::cli::Command::Version(args) => options(&args),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn options_are_checked_as_kubectl_checks_them() {
+        assert_eq!(parse(&[]).unwrap(), Options { ask_server: true, format: None });
+        assert_eq!(
+            parse(&["--client", "-o", "yaml"]).unwrap(),
+            Options { ask_server: false, format: Some(VersionFormat::Yaml) }
+        );
+        // kubectl reads the words only when it asks the server.
+        assert_eq!(parse(&["--client", "extra"]).unwrap(), Options { ask_server: false, format: None });
+        assert_eq!(parse(&["extra", "more"]).unwrap_err().line(), "error: extra arguments: [extra more]");
+    }
 
     #[test]
     fn servers_beyond_the_supported_skew_are_warned_about() {

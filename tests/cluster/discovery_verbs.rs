@@ -65,6 +65,7 @@ fn api_versions_lists_what_kubectl_lists() {
     let (ours, theirs) = (run("kubeupd", &["api-versions"]), run("kubectl", &["api-versions"]));
     assert_eq!((ours.status.code(), built_in(&ours)), (theirs.status.code(), built_in(&theirs)));
     assert!(built_in(&ours).contains("apps/v1\n") && built_in(&ours).starts_with("admissionregistration.k8s.io/"));
+    assert_same(&["api-versions", "extra"]);
 }
 
 #[test]

@@ -288,6 +288,11 @@ fn events_read_as_kubectls() {
         &["events", "--for", "a/b/c"],
         &["events", "--for", "nosuchtype/x"],
         &["events", "--types=Bad"],
+        // kubectl's order: --for's form, its type (read from the server), the printer, the types.
+        &["events", "--for", &pod_name, "-o", "bad"],
+        &["events", "--for", "nosuchtype/x", "-o", "bad", "--types=Bad"],
+        &["events", "--for", &for_pod, "-o", "bad", "--types=Bad"],
+        &["events", "-o", "bad", "--types=Bad"],
     ] {
         assert_same(&namespace, args);
     }

@@ -326,22 +326,44 @@ pub fn run(args: ConfigArgs, global: &GlobalArgs) -> Result {
     }
 }
 
-fn view(args: ViewArgs, global: &GlobalArgs) -> Result {
+/// How `config view` prints the kubeconfig.
+enum ViewPrinter {
+    Yaml,
+    /// client-go's JSON, its keys in its structs' order.
+    Json,
+    Other(Printer),
+}
+
+/// `config view`'s checked options.
+struct ViewOptions {
+    /// Merge the files (else: only `--kubeconfig`'s).
+    merge: bool,
+    printer: ViewPrinter,
+}
+
+/// kubectl's checks of `config view` before a file is read: no words, the printer (its
+/// `Complete`), then `--merge=false` only with `--kubeconfig` (its `Validate`).
+fn view_options(args: &ViewArgs, global: &GlobalArgs) -> Result<ViewOptions> {
     if !args.words.is_empty() {
         return Err(Error::msg(format!("unexpected arguments: [{}]", args.words.join(" "))));
     }
     let explicit = global.kubeconfig.as_ref().is_some_and(|path| !path.as_os_str().is_empty());
     let merge = args.merge.map_or(!explicit, |Tristate(merge)| merge);
-    let format = args.output.output.clone().unwrap_or_else(|| "yaml".into());
-    let printer = match format.as_str() {
-        "yaml" | "json" => None,
-        _ => args.output.printer(Verb::Write)?.cloned(),
+    let printer = match args.output.output.as_deref() {
+        None | Some("yaml") => ViewPrinter::Yaml,
+        Some("json") => ViewPrinter::Json,
+        Some(_) => args.output.printer(Verb::Write)?.cloned().map_or(ViewPrinter::Yaml, ViewPrinter::Other),
     };
     if !merge && !explicit {
         return Err(Error::msg("if merge==false a precise file must be specified"));
     }
+    Ok(ViewOptions { merge, printer })
+}
+
+fn view(args: ViewArgs, global: &GlobalArgs) -> Result {
+    let options = view_options(&args, global)?;
     let kubeconfigs = Kubeconfigs::open(global)?;
-    let mut config = match (merge, &global.kubeconfig) {
+    let mut config = match (options.merge, &global.kubeconfig) {
         (false, Some(path)) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|err| Error::msg(format!("open {}: {}", path.display(), kubeconfig::go_io(&err))))?;
@@ -360,10 +382,10 @@ fn view(args: ViewArgs, global: &GlobalArgs) -> Result {
     } else if !args.raw {
         kubeconfig::redact(&mut config);
     }
-    let text = match (format.as_str(), printer) {
-        ("json", _) => kubeconfig::to_json(&config),
-        (_, Some(printer)) => render(&printer, &kubeconfig::to_value(&config))?,
-        _ => crate::output::to_yaml(&kubeconfig::to_value(&config)),
+    let text = match &options.printer {
+        ViewPrinter::Json => kubeconfig::to_json(&config),
+        ViewPrinter::Other(printer) => render(printer, &kubeconfig::to_value(&config))?,
+        ViewPrinter::Yaml => crate::output::to_yaml(&kubeconfig::to_value(&config)),
     };
     write_stdout(&text)
 }
@@ -372,7 +394,16 @@ fn render(printer: &Printer, value: &serde_json::Value) -> Result<String> {
     printer.render(value).map_err(|err| Error::msg(err.to_string()))
 }
 
-fn get_contexts(args: GetContextsArgs, global: &GlobalArgs) -> Result {
+/// `config get-contexts`' checked options.
+struct GetContextsOptions {
+    /// `-o name`: the names alone.
+    name_only: bool,
+    /// The table's header line (not with `--no-headers`, nor with `-o name`).
+    headers: bool,
+}
+
+/// kubectl's check of `config get-contexts` before a file is read: `-o` is empty or `name`.
+fn get_contexts_options(args: &GetContextsArgs) -> Result<GetContextsOptions> {
     if !matches!(args.output.as_str(), "" | "name") {
         return Err(Error::msg(format!(
             "--output {} is not available in kubectl config get-contexts; resetting to default output format",
@@ -380,6 +411,11 @@ fn get_contexts(args: GetContextsArgs, global: &GlobalArgs) -> Result {
         )));
     }
     let name_only = args.output == "name";
+    Ok(GetContextsOptions { name_only, headers: !args.no_headers && !name_only })
+}
+
+fn get_contexts(args: GetContextsArgs, global: &GlobalArgs) -> Result {
+    let GetContextsOptions { name_only, headers } = get_contexts_options(&args)?;
     let config = Kubeconfigs::open(global)?.starting()?;
     let mut errors = Vec::new();
     let mut names: Vec<&String> = Vec::new();
@@ -396,7 +432,7 @@ fn get_contexts(args: GetContextsArgs, global: &GlobalArgs) -> Result {
     names.sort();
     let mut table = crate::gocompat::tabwriter::TabWriter::kubectl();
     let mut text = String::new();
-    if !args.no_headers && !name_only {
+    if headers {
         text.push_str(&table.write("CURRENT\tNAME\tCLUSTER\tAUTHINFO\tNAMESPACE\n"));
     }
     for name in names {
@@ -422,13 +458,20 @@ fn get_contexts(args: GetContextsArgs, global: &GlobalArgs) -> Result {
     }
 }
 
-fn use_context(args: NameArgs, global: &GlobalArgs) -> Result {
+/// kubectl's check of `config use-context` before a file is read (its `complete`): one name.
+fn use_context_options(args: &NameArgs) -> Result<&String> {
     let [name] = args.words.as_slice() else { return Err(unexpected(&args.words)) };
+    Ok(name)
+}
+
+fn use_context(args: NameArgs, global: &GlobalArgs) -> Result {
+    let name = use_context_options(&args)?;
+    let kubeconfigs = Kubeconfigs::open(global)?;
+    let starting = kubeconfigs.starting()?;
+    // kubectl checks the name with the files read (its `validate`).
     if name.is_empty() {
         return Err(Error::msg("empty context names are not allowed"));
     }
-    let kubeconfigs = Kubeconfigs::open(global)?;
-    let starting = kubeconfigs.starting()?;
     if !starting.contexts.contains_key(name) {
         return Err(Error::msg(format!("no context exists with the name: {name:?}")));
     }
@@ -437,7 +480,9 @@ fn use_context(args: NameArgs, global: &GlobalArgs) -> Result {
     write_stdout(&format!("Switched to context {name:?}.\n"))
 }
 
-fn set_context(args: SetContextArgs, global: &GlobalArgs) -> Result {
+/// kubectl's checks of `config set-context` before a file is read (its `complete`, then
+/// `validate`): the context named, or `None` for `--current`.
+fn set_context_options(args: &SetContextArgs) -> Result<Option<String>> {
     let name = match args.words.as_slice() {
         [] => String::new(),
         [name] => name.clone(),
@@ -449,7 +494,11 @@ fn set_context(args: SetContextArgs, global: &GlobalArgs) -> Result {
     if !name.is_empty() && args.current {
         return Err(Error::msg("you cannot specify both a context name and --current"));
     }
-    let name = Some(name).filter(|name| !name.is_empty());
+    Ok(Some(name).filter(|name| !name.is_empty()))
+}
+
+fn set_context(args: SetContextArgs, global: &GlobalArgs) -> Result {
+    let name = set_context_options(&args)?;
     let kubeconfigs = Kubeconfigs::open(global)?;
     let starting = kubeconfigs.starting()?;
     let name = match name {
@@ -475,7 +524,17 @@ fn set_context(args: SetContextArgs, global: &GlobalArgs) -> Result {
     write_stdout(&format!("Context {name:?} {verb}.\n"))
 }
 
-fn set_cluster(args: SetClusterArgs, global: &GlobalArgs) -> Result {
+/// `config set-cluster`'s checked options.
+struct SetClusterOptions<'a> {
+    name: &'a String,
+    /// `--embed-certs`: the certificate authority's file (there, checked) goes in the kubeconfig.
+    embed: bool,
+}
+
+/// kubectl's checks of `config set-cluster` before a file is read (its `complete`, then
+/// `validate`): one non-empty name, not both a certificate authority and insecure mode, and a
+/// certificate authority file there to embed.
+fn set_cluster_options(args: &SetClusterArgs) -> Result<SetClusterOptions<'_>> {
     let [name] = args.words.as_slice() else { return Err(unexpected(&args.words)) };
     if name.is_empty() {
         return Err(Error::msg("you must specify a non-empty cluster name"));
@@ -485,7 +544,6 @@ fn set_cluster(args: SetClusterArgs, global: &GlobalArgs) -> Result {
     if insecure && args.certificate_authority.is_some() {
         return Err(Error::msg("you cannot specify a certificate authority and insecure mode at the same time"));
     }
-    let kubeconfigs = Kubeconfigs::open(global)?;
     if embed {
         let Some(ca) = args.certificate_authority.as_ref().filter(|ca| !ca.is_empty()) else {
             return Err(Error::msg("you must specify a --certificate-authority to embed"));
@@ -497,6 +555,12 @@ fn set_cluster(args: SetClusterArgs, global: &GlobalArgs) -> Result {
             )));
         }
     }
+    Ok(SetClusterOptions { name, embed })
+}
+
+fn set_cluster(args: SetClusterArgs, global: &GlobalArgs) -> Result {
+    let SetClusterOptions { name, embed } = set_cluster_options(&args)?;
+    let kubeconfigs = Kubeconfigs::open(global)?;
     let starting = kubeconfigs.starting()?;
     let mut cluster: Cluster = starting.clusters.get(name).cloned().unwrap_or_default();
     if let Some(server) = &args.server {
@@ -563,10 +627,27 @@ fn key_values(flag: &str, items: &[String]) -> Result<PairChanges> {
     Ok((set, remove))
 }
 
-fn set_credentials(args: SetCredentialsArgs, global: &GlobalArgs) -> Result {
+/// `config set-credentials`' checked options.
+struct SetCredentialsOptions<'a> {
+    name: &'a String,
+    /// `--embed-certs`: the client certificate's and key's files (there, checked) go in the
+    /// kubeconfig.
+    embed: bool,
+    /// `--auth-provider-arg`'s pairs to set and keys to remove.
+    provider_args: PairChanges,
+    /// `--exec-env`'s pairs to set and names to remove.
+    env: PairChanges,
+}
+
+/// kubectl's checks of `config set-credentials` before a file is read: one name and the pairs
+/// (its `complete`), then the name not empty, one authentication method, the files to embed
+/// there, the interactive mode (its `validate`).
+fn set_credentials_options(args: &SetCredentialsArgs) -> Result<SetCredentialsOptions<'_>> {
     let [name] = args.words.as_slice() else {
         return Err(Error::msg(format!("unexpected args: [{}]", args.words.join(" "))));
     };
+    let provider_args = key_values("auth-provider-arg", &args.auth_provider_arg)?;
+    let env = key_values("exec-env", &args.exec_env)?;
     if name.is_empty() {
         return Err(Error::msg("you must specify a non-empty user name"));
     }
@@ -607,8 +688,12 @@ fn set_credentials(args: SetCredentialsArgs, global: &GlobalArgs) -> Result {
     {
         return Err(Error::msg("invalid interactive mode type, can be only IfAvailable, Never, Always"));
     }
-    let (provider_args, provider_remove) = key_values("auth-provider-arg", &args.auth_provider_arg)?;
-    let (env, env_remove) = key_values("exec-env", &args.exec_env)?;
+    Ok(SetCredentialsOptions { name, embed, provider_args, env })
+}
+
+fn set_credentials(args: SetCredentialsArgs, global: &GlobalArgs) -> Result {
+    let SetCredentialsOptions { name, embed, provider_args: (provider_args, provider_remove), env: (env, env_remove) } =
+        set_credentials_options(&args)?;
     let kubeconfigs = Kubeconfigs::open(global)?;
     let starting = kubeconfigs.starting()?;
     let mut user: AuthInfo = starting.auth_infos.get(name).cloned().unwrap_or_default();
@@ -715,7 +800,9 @@ fn set_credentials(args: SetCredentialsArgs, global: &GlobalArgs) -> Result {
     write_stdout(&format!("User {name:?} set.\n"))
 }
 
-fn set(args: SetArgs, global: &GlobalArgs) -> Result {
+/// kubectl's checks of `config set` before a file is read (its `complete`, then `validate`): a
+/// property and a value, neither empty.
+fn set_options(args: &SetArgs) -> Result<(&String, &String)> {
     let [property, value] = args.words.as_slice() else { return Err(unexpected(&args.words)) };
     if value.is_empty() {
         return Err(Error::msg("you cannot use set to unset a property"));
@@ -723,6 +810,11 @@ fn set(args: SetArgs, global: &GlobalArgs) -> Result {
     if property.is_empty() {
         return Err(Error::msg("you must specify a property"));
     }
+    Ok((property, value))
+}
+
+fn set(args: SetArgs, global: &GlobalArgs) -> Result {
+    let (property, value) = set_options(&args)?;
     let kubeconfigs = Kubeconfigs::open(global)?;
     let starting = kubeconfigs.starting()?;
     let mut changed = starting.clone();
@@ -732,11 +824,18 @@ fn set(args: SetArgs, global: &GlobalArgs) -> Result {
     write_stdout(&format!("Property {property:?} set.\n"))
 }
 
-fn unset(args: NameArgs, global: &GlobalArgs) -> Result {
+/// kubectl's checks of `config unset` before a file is read (its `complete`, then `validate`):
+/// one property, not empty.
+fn unset_options(args: &NameArgs) -> Result<&String> {
     let [property] = args.words.as_slice() else { return Err(unexpected(&args.words)) };
     if property.is_empty() {
         return Err(Error::msg("you must specify a property"));
     }
+    Ok(property)
+}
+
+fn unset(args: NameArgs, global: &GlobalArgs) -> Result {
+    let property = unset_options(&args)?;
     let kubeconfigs = Kubeconfigs::open(global)?;
     let starting = kubeconfigs.starting()?;
     let mut changed = starting.clone();
@@ -745,7 +844,8 @@ fn unset(args: NameArgs, global: &GlobalArgs) -> Result {
     write_stdout(&format!("Property {property:?} unset.\n"))
 }
 
-/// The one name a delete or rename takes (kubectl shows its help when there is none).
+/// The one name a delete takes (kubectl shows its help when there is none), read as kubectl
+/// reads it: after the files.
 fn one_name(words: &[String]) -> Result<&String> {
     match words {
         [name] => Ok(name),
@@ -754,9 +854,9 @@ fn one_name(words: &[String]) -> Result<&String> {
 }
 
 fn delete_context(args: NameArgs, global: &GlobalArgs) -> Result {
-    let name = one_name(&args.words)?;
     let kubeconfigs = Kubeconfigs::open(global)?;
     let starting = kubeconfigs.starting()?;
+    let name = one_name(&args.words)?;
     let file = kubeconfigs.config_file();
     if !starting.contexts.contains_key(name) {
         return Err(Error::msg(format!("cannot delete context {name}, not in {}", file.display())));
@@ -773,9 +873,9 @@ fn delete_context(args: NameArgs, global: &GlobalArgs) -> Result {
 }
 
 fn delete_cluster(args: NameArgs, global: &GlobalArgs) -> Result {
-    let name = one_name(&args.words)?;
     let kubeconfigs = Kubeconfigs::open(global)?;
     let starting = kubeconfigs.starting()?;
+    let name = one_name(&args.words)?;
     let file = kubeconfigs.config_file();
     if !starting.clusters.contains_key(name) {
         return Err(Error::msg(format!("cannot delete cluster {name}, not in {}", file.display())));
@@ -787,13 +887,13 @@ fn delete_cluster(args: NameArgs, global: &GlobalArgs) -> Result {
 }
 
 fn delete_user(args: NameArgs, global: &GlobalArgs) -> Result {
+    let kubeconfigs = Kubeconfigs::open(global)?;
+    let starting = kubeconfigs.starting()?;
     let name = match args.words.as_slice() {
         [] => return Err(Error::msg("user to delete is required")),
         [name] => name,
         words => return Err(unexpected(words)),
     };
-    let kubeconfigs = Kubeconfigs::open(global)?;
-    let starting = kubeconfigs.starting()?;
     let file = kubeconfigs.config_file();
     if !starting.auth_infos.contains_key(name) {
         return Err(Error::msg(format!("cannot delete user {name}, not in {}", file.display())));
@@ -804,11 +904,18 @@ fn delete_user(args: NameArgs, global: &GlobalArgs) -> Result {
     write_stdout(&format!("deleted user {name} from {}\n", file.display()))
 }
 
-fn rename_context(args: NameArgs, global: &GlobalArgs) -> Result {
+/// kubectl's checks of `config rename-context` before a file is read (its `Complete`, then
+/// `Validate`): the old name and a non-empty new one.
+fn rename_context_options(args: &NameArgs) -> Result<(&String, &String)> {
     let [old, new] = args.words.as_slice() else { return Err(unexpected(&args.words)) };
     if new.is_empty() {
         return Err(Error::msg("You must specify a new non-empty context name"));
     }
+    Ok((old, new))
+}
+
+fn rename_context(args: NameArgs, global: &GlobalArgs) -> Result {
+    let (old, new) = rename_context_options(&args)?;
     let kubeconfigs = Kubeconfigs::open(global)?;
     let starting = kubeconfigs.starting()?;
     let file = kubeconfigs.config_file();
@@ -829,4 +936,214 @@ fn rename_context(args: NameArgs, global: &GlobalArgs) -> Result {
     }
     kubeconfigs.modify(&starting, &changed, true)?;
     write_stdout(&format!("Context {old:?} renamed to {new:?}.\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `config` subcommand of `kubeupd config LINE`, and the global flags.
+    fn parse(line: &[&str]) -> (ConfigCommand, GlobalArgs) {
+        let cli = crate::cli::parse(["kubeupd"].iter().chain(line)).expect("the line parses");
+        match cli.command {
+            crate::cli::Command::Config(ConfigArgs { command: Some(command) }) => (command, cli.global),
+            _ => unreachable!(),
+        }
+    }
+
+    /// What kubeupd prints for `result`'s error.
+    fn refusal<T>(result: Result<T>) -> String {
+        result.err().expect("refused").line()
+    }
+
+    #[test]
+    fn view_is_checked_as_kubectl_checks_it() {
+        let view = |line: &[&str]| match parse(line) {
+            (ConfigCommand::View(args), global) => view_options(&args, &global),
+            _ => unreachable!(),
+        };
+        let options = view(&["config", "view"]).unwrap();
+        assert!(options.merge && matches!(options.printer, ViewPrinter::Yaml));
+        let options = view(&["--kubeconfig", "k", "config", "view", "-o", "json"]).unwrap();
+        assert!(!options.merge && matches!(options.printer, ViewPrinter::Json));
+        let options = view(&["config", "view", "-o", "jsonpath={.kind}"]).unwrap();
+        assert!(matches!(options.printer, ViewPrinter::Other(_)));
+        // The words first, then the printer, then --merge.
+        assert_eq!(refusal(view(&["config", "view", "x", "-o", "bad"])), "error: unexpected arguments: [x]");
+        let refused = refusal(view(&["config", "view", "-o", "bad", "--merge=false"]));
+        assert!(refused.starts_with("error: unable to match a printer suitable for the output format \"bad\""));
+        assert_eq!(
+            refusal(view(&["config", "view", "--merge=false"])),
+            "error: if merge==false a precise file must be specified"
+        );
+    }
+
+    #[test]
+    fn get_contexts_is_checked_as_kubectl_checks_it() {
+        let get_contexts = |line: &[&str]| match parse(line) {
+            (ConfigCommand::GetContexts(args), _) => get_contexts_options(&args),
+            _ => unreachable!(),
+        };
+        let options = get_contexts(&["config", "get-contexts", "-o", "name"]).unwrap();
+        assert!(options.name_only && !options.headers);
+        let options = get_contexts(&["config", "get-contexts", "--no-headers", "a"]).unwrap();
+        assert!(!options.name_only && !options.headers);
+        assert!(get_contexts(&["config", "get-contexts"]).unwrap().headers);
+        assert_eq!(
+            refusal(get_contexts(&["config", "get-contexts", "-o", "wide"])),
+            "error: --output wide is not available in kubectl config get-contexts; resetting to default output format"
+        );
+    }
+
+    #[test]
+    fn names_are_checked_as_kubectl_checks_them() {
+        let words = |line: &[&str]| match parse(line) {
+            (
+                ConfigCommand::UseContext(args)
+                | ConfigCommand::Unset(args)
+                | ConfigCommand::RenameContext(args)
+                | ConfigCommand::DeleteContext(args),
+                _,
+            ) => args,
+            _ => unreachable!(),
+        };
+        // An empty name is refused by kubectl only once the files are read.
+        assert_eq!(use_context_options(&words(&["config", "use-context", ""])).unwrap(), "");
+        assert_eq!(use_context_options(&words(&["config", "use", "a"])).unwrap(), "a");
+        assert_eq!(refusal(use_context_options(&words(&["config", "use-context"]))), "error: Unexpected args: []");
+        assert_eq!(unset_options(&words(&["config", "unset", "users.u.token"])).unwrap(), "users.u.token");
+        assert_eq!(refusal(unset_options(&words(&["config", "unset", ""]))), "error: you must specify a property");
+        assert_eq!(refusal(unset_options(&words(&["config", "unset", "a", "b"]))), "error: Unexpected args: [a b]");
+        assert_eq!(
+            rename_context_options(&words(&["config", "rename-context", "a", "b"])).unwrap(),
+            (&"a".into(), &"b".into())
+        );
+        assert_eq!(
+            refusal(rename_context_options(&words(&["config", "rename-context", "a", ""]))),
+            "error: You must specify a new non-empty context name"
+        );
+        assert_eq!(
+            refusal(rename_context_options(&words(&["config", "rename-context", "a"]))),
+            "error: Unexpected args: [a]"
+        );
+        let set = |line: &[&str]| match parse(line) {
+            (ConfigCommand::Set(args), _) => {
+                set_options(&args).map(|(property, value)| (property.clone(), value.clone()))
+            }
+            _ => unreachable!(),
+        };
+        assert_eq!(set(&["config", "set", "current-context", "a"]).unwrap(), ("current-context".into(), "a".into()));
+        assert_eq!(refusal(set(&["config", "set", "", ""])), "error: you cannot use set to unset a property");
+        assert_eq!(refusal(set(&["config", "set", "", "a"])), "error: you must specify a property");
+        assert_eq!(refusal(set(&["config", "set", "a"])), "error: Unexpected args: [a]");
+    }
+
+    #[test]
+    fn set_context_is_checked_as_kubectl_checks_it() {
+        let set_context = |line: &[&str]| match parse(line) {
+            (ConfigCommand::SetContext(args), _) => set_context_options(&args),
+            _ => unreachable!(),
+        };
+        assert_eq!(set_context(&["config", "set-context", "c", "--namespace=n"]).unwrap(), Some("c".into()));
+        assert_eq!(set_context(&["config", "set-context", "--current"]).unwrap(), None);
+        for (line, expected) in [
+            (&["config", "set-context", "a", "b"][..], "error: Unexpected args: [a b]"),
+            (&["config", "set-context"], "error: you must specify a non-empty context name or --current"),
+            (
+                &["config", "set-context", "c", "--current"],
+                "error: you cannot specify both a context name and --current",
+            ),
+        ] {
+            assert_eq!(refusal(set_context(line)), expected, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn set_cluster_is_checked_as_kubectl_checks_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let ca = dir.path().join("ca.crt");
+        std::fs::write(&ca, "CA").unwrap();
+        let ca = format!("--certificate-authority={}", ca.display());
+        let set_cluster = |line: &[&str]| match parse(line) {
+            (ConfigCommand::SetCluster(args), _) => {
+                set_cluster_options(&args).map(|options| (options.name.clone(), options.embed))
+            }
+            _ => unreachable!(),
+        };
+        assert_eq!(set_cluster(&["config", "set-cluster", "c", "--embed-certs", &ca]).unwrap(), ("c".into(), true));
+        assert_eq!(set_cluster(&["config", "set-cluster", "c", "--server=https://s"]).unwrap(), ("c".into(), false));
+        for (line, expected) in [
+            (&["config", "set-cluster", "--embed-certs"][..], "error: Unexpected args: []"),
+            (&["config", "set-cluster", "", "--embed-certs"], "error: you must specify a non-empty cluster name"),
+            (
+                &["config", "set-cluster", "c", "--insecure-skip-tls-verify", "--embed-certs", &ca],
+                "error: you cannot specify a certificate authority and insecure mode at the same time",
+            ),
+            (
+                &["config", "set-cluster", "c", "--embed-certs"],
+                "error: you must specify a --certificate-authority to embed",
+            ),
+            (
+                &["config", "set-cluster", "c", "--embed-certs", "--certificate-authority=/no/such/ca.crt"],
+                "error: could not stat certificate-authority file /no/such/ca.crt: stat /no/such/ca.crt: no such file or \
+                 directory",
+            ),
+        ] {
+            assert_eq!(refusal(set_cluster(line)), expected, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn set_credentials_is_checked_as_kubectl_checks_it() {
+        let set_credentials = |line: &[&str]| match parse(line) {
+            (ConfigCommand::SetCredentials(args), _) => set_credentials_options(&args)
+                .map(|options| (options.name.clone(), options.embed, options.provider_args, options.env)),
+            _ => unreachable!(),
+        };
+        let (name, embed, provider_args, env) = set_credentials(&[
+            "config",
+            "set-credentials",
+            "u",
+            "--auth-provider-arg=a=1,b-",
+            "--exec-env=E=2",
+            "--exec-env=F-",
+            "--token=t",
+        ])
+        .unwrap();
+        assert_eq!((name.as_str(), embed), ("u", false));
+        assert_eq!(provider_args, (vec![("a".into(), "1".into())], vec!["b".into()]));
+        assert_eq!(env, (vec![("E".into(), "2".into())], vec!["F".into()]));
+        // The words and the pairs (kubectl's `complete`) first, then the rest (its `validate`).
+        for (line, expected) in [
+            (&["config", "set-credentials", "--auth-provider-arg=bad"][..], "error: unexpected args: []"),
+            (
+                &["config", "set-credentials", "", "--auth-provider-arg=bad"],
+                "error: invalid auth-provider-arg format: bad",
+            ),
+            (&["config", "set-credentials", "", "--exec-env=bad"], "error: invalid exec-env format: bad"),
+            (
+                &["config", "set-credentials", "", "--token=t", "--username=u"],
+                "error: you must specify a non-empty user name",
+            ),
+            (
+                &["config", "set-credentials", "u", "--token=t", "--password=p", "--embed-certs"],
+                "error: you cannot specify more than one authentication method at the same time: --token, \
+                 --username/--password",
+            ),
+            (
+                &["config", "set-credentials", "u", "--embed-certs", "--exec-interactive-mode=Sometimes"],
+                "error: you must specify a --client-certificate or --client-key to embed",
+            ),
+            (
+                &["config", "set-credentials", "u", "--embed-certs", "--client-key=/no/such/key"],
+                "error: could not stat client-key file /no/such/key: stat /no/such/key: no such file or directory",
+            ),
+            (
+                &["config", "set-credentials", "u", "--exec-interactive-mode=Sometimes"],
+                "error: invalid interactive mode type, can be only IfAvailable, Never, Always",
+            ),
+        ] {
+            assert_eq!(refusal(set_credentials(line)), expected, "{line:?}");
+        }
+    }
 }

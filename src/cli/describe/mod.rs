@@ -13,7 +13,7 @@ use super::args::{AllNamespacesArg, LabelSelectorArg, TargetArgs};
 use super::pflag::{Tristate, tristate};
 use super::{Error, GlobalArgs, Result};
 use crate::client::{Cluster, ListScope, ResourceType, Selectors};
-use crate::resource::{self, Resolved, Resolver, Rules};
+use crate::resource::{self, Named, Resolved, Resolver, Rules};
 
 /// Options of `kubeupd describe`.
 #[derive(Debug, Args)]
@@ -38,16 +38,31 @@ pub struct DescribeArgs {
 const NOTHING_NAMED: &str = "You must specify the type of resource to describe. Use \"kubectl api-resources\" for a \
                              complete list of supported resources.";
 
-/// Runs `kubeupd describe`.
-pub async fn run(args: DescribeArgs, global: &GlobalArgs) -> Result {
+/// The checked options.
+struct Options {
+    /// What the arguments and the files (read here) name.
+    named: Vec<Named>,
+    /// `--show-events` when given; without it, kubectl decides from what it finds.
+    show_events: Option<bool>,
+}
+
+/// kubectl's checks before its first request: something named (its `Complete`), then the
+/// arguments' form (its builder's, before the builder asks the server).
+fn options(args: &DescribeArgs) -> Result<Options> {
     if args.targets.targets.is_empty() && !args.targets.files.given() {
         return Err(Error::msg(NOTHING_NAMED));
     }
     let selecting = args.label.selector.is_some();
     let named = args.targets.named(Rules { verb: "describe", types_alone: true, selector: selecting })?;
+    Ok(Options { named, show_events: args.show_events.map(|Tristate(show)| show) })
+}
+
+/// Runs `kubeupd describe`.
+pub async fn run(args: DescribeArgs, global: &GlobalArgs) -> Result {
+    let options = options(&args)?;
     let cluster = global.connect().await?;
     let resolver = Resolver::new(&cluster, global.namespace.as_deref(), args.scope.all_namespaces);
-    let resolved = super::get::resolve_reading(&resolver, named).await?;
+    let resolved = super::get::resolve_reading(&resolver, options.named).await?;
     let settings = gather::Settings { chunk_size: args.chunk_size, show_events: true };
     // kubectl reads the objects first (one GET per name, one list per type).
     let mut found: Vec<(ResourceType, Option<String>, String)> = Vec::new();
@@ -71,10 +86,7 @@ pub async fn run(args: DescribeArgs, global: &GlobalArgs) -> Result {
             }
         }
     }
-    let show_events = match args.show_events {
-        Some(Tristate(show)) => show,
-        None => errors.is_empty() && found.len() <= 1,
-    };
+    let show_events = options.show_events.unwrap_or(errors.is_empty() && found.len() <= 1);
     let settings = gather::Settings { show_events, ..settings };
     // kubectl's reading of `describe TYPE NAME` when no object is named NAME: NAME is a prefix.
     if let ([err], [type_arg, prefix]) = (errors.as_slice(), args.targets.targets.as_slice())
@@ -197,4 +209,41 @@ async fn describe_by_prefix(
         super::write_stdout(&format!("{text}\n")).map_err(failed)?;
     }
     if any { Ok(()) } else { Err(PrefixError::NoMatch) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &[&str]) -> Result<Options> {
+        let cli = crate::cli::parse(["kubeupd", "describe"].iter().chain(line)).map_err(anyhow::Error::msg)?;
+        match cli.command {
+            crate::cli::Command::Describe(args) => options(&args),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn options_are_checked_as_kubectl_checks_them() {
+        let options = parse(&["deploy", "web", "api", "--show-events=false"]).unwrap();
+        assert_eq!(options.named.len(), 2);
+        assert!(
+            matches!(&options.named[0], Named::Object { type_arg, name, .. } if type_arg == "deploy" && name == "web")
+        );
+        assert_eq!(options.show_events, Some(false));
+        let options = parse(&["pods", "-l", "app=web"]).unwrap();
+        assert!(matches!(options.named.as_slice(), [Named::Type(type_arg)] if type_arg == "pods"));
+        assert_eq!(options.show_events, None);
+        for (line, expected) in [
+            (&["--show-events"][..], format!("error: {NOTHING_NAMED}")),
+            (&["-l", "app=web"], format!("error: {NOTHING_NAMED}")),
+            (
+                &["pods", "web", "-l", "app=web"],
+                "error: name cannot be provided when a selector is specified".to_string(),
+            ),
+        ] {
+            let refused = parse(line).err().unwrap_or_else(|| panic!("{line:?} is accepted")).line();
+            assert!(refused.starts_with(&expected), "{line:?}: {refused}");
+        }
+    }
 }
