@@ -144,6 +144,37 @@ fn words_a_verb_does_not_read_are_ignored_or_refused_as_kubectl_does() {
     twins.assert_same("configmaps", "after the refused lines");
 }
 
+/// apply's and diff's flags checked in kubectl's order (the deletion flags and their warning,
+/// the files, then its Validate, then the printer), each line's words and exit code kubectl's;
+/// nothing is written, by either tool but for a bad `-o`.
+#[test]
+fn apply_and_diff_check_their_flags_in_kubectls_order() {
+    let twins = Twins::new("cl-order");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.yaml");
+    std::fs::write(&file, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n").unwrap();
+    let file = file.to_str().unwrap();
+    for line in [
+        &["apply", "-f", file, "--cascade=false", "--force-conflicts"][..],
+        &["apply", "--cascade=false", "--force-conflicts"],
+        &["apply", "-f", file, "--cascade=false", "--server-side", "--dry-run=client"],
+        &["apply", "-f", file, "--server-side", "--dry-run=client", "--cascade=false", "-o", "bogus"],
+        &["apply", "-f", file, "--cascade=bogus", "--force-conflicts"],
+        &["diff", "-f", file, "--force-conflicts"],
+        &["diff", "--force-conflicts"],
+        &["diff", "-f", file, "--force-conflicts", "--prune"],
+    ] {
+        assert_both_masked(&twins, line);
+    }
+    twins.assert_same("configmaps", "after the refused lines");
+    // An -o kubectl has no printer for: the same words and exit code, but kubectl has applied the
+    // object by then (it makes its printer to print it), kubeupd nothing (a difference on purpose).
+    assert_both_masked(&twins, &["apply", "-f", file, "--cascade=false", "-o", "bogus"]);
+    let written = |namespace: &TestNamespace| namespace.kubectl().args(["get", "cm/c", "-n", &namespace.name]).output();
+    assert!(!written(&twins.ours).unwrap().status.success(), "kubeupd wrote nothing");
+    assert!(written(&twins.theirs).unwrap().status.success(), "kubectl 1.37 applied before it failed to print");
+}
+
 #[test]
 fn prune_whitelist_is_refused_as_kubectl_137_refuses_it() {
     // kubectl 1.37 no longer defines the deprecated name of --prune-allowlist.

@@ -121,7 +121,13 @@ pub async fn run(args: ApplyArgs, global: &GlobalArgs) -> Result {
             "--canary needs several contexts: --context a,b,c or a pattern such as --context 'prod-*'",
         ));
     }
-    let mut options = options(&flags)?;
+    let mut warnings = Vec::new();
+    let checked = options(&flags, &mut warnings);
+    // kubectl prints the --cascade warning as it reads the flag, even when a later check fails.
+    for warning in warnings {
+        eprintln!("{warning}");
+    }
+    let mut options = checked?;
     // --atomic puts objects back as they were: each outcome keeps the object before.
     options.keep_live = flags.atomic;
     options.change_cause = flags.record.cause(global).map(String::from);
@@ -401,11 +407,16 @@ async fn interrupted() {
     }
 }
 
-/// Checks the flags and turns them into the engine's options.
-fn options(flags: &ApplyFlags) -> Result<ApplyOptions> {
+/// Checks the flags and turns them into the engine's options; a warning about them is added to
+/// `warnings`.
+fn options(flags: &ApplyFlags, warnings: &mut Vec<String>) -> Result<ApplyOptions> {
     flags.extra.refuse("apply")?;
-    flags.output.printer(Verb::Write)?;
+    // kubectl's order: the deletion flags (their warning), the files, its Validate, and the printer
+    // (which kubectl makes only to print, and kubeupd before any write).
+    let (delete_options, warning) = flags.deletion.options()?;
+    warnings.extend(warning);
     let input = &flags.input;
+    input.files.require()?;
     if input.force_conflicts && !input.server_side {
         return Err(Error::msg("--force-conflicts only works with --server-side"));
     }
@@ -423,11 +434,7 @@ fn options(flags: &ApplyFlags) -> Result<ApplyOptions> {
     if flags.subresource.name.is_some() && !input.server_side {
         return Err(Error::msg("--subresource can only be specified for --server-side"));
     }
-    input.files.require()?;
-    let (delete_options, warning) = flags.deletion.options()?;
-    if let Some(warning) = warning {
-        eprintln!("{warning}");
-    }
+    flags.output.printer(Verb::Write)?;
     Ok(ApplyOptions {
         deletion: apply::Deletion { options: delete_options, timeout: flags.timeout.filter(|t| !t.is_zero()) },
         subresource: flags.subresource.name.clone(),
