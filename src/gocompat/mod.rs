@@ -10,6 +10,7 @@
 //! crate.
 
 pub mod csv;
+pub mod filepath;
 pub mod fmt;
 pub mod json;
 pub mod klog;

@@ -23,9 +23,16 @@ use crate::gocompat;
 /// Why the inputs could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A file or directory could not be read.
-    #[error("cannot read {path}: {cause}")]
+    /// Paths of `-f` that name nothing (`the path "a.yaml" does not exist`) or a pattern Go
+    /// cannot read, each in kubectl's words; found before anything is read.
+    #[error("{}", .0.join("\n"))]
+    Paths(Vec<String>),
+    /// A file could not be read: Go's `open FILE: permission denied`.
+    #[error("open {path}: {}", gocompat::os::error_text(.cause))]
     Read { path: String, cause: std::io::Error },
+    /// A directory could not be listed.
+    #[error("error reading {}: open {path}: {}", gocompat::fmt::quote(.path), gocompat::os::error_text(.cause))]
+    ReadDirectory { path: String, cause: std::io::Error },
     /// A document is not valid YAML or JSON, or not an object with a type and a name.
     #[error("{location}: {message}")]
     Invalid {
@@ -92,8 +99,9 @@ pub fn read_paths(paths: &[PathBuf], recursive: bool) -> Result<Vec<ManifestObje
 
 /// [`read_paths`], with its warnings returned rather than given to the sink.
 pub fn read_paths_noting(paths: &[PathBuf], recursive: bool) -> Result<(Vec<ManifestObject>, Vec<String>), Error> {
+    let paths = expand(paths)?;
     let mut inputs = Vec::new();
-    let unread = read_texts(paths, recursive, &mut inputs).err();
+    let unread = read_texts(&paths, recursive, &mut inputs).err();
     let read = parse_inputs(&inputs, Dialect::Kubectl)?;
     match unread {
         Some(err) => Err(err),
@@ -125,6 +133,52 @@ fn stdin_text() -> std::io::Result<String> {
     read.clone().map_err(|(kind, message)| std::io::Error::new(kind, message))
 }
 
+/// `paths` as kubectl's builder takes them: `-` as it is, a path that does not exist read as a
+/// Go pattern (`k8s/*.yaml`) standing for the paths it matches. Every path that names nothing
+/// is reported, in kubectl's words, before anything is read.
+fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
+    let (mut expanded, mut problems) = (Vec::new(), Vec::new());
+    let quoted = |path: &str| gocompat::fmt::quote(path);
+    for path in paths {
+        let text = path.to_string_lossy();
+        let matched = match std::fs::metadata(path) {
+            _ if path.as_os_str() == "-" => vec![text.to_string()],
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => match gocompat::filepath::glob(&text) {
+                Ok(matched) if matched.is_empty() => {
+                    problems.push(format!("the path {} does not exist", quoted(&text)));
+                    continue;
+                }
+                Ok(matched) => matched,
+                Err(bad) => {
+                    problems.push(format!("pattern {} is not valid: {bad}", quoted(&text)));
+                    continue;
+                }
+            },
+            _ => vec![text.to_string()],
+        };
+        for path in matched {
+            match std::fs::metadata(&path) {
+                _ if path == "-" => {}
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                    problems.push(format!("the path {} does not exist", quoted(&path)));
+                    continue;
+                }
+                Err(err) => {
+                    let reason = gocompat::os::error_text(&err);
+                    problems.push(format!("the path {} cannot be accessed: stat {path}: {reason}", quoted(&path)));
+                    continue;
+                }
+                Ok(_) => {}
+            }
+            expanded.push(PathBuf::from(path));
+        }
+    }
+    match problems.is_empty() {
+        true => Ok(expanded),
+        false => Err(Error::Paths(problems)),
+    }
+}
+
 /// Adds the text and source name of each input in `paths` to `inputs`, up to the first that
 /// cannot be read.
 fn read_texts(paths: &[PathBuf], recursive: bool, inputs: &mut Vec<(String, String)>) -> Result<(), Error> {
@@ -150,7 +204,7 @@ fn read_file(path: &Path) -> Result<(String, String), Error> {
 }
 
 fn manifest_files(dir: &Path, recursive: bool) -> Result<Vec<PathBuf>, Error> {
-    let unreadable = |cause| Error::Read { path: format!("directory {}", dir.display()), cause };
+    let unreadable = |cause| Error::ReadDirectory { path: dir.display().to_string(), cause };
     let mut paths = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(unreadable)? {
         paths.push(entry.map_err(unreadable)?.path());
@@ -576,15 +630,48 @@ mod tests {
     }
 
     #[test]
+    fn paths_that_name_nothing_are_kubectls_words_and_patterns_are_gos() {
+        let dir = tempfile::tempdir().unwrap();
+        for file in ["k8s/a.yaml", "k8s/b.yml", "k8s/notes.txt"] {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {}}}\n", &file[4..5]))
+                .unwrap();
+        }
+        let root = dir.path().display();
+        let read = |paths: &[String]| read_paths(&paths.iter().map(PathBuf::from).collect::<Vec<_>>(), false);
+        let objects = read(&[format!("{root}/k8s/*.y*ml")]).unwrap();
+        let names: Vec<&str> = objects.iter().map(ManifestObject::name).collect();
+        assert_eq!(names, ["a", "b"]);
+        let err = read(&[format!("{root}/k8s/*.json"), format!("{root}/k8s/[")]).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!(
+                "the path \"{root}/k8s/*.json\" does not exist\npattern \"{root}/k8s/[\" is not valid: syntax error in pattern"
+            )
+        );
+        let err = read(&[format!("{root}/k8s/a.yaml/")]).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!("the path \"{root}/k8s/a.yaml/\" cannot be accessed: stat {root}/k8s/a.yaml/: not a directory")
+        );
+    }
+
+    #[test]
     fn files_report_the_first_problem_in_their_order() {
         let dir = tempfile::tempdir().unwrap();
         let broken = dir.path().join("a.yaml");
         std::fs::write(&broken, "kind: [\n").unwrap();
         let missing = dir.path().join("missing.yaml");
-        // The broken file comes first: its error, not the missing file's.
+        let other = dir.path().join("other.yaml");
+        std::fs::write(&other, "kind: [\n").unwrap();
+        // As kubectl's builder: the paths that name nothing first, whatever their place.
         let err = read_paths(&[broken.clone(), missing.clone()], false).unwrap_err();
-        assert!(matches!(err, Error::Invalid { .. }), "{err}");
-        let err = read_paths(&[missing, broken], false).unwrap_err();
-        assert!(matches!(err, Error::Read { .. }), "{err}");
+        assert!(matches!(err, Error::Paths(_)), "{err}");
+        // Then each file in turn: the broken file comes first, its error, not the next one's.
+        let err = read_paths(&[broken.clone(), other.clone()], false).unwrap_err();
+        assert!(err.to_string().starts_with(&format!("{} (document 1)", broken.display())), "{err}");
+        let err = read_paths(&[other, broken], false).unwrap_err();
+        assert!(err.to_string().contains("other.yaml (document 1)"), "{err}");
     }
 }

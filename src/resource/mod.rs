@@ -56,6 +56,8 @@ impl Error {
     pub fn line(&self) -> String {
         match self {
             Error::Client(err) => err.line(),
+            // kubectl prints several of its builder's errors a line each, without `error: `.
+            Error::Manifest(manifest::Error::Paths(problems)) if problems.len() > 1 => problems.join("\n"),
             other => format!("error: {other}"),
         }
     }

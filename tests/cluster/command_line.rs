@@ -56,6 +56,45 @@ fn files_separated_by_commas_are_each_read() {
     twins.assert_both(&["get", "-f", &files, "-o", "name"]);
 }
 
+/// A path of `-f` that does not exist is a Go pattern (`k8s/*.yaml`, as CI scripts quote it),
+/// its matches read in order; paths that name nothing are reported before anything is read, a
+/// line each, in kubectl's words, and nothing is written.
+#[test]
+fn file_patterns_and_missing_paths_read_as_kubectl_reads_them() {
+    let twins = Twins::new("cl-patterns");
+    let dir = tempfile::tempdir().unwrap();
+    for (file, name) in [("k8s/app.yaml", "a"), ("k8s/db.yml", "b"), ("k8s/notes.txt", "c"), ("base/cm.yaml", "d")] {
+        let path = dir.path().join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}}}\n")).unwrap();
+    }
+    let root = dir.path().display();
+    let refused = [
+        format!("{root}/k8s/*.json"),
+        format!("{root}/k8s/*.json,{root}/missing.yaml"),
+        format!("{root}/k8s/app.yaml,{root}/k8s/[a-].yaml"),
+        format!("{root}/k8s/app.yaml/"),
+        format!("{root}/k8s/*/"),
+    ];
+    for files in &refused {
+        assert_both_masked(&twins, &["apply", "-f", files]);
+    }
+    twins.assert_same("configmaps", "after the refused patterns");
+    for files in [
+        format!("{root}/k8s/*.y*ml"),
+        format!("{root}/*/*.yaml"),
+        format!("{root}/**/*.yaml"),
+        format!("{root}/[^k]*"),
+        format!("{root}/k8s/?pp.yaml,{root}/base"),
+    ] {
+        assert_both_masked(&twins, &["create", "-f", &files, "--dry-run=client", "-o", "name"]);
+    }
+    // stdout and exit as kubectl's (kubeupd's stderr adds its summary of several objects).
+    let (ours, theirs) = twins.run_both(&["apply", "-f", &format!("{root}/*/*.y*ml")]);
+    assert_eq!((ours.status.code(), &ours.stdout), (theirs.status.code(), &theirs.stdout));
+    twins.assert_same("configmaps", "apply -f DIR/*/*.y*ml");
+}
+
 /// Both tools' output with each one's name (`See 'kubectl apply -h'`) and namespace masked must
 /// be the same.
 fn assert_both_named(twins: &Twins, args: &[&str]) -> (Output, Output) {
