@@ -1,7 +1,7 @@
 //! `kubeupd version`: kubeupd's version and, with a cluster, the server's, printed as `kubectl
 //! version` prints them (plain, or `-o json|yaml` with `clientVersion` and `serverVersion`).
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use serde::Serialize;
 
 use super::args::ExtraArgs;
@@ -15,16 +15,16 @@ pub struct VersionArgs {
     /// Print the client version only; no server is asked.
     #[arg(long)]
     pub client: bool,
-    /// Print the versions as JSON or YAML.
-    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
-    pub output: Option<VersionFormat>,
+    /// Print the versions as JSON or YAML (`json` or `yaml`).
+    #[arg(short = 'o', long, value_name = "FORMAT")]
+    pub output: Option<String>,
     /// Refused unless --client, as kubectl refuses them.
     #[command(flatten)]
     pub extra: ExtraArgs,
 }
 
 /// The values of `version -o`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VersionFormat {
     Json,
     Yaml,
@@ -52,14 +52,19 @@ struct Options {
     format: Option<VersionFormat>,
 }
 
-/// kubectl's check before it asks the server: no words, which it reads only when it asks
-/// (`-o`'s values are clap's).
+/// kubectl's checks before it asks the server: no words (read only when it asks), then `-o`.
 fn options(args: &VersionArgs) -> Result<Options> {
     let ask_server = !args.client;
     if ask_server && !args.extra.words.is_empty() {
         return Err(Error::msg(format!("extra arguments: [{}]", args.extra.words.join(" "))));
     }
-    Ok(Options { ask_server, format: args.output })
+    let format = match args.output.as_deref().unwrap_or_default() {
+        "" => None,
+        "json" => Some(VersionFormat::Json),
+        "yaml" => Some(VersionFormat::Yaml),
+        _ => return Err(Error::msg("--output must be 'yaml' or 'json'")),
+    };
+    Ok(Options { ask_server, format })
 }
 
 /// Runs `kubeupd version`. When the server cannot be asked, the client version is still printed,
@@ -174,6 +179,9 @@ mod tests {
         // kubectl reads the words only when it asks the server.
         assert_eq!(parse(&["--client", "extra"]).unwrap(), Options { ask_server: false, format: None });
         assert_eq!(parse(&["extra", "more"]).unwrap_err().line(), "error: extra arguments: [extra more]");
+        assert_eq!(parse(&["--client", "-o", ""]).unwrap(), Options { ask_server: false, format: None });
+        assert_eq!(parse(&["-o", "table"]).unwrap_err().line(), "error: --output must be 'yaml' or 'json'");
+        assert_eq!(parse(&["extra", "-o", "table"]).unwrap_err().line(), "error: extra arguments: [extra]");
     }
 
     #[test]

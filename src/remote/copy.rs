@@ -28,9 +28,11 @@ pub fn parse_spec(arg: &str) -> Result<FileSpec, String> {
     let (pod, file) = (&arg[..colon], &arg[colon + 1..]);
     let file = strip_trailing_slash(&file.replace('\\', "/")).to_string();
     let pieces: Vec<&str> = pod.split('/').collect();
+    // kubectl takes a spec for a pod's only when it names one (`ns/:x` is local).
+    let named = |pod: &str| Some(pod.to_string()).filter(|pod| !pod.is_empty());
     match pieces.as_slice() {
-        [pod] => Ok(FileSpec { namespace: None, pod: Some(pod.to_string()), file }),
-        [namespace, pod] => Ok(FileSpec { namespace: Some(namespace.to_string()), pod: Some(pod.to_string()), file }),
+        [pod] => Ok(FileSpec { namespace: None, pod: named(pod), file }),
+        [namespace, pod] => Ok(FileSpec { namespace: Some(namespace.to_string()), pod: named(pod), file }),
         _ => Err(BAD_SPEC.into()),
     }
 }

@@ -239,6 +239,7 @@ mod tests {
             (&["web:/tmp"][..], "error: source and destination are required".to_string()),
             (&["a", "b", "c"], "error: source and destination are required".into()),
             (&[":/tmp", "x"], format!("error: {}", copy::BAD_SPEC)),
+            (&[source, "shop/:x"], "error: one of src or dest must be a remote file specification".into()),
             (&["x", "a/b/c:/tmp"], format!("error: {}", copy::BAD_SPEC)),
             (&["a:/x", "b:/y"], "error: one of src or dest must be a local file specification".into()),
             (&["web:", "/tmp"], "error: filepath can not be empty".into()),
