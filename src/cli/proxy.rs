@@ -236,14 +236,6 @@ struct Options {
 /// `Validate`); `warnings` gets kubectl's warnings of a filter relaxed or off, which it prints
 /// even when a later check fails. Nothing is sent before they pass.
 fn options(args: &ProxyArgs, warnings: &mut Vec<String>) -> Result<Options> {
-    if args.www.as_deref().is_some_and(|dir| !dir.is_empty()) {
-        return Err(Error::msg("--www is not supported: kubeupd's proxy serves the API only, not static files"));
-    }
-    if args.append_server_path {
-        return Err(Error::msg(
-            "--append-server-path is not supported: kubeupd always puts the server URL's path before each request's",
-        ));
-    }
     let mut prefix = args.api_prefix.clone();
     if !prefix.ends_with('/') {
         prefix.push('/');
@@ -285,7 +277,22 @@ fn options(args: &ProxyArgs, warnings: &mut Vec<String>) -> Result<Options> {
 }
 
 /// Runs `kubeupd proxy` until it is interrupted.
+/// The flags kubeupd does not build, refused before anything else (the configuration included):
+/// what kubeupd cannot do is said whatever else is wrong.
+fn refuse_unbuilt(args: &ProxyArgs) -> Result {
+    if args.www.as_deref().is_some_and(|dir| !dir.is_empty()) {
+        return Err(Error::msg("--www is not supported: kubeupd's proxy serves the API only, not static files"));
+    }
+    if args.append_server_path {
+        return Err(Error::msg(
+            "--append-server-path is not supported: kubeupd always puts the server URL's path before each request's",
+        ));
+    }
+    Ok(())
+}
+
 pub async fn run(args: ProxyArgs, global: &GlobalArgs) -> Result {
+    refuse_unbuilt(&args)?;
     let mut warnings = Vec::new();
     let checked = options(&args, &mut warnings);
     // kubectl reads its configuration before it warns or checks the port: a configuration that
@@ -412,7 +419,9 @@ mod tests {
                 "error: --append-server-path is not supported: kubeupd always puts the server URL's path before each request's",
             ),
         ] {
-            let said = parse(line).0.err().unwrap_or_else(|| panic!("{line:?} is accepted")).line();
+            let cli = crate::cli::parse(["kubeupd", "proxy"].iter().chain(line)).unwrap();
+            let crate::cli::Command::Proxy(args) = cli.command else { unreachable!() };
+            let said = refuse_unbuilt(&args).err().unwrap_or_else(|| panic!("{line:?} is accepted")).line();
             assert_eq!(said, expected, "{line:?}");
         }
         let said = parse(&["--accept-paths=("]).0.err().expect("a bad expression is accepted").line();
