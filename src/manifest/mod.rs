@@ -138,39 +138,31 @@ fn stdin_text() -> std::io::Result<String> {
 /// is reported, in kubectl's words, before anything is read.
 fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     let (mut expanded, mut problems) = (Vec::new(), Vec::new());
-    let quoted = |path: &str| gocompat::fmt::quote(path);
+    let missing = |path: &str| format!("the path {} does not exist", gocompat::fmt::quote(path));
+    let inaccessible = |path: &str, err: &std::io::Error| {
+        let reason = gocompat::os::error_text(err);
+        format!("the path {} cannot be accessed: stat {path}: {reason}", gocompat::fmt::quote(path))
+    };
     for path in paths {
         let text = path.to_string_lossy();
-        let matched = match std::fs::metadata(path) {
-            _ if path.as_os_str() == "-" => vec![text.to_string()],
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => match gocompat::filepath::glob(&text) {
-                Ok(matched) if matched.is_empty() => {
-                    problems.push(format!("the path {} does not exist", quoted(&text)));
-                    continue;
-                }
-                Ok(matched) => matched,
-                Err(bad) => {
-                    problems.push(format!("pattern {} is not valid: {bad}", quoted(&text)));
-                    continue;
+        match std::fs::metadata(path) {
+            _ if path.as_os_str() == "-" => expanded.push(path.clone()),
+            Ok(_) => expanded.push(path.clone()),
+            Err(err) if err.kind() != std::io::ErrorKind::NotFound => problems.push(inaccessible(&text, &err)),
+            Err(_) => match gocompat::filepath::glob(&text) {
+                Ok(matched) if matched.is_empty() => problems.push(missing(&text)),
+                Err(bad) => problems.push(format!("pattern {} is not valid: {bad}", gocompat::fmt::quote(&text))),
+                // A match is a name in its directory; a link to nothing is still missing.
+                Ok(matched) => {
+                    for path in matched {
+                        match std::fs::metadata(&path) {
+                            Ok(_) => expanded.push(PathBuf::from(path)),
+                            Err(err) if err.kind() == std::io::ErrorKind::NotFound => problems.push(missing(&path)),
+                            Err(err) => problems.push(inaccessible(&path, &err)),
+                        }
+                    }
                 }
             },
-            _ => vec![text.to_string()],
-        };
-        for path in matched {
-            match std::fs::metadata(&path) {
-                _ if path == "-" => {}
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                    problems.push(format!("the path {} does not exist", quoted(&path)));
-                    continue;
-                }
-                Err(err) => {
-                    let reason = gocompat::os::error_text(&err);
-                    problems.push(format!("the path {} cannot be accessed: stat {path}: {reason}", quoted(&path)));
-                    continue;
-                }
-                Ok(_) => {}
-            }
-            expanded.push(PathBuf::from(path));
         }
     }
     match problems.is_empty() {

@@ -71,18 +71,15 @@ fn print_arg(out: &mut String, verb: char, arg: &GoValue, spec: Spec) {
         return spec.pad(out, arg.type_name());
     }
     let printed = match arg {
-        GoValue::Missing | GoValue::Nil => {
-            verb == 'v' && {
-                spec.pad(out, "<nil>");
-                true
-            }
+        GoValue::Missing | GoValue::Nil if verb == 'v' => {
+            spec.pad(out, "<nil>");
+            true
         }
-        GoValue::Bool(flag) => {
-            matches!(verb, 't' | 'v') && {
-                spec.pad(out, if *flag { "true" } else { "false" });
-                true
-            }
+        GoValue::Bool(flag) if matches!(verb, 't' | 'v') => {
+            spec.pad(out, if *flag { "true" } else { "false" });
+            true
         }
+        GoValue::Missing | GoValue::Nil | GoValue::Bool(_) => false,
         GoValue::Int(number) | GoValue::Count(number) => integer(out, verb, *number, spec),
         GoValue::Float(number) => float(out, verb, *number, spec),
         GoValue::Str(text) => string(out, verb, text, spec),
@@ -176,10 +173,8 @@ fn integer(out: &mut String, verb: char, number: i64, spec: Spec) -> bool {
     let signed = negative || spec.plus || spec.space;
     // Precision 0 prints no digits for 0, only the padding.
     if spec.precision == Some(0) && number == 0 {
-        return {
-            spec.pad_spaces(out, "");
-            true
-        };
+        spec.pad_spaces(out, "");
+        return true;
     }
     let magnitude = number.unsigned_abs();
     let mut digits = match (base, upper) {
