@@ -95,6 +95,10 @@ pub enum Mode {
 /// creates as many at once.
 pub const DEFAULT_CONCURRENCY: usize = 8;
 
+/// Attempts at a patch that conflicts, as many as kubectl's apply makes (its `maxPatchRetry`), so
+/// that a failed apply has tried as often as kubectl's would have.
+const KUBECTL_PATCH_ATTEMPTS: u32 = 5;
+
 /// How to apply.
 #[derive(Debug, Clone)]
 pub struct ApplyOptions {
@@ -145,7 +149,7 @@ impl ApplyOptions {
             keep_live: false,
             validation: FieldValidation::Strict,
             concurrency: DEFAULT_CONCURRENCY,
-            retry: RetryPolicy::default(),
+            retry: RetryPolicy::default().with_attempts(KUBECTL_PATCH_ATTEMPTS),
             deletion: Deletion::default(),
             subresource: None,
             openapi_patch: true,
