@@ -359,10 +359,7 @@ impl Error {
             && cause == CONNECTION_REFUSED
         {
             let host = server.split_once("://").map_or(server.as_str(), |(_, rest)| rest);
-            let host = host.split('/').next().unwrap_or(host);
-            return format!(
-                "The connection to the server {host} was refused - did you specify the right host or port?"
-            );
+            return refused_line(host.split('/').next().unwrap_or(host));
         }
         if let Some(line) = self.transport_line() {
             return line;
@@ -372,6 +369,12 @@ impl Error {
             None => format!("error: {self}"),
         }
     }
+}
+
+/// kubectl's line for a connection `host` refused (its `CheckErr`), for the apiserver and for a
+/// `-f` URL alike; scripts waiting for a server grep for it.
+pub fn refused_line(host: &str) -> String {
+    format!("The connection to the server {host} was refused - did you specify the right host or port?")
 }
 
 #[cfg(test)]

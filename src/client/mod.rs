@@ -28,7 +28,7 @@ use tokio::sync::Mutex;
 pub use config::{ConnectOptions, Overrides, context_names};
 pub use discovery::Discovery;
 pub use dynamic::{DeleteParams, FieldValidation, ListScope, Propagation, WriteOptions};
-pub use error::{Error, Result, Status, StatusCause, StatusDetails};
+pub use error::{Error, Result, Status, StatusCause, StatusDetails, refused_line};
 pub use json::{contains as json_contains, decode as decode_json};
 pub use logs::{ByteStream, LogOptions};
 pub use mapping::MappingError;

@@ -3,7 +3,8 @@
 //! float format), Go's `%v` text of decoded JSON values, go-yaml's key order, the tab writer
 //! kubectl's watch prints through, how go-yaml v2 reads a plain scalar (kubectl's YAML 1.1), how
 //! Go reads YAML into a struct (kustomize's files), and the parsers pflag reads flag values with
-//! (`strconv`, `time.ParseDuration`, `encoding/csv`), and Go's words for I/O errors.
+//! (`strconv`, `time.ParseDuration`, `encoding/csv`), Go's words for I/O errors, and Go's
+//! `http.Get` (kubectl's `-f URL`, kustomize's remote files).
 //!
 //! kubectl is written in Go, and users compare its output, its annotations and its patches with
 //! ours; this module is the one place that knows how Go writes values. It uses nothing else of the
@@ -12,6 +13,7 @@
 pub mod csv;
 pub mod filepath;
 pub mod fmt;
+pub mod http;
 pub mod json;
 pub mod klog;
 pub mod order;

@@ -8,6 +8,7 @@ mod plain_times;
 mod plain_yaml;
 mod resource_field;
 mod selector;
+mod url;
 pub(crate) mod yaml_events;
 
 use std::io::Read as _;
@@ -17,6 +18,7 @@ use serde_json::Value;
 
 pub use resource_field::container_resource;
 pub use selector::{BadSelector, LabelSelector, selector_text};
+pub use url::{UrlError, is_url};
 
 use crate::gocompat;
 
@@ -30,6 +32,9 @@ pub enum Error {
     /// A file could not be read: Go's `open FILE: permission denied`.
     #[error("open {path}: {}", gocompat::os::error_text(.cause))]
     Read { path: String, cause: std::io::Error },
+    /// A URL gave no file.
+    #[error(transparent)]
+    Url(#[from] UrlError),
     /// A directory could not be listed.
     #[error("error reading {}: open {path}: {}", gocompat::fmt::quote(.path), gocompat::os::error_text(.cause))]
     ReadDirectory { path: String, cause: std::io::Error },
@@ -84,8 +89,9 @@ impl ManifestObject {
     }
 }
 
-/// Reads every object in `paths`, in order: `-` is stdin, a directory means its `.yaml`, `.yml`
-/// and `.json` files sorted by name, and those of its subdirectories too when `recursive`. The
+/// Reads every object in `paths`, in order: `-` is stdin, an `http://` or `https://` URL is
+/// fetched, a directory means its `.yaml`, `.yml` and `.json` files sorted by name, and those of
+/// its subdirectories too when `recursive`. The
 /// files are read first and parsed together (see [`parse_inputs`]); an error is the first in
 /// input order, as if each file were parsed as soon as it was read. The warnings about what was
 /// read (see [`on_warning`]) go to the warning sink, in input order.
@@ -133,8 +139,8 @@ fn stdin_text() -> std::io::Result<String> {
     read.clone().map_err(|(kind, message)| std::io::Error::new(kind, message))
 }
 
-/// `paths` as kubectl's builder takes them: `-` as it is, a path that does not exist read as a
-/// Go pattern (`k8s/*.yaml`) standing for the paths it matches. Every path that names nothing
+/// `paths` as kubectl's builder takes them: `-` and URLs as they are, a path that does not exist
+/// read as a Go pattern (`k8s/*.yaml`) standing for the paths it matches. Every path that names nothing
 /// is reported, in kubectl's words, before anything is read.
 fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     let (mut expanded, mut problems) = (Vec::new(), Vec::new());
@@ -146,7 +152,7 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     for path in paths {
         let text = path.to_string_lossy();
         match std::fs::metadata(path) {
-            _ if path.as_os_str() == "-" => expanded.push(path.clone()),
+            _ if path.as_os_str() == "-" || url::is_url(&text) => expanded.push(path.clone()),
             Ok(_) => expanded.push(path.clone()),
             Err(err) if err.kind() != std::io::ErrorKind::NotFound => problems.push(inaccessible(&text, &err)),
             Err(_) => match gocompat::filepath::glob(&text) {
@@ -175,9 +181,14 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
 /// cannot be read.
 fn read_texts(paths: &[PathBuf], recursive: bool, inputs: &mut Vec<(String, String)>) -> Result<(), Error> {
     for path in paths {
+        let name = path.to_string_lossy();
         if path.as_os_str() == "-" {
             let text = stdin_text().map_err(|cause| Error::Read { path: "stdin".into(), cause })?;
             inputs.push((text, "STDIN".to_string()));
+        } else if url::is_url(&name) {
+            let text =
+                String::from_utf8(url::read(&name)?).map_err(|_| invalid(&name, 1, "the file is not UTF-8 text"))?;
+            inputs.push((text, name.into_owned()));
         } else if path.is_dir() {
             for file in manifest_files(path, recursive)? {
                 inputs.push(read_file(&file)?);

@@ -58,6 +58,10 @@ impl Error {
             Error::Client(err) => err.line(),
             // kubectl prints several of its builder's errors a line each, without `error: `.
             Error::Manifest(manifest::Error::Paths(problems)) if problems.len() > 1 => problems.join("\n"),
+            Error::Manifest(manifest::Error::Url(manifest::UrlError::Get(err))) => match err.refused_host() {
+                Some(host) => client::refused_line(host),
+                None => format!("error: {err}"),
+            },
             other => format!("error: {other}"),
         }
     }

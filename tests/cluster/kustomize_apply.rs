@@ -213,14 +213,6 @@ struct Lifecycle {
     objects: Vec<serde_json::Value>,
 }
 
-/// kubeupd's summary of an apply on stderr is its own (docs/differences.md): left out.
-fn without_apply_summary(mut output: std::process::Output) -> std::process::Output {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let is_summary = |line: &str| line.split_once(" objects: ").is_some_and(|(count, _)| count.parse::<u32>().is_ok());
-    output.stderr = stderr.split_inclusive('\n').filter(|line| !is_summary(line)).collect::<String>().into_bytes();
-    output
-}
-
 /// `diff -k` (through `program`), `apply -k`, `diff -k` again, the objects made, and `delete -k`
 /// of `dir` by one tool in `namespace`.
 fn lifecycle(namespace: &support::TestNamespace, ours: bool, dir: &str, program: &std::path::Path) -> Lifecycle {
@@ -233,7 +225,7 @@ fn lifecycle(namespace: &support::TestNamespace, ours: bool, dir: &str, program:
         command.output().expect("the tool runs")
     };
     let mut outputs = vec![("diff before apply", run(&["diff"], true))];
-    outputs.push(("apply", without_apply_summary(run(&["apply"], false))));
+    outputs.push(("apply", support::without_apply_summary(run(&["apply"], false))));
     outputs.push(("diff after apply", run(&["diff"], false)));
     let listed = namespace
         .kubectl()

@@ -50,6 +50,7 @@ mod server_side;
 mod set;
 mod streaming;
 mod update;
+mod urls;
 mod validate;
 mod validation_table;
 mod version;

@@ -316,6 +316,14 @@ pub fn assert_same_output(ours: &Output, theirs: &Output, context: &str) {
     assert_eq!(text(ours), text(theirs), "{context}: kubeupd (left) differs from kubectl (right)");
 }
 
+/// kubeupd's summary of an apply on stderr is its own (docs/differences.md): left out.
+pub fn without_apply_summary(mut output: Output) -> Output {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let is_summary = |line: &str| line.split_once(" objects: ").is_some_and(|(count, _)| count.parse::<u32>().is_ok());
+    output.stderr = stderr.split_inclusive('\n').filter(|line| !is_summary(line)).collect::<String>().into_bytes();
+    output
+}
+
 fn same_output(ours: &Output, theirs: &Output) -> bool {
     ours.status.code() == theirs.status.code()
         && without_ages(&ours.stdout) == without_ages(&theirs.stdout)
