@@ -2,6 +2,8 @@
 //! `200 OK` is the file; a 5xx answer and a failed connection are tried again, twice, a second
 //! apart; any other answer is refused at once.
 
+use std::collections::BTreeMap;
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::gocompat;
@@ -28,9 +30,17 @@ pub enum UrlError {
     Get(#[from] GetError),
 }
 
-/// The body of `url`, fetched with Go's `http.Get`.
+/// The body of `url`, fetched with Go's `http.Get` once in a run: `apply --plan -f URL` reads
+/// its input twice (to check the plan, then to apply), and both must see the same documents, as
+/// with stdin.
 pub fn read(url: &str) -> Result<Vec<u8>, UrlError> {
-    read_with(url, gocompat::http::get, || std::thread::sleep(PAUSE))
+    static READ: Mutex<BTreeMap<String, Vec<u8>>> = Mutex::new(BTreeMap::new());
+    if let Some(body) = READ.lock().unwrap_or_else(PoisonError::into_inner).get(url) {
+        return Ok(body.clone());
+    }
+    let body = read_with(url, gocompat::http::get, || std::thread::sleep(PAUSE))?;
+    READ.lock().unwrap_or_else(PoisonError::into_inner).insert(url.to_string(), body.clone());
+    Ok(body)
 }
 
 /// [`read`] with its GET and its pause given: up to [`ATTEMPTS`] GETs, the last failure the answer.

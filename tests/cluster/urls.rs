@@ -122,3 +122,29 @@ fn a_file_that_is_not_yaml_is_named_by_its_url() {
     let listed = namespace.kubectl_ok(&["get", "configmaps", "-n", &namespace.name, "-o", "name"]);
     assert!(!listed.contains("configmap/web"), "nothing applied: {listed}");
 }
+
+/// `apply --plan` checks the plan against the file, then applies it: a URL is read once, so what
+/// is applied is what the plan was checked against, even when the server serves another file by
+/// the time of a second read.
+#[test]
+fn a_plan_applies_the_file_it_was_checked_against() {
+    let served = AtomicUsize::new(0);
+    let server = FakeServer::start(move |_| {
+        let value = if served.fetch_add(1, Ordering::SeqCst) < 2 { "planned" } else { "changed" };
+        yaml(&format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  v: {value}\n"))
+    });
+    let namespace = support::TestNamespace::new("url-plan");
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dir.path().join("plan.json");
+    let (plan, url) = (plan.to_str().unwrap(), format!("{}/app.yaml", server.url));
+    let run = |verb: &str, plan_flag: &str| {
+        let args = [verb, "-n", &namespace.name, plan_flag, plan, "-f", &url];
+        namespace.kubeupd().args(args).output().unwrap()
+    };
+    assert_eq!(run("diff", "--plan-out").status.code(), Some(1), "diff: something differs");
+    let applied = run("apply", "--plan");
+    assert!(applied.status.success(), "{}", String::from_utf8_lossy(&applied.stderr));
+    assert_eq!(server.seen().len(), 2, "one read by diff, one by apply");
+    let value = namespace.kubectl_ok(&["get", "cm", "web", "-n", &namespace.name, "-o", "jsonpath={.data.v}"]);
+    assert_eq!(value, "planned");
+}
