@@ -18,7 +18,7 @@ use serde_json::Value;
 
 pub use resource_field::container_resource;
 pub use selector::{BadSelector, LabelSelector, selector_text};
-pub use url::{UrlError, is_url};
+pub use url::UrlError;
 
 use crate::gocompat;
 
@@ -91,10 +91,10 @@ impl ManifestObject {
 
 /// Reads every object in `paths`, in order: `-` is stdin, an `http://` or `https://` URL is
 /// fetched, a directory means its `.yaml`, `.yml` and `.json` files sorted by name, and those of
-/// its subdirectories too when `recursive`. The
-/// files are read first and parsed together (see [`parse_inputs`]); an error is the first in
-/// input order, as if each file were parsed as soon as it was read. The warnings about what was
-/// read (see [`on_warning`]) go to the warning sink, in input order.
+/// its subdirectories too when `recursive`. The files are read first and parsed together (see
+/// [`parse_inputs`]); an error is the first in input order, as if each file were parsed as soon
+/// as it was read. The warnings about what was read (see [`on_warning`]) go to the warning sink,
+/// in input order.
 pub fn read_paths(paths: &[PathBuf], recursive: bool) -> Result<Vec<ManifestObject>, Error> {
     let (objects, warnings) = read_paths_noting(paths, recursive)?;
     if let Some(sink) = WARNING_SINK.get() {

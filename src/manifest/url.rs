@@ -11,7 +11,7 @@ use crate::gocompat::http::{GetError, Response};
 
 /// Whether kubectl takes `path` for a URL (`http://` or `https://` at its start), which it never
 /// looks for on disk.
-pub fn is_url(path: &str) -> bool {
+pub(super) fn is_url(path: &str) -> bool {
     path.starts_with("http://") || path.starts_with("https://")
 }
 
@@ -33,7 +33,7 @@ pub enum UrlError {
 /// The body of `url`, fetched with Go's `http.Get` once in a run: `apply --plan -f URL` reads
 /// its input twice (to check the plan, then to apply), and both must see the same documents, as
 /// with stdin.
-pub fn read(url: &str) -> Result<Vec<u8>, UrlError> {
+pub(super) fn read(url: &str) -> Result<Vec<u8>, UrlError> {
     static READ: Mutex<BTreeMap<String, Vec<u8>>> = Mutex::new(BTreeMap::new());
     if let Some(body) = READ.lock().unwrap_or_else(PoisonError::into_inner).get(url) {
         return Ok(body.clone());
