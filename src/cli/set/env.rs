@@ -105,7 +105,8 @@ struct Options {
     printer: Option<Printer>,
 }
 
-/// kubectl's checks, then the variables read (from the standard input too, for a `-`, as kubectl
+/// kubectl's checks in its order (`--all` with `-l`, the arguments split, `-o`, the others), then
+/// the variables read (from the standard input too, for a `-`, as kubectl
 /// reads it before its first request).
 fn options(args: &EnvArgs) -> Result<Options> {
     if args.common.selection.all && args.common.selection.selector.is_some() {
@@ -118,6 +119,7 @@ fn options(args: &EnvArgs) -> Result<Options> {
         )));
     };
     let targets = TargetArgs { targets: objects, files: args.targets.files.clone() };
+    let printer = args.common.printer()?;
     args.common.validate()?;
     if targets.targets.is_empty() && !targets.files.given() {
         return Err(Error::msg("one or more resources must be specified as <resource> <name> or <resource>/<name>"));
@@ -128,7 +130,6 @@ fn options(args: &EnvArgs) -> Result<Options> {
     if !args.keys.is_empty() && args.from.is_none() {
         return Err(Error::msg("when specifying --keys, a configmap or secret must be provided with --from"));
     }
-    let printer = args.common.printer()?;
     let specs: Vec<String> = args.env.iter().chain(&variables).cloned().collect();
     let read_stdin = || {
         let mut text = String::new();
@@ -373,6 +374,7 @@ mod tests {
                 "error: when specifying --keys, a configmap or secret must be provided with --from",
             ),
             (&["deployment/web", "A=1", "-o", "wide"], "error: unable to match a printer"),
+            (&["--list", "-o", "wide"], "error: unable to match a printer"),
             (&["deployment/web", "1A=x"], "error: \"1A\" is not a valid key name: "),
         ] {
             let refused = refusal(checked(line));

@@ -87,15 +87,46 @@ pub struct CommonArgs {
 impl CommonArgs {
     /// kubectl's checks of the shared flags.
     fn validate(&self) -> Result {
-        if self.local.local && self.dry_run.mode() == DryRun::Server {
-            return Err(Error::msg("cannot specify --local and --dry-run=server - did you mean --dry-run=client?"));
-        }
+        self.local_without_server_dry_run()?;
         self.selection.validate()
+    }
+
+    /// kubectl's refusal of `--local` with `--dry-run=server`.
+    fn local_without_server_dry_run(&self) -> Result {
+        match self.local.local && self.dry_run.mode() == DryRun::Server {
+            true => Err(Error::msg("cannot specify --local and --dry-run=server - did you mean --dry-run=client?")),
+            false => Ok(()),
+        }
+    }
+
+    /// kubectl's refusal of objects named by argument with `--local` (`set image`, `resources`,
+    /// `selector`, `subject`; `set env` and `set serviceaccount` leave them aside).
+    fn refuse_local_targets(&self, targets: &TargetArgs) -> Result {
+        match self.local.local && !targets.targets.is_empty() {
+            true => Err(Error::msg(LOCAL_TAKES_FILES)),
+            false => Ok(()),
+        }
     }
 
     /// The printer `-o` asks for, made in a setter's options step.
     fn printer(&self) -> Result<Option<Printer>> {
         Ok(self.output.printer(Verb::Write)?.cloned())
+    }
+}
+
+/// kubectl's words (cli-runtime's `LocalResourceError`) for objects named by argument with
+/// `--local`.
+const LOCAL_TAKES_FILES: &str = "error: you must specify resources by --filename when --local is set.
+Example resource specifications include:
+   '-f rsrc.yaml'
+   '--filename=rsrc.json'";
+
+/// kubectl's checks that come after the objects are read, all reported together as kubectl
+/// reports them (one after `error: `, several each on its own line).
+fn refused(refusals: Vec<Error>) -> Result {
+    match refusals.is_empty() {
+        true => Ok(()),
+        false => super::print_visited(vec![Err(refusals)]),
     }
 }
 
@@ -136,8 +167,9 @@ struct Changed {
     after: Value,
 }
 
-/// The objects named, read from the server or (with `--local`) from the files; `verb` names the
-/// command in messages. Each setter's options step has checked that `targets` names some.
+/// The objects named, read from the server or (with `--local`) from the files alone; `verb`
+/// names the command in messages. Each setter's options step has checked that `targets` names
+/// some.
 async fn objects(
     targets: &TargetArgs,
     common: &CommonArgs,
@@ -146,13 +178,15 @@ async fn objects(
 ) -> Result<(Option<Cluster>, Vec<(Option<ObjectRef>, Value)>)> {
     let mut objects = Vec::new();
     if common.local.local {
+        // kubectl reads the files alone: objects named otherwise were refused by the options
+        // step, or are left aside.
+        let files = TargetArgs { targets: Vec::new(), files: targets.files.clone() };
+        files.require_some()?;
         let rules = Rules { verb, types_alone: false, selector: false };
-        for named in targets.named(rules)? {
-            let Named::Manifest(object) = named else {
-                return Err(Error::msg(format!("--local changes the objects of files: give them with -f ({verb})")));
-            };
-            objects.push((None, object.object));
-        }
+        objects.extend(files.named(rules)?.into_iter().filter_map(|named| match named {
+            Named::Manifest(object) => Some((None, object.object)),
+            _ => None,
+        }));
         return Ok((None, objects));
     }
     let cluster = global.connect().await?;
