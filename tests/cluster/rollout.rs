@@ -73,6 +73,7 @@ fn rollout_actions_match_kubectl() {
         (&["rollout", "resume", "deploy/nope", "deploy/web", "-o", "wide"], ""),
         (&["rollout", "pause", "deploy/web", "-o", "wide"], ""),
         (&["rollout", "resume", "-o", "wide"], ""),
+        (&["rollout", "restart", "deploy/web", "-l", "app=web"], ""),
         (&["rollout", "restart"], ""),
         (&["rollout", "restart", "foos/x"], ""),
     ];

@@ -147,6 +147,9 @@ fn checks_come_in_kubectls_order() {
         &["set", "image", "nosuch", "--all", "-l", "a=b", "app=x"],
         &["set", "image", "deploy", "--all", "-l", "a=b"],
         &["set", "image", "-f", app, "--local", "--dry-run=server"],
+        // A selector with names: kubectl's builder tells TYPE/NAME from TYPE NAME.
+        &["set", "image", "deploy/nope", "-l", "a=b", "app=x"],
+        &["set", "image", "deploy", "nope", "-l", "a=b", "app=x"],
         &["set", "resources", "deploy/missing"],
         &["set", "resources", "deploy/missing", "--limits=cpu"],
         &["set", "resources", "deploy/web", "--local", "--limits=cpu=1"],
