@@ -60,6 +60,12 @@ fn assert_same(twins: &Twins, context: &str) -> Vec<Value> {
 fn rollout_actions_match_kubectl() {
     let twins = twins("rollout");
     let steps: &[(&[&str], &str)] = &[
+        // No controller has written a revision yet: kubectl says so before it looks for one.
+        (
+            &["rollout", "history", "deploy/web", "ds/agent", "--revision=2"],
+            "deployment.apps/web with revision #2\nNo rollout history found.\n\
+             daemonset.apps/agent with revision #2\nNo rollout history found.\n",
+        ),
         (&["rollout", "pause", "deploy/web"], "deployment.apps/web paused\n"),
         (&["rollout", "pause", "deploy/web"], ""),
         (&["rollout", "restart", "deploy/web"], ""),

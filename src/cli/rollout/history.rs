@@ -230,6 +230,9 @@ async fn history_of(
             output::object_name(&object.live),
             crate::describe::pod_template(&template)
         )),
+        Shown::NoHistory(revision) => {
+            Ok(format!("{} with revision #{revision}\n{}\n", output::object_name(&object.live), rollback::NO_HISTORY))
+        }
     }
 }
 
@@ -241,6 +244,9 @@ enum Shown {
     Table(String),
     /// The pod template of one revision.
     Template(i64, Value),
+    /// One revision asked of a workload without any: kubectl says there is no history before
+    /// it looks for the revision.
+    NoHistory(i64),
 }
 
 /// A Deployment's history, from its ReplicaSets.
@@ -262,6 +268,7 @@ async fn replica_set_history(
     }
     Ok(match args.revision {
         0 => Shown::Table(history.table()),
+        revision if history.objects().next().is_none() => Shown::NoHistory(revision),
         revision => Shown::Template(revision, history.template(revision).ok_or_else(|| Error::msg(NO_SUCH_REVISION))?),
     })
 }
@@ -290,6 +297,7 @@ async fn controller_revision_history(
     }
     Ok(match args.revision {
         0 => Shown::Table(revisions.table()),
+        revision if revisions.objects().next().is_none() => Shown::NoHistory(revision),
         revision => {
             let applied = at_revision(cluster, object, wanted(revision)?).await?;
             Shown::Template(revision, applied["spec"]["template"].clone())
