@@ -162,6 +162,10 @@ fn checks_come_in_kubectls_order() {
         &["set", "env", "-f", app, "deploy/nope", "--local", "A=1", "-o", "name"],
         &["set", "env", "deploy/web", "--list", "-o", "wide"],
         &["set", "env", "-o", "wide"],
+        // `--from`'s sources are read before the objects (with `--local`, the files are).
+        &["set", "env", "deploy/nope", "--from=cm/nope"],
+        &["set", "env", "deploy/nope", "--from=svc/web", "--list"],
+        &["set", "env", "-f", app, "--local", "--from=cm/settings"],
         &["set", "selector", "-o", "wide"],
         &["set", "selector", "svc/web", "--local", "app=x"],
         &["set", "subject", "rolebinding/x", "--local", "-o", "wide", "--user=a"],

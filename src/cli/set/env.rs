@@ -141,17 +141,22 @@ fn options(args: &EnvArgs) -> Result<Options> {
     Ok(Options { targets, setter, printer })
 }
 
-/// Runs `set env`: the objects read, then `--from`'s sources, whose variables join the others.
+/// Runs `set env`: `--from`'s sources read first, as kubectl reads them (with `--local`, its
+/// builder reads the files in their place), their variables joining the others; then the
+/// objects.
 pub async fn run(args: EnvArgs, global: &GlobalArgs) -> Result {
     let Options { targets, mut setter, printer } = options(&args)?;
-    let (cluster, objects) = super::objects(&targets, &args.common, global, "set env").await?;
+    let cluster = match args.common.local.local {
+        true => None,
+        false => Some(global.connect().await?),
+    };
     if let Some(from) = &args.from {
-        let cluster = match &cluster {
-            Some(cluster) => cluster,
-            None => &global.connect().await?,
+        let sources = match &cluster {
+            Some(cluster) => sources(cluster, global, from, &args).await?,
+            None => super::local_objects(&targets, "set env")?.into_iter().map(|(_, object)| object).collect(),
         };
         let mut warnings = Vec::new();
-        for source in sources(cluster, global, from, &args).await? {
+        for source in sources {
             let (variables, renamed) = env::from_source(&source, &args.keys).map_err(Error::msg)?;
             setter.changes.set.extend(variables);
             warnings.extend(renamed);
@@ -164,6 +169,10 @@ pub async fn run(args: EnvArgs, global: &GlobalArgs) -> Result {
         let name = format!("{}{}", args.prefix, variable["name"].as_str().unwrap_or_default());
         variable["name"] = Value::String(name);
     }
+    let objects = match &cluster {
+        Some(cluster) => super::server_objects(cluster, &targets, &args.common, global).await?,
+        None => super::local_objects(&targets, "set env")?,
+    };
     if args.list {
         return list(&setter, cluster.as_ref(), objects, args.resolve).await;
     }

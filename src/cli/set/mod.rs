@@ -176,31 +176,47 @@ async fn objects(
     global: &GlobalArgs,
     verb: &'static str,
 ) -> Result<(Option<Cluster>, Vec<(Option<ObjectRef>, Value)>)> {
-    let mut objects = Vec::new();
     if common.local.local {
-        // kubectl reads the files alone: objects named otherwise were refused by the options
-        // step, or are left aside.
-        let files = TargetArgs { targets: Vec::new(), files: targets.files.clone() };
-        files.require_some()?;
-        let rules = Rules { verb, types_alone: false, selector: false };
-        objects.extend(files.named(rules)?.into_iter().filter_map(|named| match named {
-            Named::Manifest(object) => Some((None, object.object)),
-            _ => None,
-        }));
-        return Ok((None, objects));
+        return Ok((None, local_objects(targets, verb)?));
     }
     let cluster = global.connect().await?;
-    let (resolved, single) = visit::resolve(&cluster, global, "set", targets, &common.selection).await?;
+    let objects = server_objects(&cluster, targets, common, global).await?;
+    Ok((Some(cluster), objects))
+}
+
+/// The objects of the files, as `--local` reads them: kubectl reads the files alone, objects
+/// named otherwise were refused by the options step, or are left aside.
+fn local_objects(targets: &TargetArgs, verb: &'static str) -> Result<Vec<(Option<ObjectRef>, Value)>> {
+    let files = TargetArgs { targets: Vec::new(), files: targets.files.clone() };
+    files.require_some()?;
+    let rules = Rules { verb, types_alone: false, selector: false };
+    Ok(files
+        .named(rules)?
+        .into_iter()
+        .filter_map(|named| match named {
+            Named::Manifest(object) => Some((None, object.object)),
+            _ => None,
+        })
+        .collect())
+}
+
+/// The objects named, read from the server.
+async fn server_objects(
+    cluster: &Cluster,
+    targets: &TargetArgs,
+    common: &CommonArgs,
+    global: &GlobalArgs,
+) -> Result<Vec<(Option<ObjectRef>, Value)>> {
+    let (resolved, single) = visit::resolve(cluster, global, "set", targets, &common.selection).await?;
     // kubectl reads every object first; one that cannot be read stops all.
     let (read, unreadable): (Vec<_>, Vec<_>) =
-        visit::read(&cluster, resolved, &common.selection, single).await.objects.into_iter().partition(Result::is_ok);
+        visit::read(cluster, resolved, &common.selection, single).await.objects.into_iter().partition(Result::is_ok);
     if !unreadable.is_empty() {
         super::print_visited(
             unreadable.into_iter().map(|err| err.map(|_| String::new()).map_err(|err| vec![err])).collect(),
         )?;
     }
-    objects.extend(read.into_iter().flatten().map(|Visited { target, live }| (Some(target), live)));
-    Ok((Some(cluster), objects))
+    Ok(read.into_iter().flatten().map(|Visited { target, live }| (Some(target), live)).collect())
 }
 
 /// Changes each object with `setter` and sends what changed; kubectl's lines (or the objects as
