@@ -150,6 +150,7 @@ fn checks_come_in_kubectls_order() {
         // A selector with names: kubectl's builder tells TYPE/NAME from TYPE NAME.
         &["set", "image", "deploy/nope", "-l", "a=b", "app=x"],
         &["set", "image", "deploy", "nope", "-l", "a=b", "app=x"],
+        &["set", "image", "deploy/nope", "--all", "-l", "a=b"],
         &["set", "resources", "deploy/missing"],
         &["set", "resources", "deploy/missing", "--limits=cpu"],
         &["set", "resources", "deploy/web", "--local", "--limits=cpu=1"],
