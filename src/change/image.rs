@@ -38,6 +38,7 @@ pub struct ImageUpdates {
 
 impl ImageUpdates {
     /// Reads the pairs (as [`super::split_pairs`] found them); a name given twice takes its last image.
+    /// Whether there are pairs to set is [`ImageUpdates::check`]'s question, asked later.
     pub fn parse(pairs: &[&str]) -> Result<ImageUpdates, Error> {
         let mut images: Vec<(String, String)> = Vec::new();
         for pair in pairs {
@@ -45,11 +46,17 @@ impl ImageUpdates {
             images.retain(|(old, _)| old != name);
             images.push((name.to_string(), image.to_string()));
         }
-        match images.len() {
+        Ok(ImageUpdates { images })
+    }
+
+    /// kubectl's checks of the pairs read: at least one, and `*` alone. kubectl makes them once
+    /// the objects are read, so they are apart from [`ImageUpdates::parse`].
+    pub fn check(&self) -> Result<(), Error> {
+        match self.images.len() {
             0 => Err(Error::NoImages),
-            1 => Ok(ImageUpdates { images }),
-            _ if images.iter().any(|(name, _)| name == "*") => Err(Error::WildcardAndNames),
-            _ => Ok(ImageUpdates { images }),
+            1 => Ok(()),
+            _ if self.images.iter().any(|(name, _)| name == "*") => Err(Error::WildcardAndNames),
+            _ => Ok(()),
         }
     }
 
@@ -107,8 +114,10 @@ mod tests {
 
     #[test]
     fn bad_pairs_get_kubectls_words() {
-        assert_eq!(ImageUpdates::parse(&[]).unwrap_err().to_string(), "at least one image update is required");
-        assert_eq!(ImageUpdates::parse(&["app-"]).unwrap_err().to_string(), "invalid image format: app-");
-        assert_eq!(ImageUpdates::parse(&["*=a", "b=c"]).unwrap_err(), Error::WildcardAndNames);
+        let checked = |pairs: &[&str]| ImageUpdates::parse(pairs).and_then(|updates| updates.check());
+        assert_eq!(checked(&[]).unwrap_err().to_string(), "at least one image update is required");
+        assert_eq!(checked(&["app-"]).unwrap_err().to_string(), "invalid image format: app-");
+        assert_eq!(checked(&["*=a", "b=c"]).unwrap_err(), Error::WildcardAndNames);
+        assert_eq!(checked(&["*=a", "*=c"]), Ok(()));
     }
 }

@@ -111,6 +111,9 @@ impl History {
     }
 }
 
+/// kubectl's words for a workload without revisions, in its overview and for any revision asked.
+pub const NO_HISTORY: &str = "No rollout history found.";
+
 /// kubectl's overview of revisions, each with the change cause its object records.
 fn table<'a>(revisions: impl Iterator<Item = (i64, &'a Value)>) -> String {
     let rows: Vec<(String, &str)> = revisions
@@ -120,7 +123,7 @@ fn table<'a>(revisions: impl Iterator<Item = (i64, &'a Value)>) -> String {
         })
         .collect();
     if rows.is_empty() {
-        return "No rollout history found.".to_string();
+        return NO_HISTORY.to_string();
     }
     // Go's tabwriter with padding 2: the first column as wide as its widest cell plus two.
     let width = rows.iter().map(|(revision, _)| revision.len()).max().unwrap_or(0).max("REVISION".len()) + 2;

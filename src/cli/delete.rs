@@ -78,6 +78,17 @@ fn options(args: &DeleteArgs) -> Result<Options> {
     if args.selection.all && args.selection.selector.is_some() {
         return Err(Error::msg("setting 'all' parameter but found a non empty selector. "));
     }
+    // kubectl's delete hands --all to its builder as a selector of everything: objects named
+    // beside it are refused in the builder's words, as beside -l.
+    if args.selection.all {
+        let targets = &args.targets.targets;
+        if targets.iter().any(|arg| arg.contains('/')) {
+            return Err(Error::msg("selectors and the all flag cannot be used when passing resource/name arguments"));
+        }
+        if targets.len() > 1 {
+            return Err(Error::msg("name cannot be provided when a selector is specified"));
+        }
+    }
     let (DeleteParams { propagation, .. }, warning) = args.deletion.options()?;
     if let Some(warning) = warning {
         eprintln!("{warning}");
@@ -352,6 +363,11 @@ mod tests {
             (&["cm", "x", "--now", "--grace-period=3"], "error: --now and --grace-period cannot be specified together"),
             (&["cm", "x", "-o", "yaml"], "error: unexpected -o output mode: yaml. We only support '-o name'"),
             (&["cm", "--all", "-l", "a=b"], "error: setting 'all' parameter but found a non empty selector. "),
+            (&["cm", "x", "--all"], "error: name cannot be provided when a selector is specified"),
+            (
+                &["cm/x", "--all"],
+                "error: selectors and the all flag cannot be used when passing resource/name arguments",
+            ),
         ] {
             assert_eq!(parse(line).unwrap_err().line(), expected, "{line:?}");
         }

@@ -36,7 +36,9 @@ pub async fn resolve(
     selection: &SelectionArgs,
 ) -> Result<(Vec<Resolved>, bool)> {
     let by_type = selection.by_type();
-    let rules = Rules { verb, types_alone: by_type, selector: by_type && !selection.all };
+    // kubectl's builder visits by selector whenever one is given, `--all` or not.
+    let selecting = selection.selector.is_some() || selection.field_selector.is_some();
+    let rules = Rules { verb, types_alone: by_type, selector: selecting };
     let named = targets.named(rules)?;
     let single = match named.as_slice() {
         [Named::Object { .. }] => true,

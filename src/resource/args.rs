@@ -134,7 +134,12 @@ pub fn parse(args: &[String], files: &Files, rules: Rules) -> Result<Vec<Named>,
         (true, false) => files.read()?.into_iter().map(Named::Manifest).collect(),
     };
     if rules.selector && named.iter().any(|named| !matches!(named, Named::Type(_))) {
-        return Err(usage("name cannot be provided when a selector is specified"));
+        // kubectl's builder tells `TYPE NAME` from `TYPE/NAME` (its resource tuples), which are
+        // all or none of the arguments.
+        return Err(usage(match args.iter().any(|arg| arg.contains('/')) {
+            true => "selectors and the all flag cannot be used when passing resource/name arguments",
+            false => "name cannot be provided when a selector is specified",
+        }));
     }
     Ok(named)
 }
@@ -229,6 +234,10 @@ mod tests {
         assert_eq!(
             named(selected, "cm a").unwrap_err().to_string(),
             "name cannot be provided when a selector is specified"
+        );
+        assert_eq!(
+            named(selected, "cm/a deploy/b").unwrap_err().to_string(),
+            "selectors and the all flag cannot be used when passing resource/name arguments"
         );
         assert_eq!(
             named(PATCH, "deploy").unwrap_err().to_string(),

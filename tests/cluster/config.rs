@@ -84,7 +84,7 @@ impl Copies {
     /// Runs `line` through both tools and compares what they print and the files they leave.
     fn assert_same(&self, line: &str) {
         let theirs = self.command(Path::new("kubectl"), &self.kubectl, line);
-        let ours = self.command(&assert_cmd::cargo::cargo_bin("kubeupd"), &self.kubeupd, line);
+        let ours = self.command(&kubeupd(), &self.kubeupd, line);
         let context = format!("`{line}` (KUBECONFIG={:?})", self.list);
         crate::support::assert_same_output(&ours, &theirs, &context);
         for file in ["config", "second", "missing", "missing-1", "missing-2"] {
@@ -92,6 +92,36 @@ impl Copies {
             assert_eq!(read(&self.kubeupd), read(&self.kubectl), "{context}: the file {file}");
         }
     }
+
+    /// Runs a usage error of `line`'s subcommand through both tools: the same exit code, the
+    /// same stderr (where kubectl names itself for help, kubeupd does), the same files, and on
+    /// stdout either nothing from both or each tool's own help of the subcommand (`-h`), as
+    /// kubectl prints its help with some of these errors; kubeupd's help is its own.
+    fn assert_same_usage(&self, line: &str) {
+        let tools = [("kubectl", PathBuf::from("kubectl"), &self.kubectl), ("kubeupd", kubeupd(), &self.kubeupd)];
+        let context = format!("`{line}` (KUBECONFIG={:?})", self.list);
+        let subcommand = line.split_whitespace().nth(1).unwrap();
+        let [theirs, ours] = tools.map(|(name, program, dir)| {
+            let output = self.command(&program, dir, line);
+            let help = self.command(&program, dir, &format!("config {subcommand} -h"));
+            let stdout = match output.stdout.as_slice() {
+                [] => "nothing",
+                shown if shown == help.stdout.as_slice() => "the help",
+                _ => "something else",
+            };
+            let stderr = String::from_utf8_lossy(&output.stderr).replace(&format!("'{name} "), "'TOOL ");
+            (output.status.code(), stdout, stderr)
+        });
+        assert_eq!(ours, theirs, "{context}: kubeupd (left) differs from kubectl (right)");
+        for file in ["config", "second"] {
+            let read = |dir: &Path| std::fs::read_to_string(dir.join(file)).unwrap_or_default();
+            assert_eq!(read(&self.kubeupd), read(&self.kubectl), "{context}: the file {file}");
+        }
+    }
+}
+
+fn kubeupd() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("kubeupd")
 }
 
 const READING: &[&str] = &[
@@ -196,5 +226,36 @@ fn config_writes_each_change_to_the_file_kubectl_writes_it_to() {
     let copies = Copies::new(Some("missing-1:missing-2"));
     for line in ["config view", "config set-context new --cluster=alpha", "config view"] {
         copies.assert_same(line);
+    }
+}
+
+/// Words a subcommand does not take, as kubectl refuses them: its help on stdout, then the error
+/// (`use-context`, `set-*`, `set`, `unset`, `rename-context`), the help alone and success
+/// (`delete-context`, `delete-cluster`), or a usage error (`delete-user`).
+const USAGE: &[&str] = &[
+    "config delete-context",
+    "config delete-context ctx-a ctx-z",
+    "config delete-cluster",
+    "config delete-cluster alpha zeta",
+    "config delete-user",
+    "config delete-user u1 u2",
+    "config use-context",
+    "config use ctx-a ctx-z",
+    "config set-credentials",
+    "config set-credentials u1 u2",
+    "config set-credentials u1 --exec-env=bad",
+    "config set-credentials u1 --auth-provider-arg=bad",
+    "config set-context a b",
+    "config set-cluster",
+    "config set contexts.ctx-a.namespace",
+    "config unset",
+    "config rename-context ctx-a",
+];
+
+#[test]
+fn config_usage_errors_are_kubectls() {
+    let copies = Copies::new(None);
+    for line in USAGE {
+        copies.assert_same_usage(line);
     }
 }

@@ -106,6 +106,9 @@ fn failures_match_kubectl() {
         &["delete", "cm", "a", "-o", "yaml"],
         &["delete", "cm", "--all", "-l", "a=b"],
         &["delete", "cm", "a", "--now", "--grace-period=5"],
+        // --all selects everything in kubectl's builder: names beside it are refused.
+        &["delete", "cm", "a", "--all"],
+        &["delete", "cm/a", "cm/b", "--all"],
     ] {
         both(&twins, args);
         assert_eq!(names(&twins, "cm", &format!("after {args:?}")), configmaps(&["a", "b", "settings"]));

@@ -60,6 +60,12 @@ fn assert_same(twins: &Twins, context: &str) -> Vec<Value> {
 fn rollout_actions_match_kubectl() {
     let twins = twins("rollout");
     let steps: &[(&[&str], &str)] = &[
+        // No controller has written a revision yet: kubectl says so before it looks for one.
+        (
+            &["rollout", "history", "deploy/web", "ds/agent", "--revision=2"],
+            "deployment.apps/web with revision #2\nNo rollout history found.\n\
+             daemonset.apps/agent with revision #2\nNo rollout history found.\n",
+        ),
         (&["rollout", "pause", "deploy/web"], "deployment.apps/web paused\n"),
         (&["rollout", "pause", "deploy/web"], ""),
         (&["rollout", "restart", "deploy/web"], ""),
@@ -69,6 +75,11 @@ fn rollout_actions_match_kubectl() {
         (&["rollout", "restart", "ds", "-l", "app=web"], "daemonset.apps/agent restarted\n"),
         (&["rollout", "pause", "ds/agent"], ""),
         (&["rollout", "pause", "deploy/web", "-o", "name"], "deployment.apps/web\n"),
+        // kubectl asks for its printer after each write: the objects are read and changed first.
+        (&["rollout", "resume", "deploy/nope", "deploy/web", "-o", "wide"], ""),
+        (&["rollout", "pause", "deploy/web", "-o", "wide"], ""),
+        (&["rollout", "resume", "-o", "wide"], ""),
+        (&["rollout", "restart", "deploy/web", "-l", "app=web"], ""),
         (&["rollout", "restart"], ""),
         (&["rollout", "restart", "foos/x"], ""),
     ];
@@ -247,6 +258,14 @@ fn rollout_history_and_undo_match_kubectl() {
         &["rollout", "undo", "deploy/web", "--dry-run=server", "-o", "name"],
         &["rollout", "undo", "deploy/web", "--to-revision=7"],
         &["rollout", "undo", "cm/settings"],
+        // The objects named, then the revision; `-o` once the types are found (history) or
+        // after each rollback (undo), and undo goes on after an object that fails.
+        &["rollout", "history", "--revision=-1"],
+        &["rollout", "history", "foos/x", "-o", "wide"],
+        &["rollout", "history", "deploy/nope", "-o", "wide"],
+        &["rollout", "undo", "-o", "wide"],
+        &["rollout", "undo", "deploy/nope", "cm/settings", "-o", "wide"],
+        &["rollout", "undo", "deploy/nope", "deploy/web", "--dry-run=server", "-o", "wide"],
     ];
     for args in steps {
         both(&twins, args);
@@ -266,9 +285,12 @@ fn rollout_history_and_undo_match_kubectl() {
     assert_eq!(sets, documents(&theirs, &twins.theirs), "history -o yaml");
     assert_eq!(sets.len(), 2, "one document per revision");
     twins.assert_same("deploy/web", "after dry runs and failures");
-    // Back to revision 1, then again (skipped), then to 2; a paused Deployment is not rolled back.
+    // Back to revision 1, to 2 (`-o` refused after the rollback), to 1, again (skipped), then
+    // to 2; a paused Deployment is not rolled back.
     for args in [
         &["rollout", "undo", "deploy/web"][..],
+        &["rollout", "undo", "deploy/web", "--to-revision=2", "-o", "wide"],
+        &["rollout", "undo", "deploy/web", "--to-revision=1"],
         &["rollout", "undo", "deploy/web", "--to-revision=1"],
         &["rollout", "undo", "deployment", "web", "--to-revision=2"],
     ] {

@@ -129,6 +129,53 @@ fn failures_read_like_kubectls() {
     assert_eq!(assert_same_objects(&twins, "after the failures").0, ["nginx:9", "busybox:1.36"]);
 }
 
+/// kubectl reads the objects before some of its checks (`set image`'s pairs counted, `set
+/// resources`' limits read, `--all` with `-l`, `--local` with `--dry-run=server`), and checks
+/// `-o` before others: a line wrong in two ways fails as kubectl's does. With `--local`, objects
+/// named by argument are refused (`set env` and `set serviceaccount` leave them aside), and the
+/// refusals kubectl makes together are printed together.
+#[test]
+fn checks_come_in_kubectls_order() {
+    let twins = twins("set-order");
+    let app = testdata("patch/app.yaml");
+    let app = app.to_str().unwrap();
+    for args in [
+        &["set", "image", "deploy/missing"][..],
+        &["set", "image", "deploy/missing", "app=x", "*=y"],
+        &["set", "image", "deploy/missing", "app=x", "--local", "--dry-run=server"],
+        &["set", "image", "deploy/web", "app=x", "--local"],
+        &["set", "image", "nosuch", "--all", "-l", "a=b", "app=x"],
+        &["set", "image", "deploy", "--all", "-l", "a=b"],
+        &["set", "image", "-f", app, "--local", "--dry-run=server"],
+        // A selector with names: kubectl's builder tells TYPE/NAME from TYPE NAME.
+        &["set", "image", "deploy/nope", "-l", "a=b", "app=x"],
+        &["set", "image", "deploy", "nope", "-l", "a=b", "app=x"],
+        &["set", "image", "deploy/nope", "--all", "-l", "a=b"],
+        &["set", "resources", "deploy/missing"],
+        &["set", "resources", "deploy/missing", "--limits=cpu"],
+        &["set", "resources", "deploy/web", "--local", "--limits=cpu=1"],
+        &["set", "resources", "-f", app, "--local", "--dry-run=server"],
+        &["set", "serviceaccount", "--local", "--dry-run=server"],
+        &["set", "serviceaccount", "-o", "wide"],
+        &["set", "serviceaccount", "deploy/web", "--local", "builder"],
+        &["set", "serviceaccount", "-f", app, "deploy/nope", "--local", "builder", "-o", "name"],
+        &["set", "env", "deploy/web", "--local", "A=1"],
+        &["set", "env", "-f", app, "deploy/nope", "--local", "A=1", "-o", "name"],
+        &["set", "env", "deploy/web", "--list", "-o", "wide"],
+        &["set", "env", "-o", "wide"],
+        // `--from`'s sources are read before the objects (with `--local`, the files are).
+        &["set", "env", "deploy/nope", "--from=cm/nope"],
+        &["set", "env", "deploy/nope", "--from=svc/web", "--list"],
+        &["set", "env", "-f", app, "--local", "--from=cm/settings"],
+        &["set", "selector", "-o", "wide"],
+        &["set", "selector", "svc/web", "--local", "app=x"],
+        &["set", "subject", "rolebinding/x", "--local", "-o", "wide", "--user=a"],
+    ] {
+        both(&twins, args);
+    }
+    assert_same_objects(&twins, "after the refusals");
+}
+
 /// kubectl cannot convert a custom resource to look for its pod template and stops with `no kind
 /// "Gadget" is registered for version ...`; kubeupd says the object has no pod template, and
 /// goes on with the others (a difference on purpose, in docs/differences.md).

@@ -278,9 +278,44 @@ fn write_file(path: &Path, text: &str) -> Result<()> {
         .map_err(|err| Error::msg(format!("write {}: {err}", path.display())))
 }
 
-/// kubectl's error for words a subcommand does not take.
-fn unexpected(words: &[String]) -> Error {
-    Error::msg(format!("Unexpected args: [{}]", words.join(" ")))
+/// An error kubectl gives after the subcommand's help on stdout: its `helpErrorf` for words a
+/// subcommand does not take, and every error of `set-credentials`' `complete`.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+struct AfterHelp {
+    /// The subcommand whose help comes first.
+    subcommand: &'static str,
+    message: String,
+}
+
+fn after_help(subcommand: &'static str, message: String) -> Error {
+    Error::Other(anyhow::Error::new(AfterHelp { subcommand, message }))
+}
+
+/// kubectl's error for words a subcommand does not take, after its help.
+fn unexpected(subcommand: &'static str, words: &[String]) -> Error {
+    after_help(subcommand, format!("Unexpected args: [{}]", words.join(" ")))
+}
+
+/// kubeupd's help of `config SUBCOMMAND`, where kubectl prints its own.
+fn help_of(subcommand: &str) -> String {
+    let mut command = super::command();
+    // Built as a parse builds it: the global flags and the command's path in its usage line.
+    command.build();
+    let config = command.find_subcommand_mut("config").expect("config is a verb");
+    config.find_subcommand_mut(subcommand).expect("a config subcommand").render_help().to_string()
+}
+
+/// `result`, with the subcommand's help printed first when kubectl prints it with the error.
+fn with_help(result: Result) -> Result {
+    match result {
+        Err(Error::Other(err)) if err.is::<AfterHelp>() => {
+            let subcommand = err.downcast_ref::<AfterHelp>().map_or("", |after| after.subcommand);
+            write_stdout(&help_of(subcommand))?;
+            Err(Error::Other(err))
+        }
+        other => other,
+    }
 }
 
 /// Runs `kubeupd config ...`.
@@ -292,7 +327,7 @@ pub fn run(args: ConfigArgs, global: &GlobalArgs) -> Result {
         eprint!("{}", config.render_help());
         return Err(Error::Reported(1));
     };
-    match command {
+    with_help(match command {
         ConfigCommand::View(args) => view(args, global),
         ConfigCommand::CurrentContext(_) => {
             let config = Kubeconfigs::open(global)?.starting()?;
@@ -323,7 +358,7 @@ pub fn run(args: ConfigArgs, global: &GlobalArgs) -> Result {
         ConfigCommand::DeleteCluster(args) => delete_cluster(args, global),
         ConfigCommand::DeleteUser(args) => delete_user(args, global),
         ConfigCommand::RenameContext(args) => rename_context(args, global),
-    }
+    })
 }
 
 /// How `config view` prints the kubeconfig.
@@ -460,7 +495,7 @@ fn get_contexts(args: GetContextsArgs, global: &GlobalArgs) -> Result {
 
 /// kubectl's check of `config use-context` before a file is read (its `complete`): one name.
 fn use_context_options(args: &NameArgs) -> Result<&String> {
-    let [name] = args.words.as_slice() else { return Err(unexpected(&args.words)) };
+    let [name] = args.words.as_slice() else { return Err(unexpected("use-context", &args.words)) };
     Ok(name)
 }
 
@@ -486,7 +521,7 @@ fn set_context_options(args: &SetContextArgs) -> Result<Option<String>> {
     let name = match args.words.as_slice() {
         [] => String::new(),
         [name] => name.clone(),
-        words => return Err(unexpected(words)),
+        words => return Err(unexpected("set-context", words)),
     };
     if name.is_empty() && !args.current {
         return Err(Error::msg("you must specify a non-empty context name or --current"));
@@ -535,7 +570,7 @@ struct SetClusterOptions<'a> {
 /// `validate`): one non-empty name, not both a certificate authority and insecure mode, and a
 /// certificate authority file there to embed.
 fn set_cluster_options(args: &SetClusterArgs) -> Result<SetClusterOptions<'_>> {
-    let [name] = args.words.as_slice() else { return Err(unexpected(&args.words)) };
+    let [name] = args.words.as_slice() else { return Err(unexpected("set-cluster", &args.words)) };
     if name.is_empty() {
         return Err(Error::msg("you must specify a non-empty cluster name"));
     }
@@ -644,10 +679,11 @@ struct SetCredentialsOptions<'a> {
 /// there, the interactive mode (its `validate`).
 fn set_credentials_options(args: &SetCredentialsArgs) -> Result<SetCredentialsOptions<'_>> {
     let [name] = args.words.as_slice() else {
-        return Err(Error::msg(format!("unexpected args: [{}]", args.words.join(" "))));
+        return Err(after_help("set-credentials", format!("unexpected args: [{}]", args.words.join(" "))));
     };
-    let provider_args = key_values("auth-provider-arg", &args.auth_provider_arg)?;
-    let env = key_values("exec-env", &args.exec_env)?;
+    let in_complete = |err: Error| after_help("set-credentials", err.message());
+    let provider_args = key_values("auth-provider-arg", &args.auth_provider_arg).map_err(in_complete)?;
+    let env = key_values("exec-env", &args.exec_env).map_err(in_complete)?;
     if name.is_empty() {
         return Err(Error::msg("you must specify a non-empty user name"));
     }
@@ -803,7 +839,7 @@ fn set_credentials(args: SetCredentialsArgs, global: &GlobalArgs) -> Result {
 /// kubectl's checks of `config set` before a file is read (its `complete`, then `validate`): a
 /// property and a value, neither empty.
 fn set_options(args: &SetArgs) -> Result<(&String, &String)> {
-    let [property, value] = args.words.as_slice() else { return Err(unexpected(&args.words)) };
+    let [property, value] = args.words.as_slice() else { return Err(unexpected("set", &args.words)) };
     if value.is_empty() {
         return Err(Error::msg("you cannot use set to unset a property"));
     }
@@ -827,7 +863,7 @@ fn set(args: SetArgs, global: &GlobalArgs) -> Result {
 /// kubectl's checks of `config unset` before a file is read (its `complete`, then `validate`):
 /// one property, not empty.
 fn unset_options(args: &NameArgs) -> Result<&String> {
-    let [property] = args.words.as_slice() else { return Err(unexpected(&args.words)) };
+    let [property] = args.words.as_slice() else { return Err(unexpected("unset", &args.words)) };
     if property.is_empty() {
         return Err(Error::msg("you must specify a property"));
     }
@@ -844,19 +880,11 @@ fn unset(args: NameArgs, global: &GlobalArgs) -> Result {
     write_stdout(&format!("Property {property:?} unset.\n"))
 }
 
-/// The one name a delete takes (kubectl shows its help when there is none), read as kubectl
-/// reads it: after the files.
-fn one_name(words: &[String]) -> Result<&String> {
-    match words {
-        [name] => Ok(name),
-        words => Err(unexpected(words)),
-    }
-}
-
 fn delete_context(args: NameArgs, global: &GlobalArgs) -> Result {
     let kubeconfigs = Kubeconfigs::open(global)?;
     let starting = kubeconfigs.starting()?;
-    let name = one_name(&args.words)?;
+    // kubectl reads the files, then shows its help for anything but one name, and succeeds.
+    let [name] = args.words.as_slice() else { return write_stdout(&help_of("delete-context")) };
     let file = kubeconfigs.config_file();
     if !starting.contexts.contains_key(name) {
         return Err(Error::msg(format!("cannot delete context {name}, not in {}", file.display())));
@@ -875,7 +903,7 @@ fn delete_context(args: NameArgs, global: &GlobalArgs) -> Result {
 fn delete_cluster(args: NameArgs, global: &GlobalArgs) -> Result {
     let kubeconfigs = Kubeconfigs::open(global)?;
     let starting = kubeconfigs.starting()?;
-    let name = one_name(&args.words)?;
+    let [name] = args.words.as_slice() else { return write_stdout(&help_of("delete-cluster")) };
     let file = kubeconfigs.config_file();
     if !starting.clusters.contains_key(name) {
         return Err(Error::msg(format!("cannot delete cluster {name}, not in {}", file.display())));
@@ -889,10 +917,11 @@ fn delete_cluster(args: NameArgs, global: &GlobalArgs) -> Result {
 fn delete_user(args: NameArgs, global: &GlobalArgs) -> Result {
     let kubeconfigs = Kubeconfigs::open(global)?;
     let starting = kubeconfigs.starting()?;
-    let name = match args.words.as_slice() {
-        [] => return Err(Error::msg("user to delete is required")),
-        [name] => name,
-        words => return Err(unexpected(words)),
+    // kubectl's usage error (cmdutil.UsageErrorf) for anything but one name.
+    let [name] = args.words.as_slice() else {
+        return Err(Error::msg(
+            "user to delete is required\nSee 'kubeupd config delete-user -h' for help and examples",
+        ));
     };
     let file = kubeconfigs.config_file();
     if !starting.auth_infos.contains_key(name) {
@@ -907,7 +936,7 @@ fn delete_user(args: NameArgs, global: &GlobalArgs) -> Result {
 /// kubectl's checks of `config rename-context` before a file is read (its `Complete`, then
 /// `Validate`): the old name and a non-empty new one.
 fn rename_context_options(args: &NameArgs) -> Result<(&String, &String)> {
-    let [old, new] = args.words.as_slice() else { return Err(unexpected(&args.words)) };
+    let [old, new] = args.words.as_slice() else { return Err(unexpected("rename-context", &args.words)) };
     if new.is_empty() {
         return Err(Error::msg("You must specify a new non-empty context name"));
     }

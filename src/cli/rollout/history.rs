@@ -48,20 +48,36 @@ pub struct UndoArgs {
     pub output: OutputArgs,
 }
 
-/// Reads the objects named, in kubectl's order; one that cannot be read is its error. That some
-/// are named is checked here, once the kubeconfig is read, as kubectl checks it.
-async fn objects(
+/// kubectl's refusal of a command that names no object, made once the kubeconfig is read.
+fn require_named(targets: &TargetArgs) -> Result {
+    match targets.targets.is_empty() && !targets.files.given() {
+        true => Err(Error::msg(super::NOTHING_NAMED)),
+        false => Ok(()),
+    }
+}
+
+/// The objects named, their types found but nothing read yet (kubectl finds the types before
+/// its last checks, then reads).
+struct Found {
+    resolved: Vec<crate::resource::Resolved>,
+    single: bool,
+    selection: SelectionArgs,
+}
+
+async fn find(
     cluster: &Cluster,
     global: &GlobalArgs,
     targets: &TargetArgs,
     selector: &Option<LabelSelector>,
-) -> Result<Vec<Result<Visited>>> {
-    if targets.targets.is_empty() && !targets.files.given() {
-        return Err(Error::msg(super::NOTHING_NAMED));
-    }
+) -> Result<Found> {
     let selection = SelectionArgs { selector: selector.clone(), ..SelectionArgs::default() };
     let (resolved, single) = visit::resolve(cluster, global, "rollout", targets, &selection).await?;
-    Ok(visit::read(cluster, resolved, &selection, single).await.objects)
+    Ok(Found { resolved, single, selection })
+}
+
+/// Reads the objects found, in kubectl's order; one that cannot be read is its error.
+async fn read(cluster: &Cluster, found: Found) -> Vec<Result<Visited>> {
+    visit::read(cluster, found.resolved, &found.selection, found.single).await.objects
 }
 
 /// The ReplicaSets `deployment` controls, as kubectl lists them: by the Deployment's selector,
@@ -162,27 +178,30 @@ fn group_kind(object: &Visited) -> String {
 /// kubectl's words for a `--revision` the history does not have.
 const NO_SUCH_REVISION: &str = "unable to find the specified revision";
 
-/// What `rollout history` shows, checked before anything is read (that objects are named is
-/// checked once the kubeconfig is read: see [`objects`]).
+/// What `rollout history` shows. kubectl checks nothing before it reads the kubeconfig: that
+/// objects are named and `--revision` come then, `-o` once the objects' types are found.
 struct HistoryOptions {
-    printer: Option<Printer>,
+    /// The printer, or kubectl's error for `-o`.
+    printer: Result<Option<Printer>>,
 }
 
-/// The revision asked for not negative, then `-o`.
-fn history_options(args: &HistoryArgs) -> Result<HistoryOptions> {
-    if args.revision < 0 {
-        return Err(Error::msg(format!("revision must be a positive integer: {}", args.revision)));
-    }
-    Ok(HistoryOptions { printer: args.output.printer(Verb::Write)?.cloned() })
+fn history_options(args: &HistoryArgs) -> HistoryOptions {
+    HistoryOptions { printer: args.output.printer(Verb::Write).map(Option::<&Printer>::cloned) }
 }
 
 /// Runs `rollout history`.
 pub async fn run_history(args: HistoryArgs, global: &GlobalArgs) -> Result {
-    let HistoryOptions { printer } = history_options(&args)?;
+    let HistoryOptions { printer } = history_options(&args);
     let cluster = global.connect().await?;
+    require_named(&args.targets)?;
+    if args.revision < 0 {
+        return Err(Error::msg(format!("revision must be a positive integer: {}", args.revision)));
+    }
+    let found = find(&cluster, global, &args.targets, &args.selector.selector).await?;
+    let printer = printer?;
     let mut results = Vec::new();
     let mut errors = Vec::new();
-    for object in objects(&cluster, global, &args.targets, &args.selector.selector).await? {
+    for object in read(&cluster, found).await {
         match history_of(&cluster, object, &args, printer.as_ref()).await {
             Ok(text) => results.push(Ok(text)),
             Err(err) => errors.push(err),
@@ -211,6 +230,9 @@ async fn history_of(
             output::object_name(&object.live),
             crate::describe::pod_template(&template)
         )),
+        Shown::NoHistory(revision) => {
+            Ok(format!("{} with revision #{revision}\n{}\n", output::object_name(&object.live), rollback::NO_HISTORY))
+        }
     }
 }
 
@@ -222,6 +244,9 @@ enum Shown {
     Table(String),
     /// The pod template of one revision.
     Template(i64, Value),
+    /// One revision asked of a workload without any: kubectl says there is no history before
+    /// it looks for the revision.
+    NoHistory(i64),
 }
 
 /// A Deployment's history, from its ReplicaSets.
@@ -243,6 +268,7 @@ async fn replica_set_history(
     }
     Ok(match args.revision {
         0 => Shown::Table(history.table()),
+        revision if history.objects().next().is_none() => Shown::NoHistory(revision),
         revision => Shown::Template(revision, history.template(revision).ok_or_else(|| Error::msg(NO_SUCH_REVISION))?),
     })
 }
@@ -271,6 +297,7 @@ async fn controller_revision_history(
     }
     Ok(match args.revision {
         0 => Shown::Table(revisions.table()),
+        revision if revisions.objects().next().is_none() => Shown::NoHistory(revision),
         revision => {
             let applied = at_revision(cluster, object, wanted(revision)?).await?;
             Shown::Template(revision, applied["spec"]["template"].clone())
@@ -290,44 +317,64 @@ fn render_each(output: &OutputArgs, printer: &Printer, objects: &[&Value]) -> Re
     Ok(text)
 }
 
-/// What `rollout undo` prints, checked before anything is read (that objects are named is
-/// checked once the kubeconfig is read, as kubectl checks it; `--to-revision` for each object
-/// once it is read, as kubectl's rollbacker checks it).
+/// What `rollout undo` prints. kubectl checks nothing before it reads the kubeconfig: that
+/// objects are named comes then, `--to-revision` for each object once it is read (kubectl's
+/// rollbacker checks it), and `-o` after each rollback.
 struct UndoOptions {
-    printer: Option<Printer>,
+    /// The printer, or kubectl's error for `-o`, given for each object rolled back.
+    printer: std::result::Result<Option<Printer>, String>,
 }
 
-/// `-o`, the only flag kubectl checks before it reads the kubeconfig.
-fn undo_options(args: &UndoArgs) -> Result<UndoOptions> {
-    Ok(UndoOptions { printer: args.output.printer(Verb::Write)?.cloned() })
+fn undo_options(args: &UndoArgs) -> UndoOptions {
+    let printer = args.output.printer(Verb::Write).map(Option::<&Printer>::cloned).map_err(|err| err.message());
+    UndoOptions { printer }
 }
 
-/// Runs `rollout undo`: as kubectl, the first object that fails ends the run.
+/// Runs `rollout undo`: as kubectl, an object that fails does not stop the others; the
+/// failures are told at the end.
 pub async fn run_undo(args: UndoArgs, global: &GlobalArgs) -> Result {
-    let UndoOptions { printer } = undo_options(&args)?;
+    let UndoOptions { printer } = undo_options(&args);
     let cluster = global.connect().await?;
-    for object in objects(&cluster, global, &args.targets, &args.selector.selector).await? {
-        let object = object?;
-        // As kubectl 1.36 and later: the rollback leaves `apply`'s annotation as it was.
-        if last_applied::text(&object.live).is_some() {
-            eprintln!(
-                "Warning: resource {}/{} was previously managed with 'kubectl apply'. Rolling back will not update \
-                 the {} annotation, which may cause unexpected behavior on future 'kubectl apply' operations. \
-                 Consider using 'kubectl apply' with your previous configuration file instead.",
-                object.target.rt.resource,
-                object.target.name,
-                last_applied::ANNOTATION
-            );
+    require_named(&args.targets)?;
+    let found = find(&cluster, global, &args.targets, &args.selector.selector).await?;
+    let mut results = Vec::new();
+    let mut errors = Vec::new();
+    for object in read(&cluster, found).await {
+        match undo_one(&cluster, object, &args, &printer).await {
+            Ok(text) => results.push(Ok(text)),
+            Err(err) => errors.push(err),
         }
-        let result = undo(&cluster, &object, &args).await?;
-        let text = match &printer {
-            // kubectl prints the object as it read it, before the rollback.
-            Some(printer) => args.output.render(printer, &object.live)?,
-            None => format!("{} {result}{}\n", output::object_name(&object.live), args.dry_run.suffix()),
-        };
-        super::super::write_stdout(&text)?;
     }
-    Ok(())
+    results.push(if errors.is_empty() { Ok(String::new()) } else { Err(errors) });
+    super::super::print_visited(results)
+}
+
+/// Rolls one object back and says so as `printer` asks.
+async fn undo_one(
+    cluster: &Cluster,
+    object: Result<Visited>,
+    args: &UndoArgs,
+    printer: &std::result::Result<Option<Printer>, String>,
+) -> Result<String> {
+    let object = object?;
+    // As kubectl 1.36 and later: the rollback leaves `apply`'s annotation as it was.
+    if last_applied::text(&object.live).is_some() {
+        eprintln!(
+            "Warning: resource {}/{} was previously managed with 'kubectl apply'. Rolling back will not update \
+             the {} annotation, which may cause unexpected behavior on future 'kubectl apply' operations. \
+             Consider using 'kubectl apply' with your previous configuration file instead.",
+            object.target.rt.resource,
+            object.target.name,
+            last_applied::ANNOTATION
+        );
+    }
+    let result = undo(cluster, &object, args).await?;
+    match printer {
+        Err(message) => Err(Error::msg(message)),
+        // kubectl prints the object as it read it, before the rollback.
+        Ok(Some(printer)) => args.output.render(printer, &object.live),
+        Ok(None) => Ok(format!("{} {result}{}\n", output::object_name(&object.live), args.dry_run.suffix())),
+    }
 }
 
 /// Rolls `object` back; kubectl's word for what happened.
@@ -417,15 +464,15 @@ mod tests {
     use super::super::{RolloutCommand, parsed, refusal};
     use super::*;
 
-    fn history(line: &[&str]) -> Result<HistoryOptions> {
-        match parsed(&[&["history"], line].concat())? {
+    fn history(line: &[&str]) -> HistoryOptions {
+        match parsed(&[&["history"], line].concat()).unwrap() {
             RolloutCommand::History(args) => history_options(&args),
             _ => unreachable!(),
         }
     }
 
-    fn undo(line: &[&str]) -> Result<UndoOptions> {
-        match parsed(&[&["undo"], line].concat())? {
+    fn undo(line: &[&str]) -> UndoOptions {
+        match parsed(&[&["undo"], line].concat()).unwrap() {
             RolloutCommand::Undo(args) => undo_options(&args),
             _ => unreachable!(),
         }
@@ -433,22 +480,30 @@ mod tests {
 
     #[test]
     fn history_options_are_checked_as_kubectl_checks_them() {
-        assert!(history(&["deployment/web", "--revision=3"]).unwrap().printer.is_none());
-        assert!(history(&["deployment/web", "-o", "yaml"]).unwrap().printer.is_some());
-        for (line, expected) in [
-            (&["deployment/web", "--revision=-2"][..], "error: revision must be a positive integer: -2"),
-            (&["deployment/web", "-o", "wide"], "error: unable to match a printer"),
-        ] {
-            let refused = refusal(history(line));
-            assert!(refused.starts_with(expected), "{line:?}: {refused}");
-        }
+        assert!(history(&["deployment/web", "--revision=3"]).printer.unwrap().is_none());
+        assert!(history(&["deployment/web", "-o", "yaml"]).printer.unwrap().is_some());
+        // Checked once the types are found.
+        let refused = refusal(history(&["deployment/web", "-o", "wide"]).printer);
+        assert!(refused.starts_with("error: unable to match a printer"), "{refused}");
     }
 
     #[test]
     fn undo_options_are_checked_as_kubectl_checks_them() {
-        assert!(undo(&["deployment/web", "-o", "json"]).unwrap().printer.is_some());
+        assert!(undo(&["deployment/web", "-o", "json"]).printer.unwrap().is_some());
         // A negative revision is the rollbacker's to refuse, once the object is read.
-        assert!(undo(&["deployment/web", "--to-revision=-1"]).unwrap().printer.is_none());
-        assert!(refusal(undo(&["deployment/web", "-o", "wide"])).starts_with("error: unable to match a printer"));
+        assert!(undo(&["deployment/web", "--to-revision=-1"]).printer.unwrap().is_none());
+        // Given for each object rolled back.
+        let refused = undo(&["deployment/web", "-o", "wide"]).printer.unwrap_err();
+        assert!(refused.starts_with("unable to match a printer"), "{refused}");
+    }
+
+    #[test]
+    fn objects_are_named_before_the_revision_is_checked() {
+        let args = |line: &[&str]| match parsed(&[&["history"], line].concat()).unwrap() {
+            RolloutCommand::History(args) => args,
+            _ => unreachable!(),
+        };
+        assert_eq!(refusal(require_named(&args(&["--revision=-1"]).targets)), "error: required resource not specified");
+        assert!(require_named(&args(&["deployment/web", "--revision=-1"]).targets).is_ok());
     }
 }

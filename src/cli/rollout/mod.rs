@@ -110,15 +110,17 @@ const NOTHING_NAMED: &str = "required resource not specified";
 struct ActionOptions {
     /// The objects `-l` selects.
     selection: SelectionArgs,
-    printer: Option<Printer>,
+    /// The printer, or kubectl's error for `-o`: kubectl asks for its printer after each write,
+    /// so the error is given for each object changed.
+    printer: std::result::Result<Option<Printer>, String>,
 }
 
-/// kubectl's checks: an object named, then `-o`.
+/// kubectl's check before it reads anything: an object named.
 fn action_options(args: &ActionArgs) -> Result<ActionOptions> {
     if args.targets.targets.is_empty() && !args.targets.files.given() {
         return Err(Error::msg(NOTHING_NAMED));
     }
-    let printer = args.output.printer(Verb::Write)?.cloned();
+    let printer = args.output.printer(Verb::Write).map(Option::<&Printer>::cloned).map_err(|err| err.message());
     let selection = SelectionArgs { selector: args.selector.selector.clone(), ..SelectionArgs::default() };
     Ok(ActionOptions { selection, printer })
 }
@@ -163,11 +165,12 @@ async fn run_action(action: Action, args: ActionArgs, global: &GlobalArgs) -> Re
     for write in writes {
         match write {
             Ok(answer) => match &printer {
-                Some(printer) => match args.output.render(printer, &answer) {
+                Err(message) => errors.push(Error::msg(message)),
+                Ok(Some(printer)) => match args.output.render(printer, &answer) {
                     Ok(text) => results.push(Ok(text)),
                     Err(err) => errors.push(err),
                 },
-                None => results.push(Ok(format!("{} {}\n", output::object_name(&answer), action.done()))),
+                Ok(None) => results.push(Ok(format!("{} {}\n", output::object_name(&answer), action.done()))),
             },
             Err(err) => errors.push(err),
         }
@@ -234,15 +237,13 @@ mod tests {
     fn action_options_are_checked_as_kubectl_checks_them() {
         let options = checked(&["restart", "deployments", "-l", "app=web", "-o", "name"]).unwrap();
         assert_eq!(options.selection.selector, Some("app=web".parse().unwrap()));
-        assert!(options.printer.is_some());
-        assert!(checked(&["pause", "-f", "web.yaml"]).unwrap().printer.is_none());
-        for (line, expected) in [
-            (&["restart"][..], "error: required resource not specified"),
-            (&["resume", "-o", "wide"], "error: required resource not specified"),
-            (&["pause", "deployment/web", "-o", "wide"], "error: unable to match a printer"),
-        ] {
-            let refused = refusal(checked(line));
-            assert!(refused.starts_with(expected), "{line:?}: {refused}");
+        assert!(options.printer.unwrap().is_some());
+        assert!(checked(&["pause", "-f", "web.yaml"]).unwrap().printer.unwrap().is_none());
+        for line in [&["restart"][..], &["resume", "-o", "wide"]] {
+            assert_eq!(refusal(checked(line)), "error: required resource not specified", "{line:?}");
         }
+        // Given for each object changed.
+        let refused = checked(&["pause", "deployment/web", "-o", "wide"]).unwrap().printer.unwrap_err();
+        assert!(refused.starts_with("unable to match a printer"), "{refused}");
     }
 }

@@ -105,7 +105,8 @@ struct Options {
     printer: Option<Printer>,
 }
 
-/// kubectl's checks, then the variables read (from the standard input too, for a `-`, as kubectl
+/// kubectl's checks in its order (`--all` with `-l`, the arguments split, `-o`, the others), then
+/// the variables read (from the standard input too, for a `-`, as kubectl
 /// reads it before its first request).
 fn options(args: &EnvArgs) -> Result<Options> {
     if args.common.selection.all && args.common.selection.selector.is_some() {
@@ -118,6 +119,7 @@ fn options(args: &EnvArgs) -> Result<Options> {
         )));
     };
     let targets = TargetArgs { targets: objects, files: args.targets.files.clone() };
+    let printer = args.common.printer()?;
     args.common.validate()?;
     if targets.targets.is_empty() && !targets.files.given() {
         return Err(Error::msg("one or more resources must be specified as <resource> <name> or <resource>/<name>"));
@@ -128,7 +130,6 @@ fn options(args: &EnvArgs) -> Result<Options> {
     if !args.keys.is_empty() && args.from.is_none() {
         return Err(Error::msg("when specifying --keys, a configmap or secret must be provided with --from"));
     }
-    let printer = args.common.printer()?;
     let specs: Vec<String> = args.env.iter().chain(&variables).cloned().collect();
     let read_stdin = || {
         let mut text = String::new();
@@ -140,17 +141,22 @@ fn options(args: &EnvArgs) -> Result<Options> {
     Ok(Options { targets, setter, printer })
 }
 
-/// Runs `set env`: the objects read, then `--from`'s sources, whose variables join the others.
+/// Runs `set env`: `--from`'s sources read first, as kubectl reads them (with `--local`, its
+/// builder reads the files in their place), their variables joining the others; then the
+/// objects.
 pub async fn run(args: EnvArgs, global: &GlobalArgs) -> Result {
     let Options { targets, mut setter, printer } = options(&args)?;
-    let (cluster, objects) = super::objects(&targets, &args.common, global, "set env").await?;
+    let cluster = match args.common.local.local {
+        true => None,
+        false => Some(global.connect().await?),
+    };
     if let Some(from) = &args.from {
-        let cluster = match &cluster {
-            Some(cluster) => cluster,
-            None => &global.connect().await?,
+        let sources = match &cluster {
+            Some(cluster) => sources(cluster, global, from, &args).await?,
+            None => super::local_objects(&targets, "set env")?.into_iter().map(|(_, object)| object).collect(),
         };
         let mut warnings = Vec::new();
-        for source in sources(cluster, global, from, &args).await? {
+        for source in sources {
             let (variables, renamed) = env::from_source(&source, &args.keys).map_err(Error::msg)?;
             setter.changes.set.extend(variables);
             warnings.extend(renamed);
@@ -163,6 +169,10 @@ pub async fn run(args: EnvArgs, global: &GlobalArgs) -> Result {
         let name = format!("{}{}", args.prefix, variable["name"].as_str().unwrap_or_default());
         variable["name"] = Value::String(name);
     }
+    let objects = match &cluster {
+        Some(cluster) => super::server_objects(cluster, &targets, &args.common, global).await?,
+        None => super::local_objects(&targets, "set env")?,
+    };
     if args.list {
         return list(&setter, cluster.as_ref(), objects, args.resolve).await;
     }
@@ -373,6 +383,7 @@ mod tests {
                 "error: when specifying --keys, a configmap or secret must be provided with --from",
             ),
             (&["deployment/web", "A=1", "-o", "wide"], "error: unable to match a printer"),
+            (&["--list", "-o", "wide"], "error: unable to match a printer"),
             (&["deployment/web", "1A=x"], "error: \"1A\" is not a valid key name: "),
         ] {
             let refused = refusal(checked(line));

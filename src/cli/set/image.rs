@@ -55,23 +55,34 @@ struct Options {
     targets: TargetArgs,
     updates: ImageUpdates,
     printer: Option<Printer>,
+    /// What kubectl refuses once it has read the objects: `--all` with `-l`, no pair or `*`
+    /// among others, `--local` with `--dry-run=server`.
+    refusals: Vec<Error>,
 }
 
-/// The checks made before anything is read: the pairs read, an object named, the shared
-/// flags, `-o`.
+/// kubectl's checks before it reads the objects, in its order: `-o`, the pairs read, no object
+/// named with `--local`, an object named.
 fn options(args: &ImageArgs) -> Result<Options> {
+    let printer = args.common.printer()?;
     let (objects, pairs) = split_pairs(&args.targets.targets, "image").map_err(Error::msg)?;
     let updates = ImageUpdates::parse(&pairs).map_err(|err| Error::Other(anyhow!(err)))?;
     let targets = TargetArgs { targets: objects, files: args.targets.files.clone() };
+    args.common.refuse_local_targets(&targets)?;
     targets.require_some()?;
-    args.common.validate()?;
-    Ok(Options { targets, updates, printer: args.common.printer()? })
+    let refusals = [
+        args.common.selection.validate(),
+        updates.check().map_err(|err| Error::Other(anyhow!(err))),
+        args.common.local_without_server_dry_run(),
+    ];
+    let refusals = refusals.into_iter().filter_map(Result::err).collect();
+    Ok(Options { targets, updates, printer, refusals })
 }
 
 /// Runs `set image`.
 pub async fn run(args: ImageArgs, global: &GlobalArgs) -> Result {
     let options = options(&args)?;
     let (cluster, objects) = super::objects(&options.targets, &args.common, global, "set image").await?;
+    super::refused(options.refusals)?;
     let (setter, printer) = (&options.updates, options.printer.as_ref());
     super::run_setter(setter, printer, cluster, objects, &args.common, args.record.cause(global)).await
 }
@@ -94,31 +105,42 @@ mod tests {
         assert_eq!(options.targets.targets, ["deployment", "web"]);
         assert_eq!(options.updates.images, [("app".to_string(), "nginx:2".to_string())]);
         assert!(options.printer.is_none());
+        assert!(options.refusals.is_empty());
         assert!(checked(&["-f", "web.yaml", "app=nginx", "--local", "-o", "yaml"]).unwrap().printer.is_some());
         for (line, expected) in [
             (
                 &["deployment/web", "app=x", "deployment/db"][..],
                 "error: all resources must be specified before image changes: deployment/db",
             ),
-            (&["deployment/web"], "error: at least one image update is required"),
-            (
-                &["deployment/web", "app=x", "*=y"],
-                "error: all containers are already specified by *, but saw more than one \
-                 container_name=container_image pairs",
-            ),
+            (&["deployment/web", "app-"], "error: invalid image format: app-"),
             (&["app=nginx"], "error: You must provide one or more resources by argument or filename."),
+            (&["deployment/web", "app=x", "--local"], "error: you must specify resources by --filename when --local"),
             (
-                &["deployment/web", "app=x", "--local", "--dry-run=server"],
-                "error: cannot specify --local and --dry-run=server - did you mean --dry-run=client?",
-            ),
-            (&["deployment", "--all", "-l", "a=b", "app=x"], "error: cannot set --all and --selector at the same time"),
-            (
-                &["deployment/web", "app=x", "-o", "wide"],
+                &["deployment/web", "app=x", "deployment/db", "-o", "wide"],
                 "error: unable to match a printer suitable for the output format",
             ),
         ] {
             let refused = refusal(checked(line));
             assert!(refused.starts_with(expected), "{line:?}: {refused}");
         }
+    }
+
+    #[test]
+    fn some_refusals_wait_for_the_objects_as_in_kubectl() {
+        let refusals =
+            |line: &[&str]| -> Vec<String> { checked(line).unwrap().refusals.iter().map(Error::message).collect() };
+        assert_eq!(refusals(&["deployment/web"]), ["at least one image update is required"]);
+        assert_eq!(
+            refusals(&["deployment/web", "app=x", "*=y"]),
+            ["all containers are already specified by *, but saw more than one container_name=container_image pairs"]
+        );
+        assert_eq!(
+            refusals(&["--all", "-l", "a=b", "-f", "web.yaml", "--local", "--dry-run=server"]),
+            [
+                "cannot set --all and --selector at the same time",
+                "at least one image update is required",
+                "cannot specify --local and --dry-run=server - did you mean --dry-run=client?"
+            ]
+        );
     }
 }

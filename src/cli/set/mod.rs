@@ -87,15 +87,46 @@ pub struct CommonArgs {
 impl CommonArgs {
     /// kubectl's checks of the shared flags.
     fn validate(&self) -> Result {
-        if self.local.local && self.dry_run.mode() == DryRun::Server {
-            return Err(Error::msg("cannot specify --local and --dry-run=server - did you mean --dry-run=client?"));
-        }
+        self.local_without_server_dry_run()?;
         self.selection.validate()
+    }
+
+    /// kubectl's refusal of `--local` with `--dry-run=server`.
+    fn local_without_server_dry_run(&self) -> Result {
+        match self.local.local && self.dry_run.mode() == DryRun::Server {
+            true => Err(Error::msg("cannot specify --local and --dry-run=server - did you mean --dry-run=client?")),
+            false => Ok(()),
+        }
+    }
+
+    /// kubectl's refusal of objects named by argument with `--local` (`set image`, `resources`,
+    /// `selector`, `subject`; `set env` and `set serviceaccount` leave them aside).
+    fn refuse_local_targets(&self, targets: &TargetArgs) -> Result {
+        match self.local.local && !targets.targets.is_empty() {
+            true => Err(Error::msg(LOCAL_TAKES_FILES)),
+            false => Ok(()),
+        }
     }
 
     /// The printer `-o` asks for, made in a setter's options step.
     fn printer(&self) -> Result<Option<Printer>> {
         Ok(self.output.printer(Verb::Write)?.cloned())
+    }
+}
+
+/// kubectl's words (cli-runtime's `LocalResourceError`) for objects named by argument with
+/// `--local`.
+const LOCAL_TAKES_FILES: &str = "error: you must specify resources by --filename when --local is set.
+Example resource specifications include:
+   '-f rsrc.yaml'
+   '--filename=rsrc.json'";
+
+/// kubectl's checks that come after the objects are read, all reported together as kubectl
+/// reports them (one after `error: `, several each on its own line).
+fn refused(refusals: Vec<Error>) -> Result {
+    match refusals.is_empty() {
+        true => Ok(()),
+        false => super::print_visited(vec![Err(refusals)]),
     }
 }
 
@@ -136,37 +167,56 @@ struct Changed {
     after: Value,
 }
 
-/// The objects named, read from the server or (with `--local`) from the files; `verb` names the
-/// command in messages. Each setter's options step has checked that `targets` names some.
+/// The objects named, read from the server or (with `--local`) from the files alone; `verb`
+/// names the command in messages. Each setter's options step has checked that `targets` names
+/// some.
 async fn objects(
     targets: &TargetArgs,
     common: &CommonArgs,
     global: &GlobalArgs,
     verb: &'static str,
 ) -> Result<(Option<Cluster>, Vec<(Option<ObjectRef>, Value)>)> {
-    let mut objects = Vec::new();
     if common.local.local {
-        let rules = Rules { verb, types_alone: false, selector: false };
-        for named in targets.named(rules)? {
-            let Named::Manifest(object) = named else {
-                return Err(Error::msg(format!("--local changes the objects of files: give them with -f ({verb})")));
-            };
-            objects.push((None, object.object));
-        }
-        return Ok((None, objects));
+        return Ok((None, local_objects(targets, verb)?));
     }
     let cluster = global.connect().await?;
-    let (resolved, single) = visit::resolve(&cluster, global, "set", targets, &common.selection).await?;
+    let objects = server_objects(&cluster, targets, common, global).await?;
+    Ok((Some(cluster), objects))
+}
+
+/// The objects of the files, as `--local` reads them: kubectl reads the files alone, objects
+/// named otherwise were refused by the options step, or are left aside.
+fn local_objects(targets: &TargetArgs, verb: &'static str) -> Result<Vec<(Option<ObjectRef>, Value)>> {
+    let files = TargetArgs { targets: Vec::new(), files: targets.files.clone() };
+    files.require_some()?;
+    let rules = Rules { verb, types_alone: false, selector: false };
+    Ok(files
+        .named(rules)?
+        .into_iter()
+        .filter_map(|named| match named {
+            Named::Manifest(object) => Some((None, object.object)),
+            _ => None,
+        })
+        .collect())
+}
+
+/// The objects named, read from the server.
+async fn server_objects(
+    cluster: &Cluster,
+    targets: &TargetArgs,
+    common: &CommonArgs,
+    global: &GlobalArgs,
+) -> Result<Vec<(Option<ObjectRef>, Value)>> {
+    let (resolved, single) = visit::resolve(cluster, global, "set", targets, &common.selection).await?;
     // kubectl reads every object first; one that cannot be read stops all.
     let (read, unreadable): (Vec<_>, Vec<_>) =
-        visit::read(&cluster, resolved, &common.selection, single).await.objects.into_iter().partition(Result::is_ok);
+        visit::read(cluster, resolved, &common.selection, single).await.objects.into_iter().partition(Result::is_ok);
     if !unreadable.is_empty() {
         super::print_visited(
             unreadable.into_iter().map(|err| err.map(|_| String::new()).map_err(|err| vec![err])).collect(),
         )?;
     }
-    objects.extend(read.into_iter().flatten().map(|Visited { target, live }| (Some(target), live)));
-    Ok((Some(cluster), objects))
+    Ok(read.into_iter().flatten().map(|Visited { target, live }| (Some(target), live)).collect())
 }
 
 /// Changes each object with `setter` and sends what changed; kubectl's lines (or the objects as

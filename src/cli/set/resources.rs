@@ -63,33 +63,41 @@ impl Setter for ResourcesSetter {
 
 /// What `set resources` does, checked before anything is read.
 struct Options {
-    setter: ResourcesSetter,
+    /// The change, or what kubectl refuses once it has read the objects.
+    setter: Result<ResourcesSetter>,
     printer: Option<Printer>,
 }
 
-/// The checks made before anything is read: an object named, the shared flags, an update
-/// given, the quantities read, `-o`.
+/// kubectl's checks before it reads the objects, in its order: `-o`, no object named with
+/// `--local`, an object named.
 fn options(args: &ResourcesArgs) -> Result<Options> {
+    let printer = args.common.printer()?;
+    args.common.refuse_local_targets(&args.targets)?;
     args.targets.require_some()?;
+    Ok(Options { setter: setter(args), printer })
+}
+
+/// kubectl's checks once the objects are read, in its order: the shared flags, an update
+/// given, the quantities read.
+fn setter(args: &ResourcesArgs) -> Result<ResourcesSetter> {
     args.common.validate()?;
     if args.limits.is_empty() && args.requests.is_empty() {
         return Err(Error::msg(
             "you must specify an update to requests or limits (in the form of --requests/--limits)",
         ));
     }
-    let setter = ResourcesSetter {
+    Ok(ResourcesSetter {
         containers: args.containers.clone(),
         limits: pod_template::resource_list(&args.limits).map_err(Error::msg)?,
         requests: pod_template::resource_list(&args.requests).map_err(Error::msg)?,
-    };
-    Ok(Options { setter, printer: args.common.printer()? })
+    })
 }
 
 /// Runs `set resources`.
 pub async fn run(args: ResourcesArgs, global: &GlobalArgs) -> Result {
     let options = options(&args)?;
     let (cluster, objects) = super::objects(&args.targets, &args.common, global, "set resources").await?;
-    let (setter, printer) = (&options.setter, options.printer.as_ref());
+    let (setter, printer) = (&options.setter?, options.printer.as_ref());
     super::run_setter(setter, printer, cluster, objects, &args.common, args.record.cause(global)).await
 }
 
@@ -127,15 +135,16 @@ struct ServiceAccountOptions {
     printer: Option<Printer>,
 }
 
-/// The checks made before anything is read: the account (the last argument), the shared
-/// flags, `-o`, an object named.
+/// kubectl's checks before it reads the objects, in its order: the shared flags, `-o`, the
+/// account (the last argument), an object named. With `--local` kubectl reads the files alone
+/// and leaves the objects named by argument aside.
 fn service_account_options(args: &ServiceAccountArgs) -> Result<ServiceAccountOptions> {
+    args.common.validate()?;
+    let printer = args.common.printer()?;
     let mut targets = args.targets.clone();
     let Some(account) = targets.targets.pop() else {
         return Err(Error::msg("serviceaccount is required"));
     };
-    args.common.validate()?;
-    let printer = args.common.printer()?;
     targets.require_some()?;
     Ok(ServiceAccountOptions { targets, setter: ServiceAccountSetter(account), printer })
 }
@@ -170,24 +179,36 @@ mod tests {
     #[test]
     fn resources_options_are_checked_as_kubectl_checks_them() {
         let options = resources(&["deployment/web", "-c", "app", "--limits=cpu=200m,memory=512Mi"]).unwrap();
-        assert_eq!(options.setter.containers, "app");
-        assert_eq!(options.setter.limits["cpu"], "200m");
-        assert_eq!(options.setter.limits["memory"], "512Mi");
-        assert!(options.setter.requests.is_empty());
+        let setter = options.setter.unwrap();
+        assert_eq!(setter.containers, "app");
+        assert_eq!(setter.limits["cpu"], "200m");
+        assert_eq!(setter.limits["memory"], "512Mi");
+        assert!(setter.requests.is_empty());
         for (line, expected) in [
             (&["--limits=cpu=1"][..], "error: You must provide one or more resources by argument or filename."),
+            (&["deployment/web", "--local", "--limits=cpu=1"], "error: you must specify resources by --filename"),
+            (&["deployment/web", "--local", "-o", "wide"], "error: unable to match a printer"),
+        ] {
+            let refused = refusal(resources(line));
+            assert!(refused.starts_with(expected), "{line:?}: {refused}");
+        }
+    }
+
+    #[test]
+    fn resources_refusals_wait_for_the_objects_as_in_kubectl() {
+        for (line, expected) in [
             (
-                &["deployment/web", "--local", "--dry-run=server", "--limits=cpu=1"],
+                &["-f", "web.yaml", "--local", "--dry-run=server", "--all", "-l", "a=b"][..],
                 "error: cannot specify --local and --dry-run=server - did you mean --dry-run=client?",
             ),
+            (&["deployments", "--all", "-l", "a=b"], "error: cannot set --all and --selector at the same time"),
             (
                 &["deployment/web"],
                 "error: you must specify an update to requests or limits (in the form of --requests/--limits)",
             ),
             (&["deployment/web", "--requests=cpu"], "error: invalid argument syntax cpu, expected <resource>=<value>"),
-            (&["deployment/web", "--limits=cpu=1", "-o", "wide"], "error: unable to match a printer"),
         ] {
-            let refused = refusal(resources(line));
+            let refused = refusal(resources(line).unwrap().setter);
             assert!(refused.starts_with(expected), "{line:?}: {refused}");
         }
     }
@@ -199,10 +220,8 @@ mod tests {
         assert_eq!(options.setter.0, "builder");
         for (line, expected) in [
             (&[][..], "error: serviceaccount is required"),
-            (
-                &["deployment/web", "builder", "--local", "--dry-run=server"],
-                "error: cannot specify --local and --dry-run=server - did you mean --dry-run=client?",
-            ),
+            (&["--local", "--dry-run=server"], "error: cannot specify --local and --dry-run=server"),
+            (&["-o", "wide"], "error: unable to match a printer"),
             (&["builder"], "error: You must provide one or more resources by argument or filename."),
             (&["deployment/web", "builder", "-o", "wide"], "error: unable to match a printer"),
         ] {

@@ -63,16 +63,17 @@ struct Options {
     printer: Option<Printer>,
 }
 
-/// The checks made before anything is read: the selector (the last argument) read, `-o`, an
-/// object named.
+/// kubectl's checks before it reads the objects, in its order: the selector (the last argument)
+/// read, `-o`, a selector given, no object named with `--local`, an object named.
 fn options(args: &SelectorArgs) -> Result<Options> {
     let mut targets = args.targets.clone();
     let selector = match targets.targets.pop() {
         Some(text) => Some(text.parse::<LabelSelector>().map_err(|err| Error::msg(err.to_string()))?),
         None => None,
     };
-    let Some(selector) = selector else { return Err(Error::msg("one selector is required")) };
     let printer = args.common.printer()?;
+    let Some(selector) = selector else { return Err(Error::msg("one selector is required")) };
+    args.common.refuse_local_targets(&targets)?;
     targets.require_some()?;
     let setter = SelectorSetter { selector, resource_version: args.resource_version.clone() };
     Ok(Options { targets, setter, printer })
@@ -175,16 +176,11 @@ struct SubjectOptions {
     printer: Option<Printer>,
 }
 
-/// kubectl's checks before its first request: `--local` takes no objects by argument, `-o`, an
-/// object named.
+/// kubectl's checks before its first request, in its order: `-o`, no object named with
+/// `--local`, an object named.
 fn subject_options(args: &SubjectArgs) -> Result<SubjectOptions> {
-    if args.common.local.local && !args.targets.targets.is_empty() {
-        return Err(Error::msg(
-            "error: you must specify resources by --filename when --local is set.\nExample resource specifications \
-             include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'",
-        ));
-    }
     let printer = args.common.printer()?;
+    args.common.refuse_local_targets(&args.targets)?;
     args.targets.require_some()?;
     Ok(SubjectOptions { printer })
 }
@@ -257,7 +253,9 @@ mod tests {
         assert_eq!(options.setter.resource_version, "7");
         for (line, expected) in [
             (&[][..], "error: one selector is required"),
+            (&["-o", "wide"], "error: unable to match a printer"),
             (&["service/web", "app=web", "-o", "wide"], "error: unable to match a printer"),
+            (&["service/web", "app=web", "--local"], "error: you must specify resources by --filename"),
             (&["app=web"], "error: You must provide one or more resources by argument or filename."),
         ] {
             let refused = refusal(selector(line));
@@ -277,6 +275,7 @@ mod tests {
                 "error: you must specify resources by --filename when --local is set.\nExample resource",
             ),
             (&["rolebinding/admin", "-o", "wide"], "error: unable to match a printer"),
+            (&["rolebinding/admin", "--local", "-o", "wide"], "error: unable to match a printer"),
             (&["--user=alice"], "error: You must provide one or more resources by argument or filename."),
         ] {
             let refused = refusal(subject(line));
