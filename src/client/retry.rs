@@ -26,8 +26,8 @@ pub struct RetryPolicy {
 impl Default for RetryPolicy {
     /// Eight attempts, pauses of up to 200 ms, 400 ms, 800 ms, 1.6 s and then 2 s (about 9 s at
     /// most in all): 20 writers racing on one object all succeed, mostly by the third attempt,
-    /// even on a loaded machine where a read and a write take 50 ms (five attempts lost about one
-    /// such race in ten).
+    /// even on a loaded machine where a read and a write take 50 ms (in a simulation of that,
+    /// five attempts with full jitter lost four races in ten; eight lost none).
     fn default() -> Self {
         RetryPolicy { attempts: 8, base_delay: Duration::from_millis(200), max_delay: Duration::from_secs(2) }
     }
